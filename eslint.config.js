@@ -1,0 +1,81 @@
+// Lint enforces the process boundaries of the tree (see README "Layout"):
+//   src/core     pure TypeScript engine: no electron, no node: builtins, no DOM, no main/renderer imports
+//   src/shared   contracts and persisted formats: pure, imports nothing but zod and itself
+//   src/preload  thin bridge: electron + shared only
+//   src/renderer never touches Node or Electron, and talks to main only through src/shared's contract
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
+import globals from 'globals';
+
+const nodeBuiltins = [
+  'node:*', 'fs', 'fs/promises', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'url', 'http',
+  'https', 'net', 'stream', 'util', 'zlib', 'events', 'process', 'buffer', 'module', 'readline',
+];
+const nodePatterns = nodeBuiltins.map((name) => ({ group: [name], message: 'Node built-ins are not allowed in this layer.' }));
+const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    languageOptions: { globals: { ...globals.es2022 } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...nodePatterns, electronPattern,
+          { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' },
+        ],
+      }],
+      'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'localStorage', 'process', 'require', '__dirname'],
+      'no-restricted-properties': ['error',
+        { object: 'Math', property: 'random', message: 'Pass the seeded Rng in (src/core/util/rng.ts).' },
+        { object: 'Date', property: 'now', message: 'Pass the clock in.' },
+        { object: 'performance', property: 'now', message: 'Pass the clock in.' },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [...nodePatterns, electronPattern, { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/core/**'], message: 'src/shared is the bottom layer.' }],
+      }],
+      'no-restricted-globals': ['error', 'window', 'document', 'process', 'require'],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.ts', 'src/renderer/**/*.svelte'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [...nodePatterns, electronPattern, { group: ['**/main/**', '**/core/**', '**/preload/**'], message: 'The renderer talks to main only through src/shared and the API.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/main/**', '**/renderer/**', '**/core/**'], message: 'The preload is a thin bridge over src/shared.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts', 'e2e/**/*.{ts,mjs,js}', 'bin/**/*.mjs', 'bench/**/*.{ts,mjs}', 'tests/**/*.ts', '*.config.{js,ts}'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+);

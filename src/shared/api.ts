@@ -1,0 +1,325 @@
+/**
+ * The one API contract between the renderer and the main-side services.
+ *
+ * Two verbs, as in VS Code's IPC: `call` (request → typed Result) and `subscribe` (live events). Method and
+ * event names are `area.verb`. Every request and reply has a zod schema; main validates every argument at the
+ * door (src/main/api/router.ts) and both transports — Electron IPC through the preload and browser mode's
+ * HTTP + WebSocket — carry exactly these shapes.
+ *
+ * Run configs cross the boundary as plain JSON: their full schema, doc comments and cross-field validation
+ * live in the engine (src/core/config); main resolves and validates them and reports field-level errors.
+ */
+import { z } from 'zod';
+import type { Result } from './result';
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared records
+// ---------------------------------------------------------------------------------------------------------
+
+export const RunId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a run id is 1–64 letters, digits, "_" or "-"');
+
+export const RunStatus = z.enum(['queued', 'running', 'paused', 'completed', 'failed', 'stopped', 'interrupted']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const Severity = z.enum(['info', 'warning', 'critical']);
+export type Severity = z.infer<typeof Severity>;
+
+/** A dotted-path override of the resolved config, e.g. `{"optim.lr": 1e-5, "clip.epsHigh": 0.004}`. */
+export const ConfigOverrides = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+export type ConfigOverrides = z.infer<typeof ConfigOverrides>;
+
+export const Alert = z.object({
+  id: z.string(),
+  runId: z.string(),
+  /** Rule id from the detector catalog (e.g. `grad_norm_spike`). */
+  rule: z.string(),
+  severity: Severity,
+  /** Metric key the rule fired on. */
+  metric: z.string(),
+  firstStep: z.number().int(),
+  lastStep: z.number().int(),
+  /** Plain-language statement of what happened. */
+  message: z.string(),
+  /** What to try (e.g. "tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking"). */
+  hint: z.string(),
+  /** The evidence window: steps and the metric's values there (non-finite values kept as null). */
+  evidence: z.object({ steps: z.array(z.number()), values: z.array(z.number().nullable()) }),
+  acknowledged: z.boolean(),
+});
+export type Alert = z.infer<typeof Alert>;
+
+export const ComputeBackendInfo = z.object({
+  /** The tfjs backend training runs on: `tensorflow-gpu`, `tensorflow`, `wasm` or `cpu`. */
+  training: z.string(),
+  /** The rollout engine: `onnxruntime-cpu` or `tfjs`. */
+  rollout: z.string(),
+  /** One line for the user, e.g. "tfjs-wasm (SIMD, 1 thread); @tensorflow/tfjs-node-gpu not installed". */
+  detail: z.string(),
+  available: z.array(z.string()),
+});
+export type ComputeBackendInfo = z.infer<typeof ComputeBackendInfo>;
+
+export const RunSummary = z.object({
+  id: RunId,
+  name: z.string(),
+  tags: z.array(z.string()),
+  env: z.string(),
+  preset: z.string(),
+  seed: z.number().int(),
+  status: RunStatus,
+  step: z.number().int(),
+  totalSteps: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Headline numbers: last/best success, last valid-format ratio, … (keys from the metric catalog, plus `best/…`). */
+  summary: z.record(z.string(), z.number().nullable()),
+  alertCount: z.number().int(),
+  worstSeverity: Severity.nullable(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export const RunRecord = RunSummary.extend({
+  /** The resolved, validated, frozen run config (engine schema). */
+  config: z.record(z.string(), z.unknown()),
+  appVersion: z.string(),
+  appCommit: z.string(),
+  backend: ComputeBackendInfo,
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  error: z.string().nullable(),
+  alerts: z.array(Alert),
+  /** Seconds of training wall time so far and an estimate of what remains. */
+  wallSeconds: z.number(),
+  etaSeconds: z.number().nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+export const GridRender = z.object({ kind: z.literal('grid'), cells: z.array(z.array(z.string())), legend: z.record(z.string(), z.string()) });
+
+export const TrajectoryTurn = z.object({
+  turn: z.number().int(),
+  observation: z.string(),
+  prompt: z.string().optional(),
+  response: z.string(),
+  think: z.string().nullable(),
+  action: z.string().nullable(),
+  formatValid: z.boolean(),
+  actionValid: z.boolean(),
+  reward: z.number(),
+  advantage: z.number().nullable().optional(),
+  render: GridRender.nullable().optional(),
+});
+
+export const Trajectory = z.object({
+  step: z.number().int(),
+  /** `train` rollout or `val`idation episode. */
+  split: z.enum(['train', 'val']),
+  env: z.string(),
+  taskId: z.string(),
+  taskType: z.string().optional(),
+  uid: z.string(),
+  trajUid: z.string(),
+  won: z.boolean(),
+  episodeReturn: z.number(),
+  turns: z.array(TrajectoryTurn),
+});
+export type Trajectory = z.infer<typeof Trajectory>;
+
+export const PresetInfo = z.object({
+  name: z.string(),
+  label: z.string(),
+  why: z.string(),
+  recommended: z.boolean(),
+  /** The paper's four dimensions, as short human strings. */
+  dimensions: z.object({ aggregation: z.string(), clipping: z.string(), advantage: z.string(), filtering: z.string() }),
+  overrides: z.record(z.string(), z.unknown()),
+});
+export type PresetInfo = z.infer<typeof PresetInfo>;
+
+export const EnvInfo = z.object({
+  name: z.string(),
+  label: z.string(),
+  description: z.string(),
+  tests: z.string(),
+  rewardRange: z.tuple([z.number(), z.number()]),
+  horizon: z.number().int(),
+  solvable: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+});
+export type EnvInfo = z.infer<typeof EnvInfo>;
+
+/** One documented config field, for the "Customise" editor. */
+export const ConfigFieldDoc = z.object({
+  path: z.string(),
+  type: z.enum(['number', 'integer', 'boolean', 'enum', 'string']),
+  doc: z.string(),
+  default: z.unknown(),
+  choices: z.array(z.string()).optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  /** Editor section: the four dimensions, the stability recipe, model, compute, batch, … */
+  section: z.string(),
+});
+export type ConfigFieldDoc = z.infer<typeof ConfigFieldDoc>;
+
+export const ConfigIssue = z.object({ field: z.string(), value: z.unknown(), message: z.string() });
+export type ConfigIssue = z.infer<typeof ConfigIssue>;
+
+export const MetricDefSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  meaning: z.string(),
+  unit: z.string(),
+  group: z.string(),
+  better: z.enum(['higher', 'lower']).optional(),
+});
+
+export const XAxis = z.enum(['step', 'wall', 'tokens']);
+
+/** One run's series for one metric: x values and y values (null = non-finite, kept so charts can mark it). */
+export const Series = z.object({
+  runId: z.string(),
+  key: z.string(),
+  x: z.array(z.number()),
+  y: z.array(z.number().nullable()),
+  /** Original step of each point (downsampling keeps the step so alerts can be placed). */
+  steps: z.array(z.number()),
+  /** Steps whose value was NaN / ±Infinity, with which: the compare view marks them. */
+  nonFinite: z.array(z.object({ step: z.number(), value: z.enum(['NaN', 'Infinity', '-Infinity']) })),
+  totalPoints: z.number().int(),
+});
+export type Series = z.infer<typeof Series>;
+
+export const SessionInfo = z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), queuePosition: z.number().int().nullable() });
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Methods: name → { input, output }
+// ---------------------------------------------------------------------------------------------------------
+
+const NoInput = z.object({}).strict().optional();
+const RunRef = z.object({ runId: RunId }).strict();
+
+export const apiMethods = {
+  'app.info': {
+    input: NoInput,
+    output: z.object({
+      name: z.string(),
+      version: z.string(),
+      commit: z.string(),
+      compute: ComputeBackendInfo,
+      dataDir: z.string(),
+      transport: z.enum(['electron', 'browser']),
+      platform: z.string(),
+      electronAvailable: z.boolean(),
+    }),
+  },
+  'catalog.presets': { input: NoInput, output: z.array(PresetInfo) },
+  'catalog.envs': { input: NoInput, output: z.array(EnvInfo) },
+  'catalog.metrics': { input: NoInput, output: z.array(MetricDefSchema) },
+  'catalog.configFields': { input: NoInput, output: z.array(ConfigFieldDoc) },
+  'config.resolve': {
+    input: z.object({ preset: z.string().min(1), env: z.string().min(1), overrides: ConfigOverrides.optional() }).strict(),
+    output: z.object({ config: z.record(z.string(), z.unknown()).nullable(), issues: z.array(ConfigIssue) }),
+  },
+  'runs.list': {
+    input: z.object({
+      status: z.array(RunStatus).optional(),
+      env: z.string().optional(),
+      preset: z.string().optional(),
+      tag: z.string().optional(),
+      search: z.string().max(200).optional(),
+      sortBy: z.enum(['createdAt', 'updatedAt', 'name', 'step', 'success']).optional(),
+      sortDir: z.enum(['asc', 'desc']).optional(),
+    }).strict().optional(),
+    output: z.array(RunSummary),
+  },
+  'runs.get': { input: RunRef, output: RunRecord },
+  'runs.rename': { input: z.object({ runId: RunId, name: z.string().trim().min(1).max(200) }).strict(), output: RunSummary },
+  'runs.tag': { input: z.object({ runId: RunId, tags: z.array(z.string().trim().min(1).max(50)).max(50) }).strict(), output: RunSummary },
+  'runs.delete': { input: RunRef, output: z.object({ deleted: z.boolean() }) },
+  'runs.metrics': {
+    input: z.object({
+      runIds: z.array(RunId).min(1).max(64),
+      keys: z.array(z.string().min(1)).min(1).max(64),
+      xAxis: XAxis.optional(),
+      /** Downsample each series to at most this many points (LTTB, spikes kept). */
+      maxPoints: z.number().int().min(10).max(100_000).optional(),
+    }).strict(),
+    output: z.array(Series),
+  },
+  'runs.metricKeys': { input: RunRef, output: z.array(z.string()) },
+  'runs.trajectories': {
+    input: z.object({ runId: RunId, step: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() }).strict(),
+    output: z.object({ steps: z.array(z.number()), trajectories: z.array(Trajectory) }),
+  },
+  'runs.check': { input: RunRef, output: z.array(Alert) },
+  'sessions.start': {
+    input: z.object({
+      preset: z.string().min(1),
+      env: z.string().min(1),
+      overrides: ConfigOverrides.optional(),
+      seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+      name: z.string().trim().min(1).max(200).optional(),
+      tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
+    }).strict(),
+    output: z.object({ runId: RunId, status: RunStatus }),
+  },
+  'sessions.pause': { input: RunRef, output: SessionInfo },
+  'sessions.resume': { input: RunRef, output: SessionInfo },
+  'sessions.stop': { input: RunRef, output: SessionInfo },
+  'sessions.list': { input: NoInput, output: z.array(SessionInfo) },
+  'alerts.list': {
+    input: z.object({ runId: RunId.optional(), acknowledged: z.boolean().optional() }).strict().optional(),
+    output: z.array(Alert),
+  },
+  'alerts.ack': { input: z.object({ runId: RunId, alertId: z.string().min(1) }).strict(), output: Alert },
+  'bundles.export': {
+    input: z.object({ runId: RunId, includeCheckpoint: z.boolean().optional() }).strict(),
+    /** `downloadUrl` is set in browser mode (token-protected); `path` is the file on the main side. */
+    output: z.object({ fileName: z.string(), path: z.string(), bytes: z.number().int(), sha256: z.string(), downloadUrl: z.string().nullable() }),
+  },
+  'bundles.import': {
+    input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict(),
+    output: z.object({ runId: RunId, name: z.string() }),
+  },
+} as const;
+
+export type ApiMethodName = keyof typeof apiMethods;
+export type ApiInput<M extends ApiMethodName> = z.input<(typeof apiMethods)[M]['input']>;
+export type ApiOutput<M extends ApiMethodName> = z.output<(typeof apiMethods)[M]['output']>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Events: name → payload schema. Subscribers receive them throttled (see src/main/sessions).
+// ---------------------------------------------------------------------------------------------------------
+
+export const apiEvents = {
+  /** A run changed status or progress. */
+  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), error: z.string().nullable() }),
+  /** New metric records of a run (batched). Values: numbers, null for non-finite. */
+  'run.metrics': z.object({ runId: z.string(), records: z.array(z.object({ step: z.number().int(), values: z.record(z.string(), z.number().nullable()) })) }),
+  /** A collapse alert was raised or updated. */
+  'run.alert': z.object({ runId: z.string(), alert: Alert }),
+  /** A sampled trajectory was stored. */
+  'run.trajectory': z.object({ runId: z.string(), step: z.number().int(), trajUid: z.string() }),
+  /** The run catalog changed (created, renamed, tagged, deleted, imported). */
+  'runs.changed': z.object({ runId: z.string().nullable() }),
+} as const;
+
+export type ApiEventName = keyof typeof apiEvents;
+export type ApiEventPayload<E extends ApiEventName> = z.output<(typeof apiEvents)[E]>;
+
+/** The client-side surface both transports implement (preload bridge and the browser-mode client). */
+export interface ArlArenaApi {
+  call<M extends ApiMethodName>(method: M, input?: ApiInput<M>): Promise<Result<ApiOutput<M>>>;
+  subscribe<E extends ApiEventName>(event: E, listener: (payload: ApiEventPayload<E>) => void): () => void;
+  readonly transport: 'electron' | 'browser';
+}
+
+export function isApiMethod(name: string): name is ApiMethodName {
+  return Object.prototype.hasOwnProperty.call(apiMethods, name);
+}
+
+export function isApiEvent(name: string): name is ApiEventName {
+  return Object.prototype.hasOwnProperty.call(apiEvents, name);
+}

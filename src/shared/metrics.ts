@@ -1,0 +1,105 @@
+/**
+ * The metric catalog: every diagnostic the trainer logs, defined once (key, meaning, unit, chart group).
+ *
+ * The trainer logs each key every step (NaN when a value does not apply that step, never omitted), the
+ * collapse detector reads keys from here, and the renderer's charts take labels and units from here.
+ * Keys are stable and namespaced like the reference implementation's (spec §4): `actor/…`, `episode/…`,
+ * `val/…`, `perf/…`. Renaming a key breaks stored runs: add a new key instead.
+ */
+export type MetricUnit = 'ratio' | 'count' | 'reward' | 'nats' | 'tokens' | 'steps' | 'seconds' | 'tokens/s' | 'lr' | 'norm' | 'loss' | 'value';
+
+export type MetricGroup = 'task' | 'format' | 'policy' | 'kl' | 'gradient' | 'advantage' | 'lengths' | 'filtering' | 'mismatch' | 'throughput' | 'validation';
+
+export interface MetricDef {
+  readonly key: string;
+  readonly label: string;
+  readonly meaning: string;
+  readonly unit: MetricUnit;
+  readonly group: MetricGroup;
+  /** Which direction is good, for charts and the compare view's "best". */
+  readonly better?: 'higher' | 'lower';
+}
+
+const defs = [
+  // task (training rollouts)
+  { key: 'episode/success_rate', label: 'Success rate', meaning: 'Share of training trajectories whose last active turn reported won.', unit: 'ratio', group: 'task', better: 'higher' },
+  { key: 'episode/reward_mean', label: 'Episode return (mean)', meaning: 'Mean undiscounted episode return R_τ over training trajectories (before the invalid penalty).', unit: 'reward', group: 'task', better: 'higher' },
+  { key: 'episode/reward_max', label: 'Episode return (max)', meaning: 'Largest episode return in the step.', unit: 'reward', group: 'task' },
+  { key: 'episode/reward_min', label: 'Episode return (min)', meaning: 'Smallest episode return in the step.', unit: 'reward', group: 'task' },
+  { key: 'episode/length_mean', label: 'Episode length', meaning: 'Mean number of active turns per trajectory.', unit: 'steps', group: 'task' },
+  { key: 'episode/score_mean', label: 'Task score', meaning: 'Mean environment task score in [0,1] (WebShop-style score for shop; 1/0 success elsewhere).', unit: 'ratio', group: 'task', better: 'higher' },
+  // format / validity
+  { key: 'episode/valid_action_ratio', label: 'Valid-action ratio', meaning: 'Share of training turn rows whose action was well-formed and admissible (v_r = 1).', unit: 'ratio', group: 'format', better: 'higher' },
+  { key: 'episode/valid_format_ratio', label: 'Valid-format ratio', meaning: 'Share of training turn rows matching the strict <think>…</think><action>…</action> format.', unit: 'ratio', group: 'format', better: 'higher' },
+  // policy loss / clipping
+  { key: 'actor/pg_loss', label: 'Policy-gradient loss', meaning: 'Aggregated clipped surrogate loss, mean over mini-batches.', unit: 'loss', group: 'policy' },
+  { key: 'actor/pg_clipfrac', label: 'Clip fraction', meaning: 'Share of response tokens where the clipped branch is active (per loss; see spec §4).', unit: 'ratio', group: 'policy' },
+  { key: 'actor/pg_clipfrac_lower', label: 'Dual-clip fraction', meaning: 'Share of tokens hitting the dual-clip cap (A < 0).', unit: 'ratio', group: 'policy' },
+  { key: 'actor/ppo_kl', label: 'PPO KL (old‖new)', meaning: 'Mean over tokens of log π_old − log π_θ, from unclamped log-ratios; measures off-policy drift.', unit: 'nats', group: 'policy' },
+  { key: 'actor/num_masked_seqs', label: 'Masked sequences', meaning: 'Rows removed by sequence masking (GRPO_SM) in the step.', unit: 'count', group: 'policy' },
+  { key: 'actor/off_policy_step', label: 'Off-policy steps', meaning: 'Number of mini-batches minus one: how far the last update drifts from the behaviour policy.', unit: 'count', group: 'policy' },
+  { key: 'actor/entropy', label: 'Entropy', meaning: 'Mean token entropy of the current policy over response tokens.', unit: 'nats', group: 'policy' },
+  { key: 'actor/kl_loss', label: 'KL to reference', meaning: 'Aggregated KL(π_θ‖π_ref) estimate (k1/abs/k2/k3 as configured).', unit: 'nats', group: 'kl', better: 'lower' },
+  { key: 'actor/kl_coef', label: 'KL coefficient', meaning: 'β_KL in effect this step.', unit: 'value', group: 'kl' },
+  // gradient / optimiser
+  { key: 'actor/grad_norm', label: 'Gradient norm', meaning: 'Global L2 norm of the gradient before clipping, mean over mini-batches.', unit: 'norm', group: 'gradient', better: 'lower' },
+  { key: 'actor/grad_norm_max', label: 'Gradient norm (max)', meaning: 'Largest pre-clipping gradient norm among the step\'s mini-batches.', unit: 'norm', group: 'gradient' },
+  { key: 'actor/skipped_updates', label: 'Skipped updates', meaning: 'Mini-batch updates skipped this step because the gradient was non-finite.', unit: 'count', group: 'gradient', better: 'lower' },
+  { key: 'actor/lr', label: 'Learning rate', meaning: 'Learning rate in effect this step.', unit: 'lr', group: 'gradient' },
+  // advantages
+  { key: 'critic/advantages_mean', label: 'Advantage mean', meaning: 'Mean row advantage over the batch.', unit: 'value', group: 'advantage' },
+  { key: 'critic/advantages_std', label: 'Advantage std', meaning: 'Standard deviation of row advantages over the batch.', unit: 'value', group: 'advantage' },
+  // lengths
+  { key: 'response_length/mean', label: 'Response length', meaning: 'Mean response tokens per turn row.', unit: 'tokens', group: 'lengths' },
+  { key: 'response_length/clip_ratio', label: 'Responses at max length', meaning: 'Share of turn rows whose response hit the max response length.', unit: 'ratio', group: 'lengths', better: 'lower' },
+  { key: 'prompt_length/mean', label: 'Prompt length', meaning: 'Mean prompt tokens per turn row.', unit: 'tokens', group: 'lengths' },
+  { key: 'batch/rows', label: 'Turn rows', meaning: 'Number of turn rows (training samples) in the step\'s batch.', unit: 'count', group: 'lengths' },
+  // filtering
+  { key: 'filter/zero_variance_share', label: 'Zero-variance groups', meaning: 'Share of rolled-out groups whose G episode returns were all equal (no GRPO signal).', unit: 'ratio', group: 'filtering' },
+  { key: 'filter/rounds', label: 'Filter rounds', meaning: 'Rollout rounds used by dynamic filtering this step (1 when off or in cold start).', unit: 'count', group: 'filtering' },
+  // train/inference mismatch
+  { key: 'mismatch/logprob_abs_max', label: 'Mismatch (max)', meaning: 'Max |log π_rollout − log π_trainer| over response tokens (rollout engine vs trainer engine).', unit: 'nats', group: 'mismatch', better: 'lower' },
+  { key: 'mismatch/logprob_abs_mean', label: 'Mismatch (mean)', meaning: 'Mean |log π_rollout − log π_trainer| over response tokens.', unit: 'nats', group: 'mismatch', better: 'lower' },
+  // throughput
+  { key: 'perf/tokens_per_s', label: 'Throughput', meaning: 'Prompt + response tokens processed per wall-clock second in the step.', unit: 'tokens/s', group: 'throughput', better: 'higher' },
+  { key: 'perf/step_s', label: 'Step time', meaning: 'Wall-clock seconds for the whole step.', unit: 'seconds', group: 'throughput', better: 'lower' },
+  { key: 'perf/rollout_s', label: 'Rollout time', meaning: 'Seconds spent generating and stepping environments.', unit: 'seconds', group: 'throughput' },
+  { key: 'perf/logprob_s', label: 'Log-prob time', meaning: 'Seconds spent recomputing old and reference log-probs.', unit: 'seconds', group: 'throughput' },
+  { key: 'perf/update_s', label: 'Update time', meaning: 'Seconds spent in forward/backward/optimiser updates.', unit: 'seconds', group: 'throughput' },
+  { key: 'perf/wall_s', label: 'Wall time', meaning: 'Seconds since the run started (cumulative, excluding paused time).', unit: 'seconds', group: 'throughput' },
+  { key: 'perf/total_tokens', label: 'Tokens seen', meaning: 'Cumulative prompt + response tokens processed by the run.', unit: 'tokens', group: 'throughput' },
+  // validation (NaN on steps without validation)
+  { key: 'val/success_rate', label: 'Validation success', meaning: 'Held-out success rate (group size 1, temperature 0.6); NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },
+  { key: 'val/score_mean', label: 'Validation score', meaning: 'Held-out mean task score; NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },
+] as const satisfies readonly MetricDef[];
+
+export type MetricKey = (typeof defs)[number]['key'];
+
+export const METRIC_CATALOG: readonly MetricDef[] = defs;
+
+const byKey = new Map<string, MetricDef>(defs.map((d) => [d.key, d]));
+
+/** Per-environment / per-task-type validation keys are dynamic: `val/<env>/<task_type>/success_rate`. */
+export function validationTaskKey(env: string, taskType: string): string {
+  return `val/${env}/${taskType}/success_rate`;
+}
+
+export function metricDef(key: string): MetricDef | undefined {
+  const d = byKey.get(key);
+  if (d) return d;
+  const m = /^val\/([^/]+)\/([^/]+)\/success_rate$/.exec(key);
+  if (m) {
+    return { key, label: `Validation success (${m[1]} · ${m[2]})`, meaning: `Held-out success on ${m[1]} tasks of type ${m[2]}.`, unit: 'ratio', group: 'validation', better: 'higher' };
+  }
+  return undefined;
+}
+
+export function isMetricKey(key: string): key is MetricKey {
+  return byKey.has(key);
+}
+
+/** One logged step: every catalog key present (NaN where not applicable) plus dynamic validation keys. */
+export interface MetricRecord {
+  readonly step: number;
+  readonly values: Readonly<Record<string, number>>;
+}
