@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { commands } from './commands/index';
+import { UsageError, type CliContext } from './types';
+import { appVersion } from '../appInfo';
+import { resolveDataDir } from '../dataDir';
+
+const HELP_HEAD = `arlarena — ARLArena Lab command line
+
+Usage: arlarena [--data-dir DIR] <command> [options]
+
+Global options:
+  --data-dir DIR   where runs live (default: env ARLARENA_DATA_DIR, else the desktop app's per-user folder)
+  --help, -h       this help;  arlarena <command> --help for a command's options
+  --version, -v    print the version
+`;
+
+async function helpText(): Promise<string> {
+  const lines: string[] = [];
+  for (const name of Object.keys(commands).sort()) {
+    const cmd = (await commands[name]()).default;
+    lines.push(`  ${name.padEnd(12)} ${cmd.summary}`);
+  }
+  return `${HELP_HEAD}\nCommands:\n${lines.join('\n')}\n`;
+}
+
+/** Entry point; returns the exit code (0 ok, 1 failure, 2 bad usage). */
+export async function main(argv: string[]): Promise<number> {
+  const stdout = process.stdout;
+  const stderr = process.stderr;
+  // Global options come before the command; everything after the command belongs to it.
+  const cmdIndex = argv.findIndex((a, i) => !a.startsWith('-') && argv[i - 1] !== '--data-dir');
+  const globalArgs = cmdIndex < 0 ? argv : argv.slice(0, cmdIndex);
+  const rest = cmdIndex < 0 ? [] : argv.slice(cmdIndex + 1);
+  const name = cmdIndex < 0 ? undefined : argv[cmdIndex];
+  let values: { 'data-dir'?: string; help?: boolean; version?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: globalArgs,
+      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      strict: true,
+    }));
+  } catch (e) {
+    stderr.write(`arlarena: ${(e as Error).message} (see arlarena --help)\n`);
+    return 2;
+  }
+  if (values.version) {
+    stdout.write(`${appVersion()}\n`);
+    return 0;
+  }
+  if (values.help || name === undefined) {
+    stdout.write(await helpText());
+    return name === undefined && !values.help ? 2 : 0;
+  }
+  const loader = commands[name];
+  if (!loader) {
+    stderr.write(`arlarena: unknown command "${name}"; valid commands: ${Object.keys(commands).sort().join(', ')}\n`);
+    return 2;
+  }
+  const cmd = (await loader()).default;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    stdout.write(`${cmd.usage}\n`);
+    return 0;
+  }
+  const ctx: CliContext = { dataDir: resolveDataDir(values['data-dir']), stdout, stderr, isTTY: Boolean(stdout.isTTY) };
+  try {
+    return await cmd.run(rest, ctx);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      stderr.write(`arlarena ${name}: ${e.message}\n`);
+      return 2;
+    }
+    stderr.write(`arlarena ${name}: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
