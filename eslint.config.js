@@ -12,7 +12,10 @@ const nodeBuiltins = [
   'node:*', 'fs', 'fs/promises', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'url', 'http',
   'https', 'net', 'stream', 'util', 'zlib', 'events', 'process', 'buffer', 'module', 'readline',
 ];
-const nodePatterns = nodeBuiltins.map((name) => ({ group: [name], message: 'Node built-ins are not allowed in this layer.' }));
+// Anchored regexes, not gitignore-style groups: a group like 'util' would also match a relative path such as
+// '../util/rng' (src/core/util), which is our own pure code.
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, (c) => (c === '*' ? '.*' : `\\${c}`));
+const nodePatterns = nodeBuiltins.map((name) => ({ regex: `^${escapeRe(name)}(/.*)?$`, message: 'Node built-ins are not allowed in this layer.' }));
 const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
 
 export default tseslint.config(
