@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { evidenceChartOption, isSparse, metricChartOption } from './chartOptions';
+
+type S = { name: string; type: string; data: unknown[]; markLine?: { data: { xAxis: number }[] } };
+
+describe('metricChartOption', () => {
+  const base = { title: 'Success', unit: 'ratio', xName: 'step', theme: { dark: false } };
+  it('draws raw faintly behind the smoothed curve and marks non-finite points', () => {
+    const opt = metricChartOption({
+      ...base,
+      lines: [{ name: 'run1', color: '#000', x: [0, 1, 2], y: [0.1, null, 0.3], smoothed: [0.1, null, 0.2], nonFinite: [{ x: 1, step: 1, value: 'NaN' }] }],
+    });
+    const series = opt.series as S[];
+    expect(series.map((s) => s.name)).toEqual(['run1 (raw)', 'run1', 'run1 non-finite']);
+    expect(series[0].data).toEqual([[0, 0.1], [1, null], [2, 0.3]]);
+    // the marker sits at the lowest finite value, at the non-finite point's x
+    expect((series[2].data[0] as { value: number[] }).value).toEqual([1, 0.1]);
+  });
+  it('only marks ±Infinity on sparse metrics, where NaN means "not logged this step"', () => {
+    const y = [null, null, null, 0.5];
+    expect(isSparse(y)).toBe(true);
+    const opt = metricChartOption({
+      ...base,
+      lines: [{ name: 'r', color: '#000', x: [0, 1, 2, 3], y, smoothed: null, nonFinite: [{ x: 0, step: 0, value: 'NaN' }, { x: 1, step: 1, value: 'Infinity' }, { x: 2, step: 2, value: 'NaN' }] }],
+    });
+    const marker = (opt.series as S[]).find((s) => s.type === 'scatter');
+    expect(marker?.data).toHaveLength(1);
+  });
+  it('puts alerts as mark lines at their step and draws bands as stacked areas', () => {
+    const opt = metricChartOption({
+      ...base,
+      lines: [{ name: 'r', color: '#000', x: [0, 1], y: [1, 2], smoothed: null, nonFinite: [] }],
+      bands: [{ name: 'sampo (N=2)', color: '#111', x: [0, 1], mean: [1, 2], lo: [0.5, 1.5], hi: [1.5, 2.5], n: [2, 2] }],
+      alerts: [{ x: 1, xEnd: 1, label: 'grad spike', severity: 'critical' }],
+    });
+    const series = opt.series as S[];
+    expect(series[1].data).toEqual([[0, 1], [1, 1]]);
+    expect(series.find((s) => s.name === 'r')?.markLine?.data[0].xAxis).toBe(1);
+  });
+});
+
+describe('evidenceChartOption', () => {
+  it('charts the evidence window with the alert span', () => {
+    const opt = evidenceChartOption({ metric: 'actor/grad_norm', firstStep: 3, lastStep: 5, severity: 'warning', evidence: { steps: [1, 2, 3, 4, 5], values: [1, 1, 9, null, 12] } }, { dark: true });
+    const series = opt.series as S[];
+    expect(series[0].markLine?.data[0].xAxis).toBe(3);
+    expect(series.some((s) => s.type === 'scatter')).toBe(true);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * ECharts option builders, pure so they can be tested without a DOM. The views hand them plain series and
+ * the Chart component feeds the result to echarts.setOption.
+ *
+ * Conventions: raw data is drawn faintly behind smoothed curves; non-finite values (null in the data) are
+ * drawn as red triangles on the x-axis at their step, never silently dropped; alerts are vertical mark lines
+ * at their first step with a shaded span to their last step.
+ */
+export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
+export interface ChartTheme {
+  readonly dark: boolean;
+}
+
+export interface LineInput {
+  readonly name: string;
+  readonly color: string;
+  readonly x: readonly number[];
+  /** Raw values (null = non-finite). */
+  readonly y: readonly (number | null)[];
+  /** Smoothed values, or null when smoothing is off. */
+  readonly smoothed: readonly (number | null)[] | null;
+  /** Non-finite points at their x position, with which value they were. */
+  readonly nonFinite: readonly { x: number; step: number; value: string }[];
+  /** A metric that is legitimately absent on most steps (e.g. validation): connect the finite points. */
+  readonly sparse?: boolean;
+  /** Draw without emphasis (e.g. individual runs behind their group's band). */
+  readonly faint?: boolean;
+}
+
+export interface BandInput {
+  readonly name: string;
+  readonly color: string;
+  readonly x: readonly number[];
+  readonly mean: readonly number[];
+  readonly lo: readonly number[];
+  readonly hi: readonly number[];
+  readonly n: readonly number[];
+}
+
+export interface AlertMark {
+  readonly x: number;
+  readonly xEnd: number;
+  readonly label: string;
+  readonly severity: 'info' | 'warning' | 'critical';
+}
+
+export interface MetricChartInput {
+  readonly title: string;
+  readonly unit: string;
+  readonly xName: string;
+  readonly lines: readonly LineInput[];
+  readonly bands?: readonly BandInput[];
+  readonly alerts?: readonly AlertMark[];
+  readonly theme: ChartTheme;
+  /** Log-scale y (for gradient norms spanning decades). */
+  readonly logY?: boolean;
+}
+
+const SEVERITY_COLOR = { info: '#4e79a7', warning: '#f28e2b', critical: '#d62728' } as const;
+
+function pairs(x: readonly number[], y: readonly (number | null)[]): (number | null)[][] {
+  const out: (number | null)[][] = new Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = [x[i], y[i] ?? null];
+  return out;
+}
+
+/** Fraction of null values: above one half the metric is treated as sparse (connect finite points). */
+export function isSparse(y: readonly (number | null)[]): boolean {
+  if (y.length === 0) return false;
+  let nulls = 0;
+  for (const v of y) if (v === null) nulls++;
+  return nulls / y.length > 0.5;
+}
+
+export function metricChartOption(input: MetricChartInput): Record<string, unknown> {
+  const fg = input.theme.dark ? '#d6d6d6' : '#333333';
+  const grid = input.theme.dark ? '#3a3a3a' : '#e6e6e6';
+  const series: Record<string, unknown>[] = [];
+
+  for (const b of input.bands ?? []) {
+    // Band as a stacked pair: an invisible lower line, then (hi − lo) filled on top of it.
+    series.push({ name: `${b.name} band-lo`, type: 'line', data: pairs(b.x, b.lo), stack: `band:${b.name}`, symbol: 'none', lineStyle: { opacity: 0 }, silent: true, tooltip: { show: false } });
+    series.push({
+      name: `${b.name} ±std`, type: 'line', data: pairs(b.x, b.hi.map((h, i) => h - b.lo[i])), stack: `band:${b.name}`, symbol: 'none',
+      lineStyle: { opacity: 0 }, areaStyle: { color: b.color, opacity: 0.18 }, silent: true, tooltip: { show: false },
+    });
+    series.push({
+      name: b.name, type: 'line', data: b.x.map((x, i) => [x, b.mean[i], b.n[i]]), symbol: 'none', lineStyle: { color: b.color, width: 2 },
+      itemStyle: { color: b.color }, encode: { x: 0, y: 1 }, z: 4,
+    });
+  }
+
+  let markerY: number | null = null;
+  for (const l of input.lines) for (const v of l.y) if (v !== null && Number.isFinite(v) && (markerY === null || v < markerY)) markerY = v;
+
+  input.lines.forEach((l, idx) => {
+    const sparse = l.sparse ?? isSparse(l.y);
+    const raw: Record<string, unknown> = {
+      name: l.name, type: 'line', data: pairs(l.x, l.y), symbol: sparse ? 'circle' : 'none', symbolSize: 4, connectNulls: sparse,
+      lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
+      sampling: 'lttb', large: l.x.length > 2000,
+    };
+    if (l.smoothed) {
+      raw.name = `${l.name} (raw)`;
+      raw.tooltip = { show: false };
+    }
+    series.push(raw);
+    if (l.smoothed) {
+      series.push({
+        name: l.name, type: 'line', data: pairs(l.x, l.smoothed), symbol: 'none', connectNulls: sparse,
+        lineStyle: { color: l.color, width: l.faint ? 1 : 2, opacity: l.faint ? 0.35 : 1 }, itemStyle: { color: l.color }, z: 3,
+      });
+    }
+    // Non-finite markers: only non-NaN ones for sparse metrics (NaN there means "not logged this step").
+    const marks = sparse ? l.nonFinite.filter((n) => n.value !== 'NaN') : l.nonFinite;
+    if (marks.length > 0) {
+      series.push({
+        name: `${l.name} non-finite`, type: 'scatter', symbol: 'triangle', symbolSize: 9, z: 5,
+        itemStyle: { color: '#d62728', borderColor: l.color, borderWidth: 1 },
+        data: marks.map((m) => ({ value: [m.x, markerY ?? 0], step: m.step, nonFinite: m.value })),
+        tooltip: { formatter: (p: { data: { step: number; nonFinite: string } }) => `${l.name}: ${p.data.nonFinite} at step ${p.data.step}` },
+      });
+    }
+    if (idx === 0 && input.alerts && input.alerts.length > 0) {
+      raw.markLine = {
+        symbol: 'none', silent: false,
+        data: input.alerts.map((a) => ({ xAxis: a.x, name: a.label, lineStyle: { color: SEVERITY_COLOR[a.severity], type: 'dashed', width: 1.5 }, label: { formatter: a.label, color: SEVERITY_COLOR[a.severity], position: 'insideEndTop' } })),
+      };
+      raw.markArea = {
+        silent: true,
+        data: input.alerts.filter((a) => a.xEnd > a.x).map((a) => [{ xAxis: a.x, itemStyle: { color: SEVERITY_COLOR[a.severity], opacity: 0.08 } }, { xAxis: a.xEnd }]),
+      };
+    }
+  });
+
+  return {
+    animation: false,
+    backgroundColor: 'transparent',
+    textStyle: { color: fg },
+    title: { text: input.title, subtext: input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
+    grid: { left: 56, right: 16, top: 48, bottom: 36 },
+    tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
+    xAxis: { type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
+    yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
+    series,
+  };
+}
+
+/** A small evidence chart for an alert: the metric's window with the firing span shaded. */
+export function evidenceChartOption(a: { metric: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical'; evidence: { steps: readonly number[]; values: readonly (number | null)[] } }, theme: ChartTheme): Record<string, unknown> {
+  const nonFinite = a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
+  return metricChartOption({
+    title: a.metric, unit: '', xName: 'step', theme,
+    lines: [{ name: a.metric, color: PALETTE[0], x: a.evidence.steps, y: a.evidence.values, smoothed: null, nonFinite, sparse: false }],
+    alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: 'fired', severity: a.severity }],
+  });
+}
