@@ -102,7 +102,7 @@ describe('model', () => {
     rows.forEach((r, i) => {
       const seq = [...r.promptIds, ...r.responseIds];
       const logits = m.forward(tf.tensor2d([seq], [1, seq.length], 'int32'));
-      const logp = tf.logSoftmax(tf.div(logits, 0.7)).arraySync()[0];
+      const logp = (tf.logSoftmax(tf.div(logits, 0.7)) as tf.Tensor3D).arraySync()[0];
       r.responseIds.forEach((t, j) => {
         const pos = r.promptIds.length - 1 + j;
         expect(lp[i][j]).toBeCloseTo(logp[pos][t], 5);
