@@ -1,0 +1,66 @@
+/**
+ * Crash-safe file writes for the run database.
+ *
+ * Why not steno (lowdb's writer) as is: it writes a temp file and renames it, but never fsyncs, so after a power
+ * loss the renamed file may be empty; and its temp name is fixed per target, so two processes (the app and a CLI
+ * `train`) could interleave on the same temp file. Here: a unique temp name, fsync of the data, rename, fsync of
+ * the directory (POSIX; a no-op where directories cannot be opened).
+ */
+import { open, rename, unlink, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+
+let counter = 0;
+
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Windows cannot open directories; rename there is already durable enough for our purposes.
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/** Write `data` to `file` so that a reader sees either the old or the new content, never a mix. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = dirname(file);
+  const tmp = join(dir, `.${basename(file)}.${process.pid}-${threadId}-${++counter}.tmp`);
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await fsyncDir(dir);
+}
+
+/** Remove temp files left by killed writers (older than `minAgeMs`, so a live writer's file is never touched). */
+export async function cleanStaleTemps(dir: string, minAgeMs = 60_000): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
+    const p = join(dir, name);
+    try {
+      const s = await stat(p);
+      if (now - s.mtimeMs > minAgeMs) await unlink(p);
+    } catch {
+      // raced with another cleaner; fine
+    }
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Append-only JSON Lines files (metrics.jsonl, trajectories.jsonl).
+ *
+ * JSON cannot hold NaN or ±Infinity, but a NaN gradient norm is exactly what a collapse looks like, so metric
+ * values are encoded explicitly: a finite number stays a number, non-finite values become the strings
+ * "NaN", "Infinity", "-Infinity". A process killed mid-append leaves a torn last line (no trailing newline):
+ * readers ignore it, and the next writer truncates it away before appending.
+ */
+import { open, stat, truncate } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import type { MetricRecord } from '../../shared/metrics';
+
+export type EncodedValue = number | 'NaN' | 'Infinity' | '-Infinity';
+
+export function encodeValue(v: number): EncodedValue {
+  if (Number.isFinite(v)) return v;
+  if (Number.isNaN(v)) return 'NaN';
+  return v > 0 ? 'Infinity' : '-Infinity';
+}
+
+export function decodeValue(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN') return NaN;
+  if (v === 'Infinity') return Infinity;
+  if (v === '-Infinity') return -Infinity;
+  if (v === null) return NaN;
+  return undefined;
+}
+
+export function encodeMetricRecord(rec: MetricRecord): string {
+  const values: Record<string, EncodedValue> = {};
+  for (const [k, v] of Object.entries(rec.values)) values[k] = encodeValue(v);
+  return JSON.stringify({ step: rec.step, values });
+}
+
+export function decodeMetricRecord(obj: unknown): MetricRecord | undefined {
+  if (!obj || typeof obj !== 'object') return undefined;
+  const o = obj as { step?: unknown; values?: unknown };
+  if (typeof o.step !== 'number' || !Number.isInteger(o.step) || !o.values || typeof o.values !== 'object') return undefined;
+  const values: Record<string, number> = {};
+  for (const [k, raw] of Object.entries(o.values as Record<string, unknown>)) {
+    const v = decodeValue(raw);
+    if (v !== undefined) values[k] = v;
+  }
+  return { step: o.step, values };
+}
+
+export interface JsonlChunk {
+  /** Parsed objects of the complete lines read. */
+  readonly items: unknown[];
+  /** Byte offset just after the last complete line (where the next incremental read starts). */
+  readonly offset: number;
+  /** Complete lines that were not valid JSON (skipped). */
+  readonly badLines: number;
+  /** True when the file ended in a partial line (a torn write): it was ignored. */
+  readonly tornTail: boolean;
+}
+
+/** Read the complete lines of a JSONL file from `fromOffset`; a torn last line is ignored. Missing file → empty. */
+export async function readJsonl(file: string, fromOffset = 0): Promise<JsonlChunk> {
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { items: [], offset: 0, badLines: 0, tornTail: false };
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size <= fromOffset) return { items: [], offset: Math.min(fromOffset, size), badLines: 0, tornTail: false };
+    const buf = Buffer.alloc(size - fromOffset);
+    await fh.read(buf, 0, buf.length, fromOffset);
+    const lastNl = buf.lastIndexOf(0x0a);
+    const complete = lastNl < 0 ? '' : buf.subarray(0, lastNl).toString('utf8');
+    const items: unknown[] = [];
+    let badLines = 0;
+    if (complete.length > 0) {
+      for (const line of complete.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          items.push(JSON.parse(line));
+        } catch {
+          badLines++;
+        }
+      }
+    }
+    return { items, offset: fromOffset + lastNl + 1, badLines, tornTail: lastNl + 1 < buf.length };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Cut a torn last line off (everything after the last newline). Returns the bytes removed. */
+export async function repairTornTail(file: string): Promise<number> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch {
+    return 0;
+  }
+  if (size === 0) return 0;
+  const fh = await open(file, 'r');
+  let keep = 0;
+  try {
+    // Scan backwards in blocks for the last newline.
+    const block = 64 * 1024;
+    let end = size;
+    let found = -1;
+    while (end > 0 && found < 0) {
+      const start = Math.max(0, end - block);
+      const buf = Buffer.alloc(end - start);
+      await fh.read(buf, 0, buf.length, start);
+      const i = buf.lastIndexOf(0x0a);
+      if (i >= 0) found = start + i;
+      end = start;
+    }
+    keep = found + 1;
+  } finally {
+    await fh.close();
+  }
+  if (keep === size) return 0;
+  await truncate(file, keep);
+  return size - keep;
+}
+
+/** A single-writer appender: lines are appended as written and fsynced on `flush()`. */
+export class JsonlAppender {
+  private fh: FileHandle | null = null;
+  private dirty = false;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  private async handle(): Promise<FileHandle> {
+    if (!this.fh) {
+      await repairTornTail(this.file);
+      this.fh = await open(this.file, 'a');
+    }
+    return this.fh;
+  }
+
+  /** Append lines (each without a newline). Serialised, so concurrent calls never interleave bytes. */
+  append(lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return this.chain.then(() => undefined);
+    const data = lines.map((l) => `${l}\n`).join('');
+    const p = this.chain.then(async () => {
+      const fh = await this.handle();
+      await fh.write(data);
+      this.dirty = true;
+    });
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  flush(): Promise<void> {
+    const p = this.chain.then(async () => {
+      if (this.fh && this.dirty) {
+        await this.fh.sync();
+        this.dirty = false;
+      }
+    });
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    const fh = this.fh;
+    this.fh = null;
+    await fh?.close();
+  }
+}

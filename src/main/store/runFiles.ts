@@ -1,0 +1,166 @@
+/**
+ * One run's directory: run.json (the authoritative record), metrics.jsonl, trajectories.jsonl, checkpoints/.
+ *
+ * Exactly one writer per run at a time (the session worker, or a CLI `train` process) appends metrics and
+ * trajectories and saves checkpoints through this class. Checkpoints are written to a temp directory and
+ * renamed into place, so a kill never leaves a half checkpoint that `loadLatestCheckpoint` would pick.
+ */
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MetricRecord } from '../../shared/metrics';
+import type { Trajectory } from '../../shared/api';
+import { fsyncDir, writeFileAtomic } from './atomic';
+import { JsonlAppender, decodeMetricRecord, encodeMetricRecord, readJsonl } from './jsonl';
+
+/** Structurally the trainer's `TrainerCheckpoint` (src/core/training/types.ts). */
+export interface StoredCheckpoint {
+  readonly step: number;
+  readonly files: Record<string, Uint8Array>;
+  readonly meta: Record<string, unknown>;
+}
+
+export const RUN_FILE = 'run.json';
+export const METRICS_FILE = 'metrics.jsonl';
+export const TRAJECTORIES_FILE = 'trajectories.jsonl';
+export const CHECKPOINTS_DIR = 'checkpoints';
+/** How many step checkpoints to keep per run (older ones are pruned; the newest is what resume and bundles use). */
+export const KEEP_CHECKPOINTS = 2;
+
+const FILE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
+export function checkpointDirName(step: number): string {
+  return `step-${String(step).padStart(8, '0')}`;
+}
+
+export class RunFiles {
+  private metrics: JsonlAppender;
+  private trajectories: JsonlAppender;
+
+  constructor(readonly dir: string) {
+    this.metrics = new JsonlAppender(join(dir, METRICS_FILE));
+    this.trajectories = new JsonlAppender(join(dir, TRAJECTORIES_FILE));
+  }
+
+  appendMetrics(records: readonly MetricRecord[]): Promise<void> {
+    return this.metrics.append(records.map(encodeMetricRecord));
+  }
+
+  appendTrajectories(trajs: readonly Trajectory[]): Promise<void> {
+    return this.trajectories.append(trajs.map((t) => JSON.stringify(t)));
+  }
+
+  /** fsync both streams: everything appended so far survives a kill. */
+  async flush(): Promise<void> {
+    await this.metrics.flush();
+    await this.trajectories.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.metrics.close();
+    await this.trajectories.close();
+  }
+
+  async readMetrics(): Promise<MetricRecord[]> {
+    const chunk = await readJsonl(join(this.dir, METRICS_FILE));
+    const out: MetricRecord[] = [];
+    for (const item of chunk.items) {
+      const r = decodeMetricRecord(item);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  async saveCheckpoint(c: StoredCheckpoint): Promise<void> {
+    const root = join(this.dir, CHECKPOINTS_DIR);
+    await mkdir(root, { recursive: true });
+    const name = checkpointDirName(c.step);
+    const tmp = join(root, `.${name}.${process.pid}.tmp`);
+    await rm(tmp, { recursive: true, force: true });
+    await mkdir(tmp);
+    const fileNames: string[] = [];
+    for (const [fname, bytes] of Object.entries(c.files)) {
+      if (!FILE_NAME.test(fname)) throw new Error(`checkpoint file name "${fname}" is not a plain file name (letters, digits, ".", "_", "-")`);
+      await writeFileAtomic(join(tmp, fname), bytes);
+      fileNames.push(fname);
+    }
+    await writeFileAtomic(join(tmp, 'meta.json'), JSON.stringify({ step: c.step, files: fileNames, meta: c.meta }));
+    const dest = join(root, name);
+    await rm(dest, { recursive: true, force: true });
+    await rename(tmp, dest);
+    await fsyncDir(root);
+    await this.pruneCheckpoints();
+  }
+
+  async checkpointSteps(): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(join(this.dir, CHECKPOINTS_DIR));
+    } catch {
+      return [];
+    }
+    return names
+      .map((n) => /^step-(\d+)$/.exec(n))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+  }
+
+  async loadCheckpoint(step: number): Promise<StoredCheckpoint | undefined> {
+    const dir = join(this.dir, CHECKPOINTS_DIR, checkpointDirName(step));
+    let metaRaw: string;
+    try {
+      metaRaw = await readFile(join(dir, 'meta.json'), 'utf8');
+    } catch {
+      return undefined;
+    }
+    const m = JSON.parse(metaRaw) as { step: number; files: string[]; meta: Record<string, unknown> };
+    const files: Record<string, Uint8Array> = {};
+    for (const f of m.files) files[f] = new Uint8Array(await readFile(join(dir, f)));
+    return { step: m.step, files, meta: m.meta };
+  }
+
+  async loadLatestCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    const steps = await this.checkpointSteps();
+    for (let i = steps.length - 1; i >= 0; i--) {
+      try {
+        const c = await this.loadCheckpoint(steps[i]);
+        if (c) return c;
+      } catch {
+        // unreadable: fall back to the previous one
+      }
+    }
+    return undefined;
+  }
+
+  private async pruneCheckpoints(): Promise<void> {
+    const steps = await this.checkpointSteps();
+    for (const s of steps.slice(0, Math.max(0, steps.length - KEEP_CHECKPOINTS))) {
+      await rm(join(this.dir, CHECKPOINTS_DIR, checkpointDirName(s)), { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Resume support: drop metric and trajectory lines after `step` (written after the checkpoint the run resumes
+   * from), rewriting each file atomically, so the resumed stream has no duplicate steps.
+   */
+  async truncateAfterStep(step: number): Promise<void> {
+    await this.close();
+    for (const file of [METRICS_FILE, TRAJECTORIES_FILE]) {
+      const p = join(this.dir, file);
+      const chunk = await readJsonl(p);
+      const kept = chunk.items.filter((it) => typeof (it as { step?: unknown }).step === 'number' && (it as { step: number }).step <= step);
+      if (kept.length === chunk.items.length && !chunk.tornTail && chunk.badLines === 0) continue;
+      await writeFileAtomic(p, kept.map((k) => `${JSON.stringify(k)}\n`).join(''));
+    }
+  }
+
+  async writeRecord(record: unknown): Promise<void> {
+    await writeFileAtomic(join(this.dir, RUN_FILE), JSON.stringify(record, null, 1));
+  }
+
+  static async ensureDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    // Touch the stream files so a run's directory always has its full shape.
+    for (const f of [METRICS_FILE, TRAJECTORIES_FILE]) await writeFile(join(dir, f), '', { flag: 'a' });
+  }
+}

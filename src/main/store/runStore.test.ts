@@ -1,0 +1,136 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, readdir, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStore } from './runStore';
+import { writeSyntheticRun } from './synthetic';
+import { lttbIndices } from './lttb';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const base = { preset: 'sampo', env: 'sokoban', seed: 7, config: { optim: { lr: 1e-4 } }, totalSteps: 10 };
+
+describe('RunStore', () => {
+  it('creates, lists, filters, sorts, updates and deletes runs', async () => {
+    const s = await RunStore.open(dir);
+    const a = await s.createRun({ ...base, name: 'alpha', tags: ['x'] });
+    const b = await s.createRun({ ...base, env: 'frozenlake', name: 'beta' });
+    expect((await s.listRuns()).map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await s.listRuns({ env: 'frozenlake' })).map((r) => r.id)).toEqual([b.id]);
+    expect((await s.listRuns({ tag: 'x' })).map((r) => r.id)).toEqual([a.id]);
+    expect((await s.listRuns({ search: 'BETA' })).map((r) => r.id)).toEqual([b.id]);
+    expect((await s.listRuns({ sortBy: 'name', sortDir: 'asc' })).map((r) => r.name)).toEqual(['alpha', 'beta']);
+    await s.updateRun(a.id, { status: 'running' });
+    expect((await s.getRun(a.id))?.status).toBe('running');
+    // Reopen: everything persisted.
+    await s.close();
+    const s2 = await RunStore.open(dir);
+    expect(s2.warnings).toEqual([]);
+    expect((await s2.getRun(a.id))?.status).toBe('running');
+    expect((await s2.markInterrupted()).sort()).toEqual([a.id, b.id].sort());
+    expect((await s2.getRun(a.id))?.status).toBe('interrupted');
+    expect(await s2.deleteRun(b.id)).toBe(true);
+    expect(await s2.getRun(b.id)).toBeUndefined();
+    expect((await s2.listRuns()).map((r) => r.id)).toEqual([a.id]);
+  });
+
+  it('round-trips non-finite metrics and ignores + repairs a torn last line', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    await s.appendMetrics(r.id, [
+      { step: 1, values: { 'actor/grad_norm': 0.5, 'val/success_rate': NaN } },
+      { step: 2, values: { 'actor/grad_norm': NaN, 'actor/pg_loss': Infinity } },
+      { step: 3, values: { 'actor/grad_norm': -Infinity } },
+    ]);
+    await s.flush(r.id);
+    await appendFile(join(s.runDir(r.id), 'metrics.jsonl'), '{"step":4,"values":{"actor/gr');
+    await s.close();
+    const s2 = await RunStore.open(dir);
+    const rows = await s2.readMetrics(r.id);
+    expect(rows.map((x) => x.step)).toEqual([1, 2, 3]);
+    expect(rows[1].values['actor/grad_norm']).toBeNaN();
+    expect(rows[1].values['actor/pg_loss']).toBe(Infinity);
+    expect(rows[2].values['actor/grad_norm']).toBe(-Infinity);
+    const series = await s2.series(r.id, 'actor/grad_norm');
+    expect(series.y).toEqual([0.5, null, null]);
+    expect(series.nonFinite).toEqual([{ step: 2, value: 'NaN' }, { step: 3, value: '-Infinity' }]);
+    // validation NaN is "not applicable", not an event
+    expect((await s2.series(r.id, 'val/success_rate')).nonFinite).toEqual([]);
+    // next append repairs the torn tail first
+    await s2.appendMetrics(r.id, [{ step: 4, values: { 'actor/grad_norm': 1 } }]);
+    await s2.flush(r.id);
+    const text = await readFile(join(s2.runDir(r.id), 'metrics.jsonl'), 'utf8');
+    expect(text.trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('moves a corrupt catalog aside and rebuilds it from run folders', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    await s.close();
+    await writeFile(join(dir, 'runs.json'), '{"schemaVersion":1,"runs":{"x"');
+    const s2 = await RunStore.open(dir);
+    expect(s2.warnings[0]).toMatch(/could not be read.*moved aside/);
+    const names = await readdir(dir);
+    const aside = names.find((n) => n.startsWith('runs.json.corrupt-'));
+    expect(aside).toBeDefined();
+    expect(await readFile(join(dir, aside!), 'utf8')).toBe('{"schemaVersion":1,"runs":{"x"');
+    expect((await s2.listRuns()).map((x) => x.id)).toEqual([r.id]);
+  });
+
+  it('moves a corrupt run.json aside and still opens', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    const r2 = await s.createRun({ ...base, seed: 8 });
+    await s.close();
+    await writeFile(join(dir, 'runs.json'), '');
+    await writeFile(join(dir, 'runs', r.id, 'run.json'), 'garbage');
+    const s2 = await RunStore.open(dir);
+    expect(s2.warnings.join('\n')).toMatch(new RegExp(`Run ${r.id}: its record run.json was unreadable`));
+    expect((await s2.listRuns()).map((x) => x.id)).toEqual([r2.id]);
+  });
+
+  it('series by wall time / tokens and LTTB keeps a spike and non-finite markers', async () => {
+    const s = await RunStore.open(dir);
+    const run = await writeSyntheticRun(s, { steps: 2000, seed: 3, nanAt: 1500 });
+    const rows = await s.readMetrics(run.id);
+    // Inject a spike by a second run with a manual stream.
+    const r2 = await s.createRun(base);
+    await s.appendMetrics(r2.id, rows.map((r) => ({ step: r.step, values: { ...r.values, 'actor/grad_norm': r.step === 777 ? 500 : r.values['actor/grad_norm'] } })));
+    const full = await s.series(r2.id, 'actor/grad_norm');
+    expect(full.totalPoints).toBe(2000);
+    const ds = await s.series(r2.id, 'actor/grad_norm', { maxPoints: 100 });
+    expect(ds.x.length).toBeLessThanOrEqual(100);
+    expect(ds.steps).toContain(777);
+    expect(ds.steps).toContain(1500);
+    expect(ds.y[ds.steps.indexOf(1500)]).toBeNull();
+    expect(ds.nonFinite).toEqual([{ step: 1500, value: 'NaN' }]);
+    const wall = await s.series(r2.id, 'actor/grad_norm', { xAxis: 'wall' });
+    expect(wall.x[0]).toBeCloseTo(rows[0].values['perf/wall_s']);
+    const tok = await s.series(r2.id, 'actor/grad_norm', { xAxis: 'tokens' });
+    expect(tok.x[1]).toBe(40_000);
+    const summary = (await s.getRun(run.id))!.summary;
+    expect(summary['best/episode/success_rate']).toBeGreaterThan(0.3);
+    expect(lttbIndices([0, 1, 2], [0, 1, 2], 10)).toEqual([0, 1, 2]);
+  });
+
+  it('checkpoints: latest loads, older pruned, resume truncation drops later steps', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    for (const step of [2, 4, 6]) await s.saveCheckpoint(r.id, { step, files: { 'weights.bin': new Uint8Array([step, 1, 2]) }, meta: { step } });
+    const c = await s.loadLatestCheckpoint(r.id);
+    expect(c?.step).toBe(6);
+    expect([...c!.files['weights.bin']]).toEqual([6, 1, 2]);
+    expect(await s.filesOf(r.id).checkpointSteps()).toEqual([4, 6]);
+    await s.appendMetrics(r.id, [1, 2, 3, 4, 5, 6, 7, 8].map((step) => ({ step, values: { x: step } })));
+    await s.appendTrajectories(r.id, [{ step: 8, split: 'train', env: 'sokoban', taskId: 't', uid: 'u', trajUid: 'tu', won: false, episodeReturn: 0, turns: [] }]);
+    await s.filesOf(r.id).truncateAfterStep(6);
+    expect((await s.readMetrics(r.id)).map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await s.trajectories(r.id)).steps).toEqual([]);
+  });
+});

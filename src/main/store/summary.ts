@@ -1,0 +1,39 @@
+/**
+ * Headline numbers of a run (RunSummary.summary), folded incrementally from its metric records: the last finite
+ * value of a few catalog keys and the best of the success rates (`best/<key>`).
+ */
+import type { MetricRecord } from '../../shared/metrics';
+
+export const SUMMARY_LAST_KEYS = [
+  'episode/success_rate',
+  'episode/reward_mean',
+  'episode/valid_format_ratio',
+  'episode/valid_action_ratio',
+  'val/success_rate',
+  'actor/grad_norm',
+  'actor/entropy',
+] as const;
+export const SUMMARY_BEST_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
+
+export type RunSummaryValues = Record<string, number | null>;
+
+export function foldSummary(summary: RunSummaryValues, rec: MetricRecord): RunSummaryValues {
+  const out = { ...summary };
+  for (const k of SUMMARY_LAST_KEYS) {
+    const v = rec.values[k];
+    if (v !== undefined && Number.isFinite(v)) out[k] = v;
+  }
+  for (const k of SUMMARY_BEST_KEYS) {
+    const v = rec.values[k];
+    if (v === undefined || !Number.isFinite(v)) continue;
+    const prev = out[`best/${k}`];
+    if (prev === undefined || prev === null || v > prev) out[`best/${k}`] = v;
+  }
+  return out;
+}
+
+/** The number `runs.list` sorts by for `sortBy: 'success'`: validation success if any, else training success. */
+export function successOf(summary: RunSummaryValues): number {
+  const v = summary['val/success_rate'] ?? summary['episode/success_rate'];
+  return typeof v === 'number' ? v : -1;
+}
