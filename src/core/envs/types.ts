@@ -62,3 +62,76 @@ export interface TextEnv {
   /** Horizon (max turns) in effect. */
   readonly maxSteps: number;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Extensions (backwards-compatible): what the testbed's own environments offer beyond TextEnv.
+// ---------------------------------------------------------------------------------------------------------
+
+/** A parse result plus the text actually sent to the environment (spec §3.3 pass-through rules). */
+export interface ActionProjection extends ParsedResponse {
+  /** What the environment receives: the action block's text, or the raw output's last 30 characters. */
+  readonly applied: string;
+  /** The parser's own validity (paper's v_r before the admissibility check). */
+  readonly parsedValid: boolean;
+}
+
+/** One expert move: a short rationale and the action, rendered as `<think>…</think><action>…</action>`. */
+export interface ExpertMove {
+  readonly think: string;
+  readonly action: string;
+}
+
+/** One (observation, action) pair of the history window (spec §3.4). */
+export interface HistoryItem {
+  readonly observation: string;
+  readonly action: string;
+}
+
+/** Every environment of the testbed implements this (TextEnv plus parser, expert and prompt pieces). */
+export interface TestbedEnv extends TextEnv {
+  /** Settings in effect (defaults filled in). */
+  readonly settings: Readonly<Record<string, number | boolean | string>>;
+  /** The env's strict parser (spec §2.2 / §3.3). Never throws. */
+  parse(response: string): ActionProjection;
+  /** The current observation (same as the last reset/step returned). */
+  current(): EnvObservation;
+  /** The expert's move from the current state, or null when the episode is over (or, slippery, no path). */
+  expertMove(): ExpertMove | null;
+  /** Stable id of the task the last reset produced, e.g. `sokoban/6x6b1/17`. */
+  taskId(): string;
+  /** Turns taken so far in this episode. */
+  stepsTaken(): number;
+  /** Episode finished (won, lost, or horizon reached). */
+  isDone(): boolean;
+  /** The role / rules line that opens every prompt of this env. */
+  readonly promptIntro: string;
+}
+
+/** One turn of a recorded episode (expert or random). */
+export interface EpisodeTurn {
+  /** Anchor state: the raw observation the action was taken from. */
+  readonly observation: string;
+  readonly task: string;
+  readonly admissibleActions: readonly string[];
+  /** The prompt built with the requested history window. */
+  readonly prompt: string;
+  /** The full response text `<think>…</think><action>…</action>`. */
+  readonly response: string;
+  readonly action: string;
+  readonly reward: number;
+  readonly formatValid: boolean;
+  readonly actionValid: boolean;
+  readonly done: boolean;
+  readonly won: boolean;
+}
+
+export interface Episode {
+  readonly env: string;
+  readonly seed: number;
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly turns: EpisodeTurn[];
+  readonly won: boolean;
+  readonly episodeReturn: number;
+  readonly score: number;
+}
