@@ -5,4 +5,5 @@ import type { CliCommand } from '../types';
  * Add one line per command; keep the list alphabetical.
  */
 export const commands: Record<string, () => Promise<{ default: CliCommand }>> = {
+  envs: () => import('./envs'),
 };
