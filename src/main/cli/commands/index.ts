@@ -5,5 +5,6 @@ import type { CliCommand } from '../types';
  * Add one line per command; keep the list alphabetical.
  */
 export const commands: Record<string, () => Promise<{ default: CliCommand }>> = {
+  algo: () => import('./algo'),
   envs: () => import('./envs'),
 };

@@ -1,0 +1,21 @@
+import { makeCatalog } from '../catalog';
+import { seqMeanTokenMean } from './seq-mean-token-mean';
+import { seqMeanTokenSum } from './seq-mean-token-sum';
+import { seqMeanTokenSumNorm } from './seq-mean-token-sum-norm';
+import { tokenMean } from './token-mean';
+import type { AggregationFn, AggregationName } from './types';
+
+export type { AggregationFn, AggregationName } from './types';
+
+/** The loss-aggregation catalog (dimension 1 of the paper, spec §1.1). */
+export const AGGREGATIONS = makeCatalog<AggregationName, AggregationFn>('loss aggregation', {
+  'token-mean': { name: 'token-mean', summary: 'Mean over all response tokens of the mini-batch (GRPO default).', fn: tokenMean },
+  'seq-mean-token-mean': { name: 'seq-mean-token-mean', summary: 'Mean over turn rows of each row\'s token mean (GRPO_ST, GSPO, SAMPO).', fn: seqMeanTokenMean },
+  'seq-mean-token-sum': { name: 'seq-mean-token-sum', summary: 'Mean over rows of each row\'s token sum (Dr.GRPO).', fn: seqMeanTokenSum },
+  'seq-mean-token-sum-norm': { name: 'seq-mean-token-sum-norm', summary: 'Token sum of the batch divided by the padded response width.', fn: seqMeanTokenSumNorm },
+});
+
+/** Aggregate with a named mode; throws listing the known modes on an unknown name. */
+export function aggregate(name: string, lossMat: Parameters<AggregationFn>[0], mask: Parameters<AggregationFn>[1]) {
+  return AGGREGATIONS.get(name).fn(lossMat, mask);
+}

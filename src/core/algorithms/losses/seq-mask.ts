@@ -1,0 +1,28 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { rowTokens, stopGradient } from '../tensor';
+import type { PolicyLossInput } from './types';
+
+/**
+ * Sequence masking (GRPO_SM, spec §1.2e): keep row r iff Ā_r ≥ 0 or mean_t(log π_old − log π_θ) ≤ δ, with
+ * UNclamped log-ratios. Returns the effective mask (rejected rows zeroed, so they leave both the loss and the
+ * metric denominators) and the number of rejected rows that had at least one token. The test is computed on
+ * detached values: it selects rows, it is not differentiated.
+ */
+export function sequenceMask(input: PolicyLossInput, delta: number): { mask: tf.Tensor2D; numMasked: tf.Scalar } {
+  const { mask } = input;
+  const tokens = rowTokens(mask);
+  const len = tf.maximum(tokens, 1);
+  const advMean = tf.div(tf.sum(tf.mul(input.advantages, mask), 1), len);
+  const drift = tf.div(tf.sum(tf.mul(tf.sub(input.oldLogProb, stopGradient(input.logProb)), mask), 1), len);
+  const keep = tf.logicalOr(tf.greaterEqual(advMean, 0), tf.lessEqual(drift, delta));
+  const keepF = tf.cast(keep, 'float32');
+  const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
+  const numMasked = tf.sum(tf.mul(tf.sub(1, keepF), hasTokens)) as tf.Scalar;
+  return { mask: tf.mul(mask, tf.expandDims(keepF, 1)) as tf.Tensor2D, numMasked };
+}
+
+/** The mask a loss uses: the sequence-masked one when enabled, else the input mask and 0 masked rows. */
+export function effectiveMask(input: PolicyLossInput, seqMask: { enabled: boolean; delta: number }) {
+  if (!seqMask.enabled) return { mask: input.mask, numMasked: tf.scalar(0) };
+  return sequenceMask(input, seqMask.delta);
+}

@@ -1,0 +1,53 @@
+// The full tfjs package registers the cpu backend and every op's gradient (tfjs-core alone has neither).
+import * as tf from '@tensorflow/tfjs';
+import { ProbeInputError, PROBE_FUNCTIONS, runProbe } from '../../../core/algorithms/probe';
+import { UsageError, type CliCommand } from '../types';
+
+const usage = `Usage: arlarena algo < case.json
+
+Reads ONE probe case from stdin and prints {"outputs": {...}} on stdout, so another implementation of the
+paper's algorithms (e.g. the reference's torch code) can be compared number for number.
+
+A case: {"fn": NAME, "params": {...}, "inputs": {...}} with verl's names; matrices are nested lists
+[row][token] (logits [row][token][vocab]), masks 0/1. Functions and their params / inputs (? = optional):
+${Object.entries(PROBE_FUNCTIONS).map(([fn, s]) => `  ${fn}\n    params: ${s.params.join(', ')}\n    inputs: ${s.inputs.join(', ')}`).join('\n')}
+
+Loss, KL and entropy run in float32 tfjs (cpu backend) with gradients via tf.grad wrt log_prob / loss_mat /
+logits; advantages run in float64. Non-finite outputs print as null. Malformed input: one line on stderr,
+exit code 2.`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const command: CliCommand = {
+  summary: 'JSON probe of the loss / KL / entropy / advantage functions (one case on stdin)',
+  usage,
+  async run(args, ctx) {
+    if (args.length > 0) throw new UsageError(`algo takes no arguments (got "${args[0]}"); pipe one JSON case on stdin (see arlarena algo --help)`);
+    // The cpu backend is exact enough and always present; PROD mode silences tfjs's "install tfjs-node"
+    // banner, which would otherwise land on stderr of every probe call.
+    tf.enableProdMode();
+    await tf.setBackend('cpu');
+    const text = await readStdin();
+    if (text.trim() === '') throw new UsageError('no input: pipe one JSON case {"fn", "params", "inputs"} on stdin');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`stdin is not valid JSON (${(e as Error).message}); NaN and Infinity are not JSON numbers`);
+    }
+    try {
+      const out = runProbe(raw);
+      ctx.stdout.write(`${JSON.stringify(out)}\n`);
+      return 0;
+    } catch (e) {
+      if (e instanceof ProbeInputError) throw new UsageError(e.message);
+      throw e;
+    }
+  },
+};
+
+export default command;
