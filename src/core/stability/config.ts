@@ -1,0 +1,162 @@
+/**
+ * Thresholds of the collapse detector, one block per rule (spec §4: the sources give no thresholds; these
+ * defaults were set on synthetic streams shaped like the paper's curves — see the calibration notes in the
+ * report). Override any field with `resolveDetectorConfig({ gradNormSpike: { factor: 8 } })`.
+ */
+export interface DetectorConfig {
+  /** Steps an alert may go quiet and still be the same alert (a new finding within this gap extends it). */
+  readonly mergeGap: number;
+  /** Steps of the metric shown before an alert's first step in its evidence window. */
+  readonly evidenceBefore: number;
+  /** Most points in an evidence window. */
+  readonly evidenceMax: number;
+
+  readonly nonFinite: {
+    readonly enabled: boolean;
+    /** Metric groups whose non-finite values are not reported (throughput ratios divide by tiny times). */
+    readonly ignoreGroups: readonly string[];
+  };
+  readonly gradNormSpike: {
+    readonly enabled: boolean;
+    /** Rolling window (steps) of the median the gradient norm is compared with. */
+    readonly window: number;
+    /** Finite values needed before the rule judges (too little history = no baseline). */
+    readonly minHistory: number;
+    /** Warn when grad-norm > factor × rolling median. Lower it to catch smaller spikes (more false alarms). */
+    readonly factor: number;
+    /** Critical when grad-norm > criticalFactor × rolling median, or the spike lasts `sustainCritical` steps. */
+    readonly criticalFactor: number;
+    readonly sustainCritical: number;
+    /** Ignore spikes below this absolute norm (a tiny median makes any blip look big). */
+    readonly minValue: number;
+  };
+  readonly validityDrop: {
+    readonly enabled: boolean;
+    /** Steps averaged before comparing (rollout noise). */
+    readonly smooth: number;
+    /** Steps before the running max counts. */
+    readonly minSteps: number;
+    /** Warn when the smoothed ratio is this far (absolute) below its running max; critical at `criticalDrop`. */
+    readonly warnDrop: number;
+    readonly criticalDrop: number;
+    /** Consecutive steps the drop must hold. */
+    readonly patience: number;
+  };
+  readonly successCollapse: {
+    readonly enabled: boolean;
+    /** Steps (validations for val/…) averaged before comparing. */
+    readonly smooth: number;
+    readonly valSmooth: number;
+    /** Success must have reached this peak before a fall counts (learning must have happened). */
+    readonly minPeak: number;
+    /** Warn when smoothed success ≤ (1 − warnFrac) × peak; critical at (1 − criticalFrac) × peak. */
+    readonly warnFrac: number;
+    readonly criticalFrac: number;
+    /** Reward: warn when it gave back this share of its gain over the first steps' baseline… */
+    readonly rewardGiveBack: number;
+    /** …and the gain was at least this many reward units. */
+    readonly rewardMinGain: number;
+    readonly patience: number;
+  };
+  readonly entropyShift: {
+    readonly enabled: boolean;
+    /** First steps whose median is the baseline. */
+    readonly baselineSteps: number;
+    readonly smooth: number;
+    /** Collapse: smoothed entropy < collapseFrac × baseline. */
+    readonly collapseFrac: number;
+    /** Blow-up: smoothed entropy > blowupFactor × baseline and > baseline + blowupMinNats. */
+    readonly blowupFactor: number;
+    readonly blowupMinNats: number;
+    readonly patience: number;
+  };
+  readonly klDrift: {
+    readonly enabled: boolean;
+    /** |actor/ppo_kl| (nats) above which the update drifts off-policy: warn / critical. */
+    readonly ppoKlWarn: number;
+    readonly ppoKlCritical: number;
+    /** actor/kl_loss: warn when smoothed > max(klLossFloor, klLossFactor × baseline). */
+    readonly klLossFactor: number;
+    readonly klLossFloor: number;
+    readonly baselineSteps: number;
+    readonly smooth: number;
+    readonly patience: number;
+  };
+  readonly clipFracDrift: {
+    readonly enabled: boolean;
+    readonly smooth: number;
+    /** Absolute clip fraction: warn / critical. */
+    readonly warn: number;
+    readonly critical: number;
+    /** Or relative: smoothed > factor × baseline and above `relativeFloor`. */
+    readonly factor: number;
+    readonly relativeFloor: number;
+    readonly baselineSteps: number;
+    readonly patience: number;
+  };
+  readonly deadSignal: {
+    readonly enabled: boolean;
+    /** Share of zero-variance groups at or above which a step carries (almost) no GRPO signal. */
+    readonly share: number;
+    /** Consecutive steps before warning. */
+    readonly patience: number;
+  };
+  readonly lengthRunaway: {
+    readonly enabled: boolean;
+    readonly smooth: number;
+    /** Share of responses hitting the max length: warn / critical. */
+    readonly clipWarn: number;
+    readonly clipCritical: number;
+    /** Mean response length > factor × baseline. */
+    readonly lengthFactor: number;
+    readonly baselineSteps: number;
+    readonly patience: number;
+  };
+  readonly mismatch: {
+    readonly enabled: boolean;
+    /** max |log π_rollout − log π_trainer| (nats): warn / critical. */
+    readonly maxWarn: number;
+    readonly maxCritical: number;
+    /** mean |…| (nats): warn. */
+    readonly meanWarn: number;
+    readonly patience: number;
+  };
+}
+
+export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
+  mergeGap: 5,
+  evidenceBefore: 10,
+  evidenceMax: 40,
+  nonFinite: { enabled: true, ignoreGroups: ['throughput'] },
+  gradNormSpike: { enabled: true, window: 20, minHistory: 5, factor: 5, criticalFactor: 20, sustainCritical: 3, minValue: 1e-3 },
+  validityDrop: { enabled: true, smooth: 3, minSteps: 3, warnDrop: 0.15, criticalDrop: 0.4, patience: 2 },
+  successCollapse: { enabled: true, smooth: 5, valSmooth: 2, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, patience: 3 },
+  entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.1, blowupFactor: 3, blowupMinNats: 0.5, patience: 3 },
+  klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
+  clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },
+  deadSignal: { enabled: true, share: 0.95, patience: 5 },
+  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, lengthFactor: 2, baselineSteps: 5, patience: 3 },
+  mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
+};
+
+export type DetectorConfigOverrides = { readonly [K in keyof DetectorConfig]?: DetectorConfig[K] extends object ? Partial<DetectorConfig[K]> : DetectorConfig[K] };
+
+/** Defaults with `overrides` merged per rule block; unknown blocks or fields are an error naming them. */
+export function resolveDetectorConfig(overrides: DetectorConfigOverrides = {}): DetectorConfig {
+  const out: Record<string, unknown> = { ...DEFAULT_DETECTOR_CONFIG };
+  for (const [k, v] of Object.entries(overrides)) {
+    if (!(k in DEFAULT_DETECTOR_CONFIG)) {
+      throw new Error(`detector config: unknown field "${k}"; known: ${Object.keys(DEFAULT_DETECTOR_CONFIG).join(', ')}`);
+    }
+    const def = (DEFAULT_DETECTOR_CONFIG as unknown as Record<string, unknown>)[k];
+    if (def !== null && typeof def === 'object' && !Array.isArray(def)) {
+      for (const f of Object.keys(v as object)) {
+        if (!(f in (def as object))) throw new Error(`detector config: unknown field "${k}.${f}"; known: ${Object.keys(def as object).join(', ')}`);
+      }
+      out[k] = { ...(def as object), ...(v as object) };
+    } else {
+      out[k] = v;
+    }
+  }
+  return out as unknown as DetectorConfig;
+}

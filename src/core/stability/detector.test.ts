@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { CollapseDetector, detectAlerts } from './detector';
+import { resolveDetectorConfig } from './config';
+import { RULES } from './rules/index';
+import { syntheticStream, type SyntheticShape } from './synthetic';
+import { isMetricKey } from '../../shared/metrics';
+
+function rulesFired(shape: SyntheticShape, seed = 1, extra: { nanAt?: number } = {}): Set<string> {
+  const recs = syntheticStream({ steps: 150, seed, shape, collapseAt: 90, ...extra });
+  return new Set(detectAlerts('r', recs).map((a) => a.rule));
+}
+
+describe('collapse detector', () => {
+  it('is quiet on calm streams (10 seeds, 300 steps)', () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const alerts = detectAlerts('r', syntheticStream({ steps: 300, seed, shape: 'calm' }));
+      expect(alerts.map((a) => `${a.rule}@${a.firstStep}: ${a.message}`)).toEqual([]);
+    }
+  });
+
+  it('catches the tolerant-clipping collapse: grad spike, format drop, success collapse, clip fraction', () => {
+    const recs = syntheticStream({ steps: 150, seed: 2, shape: 'cispo_collapse', collapseAt: 90 });
+    const alerts = detectAlerts('r', recs);
+    const byRule = new Map(alerts.map((a) => [`${a.rule}|${a.metric}`, a]));
+    const spike = byRule.get('grad_norm_spike|actor/grad_norm');
+    expect(spike).toBeDefined();
+    expect(spike!.firstStep).toBeGreaterThanOrEqual(90);
+    expect(spike!.firstStep).toBeLessThanOrEqual(93);
+    expect(spike!.severity).toBe('critical');
+    expect(spike!.hint).toMatch(/SAMPO or GSPO/);
+    expect(spike!.evidence.steps.length).toBeGreaterThan(5);
+    expect(spike!.evidence.steps[0]).toBeLessThan(spike!.firstStep);
+    expect(byRule.get('validity_drop|episode/valid_format_ratio')?.severity).toBe('critical');
+    expect(byRule.get('success_collapse|episode/success_rate')).toBeDefined();
+    expect(byRule.get('clip_fraction_drift|actor/pg_clipfrac')).toBeDefined();
+    expect(byRule.get('kl_drift|actor/ppo_kl')).toBeDefined();
+    // Nothing fires before the collapse.
+    expect(Math.min(...alerts.map((a) => a.firstStep))).toBeGreaterThanOrEqual(90);
+  });
+
+  it.each([
+    ['entropy_collapse', 'entropy_shift'],
+    ['dead_signal', 'dead_signal'],
+    ['length_runaway', 'length_runaway'],
+    ['mismatch', 'train_inference_mismatch'],
+    ['kl_drift', 'kl_drift'],
+  ] as const)('shape %s fires %s (and only after onset)', (shape, rule) => {
+    const recs = syntheticStream({ steps: 150, seed: 3, shape, collapseAt: 90 });
+    const alerts = detectAlerts('r', recs);
+    expect(alerts.some((a) => a.rule === rule)).toBe(true);
+    expect(Math.min(...alerts.map((a) => a.firstStep))).toBeGreaterThanOrEqual(90);
+  });
+
+  it('non-finite: NaN grad norm and infinite loss are critical; validation NaNs are not events', () => {
+    const alerts = detectAlerts('r', syntheticStream({ steps: 60, seed: 4, nanAt: 40 }));
+    const nf = alerts.filter((a) => a.rule === 'non_finite');
+    expect(nf.map((a) => a.metric).sort()).toEqual(['actor/grad_norm', 'actor/grad_norm_max', 'actor/pg_loss', 'actor/skipped_updates'].sort());
+    expect(nf.find((a) => a.metric === 'actor/grad_norm')!.severity).toBe('critical');
+    expect(nf.find((a) => a.metric === 'actor/grad_norm')!.evidence.values.at(-1)).toBeNull();
+    expect(alerts.every((a) => a.firstStep === 40)).toBe(true);
+  });
+
+  it('entropy blow-up fires', () => {
+    const recs = syntheticStream({ steps: 40, seed: 5 }).map((r) => ({ step: r.step, values: { ...r.values, 'actor/entropy': r.step > 20 ? 5 : r.values['actor/entropy'] } }));
+    expect(detectAlerts('r', recs).some((a) => a.rule === 'entropy_shift' && /blew up/.test(a.message))).toBe(true);
+  });
+
+  it('incremental feed equals batch, merges a sustained episode into one alert', () => {
+    const recs = syntheticStream({ steps: 150, seed: 6, shape: 'cispo_collapse', collapseAt: 90 });
+    const d = new CollapseDetector('r');
+    const updates = recs.flatMap((r) => d.feed(r));
+    expect(d.alerts()).toEqual(detectAlerts('r', recs));
+    const spikes = d.alerts().filter((a) => a.rule === 'grad_norm_spike');
+    expect(spikes).toHaveLength(1);
+    expect(spikes[0].lastStep).toBe(150);
+    expect(updates.filter((u) => u.kind === 'raised')).toHaveLength(d.alerts().length);
+  });
+
+  it('thresholds are configurable, and unknown fields are named', () => {
+    const recs = syntheticStream({ steps: 150, seed: 2, shape: 'cispo_collapse', collapseAt: 90 });
+    const off = detectAlerts('r', recs, { gradNormSpike: { enabled: false } });
+    expect(off.some((a) => a.rule === 'grad_norm_spike')).toBe(false);
+    expect(() => resolveDetectorConfig({ gradNormSpike: { factr: 3 } as never })).toThrow(/gradNormSpike\.factr.*known: enabled, window/);
+  });
+
+  it('every rule reads catalog keys only', () => {
+    for (const r of RULES) for (const k of r.metrics) if (k !== '*') expect(isMetricKey(k), `${r.id}: ${k}`).toBe(true);
+    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
+  });
+
+  it('fires on every failure shape across seeds (no false negatives) and stays quiet before onset', () => {
+    for (const shape of ['cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'] as const) {
+      for (let seed = 10; seed < 15; seed++) expect(rulesFired(shape, seed).size, `${shape} seed ${seed}`).toBeGreaterThan(0);
+    }
+  });
+});

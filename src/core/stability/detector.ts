@@ -1,0 +1,112 @@
+/**
+ * The collapse detector: feeds metric records through every enabled rule and merges per-step findings into
+ * alerts (one alert per rule + metric episode; a finding within `mergeGap` steps of the last one extends it,
+ * raising its severity if needed). Incremental (`feed`, live during training) and batch (`detectAlerts`, over a
+ * stored run) give the same alerts for the same stream.
+ */
+import type { Alert } from '../../shared/api';
+import type { MetricRecord } from '../../shared/metrics';
+import { resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverrides } from './config';
+import { RULES } from './rules/index';
+import type { Finding, RuleDef, RuleInstance, Severity } from './types';
+
+const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
+const HISTORY = 400;
+
+export interface AlertUpdate {
+  readonly kind: 'raised' | 'updated';
+  readonly alert: Alert;
+}
+
+export class CollapseDetector {
+  readonly config: DetectorConfig;
+  private rules: Array<{ def: RuleDef; inst: RuleInstance }>;
+  private history = new Map<string, Array<{ step: number; value: number }>>();
+  private open = new Map<string, Alert>();
+  private all: Alert[] = [];
+  private lastStep = -Infinity;
+
+  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides) {
+    this.config = config && 'mergeGap' in config && 'nonFinite' in config && 'mismatch' in config ? (config as DetectorConfig) : resolveDetectorConfig(config as DetectorConfigOverrides | undefined);
+    this.rules = RULES.filter((r) => r.enabled(this.config)).map((def) => ({ def, inst: def.create(this.config) }));
+  }
+
+  /** Feed one step (steps must increase; a repeated or older step is ignored). Returns alerts raised or updated. */
+  feed(rec: MetricRecord): AlertUpdate[] {
+    if (rec.step <= this.lastStep) return [];
+    this.lastStep = rec.step;
+    for (const [k, v] of Object.entries(rec.values)) {
+      let h = this.history.get(k);
+      if (!h) this.history.set(k, (h = []));
+      h.push({ step: rec.step, value: v });
+      if (h.length > HISTORY) h.shift();
+    }
+    const updates: AlertUpdate[] = [];
+    for (const { def, inst } of this.rules) {
+      for (const f of inst.feed(rec)) updates.push(this.merge(def, f, rec.step));
+    }
+    return updates;
+  }
+
+  private merge(def: RuleDef, f: Finding, step: number): AlertUpdate {
+    const key = `${def.id}|${f.metric}`;
+    const cur = this.open.get(key);
+    if (cur && step - cur.lastStep <= this.config.mergeGap) {
+      const severity = RANK[f.severity] > RANK[cur.severity] ? f.severity : cur.severity;
+      // Keep the message of the worst finding so far (the one that set the severity), refreshed while it holds.
+      const takeNew = RANK[f.severity] >= RANK[cur.severity];
+      const next: Alert = { ...cur, severity, lastStep: step, message: takeNew ? f.message : cur.message, hint: takeNew ? f.hint : cur.hint, evidence: this.evidence(f.metric, cur.firstStep, step) };
+      this.replace(cur, next);
+      this.open.set(key, next);
+      return { kind: 'updated', alert: next };
+    }
+    const alert: Alert = {
+      id: `${def.id}:${f.metric}:${step}`,
+      runId: this.runId,
+      rule: def.id,
+      severity: f.severity,
+      metric: f.metric,
+      firstStep: step,
+      lastStep: step,
+      message: f.message,
+      hint: f.hint,
+      evidence: this.evidence(f.metric, step, step),
+      acknowledged: false,
+    };
+    this.open.set(key, alert);
+    this.all.push(alert);
+    return { kind: 'raised', alert };
+  }
+
+  private replace(old: Alert, next: Alert): void {
+    const i = this.all.indexOf(old);
+    if (i >= 0) this.all[i] = next;
+  }
+
+  private evidence(metric: string, first: number, last: number): Alert['evidence'] {
+    const h = this.history.get(metric) ?? [];
+    let pts = h.filter((p) => p.step <= last);
+    const startIdx = pts.findIndex((p) => p.step >= first);
+    const from = Math.max(0, (startIdx < 0 ? pts.length : startIdx) - this.config.evidenceBefore);
+    pts = pts.slice(from);
+    // Long episodes: keep the onset (most diagnostic) and the latest few points.
+    const max = this.config.evidenceMax;
+    if (pts.length > max) {
+      const tail = Math.min(10, Math.floor(max / 4));
+      pts = [...pts.slice(0, max - tail), ...pts.slice(pts.length - tail)];
+    }
+    return { steps: pts.map((p) => p.step), values: pts.map((p) => (Number.isFinite(p.value) ? p.value : null)) };
+  }
+
+  /** Every alert so far (raised order). */
+  alerts(): Alert[] {
+    return [...this.all];
+  }
+}
+
+/** Batch: run the detector over a whole stored stream. */
+export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides): Alert[] {
+  const d = new CollapseDetector(runId, config);
+  for (const r of records) d.feed(r);
+  return d.alerts();
+}

@@ -1,0 +1,7 @@
+/** Collapse detection over metric streams (spec §4). Pure TypeScript. */
+export { CollapseDetector, detectAlerts, type AlertUpdate } from './detector';
+export { DEFAULT_DETECTOR_CONFIG, resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverrides } from './config';
+export { RULES, ruleById } from './rules/index';
+export type { Finding, RuleDef, RuleId, RuleInstance } from './types';
+export { syntheticStream, type SyntheticOptions, type SyntheticShape } from './synthetic';
+export { reportableNonFinite, nonFiniteKind } from './nonFinite';

@@ -1,0 +1,39 @@
+/** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
+import { Baseline, Streak, Window, fmt, pct } from '../stats';
+import { CLIPPING_HINT, finite, type RuleDef } from '../types';
+
+const KEY = 'actor/pg_clipfrac';
+
+export const clipFractionDriftRule: RuleDef = {
+  id: 'clip_fraction_drift',
+  title: 'Clip-fraction drift',
+  description: 'The clip fraction rises far above its usual level: many tokens are far off-policy (spec §4 reads this per loss).',
+  metrics: [KEY],
+  enabled: (c) => c.clipFracDrift.enabled,
+  create(cfg) {
+    const c = cfg.clipFracDrift;
+    const base = new Baseline(c.baselineSteps);
+    const win = new Window(c.smooth);
+    const streak = new Streak();
+    return {
+      feed(rec) {
+        const v = finite(rec, KEY);
+        if (v === undefined) return [];
+        base.push(v);
+        win.push(v);
+        const b = base.get();
+        if (!win.full) return [];
+        const sm = win.mean();
+        const absolute = sm > c.warn;
+        const relative = b !== null && sm > c.factor * b && sm > c.relativeFloor;
+        if (streak.update(absolute || relative) < c.patience) return [];
+        return [{
+          metric: KEY,
+          severity: sm > c.critical ? 'critical' : 'warning',
+          message: `Clip fraction is ${pct(sm)} (step ${rec.step})${b !== null ? `, baseline ${fmt(b)}` : ''}: many tokens sit outside the trust region.`,
+          hint: CLIPPING_HINT,
+        }];
+      },
+    };
+  },
+};

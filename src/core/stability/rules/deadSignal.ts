@@ -1,0 +1,31 @@
+/** dead_signal: nearly every group has identical returns, so group-relative advantages are zero. */
+import { Streak, pct } from '../stats';
+import { finite, type RuleDef } from '../types';
+
+const KEY = 'filter/zero_variance_share';
+
+export const deadSignalRule: RuleDef = {
+  id: 'dead_signal',
+  title: 'Dead learning signal',
+  description: 'The share of zero-variance groups is near 1: GRPO-style advantages vanish and nothing is learned.',
+  metrics: [KEY],
+  enabled: (c) => c.deadSignal.enabled,
+  create(cfg) {
+    const c = cfg.deadSignal;
+    const streak = new Streak();
+    return {
+      feed(rec) {
+        const v = finite(rec, KEY);
+        if (v === undefined) return [];
+        const n = streak.update(v >= c.share);
+        if (n < c.patience) return [];
+        return [{
+          metric: KEY,
+          severity: 'warning',
+          message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
+          hint: 'enable dynamic filtering, raise the group size or rollout temperature, or use an easier environment setting',
+        }];
+      },
+    };
+  },
+};

@@ -1,0 +1,38 @@
+/** grad_norm_spike: gradient norm far above its rolling median (spec §4: "gradient norms explode" before collapse). */
+import { Streak, Window, fmt } from '../stats';
+import { CLIPPING_HINT, finite, type RuleDef } from '../types';
+
+const KEY = 'actor/grad_norm';
+
+export const gradNormSpikeRule: RuleDef = {
+  id: 'grad_norm_spike',
+  title: 'Gradient-norm spike',
+  description: 'The pre-clipping gradient norm jumps far above its rolling median — the first sign of the tolerant-clipping collapse.',
+  metrics: [KEY],
+  enabled: (c) => c.gradNormSpike.enabled,
+  create(cfg) {
+    const c = cfg.gradNormSpike;
+    const win = new Window(c.window);
+    const streak = new Streak();
+    return {
+      feed(rec) {
+        const v = finite(rec, KEY);
+        if (v === undefined) return [];
+        const med = win.median();
+        const judged = win.size >= c.minHistory && med > 0;
+        const spike = judged && v > c.factor * med && v > c.minValue;
+        const n = streak.update(spike);
+        // Spikes stay out of the baseline window, so a sustained explosion keeps firing.
+        if (!spike) win.push(v);
+        if (!spike) return [];
+        const ratio = v / med;
+        return [{
+          metric: KEY,
+          severity: ratio > c.criticalFactor || n >= c.sustainCritical ? 'critical' : 'warning',
+          message: `Gradient norm ${fmt(v)} at step ${rec.step} is ${fmt(ratio)}× its rolling median ${fmt(med)} (last ${win.size} calm steps)${n > 1 ? `, ${n} steps in a row` : ''}.`,
+          hint: `exploding gradients precede collapse; ${CLIPPING_HINT}`,
+        }];
+      },
+    };
+  },
+};

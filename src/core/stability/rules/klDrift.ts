@@ -1,0 +1,59 @@
+/** kl_drift: the update drifting off-policy (PPO KL) or far from the reference policy (KL loss). */
+import { Baseline, Streak, Window, fmt } from '../stats';
+import { finite, type Finding, type RuleDef } from '../types';
+
+const PPO_KL = 'actor/ppo_kl';
+const KL_LOSS = 'actor/kl_loss';
+
+export const klDriftRule: RuleDef = {
+  id: 'kl_drift',
+  title: 'KL drift',
+  description: 'The new policy moves far from the behaviour policy within a step (PPO KL), or far from the reference policy over training (KL loss).',
+  metrics: [PPO_KL, KL_LOSS],
+  enabled: (c) => c.klDrift.enabled,
+  create(cfg) {
+    const c = cfg.klDrift;
+    const ppoWin = new Window(c.smooth);
+    const ppoStreak = new Streak();
+    const klBase = new Baseline(c.baselineSteps);
+    const klWin = new Window(c.smooth);
+    const klStreak = new Streak();
+    return {
+      feed(rec) {
+        const out: Finding[] = [];
+        const p = finite(rec, PPO_KL);
+        if (p !== undefined) {
+          ppoWin.push(Math.abs(p));
+          const sm = ppoWin.mean();
+          if (ppoStreak.update(ppoWin.full && sm > c.ppoKlWarn) >= c.patience) {
+            out.push({
+              metric: PPO_KL,
+              severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
+              message: `PPO KL (old‖new) is ${fmt(sm)} nats per token (step ${rec.step}), above ${fmt(c.ppoKlWarn)}: updates drift far off-policy.`,
+              hint: 'use fewer mini-batches or epochs per step, a lower learning rate, or sequence-level bounds (GSPO / SAMPO)',
+            });
+          }
+        }
+        const k = finite(rec, KL_LOSS);
+        if (k !== undefined) {
+          klBase.push(k);
+          klWin.push(k);
+          const b = klBase.get();
+          if (b !== null && klWin.full) {
+            const sm = klWin.mean();
+            const limit = Math.max(c.klLossFloor, c.klLossFactor * b);
+            if (klStreak.update(sm > limit) >= c.patience) {
+              out.push({
+                metric: KL_LOSS,
+                severity: sm > 4 * limit ? 'critical' : 'warning',
+                message: `KL to the reference policy reached ${fmt(sm)} nats (step ${rec.step}), above ${fmt(limit)} (baseline ${fmt(b)}).`,
+                hint: 'the policy is drifting far from its starting point: raise the KL coefficient or lower the learning rate',
+              });
+            }
+          }
+        }
+        return out;
+      },
+    };
+  },
+};

@@ -1,0 +1,46 @@
+/** non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for non-finite gradients. */
+import { metricDef } from '../../../shared/metrics';
+import { reportableNonFinite } from '../nonFinite';
+import { finite, type Finding, type RuleDef } from '../types';
+
+const CRITICAL_PREFIXES = ['actor/', 'critic/'];
+
+export const nonFiniteRule: RuleDef = {
+  id: 'non_finite',
+  title: 'Non-finite values',
+  description: 'A loss, gradient or statistic became NaN or infinite: the update is numerically broken from here on.',
+  metrics: ['*'],
+  enabled: (c) => c.nonFinite.enabled,
+  create(cfg) {
+    const seen = new Set<string>();
+    const ignore = new Set(cfg.nonFinite.ignoreGroups);
+    return {
+      feed(rec) {
+        const out: Finding[] = [];
+        for (const [key, v] of Object.entries(rec.values)) {
+          const group = metricDef(key)?.group;
+          if (group && ignore.has(group)) continue;
+          const kind = reportableNonFinite(key, v, seen.has(key));
+          if (Number.isFinite(v)) seen.add(key);
+          if (kind === null) continue;
+          out.push({
+            metric: key,
+            severity: CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning',
+            message: `${metricDef(key)?.label ?? key} became ${kind} at step ${rec.step}.`,
+            hint: 'a non-finite loss or gradient usually follows an exploding update: lower the learning rate, keep gradient clipping on, and prefer SAMPO/GSPO over tolerant clipping',
+          });
+        }
+        const skipped = finite(rec, 'actor/skipped_updates');
+        if (skipped !== undefined && skipped > 0) {
+          out.push({
+            metric: 'actor/skipped_updates',
+            severity: 'warning',
+            message: `${skipped} mini-batch update(s) were skipped at step ${rec.step} because the gradient was non-finite.`,
+            hint: 'skipped updates mean the loss is numerically unstable: lower the learning rate or tighten clipping',
+          });
+        }
+        return out;
+      },
+    };
+  },
+};

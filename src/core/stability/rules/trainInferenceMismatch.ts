@@ -1,0 +1,34 @@
+/** train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's. */
+import { Streak, fmt } from '../stats';
+import { finite, type Finding, type RuleDef } from '../types';
+
+const MAX = 'mismatch/logprob_abs_max';
+const MEAN = 'mismatch/logprob_abs_mean';
+
+export const trainInferenceMismatchRule: RuleDef = {
+  id: 'train_inference_mismatch',
+  title: 'Train/inference mismatch',
+  description: 'Log-probabilities from the rollout engine (onnxruntime) and the trainer (tfjs) disagree, so importance ratios are wrong before any update.',
+  metrics: [MAX, MEAN],
+  enabled: (c) => c.mismatch.enabled,
+  create(cfg) {
+    const c = cfg.mismatch;
+    const maxStreak = new Streak();
+    const meanStreak = new Streak();
+    const hint = 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)';
+    return {
+      feed(rec) {
+        const out: Finding[] = [];
+        const mx = finite(rec, MAX);
+        if (mx !== undefined && maxStreak.update(mx > c.maxWarn) >= c.patience) {
+          out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${fmt(mx)} nats (step ${rec.step}).`, hint });
+        }
+        const mn = finite(rec, MEAN);
+        if (mn !== undefined && meanStreak.update(mn > c.meanWarn) >= c.patience) {
+          out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ by ${fmt(mn)} nats per token on average (step ${rec.step}).`, hint });
+        }
+        return out;
+      },
+    };
+  },
+};

@@ -1,0 +1,42 @@
+/** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
+import { Streak, Window, fmt, pct } from '../stats';
+import { CLIPPING_HINT, finite, type Finding, type RuleDef } from '../types';
+
+const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
+
+export const validityDropRule: RuleDef = {
+  id: 'validity_drop',
+  title: 'Format / action validity falling',
+  description: 'The share of well-formed responses (or admissible actions) falls from its best: the policy is losing the output format.',
+  metrics: KEYS,
+  enabled: (c) => c.validityDrop.enabled,
+  create(cfg) {
+    const c = cfg.validityDrop;
+    const st = KEYS.map(() => ({ win: new Window(c.smooth), max: -Infinity, n: 0, streak: new Streak() }));
+    return {
+      feed(rec) {
+        const out: Finding[] = [];
+        KEYS.forEach((key, i) => {
+          const v = finite(rec, key);
+          if (v === undefined) return;
+          const s = st[i];
+          s.win.push(v);
+          s.n++;
+          const sm = s.win.mean();
+          if (s.n >= c.minSteps && s.win.full) s.max = Math.max(s.max, sm);
+          const drop = s.max - sm;
+          const n = s.streak.update(Number.isFinite(drop) && drop >= c.warnDrop);
+          if (n < c.patience) return;
+          const what = key === 'episode/valid_format_ratio' ? 'Valid-format ratio' : 'Valid-action ratio';
+          out.push({
+            metric: key,
+            severity: drop >= c.criticalDrop ? 'critical' : 'warning',
+            message: `${what} fell to ${pct(sm)} (mean of last ${s.win.size} steps) from its best ${pct(s.max)} — down ${fmt(drop)} at step ${rec.step}.`,
+            hint: key === 'episode/valid_format_ratio' ? `the policy is losing the <think>/<action> format; ${CLIPPING_HINT}` : `actions stop being admissible; ${CLIPPING_HINT}; a larger invalid-action penalty can help`,
+          });
+        });
+        return out;
+      },
+    };
+  },
+};

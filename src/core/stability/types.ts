@@ -1,0 +1,52 @@
+/** The detector's rule family: one signature for every rule in the catalog (rules/). */
+import type { MetricRecord } from '../../shared/metrics';
+import type { DetectorConfig } from './config';
+
+export type Severity = 'info' | 'warning' | 'critical';
+
+/** One step's verdict of a rule on one metric. The engine merges consecutive findings into an alert. */
+export interface Finding {
+  readonly metric: string;
+  readonly severity: Severity;
+  /** Plain-language statement with the numbers (what happened at this step). */
+  readonly message: string;
+  /** What to try. */
+  readonly hint: string;
+}
+
+export interface RuleInstance {
+  /** Feed one step's record (steps in increasing order); return this step's findings. */
+  feed(rec: MetricRecord): Finding[];
+}
+
+export type RuleId =
+  | 'non_finite'
+  | 'grad_norm_spike'
+  | 'validity_drop'
+  | 'success_collapse'
+  | 'entropy_shift'
+  | 'kl_drift'
+  | 'clip_fraction_drift'
+  | 'dead_signal'
+  | 'length_runaway'
+  | 'train_inference_mismatch';
+
+export interface RuleDef {
+  readonly id: RuleId;
+  readonly title: string;
+  /** What the rule watches and why (spec §4). */
+  readonly description: string;
+  /** Metric keys (src/shared/metrics.ts) the rule reads; `*` for any. */
+  readonly metrics: readonly string[];
+  enabled(cfg: DetectorConfig): boolean;
+  create(cfg: DetectorConfig): RuleInstance;
+}
+
+/** The finite value of `key` in `rec`, or undefined. */
+export function finite(rec: MetricRecord, key: string): number | undefined {
+  const v = rec.values[key];
+  return v !== undefined && Number.isFinite(v) ? v : undefined;
+}
+
+/** Hint shared by rules whose failure is the tolerant-clipping collapse of spec §4. */
+export const CLIPPING_HINT = 'tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking (GRPO_SM); a lower learning rate also helps';
