@@ -3,13 +3,14 @@
  * unknown name gives an error listing the valid names. Catalog entries match `EnvInfo` in src/shared/api.ts.
  */
 import { FROZENLAKE_SETTINGS, FrozenLakeEnv } from './frozenlake';
-import { projectKeywords } from './parse';
+import { HOUSEHOLD_SETTINGS, HouseholdEnv } from './household';
+import { projectKeywords, projectStrict } from './parse';
 import type { SettingSpec } from './settings';
 import { SOKOBAN_SETTINGS, SokobanEnv } from './sokoban';
 import { GRID_KEYWORDS } from './grid';
 import type { ActionProjection, TestbedEnv } from './types';
 
-export type EnvName = 'sokoban' | 'frozenlake';
+export type EnvName = 'sokoban' | 'frozenlake' | 'household';
 
 export interface EnvCatalogEntry {
   readonly name: EnvName;
@@ -54,6 +55,19 @@ export const ENV_CATALOG: readonly EnvCatalogEntry[] = [
     settings: FROZENLAKE_SETTINGS,
     create: (s) => new FrozenLakeEnv(s),
     parse: (t) => projectKeywords(t, GRID_KEYWORDS, 'still'),
+  },
+  {
+    name: 'household',
+    label: 'Household (ALFWorld-style)',
+    description:
+      'A room of receptacles (some closed, with contents) and objects; the six ALFWorld task types (pick & place, examine in light, clean / heat / cool & place, pick two & place) in ALFWorld\'s command language.',
+    tests: 'Long horizons (up to 50 turns), partial observability and exploration, sparse terminal reward, many admissible actions, invalid commands answered "nothing happens".',
+    rewardRange: [0, 10],
+    horizon: 50,
+    solvable: 'always: the task objects, tools and goal receptacle exist in the room; the observation-only planner expert solves every task',
+    settings: HOUSEHOLD_SETTINGS,
+    create: (s) => new HouseholdEnv(s),
+    parse: (t) => projectStrict(t),
   },
 ];
 
@@ -110,4 +124,5 @@ export { trainSeed, heldOutSeeds, isHeldOutSeed, isOutOfDistributionSeed, HELD_O
 export { EnvSettingsError, resolveSettings, type SettingSpec } from './settings';
 export { SokobanEnv } from './sokoban';
 export { FrozenLakeEnv } from './frozenlake';
+export { HouseholdEnv, HOUSEHOLD_TASK_TYPES, type HouseholdTaskType } from './household';
 export type * from './types';
