@@ -39,3 +39,4 @@ export * from './checkpoint';
 export * from './rollout';
 export * from './mismatch';
 export { sha256Hex } from './sha256';
+export * from './onnxExport';

@@ -242,7 +242,7 @@ export class PolicyModel {
     if (T > this.config.maxSeqLen) throw new Error(`forward: sequence length ${T} exceeds maxSeqLen ${this.config.maxSeqLen}`);
     const dh = d / H;
     const v = this.vars;
-    const oneHot = tf.oneHot(tf.reshape(ids, [N * T]), V, 1, 0, 'float32') as tf.Tensor2D;
+    const oneHot = oneHotFloat(tf.reshape(ids, [N * T]), V) as tf.Tensor2D;
     let x = tf.matMul(oneHot, v.wte) as tf.Tensor2D;
     if (opts.positions) {
       x = tf.add(x, tf.gather(v.wpe, tf.reshape(opts.positions, [N * T]))) as tf.Tensor2D;
@@ -327,7 +327,7 @@ export class PolicyModel {
       let logits = tf.matMul(h, this.vars.wte, false, true);
       if (temperature !== 1) logits = tf.div(logits, temperature);
       const logp = tf.logSoftmax(logits);
-      const tgt = tf.oneHot(tf.tensor1d(target, 'int32'), V, 1, 0, 'float32');
+      const tgt = oneHotFloat(tf.tensor1d(target, 'int32'), V);
       const tokLp = tf.reshape(tf.sum(tf.mul(logp, tgt), 1), [N, T, 1]);
       const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1)), [N, T, 1]);
       const s = tf.tensor3d(sel, [N, R, T]);
@@ -339,6 +339,14 @@ export class PolicyModel {
       };
     });
   }
+}
+
+/**
+ * One-hot as float32. tfjs-backend-wasm 4.22 returns all zeros for `tf.oneHot(…, 'float32')`, so the int32
+ * one-hot is cast instead (found by comparing wasm against cpu op by op).
+ */
+function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
+  return tf.cast(tf.oneHot(ids, depth), 'float32');
 }
 
 function freeName(base: string): string {
