@@ -7,4 +7,6 @@ import type { CliCommand } from '../types';
 export const commands: Record<string, () => Promise<{ default: CliCommand }>> = {
   algo: () => import('./algo'),
   envs: () => import('./envs'),
+  serve: () => import('./serve'),
+  start: () => import('./start'),
 };

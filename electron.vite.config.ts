@@ -1,0 +1,39 @@
+/**
+ * electron-vite build of the three processes:
+ *   src/main/index.ts    → out/main/index.js     (ESM; package.json "main"; npm deps stay external)
+ *   src/preload/index.ts → out/preload/index.cjs (CommonJS, so the renderer can run sandboxed)
+ *   src/renderer         → out/renderer          (Svelte 5; also what `arlarena serve` serves)
+ * `electron-vite build` needs no Electron binary, so browser mode and the e2e tests work without one.
+ */
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+export default defineConfig({
+  main: {
+    build: {
+      externalizeDeps: true,
+      rolldownOptions: {
+        // More main-process entries (e.g. worker scripts) go here next to index.
+        input: { index: resolve(import.meta.dirname, 'src/main/index.ts') },
+      },
+    },
+  },
+  preload: {
+    build: {
+      externalizeDeps: true,
+      rolldownOptions: {
+        input: { index: resolve(import.meta.dirname, 'src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(import.meta.dirname, 'src/renderer'),
+    build: {
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      rolldownOptions: { input: resolve(import.meta.dirname, 'src/renderer/index.html') },
+    },
+    plugins: [svelte()],
+  },
+});

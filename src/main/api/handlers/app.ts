@@ -1,0 +1,21 @@
+import { ok } from '../../../shared/result';
+import { appCommit, appVersion } from '../../appInfo';
+import type { MainServices } from '../../services';
+import type { Handlers } from '../types';
+
+export function createAppHandlers(services: MainServices): Handlers<'app.info'> {
+  return {
+    async 'app.info'(_input, ctx) {
+      return ok({
+        name: 'ARLArena Lab',
+        version: appVersion(),
+        commit: appCommit(),
+        compute: await services.computeInfo(),
+        dataDir: services.dataDir,
+        transport: ctx.transport,
+        platform: `${process.platform}-${process.arch}`,
+        electronAvailable: services.electronAvailable(),
+      });
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The full handler map, one module per area. Each area module exports `create<Area>Handlers(services)`
+ * returning a typed `Handlers<AreaMethods<'area'>>`; the compiler checks the map covers the whole contract.
+ *
+ * Plugging an area in is a one-line change in `areas` below: replace its `unavailableArea(...)` call with the
+ * module's factory (e.g. `runs: createRunsHandlers,`).
+ */
+import type { ApiMethodName } from '../../../shared/api';
+import type { MainServices } from '../../services';
+import type { AreaMethods, Handlers } from '../types';
+import { createAppHandlers } from './app';
+import { createCatalogHandlers } from './catalog';
+import { unavailableArea } from './unavailable';
+
+const areas: {
+  [A in 'runs' | 'sessions' | 'alerts' | 'bundles']: (services: MainServices) => Handlers<AreaMethods<A>>;
+} = {
+  runs: () => unavailableArea('runs', 'the run store (issue 7) has not landed yet'),
+  sessions: () => unavailableArea('sessions', 'training sessions (issue 7) have not landed yet'),
+  alerts: () => unavailableArea('alerts', 'the collapse detector (issue 7) has not landed yet'),
+  bundles: () => unavailableArea('bundles', 'reproducibility bundles (issue 7) have not landed yet'),
+};
+
+export function createHandlers(services: MainServices): Handlers<ApiMethodName> {
+  return {
+    ...createAppHandlers(services),
+    ...createCatalogHandlers(services),
+    ...areas.runs(services),
+    ...areas.sessions(services),
+    ...areas.alerts(services),
+    ...areas.bundles(services),
+  };
+}

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { ensureBuilt } from '../../electron/build';
+import { startBrowserMode, untilSignal } from '../../server/launch';
+import { UsageError, type CliCommand, type CliContext } from '../types';
+
+const usage = `Usage: arlarena serve [--port N] [--host 127.0.0.1] [--no-build] [--json]
+
+Serves the lab in a browser: the same services as the desktop app behind HTTP + WebSocket on 127.0.0.1,
+protected by a token that is new on every launch. Open the printed URL (it carries the token after #).
+
+  --port N      listen on port N (default: a random free port)
+  --host H      interface to bind (default 127.0.0.1; anything else exposes the lab to the network)
+  --no-build    do not build the renderer first, even when out/ is missing or stale
+  --json        print one JSON line {"url","origin","port","token","pid","dataDir"} instead of text`;
+
+export function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be an integer 0–65535, got "${value}"`);
+  return Number(value);
+}
+
+/** Shared by `serve` and `start`'s fallback: runs browser mode until a signal arrives. */
+export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; port?: number; json: boolean; build: boolean }): Promise<number> {
+  if (opts.build) {
+    const failure = ensureBuilt((line) => ctx.stderr.write(`arlarena serve: ${line}\n`));
+    if (failure) {
+      ctx.stderr.write(`arlarena serve: ${failure}\n`);
+      return 1;
+    }
+  }
+  let mode;
+  try {
+    mode = await startBrowserMode({ dataDir: ctx.dataDir, host: opts.host, port: opts.port });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? `port ${opts.port} is already in use; pick another --port or omit it for a free one` : (e as Error).message;
+    ctx.stderr.write(`arlarena serve: cannot start the server: ${why}\n`);
+    return 1;
+  }
+  const { server } = mode;
+  if (opts.json) {
+    ctx.stdout.write(`${JSON.stringify({ url: server.url, origin: server.origin, port: server.port, token: server.token, pid: process.pid, dataDir: ctx.dataDir })}\n`);
+  } else {
+    const compute = await mode.services.computeInfo();
+    ctx.stdout.write(
+      `ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  compute: ${compute.detail}\nPress Ctrl+C to stop.\n`,
+    );
+  }
+  const signal = await untilSignal();
+  if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);
+  await mode.stop();
+  return 0;
+}
+
+const command: CliCommand = {
+  summary: 'serve the lab in a browser (HTTP + WebSocket on 127.0.0.1, token-protected)',
+  usage,
+  async run(args, ctx) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: { port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' }, json: { type: 'boolean' } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (values.host !== undefined && !/^[A-Za-z0-9.:[\]-]+$/.test(values.host)) throw new UsageError(`--host must be a host name or IP address, got "${values.host}"`);
+    return serveUntilStopped(ctx, { host: values.host, port: parsePort(values.port), json: Boolean(values.json), build: !values['no-build'] });
+  },
+};
+
+export default command;

@@ -1,0 +1,133 @@
+/**
+ * The Electron main process: one hardened window over the renderer, the main-side services and the API router
+ * (the same ones browser mode serves). Started by `arlarena start` / `npm start` (which builds first).
+ *
+ * Security: contextIsolation + sandbox on, nodeIntegration off, webSecurity on; the renderer is served from a
+ * privileged `app://lab/` scheme with a strict CSP header; navigation, new windows, webviews and permissions
+ * are refused (electron/security.ts); every IPC message is checked to come from our window (electron/ipc.ts).
+ */
+import { app, BrowserWindow, protocol, session } from 'electron';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApi } from './api/index';
+import { resolveDataDir } from './dataDir';
+import { installIpc } from './electron/ipc';
+import { hardenApp, hardenSession } from './electron/security';
+import { rendererCsp } from './server/csp';
+import { createMainServices, type MainServices } from './services';
+
+const APP_SCHEME = 'app';
+const APP_ORIGIN = `${APP_SCHEME}://lab`;
+const here = fileURLToPath(new URL('.', import.meta.url));
+const rendererDir = join(here, '..', 'renderer');
+const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.woff2': 'font/woff2',
+};
+
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+app.enableSandbox();
+hardenApp();
+
+function isAppUrl(url: string): boolean {
+  if (devUrl) return url.startsWith(new URL(devUrl).origin + '/');
+  return url.startsWith(`${APP_ORIGIN}/`);
+}
+
+/** Serves out/renderer on app://lab/ with the CSP header; nothing outside that folder. */
+function serveRenderer(): void {
+  const root = normalize(rendererDir);
+  protocol.handle(APP_SCHEME, async (request) => {
+    const url = new URL(request.url);
+    if (url.host !== 'lab') return new Response('not found', { status: 404 });
+    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    const file = normalize(join(root, rel));
+    if (!file.startsWith(root + sep)) return new Response('not found', { status: 404 });
+    try {
+      const body = await readFile(file);
+      return new Response(body, {
+        headers: { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': rendererCsp(), 'X-Content-Type-Options': 'nosniff' },
+      });
+    } catch {
+      return new Response('not found', { status: 404 });
+    }
+  });
+}
+
+let mainWindow: BrowserWindow | null = null;
+let services: MainServices | null = null;
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1440,
+    height: 920,
+    minWidth: 900,
+    minHeight: 600,
+    show: false,
+    title: 'ARLArena Lab',
+    webPreferences: {
+      preload: join(here, '..', 'preload', 'index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  win.once('ready-to-show', () => win.show());
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = null;
+  });
+  void win.loadURL(devUrl ?? `${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+async function boot(): Promise<void> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+  });
+  await app.whenReady();
+  hardenSession(session.defaultSession);
+  serveRenderer();
+  services = await createMainServices({ dataDir: resolveDataDir(), insideElectron: true });
+  const router = createApi(services, { validateOutput: !app.isPackaged });
+  installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });
+  mainWindow = createWindow();
+  app.on('activate', () => {
+    if (!mainWindow) mainWindow = createWindow();
+  });
+}
+
+app.on('window-all-closed', () => app.quit());
+
+let disposed = false;
+app.on('before-quit', (event) => {
+  if (disposed || !services) return;
+  event.preventDefault();
+  disposed = true;
+  void services.dispose().finally(() => app.quit());
+});
+
+boot().catch((e: unknown) => {
+  console.error('ARLArena Lab failed to start:', e);
+  app.exit(1);
+});
