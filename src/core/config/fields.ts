@@ -1,0 +1,170 @@
+/**
+ * The field table: the ONE place each RunConfig field is documented (what it does, when to change it, and
+ * the paper's value where our laptop default differs), typed, bounded and given its base default. The
+ * defaults, the `--set` parser, the per-field validation and `CONFIG_FIELDS` (the UI editor) are all
+ * generated from it.
+ *
+ * Base defaults are the reference's yaml defaults (plain GRPO) scaled to a laptop; a preset (presets/) then
+ * overrides the dimensions it is about. Paper values: spec §1, §2 and §6.
+ */
+import type { ConfigFieldDoc } from '../../shared/api';
+
+export type FieldType = 'number' | 'integer' | 'boolean' | 'enum' | 'string';
+export type FieldValue = number | boolean | string;
+
+export interface FieldDef {
+  readonly path: string;
+  readonly type: FieldType;
+  readonly default: FieldValue;
+  readonly doc: string;
+  readonly section: string;
+  readonly choices?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  /** The bound is strict (value must be > min / < max). */
+  readonly minExclusive?: boolean;
+  readonly maxExclusive?: boolean;
+}
+
+const ENVS = ['sokoban', 'frozenlake', 'household', 'shop'] as const;
+
+export const FIELD_TABLE: readonly FieldDef[] = [
+  // ---- run
+  { path: 'seed', type: 'integer', default: 1, min: 0, max: 2 ** 31 - 1, section: 'run',
+    doc: 'Master seed. Task instances, sampling and weight initialisation derive from it, so (config, seed, app version, backend) fixes a run. Change it to measure seed-to-seed spread: compare methods over ≥ 3 seeds.' },
+  // ---- environment
+  { path: 'env.name', type: 'enum', default: 'sokoban', choices: ENVS, section: 'environment',
+    doc: 'Testbed environment (spec §3). Chosen with the environment picker, not with --set: env-specific defaults (horizon, preset variants) follow it.' },
+  { path: 'env.historyWindow', type: 'integer', default: 1, min: 0, max: 8, section: 'environment',
+    doc: 'History window k: how many past (observation, action) pairs the prompt repeats. Prompt length, hence cost per row, grows with it (calibration: 60 → 164 tokens from 0 to 2 on Sokoban). Paper: 2 (ablations 4, 8); laptop default 1.' },
+  { path: 'env.maxSteps', type: 'integer', default: 15, min: 1, max: 100, section: 'environment',
+    doc: 'Horizon: max turns per episode. Defaults to the environment\'s own horizon; failing episodes run to it, so it bounds the rows per step. Paper: 50 ALFWorld, 15 WebShop.' },
+  // ---- model
+  { path: 'model.size', type: 'enum', default: 'nano', choices: ['nano', 'small', 'base', 'custom'], section: 'model',
+    doc: 'Policy size. nano (≈0.13M params) learns in minutes on a laptop CPU; small/base need more time or tfjs-node. A named size sets the dims below; pick custom to set them yourself. Paper: Qwen3-4B.' },
+  { path: 'model.dModel', type: 'integer', default: 64, min: 8, max: 4096, section: 'model', doc: 'Model width (custom size only). Must be divisible by model.nHeads.' },
+  { path: 'model.nLayers', type: 'integer', default: 2, min: 1, max: 48, section: 'model', doc: 'Transformer blocks (custom size only).' },
+  { path: 'model.nHeads', type: 'integer', default: 4, min: 1, max: 64, section: 'model', doc: 'Attention heads (custom size only); must divide model.dModel.' },
+  { path: 'model.dFF', type: 'integer', default: 256, min: 8, max: 16384, section: 'model', doc: 'Feed-forward width (custom size only), usually 4 × dModel.' },
+  { path: 'model.maxSeqLen', type: 'integer', default: 256, min: 32, max: 8192, section: 'model',
+    doc: 'Context length in tokens (prompt + response). Prompts longer than this lose their oldest tokens; raise it with a long history window. Paper: 2048–4096 prompt + 512 response.' },
+  // ---- compute
+  { path: 'compute.backend', type: 'enum', default: 'auto', choices: ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'], section: 'compute',
+    doc: 'tfjs backend for training. auto picks the fastest one present (tfjs-node-gpu, tfjs-node, wasm, cpu) and the run records which ran. Force one to compare speed or to reproduce a run recorded on it.' },
+  { path: 'compute.rolloutEngine', type: 'enum', default: 'onnxruntime', choices: ['onnxruntime', 'tfjs'], section: 'compute',
+    doc: 'Engine that samples rollouts. onnxruntime is ≈15× faster than tfjs for inference on CPU; tfjs shares the trainer\'s weights directly (no export) and is the fallback. The gap between sampler and trainer log-probs is logged as mismatch/*.' },
+  { path: 'compute.logProbEngine', type: 'enum', default: 'trainer', choices: ['trainer', 'onnxruntime'], section: 'compute',
+    doc: 'Where old and reference log-probs are computed. trainer = the training engine, as the reference does (π_old recomputed by the trainer, spec §0); onnxruntime is faster but adds engine mismatch to the IS ratio.' },
+  // ---- rollout / batch
+  { path: 'rollout.tasksPerStep', type: 'integer', default: 4, min: 1, max: 1024, section: 'batch',
+    doc: 'B: task instances per step; each is rolled out G times. More tasks = less noisy updates, longer steps. Paper: 16.' },
+  { path: 'rollout.groupSize', type: 'integer', default: 4, min: 1, max: 64, section: 'batch',
+    doc: 'G: rollouts per task with the same seed (the group the advantage compares against). Group-based advantages need ≥ 2. Paper: 8.' },
+  { path: 'rollout.temperature', type: 'number', default: 1.0, min: 0, minExclusive: true, max: 5, section: 'batch',
+    doc: 'Sampling temperature of training rollouts. Paper: 1.0 (keep it: the IS ratio assumes the sampler is the policy).' },
+  { path: 'rollout.topP', type: 'number', default: 1.0, min: 0, minExclusive: true, max: 1, section: 'batch', doc: 'Nucleus cut of training rollouts (1 = off). Paper: 1.' },
+  { path: 'rollout.topK', type: 'integer', default: 0, min: 0, max: 100000, section: 'batch', doc: 'Top-k cut of training rollouts (0 = off). Paper: off.' },
+  { path: 'rollout.maxResponseTokens', type: 'integer', default: 32, min: 4, max: 4096, section: 'batch',
+    doc: 'Max response tokens per turn. The templated think + action is ≈16 tokens, so 32 leaves room; responses cut here usually fail the format. Paper: 512.' },
+  // ---- dimension 1: aggregation
+  { path: 'algorithm.aggregation', type: 'enum', default: 'token-mean', choices: ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'], section: 'aggregation',
+    doc: 'Loss aggregation (dimension 1, spec §1.1), also used for the entropy and KL terms. token-mean weighs every token equally (long turns dominate); seq-mean-token-mean weighs every turn equally (GRPO_ST, GSPO, SAMPO); seq-mean-token-sum is Dr.GRPO\'s.' },
+  // ---- dimension 2: clipping
+  { path: 'algorithm.policyLoss.mode', type: 'enum', default: 'vanilla', choices: ['vanilla', 'cispo', 'sapo', 'gspo'], section: 'clipping',
+    doc: 'Importance-sampling clipping (dimension 2, spec §1.2). vanilla: PPO token clip + dual clip (GRPO). cispo / sapo: tolerant (gradient never fully cut; fast early, then collapse in the paper). gspo: hard clip of the per-turn sequence ratio (steady; SAMPO).' },
+  { path: 'algorithm.policyLoss.clipRatioLow', type: 'number', default: 0.2, min: 0, max: 1, section: 'clipping',
+    doc: 'ε_lo: the ratio is clipped below at 1 − ε_lo. 1.0 removes the lower bound (the CISPO scripts). Paper: 0.2 (GRPO), 1.0 (CISPO), 3e-3 (GSPO/SAMPO; 3e-2 WebShop GSPO).' },
+  { path: 'algorithm.policyLoss.clipRatioHigh', type: 'number', default: 0.2, min: 0, max: 10, section: 'clipping',
+    doc: 'ε_hi: the ratio is clipped above at 1 + ε_hi. Raise it (DAPO "clip-higher", 0.28) to let low-probability tokens grow. Paper: 0.2; 4e-3 for GSPO/SAMPO (sequence ratios move far less than token ratios).' },
+  { path: 'algorithm.policyLoss.clipRatioC', type: 'number', default: 3.0, min: 1, minExclusive: true, max: 100, section: 'clipping',
+    doc: 'Dual-clip cap c (vanilla only): for A < 0 the loss is capped at −A·c, so a huge ratio on a bad token cannot blow up the update. Paper: 3.' },
+  { path: 'algorithm.policyLoss.tauPos', type: 'number', default: 1.0, min: 0, minExclusive: true, max: 100, section: 'clipping',
+    doc: 'SAPO temperature for rows with positive mean advantage. Higher = the gate closes faster off-policy. Paper: 1.0 (an older ALFWorld script: 2.0).' },
+  { path: 'algorithm.policyLoss.tauNeg', type: 'number', default: 1.05, min: 0, minExclusive: true, max: 100, section: 'clipping',
+    doc: 'SAPO temperature for rows with non-positive mean advantage; kept above tauPos so negative updates decay faster. Paper: 1.05 (older script: 2.1).' },
+  { path: 'algorithm.policyLoss.sapoPerTokenTau', type: 'boolean', default: false, section: 'clipping',
+    doc: 'SAPO: choose τ per token by the sign of that token\'s advantage instead of the row\'s mean advantage (the reference\'s choice, default off). Identical when advantages are per row.' },
+  { path: 'algorithm.policyLoss.seqMask.enabled', type: 'boolean', default: false, section: 'clipping',
+    doc: 'Sequence masking (GRPO_SM, spec §1.2e) on vanilla, cispo or sapo: drop negative-advantage rows whose mean log-ratio has fallen below −δ — the rows the paper finds drive collapse (Findings 2–3).' },
+  { path: 'algorithm.policyLoss.seqMask.delta', type: 'number', default: 0.223, min: 0, max: 10, section: 'clipping',
+    doc: 'δ_sm of sequence masking: a row with A < 0 is dropped when mean(log π_old − log π_θ) > δ. Default 0.223 ≈ ln 1.25 (the code default); the release scripts use 3e-3 (much stricter).' },
+  // ---- dimension 3: advantage
+  { path: 'algorithm.advantage.estimator', type: 'enum', default: 'grpo', choices: ['grpo', 'grpo_traj', 'drgrpo', 'gigpo', 'empg', 'rloo'], section: 'advantage',
+    doc: 'Advantage design (dimension 3, spec §1.3). grpo: group-normalised episode outcome over turn rows; gigpo: + a step term over identical anchor states (turn-level credit; SAMPO); empg: entropy-modulated; drgrpo: no std; rloo: leave-one-out; grpo_traj: one sample per trajectory.' },
+  { path: 'algorithm.advantage.normByStd', type: 'boolean', default: true, section: 'advantage',
+    doc: 'Divide the group-centred outcome by the group std (GRPO). Off = Dr.GRPO-style centring, which does not over-weight near-uniform groups.' },
+  { path: 'algorithm.advantage.crossSteps', type: 'boolean', default: true, section: 'advantage',
+    doc: 'Group statistics pool every turn row of the group (reference default: longer trajectories weigh more). Off: one sample per trajectory (the mean of its row scores).' },
+  { path: 'algorithm.advantage.epsilon', type: 'number', default: 1e-6, min: 0, max: 1, section: 'advantage', doc: 'ε in (x − μ)/(σ + ε). Paper: 1e-6.' },
+  { path: 'algorithm.advantage.gamma', type: 'number', default: 0.95, min: 0, max: 1, section: 'advantage',
+    doc: 'GiGPO: discount of the step return Σ γ^{j−k} ρ_j that the step term normalises. Lower = more myopic credit. Paper: 0.95.' },
+  { path: 'algorithm.advantage.stepAdvantageW', type: 'number', default: 1.0, min: 0, max: 100, section: 'advantage', doc: 'GiGPO: weight ω of the step (anchor-state) term against the episode term. Paper: 1.' },
+  { path: 'algorithm.advantage.gigpoMode', type: 'enum', default: 'mean_std_norm', choices: ['mean_std_norm', 'mean_norm'], section: 'advantage',
+    doc: 'GiGPO normalisation of both terms: mean_std_norm (x − μ)/(σ + ε) as in the ALFWorld scripts, or mean_norm x − μ as in WebShop SAMPO.' },
+  { path: 'algorithm.advantage.empg.k', type: 'number', default: 1, min: 0, max: 100, section: 'advantage', doc: 'EMPG: k of the confidence scaling g = e^{−kĤ}/mean(e^{−kĤ}). Paper: 1.' },
+  { path: 'algorithm.advantage.empg.kf', type: 'number', default: 1, min: 0, max: 100, section: 'advantage', doc: 'EMPG: k_f of the future-clarity bonus f = e^{−k_f Ĥ}. Paper: 1.' },
+  { path: 'algorithm.advantage.empg.zeta', type: 'number', default: 0.05, min: 0, max: 10, section: 'advantage', doc: 'EMPG: ζ, weight of the next turn\'s clarity bonus. Paper: 0.05.' },
+  // ---- stability recipe
+  { path: 'algorithm.kl.enabled', type: 'boolean', default: true, section: 'stability',
+    doc: 'Auxiliary KL loss to the frozen warm-start policy π_ref (spec §2.2: one of the three ingredients the paper calls crucial). Off lets the policy drift freely from its BC start.' },
+  { path: 'algorithm.kl.type', type: 'enum', default: 'low_var_kl', choices: ['kl', 'abs', 'mse', 'low_var_kl'], section: 'stability',
+    doc: 'KL estimator: low_var_kl (k3, clamped; paper), kl (k1), abs, mse (k2).' },
+  { path: 'algorithm.kl.coef', type: 'number', default: 0.01, min: 0, max: 10, section: 'stability', doc: 'β_KL. Raise it if the policy forgets its format early; lower it if learning stalls. Paper: 0.01.' },
+  { path: 'algorithm.kl.inReward', type: 'boolean', default: false, section: 'stability',
+    doc: 'Also subtract β_KL·Σ_t KL(π_old‖π_ref) from each row\'s score before the advantage (verl use_kl_in_reward). Paper: off.' },
+  { path: 'algorithm.entropyCoeff', type: 'number', default: 0.001, min: 0, max: 1, section: 'stability',
+    doc: 'β_H: entropy bonus (loss − β_H·entropy). Raise it if the policy collapses to one answer too early. Paper: 0.001 (yaml default, spec Q6).' },
+  { path: 'algorithm.invalidPenalty', type: 'number', default: 0.1, min: 0, max: 10, section: 'stability',
+    doc: 'λ: subtracted from an invalid turn\'s score (and GiGPO step return), on that turn only (spec §2.2, §6.1). The strict-format penalty that keeps the output parseable. Paper: 0.1.' },
+  // ---- dimension 4: filtering
+  { path: 'algorithm.filter.enabled', type: 'boolean', default: false, section: 'filtering',
+    doc: 'Dynamic filtering (dimension 4, spec §1.4, DAPO): drop groups whose G episode returns are all equal (no signal) and roll out more to fill the batch. Helps with a rich advantage (GiGPO), hurt on GRPO in the paper (Finding 5). Costs extra rollouts.' },
+  { path: 'algorithm.filter.maxRounds', type: 'integer', default: 3, min: 1, max: 20, section: 'filtering',
+    doc: 'Rollout rounds per step at most; the last round tops the batch up with uniform groups if needed. Paper: 3.' },
+  { path: 'algorithm.filter.coldStartSteps', type: 'integer', default: 3, min: 0, max: 100000, section: 'filtering',
+    doc: 'Steps 1..n use plain rollouts before filtering starts (early groups are mostly uniform and filtering would only burn rollouts). Paper: 15 of 200 steps (ALFWorld), 5 of 250 (WebShop); laptop: scaled to our shorter runs.' },
+  { path: 'algorithm.overlong.enabled', type: 'boolean', default: false, section: 'filtering',
+    doc: 'DAPO overlong shaping: a linear score penalty for responses in the last bufferFrac of maxResponseTokens. Used by the reference\'s DAPO WebShop script only.' },
+  { path: 'algorithm.overlong.bufferFrac', type: 'number', default: 0.2, min: 0, minExclusive: true, max: 1, maxExclusive: true, section: 'filtering', doc: 'Overlong buffer as a share of maxResponseTokens (reference: ⌊512/5⌋ = 102 tokens).' },
+  { path: 'algorithm.overlong.penaltyFactor', type: 'number', default: 0.1, min: 0, max: 10, section: 'filtering', doc: 'Overlong penalty at the max length. Reference: 0.1.' },
+  // ---- optimiser
+  { path: 'optim.lr', type: 'number', default: 1e-4, min: 0, minExclusive: true, max: 1, section: 'optimiser',
+    doc: 'AdamW learning rate, constant. Paper: 1e-6 for a 4B model; a 0.1–0.3M-parameter policy needs a far larger step, and 1e-4 is what the calibration RL runs used (calm grad norms, format kept). Lower it first if grad norms spike.' },
+  { path: 'optim.weightDecay', type: 'number', default: 0.01, min: 0, max: 1, section: 'optimiser', doc: 'AdamW decoupled weight decay. Paper: 0.01.' },
+  { path: 'optim.beta1', type: 'number', default: 0.9, min: 0, max: 1, maxExclusive: true, section: 'optimiser', doc: 'Adam β1.' },
+  { path: 'optim.beta2', type: 'number', default: 0.999, min: 0, max: 1, maxExclusive: true, section: 'optimiser', doc: 'Adam β2.' },
+  { path: 'optim.eps', type: 'number', default: 1e-8, min: 0, minExclusive: true, max: 1, section: 'optimiser', doc: 'Adam ε.' },
+  { path: 'optim.gradClip', type: 'number', default: 1.0, min: 0, minExclusive: true, max: 1000, section: 'optimiser',
+    doc: 'Global L2 gradient-norm clip; a non-finite gradient skips the update (spec §6.1.6). Paper: 1.0.' },
+  { path: 'optim.miniBatchRows', type: 'integer', default: 64, min: 1, max: 100000, section: 'optimiser',
+    doc: 'Turn rows per sequential mini-batch, one optimiser step each. Fewer rows than the batch holds = several updates per step, so later mini-batches are off-policy: this is what the clipping dimension is about. Paper: 256 (ALFWorld), 128 (WebShop).' },
+  { path: 'optim.epochs', type: 'integer', default: 1, min: 1, max: 16, section: 'optimiser', doc: 'Passes over the batch per step. Paper: 1.' },
+  // ---- warm start
+  { path: 'warmStart.source', type: 'enum', default: 'shipped', choices: ['shipped', 'scratch', 'none'], section: 'warm start',
+    doc: 'Starting policy, also π_ref: shipped = the app\'s behaviour-cloned checkpoint for this env and size (the paper starts RL from an SFT model); scratch = run the BC recipe first; none = random init (RL from a weak start shows nothing, calibration).' },
+  { path: 'warmStart.bcUpdates', type: 'integer', default: 600, min: 0, max: 1000000, section: 'warm start', doc: 'BC updates when source = scratch. More = a stronger start (calibration: 500 → 4 %, 1500 → 13 % greedy success on Sokoban).' },
+  { path: 'warmStart.bcBatchRows', type: 'integer', default: 64, min: 1, max: 100000, section: 'warm start', doc: 'Expert turn rows per BC update.' },
+  { path: 'warmStart.bcLr', type: 'number', default: 1e-3, min: 0, minExclusive: true, max: 1, section: 'warm start', doc: 'BC learning rate (AdamW).' },
+  // ---- training
+  { path: 'training.steps', type: 'integer', default: 40, min: 1, max: 1000000, section: 'training', doc: 'RL steps (one batch each). Paper: 200 (ALFWorld), 250 (WebShop).' },
+  { path: 'training.validateEvery', type: 'integer', default: 5, min: 0, max: 1000000, section: 'training', doc: 'Validate every n steps (0 = only at the end). Paper: 5 (ALFWorld), 10 (WebShop).' },
+  { path: 'training.valEpisodes', type: 'integer', default: 64, min: 1, max: 100000, section: 'training',
+    doc: 'Held-out episodes per validation (group size 1). ±6 points of noise at 64 episodes; use ≥ 200 for claims. Paper: 128 val envs.' },
+  { path: 'training.valTemperature', type: 'number', default: 0.6, min: 0, max: 5, section: 'training', doc: 'Validation sampling temperature (0 = greedy). Paper: 0.6.' },
+  { path: 'training.checkpointEvery', type: 'integer', default: 10, min: 0, max: 1000000, section: 'training', doc: 'Save a resumable checkpoint every n steps (0 = only at the end).' },
+  { path: 'training.sampleTrajectories', type: 'integer', default: 4, min: 0, max: 1000, section: 'training', doc: 'Training trajectories stored per step for the trajectory viewer.' },
+];
+
+export const FIELDS_BY_PATH: ReadonlyMap<string, FieldDef> = new Map(FIELD_TABLE.map((f) => [f.path, f]));
+
+/** The documented fields for the UI's "Customise" editor and `catalog.configFields`. */
+export const CONFIG_FIELDS: readonly ConfigFieldDoc[] = FIELD_TABLE.map((f) => ({
+  path: f.path,
+  type: f.type,
+  doc: f.doc,
+  default: f.default,
+  section: f.section,
+  ...(f.choices ? { choices: [...f.choices] } : {}),
+  ...(f.min !== undefined ? { min: f.min } : {}),
+  ...(f.max !== undefined ? { max: f.max } : {}),
+}));
