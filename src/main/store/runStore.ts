@@ -265,6 +265,11 @@ export class RunStore {
     await this.db.write();
   }
 
+  /** This process's in-memory view of a record (no disk read; may lag another process's writes). */
+  cached(id: string): RunRecord | undefined {
+    return this.db.data.runs[id];
+  }
+
   async getRun(id: string): Promise<RunRecord | undefined> {
     await this.chain;
     const cur = this.db.data.runs[id];
@@ -380,6 +385,15 @@ export class RunStore {
   async appendMetrics(id: string, records: readonly MetricRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.filesOf(id).appendMetrics(records);
+    await this.noteMetrics(id, records);
+  }
+
+  /**
+   * Fold metric records another writer already appended (a session worker) into the run record: step, wall
+   * time, ETA, summary. The record is written at most every 2 s from here; `flush` writes it now.
+   */
+  async noteMetrics(id: string, records: readonly MetricRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const cur = this.db.data.runs[id];
     if (!cur) return;
     let summary = cur.summary;

@@ -1,0 +1,129 @@
+/**
+ * The worker side of a session, transport-free: given a start message and a `post` function, run the job with
+ * hooks that persist through the run's files (single writer), feed the live collapse detector, and report to
+ * the host. Also used in-process by `arlarena reproduce`.
+ */
+import type { TrainerCheckpoint, TrainerControl, TrainerHooks } from '../../core/training/types';
+import type { MetricRecord } from '../../shared/metrics';
+import { CollapseDetector } from '../../core/stability/detector';
+import { RunFiles } from '../store/runFiles';
+import type { HostToWorker, StartMessage, WorkerToHost } from './protocol';
+import type { TrainingJob } from './job';
+
+export interface JobControl {
+  /** Deliver a control message from the host (pause / resume / stop). */
+  handle(msg: HostToWorker): void;
+}
+
+export interface RunJobOptions {
+  readonly start: StartMessage;
+  readonly job: TrainingJob;
+  readonly post: (msg: WorkerToHost) => void;
+  /** Receives the control handle once the job is set up. */
+  readonly onControl?: (c: JobControl) => void;
+}
+
+export async function runJob({ start, job, post, onControl }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
+  const files = new RunFiles(start.runDir);
+  const detector = new CollapseDetector(start.runId, start.detector);
+  let paused = false;
+  let stopRequested = false;
+  let wake: (() => void) | null = null;
+  let writes: Promise<void> = Promise.resolve();
+  let writeError: Error | null = null;
+  let lastStep = 0;
+  const queue = (fn: () => Promise<void>) => {
+    writes = writes.then(fn).catch((e: Error) => {
+      writeError ??= e;
+    });
+  };
+
+  onControl?.({
+    handle(msg) {
+      if (msg.type === 'pause') paused = true;
+      else if (msg.type === 'resume') {
+        paused = false;
+        wake?.();
+      } else if (msg.type === 'stop') {
+        stopRequested = true;
+        paused = false;
+        wake?.();
+      }
+    },
+  });
+
+  let resumeFrom: TrainerCheckpoint | undefined;
+  if (start.resume) {
+    resumeFrom = await files.loadLatestCheckpoint();
+    const from = resumeFrom?.step ?? 0;
+    await files.truncateAfterStep(from);
+    // Rebuild the detector's state from the kept stream, silently (those alerts are already stored).
+    for (const r of await files.readMetrics()) detector.feed(r);
+    lastStep = from;
+  } else {
+    await files.truncateAfterStep(0);
+  }
+  post({ type: 'started', fromStep: lastStep });
+
+  const flushTimer = setInterval(() => {
+    queue(async () => {
+      await files.flush();
+      post({ type: 'flushed', step: lastStep });
+    });
+  }, start.flushMs ?? 1000);
+
+  const hooks: TrainerHooks = {
+    onMetrics(rec: MetricRecord) {
+      lastStep = rec.step;
+      queue(() => files.appendMetrics([rec]));
+      post({ type: 'metrics', records: [rec] });
+      for (const u of detector.feed(rec)) post({ type: 'alert', alert: u.alert, kind: u.kind });
+    },
+    onTrajectory(t) {
+      queue(() => files.appendTrajectories([t]));
+      post({ type: 'trajectory', step: t.step, trajUid: t.trajUid });
+    },
+    async onCheckpoint(c) {
+      queue(async () => {
+        await files.flush();
+        await files.saveCheckpoint(c);
+      });
+      await writes;
+      if (writeError) throw writeError;
+      post({ type: 'checkpoint', step: c.step });
+    },
+    onStatus(s) {
+      post({ type: 'status', phase: s.phase, step: s.step, totalSteps: s.totalSteps, message: s.message });
+    },
+    async checkControl(): Promise<TrainerControl> {
+      if (writeError) throw writeError;
+      if (paused && !stopRequested) {
+        queue(() => files.flush());
+        await writes;
+        post({ type: 'paused' });
+        while (paused && !stopRequested) await new Promise<void>((r) => (wake = r));
+        wake = null;
+        if (!stopRequested) post({ type: 'resumed' });
+      }
+      return stopRequested ? 'stop' : 'continue';
+    },
+  };
+
+  try {
+    const result = await job.run({ runId: start.runId, config: start.config, seed: start.seed, dataDir: start.dataDir }, hooks, resumeFrom);
+    clearInterval(flushTimer);
+    await writes;
+    await files.close();
+    if (writeError) throw writeError;
+    const done = { type: 'done' as const, status: result.status, step: result.step, backend: result.backend };
+    post(done);
+    return done;
+  } catch (e) {
+    clearInterval(flushTimer);
+    await writes;
+    await files.close().catch(() => undefined);
+    const failed = { type: 'failed' as const, error: e instanceof Error ? `${e.message}` : String(e) };
+    post(failed);
+    return failed;
+  }
+}

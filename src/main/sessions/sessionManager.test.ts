@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RunStore } from '../store/runStore';
+import { SessionManager, type EmitFn } from './sessionManager';
+import type { ApiEventName } from '../../shared/api';
+
+const JOB = fileURLToPath(new URL('./testJobs/synthetic.ts', import.meta.url));
+
+let dir: string;
+let store: RunStore;
+let events: Array<{ event: ApiEventName; payload: any; t: number }>;
+let mgr: SessionManager;
+const emit: EmitFn = (event, payload) => {
+  events.push({ event, payload, t: Date.now() });
+};
+
+function make(opts: { concurrency?: number } = {}): SessionManager {
+  return new SessionManager({ store, emit, jobModule: JOB, concurrency: opts.concurrency ?? 1, flushMs: 50, throttleMs: 250 });
+}
+
+const runInput = (config: Record<string, unknown>, seed = 1) => ({ preset: 'test', env: 'sokoban', seed, config, totalSteps: Number(config.steps) });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-sess-'));
+  store = await RunStore.open(dir);
+  events = [];
+});
+afterEach(async () => {
+  await mgr?.dispose();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('SessionManager (worker_threads)', () => {
+  it('runs a job in a worker: metrics persisted, live alerts stored, events throttled', async () => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 120, shape: 'cispo_collapse', stepMs: 2, checkpointEvery: 50 }));
+    expect(await mgr.waitFor(runId)).toBe('completed');
+    const rec = (await store.getRun(runId))!;
+    expect(rec.status).toBe('completed');
+    expect(rec.step).toBe(120);
+    expect(rec.backend.training).toBe('synthetic');
+    const rows = await store.readMetrics(runId);
+    expect(rows.map((r) => r.step)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    expect(rec.alerts.some((a) => a.rule === 'grad_norm_spike')).toBe(true);
+    expect((await store.trajectories(runId)).steps).toHaveLength(120);
+    // Every record reached subscribers, in ≤ 4 batches per second.
+    const batches = events.filter((e) => e.event === 'run.metrics');
+    expect(batches.flatMap((b) => b.payload.records.map((r: any) => r.step))).toEqual(rows.map((r) => r.step));
+    const span = (batches.at(-1)!.t - batches[0].t) / 1000;
+    expect(batches.length).toBeLessThanOrEqual(Math.ceil(span * 4) + 2);
+    expect(events.some((e) => e.event === 'run.alert')).toBe(true);
+    const statuses = events.filter((e) => e.event === 'session.status').map((e) => e.payload.status);
+    expect(statuses[0]).toBe('queued');
+    expect(statuses).toContain('running');
+    expect(statuses.at(-1)).toBe('completed');
+  });
+
+  it('queues beyond the concurrency limit; pause, resume and stop', async () => {
+    mgr = make({ concurrency: 1 });
+    const a = await mgr.startNew(runInput({ steps: 400, stepMs: 10 }));
+    const b = await mgr.startNew(runInput({ steps: 5 }, 2));
+    expect(b.status).toBe('queued');
+    expect(mgr.list().find((s) => s.runId === b.runId)?.queuePosition).toBe(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    await mgr.pause(a.runId);
+    await new Promise((r) => setTimeout(r, 300));
+    const s1 = (await store.readMetrics(a.runId)).length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await store.readMetrics(a.runId)).length).toBe(s1);
+    expect((await store.getRun(a.runId))!.status).toBe('paused');
+    await mgr.resume(a.runId);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await store.readMetrics(a.runId)).length).toBeGreaterThan(s1);
+    await mgr.stop(a.runId);
+    expect(await mgr.waitFor(a.runId)).toBe('stopped');
+    expect(await mgr.waitFor(b.runId)).toBe('completed');
+    expect((await store.loadLatestCheckpoint(a.runId))?.step).toBe((await store.getRun(a.runId))!.step);
+  });
+
+  it.each(['throw', 'exit'] as const)('a crashed worker (%s) marks the run failed and keeps its flushed data', async (crashKind) => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 100, stepMs: 5, crashAtStep: 40, crashKind }));
+    expect(await mgr.waitFor(runId)).toBe('failed');
+    const rec = (await store.getRun(runId))!;
+    expect(rec.error).toMatch(crashKind === 'throw' ? /crashed: synthetic crash at step 40/ : /crashed: worker exited with code 3/);
+    const steps = (await store.readMetrics(runId)).map((r) => r.step);
+    expect(steps.length).toBeGreaterThanOrEqual(30);
+    expect(steps).toEqual(Array.from({ length: steps.length }, (_, i) => i + 1));
+    const err = events.find((e) => e.event === 'session.status' && e.payload.status === 'failed');
+    expect(err?.payload.error).toMatch(/crashed/);
+  });
+
+  it('runs left running at start-up are interrupted and resume from their last checkpoint', async () => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 60, stepMs: 5, crashAtStep: 45, crashKind: 'exit', checkpointEvery: 20 }));
+    await mgr.waitFor(runId);
+    // Simulate the app dying mid-run: the record says running.
+    await store.updateRun(runId, { status: 'running', error: null });
+    await mgr.dispose();
+    const store2 = await RunStore.open(dir);
+    const mgr2 = new SessionManager({ store: store2, emit, jobModule: JOB, concurrency: 1, flushMs: 50 });
+    expect(await mgr2.recover()).toEqual([runId]);
+    expect((await store2.getRun(runId))!.status).toBe('interrupted');
+    await store2.updateRun(runId, { config: { steps: 60, stepMs: 1, checkpointEvery: 20 } });
+    await mgr2.resume(runId);
+    expect(await mgr2.waitFor(runId)).toBe('completed');
+    const steps = (await store2.readMetrics(runId)).map((r) => r.step);
+    expect(steps).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    await mgr2.dispose();
+    await store2.close();
+  });
+
+  it('refuses to resume a completed run and to pause an unknown one', async () => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 3 }));
+    await mgr.waitFor(runId);
+    await expect(mgr.resume(runId)).rejects.toThrow(/completed/);
+    await expect(mgr.pause('nope')).rejects.toThrow(/no active session/);
+  });
+});

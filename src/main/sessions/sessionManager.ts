@@ -1,0 +1,367 @@
+/**
+ * Training sessions: every run in its own worker, a queue with a concurrency limit, pause/resume/stop, live
+ * events, crash handling and start-up recovery.
+ *
+ * Ownership of files: the worker is the single writer of its run's streams (metrics.jsonl, trajectories.jsonl,
+ * checkpoints/); this manager (main thread) is the single writer of run records and the catalog — it folds the
+ * worker's reports into the record (step, summary, alerts, status). Events go out through the event bus,
+ * throttled at the source: per run at most one `run.metrics` batch (all records since the last one), one
+ * progress `session.status`, and the latest version of each changed alert per tick (default 250 ms → ≤ 4/s).
+ * Status transitions (paused, completed, failed…) go out at once, after flushing that run's pending batch.
+ */
+import { availableParallelism } from 'node:os';
+import type { Alert, ApiEventName, ApiEventPayload, RunStatus, SessionInfo } from '../../shared/api';
+import type { MetricRecord } from '../../shared/metrics';
+import type { DetectorConfigOverrides } from '../../core/stability/config';
+import type { CreateRunInput, RunStore } from '../store/runStore';
+import type { WorkerToHost } from './protocol';
+import { threadWorkerSpawner, type SpawnWorker, type WorkerHandle } from './workerHost';
+
+export type EmitFn = <E extends ApiEventName>(event: E, payload: ApiEventPayload<E>) => void;
+
+export class SessionError extends Error {
+  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT', message: string) {
+    super(message);
+    this.name = 'SessionError';
+  }
+}
+
+export interface SessionManagerOptions {
+  readonly store: RunStore;
+  /** The event bus's `emit` (src/main/api/events.ts). */
+  readonly emit?: EmitFn;
+  /** Runs training at once; default: half the cores, at least 1 (1 on a 2-core laptop). */
+  readonly concurrency?: number;
+  readonly spawn?: SpawnWorker;
+  /** Tests: a job module path instead of the real trainer. */
+  readonly jobModule?: string;
+  readonly detector?: DetectorConfigOverrides;
+  /** Event throttle tick (ms). Default 250. */
+  readonly throttleMs?: number;
+  /** Worker fsync interval (ms). Default 1000. */
+  readonly flushMs?: number;
+  /** On dispose, how long a stopping run may take before its worker is terminated (ms). Default 10 s. */
+  readonly stopTimeoutMs?: number;
+}
+
+interface Session {
+  readonly runId: string;
+  status: RunStatus;
+  step: number;
+  totalSteps: number;
+  handle: WorkerHandle | null;
+  resume: boolean;
+  pendingMetrics: MetricRecord[];
+  pendingTrajectories: Array<{ step: number; trajUid: string }>;
+  pendingAlerts: Map<string, Alert>;
+  progressDirty: boolean;
+  finished: boolean;
+  waiters: Array<() => void>;
+}
+
+const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'stopped', 'interrupted'];
+const MAX_TRAJ_NOTICES_PER_TICK = 16;
+
+export function defaultConcurrency(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
+
+export class SessionManager {
+  readonly concurrency: number;
+  private sessions = new Map<string, Session>();
+  private queue: string[] = [];
+  private active = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly emit: EmitFn;
+  private readonly spawn: SpawnWorker;
+  private disposed = false;
+
+  constructor(private readonly opts: SessionManagerOptions) {
+    this.concurrency = Math.max(1, opts.concurrency ?? defaultConcurrency());
+    this.emit = opts.emit ?? (() => undefined);
+    this.spawn = opts.spawn ?? threadWorkerSpawner();
+  }
+
+  get store(): RunStore {
+    return this.opts.store;
+  }
+
+  /** Start-up recovery: runs a dead process left running/paused/queued become `interrupted` (resumable). */
+  async recover(): Promise<string[]> {
+    const ids = await this.store.markInterrupted();
+    for (const id of ids) this.emit('runs.changed', { runId: id });
+    return ids;
+  }
+
+  /** Create a run record and queue it. */
+  async startNew(input: CreateRunInput): Promise<SessionInfo> {
+    const rec = await this.store.createRun({ ...input, status: 'queued' });
+    this.emit('runs.changed', { runId: rec.id });
+    return this.submit(rec.id, false);
+  }
+
+  /** Queue an existing run (fresh, or `resume` from its latest checkpoint). */
+  async submit(runId: string, resume: boolean): Promise<SessionInfo> {
+    if (this.disposed) throw new SessionError('CONFLICT', 'the session manager is shutting down');
+    const rec = await this.store.getRun(runId);
+    if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
+    const existing = this.sessions.get(runId);
+    if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
+    const s: Session = {
+      runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
+      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, finished: false,
+      waiters: existing?.waiters ?? [],
+    };
+    this.sessions.set(runId, s);
+    if (!this.queue.includes(runId)) this.queue.push(runId);
+    await this.setStatus(s, 'queued', { error: null, finishedAt: null });
+    this.pump();
+    return this.info(s);
+  }
+
+  async pause(runId: string): Promise<SessionInfo> {
+    const s = this.live(runId);
+    if (s.status === 'paused') return this.info(s);
+    if (s.handle) {
+      s.handle.post({ type: 'pause' });
+    } else {
+      // A queued run is held back until resumed.
+      this.queue = this.queue.filter((id) => id !== runId);
+    }
+    await this.setStatus(s, 'paused');
+    return this.info(s);
+  }
+
+  async resume(runId: string): Promise<SessionInfo> {
+    const s = this.sessions.get(runId);
+    if (s && !s.finished) {
+      if (s.status !== 'paused') throw new SessionError('CONFLICT', `run ${runId} is ${s.status}, not paused`);
+      if (s.handle) {
+        s.handle.post({ type: 'resume' });
+        await this.setStatus(s, 'running');
+      } else {
+        if (!this.queue.includes(runId)) this.queue.push(runId);
+        await this.setStatus(s, 'queued');
+        this.pump();
+      }
+      return this.info(s);
+    }
+    const rec = await this.store.getRun(runId);
+    if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
+    if (rec.status === 'completed') throw new SessionError('CONFLICT', `run ${runId} is completed; start a new run instead`);
+    if (rec.status === 'running' || rec.status === 'queued') throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
+    // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
+    return this.submit(runId, true);
+  }
+
+  async stop(runId: string): Promise<SessionInfo> {
+    const s = this.live(runId);
+    if (s.handle) {
+      s.handle.post({ type: 'stop' });
+      return this.info(s);
+    }
+    this.queue = this.queue.filter((id) => id !== runId);
+    await this.finish(s, 'stopped', {});
+    return this.info(s);
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].filter((s) => !s.finished).map((s) => this.info(s));
+  }
+
+  /** Resolves when the run reaches a terminal status in this manager. */
+  waitFor(runId: string): Promise<RunStatus> {
+    const s = this.sessions.get(runId);
+    if (!s) return Promise.reject(new SessionError('NOT_FOUND', `no session for run "${runId}"`));
+    if (s.finished) return Promise.resolve(s.status);
+    return new Promise((resolve) => s.waiters.push(() => resolve(s.status)));
+  }
+
+  /** Stop every run (waiting up to stopTimeoutMs, then terminating and marking it interrupted). */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const id of this.queue) {
+      const s = this.sessions.get(id);
+      if (s) await this.finish(s, 'interrupted', { error: 'The app closed before this queued run started.' });
+    }
+    this.queue = [];
+    const running = [...this.sessions.values()].filter((s) => s.handle && !s.finished);
+    await Promise.all(
+      running.map(async (s) => {
+        s.handle?.post({ type: 'stop' });
+        const done = this.waitFor(s.runId);
+        const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.opts.stopTimeoutMs ?? 10_000).unref());
+        if ((await Promise.race([done, timeout])) === 'timeout') {
+          const h = s.handle;
+          await this.finish(s, 'interrupted', { error: 'The app closed while this run was stopping; resume continues from its last checkpoint.' });
+          await h?.terminate();
+        }
+      }),
+    );
+    this.stopTimer();
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+
+  private live(runId: string): Session {
+    const s = this.sessions.get(runId);
+    if (!s || s.finished) throw new SessionError(s ? 'CONFLICT' : 'NOT_FOUND', s ? `run ${runId} is not active (${s.status})` : `no active session for run "${runId}"`);
+    return s;
+  }
+
+  private info(s: Session): SessionInfo {
+    const qi = this.queue.indexOf(s.runId);
+    const rec = this.store.cached(s.runId);
+    return { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, queuePosition: qi >= 0 ? qi + 1 : null };
+  }
+
+  private pump(): void {
+    while (!this.disposed && this.active < this.concurrency && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      const s = this.sessions.get(id);
+      if (!s || s.finished || s.status !== 'queued') continue;
+      this.active++;
+      void this.launch(s).catch(async (e: Error) => {
+        await this.finish(s, 'failed', { error: `could not start the training worker: ${e.message}` });
+      });
+    }
+  }
+
+  private async launch(s: Session): Promise<void> {
+    const rec = await this.store.getRun(s.runId);
+    if (!rec) throw new Error(`run ${s.runId} vanished`);
+    const handle = this.spawn(s.runId);
+    s.handle = handle;
+    this.startTimer();
+    handle.onMessage((m) => {
+      void this.onWorkerMessage(s, m).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+    });
+    handle.onExit(({ error }) => {
+      if (s.finished) return;
+      // No done/failed message: the worker crashed. Everything it flushed stays on disk.
+      void this.finish(s, 'failed', { error: `the training worker crashed: ${error ?? 'it exited without reporting'}` });
+    });
+    handle.post({
+      type: 'start', runId: s.runId, runDir: this.store.runDir(s.runId), dataDir: this.store.dataDir, config: rec.config, seed: rec.seed,
+      resume: s.resume, jobModule: this.opts.jobModule, detector: this.opts.detector, flushMs: this.opts.flushMs,
+    });
+    await this.setStatus(s, 'running', { startedAt: rec.startedAt ?? new Date().toISOString(), error: null });
+  }
+
+  private async onWorkerMessage(s: Session, m: WorkerToHost): Promise<void> {
+    if (s.finished) return;
+    switch (m.type) {
+      case 'ready':
+      case 'checkpoint':
+      case 'flushed':
+        return;
+      case 'started':
+        if (s.resume) {
+          s.step = m.fromStep;
+          await this.store.updateRun(s.runId, { step: m.fromStep });
+        }
+        return;
+      case 'metrics':
+        s.pendingMetrics.push(...m.records);
+        s.step = Math.max(s.step, m.records[m.records.length - 1]?.step ?? s.step);
+        s.progressDirty = true;
+        await this.store.noteMetrics(s.runId, m.records);
+        return;
+      case 'trajectory':
+        s.pendingTrajectories.push({ step: m.step, trajUid: m.trajUid });
+        if (s.pendingTrajectories.length > MAX_TRAJ_NOTICES_PER_TICK) s.pendingTrajectories.shift();
+        return;
+      case 'alert':
+        s.pendingAlerts.set(m.alert.id, m.alert);
+        return;
+      case 'status':
+        if (m.phase === 'rl' || m.phase === 'done') {
+          s.step = m.step;
+          s.totalSteps = m.totalSteps;
+          s.progressDirty = true;
+        }
+        return;
+      case 'paused':
+        if (s.status !== 'paused') await this.setStatus(s, 'paused');
+        return;
+      case 'resumed':
+        if (s.status !== 'running') await this.setStatus(s, 'running');
+        return;
+      case 'done':
+        s.step = m.step;
+        await this.finish(s, m.status, m.backend ? { backend: { ...m.backend, available: [] } } : {});
+        return;
+      case 'failed':
+        await this.finish(s, 'failed', { error: m.error });
+        return;
+    }
+  }
+
+  private async flushEvents(s: Session): Promise<void> {
+    if (s.pendingMetrics.length > 0) {
+      const records = s.pendingMetrics.splice(0).map((r) => ({
+        step: r.step,
+        values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
+      }));
+      this.emit('run.metrics', { runId: s.runId, records });
+    }
+    for (const t of s.pendingTrajectories.splice(0)) this.emit('run.trajectory', { runId: s.runId, step: t.step, trajUid: t.trajUid });
+    if (s.pendingAlerts.size > 0) {
+      const alerts = [...s.pendingAlerts.values()];
+      s.pendingAlerts.clear();
+      await this.store.upsertAlerts(s.runId, alerts);
+      for (const a of alerts) this.emit('run.alert', { runId: s.runId, alert: a });
+    }
+    if (s.progressDirty) {
+      s.progressDirty = false;
+      this.emitStatus(s, null);
+    }
+  }
+
+  private emitStatus(s: Session, error: string | null): void {
+    const i = this.info(s);
+    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, error });
+  }
+
+  private async setStatus(s: Session, status: RunStatus, extra: Record<string, unknown> = {}): Promise<void> {
+    await this.flushEvents(s);
+    s.status = status;
+    await this.store.updateRun(s.runId, { status, ...extra });
+    this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
+  }
+
+  private async finish(s: Session, status: RunStatus, extra: Record<string, unknown>): Promise<void> {
+    if (s.finished) return;
+    s.finished = true;
+    const hadHandle = s.handle !== null;
+    await this.flushEvents(s);
+    s.status = status;
+    await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
+    await this.store.flush(s.runId);
+    this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
+    this.emit('runs.changed', { runId: s.runId });
+    const h = s.handle;
+    s.handle = null;
+    if (hadHandle) {
+      this.active--;
+      setTimeout(() => void h?.terminate(), 200).unref();
+    }
+    for (const w of s.waiters.splice(0)) w();
+    if (TERMINAL.includes(status)) this.pump();
+    if (this.active === 0 && this.queue.length === 0) this.stopTimer();
+  }
+
+  private startTimer(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      for (const s of this.sessions.values()) {
+        if (!s.finished) void this.flushEvents(s).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+      }
+    }, this.opts.throttleMs ?? 250);
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
