@@ -4,13 +4,14 @@
  */
 import { FROZENLAKE_SETTINGS, FrozenLakeEnv } from './frozenlake';
 import { HOUSEHOLD_SETTINGS, HouseholdEnv } from './household';
+import { SHOP_SETTINGS, ShopEnv } from './shop';
 import { projectKeywords, projectStrict } from './parse';
 import type { SettingSpec } from './settings';
 import { SOKOBAN_SETTINGS, SokobanEnv } from './sokoban';
 import { GRID_KEYWORDS } from './grid';
 import type { ActionProjection, TestbedEnv } from './types';
 
-export type EnvName = 'sokoban' | 'frozenlake' | 'household';
+export type EnvName = 'sokoban' | 'frozenlake' | 'household' | 'shop';
 
 export interface EnvCatalogEntry {
   readonly name: EnvName;
@@ -69,6 +70,19 @@ export const ENV_CATALOG: readonly EnvCatalogEntry[] = [
     create: (s) => new HouseholdEnv(s),
     parse: (t) => projectStrict(t),
   },
+  {
+    name: 'shop',
+    label: 'Shop (WebShop-style)',
+    description:
+      'Find and buy the product an instruction asks for (type, attributes, options, price bound) in a generated catalogue of thousands of products: search, paged results, item pages with options, description, features, buy.',
+    tests: 'Goal-conditioned search and comparison, partial credit (WebShop score) under a reward paid only for a perfect purchase, free-form search queries, a short 15-turn horizon.',
+    rewardRange: [0, 10],
+    horizon: 15,
+    solvable: 'always: each goal is generated from a catalogue product that satisfies it; the expert searches, picks a matching item, sets the options and buys',
+    settings: SHOP_SETTINGS,
+    create: (s) => new ShopEnv(s),
+    parse: (t) => projectStrict(t),
+  },
 ];
 
 export class UnknownEnvError extends Error {
@@ -124,5 +138,6 @@ export { trainSeed, heldOutSeeds, isHeldOutSeed, isOutOfDistributionSeed, HELD_O
 export { EnvSettingsError, resolveSettings, type SettingSpec } from './settings';
 export { SokobanEnv } from './sokoban';
 export { FrozenLakeEnv } from './frozenlake';
+export { ShopEnv } from './shop';
 export { HouseholdEnv, HOUSEHOLD_TASK_TYPES, type HouseholdTaskType } from './household';
 export type * from './types';
