@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord, Series } from '../../shared/api';
+import { chartModel, indexSeries, summaryRows, xOfStep } from './compareModel';
+
+function rec(id: string, preset: string, alerts: RunRecord['alerts'] = []): RunRecord {
+  return {
+    id, name: id, tags: [], env: 'sokoban', preset, seed: 1, status: 'completed', step: 4, totalSteps: 4, createdAt: '', updatedAt: '', summary: {},
+    alertCount: alerts.length, worstSeverity: null, config: { preset, seed: 1 }, appVersion: '0', appCommit: 'x',
+    backend: { training: 'cpu', rollout: 'tfjs', detail: '', available: [] }, startedAt: null, finishedAt: null, error: null, alerts, wallSeconds: 0, etaSeconds: null,
+  };
+}
+function ser(runId: string, key: string, y: (number | null)[], nonFinite: Series['nonFinite'] = []): Series {
+  const steps = y.map((_, i) => i);
+  return { runId, key, x: steps.map((s) => s * 10), y, steps, nonFinite, totalPoints: y.length };
+}
+const alert = (metric: string, severity: 'warning' | 'critical', firstStep: number) => ({
+  id: `${metric}-${firstStep}`, runId: 'a', rule: 'rule', severity, metric, firstStep, lastStep: firstStep + 1, message: 'm', hint: 'h', evidence: { steps: [], values: [] }, acknowledged: false,
+});
+
+describe('xOfStep', () => {
+  it('maps a step to its x, or the nearest kept step', () => {
+    const s = { steps: [0, 5, 10], x: [0, 50, 100] };
+    expect(xOfStep(s, 5)).toBe(50);
+    expect(xOfStep(s, 6)).toBe(50);
+    expect(xOfStep(s, 9)).toBe(100);
+  });
+});
+
+describe('chartModel', () => {
+  const runs = [rec('a', 'sampo', [alert('actor/grad_norm', 'critical', 2)]), rec('b', 'grpo'), rec('c', 'sampo')];
+  const idx = indexSeries([
+    ser('a', 'k', [1, 2, null, 4], [{ step: 2, value: 'Infinity' }]),
+    ser('b', 'k', [0, 0, 0, 0]),
+    ser('c', 'k', [3, 4, 5, 6]),
+    ser('a', 'actor/grad_norm', [1, 1, 1, 1]),
+  ]);
+  it('gives one line per run with smoothing and keeps non-finite points at their x', () => {
+    const m = chartModel('k', runs, idx, { smoothing: 'ema', strength: 0.5, groupBy: '' });
+    expect(m.lines.map((l) => l.name)).toEqual(['a', 'b', 'c']);
+    expect(m.lines[0].smoothed?.[2]).toBeNull();
+    expect(m.lines[0].nonFinite).toEqual([{ x: 20, step: 2, value: 'Infinity' }]);
+    expect(m.bands).toEqual([]);
+  });
+  it('places alerts only on the chart of their metric, at the x of their step', () => {
+    expect(chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: '' }).alerts).toEqual([]);
+    expect(chartModel('actor/grad_norm', runs, idx, { smoothing: 'none', strength: 0, groupBy: '' }).alerts).toEqual([{ x: 20, xEnd: 30, label: 'a: rule', severity: 'critical' }]);
+  });
+  it('groups by a config key into bands with N in the name', () => {
+    const m = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: 'preset' });
+    expect(m.bands.map((b) => b.name)).toEqual(['preset = sampo (N=2)', 'preset = grpo (N=1)']);
+    expect(m.bands[0].mean).toEqual([2, 3, 5, 5]);
+    expect(m.bands[0].n).toEqual([2, 2, 1, 2]);
+    expect(m.lines.every((l) => l.faint)).toBe(true);
+  });
+});
+
+describe('summaryRows', () => {
+  it('computes headline success, steps to threshold and a verdict per run', () => {
+    const runs = [rec('a', 'sampo'), rec('b', 'grpo', [alert('actor/grad_norm', 'critical', 3)])];
+    const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8, 0.8]), ser('b', 'episode/success_rate', [0.1, 0.2, 0.1, 0.0])]);
+    const rows = summaryRows(runs, idx, 0.5);
+    expect(rows[0].success.final).toBe(0.8);
+    expect(rows[0].stepsToThreshold).toBe(2);
+    expect(rows[0].verdict.level).toBe('stable');
+    expect(rows[1].stepsToThreshold).toBeNull();
+    expect(rows[1].verdict.level).toBe('collapsed');
+    expect(rows[1].alerts.critical).toBe(1);
+  });
+  it('counts a non-finite gradient norm as a collapse', () => {
+    const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
+    expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The compare view's data model, pure: from stored series and run records to chart inputs, summary rows and
+ * verdicts. Kept out of the component so it is unit-tested and cheap to recompute.
+ */
+import type { Alert, RunRecord, Series } from '../../shared/api';
+import { PALETTE, type AlertMark, type BandInput, type LineInput } from './chartOptions';
+import { bandStats, groupRuns } from './grouping';
+import { smooth, type SmoothingMode } from './smoothing';
+import { headline, stepsToThreshold, verdict, type Headline, type Verdict } from './summary';
+import { BREAKING_KEYS, SUCCESS_KEY } from './metricKeys';
+
+export interface CompareOptions {
+  readonly smoothing: SmoothingMode;
+  readonly strength: number;
+  /** Dotted config key to group by, or '' for no grouping. */
+  readonly groupBy: string;
+}
+
+export type SeriesIndex = ReadonlyMap<string, ReadonlyMap<string, Series>>;
+
+/** key → runId → series. */
+export function indexSeries(list: readonly Series[]): Map<string, Map<string, Series>> {
+  const m = new Map<string, Map<string, Series>>();
+  for (const s of list) {
+    let byRun = m.get(s.key);
+    if (!byRun) m.set(s.key, (byRun = new Map()));
+    byRun.set(s.runId, s);
+  }
+  return m;
+}
+
+/** The x position of a step in a series (exact if kept, else the nearest kept step's x). */
+export function xOfStep(s: Pick<Series, 'x' | 'steps'>, step: number): number {
+  const st = s.steps;
+  if (st.length === 0) return step;
+  let lo = 0;
+  let hi = st.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (st[mid] < step) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(st[lo - 1] - step) < Math.abs(st[lo] - step)) lo--;
+  return s.x[lo];
+}
+
+export function runColor(index: number): string {
+  return PALETTE[index % PALETTE.length];
+}
+
+export interface ChartModel {
+  readonly lines: LineInput[];
+  readonly bands: BandInput[];
+  readonly alerts: AlertMark[];
+}
+
+/** Lines (and bands when grouping) for one metric across the compared runs. */
+export function chartModel(key: string, runs: readonly RunRecord[], index: SeriesIndex, opts: CompareOptions): ChartModel {
+  const byRun = index.get(key) ?? new Map<string, Series>();
+  const lines: LineInput[] = [];
+  const bands: BandInput[] = [];
+  const alerts: AlertMark[] = [];
+  const grouped = opts.groupBy !== '';
+  const smoothed = (y: readonly (number | null)[]) => (opts.smoothing === 'none' ? null : smooth(y, opts.smoothing, opts.strength));
+
+  runs.forEach((r, i) => {
+    const s = byRun.get(r.id);
+    if (!s) return;
+    lines.push({
+      name: r.name,
+      color: grouped ? '#999999' : runColor(i),
+      x: s.x,
+      y: s.y,
+      smoothed: grouped ? null : smoothed(s.y),
+      nonFinite: s.nonFinite.map((n) => ({ x: xOfStep(s, n.step), step: n.step, value: n.value })),
+      faint: grouped,
+    });
+    for (const a of r.alerts) {
+      if (a.metric !== key) continue;
+      alerts.push({ x: xOfStep(s, a.firstStep), xEnd: xOfStep(s, a.lastStep), label: `${r.name}: ${a.rule}`, severity: a.severity });
+    }
+  });
+
+  if (grouped) {
+    groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), opts.groupBy).forEach((g, gi) => {
+      const members = g.runIds.map((id) => byRun.get(id)).filter((s): s is Series => s !== undefined);
+      if (members.length === 0) return;
+      const b = bandStats(members.map((s) => ({ x: s.x, y: smoothed(s.y) ?? s.y })));
+      bands.push({ name: `${opts.groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi), ...b });
+    });
+  }
+  return { lines, bands, alerts };
+}
+
+export interface SummaryRow {
+  readonly runId: string;
+  readonly name: string;
+  readonly color: string;
+  readonly success: Headline;
+  readonly stepsToThreshold: number | null;
+  readonly alerts: { critical: number; warning: number; info: number };
+  readonly verdict: Verdict;
+}
+
+export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, threshold: number): SummaryRow[] {
+  return runs.map((r, i) => {
+    const s = index.get(SUCCESS_KEY)?.get(r.id);
+    const success = s ? { steps: s.steps, y: s.y } : { steps: [], y: [] };
+    const nonFiniteSteps: number[] = [];
+    for (const k of BREAKING_KEYS) {
+      const b = index.get(k)?.get(r.id);
+      // NaN on a step without updates is "not applicable"; ±Infinity or NaN alongside finite values is breakage.
+      if (b) for (const n of b.nonFinite) if (n.value !== 'NaN' || b.y.some((v) => v !== null)) nonFiniteSteps.push(n.step);
+    }
+    const count = (sev: Alert['severity']) => r.alerts.filter((a) => a.severity === sev).length;
+    return {
+      runId: r.id,
+      name: r.name,
+      color: runColor(i),
+      success: headline(success),
+      stepsToThreshold: stepsToThreshold(success, threshold),
+      alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
+      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps }),
+    };
+  });
+}

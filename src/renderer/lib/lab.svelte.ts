@@ -1,0 +1,150 @@
+/**
+ * The renderer's thin state layer over the API contract: catalogs loaded once, the run list and the alert
+ * inbox kept fresh from live events, and one place where every failed call becomes a visible error with its
+ * message and hint (nothing fails silently).
+ */
+import type { Alert, ApiEventName, ApiEventPayload, ApiInput, ApiMethodName, ApiOutput, ArlArenaApi, ConfigFieldDoc, EnvInfo, PresetInfo, RunSummary } from '../../shared/api';
+import type { ApiError, Result } from '../../shared/result';
+export type MetricInfo = ApiOutput<'catalog.metrics'>[number];
+
+export type AppInfo = ApiOutput<'app.info'>;
+
+export interface UiError extends ApiError {
+  readonly id: number;
+  /** The API method that failed, e.g. `sessions.start`. */
+  readonly method: string;
+}
+
+let nextErrorId = 1;
+
+export class Lab {
+  info = $state.raw<AppInfo | null>(null);
+  presets = $state.raw<PresetInfo[]>([]);
+  envs = $state.raw<EnvInfo[]>([]);
+  metrics = $state.raw<MetricInfo[]>([]);
+  configFields = $state.raw<ConfigFieldDoc[]>([]);
+  runs = $state.raw<RunSummary[]>([]);
+  runsLoaded = $state(false);
+  alerts = $state.raw<Alert[]>([]);
+  alertsLoaded = $state(false);
+  errors = $state.raw<UiError[]>([]);
+  /** A short confirmation shown after an action ("Run started"). */
+  notice = $state<string | null>(null);
+
+  readonly unackedAlerts = $derived(this.alerts.filter((a) => !a.acknowledged).length);
+
+  private unsubs: (() => void)[] = [];
+  private reloadTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(readonly api: ArlArenaApi) {}
+
+  /** Calls the API; a failure (or a transport exception) is recorded for display unless `quiet`. */
+  async call<M extends ApiMethodName>(method: M, input?: ApiInput<M>, opts: { quiet?: boolean } = {}): Promise<Result<ApiOutput<M>>> {
+    let res: Result<ApiOutput<M>>;
+    try {
+      res = await this.api.call(method, input);
+    } catch (e) {
+      res = { ok: false, error: { code: 'INTERNAL', message: `The ${this.api.transport} transport failed: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check that the lab backend is still running, then reload the page.' } };
+    }
+    if (!res.ok && !opts.quiet) this.reportError(method, res.error);
+    return res;
+  }
+
+  reportError(method: string, error: ApiError): void {
+    this.errors = [...this.errors.slice(-4), { ...error, id: nextErrorId++, method }];
+  }
+
+  dismissError(id: number): void {
+    this.errors = this.errors.filter((e) => e.id !== id);
+  }
+
+  flash(message: string): void {
+    this.notice = message;
+    setTimeout(() => {
+      if (this.notice === message) this.notice = null;
+    }, 4000);
+  }
+
+  on<E extends ApiEventName>(event: E, listener: (p: ApiEventPayload<E>) => void): () => void {
+    return this.api.subscribe(event, listener);
+  }
+
+  async init(): Promise<void> {
+    const [info, presets, envs, metrics, fields] = await Promise.all([
+      this.call('app.info'),
+      this.call('catalog.presets'),
+      this.call('catalog.envs'),
+      this.call('catalog.metrics'),
+      this.call('catalog.configFields'),
+    ]);
+    if (info.ok) this.info = info.value;
+    if (presets.ok) this.presets = [...presets.value].sort((a, b) => Number(b.recommended) - Number(a.recommended));
+    if (envs.ok) this.envs = envs.value;
+    if (metrics.ok) this.metrics = metrics.value;
+    if (fields.ok) this.configFields = fields.value;
+    this.unsubs.push(
+      this.on('runs.changed', () => this.scheduleReload()),
+      this.on('session.status', (s) => {
+        const i = this.runs.findIndex((r) => r.id === s.runId);
+        if (i < 0) return this.scheduleReload();
+        const next = this.runs.slice();
+        next[i] = { ...next[i], status: s.status, step: s.step, totalSteps: s.totalSteps };
+        this.runs = next;
+        // Summary numbers (success, alerts) come from the store: refresh them now and then.
+        this.scheduleReload(2000);
+      }),
+      this.on('run.alert', ({ alert }) => {
+        const rest = this.alerts.filter((a) => a.id !== alert.id);
+        this.alerts = [alert, ...rest];
+        this.scheduleReload();
+      }),
+    );
+    await Promise.all([this.loadRuns(), this.loadAlerts()]);
+  }
+
+  dispose(): void {
+    for (const u of this.unsubs) u();
+    this.unsubs = [];
+  }
+
+  private scheduleReload(ms = 300): void {
+    if (this.reloadTimer) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = null;
+      void this.loadRuns();
+    }, ms);
+  }
+
+  async loadRuns(): Promise<void> {
+    const res = await this.call('runs.list', {});
+    if (res.ok) this.runs = res.value;
+    this.runsLoaded = true;
+  }
+
+  async loadAlerts(): Promise<void> {
+    const res = await this.call('alerts.list', {});
+    if (res.ok) this.alerts = [...res.value].sort((a, b) => Number(a.acknowledged) - Number(b.acknowledged) || b.firstStep - a.firstStep);
+    this.alertsLoaded = true;
+  }
+
+  async ackAlert(a: Alert): Promise<void> {
+    const res = await this.call('alerts.ack', { runId: a.runId, alertId: a.id });
+    if (res.ok) this.alerts = this.alerts.map((x) => (x.id === a.id && x.runId === a.runId ? res.value : x));
+  }
+
+  presetLabel(name: string): string {
+    return this.presets.find((p) => p.name === name)?.label ?? name;
+  }
+
+  envLabel(name: string): string {
+    return this.envs.find((e) => e.name === name)?.label ?? name;
+  }
+
+  metricDef(key: string): MetricInfo | undefined {
+    return this.metrics.find((m) => m.key === key);
+  }
+
+  runName(id: string): string {
+    return this.runs.find((r) => r.id === id)?.name ?? id;
+  }
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { formatRoute, parseRoute, type Route } from './router';
+
+describe('routes', () => {
+  it('round-trips every view', () => {
+    const routes: Route[] = [{ view: 'runs' }, { view: 'new' }, { view: 'run', id: 'r_1-a' }, { view: 'compare', ids: ['a', 'b'] }, { view: 'compare', ids: [] }, { view: 'alerts' }, { view: 'about' }];
+    for (const r of routes) expect(parseRoute(formatRoute(r))).toEqual(r);
+  });
+  it('falls back to the runs view on anything unknown or malformed', () => {
+    expect(parseRoute('')).toEqual({ view: 'runs' });
+    expect(parseRoute('?view=nope')).toEqual({ view: 'runs' });
+    expect(parseRoute('?view=run&id=../etc')).toEqual({ view: 'runs' });
+  });
+  it('drops malformed and duplicate compare ids', () => {
+    expect(parseRoute('?view=compare&runs=a,b,a,%2F,')).toEqual({ view: 'compare', ids: ['a', 'b'] });
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Views and their addresses. The route lives in the URL's query string (`?view=compare&runs=a,b`) so the
+ * fragment stays free for browser mode's launch token, and back/forward and reload keep the view.
+ */
+export type Route =
+  | { view: 'runs' }
+  | { view: 'new' }
+  | { view: 'run'; id: string }
+  | { view: 'compare'; ids: string[] }
+  | { view: 'alerts' }
+  | { view: 'about' };
+
+export type ViewName = Route['view'];
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function parseRoute(search: string): Route {
+  const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
+  const view = q.get('view');
+  switch (view) {
+    case 'new':
+      return { view: 'new' };
+    case 'alerts':
+      return { view: 'alerts' };
+    case 'about':
+      return { view: 'about' };
+    case 'run': {
+      const id = q.get('id') ?? '';
+      return ID.test(id) ? { view: 'run', id } : { view: 'runs' };
+    }
+    case 'compare':
+      return { view: 'compare', ids: [...new Set((q.get('runs') ?? '').split(',').filter((s) => ID.test(s)))] };
+    default:
+      return { view: 'runs' };
+  }
+}
+
+export function formatRoute(r: Route): string {
+  switch (r.view) {
+    case 'runs':
+      return '?view=runs';
+    case 'run':
+      return `?view=run&id=${encodeURIComponent(r.id)}`;
+    case 'compare':
+      return r.ids.length ? `?view=compare&runs=${r.ids.map(encodeURIComponent).join(',')}` : '?view=compare';
+    default:
+      return `?view=${r.view}`;
+  }
+}

@@ -1,0 +1,85 @@
+/** State of the run detail view: the record, its live metric series and its alerts, kept current by events. */
+import type { Alert, RunRecord } from '../../shared/api';
+import type { Lab } from './lab.svelte';
+import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
+import { DEFAULT_CHART_KEYS } from './metricKeys';
+
+const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
+
+export class RunDetail {
+  record = $state.raw<RunRecord | null>(null);
+  notFound = $state<string | null>(null);
+  series = $state.raw<ReadonlyMap<string, LiveSeries>>(fromStored([]));
+  /** Keys the run has logged (from the store); the chart picker offers these. */
+  availableKeys = $state.raw<string[]>([]);
+  chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** Bumped when a new trajectory is stored, so the viewer can offer the latest one. */
+  trajectoryTick = $state(0);
+  private unsubs: (() => void)[] = [];
+
+  constructor(
+    private readonly lab: Lab,
+    readonly runId: string,
+  ) {}
+
+  readonly alerts = $derived<Alert[]>(this.record ? [...this.record.alerts].sort((a, b) => a.firstStep - b.firstStep) : []);
+
+  async load(): Promise<void> {
+    const res = await this.lab.call('runs.get', { runId: this.runId }, { quiet: true });
+    if (!res.ok) {
+      this.notFound = res.error.code === 'NOT_FOUND' ? `No run with id “${this.runId}”: it may have been deleted.` : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
+      return;
+    }
+    this.record = res.value;
+    const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
+    if (keysRes.ok) this.availableKeys = keysRes.value;
+    await this.loadSeries();
+  }
+
+  async loadSeries(): Promise<void> {
+    const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: this.chartKeys, xAxis: 'step', maxPoints: 2000 });
+    if (res.ok) this.series = fromStored(res.value);
+  }
+
+  async setChartKeys(keys: string[]): Promise<void> {
+    this.chartKeys = keys;
+    await this.loadSeries();
+  }
+
+  async refreshRecord(): Promise<void> {
+    const res = await this.lab.call('runs.get', { runId: this.runId }, { quiet: true });
+    if (res.ok) this.record = res.value;
+  }
+
+  subscribe(): void {
+    this.unsubs.push(
+      this.lab.on('run.metrics', (p) => {
+        if (p.runId !== this.runId) return;
+        this.series = appendRecords(this.series, this.chartKeys, p.records);
+        if (this.availableKeys.length === 0 && p.records[0]) this.availableKeys = Object.keys(p.records[0].values);
+      }),
+      this.lab.on('session.status', (s) => {
+        if (s.runId !== this.runId || !this.record) return;
+        this.record = { ...this.record, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: s.etaSeconds, error: s.error ?? this.record.error };
+        if (TERMINAL.has(s.status)) void this.refreshRecord();
+      }),
+      this.lab.on('run.alert', ({ runId, alert }) => {
+        if (runId !== this.runId || !this.record) return;
+        this.record = { ...this.record, alerts: [...this.record.alerts.filter((a) => a.id !== alert.id), alert], alertCount: this.record.alertCount + 1 };
+      }),
+      this.lab.on('run.trajectory', (p) => {
+        if (p.runId === this.runId) this.trajectoryTick++;
+      }),
+    );
+  }
+
+  dispose(): void {
+    for (const u of this.unsubs) u();
+    this.unsubs = [];
+  }
+
+  async control(action: 'pause' | 'resume' | 'stop'): Promise<void> {
+    const res = await this.lab.call(`sessions.${action}`, { runId: this.runId });
+    if (res.ok && this.record) this.record = { ...this.record, status: res.value.status, step: res.value.step, etaSeconds: res.value.etaSeconds };
+  }
+}
