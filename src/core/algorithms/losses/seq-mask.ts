@@ -14,8 +14,9 @@ export function sequenceMask(input: PolicyLossInput, delta: number): { mask: tf.
   const len = tf.maximum(tokens, 1);
   const advMean = tf.div(tf.sum(tf.mul(input.advantages, mask), 1), len);
   const drift = tf.div(tf.sum(tf.mul(tf.sub(input.oldLogProb, stopGradient(input.logProb)), mask), 1), len);
-  const keep = tf.logicalOr(tf.greaterEqual(advMean, 0), tf.lessEqual(drift, delta));
-  const keepF = tf.cast(keep, 'float32');
+  // Built only from ops that have a (zero) gradient — greaterEqual, cast, maximum — because the mask sits on
+  // the loss's tape path and tfjs refuses to backpropagate through ops without one (logicalOr, lessEqual).
+  const keepF = tf.maximum(tf.cast(tf.greaterEqual(advMean, 0), 'float32'), tf.cast(tf.greaterEqual(delta, drift), 'float32'));
   const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
   const numMasked = tf.sum(tf.mul(tf.sub(1, keepF), hasTokens)) as tf.Scalar;
   return { mask: tf.mul(mask, tf.expandDims(keepF, 1)) as tf.Tensor2D, numMasked };
