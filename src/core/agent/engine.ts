@@ -145,3 +145,6 @@ export function buildBias(valid: Uint8Array, B: number, stride: number, P: numbe
   }
   return out;
 }
+
+/** Builds a rollout engine loaded with `weights` (injected into the trainer from src/main/compute). */
+export type RolloutEngineFactory = (weights: ModelWeights) => Promise<RolloutEngine>;

@@ -99,7 +99,12 @@ export class TfjsRolloutEngine implements RolloutEngine {
    * `model` is used directly: pass the trainer's own model to sample without copying weights (then setWeights is
    * only needed when the engine should sample from other weights), or a dedicated PolicyModel.
    */
-  constructor(readonly model: PolicyModel, backendName = tf.getBackend()) {
+  constructor(
+    readonly model: PolicyModel,
+    backendName = tf.getBackend(),
+    /** Dispose the model with the engine (true when the engine made its own copy). */
+    private readonly ownsModel = false,
+  ) {
     this.name = `tfjs-${backendName}`;
     this.lm = new TfjsIncrementalLM(model);
   }
@@ -117,6 +122,7 @@ export class TfjsRolloutEngine implements RolloutEngine {
   }
 
   async dispose(): Promise<void> {
-    // The model may be shared with the trainer; its owner disposes it.
+    // A shared model (e.g. the trainer's) is disposed by its owner.
+    if (this.ownsModel) this.model.dispose();
   }
 }

@@ -1,0 +1,63 @@
+/**
+ * Compute set-up for a run: the tfjs training backend (backends.ts) and the rollout engine factory
+ * (onnxruntime-node with KV cache, or tfjs). The result's `info` is recorded in the run metadata and shown to the
+ * user; `createRolloutEngine` is what the trainer receives through TrainerDeps.compute.
+ */
+import { PolicyModel, TfjsRolloutEngine, type ModelWeights, type RolloutEngine, type RolloutEngineFactory } from '../../core/agent';
+import { initBackend, type BackendInfo, type BackendPreference } from './backends';
+
+export { initBackend, BackendUnavailableError, BACKEND_PREFERENCES, silenceTfjsBanner, wasmDir, currentBackend } from './backends';
+export type { BackendInfo, BackendPreference } from './backends';
+export { OrtRolloutEngine, createOrtEngine } from './ortEngine';
+export { applyWasmFixes } from './wasmFixes';
+
+export type RolloutEnginePreference = 'onnxruntime' | 'tfjs';
+
+export interface ComputeSetup {
+  /** For run metadata / ComputeBackendInfo: training backend, rollout engine, one-line detail. */
+  info: { training: string; rollout: string; detail: string; available: string[] };
+  backend: BackendInfo;
+  createRolloutEngine: RolloutEngineFactory;
+}
+
+async function probeOrt(): Promise<string | null> {
+  try {
+    const ort = await import('onnxruntime-node');
+    return typeof ort.InferenceSession?.create === 'function' ? null : 'onnxruntime-node has no InferenceSession';
+  } catch (e) {
+    return `onnxruntime-node failed to load (${(e as Error).message.split('\n')[0]})`;
+  }
+}
+
+export async function setupCompute(opts: { backend?: BackendPreference; rolloutEngine?: RolloutEnginePreference } = {}): Promise<ComputeSetup> {
+  const backend = await initBackend(opts.backend ?? 'auto');
+  const want = opts.rolloutEngine ?? 'onnxruntime';
+  if (want !== 'onnxruntime' && want !== 'tfjs') {
+    throw new Error(`compute.rolloutEngine: unknown engine ${JSON.stringify(want)}; known: onnxruntime, tfjs`);
+  }
+  let rollout = want;
+  const available = [...backend.available];
+  const ortProblem = await probeOrt();
+  if (ortProblem === null) available.push('onnxruntime-cpu');
+  else if (want === 'onnxruntime') {
+    throw new Error(`compute.rolloutEngine "onnxruntime" is not available: ${ortProblem}. Use compute.rolloutEngine "tfjs".`);
+  }
+  let detail = backend.detail;
+  if (rollout === 'onnxruntime') detail = `rollouts on onnxruntime-node (CPU, 2 threads, KV cache); training on ${detail}`;
+  else {
+    rollout = 'tfjs';
+    detail = `rollouts and training on ${detail}`;
+  }
+  const createRolloutEngine = async (weights: ModelWeights): Promise<RolloutEngine> => {
+    if (rollout === 'onnxruntime') {
+      const { createOrtEngine } = await import('./ortEngine');
+      return createOrtEngine(weights);
+    }
+    return new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'rollout'), backend.tfjsBackend, true);
+  };
+  return {
+    info: { training: backend.training, rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`, detail, available },
+    backend,
+    createRolloutEngine,
+  };
+}
