@@ -8,5 +8,6 @@ export function overlongPenalty(responseLength: number, maxResponseTokens: numbe
   const buffer = Math.floor(maxResponseTokens * bufferFrac);
   if (buffer <= 0) return 0;
   const expected = maxResponseTokens - buffer;
-  return Math.min((-(responseLength - expected) / buffer) * penaltyFactor, 0);
+  const shaped = (-(responseLength - expected) / buffer) * penaltyFactor;
+  return shaped < 0 ? shaped : 0;
 }
