@@ -1,0 +1,117 @@
+/**
+ * UI benchmark (issue 8): time to first render of the Compare view with 8 runs × 2,000 steps × 10 metrics,
+ * measured in Debian's Chromium against the real backend (`arlarena serve`) on a temporary data directory
+ * filled through the run store's API with synthetic runs. Goal: under 500 ms.
+ *
+ *   npm run bench:ui                    table
+ *   npm run bench:ui -- --json          one JSON object per line
+ *   npm run bench:ui -- --runs 8 --steps 2000 --repeat 5
+ *
+ * Columns, per page load (a fresh browser page each time, so nothing is cached in the page):
+ *   nav_to_render_ms   navigation start → every compare chart drawn (HTML, JS, API calls, model, ECharts)
+ *   mount_to_render_ms Compare view mounted → every chart drawn (API calls + model + ECharts)
+ *   api_ms             the runs.metrics call alone, as the page saw it (Resource Timing)
+ * The first load also pays Chromium's cold start of the JS bundle; the median is over all loads.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { RunStore, writeSyntheticRun } from '../src/main/store/index';
+import type { SyntheticShape } from '../src/core/stability/synthetic';
+import { launchBrowser } from '../e2e/support/browser';
+import { startLab } from '../e2e/support/lab';
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '8' },
+    steps: { type: 'string', default: '2000' },
+    repeat: { type: 'string', default: '5' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const nRuns = Number(args.runs);
+const steps = Number(args.steps);
+const repeat = Number(args.repeat);
+for (const [name, v] of [['--runs', nRuns], ['--steps', steps], ['--repeat', repeat]] as const) {
+  if (!Number.isInteger(v) || v < 1) {
+    console.error(`bench:ui: ${name} must be a whole number ≥ 1, got ${String(v)}`);
+    process.exit(2);
+  }
+}
+
+const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'calm', 'entropy_collapse', 'calm', 'kl_drift', 'calm', 'mismatch'];
+
+interface Sample {
+  load: number;
+  nav_to_render_ms: number;
+  mount_to_render_ms: number;
+  api_ms: number | null;
+  charts: number;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'arlarena-bench-ui-'));
+  const t0 = performance.now();
+  const store = await RunStore.open(dataDir);
+  const ids: string[] = [];
+  for (let i = 0; i < nRuns; i++) {
+    const shape = SHAPES[i % SHAPES.length];
+    const r = await writeSyntheticRun(store, { steps, seed: i + 1, shape, preset: i % 2 ? 'grpo' : 'sampo', name: `bench ${i + 1} ${shape}`, nanAt: shape === 'cispo_collapse' ? Math.floor(steps * 0.8) : undefined });
+    ids.push(r.id);
+  }
+  const seedMs = performance.now() - t0;
+  if (!args.json) console.log(`seeded ${nRuns} runs × ${steps} steps in ${(seedMs / 1000).toFixed(1)} s (${dataDir})`);
+
+  const lab = await startLab({ dataDir });
+  const browser = await launchBrowser();
+  const samples: Sample[] = [];
+  try {
+    for (let load = 1; load <= repeat; load++) {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${lab.origin}/?view=compare&runs=${ids.join(',')}#token=${lab.token}`);
+      await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 }).catch(() => {
+        throw new Error(`the compare view did not finish rendering within 60 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`);
+      });
+      // Evaluated in the page (a string, so this Node-side file needs no DOM types).
+      const m = (await page.evaluate(`(() => {
+        const r = window.__arlCompareRender;
+        const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/call'));
+        return { ...r, apiMs: api.length ? Math.max(...api.map((e) => e.responseEnd - e.startTime)) : null, charts: document.querySelectorAll('[data-testid="compare"] .chart-card').length };
+      })()`)) as { sinceMountMs: number; sinceNavMs: number; apiMs: number | null; charts: number };
+      samples.push({ load, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, api_ms: m.apiMs, charts: m.charts });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    await lab.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const med = {
+    nav: median(samples.map((s) => s.nav_to_render_ms)),
+    mount: median(samples.map((s) => s.mount_to_render_ms)),
+  };
+  if (args.json) {
+    for (const s of samples) console.log(JSON.stringify({ bench: 'ui.compare_first_render', runs: nRuns, steps, metrics: samples[0]?.charts ?? 0, ...s }));
+    console.log(JSON.stringify({ bench: 'ui.compare_first_render', summary: 'median', runs: nRuns, steps, nav_to_render_ms: med.nav, mount_to_render_ms: med.mount, goal_ms: 500, met: med.nav < 500 }));
+    return;
+  }
+  const f = (v: number | null) => (v === null ? '—' : v.toFixed(0));
+  console.log(`\nCompare view, ${nRuns} runs × ${steps} steps × ${samples[0]?.charts ?? 0} metric charts, Chromium (${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'})`);
+  console.log('| load | nav→render ms | mount→render ms | runs.metrics ms |');
+  console.log('|---|---|---|---|');
+  for (const s of samples) console.log(`| ${s.load} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.api_ms)} |`);
+  console.log(`| median | ${f(med.nav)} | ${f(med.mount)} | |`);
+  console.log(`goal: first render < 500 ms → ${med.nav < 500 ? 'met' : 'NOT met'} (median navigation → render)`);
+}
+
+main().catch((e) => {
+  console.error(`bench:ui failed: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
