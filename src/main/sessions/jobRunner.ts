@@ -21,9 +21,11 @@ export interface RunJobOptions {
   readonly post: (msg: WorkerToHost) => void;
   /** Receives the control handle once the job is set up. */
   readonly onControl?: (c: JobControl) => void;
+  /** Ask the job to stop once this step is done (partial reruns). */
+  readonly stopAfterStep?: number;
 }
 
-export async function runJob({ start, job, post, onControl }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
+export async function runJob({ start, job, post, onControl, stopAfterStep }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
   const files = new RunFiles(start.runDir);
   const detector = new CollapseDetector(start.runId, start.detector);
   let paused = false;
@@ -97,6 +99,7 @@ export async function runJob({ start, job, post, onControl }: RunJobOptions): Pr
     },
     async checkControl(): Promise<TrainerControl> {
       if (writeError) throw writeError;
+      if (stopAfterStep !== undefined && lastStep >= stopAfterStep) stopRequested = true;
       if (paused && !stopRequested) {
         queue(() => files.flush());
         await writes;

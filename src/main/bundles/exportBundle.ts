@@ -1,0 +1,122 @@
+/**
+ * `arlarena export` / bundles.export: one zip with everything needed to audit and rerun a run.
+ *
+ *   manifest.json        format, schema version, app version + commit, SHA-256 + size of every other file
+ *   run.json             the run record (config, seed, status, summary, backend, alerts), scrubbed
+ *   config.json          { preset, seed, config }: the resolved config the run was started with
+ *   environment.json     platform, CPU, memory, Node/Electron versions, compute backend, env + settings, task seeds
+ *   package-lock.json    the dependency lockfile of the app that produced the run
+ *   metrics.jsonl        the full metric stream (non-finite values encoded as strings)
+ *   trajectories.jsonl   sampled trajectories, scrubbed
+ *   alerts.json          collapse alerts
+ *   checkpoint/…         the final checkpoint (default: on when under 64 MB)
+ */
+import { readFile, readdir, mkdir, stat } from 'node:fs/promises';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { zipSync } from 'fflate';
+import type { RunRecord } from '../../shared/api';
+import { appCommit, appVersion, projectRoot } from '../appInfo';
+import { writeFileAtomic } from '../store/atomic';
+import { readJsonl } from '../store/jsonl';
+import { CHECKPOINTS_DIR, METRICS_FILE, TRAJECTORIES_FILE, checkpointDirName } from '../store/runFiles';
+import type { RunStore } from '../store/runStore';
+import { BUNDLE_EXTENSION, BUNDLE_FORMAT, BUNDLE_SCHEMA_VERSION, type BundleManifest, sha256Hex } from './manifest';
+import { scrub } from './scrub';
+
+export const DEFAULT_CHECKPOINT_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export interface ExportOptions {
+  /** Output file; default `<dataDir>/bundles/<runId>.arlarena.zip`. */
+  readonly out?: string;
+  /** Include the final checkpoint: true/false, or undefined = when smaller than 64 MB. */
+  readonly includeCheckpoint?: boolean;
+}
+
+export interface ExportResult {
+  readonly path: string;
+  readonly fileName: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly files: number;
+  readonly checkpointStep: number | null;
+}
+
+const enc = new TextEncoder();
+
+async function dirSize(dir: string): Promise<number> {
+  let total = 0;
+  for (const n of await readdir(dir)) total += (await stat(join(dir, n))).size;
+  return total;
+}
+
+export async function exportRun(store: RunStore, runId: string, opts: ExportOptions = {}): Promise<ExportResult> {
+  const rec = await store.getRun(runId);
+  if (!rec) throw new Error(`no run with id "${runId}"`);
+  const dir = store.runDir(runId);
+  const files: Record<string, Uint8Array> = {};
+  const put = (p: string, data: Uint8Array | string) => {
+    files[p] = typeof data === 'string' ? enc.encode(data) : data;
+  };
+
+  const record: RunRecord = scrub(rec);
+  put('run.json', JSON.stringify(record, null, 1));
+  put('config.json', JSON.stringify(scrub({ preset: rec.preset, seed: rec.seed, config: rec.config }), null, 1));
+  put('alerts.json', JSON.stringify(scrub(rec.alerts), null, 1));
+
+  const metrics = await readFile(join(dir, METRICS_FILE)).catch(() => Buffer.alloc(0));
+  put('metrics.jsonl', new Uint8Array(metrics.subarray(0, metrics.lastIndexOf(0x0a) + 1)));
+  const trajs = await readJsonl(join(dir, TRAJECTORIES_FILE));
+  put('trajectories.jsonl', trajs.items.map((t) => `${JSON.stringify(scrub(t))}\n`).join(''));
+  const taskIds = [...new Set(trajs.items.map((t) => String((t as { taskId?: unknown }).taskId)))].slice(0, 10_000);
+
+  const lock = await readFile(join(projectRoot(), 'package-lock.json')).catch(() => null);
+  if (lock) put('package-lock.json', new Uint8Array(lock));
+
+  const envCfg = (rec.config as { env?: unknown }).env ?? null;
+  const cpu = cpus();
+  put('environment.json', JSON.stringify(scrub({
+    platform: platform(),
+    arch: arch(),
+    osRelease: release(),
+    cpu: { model: cpu[0]?.model ?? 'unknown', cores: cpu.length },
+    memoryBytes: totalmem(),
+    versions: { node: process.versions.node, v8: process.versions.v8, electron: process.versions.electron ?? null },
+    app: { version: appVersion(), commit: appCommit() },
+    run: { appVersion: rec.appVersion, appCommit: rec.appCommit },
+    compute: rec.backend,
+    env: { name: rec.env, config: envCfg, implementation: `arlarena-lab ${rec.appVersion} (${rec.appCommit})` },
+    taskSeeds: {
+      master: rec.seed,
+      derivation: 'training task seeds derive from the master seed (src/core/envs/splits.ts trainSeed); held-out seeds are fixed (10^9 + j)',
+      trajectoryTaskIds: taskIds,
+    },
+  }), null, 1));
+
+  let checkpointStep: number | null = null;
+  const steps = await store.filesOf(runId).checkpointSteps();
+  const last = steps[steps.length - 1];
+  if (last !== undefined && opts.includeCheckpoint !== false) {
+    const cdir = join(dir, CHECKPOINTS_DIR, checkpointDirName(last));
+    const size = await dirSize(cdir);
+    if (opts.includeCheckpoint === true || size <= DEFAULT_CHECKPOINT_LIMIT_BYTES) {
+      for (const n of await readdir(cdir)) put(`checkpoint/${checkpointDirName(last)}/${n}`, new Uint8Array(await readFile(join(cdir, n))));
+      checkpointStep = last;
+    }
+  }
+
+  const manifest: BundleManifest = {
+    format: BUNDLE_FORMAT,
+    schemaVersion: BUNDLE_SCHEMA_VERSION,
+    createdAt: new Date().toISOString(),
+    app: { version: appVersion(), commit: appCommit() },
+    run: { id: rec.id, name: record.name, env: rec.env, preset: rec.preset, seed: rec.seed, status: rec.status, step: rec.step, totalSteps: rec.totalSteps },
+    files: Object.fromEntries(Object.entries(files).map(([p, d]) => [p, { sha256: sha256Hex(d), bytes: d.length }])),
+    checkpointStep,
+  };
+  const zipped = zipSync({ 'manifest.json': enc.encode(JSON.stringify(manifest, null, 1)), ...files }, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
+  const out = resolve(opts.out ?? join(store.dataDir, 'bundles', `${runId}${BUNDLE_EXTENSION}`));
+  await mkdir(dirname(out), { recursive: true });
+  await writeFileAtomic(out, zipped);
+  return { path: out, fileName: basename(out), bytes: zipped.length, sha256: sha256Hex(zipped), files: Object.keys(files).length + 1, checkpointStep };
+}
