@@ -164,11 +164,15 @@ describe('sampling and the tfjs engine', () => {
     const rows = prompts.map((p, i) => ({ promptIds: p, responseIds: a.tokens[i] }));
     const re = await engine.logProbs(rows);
     expect(mismatchStats(a.logProbs, re).max).toBeLessThan(1e-4);
-    // Row 1 alone (no left padding) samples the same tokens when it gets the same random draws: give row 0 a
-    // batch of its own and compare.
-    const solo = await engine.generate([prompts[0]], opts, new Rng(5));
-    const soloRe = await engine.logProbs([{ promptIds: prompts[0], responseIds: solo.tokens[0] }]);
-    expect(mismatchStats(solo.logProbs, soloRe).max).toBeLessThan(1e-4);
+    // Left padding must not change a row's result: greedy decoding of each prompt alone equals the batch.
+    const greedy = { ...opts, temperature: 0 };
+    const batch = await engine.generate(prompts, greedy, new Rng(1));
+    for (let i = 0; i < prompts.length; i++) {
+      const solo = await engine.generate([prompts[i]], greedy, new Rng(1));
+      expect(solo.tokens[0]).toEqual(batch.tokens[i]);
+      expect(mismatchStats(solo.logProbs, [batch.logProbs[i]]).max).toBeLessThan(1e-4);
+    }
+    m.dispose();
   });
 
   it('builds a causal, pad-aware attention bias', () => {

@@ -5,7 +5,8 @@
  * Quick reference (what the trainer calls):
  *
  *   Tokenizer
- *     const tok = Tokenizer.fit(corpusTexts)            // deterministic word/symbol vocab; ids 0..7 are
+ *     const tok = fitTestbedTokenizer({ envs: ['sokoban'] })   // or Tokenizer.fit(texts): deterministic
+ *                                                       // word/symbol vocab; ids 0..7 are
  *                                                       // <pad> <bos> <eos> <unk> <think> </think> <action> </action>
  *     tok.encode(text) → number[]; tok.decode(ids) → string (normalised text round-trips)
  *     tok.toJSON() / Tokenizer.fromJSON(json)
@@ -40,3 +41,4 @@ export * from './rollout';
 export * from './mismatch';
 export { sha256Hex } from './sha256';
 export * from './onnxExport';
+export * from './corpus';

@@ -30,11 +30,15 @@ export interface ModelConfig extends ModelShape {
   vocabSize: number;
 }
 
-/** Named sizes. Parameter counts are for a ~200-token vocabulary. */
+/**
+ * Named sizes. Parameter counts are for a ~200-token vocabulary. maxSeqLen covers a Sokoban prompt with the
+ * paper's 2-step history (≤ ~290 tokens) plus a response; shop prompts reach ~650 tokens (small/base fit them,
+ * nano truncates their oldest tokens).
+ */
 export const MODEL_SIZES: Record<Exclude<ModelSize, 'custom'>, ModelShape & { why: string }> = {
-  nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 256, why: '≈0.13M params: learns the format in minutes on a laptop CPU' },
-  small: { dModel: 192, nLayers: 6, nHeads: 6, dFF: 768, maxSeqLen: 512, why: '≈2.8M params: the calibration "L" scale, slower but stronger' },
-  base: { dModel: 384, nLayers: 6, nHeads: 6, dFF: 1536, maxSeqLen: 512, why: '≈11M params: for machines with tfjs-node or a GPU' },
+  nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 384, why: '≈0.15M params: learns the format in minutes on a laptop CPU' },
+  small: { dModel: 192, nLayers: 6, nHeads: 6, dFF: 768, maxSeqLen: 768, why: '≈2.8M params: the calibration "L" scale, slower but stronger' },
+  base: { dModel: 384, nLayers: 6, nHeads: 6, dFF: 1536, maxSeqLen: 768, why: '≈11M params: for machines with tfjs-node or a GPU' },
 };
 
 /**
