@@ -1,0 +1,90 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cispo64, gspo64, sapo64, vanilla64, type Case } from './losses/reference64';
+import { ProbeInputError, runProbe } from './probe';
+import { expectMatrixClose, setupTf } from './test-helpers';
+
+beforeAll(setupTf);
+
+const lossInputs = {
+  old_log_prob: [[-1.0, -1.2, -0.3], [-0.5, -2.0, -1.0]],
+  log_prob: [[-0.8, -1.25, -0.35], [-0.9, -1.9, -1.0]],
+  advantages: [[0.7, 0.7, 0.7], [-1.3, -1.3, -1.3]],
+  response_mask: [[1, 1, 1], [1, 1, 0]],
+};
+const asCase: Case = { oldLogProb: lossInputs.old_log_prob, logProb: lossInputs.log_prob, adv: lossInputs.advantages, mask: lossInputs.response_mask };
+
+function out(fn: string, params: Record<string, unknown>, inputs: Record<string, unknown>) {
+  return runProbe({ fn, params, inputs }).outputs as Record<string, any>;
+}
+
+describe('algo probe: outputs agree with the float64 reference (~1e-5 relative)', () => {
+  const base = { lo: 0.2, hi: 0.2, c: 3, tauPos: 1, tauNeg: 1.05 };
+  const cases: Array<[string, Record<string, unknown>, { value: number; grad: number[][] }]> = [
+    ['policy_loss_vanilla', { clip_ratio: 0.2, loss_agg_mode: 'token-mean' }, vanilla64(asCase, { ...base, agg: 'token-mean' })],
+    ['policy_loss_cispo', { clip_ratio_low: 1.0, clip_ratio_high: 0.2, loss_agg_mode: 'seq-mean-token-mean' }, cispo64(asCase, { ...base, lo: 1.0, agg: 'seq-mean-token-mean' })],
+    ['policy_loss_sapo', { tau_pos: 1.0, tau_neg: 1.05, loss_agg_mode: 'token-mean' }, sapo64(asCase, { ...base, agg: 'token-mean' })],
+    ['policy_loss_gspo', { clip_ratio_low: 0.003, clip_ratio_high: 0.004, loss_agg_mode: 'token-mean' }, gspo64(asCase, { ...base, lo: 0.003, hi: 0.004, agg: 'seq-mean-token-mean' })],
+  ];
+  for (const [fn, params, want] of cases) {
+    it(fn, () => {
+      const o = out(fn, params, lossInputs);
+      expect(Math.abs(o.pg_loss - want.value)).toBeLessThanOrEqual(Math.max(1e-6, 1e-5 * Math.abs(want.value)));
+      expectMatrixClose(o.grad_log_prob, want.grad, 1e-5, 1e-7);
+      for (const k of ['pg_clipfrac', 'ppo_kl', 'pg_clipfrac_lower', 'num_masked_seqs']) expect(typeof o[k], k).toBe('number');
+    });
+  }
+
+  it('agg_loss returns loss and grad_loss_mat', () => {
+    const o = out('agg_loss', { loss_agg_mode: 'seq-mean-token-mean' }, { loss_mat: [[1, 2], [3, 4]], loss_mask: [[1, 1], [1, 0]] });
+    expect(o.loss).toBeCloseTo((1.5 + 3) / 2, 6);
+    expectMatrixClose(o.grad_loss_mat, [[0.25, 0.25], [0.5, 0]]);
+  });
+
+  it('kl_penalty and entropy', () => {
+    const k = out('kl_penalty', { kl_penalty: 'low_var_kl' }, { log_prob: [[-1, -2]], ref_log_prob: [[-1.5, -2]], response_mask: [[1, 1]] });
+    expect(k.kld[0][0]).toBeCloseTo(Math.exp(-0.5) + 0.5 - 1, 6);
+    expect(k.kl_loss).toBeCloseTo((Math.exp(-0.5) + 0.5 - 1) / 2, 6);
+    expect(k.grad_log_prob[0][0]).toBeCloseTo((1 - Math.exp(-0.5)) / 2, 6);
+    const e = out('entropy', {}, { logits: [[[0, 0, 0, 0], [1, 1, 1, 1]]], response_mask: [[1, 0]] });
+    expect(e.entropy[0][0]).toBeCloseTo(Math.log(4), 6);
+    expect(e.entropy_loss).toBeCloseTo(Math.log(4), 6);
+    expect(e.grad_logits[0][1]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('GRPO and GiGPO advantages with verl-agent names', () => {
+    const g = out('compute_grpo_outcome_advantage', {}, { token_level_rewards: [[0, 1], [0, 0], [0, 0]], response_mask: [[1, 1], [1, 0], [1, 1]], uid: ['a', 'a', 'b'] });
+    expect(g.row_advantage[0]).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 12);
+    expect(g.advantages[1][0]).toBe(g.row_advantage[1]);
+    expect(Math.abs(g.advantages[1][1])).toBe(0);
+    expect(g.row_advantage[2]).toBe(0);
+    const gi = out('compute_gigpo_outcome_advantage', { mode: 'mean_norm', gamma: 0.5, invalid_action_penalty_coef: 0.1 }, {
+      token_level_rewards: [[0, 1], [0, 1], [0, 0]], step_rewards: [0, 1, 0], response_mask: [[1, 1], [1, 1], [1, 1]],
+      anchor_obs: ['s0', 's1', 's0'], uid: ['u', 'u', 'u'], traj_uid: ['a', 'a', 'b'], is_action_valid: [1, 1, 0],
+    });
+    expect(gi.step_returns).toEqual([0.5, 1, -0.1]);
+    [0.3, 0, -0.3].forEach((x, i) => expect(gi.step_advantage[i]).toBeCloseTo(x, 12));
+    expect(gi.episode_advantage[2]).toBeCloseTo(-0.1 - (1 + 1 - 0.1) / 3, 12);
+  });
+});
+
+describe('algo probe: malformed input names the problem', () => {
+  const bad: Array<[unknown, RegExp]> = [
+    [{ fn: 'nope', inputs: {} }, /unknown fn "nope"; known functions: agg_loss/],
+    [{ params: {}, inputs: {} }, /missing field "fn"/],
+    [{ fn: 'agg_loss', inputs: { loss_mat: [[1]] } }, /missing input "loss_mask"/],
+    [{ fn: 'agg_loss', inputs: { loss_mat: [[1, 2], [3]], loss_mask: [[1, 1], [1]] } }, /inputs.loss_mat is ragged: row 0 has 2 entries, row 1 has 1/],
+    [{ fn: 'agg_loss', inputs: { loss_mat: [['NaN']], loss_mask: [[1]] } }, /inputs.loss_mat\[0\]\[0\] must be a finite number, got "NaN"/],
+    [{ fn: 'agg_loss', inputs: { loss_mat: [[1]], loss_mask: [[2]] } }, /must be 0 or 1/],
+    [{ fn: 'agg_loss', params: { loss_agg_mode: 'mean' }, inputs: { loss_mat: [[1]], loss_mask: [[1]] } }, /loss_agg_mode for agg_loss must be one of token-mean/],
+    [{ fn: 'agg_loss', params: { clip: 1 }, inputs: { loss_mat: [[1]], loss_mask: [[1]] } }, /unknown param "clip"/],
+    [{ fn: 'policy_loss_vanilla', params: { clip_ratio_c: 1 }, inputs: lossInputs }, /clip_ratio_c must be > 1/],
+    [{ fn: 'policy_loss_vanilla', inputs: { ...lossInputs, old_log_prob: [[0, 0]] } }, /old_log_prob is 1×2 but inputs.log_prob is 2×3/],
+    [[1, 2], /must be a JSON object/],
+  ];
+  for (const [c, re] of bad) {
+    it(re.source, () => {
+      expect(() => runProbe(c)).toThrow(ProbeInputError);
+      expect(() => runProbe(c)).toThrow(re);
+    });
+  }
+});
