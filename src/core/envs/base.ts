@@ -56,16 +56,30 @@ export abstract class BaseEnv implements TestbedEnv {
     }
     if (this.done) {
       // Rollouts keep generating for finished envs (spec §3.5); those rows are dropped, the env stays put.
-      return { ...this.obs, reward: 0, done: true, won: this.won, score: this.lastScore, formatValid: proj.formatValid, actionValid: false, appliedAction: proj.applied };
+      const o = this.obs;
+      return {
+        observation: o.observation,
+        task: o.task,
+        admissibleActions: o.admissibleActions,
+        reward: 0,
+        done: true,
+        won: this.won,
+        score: this.lastScore,
+        formatValid: proj.formatValid,
+        actionValid: false,
+        appliedAction: proj.applied,
+      };
     }
     const t = this.apply(proj);
     this.steps++;
     if (t.won) this.won = true;
     this.lastScore = t.score;
     this.done = t.won || t.lost || this.steps >= this.maxSteps;
-    this.obs = this.observe();
+    const o = (this.obs = this.observe());
     return {
-      ...this.obs,
+      observation: o.observation,
+      task: o.task,
+      admissibleActions: o.admissibleActions,
       reward: t.reward,
       done: this.done,
       won: this.won,

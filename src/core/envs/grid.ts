@@ -26,9 +26,12 @@ export function dirIndex(a: string): number {
 
 /** Rows of symbols joined by single spaces, rows joined by newlines: compact and word-tokenizer friendly. */
 export function gridText(symbols: string[], width: number): string {
-  const rows: string[] = [];
-  for (let r = 0; r * width < symbols.length; r++) rows.push(symbols.slice(r * width, r * width + width).join(' '));
-  return rows.join('\n');
+  let out = '';
+  for (let i = 0; i < symbols.length; i++) {
+    if (i > 0) out += i % width === 0 ? '\n' : ' ';
+    out += symbols[i];
+  }
+  return out;
 }
 
 export function gridPicture(symbols: string[], width: number, legend: Record<string, string>): GridPicture {

@@ -78,7 +78,10 @@ export interface StrictParse {
 /** The strict format check (spec §2.2) plus the first think/action blocks. Linear time; never throws. */
 export function parseStrictFormat(input: unknown): StrictParse {
   const text = toText(input);
-  const s = scanTags(text);
+  return strictFromScan(text, scanTags(text));
+}
+
+function strictFromScan(text: string, s: TagScan): StrictParse {
   const firstThink = firstBlock(text, s.thinkOpen, s.thinkClose, 7);
   const firstAction = firstBlock(text, s.actionOpen, s.actionClose, 8);
   const actionBlock = firstAction === null ? null : firstAction.trim().toLowerCase();
@@ -125,8 +128,8 @@ export function projectStrict(input: unknown): ActionProjection {
  */
 export function projectKeywords(input: unknown, keywords: readonly string[], fallback: string): ActionProjection {
   const text = toText(input);
-  const p = parseStrictFormat(text);
   const s = scanTags(text);
+  const p = strictFromScan(text, s);
   let found: string | null = null;
   // Walk the action blocks in order (only the first three opens are recorded; enough for real outputs).
   for (const o of s.actionOpen) {
