@@ -44,7 +44,14 @@ export async function createMainServices(options: ServicesOptions): Promise<Main
     dataDir: options.dataDir,
     bus,
     computeInfo() {
-      computeCache ??= Promise.resolve().then(() => detectComputeBackend());
+      // The real selection (src/main/compute, loads tfjs: a few seconds, once); the static probe if that fails.
+      computeCache ??= import('./compute/index')
+        .then(({ setupCompute }) => setupCompute({}))
+        .then((setup) => ({ ...setup.info }))
+        .catch((e: unknown) => {
+          const probe = detectComputeBackend();
+          return { ...probe, detail: `${probe.detail} (backend set-up failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
+        });
       return computeCache;
     },
     electronAvailable: () => options.insideElectron === true || findElectronBinary().available,

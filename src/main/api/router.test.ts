@@ -163,4 +163,27 @@ describe('app handlers', () => {
     const r = await router.call('catalog.metrics', undefined, ctx);
     expect(r.ok && Array.isArray(r.value) && r.value.length > 10).toBe(true);
   });
+
+  it('catalog.presets, catalog.envs and catalog.configFields come from the engine catalogs', async () => {
+    const { router } = routerWith({});
+    const presets = await router.call('catalog.presets', undefined, ctx);
+    expect(presets.ok && (presets.value as { recommended: boolean }[]).some((p) => p.recommended)).toBe(true);
+    const envs = await router.call('catalog.envs', undefined, ctx);
+    expect(envs.ok && (envs.value as { name: string }[]).map((e) => e.name)).toContain('sokoban');
+    const fields = await router.call('catalog.configFields', undefined, ctx);
+    expect(fields.ok && (fields.value as { path: string }[]).some((f) => f.path === 'optim.lr')).toBe(true);
+  });
+
+  it('config.resolve returns a config, or issues naming the field', async () => {
+    const { router } = routerWith({});
+    const good = await router.call('config.resolve', { preset: 'sampo', env: 'sokoban' }, ctx);
+    expect(good.ok && (good.value as { config: unknown }).config).toBeTruthy();
+    const bad = await router.call('config.resolve', { preset: 'sampo', env: 'sokoban', overrides: { 'optim.lr': 'fast' } }, ctx);
+    expect(bad.ok).toBe(true);
+    if (!bad.ok) return;
+    const value = bad.value as { config: unknown; issues: { field: string }[] };
+    expect(value.config).toBeNull();
+    expect(value.issues.map((i) => i.field)).toContain('optim.lr');
+  });
 });
+

@@ -1,5 +1,7 @@
+import { CONFIG_FIELDS, listPresets, resolveConfig } from '../../../core/config/index';
+import { listEnvs } from '../../../core/envs/index';
 import { METRIC_CATALOG } from '../../../shared/metrics';
-import { err, ok } from '../../../shared/result';
+import { ok } from '../../../shared/result';
 import type { MainServices } from '../../services';
 import type { AreaMethods, Handlers } from '../types';
 
@@ -7,9 +9,14 @@ import type { AreaMethods, Handlers } from '../types';
 export function createCatalogHandlers(_services: MainServices): Handlers<AreaMethods<'catalog'> | 'config.resolve'> {
   return {
     'catalog.metrics': () => ok(METRIC_CATALOG.map((d) => ({ ...d }))),
-    'catalog.presets': () => err('UNAVAILABLE', 'catalog.presets: the preset catalog (src/core/config, issue 3) has not landed yet'),
-    'catalog.configFields': () => err('UNAVAILABLE', 'catalog.configFields: the config field catalog (src/core/config, issue 3) has not landed yet'),
-    'catalog.envs': () => err('UNAVAILABLE', 'catalog.envs: the environment catalog (src/core/envs, issue 4) has not landed yet'),
-    'config.resolve': () => err('UNAVAILABLE', 'config.resolve: config resolution (src/core/config, issue 3) has not landed yet'),
+    'catalog.presets': () => ok(listPresets()),
+    'catalog.configFields': () => ok(CONFIG_FIELDS.map((f) => ({ ...f }))),
+    'catalog.envs': () => ok(listEnvs()),
+    // Issues (unknown preset, bad override, failed cross-field check) are an answer, not an error: the
+    // "Customise" editor shows them next to their fields.
+    'config.resolve': ({ preset, env, overrides }) => {
+      const { config, issues } = resolveConfig(preset, env, overrides ?? {});
+      return ok({ config: config ? (structuredClone(config) as unknown as Record<string, unknown>) : null, issues });
+    },
   };
 }

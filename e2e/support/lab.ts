@@ -1,0 +1,124 @@
+/**
+ * Starts the real app in browser mode for a test file: `arlarena --data-dir <tmp> serve --port 0 --json`,
+ * detached (its own process group), reads the URL and token it prints, and stops it by its process id.
+ *
+ *   const lab = await startLab();
+ *   … lab.url (opens the app, token in the fragment), lab.call('app.info') …
+ *   await lab.stop();
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ApiInput, ApiMethodName, ApiOutput } from '../../src/shared/api';
+import type { Result } from '../../src/shared/result';
+
+export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+export interface Lab {
+  /** Open this in the browser: origin + `/#token=…`. */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly token: string;
+  readonly pid: number;
+  readonly dataDir: string;
+  /** A call over HTTP with the token (what the renderer's transport does). */
+  call<M extends ApiMethodName>(method: M, input?: ApiInput<M>): Promise<Result<ApiOutput<M>>>;
+  /** True while the server process is running. */
+  alive(): boolean;
+  /** What the server wrote to stderr so far (for failure messages). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) if (child.pid) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+});
+
+export async function startLab(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Lab> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'arlarena-e2e-'));
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'serve', '--port', '0', '--no-build', '--json'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
+  running.add(child);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-20_000);
+  });
+  let exited = false;
+  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => {
+    exited = true;
+    running.delete(child);
+    resolve();
+  }));
+
+  const info = await new Promise<{ url: string; origin: string; port: number; token: string; pid: number }>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`arlarena serve did not print its URL within 90 s; stderr:\n${stderr}`)), 90_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.trim().startsWith('{'));
+      if (!line) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(line));
+      } catch (e) {
+        reject(new Error(`arlarena serve printed something that is not JSON: ${line} (${(e as Error).message})`));
+      }
+    });
+    void exitPromise.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`arlarena serve exited before printing its URL; stderr:\n${stderr}`));
+    });
+  });
+
+  const lab: Lab = {
+    ...info,
+    dataDir,
+    async call(method, input) {
+      const res = await fetch(`${info.origin}/api/call`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-arlarena-token': info.token },
+        body: JSON.stringify({ method, input }),
+      });
+      return (await res.json()) as Result<never>;
+    },
+    alive: () => {
+      if (exited) return false;
+      try {
+        process.kill(info.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    stderr: () => stderr,
+    async stop() {
+      if (!exited) {
+        try {
+          process.kill(info.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+        const killer = setTimeout(() => {
+          try {
+            process.kill(info.pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }, 10_000);
+        await exitPromise;
+        clearTimeout(killer);
+      }
+      if (ownDir && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return lab;
+}
