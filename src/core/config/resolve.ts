@@ -17,9 +17,9 @@ const MODEL_DIMS = ['dModel', 'nLayers', 'nHeads', 'dFF', 'maxSeqLen'] as const;
  * equal); kept here so resolving a config does not load tfjs.
  */
 export const MODEL_SIZE_DIMS: Readonly<Record<'nano' | 'small' | 'base', Readonly<Record<(typeof MODEL_DIMS)[number], number>>>> = {
-  nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 256 },
-  small: { dModel: 192, nLayers: 6, nHeads: 6, dFF: 768, maxSeqLen: 512 },
-  base: { dModel: 384, nLayers: 6, nHeads: 6, dFF: 1536, maxSeqLen: 512 },
+  nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 384 },
+  small: { dModel: 192, nLayers: 6, nHeads: 6, dFF: 768, maxSeqLen: 768 },
+  base: { dModel: 384, nLayers: 6, nHeads: 6, dFF: 1536, maxSeqLen: 768 },
 };
 
 /** Base config from the field table (plain GRPO scaled to a laptop), before any preset. */
