@@ -1,0 +1,185 @@
+/**
+ * `npm run bench:model [-- --json] [-- --sizes nano,small] [-- --quick]`
+ *
+ * Training tokens/s (forward + backward + AdamW on (prompt, response) rows, loss on the response) and generation
+ * tokens/s (batched sampling, prefill included) for each engine, side by side with PyTorch on the same
+ * architecture and sizes:
+ *   tfjs-wasm     training (the app's trainer path) and generation by full recomputation (the fallback engine)
+ *   onnxruntime   generation with the KV cache (the app's rollout engine), 2 intra-op threads
+ *   pytorch       Debian python3-torch + OpenBLAS (2 torch threads, OPENBLAS_NUM_THREADS=1), eager, KV cache
+ * Each (engine, size) runs in its own process so peak RSS is per row. Workload: vocab 192 (the Sokoban
+ * tokenizer), training 16 rows × 128 tokens (16 response tokens), generation 16 prompts × 96 tokens → 32 tokens.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SIZES = ['nano', 'small'] as const;
+const ENGINES = ['tfjs-wasm', 'onnxruntime', 'pytorch'] as const;
+type Size = (typeof SIZES)[number] | 'base';
+type Engine = (typeof ENGINES)[number];
+
+interface Row {
+  engine: Engine;
+  size: Size;
+  params: number | null;
+  train_tokens_per_s: number | null;
+  gen_tokens_per_s: number | null;
+  peak_rss_mb: number | null;
+  note?: string;
+}
+
+const WORK = {
+  vocab: 192,
+  trainRows: 16,
+  trainLen: 128,
+  respLen: 16,
+  genRows: 16,
+  promptLen: 96,
+  genTokens: 32,
+};
+
+function steps(size: Size, quick: boolean): { warmup: number; trainSteps: number; genRepeats: number } {
+  if (quick) return { warmup: 1, trainSteps: 1, genRepeats: 1 };
+  return size === 'nano' ? { warmup: 2, trainSteps: 6, genRepeats: 3 } : { warmup: 1, trainSteps: 3, genRepeats: 2 };
+}
+
+async function runOne(engine: Engine, size: Size, quick: boolean): Promise<Row> {
+  const { resolveModelConfig, initWeights, paramCount } = await import('../src/core/agent');
+  const { Rng } = await import('../src/core/util/rng');
+  const cfg = resolveModelConfig({ size }, WORK.vocab);
+  const params = paramCount(cfg);
+  const s = steps(size, quick);
+  const rng = new Rng(1);
+  const randIds = (n: number) => Array.from({ length: n }, () => 8 + rng.int(WORK.vocab - 8));
+  const prompts = Array.from({ length: WORK.genRows }, () => [1, ...randIds(WORK.promptLen - 1)]);
+  const sampling = { maxNewTokens: WORK.genTokens, temperature: 1, topP: 1, topK: 0, stopIds: [] };
+  const rss = () => process.resourceUsage().maxRSS / 1024;
+  const now = () => performance.now();
+
+  if (engine === 'onnxruntime') {
+    const { createOrtEngine } = await import('../src/main/compute/ortEngine');
+    const ort = await createOrtEngine(initWeights(cfg, rng));
+    await ort.generate(prompts, sampling, new Rng(2));
+    const t0 = now();
+    for (let i = 0; i < s.genRepeats; i++) await ort.generate(prompts, sampling, new Rng(3 + i));
+    const gen = (WORK.genRows * WORK.genTokens * s.genRepeats) / ((now() - t0) / 1000);
+    await ort.dispose();
+    return { engine, size, params, train_tokens_per_s: null, gen_tokens_per_s: gen, peak_rss_mb: rss() };
+  }
+
+  // tfjs-wasm
+  const tf = await import('@tensorflow/tfjs');
+  const { initBackend } = await import('../src/main/compute/backends');
+  const { PolicyModel, TfjsRolloutEngine } = await import('../src/core/agent');
+  const { AdamW } = await import('../src/core/training/adamw');
+  await initBackend('wasm');
+  const model = PolicyModel.create(cfg, rng);
+  const opt = new AdamW(model.trainableVariables(), { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1 });
+  const rows = Array.from({ length: WORK.trainRows }, () => ({
+    promptIds: [1, ...randIds(WORK.trainLen - WORK.respLen)],
+    responseIds: randIds(WORK.respLen),
+  }));
+  const step = () => {
+    const { grads, value } = tf.variableGrads(() => {
+      const o = model.tokenLogProbs(rows);
+      return tf.div(tf.neg(tf.sum(tf.mul(o.logProbs, o.mask))), tf.sum(o.mask)) as tf.Scalar;
+    }, model.trainableVariables());
+    opt.step(grads, 1e-4);
+    value.dispose();
+    tf.dispose(grads);
+  };
+  for (let i = 0; i < s.warmup; i++) step();
+  let t0 = now();
+  for (let i = 0; i < s.trainSteps; i++) step();
+  const train = (WORK.trainRows * WORK.trainLen * s.trainSteps) / ((now() - t0) / 1000);
+  const eng = new TfjsRolloutEngine(model, 'wasm');
+  const genRepeats = Math.max(1, s.genRepeats - 1);
+  const small = { ...sampling, maxNewTokens: 4 };
+  await eng.generate(prompts, small, new Rng(2));
+  t0 = now();
+  for (let i = 0; i < genRepeats; i++) await eng.generate(prompts, sampling, new Rng(3 + i));
+  const gen = (WORK.genRows * WORK.genTokens * genRepeats) / ((now() - t0) / 1000);
+  return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss() };
+}
+
+function runTorch(size: Size, quick: boolean, cfg: { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number }): Row {
+  const python = '/usr/bin/python3';
+  const probe = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    return {
+      engine: 'pytorch', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null,
+      note: 'skipped: /usr/bin/python3 cannot import torch (install with `apt-get install -y python3-torch libopenblas0-pthread`)',
+    };
+  }
+  const args = JSON.stringify({ ...WORK, ...cfg, ...steps(size, quick), threads: 2 });
+  const r = spawnSync(python, [join(HERE, 'torch_model.py'), args], {
+    encoding: 'utf8',
+    env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' },
+  });
+  if (r.status !== 0) {
+    return { engine: 'pytorch', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `failed: ${r.stderr.trim().split('\n').pop()}` };
+  }
+  const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}');
+  return { engine: 'pytorch', size, params: o.params, train_tokens_per_s: o.train_tokens_per_s, gen_tokens_per_s: o.gen_tokens_per_s, peak_rss_mb: o.peak_rss_mb, note: `torch ${probe.stdout.trim()}` };
+}
+
+function fmt(x: number | null, digits = 0): string {
+  return x === null ? '–' : x.toFixed(digits);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--one') {
+    const row = await runOne(argv[1] as Engine, argv[2] as Size, argv.includes('--quick'));
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+    return;
+  }
+  const json = argv.includes('--json');
+  const quick = argv.includes('--quick');
+  const si = argv.indexOf('--sizes');
+  const sizes = (si >= 0 ? argv[si + 1].split(',') : [...SIZES]) as Size[];
+  const { resolveModelConfig } = await import('../src/core/agent');
+  const rows: Row[] = [];
+  for (const size of sizes) {
+    for (const engine of ENGINES) {
+      let row: Row;
+      if (engine === 'pytorch') {
+        const c = resolveModelConfig({ size }, WORK.vocab);
+        row = runTorch(size, quick, c);
+      } else {
+        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : [])], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 24,
+        });
+        const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+        row = line
+          ? (JSON.parse(line) as Row)
+          : { engine, size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+      }
+      rows.push(row);
+      if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
+    }
+  }
+  if (json) return;
+  const load = loadavg()[0].toFixed(1);
+  console.log(`bench:model — ${cpus().length} cores (load average ${load}); vocab ${WORK.vocab}; train ${WORK.trainRows}×${WORK.trainLen} tokens/step; generate ${WORK.genRows} prompts × ${WORK.promptLen} → ${WORK.genTokens} tokens`);
+  console.log('engine        size    params     train tok/s   gen tok/s   peak RSS MB   note');
+  for (const r of rows) {
+    console.log(
+      `${r.engine.padEnd(13)} ${r.size.padEnd(7)} ${fmt(r.params).padStart(9)}  ${fmt(r.train_tokens_per_s).padStart(12)}  ${fmt(r.gen_tokens_per_s).padStart(10)}  ${fmt(r.peak_rss_mb).padStart(12)}   ${r.note ?? ''}`,
+    );
+  }
+  for (const size of sizes) {
+    const get = (e: Engine) => rows.find((r) => r.engine === e && r.size === size);
+    const ort = get('onnxruntime')?.gen_tokens_per_s;
+    const pt = get('pytorch');
+    const tw = get('tfjs-wasm')?.train_tokens_per_s;
+    if (pt?.gen_tokens_per_s && ort) console.log(`${size}: ORT generation / PyTorch eager generation = ${(ort / pt.gen_tokens_per_s).toFixed(2)}× (goal ≥ 3×)`);
+    if (pt?.train_tokens_per_s && tw) console.log(`${size}: PyTorch training / tfjs-wasm training = ${(pt.train_tokens_per_s / tw).toFixed(2)}× slower on wasm (goal ≤ 3×)`);
+  }
+}
+
+await main();
