@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
+import type { Scalar } from '@tensorflow/tfjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SIZES = ['nano', 'small'] as const;
@@ -85,7 +86,7 @@ async function runOne(engine: Engine, size: Size, quick: boolean): Promise<Row> 
   const step = () => {
     const { grads, value } = tf.variableGrads(() => {
       const o = model.tokenLogProbs(rows);
-      return tf.div(tf.neg(tf.sum(tf.mul(o.logProbs, o.mask))), tf.sum(o.mask)) as tf.Scalar;
+      return tf.div(tf.neg(tf.sum(tf.mul(o.logProbs, o.mask))), tf.sum(o.mask)) as Scalar;
     }, model.trainableVariables());
     opt.step(grads, 1e-4);
     value.dispose();
