@@ -68,6 +68,11 @@ describe('algo probe: outputs agree with the float64 reference (~1e-5 relative)'
 });
 
 describe('algo probe: malformed input names the problem', () => {
+  it('a shared params bag is fine: names another fn reads are ignored', () => {
+    const o = out('agg_loss', { loss_agg_mode: 'token-mean', clip_ratio: 0.2, gamma: 0.9 }, { loss_mat: [[2]], loss_mask: [[1]] });
+    expect(o.loss).toBe(2);
+  });
+
   const bad: Array<[unknown, RegExp]> = [
     [{ fn: 'nope', inputs: {} }, /unknown fn "nope"; known functions: agg_loss/],
     [{ params: {}, inputs: {} }, /missing field "fn"/],
@@ -76,7 +81,8 @@ describe('algo probe: malformed input names the problem', () => {
     [{ fn: 'agg_loss', inputs: { loss_mat: [['NaN']], loss_mask: [[1]] } }, /inputs.loss_mat\[0\]\[0\] must be a finite number, got "NaN"/],
     [{ fn: 'agg_loss', inputs: { loss_mat: [[1]], loss_mask: [[2]] } }, /must be 0 or 1/],
     [{ fn: 'agg_loss', params: { loss_agg_mode: 'mean' }, inputs: { loss_mat: [[1]], loss_mask: [[1]] } }, /loss_agg_mode for agg_loss must be one of token-mean/],
-    [{ fn: 'agg_loss', params: { clip: 1 }, inputs: { loss_mat: [[1]], loss_mask: [[1]] } }, /unknown param "clip"/],
+    [{ fn: 'agg_loss', params: { clip: 1 }, inputs: { loss_mat: [[1]], loss_mask: [[1]] } }, /unknown param "clip" for agg_loss; agg_loss reads: loss_agg_mode/],
+    [{ fn: 'agg_loss', inputs: { loss_mat: [[1]], loss_mask: [[1]], mask: [[1]] } }, /unknown input "mask"/],
     [{ fn: 'policy_loss_vanilla', params: { clip_ratio_c: 1 }, inputs: lossInputs }, /clip_ratio_c must be > 1/],
     [{ fn: 'policy_loss_vanilla', inputs: { ...lossInputs, old_log_prob: [[0, 0]] } }, /old_log_prob is 1×2 but inputs.log_prob is 2×3/],
     [[1, 2], /must be a JSON object/],

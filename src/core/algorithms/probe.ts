@@ -47,6 +47,9 @@ export const PROBE_FUNCTIONS: Record<string, { params: string[]; inputs: string[
   },
 };
 
+const ALL_PARAMS = new Set(Object.values(PROBE_FUNCTIONS).flatMap((f) => f.params));
+const ALL_INPUTS = new Set(Object.values(PROBE_FUNCTIONS).flatMap((f) => f.inputs.map((i) => i.replace(/\?$/, ''))));
+
 function isObject(x: Json): x is Record<string, Json> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
@@ -174,14 +177,15 @@ export function runProbe(raw: Json): { outputs: Record<string, Json> } {
   if (!spec) throw new ProbeInputError(`unknown fn "${fn}"; known functions: ${Object.keys(PROBE_FUNCTIONS).join(', ')}`);
   const params = raw.params ?? {};
   if (!isObject(params)) throw new ProbeInputError(`params must be an object, got ${describe(params)}`);
+  // A comparison harness may send one shared params bag for every fn: names another fn uses are ignored,
+  // names no fn knows are typos and rejected.
   for (const k of Object.keys(params)) {
-    if (!spec.params.includes(k)) throw new ProbeInputError(`unknown param "${k}" for ${fn}; known params: ${spec.params.join(', ')}`);
+    if (!ALL_PARAMS.has(k)) throw new ProbeInputError(`unknown param "${k}" for ${fn}; ${fn} reads: ${spec.params.join(', ')}`);
   }
   if (!isObject(raw.inputs)) throw new ProbeInputError(`missing field "inputs" (an object with ${spec.inputs.join(', ')})`);
   const inputs = raw.inputs;
-  const allowed = spec.inputs.map((s) => s.replace(/\?$/, ''));
   for (const k of Object.keys(inputs)) {
-    if (!allowed.includes(k)) throw new ProbeInputError(`unknown input "${k}" for ${fn}; known inputs: ${spec.inputs.join(', ')} (? = optional)`);
+    if (!ALL_INPUTS.has(k)) throw new ProbeInputError(`unknown input "${k}" for ${fn}; ${fn} reads: ${spec.inputs.join(', ')} (? = optional)`);
   }
   for (const s of spec.inputs) {
     if (!s.endsWith('?') && inputs[s] === undefined) throw new ProbeInputError(`missing input "${s}" for ${fn}`);
