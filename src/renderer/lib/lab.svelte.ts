@@ -25,6 +25,8 @@ export class Lab {
   configFields = $state.raw<ConfigFieldDoc[]>([]);
   runs = $state.raw<RunSummary[]>([]);
   runsLoaded = $state(false);
+  /** Why the run list could not be loaded (shown instead of the empty state). */
+  runsError = $state<string | null>(null);
   alerts = $state.raw<Alert[]>([]);
   alertsLoaded = $state(false);
   errors = $state.raw<UiError[]>([]);
@@ -118,6 +120,7 @@ export class Lab {
   async loadRuns(): Promise<void> {
     const res = await this.call('runs.list', {});
     if (res.ok) this.runs = res.value;
+    this.runsError = res.ok ? null : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
     this.runsLoaded = true;
   }
 
