@@ -52,6 +52,12 @@ describe('loss aggregation', () => {
     }
   });
 
+  it('seq-mean-token-mean drops a fully masked row even when it holds NaN', () => {
+    const r = run('seq-mean-token-mean', [[1, 2, 3], [Number.NaN, Number.NaN, Number.NaN]], [[1, 1, 0], [0, 0, 0]]);
+    expect(r.value).toBeCloseTo(1.5, 6);
+    expect(r.grad[1].every((g) => g === 0)).toBe(true);
+  });
+
   it('an empty batch gives 0 in every mode', () => {
     for (const mode of AGGREGATIONS.names) {
       const v = tf.tidy(() => num(aggregate(mode, tf.zeros([0, 4]) as tf.Tensor2D, tf.zeros([0, 4]) as tf.Tensor2D).value));

@@ -9,9 +9,11 @@ import type { AggregationFn } from './types';
  */
 export const seqMeanTokenMean: AggregationFn = (lossMat, mask) => {
   const tokens = tf.sum(mask, 1);
-  const valid = tf.cast(tf.greater(tokens, 0), 'float32');
+  const validB = tf.greater(tokens, 0);
   const rowMean = tf.div(tf.sum(tf.mul(lossMat, mask), 1), tf.maximum(tokens, 1));
-  const nValid = tf.sum(valid) as tf.Scalar;
-  const value = tf.div(tf.sum(tf.mul(rowMean, valid)), tf.maximum(nValid, 1)) as tf.Scalar;
+  const nValid = tf.sum(tf.cast(validB, 'float32')) as tf.Scalar;
+  // `where`, not a product with the 0/1 row mask: a fully masked row is dropped even when it holds NaN/Inf
+  // (the reference indexes it away).
+  const value = tf.div(tf.sum(tf.where(validB, rowMean, tf.zerosLike(rowMean))), tf.maximum(nValid, 1)) as tf.Scalar;
   return { value, metrics: { denominator: nValid } };
 };
