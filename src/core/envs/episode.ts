@@ -6,7 +6,15 @@
 import type { Rng } from '../util/rng';
 import { formatResponse } from './parse';
 import { buildPrompt, DEFAULT_HISTORY_WINDOW } from './prompt';
-import type { Episode, EpisodeTurn, HistoryItem, TestbedEnv } from './types';
+import type { Episode, EpisodeTurn, ExpertMove, HistoryItem, TestbedEnv } from './types';
+
+/** The expert as an object, for code that wants an `Expert` to pass around (behaviour cloning, upper bounds). */
+export interface Expert {
+  /** The expert's move from the env's current state (null when the episode is over). */
+  move(env: TestbedEnv): ExpertMove | null;
+}
+
+export const EXPERT: Expert = { move: (env) => env.expertMove() };
 
 /** A policy for `runEpisode`: returns the full response text for the current state. */
 export type ResponsePolicy = (env: TestbedEnv, prompt: string) => string;

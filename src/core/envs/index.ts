@@ -133,8 +133,8 @@ export function listEnvs(): Array<{
 
 export { projectStrict, projectKeywords, formatResponse, parseStrictFormat, MAX_APPLIED_CHARS } from './parse';
 export { buildPrompt, DEFAULT_HISTORY_WINDOW, FORMAT_INSTRUCTION } from './prompt';
-export { expertEpisode, expertResponse, randomAction, randomEpisode, runEpisode, type ResponsePolicy } from './episode';
-export { trainSeed, heldOutSeeds, isHeldOutSeed, isOutOfDistributionSeed, HELD_OUT_SPLITS, type HeldOutSplit } from './splits';
+export { EXPERT, expertEpisode, expertResponse, randomAction, randomEpisode, runEpisode, type Expert, type ResponsePolicy } from './episode';
+export { trainSeed, heldOutSeeds, isHeldOutSeed, isOutOfDistributionSeed, HELD_OUT_SPLITS, HELD_OUT_BASE, HELD_OUT_OOD_BASE, TRAIN_SEED_LIMIT, type HeldOutSplit } from './splits';
 export { EnvSettingsError, resolveSettings, type SettingSpec } from './settings';
 export { SokobanEnv } from './sokoban';
 export { FrozenLakeEnv } from './frozenlake';

@@ -6,6 +6,8 @@ describe('splits', () => {
     const a = heldOutSeeds(200);
     const b = heldOutSeeds(200, 'out_of_distribution');
     expect(a).toEqual(heldOutSeeds(200));
+    expect(heldOutSeeds('household', 200)).toEqual(a);
+    expect(heldOutSeeds('shop', 200, 'out_of_distribution')).toEqual(b);
     expect(new Set([...a, ...b]).size).toBe(400);
     for (const s of [...a, ...b]) expect(s).toBeGreaterThanOrEqual(TRAIN_SEED_LIMIT);
     for (const i of [0, 1, 42, TRAIN_SEED_LIMIT - 1, TRAIN_SEED_LIMIT, 2 ** 40, -1, -(2 ** 40), Number.NaN]) {

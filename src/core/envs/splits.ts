@@ -26,8 +26,16 @@ export function trainSeed(i: number): number {
   return k < 0 ? k + TRAIN_SEED_LIMIT : k;
 }
 
-/** The fixed held-out task seeds (the same for every env; what they mean per env is described above). */
-export function heldOutSeeds(n = 200, split: HeldOutSplit = 'in_distribution'): number[] {
+/**
+ * The fixed held-out task seeds (the same for every env; what they mean per env is described above).
+ * Call as `heldOutSeeds(n, split?)` or `heldOutSeeds(envName, n?, split?)` — the env name is accepted for
+ * readability at call sites; the seeds do not depend on it.
+ */
+export function heldOutSeeds(n?: number, split?: HeldOutSplit): number[];
+export function heldOutSeeds(env: string, n?: number, split?: HeldOutSplit): number[];
+export function heldOutSeeds(a: number | string = 200, b?: number | HeldOutSplit, c?: HeldOutSplit): number[] {
+  const n = typeof a === 'string' ? (typeof b === 'number' ? b : 200) : a;
+  const split = (typeof a === 'string' ? c : (b as HeldOutSplit | undefined)) ?? 'in_distribution';
   if (!Number.isInteger(n) || n < 1 || n > MAX_HELD_OUT) {
     throw new RangeError(`heldOutSeeds: n = ${n}: must be an integer between 1 and ${MAX_HELD_OUT}`);
   }
