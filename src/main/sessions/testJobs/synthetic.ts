@@ -18,7 +18,9 @@ interface SynthConfig {
 }
 
 export async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
-  const c = input.config as unknown as SynthConfig;
+  const raw = input.config as unknown as SynthConfig & { training?: { steps?: number } };
+  // Accepts a real RunConfig too (training.steps), so API tests can start sessions from presets.
+  const c: SynthConfig = { ...raw, steps: raw.steps ?? raw.training?.steps ?? 10 };
   const stream = syntheticStream({ steps: c.steps, seed: input.seed, shape: c.shape ?? 'calm' });
   const from = resume ? resume.step : 0;
   if (resume && new TextDecoder().decode(resume.files['state.txt']) !== `step ${resume.step} seed ${input.seed}`) {

@@ -1,0 +1,112 @@
+/** runs.*, sessions.*, alerts.*, bundles.* through the real router (zod at the door, output checked). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEventBus } from '../events';
+import { createRouter, type Router } from '../router';
+import type { MainServices } from '../../services';
+import type { CallContext } from '../types';
+import { getLab } from '../../sessions/lab';
+import { writeSyntheticRun } from '../../store/synthetic';
+import { createRunsHandlers } from './runs';
+import { createSessionsHandlers } from './sessions';
+import { createAlertsHandlers } from './alerts';
+import { createBundlesHandlers } from './bundles';
+
+const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
+const ctx: CallContext = { transport: 'browser', publishDownload: (p, n) => `/download/${n}?token=t` };
+let dir: string;
+let services: MainServices;
+let router: Router;
+const disposers: Array<() => Promise<void> | void> = [];
+const call = async (m: string, input?: unknown): Promise<any> => router.call(m, input, ctx);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-api-'));
+  services = {
+    dataDir: dir,
+    bus: createEventBus(),
+    computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
+    electronAvailable: () => false,
+    onDispose: (s) => void disposers.push(s),
+    dispose: async () => {
+      for (const d of disposers.reverse()) await d();
+    },
+  };
+  await getLab(services, { jobModule: JOB, flushMs: 50 });
+  router = createRouter({ ...createRunsHandlers(services), ...createSessionsHandlers(services), ...createAlertsHandlers(services), ...createBundlesHandlers(services) } as never, { validateOutput: true, onInternalError: (m, e) => console.error(m, e) });
+});
+afterAll(async () => {
+  await services.dispose();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('lab API handlers', () => {
+  it('runs: list, get, rename, tag, metrics, keys, trajectories, check, alerts, delete', async () => {
+    const { store } = await getLab(services);
+    const run = await writeSyntheticRun(store, { steps: 120, seed: 2, shape: 'cispo_collapse', collapseAt: 70 });
+    const list = await call('runs.list', { sortBy: 'success' });
+    expect(list.ok).toBe(true);
+    expect(list.value.map((r: any) => r.id)).toContain(run.id);
+    expect((await call('runs.get', { runId: 'missing' })).error.code).toBe('NOT_FOUND');
+    expect((await call('runs.rename', { runId: run.id, name: 'renamed' })).value.name).toBe('renamed');
+    expect((await call('runs.tag', { runId: run.id, tags: ['a', 'a', 'b'] })).value.tags).toEqual(['a', 'b']);
+    const series = await call('runs.metrics', { runIds: [run.id], keys: ['actor/grad_norm', 'episode/success_rate'], xAxis: 'tokens', maxPoints: 50 });
+    expect(series.ok).toBe(true);
+    expect(series.value).toHaveLength(2);
+    expect(series.value[0].x.length).toBeLessThanOrEqual(50);
+    expect((await call('runs.metricKeys', { runId: run.id })).value).toContain('actor/entropy');
+    expect((await call('runs.trajectories', { runId: run.id })).value).toEqual({ steps: [], trajectories: [] });
+    const check = await call('runs.check', { runId: run.id });
+    expect(check.value.some((a: any) => a.rule === 'grad_norm_spike')).toBe(true);
+    await store.upsertAlerts(run.id, check.value);
+    const alerts = await call('alerts.list', { runId: run.id, acknowledged: false });
+    expect(alerts.value.length).toBe(check.value.length);
+    expect(alerts.value[0].severity).toBe('critical');
+    const acked = await call('alerts.ack', { runId: run.id, alertId: alerts.value[0].id });
+    expect(acked.value.acknowledged).toBe(true);
+    expect((await call('alerts.list', { acknowledged: true })).value.map((a: any) => a.id)).toEqual([alerts.value[0].id]);
+    expect((await call('alerts.ack', { runId: run.id, alertId: 'nope' })).error.code).toBe('NOT_FOUND');
+    // bundles
+    const ex = await call('bundles.export', { runId: run.id });
+    expect(ex.ok).toBe(true);
+    expect(ex.value.downloadUrl).toMatch(/^\/download\//);
+    const data = await readFile(ex.value.path);
+    const bad = Buffer.from(data);
+    bad[bad.length - 30] ^= 0xff;
+    const refused = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.subarray(0, 500).toString('base64') });
+    expect(refused.error.code).toBe('BUNDLE_INVALID');
+    expect(refused.error.message).toMatch(/^x\.zip: /);
+    const imported = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.toString('base64') });
+    expect(imported.ok).toBe(true);
+    expect(imported.value.runId).not.toBe(run.id);
+    expect((await call('runs.delete', { runId: imported.value.runId })).value.deleted).toBe(true);
+    expect((await call('runs.delete', { runId: imported.value.runId })).value.deleted).toBe(false);
+  });
+
+  it('sessions: start from a preset (validated), list, stop; bad input named', async () => {
+    const bad = await call('sessions.start', { preset: 'nope', env: 'sokoban' });
+    expect(bad.error.code).toBe('VALIDATION');
+    expect(bad.error.message).toMatch(/unknown preset "nope"/);
+    const badOverride = await call('sessions.start', { preset: 'sampo', env: 'sokoban', overrides: { 'optim.lrr': 1 } });
+    expect(badOverride.error.code).toBe('VALIDATION');
+    expect(badOverride.error.field).toBe('overrides.optim.lrr');
+    const started = await call('sessions.start', { preset: 'sampo', env: 'sokoban', seed: 3, overrides: { 'training.steps': 400 } });
+    expect(started.ok).toBe(true);
+    const { runId } = started.value;
+    const rec = (await call('runs.get', { runId })).value;
+    expect(rec.seed).toBe(3);
+    expect(rec.config.algorithm.policyLoss.mode).toBeDefined();
+    expect(rec.backend.training).toBe('wasm');
+    expect((await call('sessions.list')).value.map((s: any) => s.runId)).toContain(runId);
+    expect((await call('runs.delete', { runId })).error.code).toBe('CONFLICT');
+    const { sessions } = await getLab(services);
+    const stopped = await call('sessions.stop', { runId });
+    expect(stopped.ok).toBe(true);
+    expect(await sessions.waitFor(runId)).toBe('stopped');
+    expect((await call('sessions.pause', { runId })).error.code).toBe('CONFLICT');
+    expect((await call('sessions.pause', { runId: 'ghost' })).error.code).toBe('NOT_FOUND');
+  });
+});

@@ -1,0 +1,69 @@
+/** runs.* — the run database (src/main/store) and stored-run collapse checks (src/core/stability). */
+import { err, ok } from '../../../shared/result';
+import { detectAlerts } from '../../../core/stability/detector';
+import type { MainServices } from '../../services';
+import { getLab } from '../../sessions/lab';
+import { toSummary } from '../../store/runStore';
+import type { AreaMethods, Handlers } from '../types';
+
+export function createRunsHandlers(services: MainServices): Handlers<AreaMethods<'runs'>> {
+  const lab = () => getLab(services);
+  const notFound = (id: string) => err('NOT_FOUND', `no run with id "${id}"`, { field: 'runId' });
+  return {
+    'runs.list': async (input) => ok(await (await lab()).store.listRuns(input ?? {})),
+    'runs.get': async ({ runId }) => {
+      const rec = await (await lab()).store.getRun(runId);
+      return rec ? ok(rec) : notFound(runId);
+    },
+    'runs.rename': async ({ runId, name }) => {
+      const { store } = await lab();
+      if (!(await store.getRun(runId))) return notFound(runId);
+      const rec = await store.updateRun(runId, { name });
+      services.bus.emit('runs.changed', { runId });
+      return ok(toSummary(rec));
+    },
+    'runs.tag': async ({ runId, tags }) => {
+      const { store } = await lab();
+      if (!(await store.getRun(runId))) return notFound(runId);
+      const rec = await store.updateRun(runId, { tags: [...new Set(tags)] });
+      services.bus.emit('runs.changed', { runId });
+      return ok(toSummary(rec));
+    },
+    'runs.delete': async ({ runId }) => {
+      const { store, sessions } = await lab();
+      if (sessions.list().some((s) => s.runId === runId)) {
+        return err('CONFLICT', `run ${runId} is active`, { field: 'runId', hint: 'stop the run first, then delete it' });
+      }
+      const deleted = await store.deleteRun(runId);
+      if (deleted) services.bus.emit('runs.changed', { runId });
+      return ok({ deleted });
+    },
+    'runs.metrics': async ({ runIds, keys, xAxis, maxPoints }) => {
+      const { store } = await lab();
+      const out = [];
+      for (const id of runIds) {
+        if (!(await store.getRun(id))) return notFound(id);
+        for (const key of keys) out.push(await store.series(id, key, { xAxis, maxPoints }));
+      }
+      return ok(out);
+    },
+    'runs.metricKeys': async ({ runId }) => {
+      const { store } = await lab();
+      if (!(await store.getRun(runId))) return notFound(runId);
+      return ok(await store.metricKeys(runId));
+    },
+    'runs.trajectories': async ({ runId, step, limit }) => {
+      const { store } = await lab();
+      if (!(await store.getRun(runId))) return notFound(runId);
+      return ok(await store.trajectories(runId, { step, limit }));
+    },
+    'runs.check': async ({ runId }) => {
+      const { store } = await lab();
+      const rec = await store.getRun(runId);
+      if (!rec) return notFound(runId);
+      const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
+      const alerts = detectAlerts(runId, await store.readMetrics(runId)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
+      return ok(alerts);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** sessions.* — training sessions (src/main/sessions): resolve the config, queue, pause/resume/stop. */
+import { resolveConfig } from '../../../core/config/index';
+import { err, ok, type Result } from '../../../shared/result';
+import type { MainServices } from '../../services';
+import { getLab } from '../../sessions/lab';
+import { SessionError } from '../../sessions/sessionManager';
+import type { AreaMethods, Handlers } from '../types';
+
+async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
+  try {
+    return ok(await fn());
+  } catch (e) {
+    if (e instanceof SessionError) return err(e.code, e.message, { field: 'runId' });
+    throw e;
+  }
+}
+
+export function createSessionsHandlers(services: MainServices): Handlers<AreaMethods<'sessions'>> {
+  const lab = () => getLab(services);
+  return {
+    'sessions.start': async ({ preset, env, overrides, seed, name, tags }) => {
+      const { config, issues } = resolveConfig(preset, env, { ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
+      if (!config) {
+        const first = issues[0];
+        return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { field: first ? (first.field === 'preset' || first.field === 'env.name' ? first.field.replace('env.name', 'env') : `overrides.${first.field}`) : undefined });
+      }
+      const { sessions } = await lab();
+      const plain = structuredClone(config) as unknown as Record<string, unknown>;
+      const backend = await services.computeInfo().catch(() => undefined);
+      const info = await sessions.startNew({
+        name, tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
+      });
+      return ok({ runId: info.runId, status: info.status });
+    },
+    'sessions.pause': async ({ runId }) => guard(async () => (await lab()).sessions.pause(runId)),
+    'sessions.resume': async ({ runId }) => guard(async () => (await lab()).sessions.resume(runId)),
+    'sessions.stop': async ({ runId }) => guard(async () => (await lab()).sessions.stop(runId)),
+    'sessions.list': async () => ok((await lab()).sessions.list()),
+  };
+}
