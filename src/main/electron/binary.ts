@@ -27,14 +27,14 @@ export function findElectronBinary(): ElectronBinary {
   const dir = electronPackageDir();
   if (!dir) return { available: false, reason: 'the electron package is not installed' };
   const pathFile = join(dir, 'path.txt');
-  if (!existsSync(pathFile)) return { available: false, reason: 'the Electron binary has not been downloaded (node_modules/electron/dist is empty)' };
+  if (!existsSync(pathFile)) return { available: false, reason: 'no Electron binary, node_modules/electron/dist is empty' };
   const exe = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
   try {
     if (statSync(exe).isFile()) return { available: true, path: exe };
   } catch {
     // fall through
   }
-  return { available: false, reason: `the Electron binary is missing (${exe})` };
+  return { available: false, reason: `no Electron binary at ${exe}` };
 }
 
 /**
@@ -61,7 +61,7 @@ export function downloadElectronBinary(timeoutMs: number): Promise<ElectronBinar
       if (found.available) return resolve(found);
       const why = signal ? `timed out after ${Math.round(timeoutMs / 1000)} s` : `exit code ${code}`;
       const last = stderr.split('\n').map((l) => l.trim()).find((l) => /error|fail/i.test(l) && !l.startsWith('at '));
-      resolve({ available: false, reason: `the Electron binary is missing and downloading it failed (${why}${last ? `: ${last.slice(0, 160)}` : ''})` });
+      resolve({ available: false, reason: `no Electron binary, and downloading it failed (${why}${last ? `: ${last.slice(0, 160)}` : ''})` });
     });
   });
 }

@@ -77,17 +77,20 @@ const command: CliCommand = {
       ctx.stderr.write(`arlarena start: ${failure}\n`);
       return 1;
     }
-    let reason: string | null = values.browser ? null : noDisplay();
-    if (!values.browser && reason === null) {
-      const binary = await electronBinary(ctx);
-      if (!binary.available) reason = binary.reason;
+    let reason: string | null = null;
+    if (!values.browser) {
+      const display = noDisplay();
+      // Without a display there is no point fetching a binary; report both problems at once.
+      const binary = display ? findElectronBinary() : await electronBinary(ctx);
+      if (!binary.available) reason = display ? `${binary.reason}; ${display}` : binary.reason;
+      else if (display) reason = display;
       else {
         const outcome = await runElectron(binary.path, ctx);
         if (typeof outcome === 'number') return outcome;
         reason = outcome;
       }
     }
-    if (reason) ctx.stderr.write(`arlarena start: Electron is unavailable (${reason}); starting browser mode instead.\n`);
+    if (reason) ctx.stderr.write(`arlarena start: Electron is unavailable: ${reason}. Starting browser mode instead.\n`);
     return serveUntilStopped(ctx, { host: values.host, port, json: false, build: false });
   },
 };
