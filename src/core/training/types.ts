@@ -10,6 +10,7 @@
 import type { Clock } from '../util/rng';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
+import type { RolloutEngineFactory } from '../agent/engine';
 
 export type TrainerPhase = 'warmstart' | 'rl' | 'validation' | 'done';
 
@@ -48,21 +49,21 @@ export interface TrainerCheckpoint {
 
 /** What a shipped or cached warm-start checkpoint provides: BC weights (they become π_ref) and their provenance. */
 export interface WarmStartCheckpoint {
-  /** Policy weights in the checkpoint weight format (checkpoint.ts `encodeWeights`). */
-  readonly weights: Uint8Array;
-  /** Where it came from, e.g. `resources/warmstart/sokoban` + its manifest hash; recorded in checkpoint meta. */
+  /** Model files in the agent's format (src/core/agent/checkpoint.ts): model.json, weights.bin, tokenizer.json. */
+  readonly files: Record<string, Uint8Array>;
+  /** Where it came from, e.g. `shipped:sokoban@<sha256 of weights.bin>`; recorded in the checkpoint state. */
   readonly ref: string;
-  /** The recipe's own description (updates, batch, lr, held-out results), recorded as is. */
-  readonly meta: Record<string, unknown>;
 }
 
-/** Loads a shipped warm-start checkpoint for an env + model shape; resolves null when none fits (the trainer then runs BC). */
-export type WarmStartLoader = (env: string, model: Record<string, unknown>) => Promise<WarmStartCheckpoint | null>;
+/**
+ * Loads a shipped warm-start checkpoint for an env and model size (+ history window: prompts must match what it
+ * was trained on); resolves null when none fits, and the trainer then runs behaviour cloning from scratch.
+ */
+export type WarmStartLoader = (q: { env: string; modelSize: string; historyWindow: number }) => Promise<WarmStartCheckpoint | null>;
 
 /**
- * Injected compute. `compute` is what src/main/compute builds (tfjs backend already initialised, optional
- * onnxruntime forward engine factory); its concrete shape is the policy developer's (src/core/agent) and is
- * narrowed in trainer.ts where it is used.
+ * Injected compute: src/main/compute builds it (the tfjs backend is already initialised when runTraining is
+ * called; the onnxruntime engine factory is optional).
  */
 export interface TrainerDeps {
   readonly clock: Clock;
@@ -71,11 +72,15 @@ export interface TrainerDeps {
   readonly loadWarmStart?: WarmStartLoader;
 }
 
-/** Backend description recorded with the run, plus the engine factory from src/main/compute. */
+/** Backend description recorded with the run, plus the rollout-engine factory from src/main/compute. */
 export interface TrainerCompute {
   readonly info: { readonly training: string; readonly rollout: string; readonly detail: string };
-  /** Forward-only engine factory (onnxruntime) when available; undefined → every forward runs on the tfjs trainer engine. */
-  readonly forwardEngine?: unknown;
+  /**
+   * A forward-only engine holding the given weights (onnxruntime with a KV cache when the run asks for it). The
+   * trainer uses one for rollouts (compute.rolloutEngine = 'onnxruntime') and one holding π_ref for reference
+   * log-probs (compute.logProbEngine = 'onnxruntime'). Undefined → everything runs on the tfjs trainer model.
+   */
+  readonly createRolloutEngine?: RolloutEngineFactory;
 }
 
 export interface EvalInterval {

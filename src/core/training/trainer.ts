@@ -1,0 +1,594 @@
+/**
+ * The trainer, top to bottom (spec §0–§2; issue 6):
+ *
+ *   warm start (behaviour cloning on expert turns, or a shipped BC checkpoint) — its weights are π_ref
+ *   for each RL step:
+ *     1. rollout B tasks × G (dynamic-filtering rounds when the preset enables them, past the cold start)
+ *     2. env rewards → row scores / step returns with the invalid penalty (inside the advantage estimators)
+ *     3. old log-probs (recomputed by the trainer engine, spec §6.1-4) and reference log-probs
+ *     4. advantages (algorithm catalog)
+ *     5. one epoch over SEQUENTIAL mini-batches — later mini-batches are off-policy (the paper's drift) —
+ *        AdamW, global grad-norm clip, non-finite gradient → update skipped and counted
+ *     6. metrics (every catalog key, NaN where n/a), validation every N steps, checkpoint every N steps
+ *
+ * Determinism: every random choice draws from named seeded streams whose states are checkpointed; task seeds are
+ * a pure function of (seed, task index); validation uses a stream derived from (seed, step). Wall-clock values
+ * (perf/* except perf/total_tokens) are the only non-deterministic outputs.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Rng, hashSeed } from '../util/rng';
+import type { RunConfig } from '../config/types';
+import { PolicyModel, resolveModelConfig, weightSpecs, type ModelConfig, type ModelWeights } from '../agent/model';
+import { Tokenizer } from '../agent/tokenizer';
+import { deserializeModel } from '../agent/checkpoint';
+import { TfjsRolloutEngine } from '../agent/tfjsEngine';
+import type { RolloutEngine } from '../agent/engine';
+import { runRollout, type RolloutResult, type TrajectoryInfo, type TurnRow } from '../agent/rollout';
+import { mismatchStats } from '../agent/mismatch';
+import { ADVANTAGES, type AdvantageParams, type TurnRow as AdvRow } from '../algorithms/advantages/index';
+import { actorLoss, inRewardKl, type ActorLossParams } from '../algorithms/losses/actor-loss';
+import { stopGradient } from '../algorithms/tensor';
+import { finishFiltering, offerRound, startFiltering, overlongPenalty, type RolledGroup } from '../algorithms/filtering/index';
+import { heldOutSeeds } from '../envs/index';
+import { validationTaskKey } from '../../shared/metrics';
+import type { Trajectory } from '../../shared/api';
+import { AdamW } from './adamw';
+import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
+import { encodePrompt, fitEnvTokenizer, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
+import { evaluatePolicy } from './evaluate';
+import { StepMetrics, maxOf, mean, minOf, std } from './metrics';
+import type { NamedTensors } from './tensorio';
+import type { EvalSummary, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
+import { behaviourClone } from './warmstart';
+
+/** Rows per forward chunk when recomputing old / reference log-probs on the trainer engine. */
+const LOGPROB_CHUNK = 32;
+
+export function envSpecOf(config: RunConfig): EnvSpec {
+  return { name: config.env.name, settings: { ...config.env.settings }, maxSteps: config.env.maxSteps, historyWindow: config.env.historyWindow };
+}
+
+export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
+  const m = config.model;
+  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen } : { size: m.size, maxSeqLen: m.maxSeqLen };
+}
+
+export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<TrainingResult> {
+  const { clock } = deps;
+  const t0 = clock.now();
+  const spec = envSpecOf(config);
+  const cfgHash = fingerprint(config);
+  const totalSteps = config.training.steps;
+
+  // ── Policy, tokenizer and π_ref ─────────────────────────────────────────────────────────────────────────
+  let tok: Tokenizer;
+  let model: PolicyModel;
+  let refWeights: ModelWeights;
+  let refSource: string;
+  let state: TrainerState | null = null;
+  let optimState: NamedTensors | null = null;
+  if (resume) {
+    const ck = readCheckpoint(resume);
+    if (ck.state.configHash !== cfgHash) {
+      throw new Error(`resume: the checkpoint belongs to a different config (fingerprint ${ck.state.configHash}, this config ${cfgHash}); resume with the run's own config`);
+    }
+    const tokFile = resume.files['tokenizer.json'];
+    if (!tokFile) throw new Error('resume: checkpoint lacks tokenizer.json');
+    tok = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(tokFile)));
+    const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
+    model = PolicyModel.fromWeights(fromNamed(mcfg, ck.policy));
+    refWeights = fromNamed(mcfg, ck.ref);
+    refSource = ck.state.refSource;
+    state = ck.state;
+    optimState = ck.optim;
+    hooks.onStatus({ phase: 'rl', step: state.step, totalSteps, message: `resumed at step ${state.step}` });
+  } else {
+    const ws = await warmStart(config, spec, deps, hooks);
+    tok = ws.tok;
+    model = ws.model;
+    refWeights = model.getWeights();
+    refSource = ws.refSource;
+  }
+  const mcfg = model.config;
+  const maxPrompt = mcfg.maxSeqLen - config.rollout.maxResponseTokens;
+  if (maxPrompt < 8) {
+    throw new Error(`model.maxSeqLen ${mcfg.maxSeqLen} leaves ${maxPrompt} prompt tokens after rollout.maxResponseTokens ${config.rollout.maxResponseTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`);
+  }
+
+  // ── Engines ─────────────────────────────────────────────────────────────────────────────────────────────
+  const factory = deps.compute.createRolloutEngine;
+  const useOrtRollout = config.compute.rolloutEngine === 'onnxruntime' && factory !== undefined;
+  const useOrtLogProbs = config.compute.logProbEngine === 'onnxruntime' && factory !== undefined;
+  const rolloutEngine: RolloutEngine = useOrtRollout ? await factory(model.getWeights()) : new TfjsRolloutEngine(model);
+  const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
+  const refModel = needRef && !useOrtLogProbs ? PolicyModel.fromWeights(refWeights, 'ref') : null;
+  const refEngine = needRef && useOrtLogProbs ? await factory(refWeights) : null;
+
+  const opt = new AdamW(model.trainableVariables(), {
+    beta1: config.optim.beta1,
+    beta2: config.optim.beta2,
+    eps: config.optim.eps,
+    weightDecay: config.optim.weightDecay,
+    gradClip: config.optim.gradClip,
+  });
+  if (optimState && state) opt.setState({ t: state.optimStep, tensors: optimState });
+
+  const rolloutRng = new Rng(hashSeed(config.seed, 'rollout'));
+  if (state) rolloutRng.setState(state.rng.rollout);
+  let taskCursor = state?.taskCursor ?? 0;
+  let totalTokens = state?.totals.tokens ?? 0;
+  const wallBefore = state?.totals.wallSeconds ?? 0;
+  let step = state?.step ?? 0;
+
+  const makeEnv = makeEnvFactory(spec);
+  const buildPrompt = makePromptBuilder(makeEnv(), spec.historyWindow);
+  let lastMetrics: TrainingResult['lastMetrics'] = null;
+  let lastVal: EvalSummary | null = null;
+  let status: TrainingResult['status'] = 'completed';
+
+  const snapshot = (): TrainerCheckpoint => {
+    const ck = makeCheckpoint({
+      state: {
+        step,
+        optimStep: opt.stepCount,
+        rng: { rollout: rolloutRng.getState() },
+        taskCursor,
+        refSource,
+        configHash: cfgHash,
+        totals: { tokens: totalTokens, wallSeconds: wallBefore + (clock.now() - t0) / 1000 },
+      },
+      policy: toNamed(model.getWeights()),
+      ref: toNamed(refWeights),
+      optim: opt.getState().tensors,
+    });
+    return { ...ck, files: { ...ck.files, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tok.toJSON())) } };
+  };
+
+  try {
+    hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
+    while (step < totalSteps) {
+      if ((await hooks.checkControl()) === 'stop') {
+        status = 'stopped';
+        break;
+      }
+      step += 1;
+      const tStep = clock.now();
+      const m = new StepMetrics(step);
+
+      // 1. Rollout (with dynamic-filtering rounds when active) ──────────────────────────────────────────
+      if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
+      const B = config.rollout.tasksPerStep;
+      const G = config.rollout.groupSize;
+      let fs = startFiltering<Group>(step, { ...config.algorithm.filter, targetGroups: B });
+      let rolloutTokens = 0;
+      for (;;) {
+        const tasks = Array.from({ length: B }, (_, i) => ({ seed: rlTaskSeed(config.seed, taskCursor + i) }));
+        taskCursor += B;
+        const res = await runRollout({
+          engine: rolloutEngine,
+          tokenizer: tok,
+          makeEnv,
+          buildPrompt,
+          tasks,
+          groupSize: G,
+          sampling: { maxNewTokens: config.rollout.maxResponseTokens, temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
+          maxSeqLen: mcfg.maxSeqLen,
+          rng: rolloutRng,
+          uidPrefix: `s${step}r${fs.round}`,
+        });
+        rolloutTokens += res.stats.promptTokens + res.stats.generatedTokens;
+        const r = offerRound(fs, splitGroups(res));
+        fs = r.state;
+        if (r.done) break;
+      }
+      const filtered = finishFiltering(fs);
+      m.set('filter/rounds', filtered.metrics['filter/rounds']);
+      m.set('filter/zero_variance_share', filtered.metrics['filter/zero_variance_share']);
+      // Trajectory-major row order: verl-agent gathers rows env by env, turn by turn; mini-batches split it in order.
+      const trajs: TrajectoryInfo[] = [];
+      const rows: TurnRow[] = [];
+      for (const g of filtered.groups) {
+        for (const t of g.data.trajectories) {
+          trajs.push(t);
+          for (const i of t.rowIndices) rows.push(g.data.rows[i]);
+        }
+      }
+      const tRollout = clock.now();
+
+      // 2. Trajectory and row statistics ────────────────────────────────────────────────────────────────
+      const returns = trajs.map((t) => t.episodeReturn);
+      m.set('episode/success_rate', mean(trajs.map((t) => (t.won ? 1 : 0))));
+      m.set('episode/reward_mean', mean(returns));
+      m.set('episode/reward_max', maxOf(returns));
+      m.set('episode/reward_min', minOf(returns));
+      m.set('episode/length_mean', mean(trajs.map((t) => t.length)));
+      m.set('episode/score_mean', mean(trajs.map((t) => t.score)));
+      m.set('episode/valid_action_ratio', mean(rows.map((r) => (r.actionValid ? 1 : 0))));
+      m.set('episode/valid_format_ratio', mean(rows.map((r) => (r.formatValid ? 1 : 0))));
+      m.set('response_length/mean', mean(rows.map((r) => r.responseIds.length)));
+      m.set('response_length/clip_ratio', mean(rows.map((r) => (r.overlong ? 1 : 0))));
+      m.set('prompt_length/mean', mean(rows.map((r) => r.promptIds.length)));
+      m.set('batch/rows', rows.length);
+
+      // 3. Old and reference log-probs ──────────────────────────────────────────────────────────────────
+      const temp = config.rollout.temperature;
+      const old = await trainerLogProbs(model, rows, temp);
+      const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
+      m.set('mismatch/logprob_abs_max', mm.max);
+      m.set('mismatch/logprob_abs_mean', mm.mean);
+      let ref: number[][] | null = null;
+      if (needRef) {
+        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp)).logProbs;
+      }
+      const tLogProb = clock.now();
+
+      // 4. Advantages ───────────────────────────────────────────────────────────────────────────────────
+      const advRows: AdvRow[] = rows.map((r, i) => ({
+        uid: r.uid,
+        trajUid: r.trajUid,
+        envReward: r.envReward,
+        actionValid: r.actionValid,
+        anchor: r.anchor,
+        entropy: old.entropyMean[i],
+        responseLength: r.responseIds.length,
+      }));
+      const shaping = scoreShaping(config, rows, old.logProbs, ref);
+      const advParams: AdvantageParams = { ...config.algorithm.advantage, invalidPenalty: config.algorithm.invalidPenalty, ...(shaping ? { scoreShaping: shaping } : {}) };
+      const adv = ADVANTAGES.get(config.algorithm.advantage.estimator).fn(advRows, advParams).value;
+      m.set('critic/advantages_mean', mean(adv));
+      m.set('critic/advantages_std', std(adv));
+
+      // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
+      const upd = updatePolicy(model, opt, rows, old.logProbs, ref, adv, config);
+      for (const [k, v] of Object.entries(upd.metrics)) m.set(k as Parameters<StepMetrics['set']>[0], v);
+      if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
+      const tUpdate = clock.now();
+
+      // 6. Validation, throughput, trajectories ─────────────────────────────────────────────────────────
+      const every = config.training.validateEvery;
+      if ((every > 0 && step % every === 0) || step === totalSteps) {
+        hooks.onStatus({ phase: 'validation', step, totalSteps });
+        const val = await validate(config, spec, rolloutEngine, tok, mcfg, step);
+        lastVal = val.summary;
+        m.set('val/success_rate', val.summary.success.rate);
+        m.set('val/score_mean', val.summary.scoreMean);
+        for (const [type, iv] of Object.entries(val.summary.byTaskType)) m.setDynamic(validationTaskKey(spec.name, type), iv.rate);
+        for (const t of val.trajectories) hooks.onTrajectory(t);
+        hooks.onStatus({ phase: 'rl', step, totalSteps });
+      }
+      const stepTokens = rolloutTokens + rows.reduce((s, r) => s + r.promptIds.length + r.responseIds.length, 0) * (needRef ? 3 : 2);
+      totalTokens += stepTokens;
+      const tEnd = clock.now();
+      m.set('perf/step_s', (tEnd - tStep) / 1000);
+      m.set('perf/rollout_s', (tRollout - tStep) / 1000);
+      m.set('perf/logprob_s', (tLogProb - tRollout) / 1000);
+      m.set('perf/update_s', (tUpdate - tLogProb) / 1000);
+      m.set('perf/tokens_per_s', stepTokens / Math.max(1e-9, (tEnd - tStep) / 1000));
+      m.set('perf/wall_s', wallBefore + (tEnd - t0) / 1000);
+      m.set('perf/total_tokens', totalTokens);
+      for (const t of sampleTrajectories(trajs, rows, adv, step, spec.name, config.training.sampleTrajectories, G)) hooks.onTrajectory(t);
+      lastMetrics = m.toRecord();
+      hooks.onMetrics(lastMetrics);
+      hooks.onStatus({ phase: 'rl', step, totalSteps });
+
+      const ckEvery = config.training.checkpointEvery;
+      if (ckEvery > 0 && step % ckEvery === 0 && step < totalSteps) await hooks.onCheckpoint(snapshot());
+    }
+    const final = snapshot();
+    await hooks.onCheckpoint(final);
+    hooks.onStatus({ phase: 'done', step, totalSteps, message: status });
+    return { status, step, lastMetrics, validation: lastVal, checkpoint: final, wallSeconds: (clock.now() - t0) / 1000 };
+  } finally {
+    opt.dispose();
+    await rolloutEngine.dispose();
+    if (refEngine) await refEngine.dispose();
+    refModel?.dispose();
+    model.dispose();
+  }
+}
+
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+// Warm start
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, hooks: TrainerHooks): Promise<{ tok: Tokenizer; model: PolicyModel; refSource: string }> {
+  const ws = config.warmStart;
+  if (ws.source === 'shipped' && deps.loadWarmStart) {
+    const shipped = await deps.loadWarmStart({ env: spec.name, modelSize: config.model.size, historyWindow: spec.historyWindow });
+    if (shipped) {
+      const loaded = deserializeModel(shipped.files);
+      const want = resolveModelConfig(modelSpecOf(config), loaded.tokenizer.size);
+      const got = loaded.weights.config;
+      if (want.dModel !== got.dModel || want.nLayers !== got.nLayers || want.nHeads !== got.nHeads || want.dFF !== got.dFF || want.maxSeqLen !== got.maxSeqLen) {
+        throw new Error(`warmStart: the shipped ${spec.name} checkpoint has model ${JSON.stringify(got)} but the run asks for ${JSON.stringify(want)}; use the checkpoint's model size or set warmStart.source=scratch`);
+      }
+      hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: 0, message: `loaded shipped warm start ${shipped.ref}` });
+      return { tok: loaded.tokenizer, model: PolicyModel.fromWeights(loaded.weights), refSource: shipped.ref };
+    }
+    hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: ws.bcUpdates, message: `no shipped ${spec.name} checkpoint for model ${config.model.size}; behaviour cloning from scratch` });
+  }
+  const tok = fitEnvTokenizer(spec);
+  const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
+  const model = PolicyModel.create(mcfg, new Rng(hashSeed(config.seed, 'init')));
+  if (ws.source === 'none') return { tok, model, refSource: 'none' };
+  const rep = await behaviourClone(
+    model,
+    tok,
+    {
+      spec,
+      seed: config.seed,
+      updates: ws.bcUpdates,
+      batchRows: ws.bcBatchRows,
+      lr: ws.bcLr,
+      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
+      maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
+      onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
+    },
+    deps.clock,
+  );
+  return { tok, model, refSource: `bc:${rep.updates}` };
+}
+
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+// Pieces of a step
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+interface Group {
+  readonly rows: TurnRow[];
+  readonly trajectories: TrajectoryInfo[];
+}
+
+/** One RolledGroup per task: its G raw returns (before the invalid penalty, spec §1.4) and its rows. */
+function splitGroups(res: RolloutResult): Array<RolledGroup<Group>> {
+  const byUid = new Map<string, TrajectoryInfo[]>();
+  for (const t of res.trajectories) {
+    const list = byUid.get(t.uid) ?? [];
+    list.push(t);
+    byUid.set(t.uid, list);
+  }
+  return [...byUid.entries()].map(([uid, ts]) => ({ uid, returns: ts.map((t) => t.episodeReturn), data: { rows: res.rows, trajectories: ts } }));
+}
+
+/** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
+async function trainerLogProbs(model: PolicyModel, rows: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
+  const logProbs: number[][] = [];
+  const entropyMean: number[] = [];
+  for (let start = 0; start < rows.length; start += LOGPROB_CHUNK) {
+    const chunk = rows.slice(start, start + LOGPROB_CHUNK);
+    const out = tf.tidy(() => {
+      const r = model.tokenLogProbs(chunk, { temperature });
+      return [r.logProbs, tf.div(tf.sum(tf.mul(r.entropy, r.mask), 1), tf.maximum(tf.sum(r.mask, 1), 1))] as const;
+    });
+    const [lp, ent] = out;
+    const R = lp.shape[1];
+    const data = (await lp.data()) as Float32Array;
+    const e = (await ent.data()) as Float32Array;
+    lp.dispose();
+    ent.dispose();
+    chunk.forEach((r, i) => {
+      logProbs.push(Array.from(data.subarray(i * R, i * R + r.responseIds.length)));
+      entropyMean.push(e[i]);
+    });
+  }
+  return { logProbs, entropyMean };
+}
+
+/** Optional additions to the row score: DAPO overlong shaping, in-reward KL (both off in the paper's presets). */
+function scoreShaping(config: RunConfig, rows: readonly TurnRow[], old: number[][], ref: number[][] | null): number[] | null {
+  const a = config.algorithm;
+  if (!a.overlong.enabled && !(a.kl.inReward && ref)) return null;
+  const out = rows.map((r) => (a.overlong.enabled ? overlongPenalty(r.responseIds.length, config.rollout.maxResponseTokens, a.overlong.bufferFrac, a.overlong.penaltyFactor) : 0));
+  if (a.kl.inReward && ref) {
+    const R = Math.max(1, ...rows.map((r) => r.responseIds.length));
+    const pad = (x: number[][]): tf.Tensor2D => padded(x, R);
+    const [o, f, mk] = [pad(old), pad(ref), maskOf(rows, R)];
+    const pen = inRewardKl(new Array<number>(rows.length).fill(0), o, f, mk, a.kl.type, a.kl.coef);
+    tf.dispose([o, f, mk]);
+    pen.forEach((p, i) => (out[i] += p));
+  }
+  return out;
+}
+
+interface UpdateReport {
+  readonly metrics: Record<string, number>;
+}
+
+/**
+ * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
+ * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
+ */
+function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig): UpdateReport {
+  const mb = Math.max(1, config.optim.miniBatchRows);
+  const nMb = Math.ceil(rows.length / mb);
+  const epochs = config.optim.epochs;
+  const onPolicyShortcut = nMb === 1 && epochs === 1;
+  const a = config.algorithm;
+  const params: ActorLossParams = {
+    ...a.policyLoss,
+    aggregation: a.aggregation,
+    mode: a.policyLoss.mode,
+    entropyCoeff: a.entropyCoeff,
+    kl: { enabled: a.kl.enabled, type: a.kl.type, coef: a.kl.coef },
+  };
+  const vars = model.trainableVariables();
+  const sums: Record<string, number[]> = {};
+  const push = (k: string, v: number): void => {
+    (sums[k] ??= []).push(v);
+  };
+  let skipped = 0;
+  const temp = config.rollout.temperature;
+  for (let e = 0; e < epochs; e++) {
+    for (let b = 0; b < nMb; b++) {
+      const lo = b * mb;
+      const hi = Math.min(rows.length, lo + mb);
+      const mbRows = rows.slice(lo, hi);
+      const R = Math.max(1, ...mbRows.map((r) => r.responseIds.length));
+      const oldT = padded(old.slice(lo, hi), R);
+      const refT = ref ? padded(ref.slice(lo, hi), R) : undefined;
+      const advT = tf.tensor2d(
+        mbRows.flatMap((r, i) => Array.from({ length: R }, () => adv[lo + i])),
+        [mbRows.length, R],
+      );
+      let lossMetrics: Record<string, tf.Scalar> = {};
+      const { value, grads } = tf.variableGrads(() => {
+        const cur = model.tokenLogProbs(mbRows, { temperature: temp });
+        const res = actorLoss(
+          {
+            logProb: cur.logProbs,
+            oldLogProb: onPolicyShortcut ? (stopGradient(cur.logProbs) as tf.Tensor2D) : oldT,
+            advantages: advT,
+            mask: cur.mask,
+            entropy: cur.entropy,
+            ...(refT ? { refLogProb: refT } : {}),
+          },
+          params,
+        );
+        lossMetrics = res.metrics as Record<string, tf.Scalar>;
+        return res.value;
+      }, vars);
+      for (const [k, t] of Object.entries(lossMetrics)) {
+        push(k, t.dataSync()[0]);
+        t.dispose();
+      }
+      value.dispose();
+      const rep = opt.step(grads, config.optim.lr);
+      for (const g of Object.values(grads)) g.dispose();
+      tf.dispose([oldT, advT, ...(refT ? [refT] : [])]);
+      push('actor/grad_norm', rep.gradNorm);
+      if (rep.skipped) skipped++;
+    }
+  }
+  const out: Record<string, number> = {};
+  for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'actor/entropy', 'actor/kl_loss']) {
+    if (sums[k]) out[k] = mean(sums[k]);
+  }
+  out['actor/num_masked_seqs'] = sums['actor/num_masked_seqs'] ? sums['actor/num_masked_seqs'].reduce((s, x) => s + x, 0) : 0;
+  out['actor/kl_coef'] = a.kl.enabled ? a.kl.coef : 0;
+  const gn = sums['actor/grad_norm'] ?? [];
+  out['actor/grad_norm'] = mean(gn);
+  // Max keeps a non-finite norm visible (NaN/Infinity is the event the detector reports).
+  out['actor/grad_norm_max'] = gn.some((x) => !Number.isFinite(x)) ? gn.find((x) => !Number.isFinite(x))! : maxOf(gn);
+  out['actor/skipped_updates'] = skipped;
+  out['actor/lr'] = config.optim.lr;
+  out['actor/off_policy_step'] = nMb * epochs - 1;
+  return { metrics: out };
+}
+
+async function validate(config: RunConfig, spec: EnvSpec, engine: RolloutEngine, tok: Tokenizer, mcfg: ModelConfig, step: number): Promise<{ summary: EvalSummary; trajectories: Trajectory[] }> {
+  const out = await evaluatePolicy({
+    engine,
+    tokenizer: tok,
+    spec,
+    seeds: heldOutSeeds(config.training.valEpisodes),
+    temperature: config.training.valTemperature,
+    topP: config.rollout.topP,
+    topK: config.rollout.topK,
+    maxResponseTokens: config.rollout.maxResponseTokens,
+    maxSeqLen: mcfg.maxSeqLen,
+    rng: new Rng(hashSeed(config.seed, 'validation', step)),
+    uidPrefix: `val${step}`,
+  });
+  const n = Math.min(config.training.sampleTrajectories, out.rollouts[0]?.trajectories.length ?? 0);
+  const first = out.rollouts[0];
+  const trajectories = first ? first.trajectories.slice(0, n).map((t) => toTrajectory(t, first.rows, null, step, 'val', spec.name)) : [];
+  return { summary: out.summary, trajectories };
+}
+
+/** A spread of the step's trajectories (one per group first) for the trajectory viewer. */
+function sampleTrajectories(trajs: readonly TrajectoryInfo[], rows: readonly TurnRow[], adv: readonly number[], step: number, env: string, n: number, G: number): Trajectory[] {
+  if (n <= 0 || trajs.length === 0) return [];
+  const advByRow = new Map<TurnRow, number>();
+  rows.forEach((r, i) => advByRow.set(r, adv[i]));
+  const picked: TrajectoryInfo[] = [];
+  for (let k = 0; picked.length < Math.min(n, trajs.length); k++) {
+    const i = (k * G) % trajs.length + Math.floor((k * G) / trajs.length);
+    if (i >= trajs.length) break;
+    picked.push(trajs[i]);
+  }
+  return picked.map((t) => toTrajectoryFromRows(t, rows, advByRow, step, env));
+}
+
+function toTrajectoryFromRows(t: TrajectoryInfo, rows: readonly TurnRow[], adv: Map<TurnRow, number>, step: number, env: string): Trajectory {
+  const own = rows.filter((r) => r.trajUid === t.trajUid);
+  return {
+    step,
+    split: 'train',
+    env,
+    taskId: t.taskId,
+    taskType: t.taskType,
+    uid: t.uid,
+    trajUid: t.trajUid,
+    won: t.won,
+    episodeReturn: t.episodeReturn,
+    turns: own.map((r) => turnOf(r, adv.get(r) ?? null)),
+  };
+}
+
+function toTrajectory(t: TrajectoryInfo, rows: readonly TurnRow[], _adv: null, step: number, split: 'train' | 'val', env: string): Trajectory {
+  return {
+    step,
+    split,
+    env,
+    taskId: t.taskId,
+    taskType: t.taskType,
+    uid: t.uid,
+    trajUid: t.trajUid,
+    won: t.won,
+    episodeReturn: t.episodeReturn,
+    turns: t.rowIndices.map((i) => turnOf(rows[i], null)),
+  };
+}
+
+function turnOf(r: TurnRow, advantage: number | null): Trajectory['turns'][number] {
+  const think = /<think>([\s\S]*?)<\/think>/i.exec(r.responseText);
+  return {
+    turn: r.turn,
+    observation: r.observation,
+    prompt: r.promptText,
+    response: r.responseText,
+    think: think ? think[1].trim() : null,
+    action: r.appliedAction || null,
+    formatValid: r.formatValid,
+    actionValid: r.actionValid,
+    reward: r.envReward,
+    advantage,
+  };
+}
+
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+// Small helpers
+// ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+function padded(x: readonly (readonly number[])[], R: number): tf.Tensor2D {
+  const data = new Float32Array(x.length * R);
+  x.forEach((row, i) => {
+    for (let j = 0; j < Math.min(R, row.length); j++) data[i * R + j] = row[j];
+  });
+  return tf.tensor2d(data, [x.length, R]);
+}
+
+function maskOf(rows: readonly TurnRow[], R: number): tf.Tensor2D {
+  const data = new Float32Array(rows.length * R);
+  rows.forEach((r, i) => {
+    for (let j = 0; j < Math.min(R, r.responseIds.length); j++) data[i * R + j] = 1;
+  });
+  return tf.tensor2d(data, [rows.length, R]);
+}
+
+export function toNamed(w: ModelWeights): NamedTensors {
+  const out: NamedTensors = {};
+  for (const s of weightSpecs(w.config)) out[s.name] = { shape: s.shape, data: w.tensors[s.name] };
+  return out;
+}
+
+export function fromNamed(cfg: ModelConfig, t: NamedTensors): ModelWeights {
+  const tensors: Record<string, Float32Array> = {};
+  for (const s of weightSpecs(cfg)) {
+    const x = t[s.name];
+    if (!x) throw new Error(`checkpoint: weights lack tensor "${s.name}" (model ${cfg.size} d${cfg.dModel}×${cfg.nLayers})`);
+    tensors[s.name] = x.data;
+  }
+  return { config: { ...cfg }, tensors };
+}
+
+export { encodePrompt };

@@ -1,0 +1,103 @@
+/**
+ * Behaviour cloning (spec §2.2, "BC warm start"): supervised fine-tuning on the testbed expert's turns, loss on
+ * response tokens only (token-mean negative log-likelihood). Its result is π_ref for the RL phase, as the paper
+ * starts RL from (and regularises towards) its SFT checkpoint.
+ *
+ * Deterministic: data come from fixed expert episodes (seeded task stream), mini-batches are drawn by a seeded
+ * shuffle, and the optimiser is our AdamW — same (env, settings, seed, updates, backend) ⇒ same weights.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Rng, hashSeed } from '../util/rng';
+import type { Clock } from '../util/rng';
+import type { PolicyModel } from '../agent/model';
+import type { Tokenizer } from '../agent/tokenizer';
+import { AdamW, type AdamWOptions } from './adamw';
+import { expertRows, type BcRow, type EnvSpec } from './data';
+
+export interface BcOptions {
+  readonly spec: EnvSpec;
+  readonly seed: number;
+  /** Optimiser updates (one mini-batch each). */
+  readonly updates: number;
+  /** Rows (turns) per update. */
+  readonly batchRows: number;
+  readonly lr: number;
+  readonly optim: AdamWOptions;
+  /** Longest prompt kept (model maxSeqLen − max response tokens), as in the rollout. */
+  readonly maxPrompt: number;
+  /** Called every `progressEvery` updates and at the end. */
+  readonly onProgress?: (p: { update: number; updates: number; loss: number; elapsedS: number }) => void;
+  readonly progressEvery?: number;
+  /** Awaited between updates; 'stop' ends BC early (the run then stops). */
+  readonly checkControl?: () => Promise<'continue' | 'stop'>;
+}
+
+export interface BcReport {
+  readonly updates: number;
+  readonly episodes: number;
+  readonly rows: number;
+  readonly finalLoss: number;
+  readonly skipped: number;
+  readonly seconds: number;
+  readonly stopped: boolean;
+}
+
+/**
+ * Number of distinct expert episodes BC draws from: about two visits per row over the whole schedule, within
+ * [32, 5000] (calibration.md: more distinct puzzles generalise better than more passes over few).
+ */
+export function bcEpisodeCount(updates: number, batchRows: number): number {
+  return Math.max(32, Math.min(5000, Math.ceil((updates * batchRows) / 9)));
+}
+
+export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOptions, clock: Clock): Promise<BcReport> {
+  const t0 = clock.now();
+  if (!Number.isInteger(o.updates) || o.updates < 0) throw new Error(`warmStart.bcUpdates: must be an integer ≥ 0, got ${o.updates}`);
+  if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`warmStart.bcBatchRows: must be an integer ≥ 1, got ${o.batchRows}`);
+  if (o.updates === 0) return { updates: 0, episodes: 0, rows: 0, finalLoss: NaN, skipped: 0, seconds: 0, stopped: false };
+  const episodes = bcEpisodeCount(o.updates, o.batchRows);
+  const { rows } = expertRows(o.spec, tok, o.seed, 0, episodes, o.maxPrompt);
+  const rng = new Rng(hashSeed(o.seed, 'bc-order'));
+  const opt = new AdamW(model.trainableVariables(), o.optim);
+  let order: number[] = [];
+  let cursor = 0;
+  const nextBatch = (): BcRow[] => {
+    const out: BcRow[] = [];
+    while (out.length < o.batchRows) {
+      if (cursor >= order.length) {
+        order = rng.shuffle(Array.from({ length: rows.length }, (_, i) => i));
+        cursor = 0;
+      }
+      out.push(rows[order[cursor++]]);
+    }
+    return out;
+  };
+  const every = o.progressEvery ?? 25;
+  let loss = NaN;
+  let skipped = 0;
+  let done = 0;
+  let stopped = false;
+  try {
+    for (let u = 1; u <= o.updates; u++) {
+      if (o.checkControl && (await o.checkControl()) === 'stop') {
+        stopped = true;
+        break;
+      }
+      const batch = nextBatch();
+      const { value, grads } = tf.variableGrads(() => {
+        const lp = model.tokenLogProbs(batch);
+        return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tf.maximum(tf.sum(lp.mask), 1))) as tf.Scalar;
+      }, model.trainableVariables());
+      loss = (await value.data())[0];
+      value.dispose();
+      const rep = opt.step(grads, o.lr);
+      for (const g of Object.values(grads)) g.dispose();
+      if (rep.skipped) skipped++;
+      done = u;
+      if (o.onProgress && (u % every === 0 || u === o.updates)) o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
+    }
+  } finally {
+    opt.dispose();
+  }
+  return { updates: done, episodes, rows: rows.length, finalLoss: loss, skipped, seconds: (clock.now() - t0) / 1000, stopped };
+}
