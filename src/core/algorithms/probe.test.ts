@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cispo64, gspo64, sapo64, vanilla64, type Case } from './losses/reference64';
-import { ProbeInputError, runProbe } from './probe';
+import { ProbeInputError, runProbe, runProbeText } from './probe';
 import { expectMatrixClose, setupTf } from './test-helpers';
 
 beforeAll(setupTf);
@@ -87,6 +87,12 @@ describe('algo probe: malformed input names the problem', () => {
     [{ fn: 'policy_loss_vanilla', inputs: { ...lossInputs, old_log_prob: [[0, 0]] } }, /old_log_prob is 1×2 but inputs.log_prob is 2×3/],
     [[1, 2], /must be a JSON object/],
   ];
+  it('text input: NaN is not JSON, empty input is named', () => {
+    expect(() => runProbeText('{"fn": "agg_loss", "inputs": {"loss_mat": [[NaN]], "loss_mask": [[1]]}}')).toThrow(/not valid JSON.*NaN and Infinity are not JSON numbers/);
+    expect(() => runProbeText('  ')).toThrow(/no input/);
+    expect(runProbeText('{"fn": "agg_loss", "inputs": {"loss_mat": [[3]], "loss_mask": [[1]]}}').outputs.loss).toBe(3);
+  });
+
   for (const [c, re] of bad) {
     it(re.source, () => {
       expect(() => runProbe(c)).toThrow(ProbeInputError);

@@ -165,6 +165,18 @@ function lossParams(P: Params): PolicyLossParams {
   };
 }
 
+/** Parse one case from JSON text and run it. Throws ProbeInputError on malformed input. */
+export function runProbeText(text: string): { outputs: Record<string, Json> } {
+  if (text.trim() === '') throw new ProbeInputError('no input: pipe one JSON case {"fn", "params", "inputs"} on stdin');
+  let raw: Json;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ProbeInputError(`stdin is not valid JSON (${(e as Error).message}); NaN and Infinity are not JSON numbers`);
+  }
+  return runProbe(raw);
+}
+
 /** Validate the case's shape and run it. Throws ProbeInputError on malformed input. */
 export function runProbe(raw: Json): { outputs: Record<string, Json> } {
   if (!isObject(raw)) throw new ProbeInputError(`the case must be a JSON object {"fn", "params", "inputs"}, got ${describe(raw)}`);

@@ -1,6 +1,6 @@
 // The full tfjs package registers the cpu backend and every op's gradient (tfjs-core alone has neither).
 import * as tf from '@tensorflow/tfjs';
-import { ProbeInputError, PROBE_FUNCTIONS, runProbe } from '../../../core/algorithms/probe';
+import { ProbeInputError, PROBE_FUNCTIONS, runProbeText } from '../../../core/algorithms/probe';
 import { UsageError, type CliCommand } from '../types';
 
 const usage = `Usage: arlarena algo < case.json
@@ -32,16 +32,8 @@ const command: CliCommand = {
     tf.enableProdMode();
     await tf.setBackend('cpu');
     const text = await readStdin();
-    if (text.trim() === '') throw new UsageError('no input: pipe one JSON case {"fn", "params", "inputs"} on stdin');
-    let raw: unknown;
     try {
-      raw = JSON.parse(text);
-    } catch (e) {
-      throw new UsageError(`stdin is not valid JSON (${(e as Error).message}); NaN and Infinity are not JSON numbers`);
-    }
-    try {
-      const out = runProbe(raw);
-      ctx.stdout.write(`${JSON.stringify(out)}\n`);
+      ctx.stdout.write(`${JSON.stringify(runProbeText(text))}\n`);
       return 0;
     } catch (e) {
       if (e instanceof ProbeInputError) throw new UsageError(e.message);
