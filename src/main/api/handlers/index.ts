@@ -10,15 +10,18 @@ import type { MainServices } from '../../services';
 import type { AreaMethods, Handlers } from '../types';
 import { createAppHandlers } from './app';
 import { createCatalogHandlers } from './catalog';
-import { unavailableArea } from './unavailable';
+import { createRunsHandlers } from './runs';
+import { createSessionsHandlers } from './sessions';
+import { createAlertsHandlers } from './alerts';
+import { createBundlesHandlers } from './bundles';
 
 const areas: {
   [A in 'runs' | 'sessions' | 'alerts' | 'bundles']: (services: MainServices) => Handlers<AreaMethods<A>>;
 } = {
-  runs: () => unavailableArea('runs', 'the run store (issue 7) has not landed yet'),
-  sessions: () => unavailableArea('sessions', 'training sessions (issue 7) have not landed yet'),
-  alerts: () => unavailableArea('alerts', 'the collapse detector (issue 7) has not landed yet'),
-  bundles: () => unavailableArea('bundles', 'reproducibility bundles (issue 7) have not landed yet'),
+  runs: createRunsHandlers,
+  sessions: createSessionsHandlers,
+  alerts: createAlertsHandlers,
+  bundles: createBundlesHandlers,
 };
 
 export function createHandlers(services: MainServices): Handlers<ApiMethodName> {
