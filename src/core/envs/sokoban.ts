@@ -174,9 +174,50 @@ export class SokobanEnv extends BaseEnv {
     const dir = DIRECTIONS[d];
     if (this.box[next]) {
       const beyond = next + DR[d] * n + DC[d];
-      return this.target[beyond] ? `push the box ${dir} onto the target` : `push the box ${dir} toward a target`;
+      if (this.target[beyond]) return `box is next to target ; push ${dir}`;
+      return `box is ${this.relation(next)} target ; push ${dir}`;
     }
-    return `walk ${dir} to get behind a box`;
+    const b = this.nearestOffTargetBox();
+    return b < 0 ? `walk ${dir}` : `box is ${this.relation(b)} target ; walk ${dir} to get behind it`;
+  }
+
+  /** Where a box cell lies relative to its nearest free target, e.g. "above and left of". */
+  private relation(cell: number): string {
+    const n = this.size;
+    let best = -1;
+    let bestD = Infinity;
+    for (let i = 0; i < this.target.length; i++) {
+      if (!this.target[i] || (this.box[i] && i !== cell)) continue;
+      const dist = Math.abs(Math.floor(i / n) - Math.floor(cell / n)) + Math.abs((i % n) - (cell % n));
+      if (dist < bestD) {
+        bestD = dist;
+        best = i;
+      }
+    }
+    if (best < 0) return 'away from the';
+    const dr = Math.floor(cell / n) - Math.floor(best / n);
+    const dc = (cell % n) - (best % n);
+    const v = dr < 0 ? 'above' : dr > 0 ? 'below' : '';
+    const h = dc < 0 ? 'left of' : dc > 0 ? 'right of' : '';
+    if (v && h) return `${v} and ${h}`;
+    return v || h || 'on the';
+  }
+
+  private nearestOffTargetBox(): number {
+    const n = this.size;
+    const pr = Math.floor(this.player / n);
+    const pc = this.player % n;
+    let best = -1;
+    let bestD = Infinity;
+    for (let i = 0; i < this.box.length; i++) {
+      if (!this.box[i] || this.target[i]) continue;
+      const dist = Math.abs(Math.floor(i / n) - pr) + Math.abs((i % n) - pc);
+      if (dist < bestD) {
+        bestD = dist;
+        best = i;
+      }
+    }
+    return best;
   }
 }
 
