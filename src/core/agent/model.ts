@@ -262,7 +262,8 @@ export class PolicyModel {
       const a = layerNorm(x, v[`${p}ln1.g`], v[`${p}ln1.b`]);
       const qkv = tf.add(tf.matMul(a, v[`${p}attn.wqkv`]), v[`${p}attn.bqkv`]);
       const [q, k, vv] = tf.split(qkv, 3, 1);
-      const scores = tf.add(tf.mul(tf.matMul(heads(q), heads(k), false, true), scale), bias);
+      // Scale q ([N·T, d]) rather than the scores ([N, H, T, T]): one elementwise op on far fewer values.
+      const scores = tf.add(tf.matMul(heads(tf.mul(q, scale)), heads(k), false, true), bias);
       const probs = tf.softmax(scores);
       const ctx = tf.reshape(tf.transpose(tf.matMul(probs, heads(vv)), [0, 2, 1, 3]), [N * T, d]);
       x = tf.add(x, tf.add(tf.matMul(ctx, v[`${p}attn.wo`]), v[`${p}attn.bo`])) as tf.Tensor2D;

@@ -116,7 +116,7 @@ export function exportOnnx(weights: ModelWeights): Uint8Array {
     const kAll = node('Concat', [`past_key_${l}`, toHeads(k)], 'kall', [attrInt('axis', 2)], [`present_key_${l}`]);
     const vAll = node('Concat', [`past_value_${l}`, toHeads(v)], 'vall', [attrInt('axis', 2)], [`present_value_${l}`]);
     const kT = node('Transpose', [kAll], 'kt', [attrInts('perm', [0, 1, 3, 2])]);
-    const scores = node('Add', [node('Mul', [node('MatMul', [toHeads(q), kT], 'qk'), 'c_scale'], 'scaled'), 'attn_bias'], 'biased');
+    const scores = node('Add', [node('MatMul', [toHeads(node('Mul', [q, 'c_scale'], 'qs')), kT], 'qk'), 'attn_bias'], 'biased');
     const probs = node('Softmax', [scores], 'probs', [attrInt('axis', -1)]);
     const ctx = node('Reshape', [node('Transpose', [node('MatMul', [probs, vAll], 'ctx'), ], 'ctxt', [attrInts('perm', [0, 2, 1, 3])]), 'c_model_shape'], 'ctxr');
     x = node('Add', [x, linear(ctx, `${p}attn.wo`, `${p}attn.bo`)], 'res1');
