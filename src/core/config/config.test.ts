@@ -129,6 +129,10 @@ describe('presets', () => {
 });
 
 describe('overrides and validation messages (field, value, fix)', () => {
+  it('a null override leaves the preset\'s value', () => {
+    expect(ok('sampo', 'sokoban', { 'algorithm.policyLoss.clipRatioLow': null }).algorithm.policyLoss.clipRatioLow).toBe(3e-3);
+  });
+
   it('string overrides are parsed by the field type', () => {
     const c = ok('sampo', 'sokoban', { 'optim.lr': '3e-5', 'algorithm.kl.enabled': 'false', 'rollout.groupSize': 8 });
     expect(c.optim.lr).toBe(3e-5);

@@ -44,7 +44,8 @@ function envNames(): string[] {
 /**
  * Resolve (preset, env, overrides) into a complete, validated, deep-frozen RunConfig, or null plus the
  * issues (field, value, message with the fix). `overrides` are dotted paths (`optim.lr`,
- * `env.settings.boxes`); string values are parsed by the field's type, as `--set` does.
+ * `env.settings.boxes`); string values are parsed by the field's type, as `--set` does; a null value
+ * leaves the field at the preset's value.
  */
 export function resolveConfig(
   preset: string,
@@ -74,6 +75,8 @@ export function resolveConfig(
   const userDims = new Set<string>();
   const settings: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(overrides)) {
+    // null means "no override here" (the editor clears a field this way): the preset's value stands.
+    if (raw === null) continue;
     if (key === 'preset' || key === 'env.name') {
       issues.push({ field: key, value: raw, message: `${key} is chosen by the ${key === 'preset' ? 'preset' : 'environment'} argument, not by an override; pass it there` });
       continue;
