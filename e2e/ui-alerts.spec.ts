@@ -1,0 +1,75 @@
+/**
+ * Collapse alerts end to end: a run configured to collapse (tolerant CISPO clipping, a huge learning rate, no
+ * gradient clipping in effect, no KL anchor) is started from the UI on the real trainer; the detector's alert
+ * reaches the page live (nav badge, run detail, chart mark), the Alerts inbox shows it with its evidence chart
+ * and hint, and acknowledging it moves it out of the open list.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
+import { startLab, type Lab } from './support/lab';
+import { TINY, gotoView, startCustomRun } from './uiHelpers';
+
+let lab: Lab;
+let browser: Browser;
+let app: AppPage;
+let page: Page;
+
+const RUN_TIMEOUT_MS = 600_000;
+
+/** What makes the tiny run collapse: see the file comment. */
+export const COLLAPSE: Record<string, string> = {
+  ...TINY,
+  'training.steps': '10',
+  'optim.lr': '1',
+  'optim.gradClip': '1000',
+  'algorithm.kl.enabled': 'false',
+};
+
+beforeAll(async () => {
+  lab = await startLab();
+  browser = await launchBrowser();
+  app = await openApp(browser, lab);
+  page = app.page;
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+});
+
+describe('collapse alerts', () => {
+  let runId = '';
+
+  it('raises an alert live on a run configured to collapse', async () => {
+    runId = await startCustomRun(page, { preset: 'cispo', env: 'sokoban', name: 'e2e collapse', overrides: COLLAPSE });
+    // The alert arrives through run.alert events while the run detail stays open.
+    await page.locator('[data-testid="run-alerts"] li').first().waitFor({ timeout: RUN_TIMEOUT_MS });
+    await page.locator('[data-testid="alert-badge"]').waitFor({ timeout: 15_000 });
+    expect(Number(await page.locator('[data-testid="alert-badge"]').innerText())).toBeGreaterThanOrEqual(1);
+    await screenshot(page, 'ui-run-detail-alert');
+    const stored = await lab.call('alerts.list', { runId });
+    expect(stored.ok && stored.value.length).toBeGreaterThanOrEqual(1);
+  }, RUN_TIMEOUT_MS + 60_000);
+
+  it('lists the alert in the inbox with its evidence chart and hint, and acknowledges it', async () => {
+    await gotoView(page, 'alerts');
+    const card = page.locator('[data-testid="alert-card"]').first();
+    await card.waitFor();
+    const text = await card.innerText();
+    expect(text).toContain('What to try:');
+    expect(text).toContain('e2e collapse');
+    expect(await card.locator('canvas').count()).toBeGreaterThanOrEqual(1);
+    await screenshot(page, 'ui-alerts');
+    const open = await page.locator('[data-testid="alert-card"]').count();
+    await card.locator('button', { hasText: 'Acknowledge' }).click();
+    await page.waitForFunction(`document.querySelectorAll('[data-testid="alert-card"]').length === ${open - 1}`, undefined, { timeout: 15_000 });
+    const after = await lab.call('alerts.list', { runId });
+    expect(after.ok && after.value.some((a) => a.acknowledged)).toBe(true);
+  });
+
+  it('ran without CSP violations or uncaught page errors', () => {
+    expect(app.problems).toEqual([]);
+  });
+});

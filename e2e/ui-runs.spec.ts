@@ -1,0 +1,180 @@
+/**
+ * A researcher's day in the lab, against the real backend (store, sessions, trainer, bundles):
+ * start a SAMPO run on a tiny config from the New run view and watch its metrics stream into the run detail,
+ * reopen it from the Runs table with the keyboard, start a GRPO run, compare the two (summary, verdicts,
+ * config diff), export a bundle, download it and import it back, rename and delete with confirmation.
+ */
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
+import { startLab, type Lab } from './support/lab';
+import { TINY, field, gotoView, setField, startCustomRun } from './uiHelpers';
+
+let lab: Lab;
+let browser: Browser;
+let app: AppPage;
+let page: Page;
+let sampoId = '';
+let grpoId = '';
+let bundleBytes: Buffer | null = null;
+let bundleName = '';
+
+/** A run has finished when its detail shows a terminal status. */
+const RUN_TIMEOUT_MS = 600_000;
+
+beforeAll(async () => {
+  lab = await startLab();
+  browser = await launchBrowser();
+  app = await openApp(browser, lab);
+  page = app.page;
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+});
+
+async function waitForStatus(runId: string, statuses: string[], timeout = RUN_TIMEOUT_MS): Promise<string> {
+  const t0 = Date.now();
+  for (;;) {
+    const r = await lab.call('runs.get', { runId });
+    if (r.ok && statuses.includes(r.value.status)) return r.value.status;
+    if (r.ok && r.value.status === 'failed') throw new Error(`run ${runId} failed: ${r.value.error}`);
+    if (Date.now() - t0 > timeout) throw new Error(`run ${runId} did not reach ${statuses.join('/')} in ${timeout / 1000} s (last: ${r.ok ? r.value.status : r.error.message})`);
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+describe('runs, live metrics, compare and bundles', () => {
+  it('shows SAMPO first and recommended, with its why and four dimensions', async () => {
+    await gotoView(page, 'new');
+    const first = page.locator('[data-preset]').first();
+    expect(await first.getAttribute('data-preset')).toBe('sampo');
+    expect(await first.locator('.recommended').innerText()).toMatch(/recommended/i);
+    const text = await first.innerText();
+    for (const dim of ['Aggregation', 'Clipping', 'Advantage', 'Filtering']) expect(text).toContain(dim);
+    expect(await page.locator('[data-preset]').count()).toBeGreaterThanOrEqual(5);
+    await screenshot(page, 'ui-new-run-presets');
+  });
+
+  it('validates a customised field inline with the backend\'s message', async () => {
+    await page.locator('[data-preset="sampo"] button', { hasText: 'Customise' }).click();
+    await page.waitForSelector('[data-testid="config-editor"]');
+    await setField(page, 'training.steps', '0');
+    const err = page.locator('.field.bad .err').first();
+    await err.waitFor({ timeout: 15_000 });
+    expect((await err.innerText()).length).toBeGreaterThan(5);
+    expect(await page.locator('[data-testid="start-custom"]').isDisabled()).toBe(true);
+    await screenshot(page, 'ui-new-run-validation');
+    await setField(page, 'training.steps', '3');
+    await page.waitForSelector('.field.bad', { state: 'detached', timeout: 15_000 });
+    expect(await field(page, 'training.steps').inputValue()).toBe('3');
+  });
+
+  it('starts a tiny SAMPO run with one click and streams its metrics into the run detail', async () => {
+    sampoId = await startCustomRun(page, { preset: 'sampo', env: 'sokoban', name: 'e2e sampo tiny', overrides: TINY });
+    expect(new URL(page.url()).searchParams.get('id')).toBe(sampoId);
+    // Points arrive through run.metrics events while the page stays open (no reload).
+    const success = page.locator('.chart-card[data-metric="episode/success_rate"]');
+    await page.waitForFunction(`Number(document.querySelector('.chart-card[data-metric="episode/success_rate"]')?.getAttribute('data-points') ?? 0) >= 1`, undefined, { timeout: RUN_TIMEOUT_MS });
+    expect(Number(await success.getAttribute('data-points'))).toBeGreaterThanOrEqual(1);
+    await screenshot(page, 'ui-run-detail-live');
+    await waitForStatus(sampoId, ['completed']);
+    await page.waitForFunction(`document.querySelector('[data-testid="run-step"]')?.textContent?.includes('step 3 / 3')`, undefined, { timeout: 30_000 });
+    expect(Number(await success.getAttribute('data-points'))).toBe(3);
+  }, RUN_TIMEOUT_MS + 60_000);
+
+  it('reopens the run from the Runs table with the keyboard and steps through a sampled episode', async () => {
+    await gotoView(page, 'runs');
+    const row = page.locator(`tr[data-run-id="${sampoId}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain('e2e sampo tiny');
+    await row.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${sampoId}"]`);
+    const viewer = page.locator('[data-testid="trajectory-viewer"]');
+    await viewer.locator('pre').first().waitFor({ timeout: 30_000 });
+    const before = await viewer.innerText();
+    expect(before).toMatch(/turn 1 \//);
+    const next = viewer.locator('button[aria-label="Next turn"]');
+    if (await next.isEnabled()) {
+      await next.click();
+      expect(await viewer.innerText()).toMatch(/turn 2 \//);
+    }
+    await screenshot(page, 'ui-run-detail');
+  });
+
+  it('compares the SAMPO run with a GRPO run: summary, verdicts and config diff', async () => {
+    grpoId = await startCustomRun(page, { preset: 'grpo', env: 'sokoban', name: 'e2e grpo tiny', overrides: TINY });
+    await waitForStatus(grpoId, ['completed']);
+    await gotoView(page, 'runs');
+    for (const id of [sampoId, grpoId]) await page.locator(`tr[data-run-id="${id}"] input[type="checkbox"]`).check();
+    await page.click('[data-testid="compare-selected"]');
+    await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    const summary = await page.locator('[data-testid="summary-table"]').innerText();
+    expect(summary).toContain('e2e sampo tiny');
+    expect(summary).toContain('e2e grpo tiny');
+    expect(await page.locator('[data-testid="summary-table"] [data-verdict]').count()).toBe(2);
+    const diff = page.locator('[data-testid="config-diff"]');
+    const diffText = await diff.innerText();
+    expect(diffText).toContain('preset');
+    expect(diffText).toContain('algorithm.policyLoss.mode');
+    const onlyDiffRows = await diff.locator('tbody tr').count();
+    await screenshot(page, 'ui-compare');
+    await page.locator('label', { hasText: 'differences only' }).locator('input').uncheck();
+    expect(await diff.locator('tbody tr').count()).toBeGreaterThan(onlyDiffRows);
+    await page.selectOption('select[aria-label="Group by"]', 'preset');
+    await page.waitForTimeout(300);
+    await screenshot(page, 'ui-compare-grouped');
+  }, RUN_TIMEOUT_MS + 120_000);
+
+  it('exports a bundle with a download link', async () => {
+    await page.goto(`${lab.origin}/?view=run&id=${sampoId}#token=${lab.token}`);
+    await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${sampoId}"]`);
+    await page.click('[data-testid="export-bundle"]');
+    const result = page.locator('[data-testid="export-result"]');
+    await result.waitFor({ timeout: 60_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), result.locator('a', { hasText: 'Download' }).click()]);
+    bundleName = download.suggestedFilename();
+    bundleBytes = readFileSync(await download.path());
+    expect(bundleBytes.length).toBeGreaterThan(100);
+    await screenshot(page, 'ui-export');
+  });
+
+  it('imports the bundle back from the Runs view', async () => {
+    expect(bundleBytes).not.toBeNull();
+    await gotoView(page, 'runs');
+    const before = await page.locator('tbody tr[data-run-id]').count();
+    await page.setInputFiles('[data-testid="import-input"]', { name: bundleName, mimeType: 'application/zip', buffer: bundleBytes! });
+    await page.waitForFunction(`document.querySelectorAll('tbody tr[data-run-id]').length === ${before + 1}`, undefined, { timeout: 60_000 });
+    await screenshot(page, 'ui-runs-after-import');
+  });
+
+  it('renames and deletes a run, asking for confirmation first', async () => {
+    const rows = page.locator('tbody tr[data-run-id]');
+    const ids = await rows.evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-run-id')));
+    const imported = ids.find((id) => id !== sampoId && id !== grpoId);
+    expect(imported).toBeTruthy();
+    const row = page.locator(`tr[data-run-id="${imported}"]`);
+    await row.locator('button', { hasText: 'Rename' }).click();
+    await page.locator('dialog[open] input[name="value"]').fill('imported copy');
+    await page.locator('dialog[open] button[type="submit"]').click();
+    await page.waitForFunction(`document.querySelector('tr[data-run-id="${imported}"]')?.textContent?.includes('imported copy')`, undefined, { timeout: 15_000 });
+    await row.locator('button', { hasText: 'Delete' }).click();
+    const dialog = page.locator('dialog[open]');
+    expect(await dialog.innerText()).toContain('imported copy');
+    await dialog.locator('button', { hasText: 'Cancel' }).click();
+    expect(await row.count()).toBe(1);
+    await row.locator('button', { hasText: 'Delete' }).click();
+    await page.locator('dialog[open] button', { hasText: 'Delete' }).click();
+    await row.waitFor({ state: 'detached', timeout: 15_000 });
+    const gone = await lab.call('runs.get', { runId: imported! });
+    expect(gone.ok).toBe(false);
+  });
+
+  it('ran without CSP violations or uncaught page errors', () => {
+    expect(app.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * UI helpers shared by the renderer's specs (ui-*.spec.ts): navigation and starting a run through the
+ * New run view's Customise editor, exactly as a user would.
+ */
+import type { Page } from 'playwright-core';
+
+/** A run small enough to finish in a few minutes on two CPU cores (real trainer, real environment). */
+export const TINY: Record<string, string> = {
+  'training.steps': '3',
+  'rollout.tasksPerStep': '2',
+  'rollout.groupSize': '2',
+  'env.maxSteps': '4',
+  'rollout.maxResponseTokens': '24',
+  'training.validateEvery': '0',
+  'training.valEpisodes': '4',
+  'training.checkpointEvery': '0',
+  'training.sampleTrajectories': '2',
+};
+
+export async function gotoView(page: Page, view: 'runs' | 'new' | 'compare' | 'alerts' | 'about'): Promise<void> {
+  await page.click(`nav a[data-nav="${view}"]`);
+  await page.waitForSelector(`main[data-view="${view}"]`);
+}
+
+export function field(page: Page, path: string) {
+  return page.locator(`[id="f-${path}"]`);
+}
+
+/** Sets one editor field (opening its section if collapsed) and waits until the backend has re-checked it. */
+export async function setField(page: Page, path: string, value: string): Promise<void> {
+  const input = field(page, path);
+  if (!(await input.isVisible())) {
+    const section = page.locator('[data-testid="config-editor"] details').filter({ has: input });
+    await section.locator('summary').click();
+  }
+  const kind = await input.evaluate((el: { tagName: string; type?: string }) => (el.type === 'checkbox' ? 'checkbox' : el.tagName.toLowerCase()));
+  if (kind === 'checkbox') await input.setChecked(value === 'true');
+  else if (kind === 'select') await input.selectOption(value);
+  else {
+    await input.fill(value);
+    await input.press('Tab');
+  }
+}
+
+/**
+ * New run → pick `env` → Customise `preset` → set `overrides` (+ a name) → Start. Returns the new run's id
+ * once the run detail view shows it.
+ */
+export async function startCustomRun(page: Page, opts: { preset: string; env: string; name: string; overrides: Record<string, string> }): Promise<string> {
+  await gotoView(page, 'new');
+  await page.check(`input[name="env"][value="${opts.env}"]`);
+  await page.locator(`[data-preset="${opts.preset}"] button`, { hasText: 'Customise' }).click();
+  await page.waitForSelector('[data-testid="config-editor"]');
+  await page.locator('[data-testid="config-editor"] input[placeholder]').first().fill(opts.name);
+  for (const [path, value] of Object.entries(opts.overrides)) await setField(page, path, value);
+  const start = page.locator('[data-testid="start-custom"]');
+  // Evaluated in the page: the start button is enabled once the backend has accepted every field.
+  await page.waitForFunction(`(() => {
+    const b = document.querySelector('[data-testid="start-custom"]');
+    return b !== null && !b.disabled && !document.querySelector('[data-testid="config-editor"] .err');
+  })()`, undefined, { timeout: 30_000 });
+  await start.click();
+  await page.waitForSelector('[data-testid="run-detail"]', { timeout: 30_000 });
+  const id = await page.locator('[data-testid="run-detail"]').getAttribute('data-run-id');
+  if (!id) throw new Error('the run detail view has no run id');
+  return id;
+}
