@@ -38,7 +38,9 @@ export class BackendUnavailableError extends Error {
   }
 }
 
-const require = createRequire(import.meta.url);
+// Not named `require`: electron-vite adds `const require = …` to every ESM chunk that calls require(), and a
+// second top-level `require` in the same chunk is a SyntaxError in the desktop build.
+const requireFromHere = createRequire(import.meta.url);
 let current: BackendInfo | null = null;
 
 /** Silence the cpu backend's tfjs-node advert (see the file comment). */
@@ -49,7 +51,7 @@ export function silenceTfjsBanner(): void {
 
 /** The folder holding tfjs-backend-wasm's .wasm files (resolved from the installed package). */
 export function wasmDir(): string {
-  return join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
+  return join(dirname(requireFromHere.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
 }
 
 async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node'): Promise<string | null> {
