@@ -4,7 +4,10 @@
  * report). Override any field with `resolveDetectorConfig({ gradNormSpike: { factor: 8 } })`.
  */
 export interface DetectorConfig {
-  /** Steps an alert may go quiet and still be the same alert (a new finding within this gap extends it). */
+  /**
+   * Observations of its metric an alert may go quiet for and still be the same alert (a new finding within this
+   * gap extends it). Counted in the metric's own points, so sparse validation metrics merge too.
+   */
   readonly mergeGap: number;
   /** Steps of the metric shown before an alert's first step in its evidence window. */
   readonly evidenceBefore: number;

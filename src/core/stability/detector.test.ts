@@ -94,3 +94,19 @@ describe('collapse detector', () => {
     }
   });
 });
+
+describe('alert merging', () => {
+  it('a sparse validation metric collapsing over many validations is one alert', () => {
+    const recs = syntheticStream({ steps: 300, seed: 4, shape: 'cispo_collapse', collapseAt: 180 });
+    const val = detectAlerts('r', recs).filter((a) => a.metric === 'val/success_rate');
+    expect(val).toHaveLength(1);
+    expect(val[0].lastStep).toBe(300);
+  });
+
+  it('an alert that goes quiet for longer than the gap starts a new one', () => {
+    const base = syntheticStream({ steps: 60, seed: 7 });
+    const recs = base.map((r) => ({ step: r.step, values: { ...r.values, 'filter/zero_variance_share': (r.step >= 10 && r.step < 20) || r.step >= 40 ? 1 : 0.3 } }));
+    const dead = detectAlerts('r', recs).filter((a) => a.rule === 'dead_signal');
+    expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([[14, 19], [44, 60]]);
+  });
+});

@@ -9,6 +9,7 @@ import type { MetricRecord } from '../../shared/metrics';
 import { resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverrides } from './config';
 import { RULES } from './rules/index';
 import type { Finding, RuleDef, RuleInstance, Severity } from './types';
+import { nanMeansNotApplicable } from './nonFinite';
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
@@ -23,6 +24,8 @@ export class CollapseDetector {
   private rules: Array<{ def: RuleDef; inst: RuleInstance }>;
   private history = new Map<string, Array<{ step: number; value: number }>>();
   private open = new Map<string, Alert>();
+  /** Per open alert: observations of its metric since its last finding (sparse metrics like val/* count their own points). */
+  private quiet = new Map<string, number>();
   private all: Alert[] = [];
   private lastStep = -Infinity;
 
@@ -42,8 +45,18 @@ export class CollapseDetector {
       if (h.length > HISTORY) h.shift();
     }
     const updates: AlertUpdate[] = [];
+    const fired = new Set<string>();
     for (const { def, inst } of this.rules) {
-      for (const f of inst.feed(rec)) updates.push(this.merge(def, f, rec.step));
+      for (const f of inst.feed(rec)) {
+        fired.add(`${def.id}|${f.metric}`);
+        updates.push(this.merge(def, f, rec.step));
+      }
+    }
+    for (const [key, alert] of this.open) {
+      if (fired.has(key)) continue;
+      const v = rec.values[alert.metric];
+      if (v === undefined || (Number.isNaN(v) && nanMeansNotApplicable(alert.metric))) continue;
+      this.quiet.set(key, (this.quiet.get(key) ?? 0) + 1);
     }
     return updates;
   }
@@ -51,7 +64,9 @@ export class CollapseDetector {
   private merge(def: RuleDef, f: Finding, step: number): AlertUpdate {
     const key = `${def.id}|${f.metric}`;
     const cur = this.open.get(key);
-    if (cur && step - cur.lastStep <= this.config.mergeGap) {
+    const quiet = this.quiet.get(key) ?? 0;
+    this.quiet.set(key, 0);
+    if (cur && quiet <= this.config.mergeGap) {
       const severity = RANK[f.severity] > RANK[cur.severity] ? f.severity : cur.severity;
       // Keep the message of the worst finding so far (the one that set the severity), refreshed while it holds.
       const takeNew = RANK[f.severity] >= RANK[cur.severity];

@@ -151,7 +151,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     rerunId: rerun.id,
     originalBackend: record.backend.training,
     rerunBackend,
-    backendMatches: record.backend.training === rerunBackend,
+    backendMatches: record.backend.training === rerunBackend && rerunBackend !== 'unknown',
     rerunStatus: result.type === 'done' ? result.status : 'failed',
     error: result.type === 'failed' ? result.error : null,
   };

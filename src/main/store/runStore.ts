@@ -265,6 +265,22 @@ export class RunStore {
     await this.db.write();
   }
 
+  /**
+   * Resolve what a user typed (CLI): an exact id, else a unique id prefix, else a unique exact name.
+   * Throws with the candidates when it is ambiguous or matches nothing.
+   */
+  async findRun(ref: string): Promise<RunRecord> {
+    const exact = await this.getRun(ref);
+    if (exact) return exact;
+    const all = await this.listRuns();
+    const byPrefix = all.filter((r) => r.id.startsWith(ref));
+    const byName = all.filter((r) => r.name === ref);
+    const hits = byPrefix.length > 0 ? byPrefix : byName;
+    if (hits.length === 1) return (await this.getRun(hits[0].id))!;
+    if (hits.length === 0) throw new Error(`no run matches "${ref}" (${all.length} runs in ${this.dataDir}; see \`arlarena runs\`)`);
+    throw new Error(`"${ref}" matches ${hits.length} runs: ${hits.slice(0, 5).map((r) => r.id).join(', ')}${hits.length > 5 ? ', …' : ''}; type more of the id`);
+  }
+
   /** This process's in-memory view of a record (no disk read; may lag another process's writes). */
   cached(id: string): RunRecord | undefined {
     return this.db.data.runs[id];

@@ -6,7 +6,13 @@ import type { CliCommand } from '../types';
  */
 export const commands: Record<string, () => Promise<{ default: CliCommand }>> = {
   algo: () => import('./algo'),
+  check: () => import('./check'),
   envs: () => import('./envs'),
+  export: () => import('./export'),
+  import: () => import('./import'),
+  reproduce: () => import('./reproduce'),
+  runs: () => import('./runs'),
   serve: () => import('./serve'),
+  show: () => import('./show'),
   start: () => import('./start'),
 };

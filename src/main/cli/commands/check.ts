@@ -1,0 +1,53 @@
+/** `arlarena check RUN` — run the collapse detector over a stored run and print its alerts. */
+import { parseArgs } from 'node:util';
+import { detectAlerts } from '../../../core/stability/detector';
+import { UsageError, type CliCommand } from '../types';
+import { openStore } from './runs';
+
+const USAGE = `Usage: arlarena check RUN [--json] [--save]
+  Runs every collapse rule (non-finite values, grad-norm spikes, validity drops, success collapse, entropy,
+  KL and clip-fraction drift, dead signal, length runaway, train/inference mismatch) over the stored metrics.
+  --save   store the alerts with the run (as a live session would)
+  --json   one alert per line
+  Exit code: 0 when no alert is critical, 3 when at least one is.`;
+
+const command: CliCommand = {
+  summary: 'Run the collapse detector over a stored run and print its alerts',
+  usage: USAGE,
+  async run(args, ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, save: { type: 'boolean' } } });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values: v, positionals: pos } = parsed;
+    if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
+    const store = await openStore(ctx);
+    let run;
+    try {
+      run = await store.findRun(pos[0]);
+    } catch (e) {
+      ctx.stderr.write(`arlarena check: ${(e as Error).message}\n`);
+      return 1;
+    }
+    const metrics = await store.readMetrics(run.id);
+    const alerts = detectAlerts(run.id, metrics);
+    if (v.save) await store.upsertAlerts(run.id, alerts);
+    await store.close();
+    const out = (s: string) => ctx.stdout.write(`${s}\n`);
+    if (v.json) {
+      for (const a of alerts) out(JSON.stringify(a));
+    } else {
+      out(`${run.id}: ${metrics.length} steps checked, ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
+      for (const a of alerts) {
+        out(`\n[${a.severity.toUpperCase()}] ${a.rule} — ${a.metric}, steps ${a.firstStep}–${a.lastStep}`);
+        out(`  ${a.message}`);
+        out(`  try: ${a.hint}`);
+      }
+    }
+    return alerts.some((a) => a.severity === 'critical') ? 3 : 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,42 @@
+/** `arlarena export RUN [--out FILE]` — write a reproducibility bundle. */
+import { parseArgs } from 'node:util';
+import { exportRun } from '../../bundles/exportBundle';
+import { UsageError, type CliCommand } from '../types';
+import { openStore } from './runs';
+
+const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-checkpoint] [--json]
+  Writes one .arlarena.zip: manifest (SHA-256 of every file, schema version), resolved config and preset,
+  seeds, app version + commit, package-lock.json, platform / hardware / compute backend, environment and task
+  seeds, metrics, trajectories, alerts and the final checkpoint (included by default when under 64 MB).
+  Default FILE: <data dir>/bundles/<run id>.arlarena.zip`;
+
+const command: CliCommand = {
+  summary: 'Export a run as a reproducibility bundle (.arlarena.zip)',
+  usage: USAGE,
+  async run(args, ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values: v, positionals: pos } = parsed;
+    if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
+    if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
+    const store = await openStore(ctx);
+    let run;
+    try {
+      run = await store.findRun(pos[0]);
+    } catch (e) {
+      ctx.stderr.write(`arlarena export: ${(e as Error).message}\n`);
+      return 1;
+    }
+    const r = await exportRun(store, run.id, { out: v.out, includeCheckpoint: v.checkpoint ? true : v['no-checkpoint'] ? false : undefined });
+    await store.close();
+    if (v.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
+    else ctx.stdout.write(`wrote ${r.path}\n  ${r.bytes} bytes, ${r.files} files, sha256 ${r.sha256}\n  checkpoint: ${r.checkpointStep === null ? 'not included' : `step ${r.checkpointStep}`}\n`);
+    return 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,61 @@
+/** `arlarena reproduce FILE` — rerun a bundle's run and compare the metric streams. */
+import { parseArgs } from 'node:util';
+import { reproduceBundle } from '../../bundles/reproduce';
+import { BundleError } from '../../bundles/manifest';
+import { UsageError, type CliCommand } from '../types';
+import { openStore } from './runs';
+
+const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
+  Verifies the bundle, reruns its config and seed as a new run (tagged "reproduction") with the real trainer,
+  and compares every deterministic metric (all but perf/* timings):
+    bit-identical   equal at every step (expected when the compute backend matches)
+    within-band     ≥ 90 % of points inside the original's ±5-step band (widened by 10 % of the range)
+    diverged        otherwise
+  --steps N   rerun only the first N steps (a quicker check of the prefix)
+  Exit code: 0 bit-identical or within band, 3 diverged, 1 error.`;
+
+const command: CliCommand = {
+  summary: 'Rerun a bundle and say whether the metrics reproduce',
+  usage: USAGE,
+  async run(args, ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { steps: { type: 'string' }, json: { type: 'boolean' } } });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values: v, positionals: pos } = parsed;
+    if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
+    const steps = v.steps === undefined ? undefined : Number(v.steps);
+    if (steps !== undefined && (!Number.isInteger(steps) || steps < 1)) throw new UsageError(`--steps ${v.steps}: expected a positive integer`);
+    const store = await openStore(ctx);
+    try {
+      const r = await reproduceBundle(store, pos[0], {
+        steps,
+        onProgress: ctx.isTTY && !v.json ? (s, t) => ctx.stderr.write(`\rrerunning: step ${s}/${t}`) : undefined,
+      });
+      if (ctx.isTTY && !v.json) ctx.stderr.write('\n');
+      if (v.json) {
+        ctx.stdout.write(`${JSON.stringify(r)}\n`);
+      } else {
+        const out = (s: string) => ctx.stdout.write(`${s}\n`);
+        out(`verdict: ${r.verdict.toUpperCase()} over ${r.stepsCompared} steps (rerun ${r.rerunId}, ${r.rerunStatus})`);
+        out(`backend: original ${r.originalBackend}, rerun ${r.rerunBackend} — ${r.backendMatches ? 'same backend: bit-identity expected' : 'different or unknown backend: a band match is the expectation'}`);
+        if (r.error) out(`rerun failed: ${r.error}`);
+        const worst = [...r.keys].filter((k) => !k.identical).sort((a, b) => a.inBand - b.inBand).slice(0, 8);
+        for (const k of worst) out(`  ${k.key.padEnd(30)} in band ${(k.inBand * 100).toFixed(0)} %, max |Δ| ${Number(k.maxAbsDiff.toPrecision(3))}`);
+      }
+      return r.error ? 1 : r.verdict === 'diverged' ? 3 : 0;
+    } catch (e) {
+      if (e instanceof BundleError) {
+        ctx.stderr.write(`arlarena reproduce: refused ${pos[0]}: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+export default command;

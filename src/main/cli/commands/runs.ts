@@ -1,0 +1,132 @@
+/**
+ * `arlarena runs` — list, filter and search stored runs; rename, tag or delete one; write a synthetic run
+ * (demo data for the UI and its benchmarks).
+ */
+import { parseArgs } from 'node:util';
+import { RunStatus } from '../../../shared/api';
+import type { SyntheticShape } from '../../../core/stability/synthetic';
+import { RunStore } from '../../store/runStore';
+import { writeSyntheticRun } from '../../store/synthetic';
+import { UsageError, type CliCommand, type CliContext } from '../types';
+
+const SORTS = ['createdAt', 'updatedAt', 'name', 'step', 'success'] as const;
+const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'];
+
+const USAGE = `Usage:
+  arlarena runs [--status S[,S…]] [--env E] [--preset P] [--tag T] [--search TEXT]
+                [--sort ${SORTS.join('|')}] [--asc] [--json]          list runs (newest first)
+  arlarena runs rename RUN NAME                                      rename a run
+  arlarena runs tag RUN TAG[,TAG…]                                   set a run's tags
+  arlarena runs delete RUN                                           delete a run and its files
+  arlarena runs synth [--steps N] [--shape ${SHAPES.join('|')}] [--seed N] [--name NAME]
+                                                                     write a synthetic run (demo / UI data)
+RUN is a run id, a unique id prefix, or a unique run name. Statuses: ${RunStatus.options.join(', ')}.`;
+
+export async function openStore(ctx: CliContext): Promise<RunStore> {
+  const store = await RunStore.open(ctx.dataDir);
+  for (const w of store.warnings) ctx.stderr.write(`arlarena: warning: ${w}\n`);
+  return store;
+}
+
+function fmtNum(v: number | null | undefined, pct = false): string {
+  if (v === null || v === undefined) return '–';
+  return pct ? `${(v * 100).toFixed(1)}%` : String(Number(v.toPrecision(3)));
+}
+
+const command: CliCommand = {
+  summary: 'List, search, rename, tag and delete stored runs',
+  usage: USAGE,
+  async run(args, ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        allowPositionals: true,
+        strict: true,
+        options: {
+          status: { type: 'string' }, env: { type: 'string' }, preset: { type: 'string' }, tag: { type: 'string' }, search: { type: 'string' },
+          sort: { type: 'string' }, asc: { type: 'boolean' }, json: { type: 'boolean' },
+          steps: { type: 'string' }, shape: { type: 'string' }, seed: { type: 'string' }, name: { type: 'string' },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values: v, positionals: pos } = parsed;
+    const out = (s: string) => ctx.stdout.write(`${s}\n`);
+    const sub = pos[0];
+    if (sub === 'rename' || sub === 'tag' || sub === 'delete') {
+      const need = sub === 'delete' ? 2 : 3;
+      if (pos.length !== need) throw new UsageError(`${sub}: expected ${sub === 'delete' ? 'RUN' : sub === 'tag' ? 'RUN TAG[,TAG…]' : 'RUN NAME'}`);
+      const store = await openStore(ctx);
+      let run;
+      try {
+        run = await store.findRun(pos[1]);
+      } catch (e) {
+        ctx.stderr.write(`arlarena runs: ${(e as Error).message}\n`);
+        return 1;
+      }
+      if (sub === 'delete') {
+        if (run.status === 'running') {
+          ctx.stderr.write(`arlarena runs: run ${run.id} is running; stop it first\n`);
+          return 1;
+        }
+        await store.deleteRun(run.id);
+        out(`deleted ${run.id}`);
+      } else if (sub === 'rename') {
+        await store.updateRun(run.id, { name: pos[2] });
+        out(`renamed ${run.id} → ${pos[2]}`);
+      } else {
+        const tags = [...new Set(pos[2].split(',').map((t) => t.trim()).filter(Boolean))];
+        await store.updateRun(run.id, { tags });
+        out(`${run.id}: tags ${tags.join(', ') || '(none)'}`);
+      }
+      await store.close();
+      return 0;
+    }
+    if (sub === 'synth') {
+      const steps = Number(v.steps ?? 200);
+      if (!Number.isInteger(steps) || steps < 1 || steps > 1_000_000) throw new UsageError(`--steps ${v.steps}: expected an integer 1…1000000`);
+      const shape = (v.shape ?? 'calm') as SyntheticShape;
+      if (!SHAPES.includes(shape)) throw new UsageError(`--shape ${v.shape}: unknown; valid shapes: ${SHAPES.join(', ')}`);
+      const seed = Number(v.seed ?? 1);
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed ${v.seed}: expected an integer`);
+      const store = await openStore(ctx);
+      const run = await writeSyntheticRun(store, { steps, shape, seed, name: v.name });
+      await store.close();
+      out(v.json ? JSON.stringify({ runId: run.id }) : `wrote synthetic run ${run.id} (${steps} steps, ${shape})`);
+      return 0;
+    }
+    if (sub !== undefined) throw new UsageError(`unknown sub-command "${sub}"; valid: rename, tag, delete, synth (or none to list)`);
+
+    const status = v.status?.split(',').map((s) => s.trim());
+    for (const s of status ?? []) if (!RunStatus.safeParse(s).success) throw new UsageError(`--status ${s}: unknown; valid statuses: ${RunStatus.options.join(', ')}`);
+    if (v.sort && !SORTS.includes(v.sort as (typeof SORTS)[number])) throw new UsageError(`--sort ${v.sort}: unknown; valid: ${SORTS.join(', ')}`);
+    const store = await openStore(ctx);
+    const runs = await store.listRuns({
+      status: status as RunStatus[] | undefined, env: v.env, preset: v.preset, tag: v.tag, search: v.search,
+      sortBy: v.sort as (typeof SORTS)[number] | undefined, sortDir: v.asc ? 'asc' : undefined,
+    });
+    if (v.json) {
+      for (const r of runs) out(JSON.stringify(r));
+      return 0;
+    }
+    if (runs.length === 0) {
+      out(`no runs in ${ctx.dataDir}`);
+      return 0;
+    }
+    const rows = runs.map((r) => [
+      r.id, r.status, `${r.step}/${r.totalSteps}`, r.env, r.preset,
+      fmtNum(r.summary['val/success_rate'] ?? r.summary['episode/success_rate'], true),
+      r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : '–', r.name,
+    ]);
+    const head = ['id', 'status', 'step', 'env', 'preset', 'success', 'alerts', 'name'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+    const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
+    out(line(head));
+    for (const row of rows) out(line(row));
+    return 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,70 @@
+/** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints. */
+import { parseArgs } from 'node:util';
+import { metricDef } from '../../../shared/metrics';
+import { UsageError, type CliCommand } from '../types';
+import { openStore } from './runs';
+
+const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
+  RUN: a run id, a unique id prefix, or a unique run name.
+  --metrics   print these keys' last values (default: a headline set)
+  --json      the full run record as JSON`;
+
+const HEADLINE = ['episode/success_rate', 'val/success_rate', 'episode/reward_mean', 'episode/valid_format_ratio', 'actor/grad_norm', 'actor/entropy', 'actor/pg_clipfrac', 'actor/ppo_kl', 'perf/step_s'];
+
+const command: CliCommand = {
+  summary: 'Show one run: record, config, latest metrics, alerts, checkpoints',
+  usage: USAGE,
+  async run(args, ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, metrics: { type: 'string' } } });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values: v, positionals: pos } = parsed;
+    if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
+    const store = await openStore(ctx);
+    let run;
+    try {
+      run = await store.findRun(pos[0]);
+    } catch (e) {
+      ctx.stderr.write(`arlarena show: ${(e as Error).message}\n`);
+      return 1;
+    }
+    const out = (s: string) => ctx.stdout.write(`${s}\n`);
+    if (v.json) {
+      out(JSON.stringify(run, null, 2));
+      return 0;
+    }
+    const metrics = await store.readMetrics(run.id);
+    const last = metrics[metrics.length - 1];
+    const ckpts = await store.filesOf(run.id).checkpointSteps();
+    const cfg = run.config as Record<string, any>;
+    out(`${run.name}`);
+    out(`  id        ${run.id}`);
+    out(`  status    ${run.status}${run.error ? ` — ${run.error}` : ''}`);
+    out(`  progress  step ${run.step} of ${run.totalSteps}, ${run.wallSeconds.toFixed(0)} s of training${run.etaSeconds ? `, ~${run.etaSeconds.toFixed(0)} s left` : ''}`);
+    out(`  run       env ${run.env}, preset ${run.preset}, seed ${run.seed}, tags ${run.tags.join(', ') || '–'}`);
+    if (cfg.algorithm?.policyLoss) {
+      out(`  method    loss ${cfg.algorithm.policyLoss.mode}, aggregation ${cfg.algorithm.aggregation}, advantage ${cfg.algorithm.advantage?.estimator}, filter ${cfg.algorithm.filter?.enabled ? 'on' : 'off'}, lr ${cfg.optim?.lr}`);
+    }
+    out(`  app       ${run.appVersion} (${run.appCommit}); backend ${run.backend.training} / ${run.backend.rollout}`);
+    out(`  created   ${run.createdAt}; started ${run.startedAt ?? '–'}; finished ${run.finishedAt ?? '–'}`);
+    out(`  data      ${metrics.length} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
+    if (last) {
+      out(`latest metrics (step ${last.step}):`);
+      const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
+      for (const k of keys) {
+        const val = last.values[k];
+        if (val === undefined) continue;
+        out(`  ${(metricDef(k)?.label ?? k).padEnd(26)} ${Number.isFinite(val) ? Number(val.toPrecision(4)) : String(val)}   (${k})`);
+      }
+    }
+    out(run.alerts.length ? `alerts (${run.alerts.length}):` : 'alerts: none');
+    for (const a of run.alerts) out(`  [${a.severity}] ${a.rule} on ${a.metric}, steps ${a.firstStep}–${a.lastStep}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.message}`);
+    await store.close();
+    return 0;
+  },
+};
+
+export default command;
