@@ -246,8 +246,10 @@ export class PolicyModel {
     if (T > this.config.maxSeqLen) throw new Error(`forward: sequence length ${T} exceeds maxSeqLen ${this.config.maxSeqLen}`);
     const dh = d / H;
     const v = this.vars;
-    const oneHot = oneHotFloat(tf.reshape(ids, [N * T]), V) as tf.Tensor2D;
-    let x = tf.matMul(oneHot, v.wte) as tf.Tensor2D;
+    const flat = tf.reshape(ids, [N * T]);
+    // gather is cheaper than a one-hot matMul, but its gradient needs UnsortedSegmentSum, which stock wasm lacks
+    // (src/main/compute registers one); without it, embed with the one-hot matMul.
+    let x = (canGatherGrad() ? tf.gather(v.wte, flat) : tf.matMul(oneHotFloat(flat, V), v.wte)) as tf.Tensor2D;
     if (opts.positions) {
       x = tf.add(x, tf.gather(v.wpe, tf.reshape(opts.positions, [N * T]))) as tf.Tensor2D;
     } else {
@@ -307,39 +309,40 @@ export class PolicyModel {
     }
     const V = this.config.vocabSize;
     const input = new Int32Array(N * T);
-    const target = new Int32Array(N * T);
+    const target = new Int32Array(N * R);
     const sel = new Float32Array(N * R * T);
     const mask = new Float32Array(N * R);
     rows.forEach((r, i) => {
       const P = r.promptIds.length;
       const L = P + r.responseIds.length;
       const at = (k: number): number => (k < P ? r.promptIds[k] : r.responseIds[k - P]);
-      for (let k = 0; k < L - 1; k++) {
+      for (let k = 0; k < L; k++) {
         const a = at(k);
-        const b = at(k + 1);
-        if (!(a >= 0 && a < V) || !(b >= 0 && b < V)) throw new Error(`tokenLogProbs: row ${i} has a token id outside [0, ${V})`);
-        input[i * T + k] = a;
-        target[i * T + k] = b;
+        if (!(a >= 0 && a < V)) throw new Error(`tokenLogProbs: row ${i} has token id ${a} outside [0, ${V})`);
+        if (k < L - 1) input[i * T + k] = a;
       }
       for (let j = 0; j < r.responseIds.length; j++) {
         sel[(i * R + j) * T + (P - 1 + j)] = 1;
+        target[i * R + j] = r.responseIds[j];
         mask[i * R + j] = 1;
       }
     });
     return tf.tidy(() => {
+      const d = this.config.dModel;
       const ids = tf.tensor2d(input, [N, T], 'int32');
-      const h = this.hidden(ids, {});
-      let logits = tf.matMul(h, this.vars.wte, false, true);
+      const h = tf.reshape(this.hidden(ids, {}), [N, T, d]);
+      // Only the positions that predict response tokens go through the vocabulary projection and the softmax:
+      // responses are ~10 % of a row, and the [rows, V] tensors are the largest of the step. The selection is a
+      // matMul with a 0/1 matrix (differentiable on every backend, unlike gather on wasm).
+      const picked = tf.reshape(tf.matMul(tf.tensor3d(sel, [N, R, T]), h), [N * R, d]);
+      let logits = tf.matMul(picked, this.vars.wte, false, true);
       if (temperature !== 1) logits = tf.div(logits, temperature);
       const logp = tf.logSoftmax(logits);
       const tgt = oneHotFloat(tf.tensor1d(target, 'int32'), V);
-      const tokLp = tf.reshape(tf.sum(tf.mul(logp, tgt), 1), [N, T, 1]);
-      const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1)), [N, T, 1]);
-      const s = tf.tensor3d(sel, [N, R, T]);
       const m = tf.tensor2d(mask, [N, R]);
       return {
-        logProbs: tf.reshape(tf.matMul(s, tokLp), [N, R]) as tf.Tensor2D,
-        entropy: tf.reshape(tf.matMul(s, ent), [N, R]) as tf.Tensor2D,
+        logProbs: tf.mul(tf.reshape(tf.sum(tf.mul(logp, tgt), 1), [N, R]), m) as tf.Tensor2D,
+        entropy: tf.mul(tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1)), [N, R]), m) as tf.Tensor2D,
         mask: m,
       };
     });
@@ -352,6 +355,10 @@ export class PolicyModel {
  */
 function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
   return tf.cast(tf.oneHot(ids, depth), 'float32');
+}
+
+function canGatherGrad(): boolean {
+  return tf.getKernel('UnsortedSegmentSum', tf.getBackend()) !== undefined;
 }
 
 function freeName(base: string): string {
