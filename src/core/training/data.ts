@@ -62,14 +62,18 @@ export function fitEnvTokenizer(spec: EnvSpec): Tokenizer {
 export type BcRow = LogProbRow & { readonly promptIds: number[]; readonly responseIds: number[] };
 
 /** Expert turns of `nEpisodes` BC tasks as (prompt, response) token rows; also returns how many episodes were won. */
-export function expertRows(spec: EnvSpec, tok: Tokenizer, seed: number, firstTask: number, nEpisodes: number, maxPrompt: number): { rows: BcRow[]; won: number } {
+export function expertRows(spec: EnvSpec, tok: Tokenizer, seed: number, firstTask: number, nEpisodes: number, maxPrompt: number, maxSeqLen: number): { rows: BcRow[]; won: number } {
   const env = makeEnvFactory(spec)();
   const rows: BcRow[] = [];
   let won = 0;
   for (let i = 0; i < nEpisodes; i++) {
     const ep = expertEpisode(env, bcTaskSeed(seed, firstTask + i), spec.historyWindow);
     if (ep.won) won++;
-    for (const t of ep.turns) rows.push({ promptIds: encodePrompt(tok, t.prompt, maxPrompt), responseIds: tok.encode(t.response) });
+    for (const t of ep.turns) {
+      const responseIds = tok.encode(t.response);
+      // A long expert response takes room from the prompt (the oldest prompt tokens go, as in the rollout).
+      rows.push({ promptIds: encodePrompt(tok, t.prompt, Math.min(maxPrompt, maxSeqLen - responseIds.length)), responseIds });
+    }
   }
   return { rows, won };
 }

@@ -322,6 +322,7 @@ async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, ho
       lr: ws.bcLr,
       optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
       maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
+      maxSeqLen: mcfg.maxSeqLen,
       onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
     },
     deps.clock,

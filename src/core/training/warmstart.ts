@@ -25,6 +25,8 @@ export interface BcOptions {
   readonly optim: AdamWOptions;
   /** Longest prompt kept (model maxSeqLen − max response tokens), as in the rollout. */
   readonly maxPrompt: number;
+  /** The model's context length (prompt + response must fit). */
+  readonly maxSeqLen: number;
   /** Called every `progressEvery` updates and at the end. */
   readonly onProgress?: (p: { update: number; updates: number; loss: number; elapsedS: number }) => void;
   readonly progressEvery?: number;
@@ -56,7 +58,7 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`warmStart.bcBatchRows: must be an integer ≥ 1, got ${o.batchRows}`);
   if (o.updates === 0) return { updates: 0, episodes: 0, rows: 0, finalLoss: NaN, skipped: 0, seconds: 0, stopped: false };
   const episodes = bcEpisodeCount(o.updates, o.batchRows);
-  const { rows } = expertRows(o.spec, tok, o.seed, 0, episodes, o.maxPrompt);
+  const { rows } = expertRows(o.spec, tok, o.seed, 0, episodes, o.maxPrompt, o.maxSeqLen);
   const rng = new Rng(hashSeed(o.seed, 'bc-order'));
   const opt = new AdamW(model.trainableVariables(), o.optim);
   let order: number[] = [];

@@ -1,0 +1,94 @@
+/**
+ * Shared set-up for the trainer invariant tests: the wasm backend (as the app uses it on these machines), a tiny
+ * config (a 1-layer d16 custom model, 2 tasks × 2 rollouts, 2-turn Sokoban, short responses) and hooks that
+ * record everything the trainer emits.
+ */
+import { resolveConfig, type RunConfig } from '../src/core/config/index';
+import type { MetricRecord } from '../src/shared/metrics';
+import type { Trajectory } from '../src/shared/api';
+import type { TrainerCheckpoint, TrainerHooks, TrainerStatus, TrainerDeps } from '../src/core/training/types';
+import { initBackend, silenceTfjsBanner } from '../src/main/compute/index';
+import { isTimingKey } from '../src/core/training/metrics';
+
+export const TINY: Record<string, string | number | boolean> = {
+  'model.size': 'custom',
+  'model.dModel': 16,
+  'model.nLayers': 1,
+  'model.nHeads': 2,
+  'model.dFF': 32,
+  'model.maxSeqLen': 192,
+  'env.historyWindow': 0,
+  'env.maxSteps': 2,
+  'rollout.tasksPerStep': 2,
+  'rollout.groupSize': 2,
+  'rollout.maxResponseTokens': 20,
+  'warmStart.source': 'scratch',
+  'warmStart.bcUpdates': 1,
+  'warmStart.bcBatchRows': 4,
+  'training.steps': 1,
+  'training.validateEvery': 0,
+  'training.valEpisodes': 1,
+  'training.checkpointEvery': 0,
+  'training.sampleTrajectories': 1,
+  'optim.miniBatchRows': 4,
+  'compute.rolloutEngine': 'tfjs',
+  'compute.backend': 'wasm',
+};
+
+export function tinyConfig(preset: string, extra: Record<string, string | number | boolean> = {}): RunConfig {
+  const { config, issues } = resolveConfig(preset, 'sokoban', { ...TINY, ...extra });
+  if (!config) throw new Error(`tiny config for ${preset}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+  return config;
+}
+
+export async function useWasm(): Promise<void> {
+  silenceTfjsBanner();
+  await initBackend('wasm');
+}
+
+/** A clock that advances 1 ms per reading: deterministic, so even perf/* values are reproducible in tests. */
+export function fakeClock(): TrainerDeps['clock'] {
+  let t = 0;
+  return { now: () => (t += 1) };
+}
+
+export function deps(): TrainerDeps {
+  return { clock: fakeClock(), compute: { info: { training: 'wasm', rollout: 'tfjs-wasm', detail: 'test' } } };
+}
+
+export interface Recorded {
+  metrics: MetricRecord[];
+  trajectories: Trajectory[];
+  checkpoints: TrainerCheckpoint[];
+  statuses: TrainerStatus[];
+}
+
+export function recorder(control: (step: number) => 'continue' | 'stop' = () => 'continue'): { hooks: TrainerHooks; rec: Recorded } {
+  const rec: Recorded = { metrics: [], trajectories: [], checkpoints: [], statuses: [] };
+  let lastStep = 0;
+  const hooks: TrainerHooks = {
+    onMetrics: (r) => {
+      rec.metrics.push(r);
+      lastStep = r.step;
+    },
+    onTrajectory: (t) => rec.trajectories.push(t),
+    onCheckpoint: async (c) => {
+      rec.checkpoints.push(c);
+    },
+    onStatus: (s) => rec.statuses.push(s),
+    checkControl: async () => control(lastStep),
+  };
+  return { hooks, rec };
+}
+
+/** The metric stream without wall-clock keys (perf/* except perf/total_tokens), NaN made comparable. */
+export function deterministicPart(ms: readonly MetricRecord[]): Array<{ step: number; values: Record<string, number | string> }> {
+  return ms.map((m) => ({
+    step: m.step,
+    values: Object.fromEntries(
+      Object.entries(m.values)
+        .filter(([k]) => !isTimingKey(k))
+        .map(([k, v]) => [k, Number.isNaN(v) ? 'NaN' : v]),
+    ),
+  }));
+}
