@@ -212,11 +212,12 @@ describe('sequence masking (GRPO_SM)', () => {
       mask: [[1, 1], [1, 1], [1, 1]],
     };
     const kept: Case = { oldLogProb: x.oldLogProb.slice(1), logProb: x.logProb.slice(1), adv: x.adv.slice(1), mask: x.mask.slice(1) };
-    for (const mode of ['vanilla', 'cispo', 'sapo'] as const) {
-      const r = run(mode, x, { seqMask: { enabled: true, delta: 0.223 } });
-      const k = run(mode, kept);
+    for (const [mode, aggregation] of [['vanilla', 'token-mean'], ['cispo', 'seq-mean-token-mean'], ['sapo', 'seq-mean-token-sum'], ['vanilla', 'seq-mean-token-mean']] as const) {
+      const r = run(mode, x, { seqMask: { enabled: true, delta: 0.223 }, aggregation });
+      const k = run(mode, kept, { aggregation });
       expect(r.num_masked_seqs, mode).toBe(1);
-      expect(r.value, mode).toBeCloseTo(k.value, 6);
+      // seq-mean-token-sum averages over all rows of the mini-batch, so the rejected row counts as a 0 there
+      expect(r.value, mode).toBeCloseTo(aggregation === 'seq-mean-token-sum' ? (k.value * 2) / 3 : k.value, 6);
       expect(r.ppo_kl, mode).toBeCloseTo(k.ppo_kl, 6);
       expect(r.pg_clipfrac, mode).toBeCloseTo(k.pg_clipfrac, 6);
       expect(r.grad[0], mode).toEqual([0, 0]);

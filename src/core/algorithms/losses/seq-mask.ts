@@ -14,9 +14,12 @@ export function sequenceMask(input: PolicyLossInput, delta: number): { mask: tf.
   const len = tf.maximum(tokens, 1);
   const advMean = tf.div(tf.sum(tf.mul(input.advantages, mask), 1), len);
   const drift = tf.div(tf.sum(tf.mul(tf.sub(input.oldLogProb, stopGradient(input.logProb)), mask), 1), len);
-  // Built only from ops that have a (zero) gradient — greaterEqual, cast, maximum — because the mask sits on
-  // the loss's tape path and tfjs refuses to backpropagate through ops without one (logicalOr, lessEqual).
-  const keepF = tf.maximum(tf.cast(tf.greaterEqual(advMean, 0), 'float32'), tf.cast(tf.greaterEqual(delta, drift), 'float32'));
+  const keep = tf.maximum(tf.cast(tf.greaterEqual(advMean, 0), 'float32'), tf.cast(tf.greaterEqual(delta, drift), 'float32'));
+  // Rebuilt from its values so the selection is a constant, off the gradient tape: otherwise every
+  // comparison downstream of the mask (e.g. seq-mean-token-mean's "row has tokens") would sit on the tape
+  // path, and tfjs cannot backpropagate through comparison ops. N numbers per mini-batch: a negligible sync.
+  const keepF = tf.tensor1d(keep.dataSync() as Float32Array, 'float32');
+  keep.dispose();
   const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
   const numMasked = tf.sum(tf.mul(tf.sub(1, keepF), hasTokens)) as tf.Scalar;
   return { mask: tf.mul(mask, tf.expandDims(keepF, 1)) as tf.Tensor2D, numMasked };
