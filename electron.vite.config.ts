@@ -1,6 +1,7 @@
 /**
  * electron-vite build of the three processes:
  *   src/main/index.ts    → out/main/index.js     (ESM; package.json "main"; npm deps stay external)
+ *   src/main/sessions/trainingWorker.ts → out/main/trainingWorker.js (the desktop app's training process)
  *   src/preload/index.ts → out/preload/index.cjs (CommonJS, so the renderer can run sandboxed)
  *   src/renderer         → out/renderer          (Svelte 5; also what `arlarena serve` serves)
  * `electron-vite build` needs no Electron binary, so browser mode and the e2e tests work without one.
@@ -14,8 +15,12 @@ export default defineConfig({
     build: {
       externalizeDeps: true,
       rolldownOptions: {
-        // More main-process entries (e.g. worker scripts) go here next to index.
-        input: { index: resolve(import.meta.dirname, 'src/main/index.ts') },
+        // The training worker is its own entry: the desktop app forks it as a utilityProcess
+        // (src/main/sessions/workerHost.ts looks for out/main/trainingWorker.js next to index.js).
+        input: {
+          index: resolve(import.meta.dirname, 'src/main/index.ts'),
+          trainingWorker: resolve(import.meta.dirname, 'src/main/sessions/trainingWorker.ts'),
+        },
       },
     },
   },

@@ -6,7 +6,7 @@
  * privileged `app://lab/` scheme with a strict CSP header; navigation, new windows, webviews and permissions
  * are refused (electron/security.ts); every IPC message is checked to come from our window (electron/ipc.ts).
  */
-import { app, BrowserWindow, protocol, session } from 'electron';
+import { app, BrowserWindow, protocol, session, utilityProcess } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,8 @@ import { installIpc } from './electron/ipc';
 import { hardenApp, hardenSession } from './electron/security';
 import { rendererCsp } from './server/csp';
 import { createMainServices, type MainServices } from './services';
+import { initLab } from './sessions/lab';
+import { utilityProcessSpawner } from './sessions/workerHost';
 
 const APP_SCHEME = 'app';
 const APP_ORIGIN = `${APP_SCHEME}://lab`;
@@ -109,6 +111,9 @@ async function boot(): Promise<void> {
   hardenSession(session.defaultSession);
   serveRenderer();
   services = await createMainServices({ dataDir: resolveDataDir(), insideElectron: true });
+  // Training runs in utility processes (out/main/trainingWorker.js); runs a dead app left running are marked
+  // interrupted before the window opens.
+  await initLab(services, { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) });
   const router = createApi(services, { validateOutput: !app.isPackaged });
   installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });
   mainWindow = createWindow();

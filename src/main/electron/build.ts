@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../appInfo';
 
 /** Files whose presence means a complete build. */
-export const BUILD_OUTPUTS = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+export const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 const SOURCES = ['src/main', 'src/preload', 'src/renderer', 'src/shared', 'src/core', 'resources', 'electron.vite.config.ts', 'package.json'];
 
 function newestMtime(path: string): number {

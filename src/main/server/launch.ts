@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createApi } from '../api/index';
 import { projectRoot } from '../appInfo';
 import { createMainServices, type MainServices } from '../services';
+import { initLab } from '../sessions/lab';
 import { startServer, type RunningServer } from './server';
 
 export interface BrowserModeOptions {
@@ -24,6 +25,13 @@ export interface BrowserMode {
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
   const services = await createMainServices({ dataDir: options.dataDir });
+  // Opens the run store and marks runs a dead process left running as interrupted, before serving.
+  try {
+    await initLab(services);
+  } catch (e) {
+    await services.dispose();
+    throw e;
+  }
   const router = createApi(services);
   let server: RunningServer;
   try {
