@@ -58,6 +58,13 @@ describe('loss aggregation', () => {
     expect(r.grad[1].every((g) => g === 0)).toBe(true);
   });
 
+  it('every mode backpropagates even when the mask itself is computed on the tape', () => {
+    for (const mode of AGGREGATIONS.names) {
+      const g = tf.tidy(() => tf.grad((x: tf.Tensor) => aggregate(mode, x as tf.Tensor2D, tf.add(tf.mul(x, 0), m2(M)) as tf.Tensor2D).value)(m2(L)).arraySync() as number[][]);
+      expect(g[0][0], mode).toBeGreaterThan(0);
+    }
+  });
+
   it('an empty batch gives 0 in every mode', () => {
     for (const mode of AGGREGATIONS.names) {
       const v = tf.tidy(() => num(aggregate(mode, tf.zeros([0, 4]) as tf.Tensor2D, tf.zeros([0, 4]) as tf.Tensor2D).value));

@@ -9,7 +9,9 @@ import type { AggregationFn } from './types';
  */
 export const seqMeanTokenMean: AggregationFn = (lossMat, mask) => {
   const tokens = tf.sum(mask, 1);
-  const validB = tf.greater(tokens, 0);
+  // sign + cast rather than `greater`: both have (zero) gradients, so this stays legal even if a caller's mask
+  // is itself computed on the gradient tape (tfjs cannot backpropagate through comparison ops).
+  const validB = tf.cast(tf.sign(tokens), 'bool');
   const rowMean = tf.div(tf.sum(tf.mul(lossMat, mask), 1), tf.maximum(tokens, 1));
   const nValid = tf.sum(tf.cast(validB, 'float32')) as tf.Scalar;
   // `where`, not a product with the 0/1 row mask: a fully masked row is dropped even when it holds NaN/Inf
