@@ -15,4 +15,5 @@ export const commands: Record<string, () => Promise<{ default: CliCommand }>> = 
   serve: () => import('./serve'),
   show: () => import('./show'),
   start: () => import('./start'),
+  train: () => import('./train'),
 };

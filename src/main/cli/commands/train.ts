@@ -1,0 +1,65 @@
+import type { CliCommand } from '../types';
+import { intArg, modelArg, parseCli, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
+
+const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
+
+Train one run (behaviour-cloning warm start, then RL) in the run store the app uses, and print its run id.
+  --preset NAME   method preset (default sampo; see arlarena algo presets)
+  --env NAME      testbed environment (default sokoban; see arlarena envs)
+  --steps N       RL steps (default: the preset's training.steps)
+  --seed N        master seed (default 1)
+  --model SIZE    nano | small | base | custom (custom needs --set model.dModel=… etc.)
+  --set key=value any config field, e.g. --set optim.lr=1e-5 --set rollout.groupSize=8 (repeatable)
+  --name TEXT     run name shown in the app
+  --json          print one JSON object {runId, status, step, summary} instead of text`;
+
+const train: CliCommand = {
+  summary: 'train a run (warm start + RL) into the run store and print its id',
+  usage,
+  async run(args, ctx) {
+    const { values } = parseCli({
+      args,
+      options: {
+        preset: { type: 'string', default: 'sampo' },
+        env: { type: 'string', default: 'sokoban' },
+        steps: { type: 'string' },
+        seed: { type: 'string' },
+        model: { type: 'string' },
+        set: { type: 'string', multiple: true },
+        name: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const overrides = parseSets(values.set ?? []);
+    const steps = intArg('steps', values.steps, 1);
+    const seed = intArg('seed', values.seed, 0);
+    const model = modelArg(values.model);
+    if (steps !== undefined) overrides['training.steps'] = steps;
+    if (seed !== undefined) overrides.seed = seed;
+    if (model !== undefined) overrides['model.size'] = model;
+    const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
+    const json = values.json === true;
+    const tty = ctx.isTTY && !json;
+    const { record } = await trainInStore(ctx.dataDir, config, {
+      ...(values.name ? { name: values.name } : {}),
+      onCreated: (id) => {
+        if (!json) ctx.stderr.write(`run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}\n`);
+      },
+      onProgress: (id, p) => {
+        if (tty) ctx.stdout.write(`\r${progressLine(id, p)}\x1b[K`);
+      },
+    });
+    if (tty) ctx.stdout.write('\n');
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify({ runId: record.id, status: record.status, step: record.step, totalSteps: record.totalSteps, summary: record.summary, error: record.error })}\n`);
+    } else {
+      if (record.status !== 'completed') ctx.stderr.write(`run ${record.id} ended ${record.status}${record.error ? `: ${record.error}` : ''}\n`);
+      ctx.stdout.write(`${record.id}\n`);
+    }
+    return record.status === 'completed' ? 0 : 1;
+  },
+};
+
+export default train;
