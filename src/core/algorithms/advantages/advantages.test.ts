@@ -144,7 +144,7 @@ describe('empg', () => {
     const r = ADVANTAGES.get('empg').fn(e, P);
     const hn = [0.2, 1.0, 0.6].map((h) => (h - 0.2) / (0.8 + 1e-8));
     const ex = hn.map((h) => Math.exp(-h));
-    const g = ex.map((x) => x / (sum(ex) / 3));
+    const g = ex.map((x) => x / (sum(ex) / 3 + 1e-8));
     const f = hn.map((h) => Math.exp(-h));
     const mod = [g[0] * base[0] + 0.05 * f[1], g[1] * base[1], g[2] * base[2]];
     const m = sum(mod) / 3;

@@ -5,9 +5,11 @@ import type { AdvantageFn } from './types';
 /**
  * `empg` (Entropy-Modulated Policy Gradients, spec §1.3c), on top of the grpo advantage:
  *   Ĥ = (H − min H)/(max H − min H + 1e-8) over the batch (H = row mean token entropy under π_old);
- *   g = e^{−kĤ} / mean_batch(e^{−kĤ});  f = e^{−k_f Ĥ};
- *   A_r ← g_r·A_r + ζ·f_{next turn of τ} (only if τ has a next turn); then A ← A − mean_batch(A).
- * The batch mean is over rows [INF: the reference's token-level form weighs rows by length].
+ *   g = e^{−kĤ} / (mean_batch(e^{−kĤ}) + 1e-8);  f = e^{−k_f Ĥ};
+ *   A_r ← g_r·A_r + ζ·f_{next turn of τ} (only if τ has a next turn); then A ← A − mean over rows of A.
+ * As the reference: the mean is over rows (its first-token advantages), and "next turn" is the row of the
+ * same trajectory one turn later (the reference parses the turn index from the prompt; rows here are in turn
+ * order per trajectory).
  */
 export const empg: AdvantageFn = (rows, p) => {
   const base = grpo(rows, p).value;
@@ -21,7 +23,7 @@ export const empg: AdvantageFn = (rows, p) => {
   const hn = H.map((h) => (h - lo) / (hi - lo + 1e-8));
   const e = hn.map((h) => Math.exp(-p.empg.k * h));
   const eMean = e.reduce((a, b) => a + b, 0) / e.length;
-  const g = e.map((x) => x / eMean);
+  const g = e.map((x) => x / (eMean + 1e-8));
   const f = hn.map((h) => Math.exp(-p.empg.kf * h));
   const next = new Array<number>(rows.length).fill(-1);
   for (const members of groupBy(rows.map((r) => r.trajUid)).values()) {
