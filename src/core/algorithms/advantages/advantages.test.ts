@@ -75,9 +75,9 @@ describe('grpo (cross-steps)', () => {
 });
 
 describe('grpo_traj, drgrpo, rloo', () => {
-  it('grpo_traj: one sample per trajectory (the mean of its row scores)', () => {
+  it('grpo_traj: one sample per trajectory (its first row\'s score, as the reference)', () => {
     const r = ADVANTAGES.get('grpo_traj').fn(rows, P);
-    const samples = [(9.9 + 10) / 2, 0];
+    const samples = [9.9, 0];
     const mu = sum(samples) / 2;
     const sd = Math.sqrt(((samples[0] - mu) ** 2 + (samples[1] - mu) ** 2) / 1);
     expect(r.value[0]).toBeCloseTo((9.9 - mu) / (sd + 1e-6), 12);

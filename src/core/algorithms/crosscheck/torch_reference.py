@@ -135,9 +135,28 @@ def group_norm(scores, ids, eps, std_norm):
     return out
 
 
+def group_norm_traj(scores, ids, traj, eps, std_norm):
+    """compute_mean_std_cross_steps=False: the first row of each (group, trajectory) is the group's sample."""
+    seen, samples = set(), {}
+    for s, u, t in zip(scores, ids, traj):
+        if (u, t) not in seen:
+            seen.add((u, t))
+            samples.setdefault(u, []).append(s)
+    out = []
+    for s, u in zip(scores, ids):
+        g = samples[u]
+        mu, sd = (0.0, 1.0) if len(g) == 1 else (T(g).mean().item(), T(g).std().item())
+        out.append((s - mu) / (sd + eps) if std_norm else s - mu)
+    return out
+
+
 def grpo(p, x):
     scores = [sum(r) for r in x["token_level_rewards"]]
-    adv = group_norm(scores, [str(u) for u in x["uid"]], p.get("epsilon", 1e-6), p.get("norm_adv_by_std_in_grpo", True))
+    ids = [str(u) for u in x["uid"]]
+    if not p.get("compute_mean_std_cross_steps", True):
+        adv = group_norm_traj(scores, ids, [str(t) for t in x["traj_uid"]], p.get("epsilon", 1e-6), p.get("norm_adv_by_std_in_grpo", True))
+        return {"row_advantage": adv, "advantages": [[a * mm for mm in row] for a, row in zip(adv, x["response_mask"])]}
+    adv = group_norm(scores, ids, p.get("epsilon", 1e-6), p.get("norm_adv_by_std_in_grpo", True))
     return {"row_advantage": adv, "advantages": [[a * mm for mm in row] for a, row in zip(adv, x["response_mask"])]}
 
 

@@ -46,7 +46,10 @@ function cases(): unknown[] {
     out.push({ fn: 'entropy', params: {}, inputs: { logits: mat(N, T, () => 0).map((row) => row.map(() => Array.from({ length: 6 }, () => u(-3, 3)))), response_mask: mask } });
     const uid = ['a', 'a', 'a', 'b', 'b', 'c'];
     const rewards = mat(6, 3, (_, t) => (t === 2 ? Math.round(u(0, 2)) : 0));
+    const traj = ['t1', 't1', 't2', 't3', 't3', 't4'];
+    const penalised = rewards.map((r, i) => (i === 1 ? [r[0], r[1], r[2] - 0.1] : r)); // an invalid later turn of t1
     out.push({ fn: 'compute_grpo_outcome_advantage', params: { norm_adv_by_std_in_grpo: k % 2 === 0 }, inputs: { token_level_rewards: rewards, response_mask: mat(6, 3, () => 1), uid } });
+    out.push({ fn: 'compute_grpo_outcome_advantage', params: { compute_mean_std_cross_steps: false }, inputs: { token_level_rewards: penalised, response_mask: mat(6, 3, () => 1), uid, traj_uid: traj } });
     out.push({
       fn: 'compute_gigpo_outcome_advantage',
       params: { mode: k % 2 ? 'mean_norm' : 'mean_std_norm', step_advantage_w: 1.0 },
