@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
-function probe(input: string) {
-  return spawnSync(process.execPath, ['bin/arlarena.mjs', 'algo'], { cwd: root, input, encoding: 'utf8', timeout: 60_000 });
+function probe(input: string, args: string[] = []) {
+  return spawnSync(process.execPath, ['bin/arlarena.mjs', 'algo', ...args], { cwd: root, input, encoding: 'utf8', timeout: 60_000 });
 }
 
 describe('arlarena algo (JSON probe through the real CLI)', () => {
@@ -20,6 +20,14 @@ describe('arlarena algo (JSON probe through the real CLI)', () => {
     const out = JSON.parse(r.stdout) as { outputs: Record<string, unknown> };
     expect(out.outputs.pg_loss as number).toBeCloseTo((-1.2 - 1 + 0.8) / 3, 6);
     expect(out.outputs.grad_log_prob).toEqual([[0, expect.closeTo(-1 / 3, 6)], [0, 0]]);
+  });
+
+  it('--list prints the catalogs and the presets', () => {
+    const r = probe('', ['--list']);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, Array<{ name: string }>>;
+    expect(out.policyLoss.map((e) => e.name)).toEqual(['vanilla', 'cispo', 'sapo', 'gspo']);
+    expect(out.presets[0].name).toBe('sampo');
   });
 
   it('malformed input: one line naming the problem, exit code 2', () => {

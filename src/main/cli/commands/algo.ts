@@ -1,9 +1,24 @@
 // The full tfjs package registers the cpu backend and every op's gradient (tfjs-core alone has neither).
 import * as tf from '@tensorflow/tfjs';
 import { ProbeInputError, PROBE_FUNCTIONS, runProbeText } from '../../../core/algorithms/probe';
+import { ADVANTAGES, AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../../../core/algorithms/index';
+import { listPresets } from '../../../core/config/index';
 import { UsageError, type CliCommand } from '../types';
 
+/** Every catalog as {family: [{name, summary}]} plus the presets' four dimensions. */
+function listCatalogs() {
+  const names = (c: { list(): ReadonlyArray<{ name: string; summary: string }> }) => c.list().map(({ name, summary }) => ({ name, summary }));
+  return {
+    aggregation: names(AGGREGATIONS),
+    policyLoss: names(POLICY_LOSSES),
+    advantage: names(ADVANTAGES),
+    kl: names(KL_ESTIMATORS),
+    presets: listPresets().map(({ name, label, why, recommended, dimensions }) => ({ name, label, recommended, why, dimensions })),
+  };
+}
+
 const usage = `Usage: arlarena algo < case.json
+       arlarena algo --list      the algorithm catalogs and presets (JSON)
 
 Reads ONE probe case from stdin and prints {"outputs": {...}} on stdout, so another implementation of the
 paper's algorithms (e.g. the reference's torch code) can be compared number for number.
@@ -26,7 +41,11 @@ const command: CliCommand = {
   summary: 'JSON probe of the loss / KL / entropy / advantage functions (one case on stdin)',
   usage,
   async run(args, ctx) {
-    if (args.length > 0) throw new UsageError(`algo takes no arguments (got "${args[0]}"); pipe one JSON case on stdin (see arlarena algo --help)`);
+    if (args.length === 1 && args[0] === '--list') {
+      ctx.stdout.write(`${JSON.stringify(listCatalogs(), null, 2)}\n`);
+      return 0;
+    }
+    if (args.length > 0) throw new UsageError(`algo takes no arguments but --list (got "${args[0]}"); pipe one JSON case on stdin (see arlarena algo --help)`);
     // The cpu backend is exact enough and always present; PROD mode silences tfjs's "install tfjs-node"
     // banner, which would otherwise land on stderr of every probe call.
     tf.enableProdMode();
