@@ -27,6 +27,11 @@ A case: {"fn": NAME, "params": {...}, "inputs": {...}} with verl's names; matric
 [row][token] (logits [row][token][vocab]), masks 0/1. Functions and their params / inputs (? = optional):
 ${Object.entries(PROBE_FUNCTIONS).map(([fn, s]) => `  ${fn}\n    params: ${s.params.join(', ')}\n    inputs: ${s.inputs.join(', ')}`).join('\n')}
 
+compute_gigpo_outcome_advantage: step_rewards are the reference's precomputed step returns, unless params.gamma
+is given — then they are per-step env rewards, discounted within each traj_uid in row order. With
+invalid_action_penalty_coef and is_action_valid the probe subtracts λ itself (from the row score and, after
+discounting, from the row's own step return), so pass unpenalised rewards then.
+
 Loss, KL and entropy run in float32 tfjs (cpu backend) with gradients via tf.grad wrt log_prob / loss_mat /
 logits; advantages run in float64. Non-finite outputs print as null. Malformed input: one line on stderr,
 exit code 2.`;
