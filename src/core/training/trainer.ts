@@ -34,24 +34,17 @@ import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW } from './adamw';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
-import { encodePrompt, fitEnvTokenizer, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
+import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
 import { StepMetrics, maxOf, mean, minOf, std } from './metrics';
 import type { NamedTensors } from './tensorio';
 import type { EvalSummary, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
-import { behaviourClone } from './warmstart';
+import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
 
 /** Rows per forward chunk when recomputing old / reference log-probs on the trainer engine. */
 const LOGPROB_CHUNK = 32;
 
-export function envSpecOf(config: RunConfig): EnvSpec {
-  return { name: config.env.name, settings: { ...config.env.settings }, maxSteps: config.env.maxSteps, historyWindow: config.env.historyWindow };
-}
-
-export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
-  const m = config.model;
-  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen } : { size: m.size, maxSeqLen: m.maxSeqLen };
-}
+export { envSpecOf, modelSpecOf };
 
 export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<TrainingResult> {
   const { clock } = deps;
@@ -307,27 +300,12 @@ async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, ho
     }
     hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: ws.bcUpdates, message: `no shipped ${spec.name} checkpoint for model ${config.model.size}; behaviour cloning from scratch` });
   }
-  const tok = fitEnvTokenizer(spec);
-  const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
-  const model = PolicyModel.create(mcfg, new Rng(hashSeed(config.seed, 'init')));
+  const { tok, model, report } = await warmStartRecipe(config, deps.clock, {
+    onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
+    checkControl: () => hooks.checkControl(),
+  });
   if (ws.source === 'none') return { tok, model, refSource: 'none' };
-  const rep = await behaviourClone(
-    model,
-    tok,
-    {
-      spec,
-      seed: config.seed,
-      updates: ws.bcUpdates,
-      batchRows: ws.bcBatchRows,
-      lr: ws.bcLr,
-      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
-      maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
-      maxSeqLen: mcfg.maxSeqLen,
-      onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
-    },
-    deps.clock,
-  );
-  return { tok, model, refSource: `bc:${rep.updates}` };
+  return { tok, model, refSource: `bc:${report.updates}` };
 }
 
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -574,6 +552,15 @@ function maskOf(rows: readonly TurnRow[], R: number): tf.Tensor2D {
     for (let j = 0; j < Math.min(R, r.responseIds.length); j++) data[i * R + j] = 1;
   });
   return tf.tensor2d(data, [rows.length, R]);
+}
+
+/** The policy (weights + tokenizer) stored in a trainer checkpoint, for evaluation. */
+export function policyFromCheckpoint(config: RunConfig, ck: TrainerCheckpoint): { tok: Tokenizer; weights: ModelWeights } {
+  const content = readCheckpoint(ck);
+  const tokFile = ck.files['tokenizer.json'];
+  if (!tokFile) throw new Error(`checkpoint at step ${ck.step} lacks tokenizer.json`);
+  const tok = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(tokFile)));
+  return { tok, weights: fromNamed(resolveModelConfig(modelSpecOf(config), tok.size), content.policy) };
 }
 
 export function toNamed(w: ModelWeights): NamedTensors {

@@ -9,10 +9,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng, hashSeed } from '../util/rng';
 import type { Clock } from '../util/rng';
-import type { PolicyModel } from '../agent/model';
+import { PolicyModel, resolveModelConfig } from '../agent/model';
 import type { Tokenizer } from '../agent/tokenizer';
+import type { RunConfig } from '../config/types';
 import { AdamW, type AdamWOptions } from './adamw';
-import { expertRows, type BcRow, type EnvSpec } from './data';
+import { expertRows, fitEnvTokenizer, type BcRow, type EnvSpec } from './data';
 
 export interface BcOptions {
   readonly spec: EnvSpec;
@@ -102,4 +103,47 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
     opt.dispose();
   }
   return { updates: done, episodes, rows: rows.length, finalLoss: loss, skipped, seconds: (clock.now() - t0) / 1000, stopped };
+}
+
+/**
+ * The warm-start recipe for a run config (warmStart.source = 'scratch', and `arlarena warmstart`): the env's
+ * tokenizer, a seeded initial policy, then behaviour cloning with warmStart.{bcUpdates, bcBatchRows, bcLr}.
+ * Same config + seed + backend ⇒ the same weights.
+ */
+export async function warmStartRecipe(
+  config: RunConfig,
+  clock: Clock,
+  hooks: Pick<BcOptions, 'onProgress' | 'checkControl' | 'progressEvery'> = {},
+): Promise<{ tok: Tokenizer; model: PolicyModel; report: BcReport }> {
+  const spec = envSpecOf(config);
+  const tok = fitEnvTokenizer(spec);
+  const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
+  const model = PolicyModel.create(mcfg, new Rng(hashSeed(config.seed, 'init')));
+  const ws = config.warmStart;
+  const report = await behaviourClone(
+    model,
+    tok,
+    {
+      spec,
+      seed: config.seed,
+      updates: config.warmStart.source === 'none' ? 0 : ws.bcUpdates,
+      batchRows: ws.bcBatchRows,
+      lr: ws.bcLr,
+      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
+      maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
+      maxSeqLen: mcfg.maxSeqLen,
+      ...hooks,
+    },
+    clock,
+  );
+  return { tok, model, report };
+}
+
+export function envSpecOf(config: RunConfig): EnvSpec {
+  return { name: config.env.name, settings: { ...config.env.settings }, maxSteps: config.env.maxSteps, historyWindow: config.env.historyWindow };
+}
+
+export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
+  const m = config.model;
+  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen } : { size: m.size, maxSeqLen: m.maxSeqLen };
 }

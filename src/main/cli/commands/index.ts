@@ -16,4 +16,5 @@ export const commands: Record<string, () => Promise<{ default: CliCommand }>> = 
   show: () => import('./show'),
   start: () => import('./start'),
   train: () => import('./train'),
+  warmstart: () => import('./warmstart'),
 };

@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import type { CliCommand } from '../types';
+import { intArg, modelArg, parseCli, parseSets, resolveOrUsage } from '../../training/cliRun';
+import { writeWarmStartDir } from '../../training/warmStartFiles';
+import { setupCompute, silenceTfjsBanner } from '../../compute/index';
+import { warmStartRecipe, envSpecOf } from '../../../core/training/warmstart';
+import { evaluatePolicy, baselines } from '../../../core/training/evaluate';
+import { formatInterval } from '../../../core/training/wilson';
+import { serializeModel } from '../../../core/agent/checkpoint';
+import { heldOutSeeds } from '../../../core/envs/index';
+import { Rng, hashSeed } from '../../../core/util/rng';
+import { appCommit, appVersion } from '../../appInfo';
+
+const usage = `Usage: arlarena warmstart [--env NAME] [--updates N] [--batch ROWS] [--model SIZE] [--history K] [--seed N] [--episodes N] [--set key=value …] [--out DIR] [--json]
+
+Behaviour-clone a warm-start policy from the testbed expert (the RL runs' π_ref) and write it with its tokenizer,
+config, recipe, held-out results (greedy and sampled, 95 % Wilson intervals, random and expert baselines) and a
+SHA-256 manifest.
+  --env NAME      testbed environment (default sokoban)
+  --updates N     BC updates (default: the config's warmStart.bcUpdates)
+  --batch ROWS    expert turn rows per update (default warmStart.bcBatchRows)
+  --model SIZE    nano | small | base | custom (default nano)
+  --history K     prompt history window (default: the config's env.historyWindow)
+  --episodes N    held-out tasks to evaluate on (default 200)
+  --out DIR       output folder (default <data-dir>/warmstart/<env>-<model>-k<K>)
+  --json          one JSON object with the results instead of text`;
+
+const warmstart: CliCommand = {
+  summary: 'train a behaviour-cloning warm start (π_ref) and write it with a SHA-256 manifest',
+  usage,
+  async run(args, ctx) {
+    const { values } = parseCli({
+      args,
+      options: {
+        env: { type: 'string', default: 'sokoban' },
+        updates: { type: 'string' },
+        batch: { type: 'string' },
+        model: { type: 'string' },
+        history: { type: 'string' },
+        seed: { type: 'string' },
+        episodes: { type: 'string' },
+        set: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const overrides = parseSets(values.set ?? []);
+    overrides['warmStart.source'] = 'scratch';
+    const updates = intArg('updates', values.updates, 0);
+    const batch = intArg('batch', values.batch, 1);
+    const history = intArg('history', values.history, 0);
+    const seed = intArg('seed', values.seed, 0);
+    const episodes = intArg('episodes', values.episodes, 1) ?? 200;
+    const model = modelArg(values.model);
+    if (updates !== undefined) overrides['warmStart.bcUpdates'] = updates;
+    if (batch !== undefined) overrides['warmStart.bcBatchRows'] = batch;
+    if (history !== undefined) overrides['env.historyWindow'] = history;
+    if (seed !== undefined) overrides.seed = seed;
+    if (model !== undefined) overrides['model.size'] = model;
+    const config = resolveOrUsage({ preset: 'sampo', env: values.env!, overrides });
+    const json = values.json === true;
+    const say = (s: string): void => {
+      if (!json) ctx.stderr.write(s);
+    };
+    silenceTfjsBanner();
+    const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+    const clock = { now: () => performance.now() };
+    const t0 = clock.now();
+    say(`warm start: ${config.env.name}, model ${config.model.size}, history ${config.env.historyWindow}, ${config.warmStart.bcUpdates} BC updates × ${config.warmStart.bcBatchRows} rows on ${compute.info.detail}\n`);
+    const { tok, model: policy, report } = await warmStartRecipe(config, clock, {
+      progressEvery: 10,
+      onProgress: (p) => {
+        if (ctx.isTTY && !json) ctx.stderr.write(`\rBC ${p.update}/${p.updates}  loss ${p.loss.toFixed(4)}  ${p.elapsedS.toFixed(0)} s\x1b[K`);
+      },
+    });
+    if (ctx.isTTY && !json) ctx.stderr.write('\n');
+    const weights = policy.getWeights();
+    const spec = envSpecOf(config);
+    const seeds = heldOutSeeds(episodes);
+    const engine = await compute.createRolloutEngine(weights);
+    const common = { engine, tokenizer: tok, spec, seeds, topP: 1, topK: 0, maxResponseTokens: config.rollout.maxResponseTokens, maxSeqLen: policy.config.maxSeqLen };
+    const tEval = clock.now();
+    const greedy = (await evaluatePolicy({ ...common, temperature: 0, rng: new Rng(hashSeed(config.seed, 'warmstart-eval', 0)) })).summary;
+    const sampled = (await evaluatePolicy({ ...common, temperature: config.training.valTemperature, rng: new Rng(hashSeed(config.seed, 'warmstart-eval', 1)) })).summary;
+    await engine.dispose();
+    const base = baselines(spec, seeds);
+    const evalSeconds = (clock.now() - tEval) / 1000;
+    const recipe = {
+      env: config.env.name,
+      envSettings: config.env.settings,
+      maxSteps: config.env.maxSteps,
+      historyWindow: config.env.historyWindow,
+      modelSize: config.model.size,
+      model: policy.config,
+      seed: config.seed,
+      bcUpdates: report.updates,
+      bcBatchRows: config.warmStart.bcBatchRows,
+      bcLr: config.warmStart.bcLr,
+      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
+      expertEpisodes: report.episodes,
+      expertRows: report.rows,
+      finalLoss: report.finalLoss,
+      bcSeconds: report.seconds,
+      backend: compute.info,
+      appVersion: appVersion(),
+      appCommit: appCommit(),
+      command: `arlarena warmstart ${args.join(' ')}`,
+    };
+    const heldout = { episodes, temperatureSampled: config.training.valTemperature, greedy, sampled, random: base.random, expert: base.expert, evalSeconds };
+    const enc = (x: unknown): Uint8Array => new TextEncoder().encode(`${JSON.stringify(x, null, 2)}\n`);
+    const files = {
+      ...serializeModel(weights, tok, { recipe: 'arlarena warmstart', env: config.env.name }),
+      'recipe.json': enc(recipe),
+      'heldout.json': enc(heldout),
+    };
+    const out = values.out ?? join(ctx.dataDir, 'warmstart', `${config.env.name}-${config.model.size}-k${config.env.historyWindow}`);
+    const manifest = await writeWarmStartDir(out, files);
+    policy.dispose();
+    const total = (clock.now() - t0) / 1000;
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify({ out, weightsSha256: manifest.files['weights.bin'].sha256, bcSeconds: report.seconds, totalSeconds: total, finalLoss: report.finalLoss, heldout })}\n`);
+    } else {
+      ctx.stdout.write(
+        [
+          `wrote ${out} (weights.bin SHA-256 ${manifest.files['weights.bin'].sha256})`,
+          `BC: ${report.updates} updates, final loss ${report.finalLoss.toFixed(4)}, ${report.seconds.toFixed(0)} s; evaluation ${evalSeconds.toFixed(0)} s`,
+          `held-out success on ${episodes} tasks (95 % Wilson interval):`,
+          `  greedy            ${formatInterval(greedy.success)}   valid format ${(100 * greedy.validFormatRatio).toFixed(1)} %`,
+          `  sampled (T ${config.training.valTemperature})   ${formatInterval(sampled.success)}   valid format ${(100 * sampled.validFormatRatio).toFixed(1)} %`,
+          `  random baseline   ${formatInterval(base.random)}`,
+          `  expert baseline   ${formatInterval(base.expert)}`,
+          '',
+        ].join('\n'),
+      );
+    }
+    return 0;
+  },
+};
+
+export default warmstart;
