@@ -294,6 +294,25 @@ describe('actorLoss: pg − β_H·entropy + β_KL·KL', () => {
     tf.dispose([value, ...Object.values(grads), theta, logits, ref, old, adv, mask]);
   });
 
+  it('leaks nothing: inside variableGrads only the kept metrics survive, and they are the caller\'s to dispose', () => {
+    const theta = tf.variable(m2([[-1.0, -0.5], [-2.0, -0.1]]));
+    const consts = [m2([[-1.1, -0.5], [-2.0, -0.2]]), m2([[1, 1], [-1, -1]]), m2([[1, 1], [1, 0]]), m2([[-1.2, -0.5], [-1.5, -0.3]])];
+    const [old, adv, mask, ref] = consts;
+    const params = { ...P, mode: 'sapo' as const, aggregation: 'seq-mean-token-mean' as const, seqMask: { enabled: true, delta: 0.01 }, entropyCoeff: 0, kl: { enabled: true, type: 'low_var_kl' as const, coef: 0.01 } };
+    const before = tf.memory().numTensors;
+    let metrics: Record<string, tf.Scalar> = {};
+    const { value, grads } = tf.variableGrads(() => {
+      const r = actorLoss({ logProb: theta, oldLogProb: old, advantages: adv, mask, refLogProb: ref }, params);
+      metrics = r.metrics as Record<string, tf.Scalar>;
+      return r.value;
+    }, [theta]);
+    const kept = new Set([value, ...Object.values(grads), ...Object.values(metrics)]);
+    expect(tf.memory().numTensors - before).toBe(kept.size);
+    tf.dispose([...kept]);
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([theta, ...consts]);
+  });
+
   it('asks for the missing tensor instead of silently dropping a term', () => {
     const t = m2([[0]]);
     const base = { logProb: t, oldLogProb: t, advantages: t, mask: t };
