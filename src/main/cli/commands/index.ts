@@ -8,6 +8,7 @@ export const commands: Record<string, () => Promise<{ default: CliCommand }>> = 
   algo: () => import('./algo'),
   check: () => import('./check'),
   envs: () => import('./envs'),
+  eval: () => import('./eval'),
   export: () => import('./export'),
   import: () => import('./import'),
   reproduce: () => import('./reproduce'),

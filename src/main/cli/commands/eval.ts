@@ -1,0 +1,98 @@
+import type { CliCommand } from '../types';
+import { UsageError } from '../types';
+import { intArg, parseCli } from '../../training/cliRun';
+import { RunStore } from '../../store/runStore';
+import { setupCompute, silenceTfjsBanner } from '../../compute/index';
+import { policyFromCheckpoint, envSpecOf } from '../../../core/training/trainer';
+import { evaluatePolicy, baselines } from '../../../core/training/evaluate';
+import { formatInterval } from '../../../core/training/wilson';
+import { heldOutSeeds } from '../../../core/envs/index';
+import { Rng, hashSeed } from '../../../core/util/rng';
+import type { RunConfig } from '../../../core/config/types';
+
+const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--json]
+
+Held-out success of a run's latest checkpoint on N fixed held-out tasks (group size 1), with a 95 % Wilson
+interval, next to the random and expert baselines on the same tasks.
+  RUN              run id (or a unique prefix; see arlarena runs)
+  --episodes N     held-out tasks (default 200)
+  --temperature T  sampling temperature (default: the run's training.valTemperature, 0.6; 0 = greedy)
+  --json           one JSON object instead of text`;
+
+const evalCmd: CliCommand = {
+  summary: "held-out success of a run's latest checkpoint with a 95 % interval, beside random and expert",
+  usage,
+  async run(args, ctx) {
+    const { values, positionals } = parseCli({
+      args,
+      options: { episodes: { type: 'string' }, temperature: { type: 'string' }, json: { type: 'boolean', default: false } },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one RUN id (see arlarena runs)');
+    const episodes = intArg('episodes', values.episodes, 1) ?? 200;
+    let temperature: number | undefined;
+    if (values.temperature !== undefined) {
+      temperature = Number(values.temperature);
+      if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new UsageError(`--temperature ${JSON.stringify(values.temperature)}: expected a number ≥ 0`);
+    }
+    const store = await RunStore.open(ctx.dataDir);
+    let record;
+    let ck;
+    try {
+      try {
+        record = await store.findRun(positionals[0]);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      ck = await store.loadLatestCheckpoint(record.id);
+    } finally {
+      await store.close();
+    }
+    if (!ck) {
+      ctx.stderr.write(`run ${record.id} has no checkpoint yet (status ${record.status}); nothing to evaluate\n`);
+      return 1;
+    }
+    const config = record.config as unknown as RunConfig;
+    const T = temperature ?? config.training.valTemperature;
+    silenceTfjsBanner();
+    const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+    const { tok, weights } = policyFromCheckpoint(config, ck);
+    const engine = await compute.createRolloutEngine(weights);
+    const spec = envSpecOf(config);
+    const seeds = heldOutSeeds(episodes);
+    const t0 = performance.now();
+    const { summary } = await evaluatePolicy({
+      engine,
+      tokenizer: tok,
+      spec,
+      seeds,
+      temperature: T,
+      topP: config.rollout.topP,
+      topK: config.rollout.topK,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      maxSeqLen: weights.config.maxSeqLen,
+      rng: new Rng(hashSeed(config.seed, 'cli-eval', ck.step)),
+    });
+    await engine.dispose();
+    const base = baselines(spec, seeds);
+    const seconds = (performance.now() - t0) / 1000;
+    if (values.json) {
+      ctx.stdout.write(`${JSON.stringify({ runId: record.id, step: ck.step, env: spec.name, episodes, temperature: T, policy: summary, random: base.random, expert: base.expert, seconds })}\n`);
+    } else {
+      ctx.stdout.write(
+        [
+          `${record.id} at step ${ck.step} · ${spec.name} · ${episodes} held-out tasks · T ${T}`,
+          `  policy   ${formatInterval(summary.success)}   score ${summary.scoreMean.toFixed(3)}   valid format ${(100 * summary.validFormatRatio).toFixed(1)} %`,
+          `  random   ${formatInterval(base.random)}`,
+          `  expert   ${formatInterval(base.expert)}`,
+          ...Object.entries(summary.byTaskType).filter(() => Object.keys(summary.byTaskType).length > 1).map(([k, iv]) => `  · ${k.padEnd(14)} ${formatInterval(iv)}`),
+          '',
+        ].join('\n'),
+      );
+    }
+    return 0;
+  },
+};
+
+export default evalCmd;
