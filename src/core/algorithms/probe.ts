@@ -10,8 +10,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AGGREGATIONS } from './aggregation/index';
 import { gigpoCore } from './advantages/gigpo';
-import { normalizeInGroups } from './advantages/stats';
-import { groupBy } from './advantages/stats';
+import { groupBy, normalizeInGroups } from './advantages/stats';
 import { entropyFromLogits, KL_ESTIMATORS } from './kl/index';
 import { POLICY_LOSSES } from './losses/index';
 import type { PolicyLossName, PolicyLossParams } from './losses/types';
