@@ -16,7 +16,6 @@ import { decodeMetricRecord } from '../store/jsonl';
 import type { RunStore } from '../store/runStore';
 import { runJob } from '../sessions/jobRunner';
 import { loadJobModule, type TrainingJob } from '../sessions/job';
-import { trainingJob } from '../sessions/jobs/training';
 import { verifyBundle } from './importBundle';
 
 export type ReproduceVerdict = 'bit-identical' | 'within-band' | 'diverged';
@@ -125,7 +124,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     totalSteps: limit ?? record.totalSteps,
     status: 'running',
   });
-  const job: TrainingJob = opts.jobModule ? await loadJobModule(opts.jobModule) : trainingJob;
+  const job: TrainingJob = opts.jobModule ? await loadJobModule(opts.jobModule) : (await import('../sessions/jobs/training')).trainingJob;
   const result = await runJob({
     start: { type: 'start', runId: rerun.id, runDir: store.runDir(rerun.id), dataDir: store.dataDir, config, seed: record.seed, resume: false },
     job,

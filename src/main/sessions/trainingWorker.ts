@@ -6,7 +6,6 @@
 import { workerLink } from './transport';
 import { runJob, type JobControl } from './jobRunner';
 import { loadJobModule } from './job';
-import { trainingJob } from './jobs/training';
 import type { HostToWorker } from './protocol';
 
 const link = workerLink();
@@ -21,7 +20,8 @@ link.onMessage((msg) => {
   }
   void (async () => {
     try {
-      const job = msg.jobModule ? await loadJobModule(msg.jobModule) : trainingJob;
+      // The real trainer is loaded only when needed (it pulls in tfjs and onnxruntime).
+      const job = msg.jobModule ? await loadJobModule(msg.jobModule) : (await import('./jobs/training')).trainingJob;
       await runJob({
         start: msg,
         job,

@@ -1,8 +1,23 @@
-/** The production training job: the real trainer (`runTraining`, src/core/training). */
+/**
+ * The production training job: the real trainer (`runTraining`, src/core/training) on the compute this
+ * machine has (src/main/compute: tfjs backend + onnxruntime/tfjs rollout engine), with a wall clock.
+ * The config was resolved and validated when the session started (sessions.start → resolveConfig).
+ */
+import type { RunConfig } from '../../../core/config/types';
+import { runTraining } from '../../../core/training/trainer';
+import type { TrainerDeps } from '../../../core/training/types';
+import { setupCompute } from '../../compute/index';
 import type { TrainingJob } from '../job';
 
 export const trainingJob: TrainingJob = {
-  async run() {
-    throw new Error('the trainer (src/core/training runTraining) is not available in this build yet');
+  async run(input, hooks, resume) {
+    const config = input.config as unknown as RunConfig;
+    const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+    const deps: TrainerDeps = {
+      clock: { now: () => performance.now() },
+      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine },
+    };
+    const result = await runTraining(config, deps, hooks, resume);
+    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail } };
   },
 };
