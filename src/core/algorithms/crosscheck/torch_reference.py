@@ -17,6 +17,14 @@ def T(x, **kw):
     return torch.tensor(x, dtype=torch.float64, **kw)
 
 
+def grad_of(loss, x):
+    """d loss / d x; zeros when the loss is a constant (e.g. a fully masked batch)."""
+    if not loss.requires_grad:
+        return torch.zeros_like(x).tolist()
+    loss.backward()
+    return x.grad.tolist()
+
+
 def masked_mean(x, m):
     return (x * m).sum() / (m.sum() + 1e-8)
 
@@ -88,9 +96,9 @@ def policy(mode, p, x):
             frac = masked_mean((w > 1 + hi).double(), m)
             lower = masked_mean((w < 1 - lo).double(), m)
         loss = agg(L, m, aggm)
-    loss.backward()
+    g = grad_of(loss, lp)
     return {"pg_loss": loss.item(), "pg_clipfrac": frac.item(), "ppo_kl": kl.item(), "pg_clipfrac_lower": lower.item(),
-            "num_masked_seqs": nmask.item(), "grad_log_prob": lp.grad.tolist()}
+            "num_masked_seqs": nmask.item(), "grad_log_prob": g}
 
 
 def kl_penalty(p, x):
@@ -108,8 +116,8 @@ def kl_penalty(p, x):
         d = torch.clamp(ref - lp, -20, 20)
         k = torch.clamp(torch.exp(d) - d - 1, -10, 10)
     loss = agg(k, m, p.get("loss_agg_mode", "token-mean"))
-    loss.backward()
-    return {"kld": k.tolist(), "kl_loss": loss.item(), "grad_log_prob": lp.grad.tolist()}
+    g = grad_of(loss, lp)
+    return {"kld": k.tolist(), "kl_loss": loss.item(), "grad_log_prob": g}
 
 
 def entropy(p, x):
@@ -118,8 +126,8 @@ def entropy(p, x):
     h = torch.logsumexp(z, -1) - (pd * z).sum(-1)
     m = T(x["response_mask"])
     loss = agg(h, m, p.get("loss_agg_mode", "token-mean"))
-    loss.backward()
-    return {"entropy": h.tolist(), "entropy_loss": loss.item(), "grad_logits": z.grad.tolist()}
+    g = grad_of(loss, z)
+    return {"entropy": h.tolist(), "entropy_loss": loss.item(), "grad_logits": g}
 
 
 def group_norm(scores, ids, eps, std_norm):
@@ -189,8 +197,7 @@ def run(case):
     if fn == "agg_loss":
         L = T(x["loss_mat"], requires_grad=True)
         loss = agg(L, T(x["loss_mask"]), p.get("loss_agg_mode", "token-mean"))
-        loss.backward()
-        return {"loss": loss.item(), "grad_loss_mat": L.grad.tolist()}
+        return {"loss": loss.item(), "grad_loss_mat": grad_of(loss, L)}
     return {"kl_penalty": kl_penalty, "entropy": entropy, "compute_grpo_outcome_advantage": grpo,
             "compute_gigpo_outcome_advantage": gigpo}[fn](p, x)
 

@@ -56,6 +56,12 @@ function cases(): unknown[] {
       inputs: { token_level_rewards: rewards, step_rewards: Array.from({ length: 6 }, () => u(-1, 1)), response_mask: mat(6, 3, () => 1), anchor_obs: ['s0', 's1', 's0', 's0', 's2', 's0'], uid, traj_uid: ['t1', 't1', 't2', 't3', 't3', 't4'] },
     });
   }
+  // A fully masked batch: 0 in every mode, zero gradients.
+  const zeros = mat(2, 3, () => 0);
+  const allMasked = { old_log_prob: mat(2, 3, () => -1), log_prob: mat(2, 3, () => u(-2, 0)), advantages: mat(2, 3, () => 1), response_mask: zeros };
+  for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm']) {
+    for (const fn of ['policy_loss_vanilla', 'policy_loss_cispo', 'policy_loss_sapo', 'policy_loss_gspo']) out.push({ fn, params: { loss_agg_mode: agg }, inputs: allMasked });
+  }
   return out;
 }
 
