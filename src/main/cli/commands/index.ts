@@ -6,6 +6,7 @@ import type { CliCommand } from '../types';
  */
 export const commands: Record<string, () => Promise<{ default: CliCommand }>> = {
   algo: () => import('./algo'),
+  arena: () => import('./arena'),
   check: () => import('./check'),
   envs: () => import('./envs'),
   eval: () => import('./eval'),
