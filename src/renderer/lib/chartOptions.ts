@@ -97,18 +97,20 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
   input.lines.forEach((l, idx) => {
     const sparse = l.sparse ?? isSparse(l.y);
     const raw: Record<string, unknown> = {
-      name: l.name, type: 'line', data: pairs(l.x, l.y), symbol: sparse ? 'circle' : 'none', symbolSize: 4, connectNulls: sparse,
+      name: l.name, type: 'line', data: pairs(l.x, l.y), symbol: sparse ? 'circle' : 'none', showSymbol: sparse, symbolSize: 4, connectNulls: sparse,
       lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
-      sampling: 'lttb', large: l.x.length > 2000,
+      // The store already downsampled (LTTB, spikes kept): no second pass here.
+      large: l.x.length > 2000,
     };
     if (l.smoothed) {
       raw.name = `${l.name} (raw)`;
       raw.tooltip = { show: false };
+      raw.silent = true;
     }
     series.push(raw);
     if (l.smoothed) {
       series.push({
-        name: l.name, type: 'line', data: pairs(l.x, l.smoothed), symbol: 'none', connectNulls: sparse,
+        name: l.name, type: 'line', data: pairs(l.x, l.smoothed), symbol: 'none', showSymbol: false, connectNulls: sparse,
         lineStyle: { color: l.color, width: l.faint ? 1 : 2, opacity: l.faint ? 0.35 : 1 }, itemStyle: { color: l.color }, z: 3,
       });
     }

@@ -7,7 +7,7 @@ import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 
 /** Points per series requested from the store (LTTB keeps spikes); plenty for a chart a few hundred px wide. */
-export const COMPARE_MAX_POINTS = 600;
+export const COMPARE_MAX_POINTS = 400;
 
 export class CompareState {
   records = $state.raw<RunRecord[]>([]);
@@ -25,6 +25,8 @@ export class CompareState {
   onlyDiff = $state(true);
 
   private loadSeq = 0;
+  /** performance.now() when the last load's data arrived (render benchmark). */
+  dataAt = 0;
 
   constructor(private readonly lab: Lab) {}
 
@@ -39,6 +41,7 @@ export class CompareState {
     this.loading = true;
     const [recs, series] = await Promise.all([Promise.all(ids.map((runId) => this.lab.call('runs.get', { runId }))), this.fetchSeries(ids)]);
     if (seq !== this.loadSeq) return;
+    this.dataAt = performance.now();
     const records: RunRecord[] = [];
     const missing: string[] = [];
     recs.forEach((r, i) => (r.ok ? records.push(r.value) : missing.push(ids[i])));
