@@ -34,6 +34,8 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
   let writes: Promise<void> = Promise.resolve();
   let writeError: Error | null = null;
   let lastStep = 0;
+  /** Last step whose metric line has been written (appends run in order on the `writes` chain). */
+  let writtenStep = 0;
   const queue = (fn: () => Promise<void>) => {
     writes = writes.then(fn).catch((e: Error) => {
       writeError ??= e;
@@ -62,6 +64,7 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
     // Rebuild the detector's state from the kept stream, silently (those alerts are already stored).
     for (const r of await files.readMetrics()) detector.feed(r);
     lastStep = from;
+    writtenStep = from;
   } else {
     await files.truncateAfterStep(0);
   }
@@ -69,15 +72,19 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
 
   const flushTimer = setInterval(() => {
     queue(async () => {
+      const upTo = writtenStep;
       await files.flush();
-      post({ type: 'flushed', step: lastStep });
+      post({ type: 'flushed', step: upTo });
     });
   }, start.flushMs ?? 1000);
 
   const hooks: TrainerHooks = {
     onMetrics(rec: MetricRecord) {
       lastStep = rec.step;
-      queue(() => files.appendMetrics([rec]));
+      queue(async () => {
+        await files.appendMetrics([rec]);
+        writtenStep = rec.step;
+      });
       post({ type: 'metrics', records: [rec] });
       for (const u of detector.feed(rec)) post({ type: 'alert', alert: u.alert, kind: u.kind });
     },

@@ -55,6 +55,8 @@ interface Session {
   pendingTrajectories: Array<{ step: number; trajUid: string }>;
   pendingAlerts: Map<string, Alert>;
   progressDirty: boolean;
+  /** Last step the worker reported as fsynced (what survives a crash for sure). */
+  flushedStep: number;
   finished: boolean;
   waiters: Array<() => void>;
 }
@@ -109,7 +111,7 @@ export class SessionManager {
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {
       runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
-      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, finished: false,
+      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, flushedStep: 0, finished: false,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -239,7 +241,9 @@ export class SessionManager {
     handle.onExit(({ error }) => {
       if (s.finished) return;
       // No done/failed message: the worker crashed. Everything it flushed stays on disk.
-      void this.finish(s, 'failed', { error: `the training worker crashed: ${error ?? 'it exited without reporting'}` });
+      void this.finish(s, 'failed', {
+        error: `the training worker crashed: ${error ?? 'it exited without reporting'}; metrics are kept up to step ${s.flushedStep} (its last flush) or later`,
+      });
     });
     handle.post({
       type: 'start', runId: s.runId, runDir: this.store.runDir(s.runId), dataDir: this.store.dataDir, config: rec.config, seed: rec.seed,
@@ -252,10 +256,13 @@ export class SessionManager {
     if (s.finished) return;
     switch (m.type) {
       case 'ready':
+        return;
       case 'checkpoint':
       case 'flushed':
+        s.flushedStep = Math.max(s.flushedStep, m.step);
         return;
       case 'started':
+        s.flushedStep = m.fromStep;
         if (s.resume) {
           s.step = m.fromStep;
           await this.store.updateRun(s.runId, { step: m.fromStep });
