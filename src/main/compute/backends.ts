@@ -105,7 +105,16 @@ export async function initBackend(pref: BackendPreference = 'auto'): Promise<Bac
     let why: string | null;
     if (b === 'tensorflow-gpu') {
       why = await tryNode('@tensorflow/tfjs-node-gpu');
-      if (why === null && !usingGpu()) why = '@tensorflow/tfjs-node-gpu loaded but found no usable GPU (CUDA/cuDNN)';
+      if (why === null && !usingGpu()) {
+        why = '@tensorflow/tfjs-node-gpu loaded but found no usable GPU (CUDA/cuDNN)';
+        // Its libtensorflow still beats wasm on the CPU: under `auto`, use it as the CPU backend.
+        if (pref === 'auto') {
+          unavailable[b] = why;
+          chosen = 'tensorflow';
+          available.push('tensorflow');
+          break;
+        }
+      }
     } else if (b === 'tensorflow') {
       why = await tryNode('@tensorflow/tfjs-node');
     } else if (b === 'wasm') {

@@ -8,7 +8,15 @@ import { initBackend, type BackendInfo, type BackendPreference } from './backend
 
 export { initBackend, BackendUnavailableError, BACKEND_PREFERENCES, silenceTfjsBanner, wasmDir, currentBackend } from './backends';
 export type { BackendInfo, BackendPreference } from './backends';
-export { OrtRolloutEngine, createOrtEngine } from './ortEngine';
+// ortEngine loads onnxruntime-node's native binding at import time; it is only imported dynamically here so a machine
+// where the binding cannot load still gets the tfjs engine and a clear message instead of a failed import.
+export type { OrtRolloutEngine, OrtEngineOptions } from './ortEngine';
+
+/** The onnxruntime-node engine loaded with `weights` (dynamic import; see above). */
+export async function createOrtEngine(weights: ModelWeights, opts?: import('./ortEngine').OrtEngineOptions): Promise<import('./ortEngine').OrtRolloutEngine> {
+  const m = await import('./ortEngine');
+  return m.createOrtEngine(weights, opts);
+}
 export { applyWasmFixes } from './wasmFixes';
 
 export type RolloutEnginePreference = 'onnxruntime' | 'tfjs';
@@ -50,7 +58,6 @@ export async function setupCompute(opts: { backend?: BackendPreference; rolloutE
   }
   const createRolloutEngine = async (weights: ModelWeights): Promise<RolloutEngine> => {
     if (rollout === 'onnxruntime') {
-      const { createOrtEngine } = await import('./ortEngine');
       return createOrtEngine(weights);
     }
     return new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'rollout'), backend.tfjsBackend, true);
