@@ -96,6 +96,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
   const refModel = needRef && !useOrtLogProbs ? PolicyModel.fromWeights(refWeights, 'ref') : null;
   const refEngine = needRef && useOrtLogProbs ? await factory(refWeights) : null;
+  // compute.logProbEngine = 'onnxruntime': old log-probs too come from a forward-only engine holding θ (the rollout
+  // engine itself when it is onnxruntime). Faster; the trainer/inference mismatch is then not measured.
+  const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(model.getWeights())) : null;
 
   const opt = new AdamW(model.trainableVariables(), {
     beta1: config.optim.beta1,
@@ -205,10 +208,19 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
       // 3. Old and reference log-probs ──────────────────────────────────────────────────────────────────
       const temp = config.rollout.temperature;
-      const old = await trainerLogProbs(model, rows, temp);
-      const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
-      m.set('mismatch/logprob_abs_max', mm.max);
-      m.set('mismatch/logprob_abs_mean', mm.mean);
+      let old: { logProbs: number[][]; entropyMean: number[] };
+      if (oldEngine) {
+        if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
+        const lp = await oldEngine.logProbs(rows, temp);
+        // EMPG needs π_old's entropies, which only the trainer engine returns.
+        const ent = config.algorithm.advantage.estimator === 'empg' ? (await trainerLogProbs(model, rows, temp)).entropyMean : rows.map(() => NaN);
+        old = { logProbs: lp, entropyMean: ent };
+      } else {
+        old = await trainerLogProbs(model, rows, temp);
+        const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
+        m.set('mismatch/logprob_abs_max', mm.max);
+        m.set('mismatch/logprob_abs_mean', mm.mean);
+      }
       let ref: number[][] | null = null;
       if (needRef) {
         ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp)).logProbs;
@@ -275,6 +287,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     opt.dispose();
     await rolloutEngine.dispose();
     if (refEngine) await refEngine.dispose();
+    if (oldEngine && oldEngine !== rolloutEngine) await oldEngine.dispose();
     refModel?.dispose();
     model.dispose();
   }
