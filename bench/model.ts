@@ -1,5 +1,6 @@
 /**
- * `npm run bench:model [-- --json] [-- --sizes nano,small] [-- --quick]`
+ * `npm run bench:model [-- --json] [-- --sizes nano,small] [-- --quick] [-- --profile]`
+ * (--profile adds the tfjs-wasm training step's kernel-time breakdown to that row's note.)
  *
  * Training tokens/s (forward + backward + AdamW on (prompt, response) rows, loss on the response) and generation
  * tokens/s (batched sampling, prefill included) for each engine, side by side with PyTorch on the same
@@ -47,7 +48,7 @@ function steps(size: Size, quick: boolean): { warmup: number; trainSteps: number
   return size === 'nano' ? { warmup: 2, trainSteps: 6, genRepeats: 3 } : { warmup: 1, trainSteps: 3, genRepeats: 2 };
 }
 
-async function runOne(engine: Engine, size: Size, quick: boolean): Promise<Row> {
+async function runOne(engine: Engine, size: Size, quick: boolean, profile: boolean): Promise<Row> {
   const { resolveModelConfig, initWeights, paramCount } = await import('../src/core/agent');
   const { Rng } = await import('../src/core/util/rng');
   const cfg = resolveModelConfig({ size }, WORK.vocab);
@@ -96,6 +97,20 @@ async function runOne(engine: Engine, size: Size, quick: boolean): Promise<Row> 
   let t0 = now();
   for (let i = 0; i < s.trainSteps; i++) step();
   const train = (WORK.trainRows * WORK.trainLen * s.trainSteps) / ((now() - t0) / 1000);
+  let note: string | undefined;
+  if (profile) {
+    // Where a training step's kernel time goes (what limits tfjs-wasm training).
+    const prof = await tf.profile(() => step());
+    const byKernel = new Map<string, number>();
+    let total = 0;
+    for (const k of prof.kernels) {
+      const ms = Number(k.kernelTimeMs) || 0;
+      byKernel.set(k.name, (byKernel.get(k.name) ?? 0) + ms);
+      total += ms;
+    }
+    const top = [...byKernel.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
+    note = `${prof.kernels.length} kernels/step; ${top.map(([n, ms]) => `${n} ${((100 * ms) / total).toFixed(0)}%`).join(', ')}`;
+  }
   const eng = new TfjsRolloutEngine(model, 'wasm');
   const genRepeats = Math.max(1, s.genRepeats - 1);
   const small = { ...sampling, maxNewTokens: 4 };
@@ -103,7 +118,7 @@ async function runOne(engine: Engine, size: Size, quick: boolean): Promise<Row> 
   t0 = now();
   for (let i = 0; i < genRepeats; i++) await eng.generate(prompts, sampling, new Rng(3 + i));
   const gen = (WORK.genRows * WORK.genTokens * genRepeats) / ((now() - t0) / 1000);
-  return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss() };
+  return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss(), ...(note ? { note } : {}) };
 }
 
 function runTorch(size: Size, quick: boolean, cfg: { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number }): Row {
@@ -134,7 +149,7 @@ function fmt(x: number | null, digits = 0): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--one') {
-    const row = await runOne(argv[1] as Engine, argv[2] as Size, argv.includes('--quick'));
+    const row = await runOne(argv[1] as Engine, argv[2] as Size, argv.includes('--quick'), argv.includes('--profile'));
     process.stdout.write(`${JSON.stringify(row)}\n`);
     return;
   }
@@ -151,7 +166,7 @@ async function main(): Promise<void> {
         const c = resolveModelConfig({ size }, WORK.vocab);
         row = runTorch(size, quick, c);
       } else {
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : [])], {
+        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : []), ...(argv.includes('--profile') ? ['--profile'] : [])], {
           encoding: 'utf8',
           maxBuffer: 1 << 24,
         });
