@@ -47,7 +47,7 @@ export interface DetectorConfig {
   };
   readonly successCollapse: {
     readonly enabled: boolean;
-    /** Steps (validations for val/…) averaged before comparing. */
+    /** Steps (validations for val/…) averaged before comparing; longer = fewer false alarms, later alerts. */
     readonly smooth: number;
     readonly valSmooth: number;
     /** Success must have reached this peak before a fall counts (learning must have happened). */
@@ -59,6 +59,13 @@ export interface DetectorConfig {
     readonly rewardGiveBack: number;
     /** …and the gain was at least this many reward units. */
     readonly rewardMinGain: number;
+    /**
+     * And in every case the fall must exceed noiseZ standard errors of the difference of two smoothed means,
+     * with the per-step noise measured from the metric itself (see NoiseEstimator): small batches are noisy.
+     */
+    readonly noiseZ: number;
+    /** Recent steps the noise is measured over. */
+    readonly noiseWindow: number;
     readonly patience: number;
   };
   readonly entropyShift: {
@@ -133,7 +140,7 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   nonFinite: { enabled: true, ignoreGroups: ['throughput'] },
   gradNormSpike: { enabled: true, window: 20, minHistory: 5, factor: 5, criticalFactor: 20, sustainCritical: 3, minValue: 1e-3 },
   validityDrop: { enabled: true, smooth: 3, minSteps: 3, warnDrop: 0.15, criticalDrop: 0.4, patience: 2 },
-  successCollapse: { enabled: true, smooth: 5, valSmooth: 2, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, patience: 3 },
+  successCollapse: { enabled: true, smooth: 10, valSmooth: 3, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, noiseZ: 5, noiseWindow: 50, patience: 5 },
   entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.1, blowupFactor: 3, blowupMinNats: 0.5, patience: 3 },
   klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },

@@ -18,6 +18,19 @@ describe('collapse detector', () => {
     }
   });
 
+  it('is quiet on calm runs measured with small, noisy batches (8 episodes per step, 20 seeds)', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const alerts = detectAlerts('r', syntheticStream({ steps: 200, seed, shape: 'calm', episodes: 8 }));
+      expect(alerts.map((a) => `${a.rule}@${a.firstStep}: ${a.message}`)).toEqual([]);
+    }
+  });
+
+  it('still catches the collapse in a noisy small-batch run', () => {
+    const alerts = detectAlerts('r', syntheticStream({ steps: 200, seed: 3, shape: 'cispo_collapse', collapseAt: 120, episodes: 8 }));
+    expect(alerts.some((a) => a.rule === 'success_collapse' && a.metric === 'episode/success_rate')).toBe(true);
+    expect(Math.min(...alerts.map((a) => a.firstStep))).toBeGreaterThanOrEqual(120);
+  });
+
   it('catches the tolerant-clipping collapse: grad spike, format drop, success collapse, clip fraction', () => {
     const recs = syntheticStream({ steps: 150, seed: 2, shape: 'cispo_collapse', collapseAt: 90 });
     const alerts = detectAlerts('r', recs);

@@ -65,3 +65,30 @@ export function fmt(v: number): string {
 export function pct(v: number): string {
   return `${Math.round(v * 100)} %`;
 }
+
+/**
+ * Measurement noise of a metric from its own recent history: a robust standard deviation of one step's value,
+ * 1.4826 · median |x_t − x_{t−1}| / √2 (MAD of first differences; trends barely move it, a collapse is a few
+ * large differences among many small ones). Small laptop batches make success rates very noisy (8 episodes →
+ * σ ≈ 0.16 at p = 0.3), so "fell from its best" must be judged against this, not only in absolute terms.
+ */
+export class NoiseEstimator {
+  private diffs: number[] = [];
+  private prev: number | null = null;
+  constructor(readonly window: number) {}
+  push(v: number): void {
+    if (this.prev !== null) {
+      this.diffs.push(Math.abs(v - this.prev));
+      if (this.diffs.length > this.window) this.diffs.shift();
+    }
+    this.prev = v;
+  }
+  get samples(): number {
+    return this.diffs.length;
+  }
+  /** σ of a single value (0 until two values were seen). */
+  sigma(): number {
+    if (this.diffs.length === 0) return 0;
+    return (1.4826 * median(this.diffs)) / Math.SQRT2;
+  }
+}

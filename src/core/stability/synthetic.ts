@@ -20,6 +20,13 @@ export interface SyntheticOptions {
   readonly nanAt?: number;
   /** Validate every this many steps (val/* NaN elsewhere). Default 10. */
   readonly validateEvery?: number;
+  /**
+   * Episodes per step: when set, success and validity are sampled (binomial) as a small laptop batch would
+   * measure them, instead of a smooth curve with small noise — the harder case for false alarms.
+   */
+  readonly episodes?: number;
+  /** Peak of the learning curve (default 0.7). */
+  readonly peak?: number;
 }
 
 export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
@@ -37,7 +44,8 @@ export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
     const after = shape !== 'calm' && step >= c;
     const k = after ? step - c : 0;
     const learn = 1 - Math.exp(-step / (T / 4));
-    let success = clamp01(0.1 + 0.6 * learn + noise(0.03));
+    const peak = opts.peak ?? 0.7;
+    let success = clamp01(0.1 + (peak - 0.1) * learn + noise(0.03));
     let format = clamp01(0.97 + noise(0.01));
     let grad = Math.abs(0.5 + noise(0.08));
     let entropy = Math.max(0.05, 1.2 - 0.3 * learn + noise(0.03));
@@ -68,6 +76,16 @@ export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
         ppoKl = 0.002 + 0.01 * k;
         klLoss = 0.03 + 0.2 * k;
       }
+    }
+    if (opts.episodes !== undefined) {
+      // Binomial measurement noise of a small batch (episodes for success, ~5 turn rows each for format).
+      const sample = (p: number, n: number): number => {
+        let k = 0;
+        for (let j = 0; j < n; j++) if (rng.float() < p) k++;
+        return k / n;
+      };
+      success = sample(success, opts.episodes);
+      format = sample(format, opts.episodes * 5);
     }
     let loss = -0.01 + noise(0.01);
     if (opts.nanAt !== undefined && step === opts.nanAt) {
