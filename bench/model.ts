@@ -5,7 +5,7 @@
  * Training tokens/s (forward + backward + AdamW on (prompt, response) rows, loss on the response) and generation
  * tokens/s (batched sampling, prefill included) for each engine, side by side with PyTorch on the same
  * architecture and sizes:
- *   tfjs-wasm     training (the app's trainer path) and generation by full recomputation (the fallback engine)
+ *   tfjs-wasm     training (the app's trainer path) and generation with the tfjs KV cache (the fallback engine)
  *   onnxruntime   generation with the KV cache (the app's rollout engine), 2 intra-op threads
  *   pytorch       Debian python3-torch + OpenBLAS (2 torch threads, OPENBLAS_NUM_THREADS=1), eager, KV cache
  * Each (engine, size) runs in its own process so peak RSS is per row. Workload: vocab 192 (the Sokoban

@@ -164,6 +164,11 @@ describe('sampling and the tfjs engine', () => {
     const rows = prompts.map((p, i) => ({ promptIds: p, responseIds: a.tokens[i] }));
     const re = await engine.logProbs(rows);
     expect(mismatchStats(a.logProbs, re).max).toBeLessThan(1e-4);
+    // The KV-cache engine (default) and full recomputation agree.
+    const recompute = new TfjsRolloutEngine(m, 'cpu', false, { kvCache: false });
+    const c = await recompute.generate(prompts, opts, new Rng(99));
+    expect(c.tokens).toEqual(a.tokens);
+    expect(mismatchStats(c.logProbs, a.logProbs).max).toBeLessThan(1e-4);
     // Left padding must not change a row's result: greedy decoding of each prompt alone equals the batch.
     const greedy = { ...opts, temperature: 0 };
     const batch = await engine.generate(prompts, greedy, new Rng(1));

@@ -276,6 +276,50 @@ export class PolicyModel {
     return layerNorm(x, v['lnf.g'], v['lnf.b']);
   }
 
+  /**
+   * One incremental step with a key/value cache (generation): append S columns to every row given the cached keys
+   * and values of the earlier columns. `bias` [B, 1, S, P+S] is the additive attention bias (causality and padding,
+   * built by the caller). Returns the logits of the last appended column [B, V] and the cache including the new
+   * columns (the caller owns and disposes both).
+   */
+  forwardCached(
+    ids: tf.Tensor2D,
+    positions: tf.Tensor2D,
+    bias: tf.Tensor4D,
+    past: ReadonlyArray<{ k: tf.Tensor4D; v: tf.Tensor4D }> | null,
+  ): { logits: tf.Tensor2D; present: Array<{ k: tf.Tensor4D; v: tf.Tensor4D }> } {
+    return tf.tidy(() => {
+      const { dModel: d, nHeads: H, nLayers } = this.config;
+      const [B, S] = ids.shape;
+      const dh = d / H;
+      const v = this.vars;
+      let x = tf.add(tf.gather(v.wte, tf.reshape(ids, [B * S])), tf.gather(v.wpe, tf.reshape(positions, [B * S]))) as tf.Tensor2D;
+      const heads = (m: tf.Tensor): tf.Tensor4D => tf.transpose(tf.reshape(m, [B, S, H, dh]), [0, 2, 1, 3]) as tf.Tensor4D;
+      const present: Array<{ k: tf.Tensor4D; v: tf.Tensor4D }> = [];
+      for (let l = 0; l < nLayers; l++) {
+        const p = `h${l}.`;
+        const a = layerNorm(x, v[`${p}ln1.g`], v[`${p}ln1.b`]);
+        const [q, k, vv] = tf.split(tf.add(tf.matMul(a, v[`${p}attn.wqkv`]), v[`${p}attn.bqkv`]), 3, 1);
+        let kAll = heads(k);
+        let vAll = heads(vv);
+        if (past) {
+          kAll = tf.concat([past[l].k, kAll], 2);
+          vAll = tf.concat([past[l].v, vAll], 2);
+        }
+        present.push({ k: kAll, v: vAll });
+        const scores = tf.add(tf.matMul(heads(tf.mul(q, 1 / Math.sqrt(dh))), kAll, false, true), bias);
+        const ctx = tf.reshape(tf.transpose(tf.matMul(tf.softmax(scores), vAll), [0, 2, 1, 3]), [B * S, d]);
+        x = tf.add(x, tf.add(tf.matMul(ctx, v[`${p}attn.wo`]), v[`${p}attn.bo`])) as tf.Tensor2D;
+        const b = layerNorm(x, v[`${p}ln2.g`], v[`${p}ln2.b`]);
+        const h1 = gelu(tf.add(tf.matMul(b, v[`${p}mlp.w1`]), v[`${p}mlp.b1`]));
+        x = tf.add(x, tf.add(tf.matMul(h1, v[`${p}mlp.w2`]), v[`${p}mlp.b2`])) as tf.Tensor2D;
+      }
+      const last = tf.reshape(tf.slice(tf.reshape(x, [B, S, d]), [0, S - 1, 0], [B, 1, d]), [B, d]) as tf.Tensor2D;
+      const hf = layerNorm(last, v['lnf.g'], v['lnf.b']);
+      return { logits: tf.matMul(hf, v.wte, false, true) as tf.Tensor2D, present };
+    });
+  }
+
   /** Logits [N, T, V] for token ids [N, T] (int32). */
   forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
     return tf.tidy(() => {

@@ -1,7 +1,7 @@
 /**
  * The tfjs rollout engine: fallback when onnxruntime-node is unavailable, and the oracle the ONNX export is tested
- * against. No KV cache: every new token recomputes the whole prefix (simple and obviously correct; ~8× slower
- * than ORT with a cache, stack.md).
+ * against. Two ways to generate: with a KV cache (default; one incremental step per token) or by recomputing the
+ * whole prefix for every token (`kvCache: false`; simple and obviously correct — the oracle).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../util/rng';
@@ -77,6 +77,49 @@ export class TfjsIncrementalLM implements IncrementalLM {
   }
 }
 
+/** KV-cache IncrementalLM over a tfjs PolicyModel: each new token is one incremental step. */
+export class TfjsKvLM implements IncrementalLM {
+  private B = 0;
+  private P = 0;
+  private past: Array<{ k: tf.Tensor4D; v: tf.Tensor4D }> | null = null;
+
+  constructor(private readonly model: PolicyModel) {}
+
+  get config(): ModelConfig {
+    return this.model.config;
+  }
+
+  begin(batch: number): void {
+    this.end();
+    this.B = batch;
+    this.P = 0;
+  }
+
+  async append(tokens: Int32Array, positions: Int32Array, bias: Float32Array, S: number): Promise<Float32Array> {
+    const { B, P } = this;
+    const ids = tf.tensor2d(tokens, [B, S], 'int32');
+    const pos = tf.tensor2d(positions, [B, S], 'int32');
+    const b = tf.tensor4d(bias, [B, 1, S, P + S]);
+    const { logits, present } = this.model.forwardCached(ids, pos, b, this.past);
+    tf.dispose([ids, pos, b]);
+    this.disposePast();
+    this.past = present;
+    this.P = P + S;
+    const out = (await logits.data()) as Float32Array;
+    logits.dispose();
+    return out;
+  }
+
+  private disposePast(): void {
+    if (this.past) for (const { k, v } of this.past) tf.dispose([k, v]);
+    this.past = null;
+  }
+
+  end(): void {
+    this.disposePast();
+  }
+}
+
 /** Forward-only response log-probs with a tfjs model, in chunks of `chunkRows` rows. */
 export async function tfjsResponseLogProbs(model: PolicyModel, rows: readonly LogProbRow[], temperature = 1, chunkRows = 32): Promise<number[][]> {
   const out: number[][] = [];
@@ -93,7 +136,7 @@ export async function tfjsResponseLogProbs(model: PolicyModel, rows: readonly Lo
 
 export class TfjsRolloutEngine implements RolloutEngine {
   readonly name: string;
-  private readonly lm: TfjsIncrementalLM;
+  private readonly lm: IncrementalLM;
 
   /**
    * `model` is used directly: pass the trainer's own model to sample without copying weights (then setWeights is
@@ -104,9 +147,12 @@ export class TfjsRolloutEngine implements RolloutEngine {
     backendName = tf.getBackend(),
     /** Dispose the model with the engine (true when the engine made its own copy). */
     private readonly ownsModel = false,
+    /** Generate with a KV cache (default) or by full recomputation of the prefix per token (the test oracle). */
+    opts: { kvCache?: boolean } = {},
   ) {
-    this.name = `tfjs-${backendName}`;
-    this.lm = new TfjsIncrementalLM(model);
+    const kv = opts.kvCache ?? true;
+    this.name = `tfjs-${backendName}${kv ? '' : '-recompute'}`;
+    this.lm = kv ? new TfjsKvLM(model) : new TfjsIncrementalLM(model);
   }
 
   async setWeights(weights: ModelWeights): Promise<void> {

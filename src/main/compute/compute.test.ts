@@ -68,13 +68,17 @@ describe('onnxruntime engine vs tfjs', () => {
     for (const a of Object.values(w.tensors)) for (let i = 0; i < a.length; i++) a[i] += rng.normal() * 0.1;
     model.setWeights(w);
     const ort = await createOrtEngine(w);
-    const full = new TfjsRolloutEngine(model, 'wasm');
+    const full = new TfjsRolloutEngine(model, 'wasm', false, { kvCache: false });
+    const tfjsKv = new TfjsRolloutEngine(model, 'wasm');
     const prompts = randomRows(rng, 6, cfg.vocabSize, 2, 20).map((p) => [1, ...p]);
     const opts = { maxNewTokens: 24, temperature: 1, topP: 0.95, topK: 20, stopIds: [7] };
     const a = await ort.generate(prompts, opts, new Rng(3));
     const b = await full.generate(prompts, opts, new Rng(3));
     expect(a.tokens).toEqual(b.tokens);
     expect(mismatchStats(a.logProbs, b.logProbs).max).toBeLessThan(1e-4);
+    const c = await tfjsKv.generate(prompts, opts, new Rng(3));
+    expect(c.tokens).toEqual(b.tokens);
+    expect(mismatchStats(c.logProbs, b.logProbs).max).toBeLessThan(1e-4);
     const again = await ort.generate(prompts, opts, new Rng(3));
     expect(again).toEqual(a);
     const other = await ort.generate(prompts, opts, new Rng(4));
