@@ -21,8 +21,8 @@ describe('trainer invariants', () => {
     expect(rb.checkpoint.files['policy.bin']).toEqual(ra.checkpoint.files['policy.bin']);
     // A different seed gives a different stream (the comparison above can fail).
     const c = recorder();
-    await runTraining(tinyConfig('sampo', { 'training.steps': 2, 'algorithm.filter.coldStartSteps': 1, seed: 2 }), deps(), c.hooks);
-    expect(deterministicPart(c.rec.metrics)).not.toEqual(deterministicPart(a.rec.metrics));
+    await runTraining(tinyConfig('sampo', { 'training.steps': 1, 'algorithm.filter.coldStartSteps': 1, seed: 2 }), deps(), c.hooks);
+    expect(deterministicPart(c.rec.metrics)[0]).not.toEqual(deterministicPart(a.rec.metrics)[0]);
   });
 
   it('resume from a checkpoint reproduces the uninterrupted run', async () => {
