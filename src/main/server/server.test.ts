@@ -8,6 +8,9 @@ import { createEventBus } from '../api/events';
 import { createHandlers } from '../api/handlers/index';
 import { createRouter } from '../api/router';
 import type { MainServices } from '../services';
+import type { ApiMethodName } from '../../shared/api';
+import { ok } from '../../shared/result';
+import type { CallContext, Handlers } from '../api/types';
 import { startServer, type RunningServer } from './server';
 
 const TOKEN = 'test-token-0123456789';
@@ -28,7 +31,16 @@ beforeAll(async () => {
   staticDir = mkdtempSync(join(tmpdir(), 'arlarena-static-'));
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>ARLArena Lab</title>');
   writeFileSync(join(staticDir, 'app.js'), 'console.log(1)');
-  const router = createRouter(createHandlers(services), { validateOutput: true, onInternalError: () => undefined });
+  const handlers = {
+    ...createHandlers(services),
+    // Stands in for the bundle exporter: writes a file and publishes it for download, as bundles.export does.
+    'bundles.export': (_input: unknown, ctx: CallContext) => {
+      const path = join(staticDir, 'export.zip');
+      writeFileSync(path, 'PK-fake-bundle');
+      return ok({ fileName: 'run "1".zip', path, bytes: 14, sha256: 'x', downloadUrl: ctx.publishDownload ? ctx.publishDownload(path, 'run "1".zip') : null });
+    },
+  } as Handlers<ApiMethodName>;
+  const router = createRouter(handlers, { validateOutput: true, onInternalError: () => undefined });
   server = await startServer({ router, bus, staticDir, token: TOKEN, maxBodyBytes: 4096, log: () => undefined });
 });
 
@@ -141,6 +153,21 @@ describe('browser-mode server: calls', () => {
       sock.on('error', () => resolve());
     });
     await appInfoStillWorks();
+  });
+});
+
+describe('browser-mode server: downloads', () => {
+  it('serves a published file with the token only', async () => {
+    const r = (await (await post(JSON.stringify({ method: 'bundles.export', input: { runId: 'r1' } }))).json()) as { ok: boolean; value: { downloadUrl: string } };
+    expect(r.ok).toBe(true);
+    const url = r.value.downloadUrl;
+    expect(url).toMatch(/^\/api\/download\/[A-Za-z0-9_-]+\?token=/);
+    const res = await fetch(`${server.origin}${url}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('PK-fake-bundle');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="run _1_.zip"');
+    expect((await fetch(`${server.origin}${url.replace(/token=.*/, 'token=nope')}`)).status).toBe(401);
+    expect((await fetch(`${server.origin}/api/download/unknown?token=${TOKEN}`)).status).toBe(404);
   });
 });
 

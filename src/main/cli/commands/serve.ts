@@ -41,10 +41,9 @@ export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; 
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ url: server.url, origin: server.origin, port: server.port, token: server.token, pid: process.pid, dataDir: ctx.dataDir })}\n`);
   } else {
-    const compute = await mode.services.computeInfo();
-    ctx.stdout.write(
-      `ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  compute: ${compute.detail}\nPress Ctrl+C to stop.\n`,
-    );
+    ctx.stdout.write(`ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\nPress Ctrl+C to stop.\n`);
+    // Backend detection loads tfjs (a few seconds); the URL is usable before it finishes.
+    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n`));
   }
   const signal = await untilSignal();
   if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);
