@@ -15,6 +15,11 @@ export const TINY: Record<string, string> = {
   'training.valEpisodes': '4',
   'training.checkpointEvery': '0',
   'training.sampleTrajectories': '2',
+  'optim.miniBatchRows': '8',
+  // Behaviour-clone a tiny warm start in the run itself (independent of shipped checkpoints), briefly.
+  'warmStart.source': 'scratch',
+  'warmStart.bcUpdates': '10',
+  'warmStart.bcBatchRows': '16',
 };
 
 export async function gotoView(page: Page, view: 'runs' | 'new' | 'compare' | 'alerts' | 'about'): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceChartOption, isSparse, metricChartOption } from './chartOptions';
+import { axisLabel, evidenceChartOption, isSparse, metricChartOption } from './chartOptions';
 
 type S = { name: string; type: string; data: unknown[]; markLine?: { data: { xAxis: number }[] } };
 
@@ -45,5 +45,21 @@ describe('evidenceChartOption', () => {
     const series = opt.series as S[];
     expect(series[0].markLine?.data[0].xAxis).toBe(3);
     expect(series.some((s) => s.type === 'scatter')).toBe(true);
+  });
+});
+
+describe('axisLabel', () => {
+  it('keeps tick labels short', () => {
+    expect(axisLabel(0.0000012)).toBe('1.2e-6');
+    expect(axisLabel(0.25)).toBe('0.25');
+    expect(axisLabel(1234567)).toBe('1.2e+6');
+    expect(axisLabel(0)).toBe('0');
+  });
+});
+
+describe('few points', () => {
+  it('shows dots for a run with a single step', () => {
+    const opt = metricChartOption({ title: 't', unit: '', xName: 'step', theme: { dark: false }, lines: [{ name: 'r', color: '#000', x: [1], y: [0.5], smoothed: null, nonFinite: [] }] });
+    expect((opt.series as { showSymbol: boolean }[])[0].showSymbol).toBe(true);
   });
 });

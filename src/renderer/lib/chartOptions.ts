@@ -57,6 +57,17 @@ export interface MetricChartInput {
   readonly logY?: boolean;
 }
 
+/** Below this many points a line also shows its points. */
+export const FEW_POINTS = 30;
+
+/** Axis tick labels: short, no 0.00000105-style strings. */
+export function axisLabel(v: number): string {
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e5 || a < 1e-3) return v.toExponential(1);
+  return String(Number(v.toPrecision(4)));
+}
+
 const SEVERITY_COLOR = { info: '#4e79a7', warning: '#f28e2b', critical: '#d62728' } as const;
 
 function pairs(x: readonly number[], y: readonly (number | null)[]): (number | null)[][] {
@@ -96,8 +107,10 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
 
   input.lines.forEach((l, idx) => {
     const sparse = l.sparse ?? isSparse(l.y);
+    // Dots when points are few (a one-step run is otherwise invisible) or the metric is sparse.
+    const dots = sparse || l.x.length <= FEW_POINTS;
     const raw: Record<string, unknown> = {
-      name: l.name, type: 'line', data: pairs(l.x, l.y), symbol: sparse ? 'circle' : 'none', showSymbol: sparse, symbolSize: 4, connectNulls: sparse,
+      name: l.name, type: 'line', data: pairs(l.x, l.y), symbol: dots ? 'circle' : 'none', showSymbol: dots, symbolSize: 4, connectNulls: sparse,
       lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
       // The store already downsampled (LTTB, spikes kept): no second pass here.
       large: l.x.length > 2000,
@@ -143,8 +156,11 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
     title: { text: input.title, subtext: input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
     grid: { left: 56, right: 16, top: 48, bottom: 36 },
     tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
-    xAxis: { type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
-    yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
+    xAxis: {
+      type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: input.xName === 'step' ? 1 : undefined,
+      axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
+    },
+    yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
     series,
   };
 }

@@ -7,7 +7,7 @@ import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 
 /** Points per series requested from the store (LTTB keeps spikes); plenty for a chart a few hundred px wide. */
-export const COMPARE_MAX_POINTS = 400;
+export const COMPARE_MAX_POINTS = 300;
 
 export class CompareState {
   records = $state.raw<RunRecord[]>([]);
@@ -17,7 +17,8 @@ export class CompareState {
   missing = $state.raw<string[]>([]);
 
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
-  smoothing = $state<SmoothingMode>('ema');
+  // Raw by default (as W&B): half the series to draw on first render; EMA is one click away.
+  smoothing = $state<SmoothingMode>('none');
   strength = $state(0.6);
   xAxis = $state<'step' | 'wall' | 'tokens'>('step');
   groupBy = $state('');
