@@ -12,6 +12,7 @@ import { exportRun } from './exportBundle';
 import { importBundle, verifyBundle } from './importBundle';
 import { compareStreams, reproduceBundle } from './reproduce';
 import { sha256Hex } from './manifest';
+import { resolveConfig } from '../../core/config/index';
 
 const JOB = fileURLToPath(new URL('../sessions/testJobs/synthetic.ts', import.meta.url));
 let a: string;
@@ -27,6 +28,8 @@ afterEach(async () => {
 
 async function sampleRun(store: RunStore) {
   const run = await writeSyntheticRun(store, { steps: 80, seed: 5, shape: 'cispo_collapse', collapseAt: 50, nanAt: 70 });
+  // A real resolved engine config must survive export/import exactly (scrubbing must not touch it).
+  await store.updateRun(run.id, { config: structuredClone(resolveConfig('sampo', 'sokoban').config) as unknown as Record<string, unknown> });
   await store.upsertAlerts(run.id, detectAlerts(run.id, await store.readMetrics(run.id)));
   await store.appendTrajectories(run.id, [{ step: 80, split: 'val', env: 'sokoban', taskId: '1000000001', uid: 'u', trajUid: 't', won: true, episodeReturn: 9.5, turns: [] }]);
   await store.saveCheckpoint(run.id, { step: 80, files: { 'policy.bin': new Uint8Array([1, 2, 3, 4]) }, meta: { step: 80 } });
@@ -77,13 +80,17 @@ describe('bundles', () => {
     const sa = await RunStore.open(a);
     const home = homedir();
     process.env.ARLARENA_TEST_SECRET = 'env-secret-value-123';
-    const run = await sa.createRun({ preset: 'p', env: 'sokoban', seed: 1, totalSteps: 1, config: { cacheDir: `${home}/.cache/arl`, other: '/home/alice/x', remote: { apiToken: 'sk-live-abcdef', password: 'hunter2' } } });
+    const run = await sa.createRun({ preset: 'p', env: 'sokoban', seed: 1, totalSteps: 1, config: { cacheDir: `${home}/.cache/arl`, other: '/home/alice/x', remote: { apiToken: 'sk-live-abcdef', password: 'hunter2', client_secret: 'cs-999' }, rollout: { maxResponseTokens: 32 }, tokenizer: 'words' } });
     await sa.updateRun(run.id, { status: 'failed', error: `Error at ${home}/work/x.ts:1 and C:\\Users\\bob\\x` });
     const ex = await exportRun(sa, run.id);
     const files = unzipSync(new Uint8Array(await readFile(ex.path)));
     const text = Object.values(files).map((f) => new TextDecoder().decode(f)).join('\n');
-    for (const bad of [home, '/home/alice', 'C:\\\\Users\\\\bob', 'sk-live-abcdef', 'hunter2', 'env-secret-value-123', 'ARLARENA_TEST_SECRET']) expect(text.includes(bad), bad).toBe(false);
+    for (const bad of [home, '/home/alice', 'C:\\\\Users\\\\bob', 'sk-live-abcdef', 'hunter2', 'cs-999', 'env-secret-value-123', 'ARLARENA_TEST_SECRET']) expect(text.includes(bad), bad).toBe(false);
     expect(text).toContain('~/.cache/arl');
+    // Ordinary config fields whose names merely contain "token" survive (the bundle must rerun).
+    const cfg = JSON.parse(new TextDecoder().decode(files['config.json'])).config;
+    expect(cfg.rollout.maxResponseTokens).toBe(32);
+    expect(cfg.tokenizer).toBe('words');
     delete process.env.ARLARENA_TEST_SECRET;
   });
 

@@ -1,11 +1,16 @@
 /**
  * Keep secrets and personal paths out of bundles: strings have the home directory and user-folder prefixes
- * (/home/<user>, /Users/<user>, C:\Users\<user>) replaced by `~`, and values under keys that look like
+ * (/home/<user>, /Users/<user>, C:\Users\<user>) replaced by `~`, and string values under keys that name
  * credentials are replaced by "[removed]". Environment variables are never collected in the first place.
  */
 import { homedir, userInfo } from 'node:os';
 
-const SECRET_KEY = /(token|secret|passw(or)?d|api[-_]?key|credential|auth|cookie|private[-_]?key)/i;
+/**
+ * Keys whose string values are credentials. Deliberately narrow: config fields such as
+ * `rollout.maxResponseTokens` must survive (a bundle must rerun), so a bare "token" inside a longer word is
+ * not enough — only names that are credentials (apiToken, access_token, password, secret, apiKey, cookie…).
+ */
+const SECRET_KEY = /^(token|secret|password|passwd|cookie|credentials?)$|(api|access|auth|bearer|refresh|session|private|secret|client)[-_]?(token|key|secret)$|password$|passwd$|credentials?$/i;
 const USER_DIR = /(\/home\/[^/\s"']+|\/Users\/[^/\s"']+|[A-Za-z]:\\Users\\[^\\\s"']+)/g;
 
 function homeVariants(): string[] {
@@ -45,7 +50,7 @@ export function scrubString(s: string): string {
 
 export function scrub<T>(value: T): T {
   const walk = (v: unknown, key: string | null): unknown => {
-    if (key !== null && SECRET_KEY.test(key) && v !== null && typeof v !== 'object') return '[removed]';
+    if (key !== null && typeof v === 'string' && SECRET_KEY.test(key)) return '[removed]';
     if (typeof v === 'string') return scrubString(v);
     if (Array.isArray(v)) return v.map((x) => walk(x, null));
     if (v && typeof v === 'object') {
