@@ -28,10 +28,17 @@ const ATTR_INTS = 7;
 
 export const ONNX_OPSET = 17;
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** ONNX raw data is little-endian: copy the bytes directly on little-endian hosts (all we ship for). */
 function floatTensor(name: string, dims: number[], data: Float32Array): ITensorProto {
-  const raw = new Uint8Array(data.length * 4);
-  const dv = new DataView(raw.buffer);
-  for (let i = 0; i < data.length; i++) dv.setFloat32(i * 4, data[i], true);
+  let raw: Uint8Array;
+  if (LITTLE_ENDIAN) raw = new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+  else {
+    raw = new Uint8Array(data.length * 4);
+    const dv = new DataView(raw.buffer);
+    for (let i = 0; i < data.length; i++) dv.setFloat32(i * 4, data[i], true);
+  }
   return { name, dims, dataType: FLOAT, rawData: raw };
 }
 
