@@ -152,7 +152,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       const m = new StepMetrics(step);
 
       // 1. Rollout (with dynamic-filtering rounds when active) ──────────────────────────────────────────
-      if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
+      // The forward engine already holds θ: created from it, and refreshed after every update (below).
       const B = config.rollout.tasksPerStep;
       const G = config.rollout.groupSize;
       let fs = startFiltering<Group>(step, { ...config.algorithm.filter, targetGroups: B });
