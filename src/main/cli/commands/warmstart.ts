@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CliCommand } from '../types';
+import { UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseCli, parseSets, resolveOrUsage } from '../../training/cliRun';
 import { writeWarmStartDir } from '../../training/warmStartFiles';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
@@ -11,7 +11,7 @@ import { heldOutSeeds } from '../../../core/envs/index';
 import { Rng, hashSeed } from '../../../core/util/rng';
 import { appCommit, appVersion } from '../../appInfo';
 
-const usage = `Usage: arlarena warmstart [--env NAME] [--updates N] [--batch ROWS] [--model SIZE] [--history K] [--seed N] [--episodes N] [--set key=value …] [--out DIR] [--json]
+const usage = `Usage: arlarena warmstart [--env NAME] [--updates N] [--batch ROWS] [--model SIZE] [--history K] [--seed N] [--episodes N] [--max-minutes M] [--stop-after U] [--set key=value …] [--out DIR] [--json]
 
 Behaviour-clone a warm-start policy from the testbed expert (the RL runs' π_ref) and write it with its tokenizer,
 config, recipe, held-out results (greedy and sampled, 95 % Wilson intervals, random and expert baselines) and a
@@ -22,6 +22,10 @@ SHA-256 manifest.
   --model SIZE    nano | small | base | custom (default nano)
   --history K     prompt history window (default: the config's env.historyWindow)
   --episodes N    held-out tasks to evaluate on (default 200)
+  --max-minutes M stop BC after the first update past M minutes of BC (the schedule — data, shuffle — stays that
+                  of --updates; recipe.json records the updates done, and --stop-after reproduces the weights)
+  --stop-after U  stop BC after U of the scheduled --updates (deterministic: same weights as a budgeted run
+                  that stopped there)
   --out DIR       output folder (default <data-dir>/warmstart/<env>-<model>-k<K>)
   --json          one JSON object with the results instead of text`;
 
@@ -39,6 +43,8 @@ const warmstart: CliCommand = {
         history: { type: 'string' },
         seed: { type: 'string' },
         episodes: { type: 'string' },
+        'max-minutes': { type: 'string' },
+        'stop-after': { type: 'string' },
         set: { type: 'string', multiple: true },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -54,6 +60,9 @@ const warmstart: CliCommand = {
     const seed = intArg('seed', values.seed, 0);
     const episodes = intArg('episodes', values.episodes, 1) ?? 200;
     const model = modelArg(values.model);
+    const stopAfter = intArg('stop-after', values['stop-after'], 1);
+    const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
+    if (maxMinutes !== undefined && !(Number.isFinite(maxMinutes) && maxMinutes > 0)) throw new UsageError(`--max-minutes: expected a positive number, got "${values['max-minutes']}"`);
     if (updates !== undefined) overrides['warmStart.bcUpdates'] = updates;
     if (batch !== undefined) overrides['warmStart.bcBatchRows'] = batch;
     if (history !== undefined) overrides['env.historyWindow'] = history;
@@ -69,7 +78,16 @@ const warmstart: CliCommand = {
     const clock = { now: () => performance.now() };
     const t0 = clock.now();
     say(`warm start: ${config.env.name}, model ${config.model.size}, history ${config.env.historyWindow}, ${config.warmStart.bcUpdates} BC updates × ${config.warmStart.bcBatchRows} rows on ${compute.info.detail}\n`);
+    // Stop rule checked before each update: after --stop-after updates, or once BC has used --max-minutes.
+    let started = 0;
+    const checkControl = async (): Promise<'continue' | 'stop'> => {
+      if (stopAfter !== undefined && started >= stopAfter) return 'stop';
+      if (maxMinutes !== undefined && started > 0 && clock.now() - t0 > maxMinutes * 60_000) return 'stop';
+      started++;
+      return 'continue';
+    };
     const { tok, model: policy, report } = await warmStartRecipe(config, clock, {
+      checkControl,
       progressEvery: 10,
       onProgress: (p) => {
         if (ctx.isTTY && !json) ctx.stderr.write(`\rBC ${p.update}/${p.updates}  loss ${p.loss.toFixed(4)}  ${p.elapsedS.toFixed(0)} s\x1b[K`);
@@ -95,7 +113,9 @@ const warmstart: CliCommand = {
       modelSize: config.model.size,
       model: policy.config,
       seed: config.seed,
-      bcUpdates: report.updates,
+      bcUpdates: config.warmStart.bcUpdates,
+      bcUpdatesDone: report.updates,
+      reproduce: `arlarena warmstart --env ${config.env.name} --model ${config.model.size} --history ${config.env.historyWindow} --seed ${config.seed} --updates ${config.warmStart.bcUpdates} --batch ${config.warmStart.bcBatchRows} --set warmStart.bcLr=${config.warmStart.bcLr}${report.updates < config.warmStart.bcUpdates ? ` --stop-after ${report.updates}` : ''}`,
       bcBatchRows: config.warmStart.bcBatchRows,
       bcLr: config.warmStart.bcLr,
       optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
@@ -120,7 +140,7 @@ const warmstart: CliCommand = {
     policy.dispose();
     const total = (clock.now() - t0) / 1000;
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ out, weightsSha256: manifest.files['weights.bin'].sha256, bcSeconds: report.seconds, totalSeconds: total, finalLoss: report.finalLoss, heldout })}\n`);
+      ctx.stdout.write(`${JSON.stringify({ out, weightsSha256: manifest.files['weights.bin'].sha256, bcUpdates: report.updates, bcSeconds: report.seconds, totalSeconds: total, finalLoss: report.finalLoss, heldout })}\n`);
     } else {
       ctx.stdout.write(
         [

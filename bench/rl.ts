@@ -1,0 +1,138 @@
+/**
+ * RL step benchmark (issue 9 item 3): the real trainer (`runTraining`) on the compute this machine has, from the
+ * shipped warm start, timing each RL step's phases as the trainer reports them (perf/* metrics):
+ *   rollout_s  rollouts incl. dynamic-filtering rounds (onnxruntime with KV cache by default)
+ *   logprob_s  old log-probs (+ reference log-probs when the KL term is on), per compute.logProbEngine
+ *   update_s   advantages + the sequential mini-batch AdamW updates (tfjs)
+ *   step_s     the whole step
+ * rows / prompt_tokens / response_tokens describe the batch the update trained on (after filtering).
+ * The first step is a warm-up (JIT, engine sessions) and is reported but left out of the median; the run's final
+ * step is not timed (it runs the end-of-run validation).
+ *
+ *   npm run bench:rl                                   sampo on sokoban, 4 timed steps, table
+ *   npm run bench:rl -- --json                         one JSON object per line (per step, then the median)
+ *   npm run bench:rl -- --preset grpo --env frozenlake --steps 6 --set compute.logProbEngine=onnxruntime
+ */
+import { parseArgs } from 'node:util';
+import { cpus, loadavg } from 'node:os';
+import { resolveConfig, parseSetArgs } from '../src/core/config/index';
+import { runTraining } from '../src/core/training/trainer';
+import type { TrainerHooks } from '../src/core/training/types';
+import type { MetricRecord } from '../src/shared/metrics';
+import { setupCompute, silenceTfjsBanner } from '../src/main/compute/index';
+import { shippedLoaderFor } from '../src/main/training/shippedWarmStart';
+
+interface Row {
+  preset: string;
+  env: string;
+  step: number | 'median';
+  rows: number;
+  prompt_tokens: number;
+  response_tokens: number;
+  rollout_s: number;
+  logprob_s: number;
+  update_s: number;
+  step_s: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    preset: { type: 'string', default: 'sampo' },
+    env: { type: 'string', default: 'sokoban' },
+    steps: { type: 'string', default: '4' },
+    set: { type: 'string', multiple: true },
+    json: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return NaN;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+async function main(): Promise<void> {
+  silenceTfjsBanner();
+  const timed = Number(values.steps);
+  if (!Number.isInteger(timed) || timed < 1) throw new Error(`--steps: expected an integer ≥ 1, got "${values.steps}"`);
+  const { overrides, issues: setIssues } = parseSetArgs(values.set ?? []);
+  if (setIssues.length > 0) throw new Error(setIssues.map((i) => i.message).join('; '));
+  // +1 warm-up step, +1 final step (validation) that is not timed.
+  const { config, issues } = resolveConfig(values.preset!, values.env!, {
+    'training.steps': timed + 2,
+    'training.validateEvery': 0,
+    'training.valEpisodes': 1,
+    'training.checkpointEvery': 0,
+    'training.sampleTrajectories': 0,
+    ...overrides,
+  });
+  if (!config) throw new Error(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+  const records: MetricRecord[] = [];
+  const hooks: TrainerHooks = {
+    onMetrics: (r) => records.push(r),
+    onTrajectory: () => undefined,
+    onCheckpoint: async () => undefined,
+    onStatus: (s) => {
+      if (!values.json && s.message) process.stderr.write(`[${s.phase}] ${s.message}\n`);
+    },
+    checkControl: async () => 'continue',
+  };
+  const t0 = performance.now();
+  await runTraining(config, { clock: { now: () => performance.now() }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine }, loadWarmStart: shippedLoaderFor(config) }, hooks);
+  const wall = (performance.now() - t0) / 1000;
+  const rows: Row[] = records.slice(0, timed + 1).map((r) => {
+    const v = r.values;
+    const n = v['batch/rows'];
+    return {
+      preset: config.preset,
+      env: config.env.name,
+      step: r.step,
+      rows: n,
+      prompt_tokens: Math.round(v['prompt_length/mean'] * n),
+      response_tokens: Math.round(v['response_length/mean'] * n),
+      rollout_s: v['perf/rollout_s'],
+      logprob_s: v['perf/logprob_s'],
+      update_s: v['perf/update_s'],
+      step_s: v['perf/step_s'],
+    };
+  });
+  const steady = rows.slice(1);
+  const med: Row = {
+    preset: config.preset,
+    env: config.env.name,
+    step: 'median',
+    rows: median(steady.map((r) => r.rows)),
+    prompt_tokens: median(steady.map((r) => r.prompt_tokens)),
+    response_tokens: median(steady.map((r) => r.response_tokens)),
+    rollout_s: median(steady.map((r) => r.rollout_s)),
+    logprob_s: median(steady.map((r) => r.logprob_s)),
+    update_s: median(steady.map((r) => r.update_s)),
+    step_s: median(steady.map((r) => r.step_s)),
+  };
+  const all = [...rows, med];
+  if (values.json) {
+    for (const r of all) process.stdout.write(`${JSON.stringify(r)}\n`);
+    return;
+  }
+  const c = config;
+  process.stdout.write(
+    `${c.preset} on ${c.env.name}: B ${c.rollout.tasksPerStep} × G ${c.rollout.groupSize}, history ${c.env.historyWindow}, maxSteps ${c.env.maxSteps}, ` +
+      `model ${c.model.size}, filter ${c.algorithm.filter.enabled ? `on (${c.algorithm.filter.maxRounds} rounds, cold start ${c.algorithm.filter.coldStartSteps})` : 'off'}, ` +
+      `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, log-probs on ${c.compute.logProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
+      `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${wall.toFixed(0)} s (incl. warm start)\n\n`,
+  );
+  const head = ['step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s'];
+  const fmt = (r: Row): string[] => [String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2)];
+  const table = [head, ...all.map(fmt)];
+  const w = head.map((_, i) => Math.max(...table.map((t) => t[i].length)));
+  for (const t of table) process.stdout.write(`${t.map((x, i) => x.padStart(w[i])).join('  ')}\n`);
+  process.stdout.write('(step 1 is a warm-up and is left out of the median)\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench:rl: ${(e as Error).message}\n`);
+  process.exit(1);
+});
