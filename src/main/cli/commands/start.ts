@@ -6,12 +6,13 @@ import { downloadElectronBinary, findElectronBinary, type ElectronBinary } from 
 import { UsageError, type CliCommand, type CliContext } from '../types';
 import { parsePort, serveUntilStopped } from './serve';
 
-const usage = `Usage: arlarena start [--browser] [--port N] [--host 127.0.0.1]
+const usage = `Usage: arlarena start [--browser] [--port N] [--host 127.0.0.1] [--no-build]
 
 Builds the app if needed and opens the desktop app. Where Electron cannot run (no binary, no display), says
 so in one line and serves the lab in a browser instead, printing the URL to open.
 
   --browser     skip Electron and go straight to browser mode
+  --no-build    do not build first, even when out/ is missing or stale
   --port, --host  for browser mode (see arlarena serve --help)`;
 
 /** If Electron exits this soon with an error, it "could not start" and browser mode takes over. */
@@ -38,10 +39,9 @@ function noDisplay(): string | null {
 function runElectron(binary: string, ctx: CliContext): Promise<number | string> {
   return new Promise((resolveRun) => {
     const started = Date.now();
-    const child = spawn(binary, [projectRoot()], {
-      stdio: ['ignore', 'inherit', 'pipe'],
-      env: { ...process.env, ARLARENA_DATA_DIR: ctx.dataDir, ELECTRON_RUN_AS_NODE: '' },
-    });
+    // ELECTRON_RUN_AS_NODE (inherited from some tools) would run Electron as plain Node: drop it.
+    const { ELECTRON_RUN_AS_NODE: _asNode, ...env } = process.env;
+    const child = spawn(binary, [projectRoot()], { stdio: ['ignore', 'inherit', 'pipe'], env: { ...env, ARLARENA_DATA_DIR: ctx.dataDir } });
     let early = '';
     child.stderr.on('data', (d: Buffer) => {
       if (Date.now() - started < EARLY_EXIT_MS) early = (early + d.toString()).slice(-4000);
@@ -67,12 +67,12 @@ const command: CliCommand = {
   async run(args, ctx) {
     let values;
     try {
-      ({ values } = parseArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true }));
+      ({ values } = parseArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' } }, strict: true }));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     const port = parsePort(values.port);
-    const failure = ensureBuilt((line) => ctx.stderr.write(`arlarena start: ${line}\n`));
+    const failure = values['no-build'] ? null : ensureBuilt((line) => ctx.stderr.write(`arlarena start: ${line}\n`));
     if (failure) {
       ctx.stderr.write(`arlarena start: ${failure}\n`);
       return 1;
