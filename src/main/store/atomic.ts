@@ -6,7 +6,7 @@
  * `train`) could interleave on the same temp file. Here: a unique temp name, fsync of the data, rename, fsync of
  * the directory (POSIX; a no-op where directories cannot be opened).
  */
-import { open, rename, unlink, readdir, stat } from 'node:fs/promises';
+import { open, rename, unlink, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
@@ -44,7 +44,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   await fsyncDir(dir);
 }
 
-/** Remove temp files left by killed writers (older than `minAgeMs`, so a live writer's file is never touched). */
+/** Remove temp files (and checkpoint temp folders) left by killed writers (older than `minAgeMs`, so a live writer's file is never touched). */
 export async function cleanStaleTemps(dir: string, minAgeMs = 60_000): Promise<void> {
   let names: string[];
   try {
@@ -58,7 +58,7 @@ export async function cleanStaleTemps(dir: string, minAgeMs = 60_000): Promise<v
     const p = join(dir, name);
     try {
       const s = await stat(p);
-      if (now - s.mtimeMs > minAgeMs) await unlink(p);
+      if (now - s.mtimeMs > minAgeMs) await rm(p, { recursive: true, force: true });
     } catch {
       // raced with another cleaner; fine
     }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, readdir, rm, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
@@ -132,5 +132,27 @@ describe('RunStore', () => {
     await s.filesOf(r.id).truncateAfterStep(6);
     expect((await s.readMetrics(r.id)).map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6]);
     expect((await s.trajectories(r.id)).steps).toEqual([]);
+  });
+
+  it('cleans temp files and checkpoint temp folders left by killed writers (only stale ones)', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    await s.close();
+    const old = new Date(Date.now() - 10 * 60_000);
+    const stale = [join(dir, '.runs.json.1-0-1.tmp'), join(s.runDir(r.id), '.run.json.1-0-2.tmp')];
+    for (const f of stale) {
+      await writeFile(f, 'partial');
+      await utimes(f, old, old);
+    }
+    const staleDir = join(s.runDir(r.id), 'checkpoints', '.step-00000004.1.tmp');
+    await mkdir(staleDir, { recursive: true });
+    await writeFile(join(staleDir, 'w.bin'), 'x');
+    await utimes(staleDir, old, old);
+    const fresh = join(dir, '.runs.json.2-0-1.tmp');
+    await writeFile(fresh, 'a live writer');
+    await RunStore.open(dir);
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual(['.runs.json.2-0-1.tmp']);
+    expect((await readdir(s.runDir(r.id))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(await readdir(join(s.runDir(r.id), 'checkpoints'))).toEqual([]);
   });
 });

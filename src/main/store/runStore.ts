@@ -24,7 +24,7 @@ import { cleanStaleTemps } from './atomic';
 import { CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { decodeMetricRecord, readJsonl } from './jsonl';
 import { lttbIndices } from './lttb';
-import { METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
+import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
 import { foldSummary, successOf } from './summary';
 import type { Low } from 'lowdb';
 
@@ -133,6 +133,11 @@ export class RunStore {
       await rename(file, aside);
       store.warnings.push(`The run catalog could not be read (${e.reason}); it was moved aside intact to ${aside} and rebuilt from the run folders.`);
       store.db.data = { schemaVersion: 1, runs: {} };
+    }
+    for (const d of await readdir(join(dataDir, 'runs'), { withFileTypes: true }).catch(() => [])) {
+      if (!d.isDirectory() || d.name.startsWith('.')) continue;
+      await cleanStaleTemps(join(dataDir, 'runs', d.name));
+      await cleanStaleTemps(join(dataDir, 'runs', d.name, CHECKPOINTS_DIR));
     }
     const before = JSON.stringify(Object.keys(store.db.data.runs).sort());
     await store.reconcile();
