@@ -31,6 +31,7 @@ export const TOKEN_HEADER = 'x-arlarena-token';
 export const WS_PATH = '/api/events';
 export const CALL_PATH = '/api/call';
 const WS_PROTOCOL = 'arlarena';
+const MAX_WS_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   readonly router: Router;
@@ -323,7 +324,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const onConnection = (ws: WebSocket) => {
     const subs = new Map<ApiEventName, () => void>();
     const send = (message: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      // A page that stopped reading (frozen tab) must not grow our memory without bound: drop it; the
+      // client reconnects and re-subscribes.
+      if (ws.bufferedAmount > MAX_WS_BUFFERED_BYTES) {
+        ws.close(1013, 'too far behind');
+        return;
+      }
+      ws.send(JSON.stringify(message));
     };
     ws.on('message', (data, isBinary) => {
       let msg: { type?: unknown; event?: unknown; throttleMs?: unknown };
