@@ -232,6 +232,7 @@ export class SessionManager {
   private async launch(s: Session): Promise<void> {
     const rec = await this.store.getRun(s.runId);
     if (!rec) throw new Error(`run ${s.runId} vanished`);
+    await this.store.claimRun(s.runId);
     const handle = this.spawn(s.runId);
     s.handle = handle;
     this.startTimer();
@@ -345,6 +346,7 @@ export class SessionManager {
     s.status = status;
     await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
     await this.store.flush(s.runId);
+    await this.store.releaseRun(s.runId);
     this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
     this.emit('runs.changed', { runId: s.runId });
     const h = s.handle;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
 import { writeSyntheticRun } from './synthetic';
@@ -154,5 +155,26 @@ describe('RunStore', () => {
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual(['.runs.json.2-0-1.tmp']);
     expect((await readdir(s.runDir(r.id))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(await readdir(join(s.runDir(r.id), 'checkpoints'))).toEqual([]);
+  });
+
+  it('start-up recovery leaves runs owned by a live process alone', async () => {
+    const s = await RunStore.open(dir);
+    const live = await s.createRun({ ...base, status: 'running' });
+    const dead = await s.createRun({ ...base, status: 'running', seed: 2 });
+    const mine = await s.createRun({ ...base, status: 'running', seed: 3 });
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)']);
+    await s.claimRun(live.id, child.pid);
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => gone.on('exit', r));
+    await s.claimRun(dead.id, gone.pid);
+    await s.claimRun(mine.id); // this process's own stale claim: a previous life of the app
+    try {
+      expect((await s.markInterrupted()).sort()).toEqual([dead.id, mine.id].sort());
+      expect((await s.getRun(live.id))!.status).toBe('running');
+      await s.releaseRun(live.id);
+      expect(await s.markInterrupted()).toEqual([live.id]);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -20,7 +20,7 @@ import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBa
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../appInfo';
-import { cleanStaleTemps } from './atomic';
+import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { decodeMetricRecord, readJsonl } from './jsonl';
 import { lttbIndices } from './lttb';
@@ -60,6 +60,7 @@ const X_KEY: Record<XAxisName, string | null> = { step: null, wall: 'perf/wall_s
 const SEVERITY_RANK = { info: 0, warning: 1, critical: 2 } as const;
 /** Minimum seconds between run-record writes caused by metric appends alone (status changes write at once). */
 const RECORD_WRITE_INTERVAL_MS = 2000;
+const OWNER_FILE = '.owner';
 
 export const UNKNOWN_BACKEND: ComputeBackendInfo = { training: 'unknown', rollout: 'unknown', detail: 'not recorded', available: [] };
 
@@ -377,9 +378,44 @@ export class RunStore {
     });
   }
 
-  /** At start-up: runs left running/paused/queued by a process that died are marked interrupted. Returns their ids. */
+  /**
+   * Mark this process as the owner of an active run (runs/<id>/.owner holds the pid), so another process
+   * starting up (the app while a CLI `train` runs) does not mistake the run for an interrupted one.
+   */
+  async claimRun(id: string, pid = process.pid): Promise<void> {
+    await writeFileAtomic(join(this.runDir(id), OWNER_FILE), JSON.stringify({ pid, since: new Date().toISOString() }));
+  }
+
+  async releaseRun(id: string): Promise<void> {
+    await rm(join(this.runDir(id), OWNER_FILE), { force: true });
+  }
+
+  /** True when another live process owns the run (see claimRun). */
+  async ownedElsewhere(id: string): Promise<boolean> {
+    let pid: number;
+    try {
+      pid = (JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number }).pid;
+    } catch {
+      return false;
+    }
+    if (!Number.isInteger(pid) || pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      // EPERM: alive but not ours to signal — still alive.
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+
+  /**
+   * At start-up: runs left running/paused/queued by a process that died are marked interrupted (runs a live
+   * process still owns are left alone). Returns the ids marked.
+   */
   async markInterrupted(): Promise<string[]> {
-    const ids = Object.values(this.db.data.runs).filter((r) => r.status === 'running' || r.status === 'paused' || r.status === 'queued').map((r) => r.id);
+    const active = Object.values(this.db.data.runs).filter((r) => r.status === 'running' || r.status === 'paused' || r.status === 'queued').map((r) => r.id);
+    const ids: string[] = [];
+    for (const id of active) if (!(await this.ownedElsewhere(id))) ids.push(id);
     for (const id of ids) {
       await this.updateRun(id, { status: 'interrupted', etaSeconds: null, error: 'The app or process stopped while this run was active; resume continues from its last checkpoint.' });
     }

@@ -7,6 +7,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { runTraining } from '../../../core/training/trainer';
 import type { TrainerDeps } from '../../../core/training/types';
 import { setupCompute } from '../../compute/index';
+import { shippedLoaderFor } from '../../training/shippedWarmStart';
 import type { TrainingJob } from '../job';
 
 export const trainingJob: TrainingJob = {
@@ -16,6 +17,8 @@ export const trainingJob: TrainingJob = {
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine },
+      // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
+      loadWarmStart: shippedLoaderFor(config),
     };
     const result = await runTraining(config, deps, hooks, resume);
     return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail } };
