@@ -92,6 +92,32 @@ describe('onnxruntime engine vs tfjs', () => {
   });
 });
 
+describe('onnxruntime log-probs with a shared prompt prefix', () => {
+  it('equal the plain computation and the trainer\'s tokenLogProbs', async () => {
+    const rng = new Rng(13);
+    const model = PolicyModel.create(cfg, rng, 'ort_prefix');
+    const w = model.getWeights();
+    for (const a of Object.values(w.tensors)) for (let i = 0; i < a.length; i++) a[i] += rng.normal() * 0.1;
+    model.setWeights(w);
+    const ort = await createOrtEngine(w, { chunkRows: 4 });
+    const intro = [1, ...randomRows(rng, 1, cfg.vocabSize, 20, 20)[0]];
+    const same = [...intro, 5, 6, 7];
+    const rows = [
+      { promptIds: same, responseIds: [4, 9, 10, 5, 6, 11, 7] },
+      { promptIds: same, responseIds: [4, 12, 5, 6, 13, 7] },
+      ...randomRows(rng, 7, cfg.vocabSize, 1, 30).map((tail, i) => ({ promptIds: [...intro, ...tail], responseIds: randomRows(rng, 1, cfg.vocabSize, 1 + i, 1 + i)[0] })),
+      { promptIds: [1, 2], responseIds: [3] },
+    ];
+    const shared = await ort.logProbs(rows, 0.8);
+    const plain = await ort.logProbs(rows, 0.8, { sharePrefix: false });
+    const trainer = await new TfjsRolloutEngine(model, 'wasm').logProbs(rows, 0.8);
+    expect(mismatchStats(shared, plain).max).toBeLessThan(1e-5);
+    expect(mismatchStats(shared, trainer).max).toBeLessThan(1e-4);
+    await ort.dispose();
+    model.dispose();
+  });
+});
+
 describe('training on wasm', () => {
   it('learns a tiny copy task in a few hundred steps', async () => {
     // Prompt: <bos> a1..a5 <sep>; response: a1..a5 <eos>. Symbols are ids 10..19, <sep> is 9. One layer suffices

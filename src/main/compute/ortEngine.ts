@@ -154,9 +154,16 @@ export class OrtRolloutEngine implements RolloutEngine {
     return { data: out.logits.data as Float32Array, T };
   }
 
-  async logProbs(rows: readonly LogProbRow[], temperature = 1): Promise<number[][]> {
+  /**
+   * Forward-only response log-probs. Rows are sorted by length and scored in chunks. Within a chunk, the longest
+   * prompt prefix common to all rows (at least the env's intro and task lines; the whole prompt for the G
+   * rollouts of one task at turn 0) is encoded once and its keys/values are shared by every row, so shared prompt
+   * text is not recomputed (`sharePrefix: false` disables it; results are the same up to float rounding).
+   */
+  async logProbs(rows: readonly LogProbRow[], temperature = 1, opts: { sharePrefix?: boolean } = {}): Promise<number[][]> {
     const { config } = this.ready();
     const V = config.vocabSize;
+    const share = opts.sharePrefix ?? true;
     const out: number[][] = new Array(rows.length);
     // Sort by length so each chunk pads little; results go back to their original index.
     const order = rows.map((_, i) => i).sort((a, b) => rowLen(rows[a]) - rowLen(rows[b]) || a - b);
@@ -169,16 +176,80 @@ export class OrtRolloutEngine implements RolloutEngine {
         for (let k = 0; k < r.responseIds.length - 1; k++) s.push(r.responseIds[k]);
         return s;
       });
-      const { data, T } = await this.logits(seqs);
+      // C = shared prefix length; every row keeps position P−1 (which predicts its first response token).
+      let C = 0;
+      if (share && idx.length > 1) {
+        const maxC = Math.min(...idx.map((i) => rows[i].promptIds.length - 1));
+        const first = rows[idx[0]].promptIds;
+        while (C < maxC && idx.every((i) => rows[i].promptIds[C] === first[C])) C++;
+        if (C < 8) C = 0;
+      }
+      const { data, T } = C > 0 ? await this.logitsWithPrefix(seqs, C) : await this.logits(seqs);
       idx.forEach((i, n) => {
         const r = rows[i];
         const P = r.promptIds.length;
         const lp: number[] = [];
-        for (let j = 0; j < r.responseIds.length; j++) lp.push(tokenLogProb(data, (n * T + P - 1 + j) * V, V, r.responseIds[j], temperature));
+        for (let j = 0; j < r.responseIds.length; j++) lp.push(tokenLogProb(data, (n * T + P - 1 + j - C) * V, V, r.responseIds[j], temperature));
         out[i] = lp;
       });
     }
     return out;
+  }
+
+  /**
+   * Logits of columns C.. of right-padded rows whose first C tokens are identical: the prefix is run once
+   * (batch 1), its cache tiled to every row, then the suffixes are appended in one call. Returns [N, T, V] with
+   * T = longest suffix; column t is sequence position C + t.
+   */
+  private async logitsWithPrefix(seqs: readonly (readonly number[])[], C: number): Promise<{ data: Float32Array; T: number }> {
+    const { session, config } = this.ready();
+    const N = seqs.length;
+    const H = config.nHeads;
+    const dh = config.dModel / H;
+    const prefIds = new Int32Array(C);
+    const prefPos = new Int32Array(C);
+    for (let c = 0; c < C; c++) {
+      prefIds[c] = seqs[0][c];
+      prefPos[c] = c;
+    }
+    const prefBias = new Float32Array(C * C);
+    for (let q = 0; q < C; q++) for (let k = q + 1; k < C; k++) prefBias[q * C + k] = NEG;
+    const pre = await session.run({
+      input_ids: new ort.Tensor('int64', bigIds(prefIds), [1, C]),
+      position_ids: new ort.Tensor('int64', bigIds(prefPos), [1, C]),
+      attn_bias: new ort.Tensor('float32', prefBias, [1, 1, C, C]),
+      ...emptyPast(config, 1),
+    });
+    const past: Record<string, ort.Tensor> = {};
+    const per = H * C * dh;
+    for (let l = 0; l < config.nLayers; l++) {
+      for (const kind of ['key', 'value'] as const) {
+        const src = pre[`present_${kind}_${l}`].data as Float32Array;
+        const tiled = new Float32Array(N * per);
+        for (let n = 0; n < N; n++) tiled.set(src, n * per);
+        past[`past_${kind}_${l}`] = new ort.Tensor('float32', tiled, [N, H, C, dh]);
+      }
+    }
+    const T = Math.max(...seqs.map((s) => s.length)) - C;
+    const K = C + T;
+    const ids = new Int32Array(N * T);
+    const pos = new Int32Array(N * T);
+    const bias = new Float32Array(N * T * K);
+    for (let n = 0; n < N; n++) {
+      for (let t = 0; t < T; t++) {
+        ids[n * T + t] = C + t < seqs[n].length ? seqs[n][C + t] : 0;
+        pos[n * T + t] = Math.min(C + t, config.maxSeqLen - 1);
+        // Keys: the whole prefix, then the suffix causally (right padding sits after every real query).
+        for (let k = C + t + 1; k < K; k++) bias[(n * T + t) * K + k] = NEG;
+      }
+    }
+    const out = await session.run({
+      input_ids: new ort.Tensor('int64', bigIds(ids), [N, T]),
+      position_ids: new ort.Tensor('int64', bigIds(pos), [N, T]),
+      attn_bias: new ort.Tensor('float32', bias, [N, 1, T, K]),
+      ...past,
+    });
+    return { data: out.logits.data as Float32Array, T };
   }
 
   async dispose(): Promise<void> {
