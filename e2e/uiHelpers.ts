@@ -54,6 +54,9 @@ export async function setField(page: Page, path: string, value: string): Promise
 export async function startCustomRun(page: Page, opts: { preset: string; env: string; name: string; overrides: Record<string, string> }): Promise<string> {
   await gotoView(page, 'new');
   await page.check(`input[name="env"][value="${opts.env}"]`);
+  // Start from a fresh editor: close one left open (Customise toggles it).
+  const open = page.locator('[data-testid="config-editor"]');
+  if (await open.isVisible()) await open.locator('button', { hasText: 'Close' }).click();
   await page.locator(`[data-preset="${opts.preset}"] button`, { hasText: 'Customise' }).click();
   await page.waitForSelector('[data-testid="config-editor"]');
   await page.locator('[data-testid="config-editor"] input[placeholder]').first().fill(opts.name);

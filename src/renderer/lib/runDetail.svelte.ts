@@ -65,7 +65,8 @@ export class RunDetail {
       }),
       this.lab.on('run.alert', ({ runId, alert }) => {
         if (runId !== this.runId || !this.record) return;
-        this.record = { ...this.record, alerts: [...this.record.alerts.filter((a) => a.id !== alert.id), alert], alertCount: this.record.alertCount + 1 };
+        const alerts = [...this.record.alerts.filter((a) => a.id !== alert.id), alert];
+        this.record = { ...this.record, alerts, alertCount: alerts.length };
       }),
       this.lab.on('run.trajectory', (p) => {
         if (p.runId === this.runId) this.trajectoryTick++;
