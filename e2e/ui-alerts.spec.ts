@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
 import { startLab, type Lab } from './support/lab';
-import { TINY, gotoView, startCustomRun } from './uiHelpers';
+import { TINY, gotoView, startCustomRun, waitUntil } from './uiHelpers';
 
 let lab: Lab;
 let browser: Browser;
@@ -64,7 +64,7 @@ describe('collapse alerts', () => {
     await screenshot(page, 'ui-alerts');
     const open = await page.locator('[data-testid="alert-card"]').count();
     await card.locator('button', { hasText: 'Acknowledge' }).click();
-    await page.waitForFunction(`document.querySelectorAll('[data-testid="alert-card"]').length === ${open - 1}`, undefined, { timeout: 15_000 });
+    await waitUntil('the acknowledged alert to leave the open list', async () => (await page.locator('[data-testid="alert-card"]').count()) === open - 1, 15_000);
     const after = await lab.call('alerts.list', { runId });
     expect(after.ok && after.value.some((a) => a.acknowledged)).toBe(true);
   });

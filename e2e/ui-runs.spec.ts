@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
 import { startLab, type Lab } from './support/lab';
-import { TINY, field, gotoView, setField, startCustomRun } from './uiHelpers';
+import { TINY, field, gotoView, setField, startCustomRun, waitUntil } from './uiHelpers';
 
 let lab: Lab;
 let browser: Browser;
@@ -78,11 +78,11 @@ describe('runs, live metrics, compare and bundles', () => {
     expect(new URL(page.url()).searchParams.get('id')).toBe(sampoId);
     // Points arrive through run.metrics events while the page stays open (no reload).
     const success = page.locator('.chart-card[data-metric="episode/success_rate"]');
-    await page.waitForFunction(`Number(document.querySelector('.chart-card[data-metric="episode/success_rate"]')?.getAttribute('data-points') ?? 0) >= 1`, undefined, { timeout: RUN_TIMEOUT_MS });
+    await waitUntil('the first success-rate point to stream in', async () => Number(await success.getAttribute('data-points')) >= 1, RUN_TIMEOUT_MS);
     expect(Number(await success.getAttribute('data-points'))).toBeGreaterThanOrEqual(1);
     await screenshot(page, 'ui-run-detail-live');
     await waitForStatus(sampoId, ['completed']);
-    await page.waitForFunction(`document.querySelector('[data-testid="run-step"]')?.textContent?.includes('step 3 / 3')`, undefined, { timeout: 30_000 });
+    await waitUntil('the detail to show step 3 / 3', async () => (await page.locator('[data-testid="run-step"]').innerText()).includes('step 3 / 3'), 30_000);
     expect(Number(await success.getAttribute('data-points'))).toBe(3);
   }, RUN_TIMEOUT_MS + 60_000);
 
@@ -148,7 +148,7 @@ describe('runs, live metrics, compare and bundles', () => {
     await gotoView(page, 'runs');
     const before = await page.locator('tbody tr[data-run-id]').count();
     await page.setInputFiles('[data-testid="import-input"]', { name: bundleName, mimeType: 'application/zip', buffer: bundleBytes! });
-    await page.waitForFunction(`document.querySelectorAll('tbody tr[data-run-id]').length === ${before + 1}`, undefined, { timeout: 60_000 });
+    await waitUntil('the imported run to appear in the table', async () => (await page.locator('tbody tr[data-run-id]').count()) === before + 1, 60_000);
     await screenshot(page, 'ui-runs-after-import');
   });
 
@@ -161,7 +161,7 @@ describe('runs, live metrics, compare and bundles', () => {
     await row.locator('button', { hasText: 'Rename' }).click();
     await page.locator('dialog[open] input[name="value"]').fill('imported copy');
     await page.locator('dialog[open] button[type="submit"]').click();
-    await page.waitForFunction(`document.querySelector('tr[data-run-id="${imported}"]')?.textContent?.includes('imported copy')`, undefined, { timeout: 15_000 });
+    await waitUntil('the new name in the table', async () => (await row.innerText()).includes('imported copy'), 15_000);
     await row.locator('button', { hasText: 'Delete' }).click();
     const dialog = page.locator('dialog[open]');
     expect(await dialog.innerText()).toContain('imported copy');

@@ -22,6 +22,19 @@ export const TINY: Record<string, string> = {
   'warmStart.bcBatchRows': '16',
 };
 
+/**
+ * Polls `check` until it is true. (The app's CSP forbids eval, so Playwright's string predicates cannot run
+ * in the page; locator reads from the test side work everywhere.)
+ */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 300): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 export async function gotoView(page: Page, view: 'runs' | 'new' | 'compare' | 'alerts' | 'about'): Promise<void> {
   await page.click(`nav a[data-nav="${view}"]`);
   await page.waitForSelector(`main[data-view="${view}"]`);
@@ -62,11 +75,8 @@ export async function startCustomRun(page: Page, opts: { preset: string; env: st
   await page.locator('[data-testid="config-editor"] input[placeholder]').first().fill(opts.name);
   for (const [path, value] of Object.entries(opts.overrides)) await setField(page, path, value);
   const start = page.locator('[data-testid="start-custom"]');
-  // Evaluated in the page: the start button is enabled once the backend has accepted every field.
-  await page.waitForFunction(`(() => {
-    const b = document.querySelector('[data-testid="start-custom"]');
-    return b !== null && !b.disabled && !document.querySelector('[data-testid="config-editor"] .err');
-  })()`, undefined, { timeout: 30_000 });
+  // The start button is enabled once the backend has accepted every field.
+  await waitUntil('the customised config to validate', async () => (await start.isEnabled()) && (await page.locator('[data-testid="config-editor"] .err').count()) === 0, 30_000);
   await start.click();
   await page.waitForSelector('[data-testid="run-detail"]', { timeout: 30_000 });
   const id = await page.locator('[data-testid="run-detail"]').getAttribute('data-run-id');
