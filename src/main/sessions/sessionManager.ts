@@ -55,6 +55,8 @@ interface Session {
   pendingTrajectories: Array<{ step: number; trajUid: string }>;
   pendingAlerts: Map<string, Alert>;
   progressDirty: boolean;
+  /** Control asked for while the worker was being started (delivered right after its start message). */
+  pendingControl: 'pause' | 'stop' | null;
   /** Last step the worker reported as fsynced (what survives a crash for sure). */
   flushedStep: number;
   finished: boolean;
@@ -111,7 +113,7 @@ export class SessionManager {
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {
       runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
-      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, flushedStep: 0, finished: false,
+      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, pendingControl: null, flushedStep: 0, finished: false,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -126,6 +128,8 @@ export class SessionManager {
     if (s.status === 'paused') return this.info(s);
     if (s.handle) {
       s.handle.post({ type: 'pause' });
+    } else if (!this.queue.includes(runId)) {
+      s.pendingControl = 'pause'; // its worker is starting
     } else {
       // A queued run is held back until resumed.
       this.queue = this.queue.filter((id) => id !== runId);
@@ -140,6 +144,9 @@ export class SessionManager {
       if (s.status !== 'paused') throw new SessionError('CONFLICT', `run ${runId} is ${s.status}, not paused`);
       if (s.handle) {
         s.handle.post({ type: 'resume' });
+        await this.setStatus(s, 'running');
+      } else if (s.pendingControl === 'pause') {
+        s.pendingControl = null; // paused while its worker was starting: just cancel that
         await this.setStatus(s, 'running');
       } else {
         if (!this.queue.includes(runId)) this.queue.push(runId);
@@ -160,6 +167,10 @@ export class SessionManager {
     const s = this.live(runId);
     if (s.handle) {
       s.handle.post({ type: 'stop' });
+      return this.info(s);
+    }
+    if (!this.queue.includes(runId) && s.status !== 'paused') {
+      s.pendingControl = 'stop'; // its worker is starting; it stops after its first control check
       return this.info(s);
     }
     this.queue = this.queue.filter((id) => id !== runId);
@@ -250,7 +261,10 @@ export class SessionManager {
       type: 'start', runId: s.runId, runDir: this.store.runDir(s.runId), dataDir: this.store.dataDir, config: rec.config, seed: rec.seed,
       resume: s.resume, jobModule: this.opts.jobModule, detector: this.opts.detector, flushMs: this.opts.flushMs,
     });
-    await this.setStatus(s, 'running', { startedAt: rec.startedAt ?? new Date().toISOString(), error: null });
+    const control = s.pendingControl;
+    s.pendingControl = null;
+    if (control) handle.post({ type: control });
+    await this.setStatus(s, control === 'pause' ? 'paused' : 'running', { startedAt: rec.startedAt ?? new Date().toISOString(), error: null });
   }
 
   private async onWorkerMessage(s: Session, m: WorkerToHost): Promise<void> {

@@ -170,3 +170,65 @@ export class JsonlAppender {
     await fh?.close();
   }
 }
+
+/** Byte range of one complete line and the `step` field of its JSON object. */
+export interface LineRef {
+  readonly step: number;
+  readonly start: number;
+  readonly length: number;
+}
+
+/**
+ * Index the complete lines of a JSONL file from `fromOffset`: each line's step and byte range (the parsed
+ * object is dropped), so a reader can later fetch only the lines it needs. A torn last line is left out.
+ */
+export async function indexJsonl(file: string, fromOffset = 0): Promise<{ refs: LineRef[]; offset: number }> {
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { refs: [], offset: 0 };
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size <= fromOffset) return { refs: [], offset: Math.min(fromOffset, size) };
+    const buf = Buffer.alloc(size - fromOffset);
+    await fh.read(buf, 0, buf.length, fromOffset);
+    const refs: LineRef[] = [];
+    let pos = 0;
+    for (;;) {
+      const nl = buf.indexOf(0x0a, pos);
+      if (nl < 0) break;
+      if (nl > pos) {
+        try {
+          const step = (JSON.parse(buf.subarray(pos, nl).toString('utf8')) as { step?: unknown }).step;
+          if (typeof step === 'number') refs.push({ step, start: fromOffset + pos, length: nl - pos });
+        } catch {
+          // a damaged line is skipped
+        }
+      }
+      pos = nl + 1;
+    }
+    return { refs, offset: fromOffset + pos };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Read and parse the given lines of a file. */
+export async function readLines(file: string, refs: readonly LineRef[]): Promise<unknown[]> {
+  if (refs.length === 0) return [];
+  const fh = await open(file, 'r');
+  try {
+    const out: unknown[] = [];
+    for (const r of refs) {
+      const buf = Buffer.alloc(r.length);
+      await fh.read(buf, 0, r.length, r.start);
+      out.push(JSON.parse(buf.toString('utf8')));
+    }
+    return out;
+  } finally {
+    await fh.close();
+  }
+}

@@ -177,4 +177,19 @@ describe('RunStore', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('trajectories by step through an incremental line index', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
+    await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b'), traj(2, 'c')]);
+    expect(await s.trajectories(r.id)).toEqual({ steps: [1, 2], trajectories: [traj(2, 'c')] });
+    await s.appendTrajectories(r.id, [traj(3, 'd'), traj(3, 'e'), traj(3, 'f')]);
+    await appendFile(join(s.runDir(r.id), 'trajectories.jsonl'), '{"step":4,"spl');
+    const got = await s.trajectories(r.id, { step: 3, limit: 2 });
+    expect(got.steps).toEqual([1, 2, 3]);
+    expect(got.trajectories.map((t) => t.trajUid)).toEqual(['d', 'e']);
+    expect((await s.trajectories(r.id, { step: 1 })).trajectories.map((t) => t.trajUid)).toEqual(['a', 'b']);
+    expect((await s.trajectories(r.id, { step: 9 })).trajectories).toEqual([]);
+  });
 });

@@ -22,7 +22,7 @@ import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../appInfo';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
-import { decodeMetricRecord, readJsonl } from './jsonl';
+import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
 import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
 import { foldSummary, successOf } from './summary';
@@ -99,6 +99,7 @@ export class RunStore {
   readonly warnings: string[] = [];
   private files = new Map<string, RunFiles>();
   private metricCache = new Map<string, MetricCache>();
+  private trajIndex = new Map<string, { offset: number; refs: LineRef[] }>();
   private syncedMtime = new Map<string, number>();
   private lastRecordWrite = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
@@ -365,6 +366,7 @@ export class RunStore {
       await this.files.get(id)?.close().catch(() => undefined);
       this.files.delete(id);
       this.metricCache.delete(id);
+      this.trajIndex.delete(id);
       if (exists) {
         // Rename first: a half-deleted folder must never be mistaken for a run.
         const trash = join(this.runsDir, `.deleted-${id}-${stamp()}`);
@@ -533,12 +535,23 @@ export class RunStore {
 
   /** Stored trajectories: the steps that have any, and those at `step` (default: the latest such step). */
   async trajectories(id: string, opts: { step?: number; limit?: number } = {}): Promise<{ steps: number[]; trajectories: Trajectory[] }> {
-    const chunk = await readJsonl(join(this.runDir(id), TRAJECTORIES_FILE));
-    const all = chunk.items as Trajectory[];
-    const steps = [...new Set(all.map((t) => t.step))].sort((a, b) => a - b);
+    // An index of (step, byte range) per line, extended incrementally: long runs hold many trajectories and a
+    // viewer asks for one step at a time, so only that step's lines are read and parsed.
+    const file = join(this.runDir(id), TRAJECTORIES_FILE);
+    let idx = this.trajIndex.get(id);
+    const size = await stat(file).then((st) => st.size, () => 0);
+    if (!idx || size < idx.offset) idx = { offset: 0, refs: [] };
+    if (size > idx.offset) {
+      const more = await indexJsonl(file, idx.offset);
+      idx.refs.push(...more.refs);
+      idx.offset = more.offset;
+    }
+    this.trajIndex.set(id, idx);
+    const steps = [...new Set(idx.refs.map((r) => r.step))].sort((a, b) => a - b);
     const step = opts.step ?? steps[steps.length - 1];
-    const trajectories = step === undefined ? [] : all.filter((t) => t.step === step).slice(0, opts.limit ?? 50);
-    return { steps, trajectories };
+    if (step === undefined) return { steps, trajectories: [] };
+    const wanted = idx.refs.filter((r) => r.step === step).slice(0, opts.limit ?? 50);
+    return { steps, trajectories: (await readLines(file, wanted)) as Trajectory[] };
   }
 }
 
