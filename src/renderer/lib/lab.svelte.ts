@@ -96,7 +96,7 @@ export class Lab {
         this.scheduleReload(2000);
       }),
       this.on('run.alert', ({ alert }) => {
-        const rest = this.alerts.filter((a) => a.id !== alert.id);
+        const rest = this.alerts.filter((a) => !(a.id === alert.id && a.runId === alert.runId));
         this.alerts = [alert, ...rest];
         this.scheduleReload();
       }),

@@ -81,7 +81,7 @@ export function verdict(input: VerdictInput): Verdict {
     return { level: 'watch', reason: `${warnings.length} warning${warnings.length > 1 ? 's' : ''}; first at step ${w.firstStep}: ${w.message}` };
   }
   const finite = input.success.y.filter((v) => v !== null && Number.isFinite(v)).length;
-  if (finite < (input.minPoints ?? 5)) return { level: 'too-early', reason: `only ${finite} logged step${finite === 1 ? '' : 's'} so far` };
+  if (finite < (input.minPoints ?? 5)) return { level: 'too-early', reason: `too short to judge: ${finite} logged step${finite === 1 ? '' : 's'}` };
   return { level: 'stable', reason: 'no alerts, finite gradients, no drop in success' };
 }
 
