@@ -1,13 +1,15 @@
 /** State of the compare view: the records and series of 2…N runs and the view's options. */
 import type { RunRecord, Series } from '../../shared/api';
 import type { Lab } from './lab.svelte';
-import { indexSeries, type SeriesIndex } from './compareModel';
+import { indexSeries, mergeIndex, type SeriesIndex } from './compareModel';
 import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
 import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 
 /** Points per series requested from the store (LTTB keeps spikes); plenty for a chart a few hundred px wide. */
 export const COMPARE_MAX_POINTS = 300;
+/** Charts fetched in the first request (about one screen). */
+const FIRST_SCREEN_CHARTS = 4;
 
 export class CompareState {
   records = $state.raw<RunRecord[]>([]);
@@ -40,7 +42,12 @@ export class CompareState {
       return;
     }
     this.loading = true;
-    const [recs, series] = await Promise.all([Promise.all(ids.map((runId) => this.lab.call('runs.get', { runId }))), this.fetchSeries(ids)]);
+    // Two requests: the first screen's metrics (plus what the summary needs) first, the rest right after, so
+    // the view draws before the store has downsampled every series.
+    const all = this.wantedKeys();
+    const first = uniq([...this.chartKeys.slice(0, FIRST_SCREEN_CHARTS), SUCCESS_KEY, ...BREAKING_KEYS]);
+    const rest = all.filter((k) => !first.includes(k));
+    const [recs, series] = await Promise.all([Promise.all(ids.map((runId) => this.lab.call('runs.get', { runId }))), this.fetchSeries(ids, first)]);
     if (seq !== this.loadSeq) return;
     this.dataAt = performance.now();
     const records: RunRecord[] = [];
@@ -49,13 +56,23 @@ export class CompareState {
     this.records = records;
     this.missing = missing;
     this.setSeries(series);
+    if (rest.length) {
+      const more = await this.fetchSeries(ids, rest);
+      if (seq !== this.loadSeq) return;
+      // Keep the first request's per-metric maps as they are, so charts already drawn are not redrawn.
+      this.series = [...this.series, ...more];
+      this.index = mergeIndex(this.index, indexSeries(more));
+    }
     this.loading = false;
   }
 
-  private async fetchSeries(ids: readonly string[]): Promise<Series[]> {
-    const keys = uniq([...this.chartKeys, SUCCESS_KEY, ...BREAKING_KEYS]);
-    // Only ids that look valid reach the API; a deleted run simply yields no series.
-    const res = await this.lab.call('runs.metrics', { runIds: [...ids], keys, xAxis: this.xAxis, maxPoints: COMPARE_MAX_POINTS });
+  private wantedKeys(): string[] {
+    return uniq([...this.chartKeys, SUCCESS_KEY, ...BREAKING_KEYS]);
+  }
+
+  private async fetchSeries(ids: readonly string[], keys: readonly string[] = this.wantedKeys()): Promise<Series[]> {
+    // A deleted run simply yields no series (runs.get reports it as missing).
+    const res = await this.lab.call('runs.metrics', { runIds: [...ids], keys: [...keys], xAxis: this.xAxis, maxPoints: COMPARE_MAX_POINTS });
     return res.ok ? res.value : [];
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord, Series } from '../../shared/api';
-import { chartModel, indexSeries, summaryRows, xOfStep } from './compareModel';
+import { chartModel, indexSeries, mergeIndex, summaryRows, xOfStep } from './compareModel';
 
 function rec(id: string, preset: string, alerts: RunRecord['alerts'] = []): RunRecord {
   return {
@@ -69,5 +69,15 @@ describe('summaryRows', () => {
   it('counts a non-finite gradient norm as a collapse', () => {
     const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
     expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');
+  });
+});
+
+describe('mergeIndex', () => {
+  it('adds new metrics and keeps the maps of known ones', () => {
+    const a = indexSeries([ser('a', 'k', [1])]);
+    const b = indexSeries([ser('a', 'k', [9]), ser('a', 'j', [2])]);
+    const m = mergeIndex(a, b);
+    expect(m.get('k')).toBe(a.get('k'));
+    expect(m.get('j')).toBe(b.get('j'));
   });
 });

@@ -29,6 +29,13 @@ export function indexSeries(list: readonly Series[]): Map<string, Map<string, Se
   return m;
 }
 
+/** A new index with `more`'s metrics added; metrics already in `base` keep their (identical) maps. */
+export function mergeIndex(base: SeriesIndex, more: SeriesIndex): SeriesIndex {
+  const out = new Map(base);
+  for (const [k, v] of more) if (!out.has(k)) out.set(k, v);
+  return out;
+}
+
 /** The x position of a step in a series (exact if kept, else the nearest kept step's x). */
 export function xOfStep(s: Pick<Series, 'x' | 'steps'>, step: number): number {
   const st = s.steps;
