@@ -192,4 +192,15 @@ describe('RunStore', () => {
     expect((await s.trajectories(r.id, { step: 1 })).trajectories.map((t) => t.trajUid)).toEqual(['a', 'b']);
     expect((await s.trajectories(r.id, { step: 9 })).trajectories).toEqual([]);
   });
+
+  it('concurrent trajectory queries index each new line once', async () => {
+    const s = await RunStore.open(dir);
+    const r = await s.createRun(base);
+    const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
+    await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b')]);
+    await s.trajectories(r.id);
+    await s.appendTrajectories(r.id, [traj(2, 'c'), traj(2, 'd')]);
+    const answers = await Promise.all([s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 })]);
+    for (const a of answers) expect(a.trajectories.map((t) => t.trajUid)).toEqual(['c', 'd']);
+  });
 });

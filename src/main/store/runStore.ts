@@ -100,6 +100,7 @@ export class RunStore {
   private files = new Map<string, RunFiles>();
   private metricCache = new Map<string, MetricCache>();
   private trajIndex = new Map<string, { offset: number; refs: LineRef[] }>();
+  private trajIndexing = new Map<string, Promise<void>>();
   private syncedMtime = new Map<string, number>();
   private lastRecordWrite = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
@@ -367,6 +368,7 @@ export class RunStore {
       this.files.delete(id);
       this.metricCache.delete(id);
       this.trajIndex.delete(id);
+      this.trajIndexing.delete(id);
       if (exists) {
         // Rename first: a half-deleted folder must never be mistaken for a run.
         const trash = join(this.runsDir, `.deleted-${id}-${stamp()}`);
@@ -538,15 +540,21 @@ export class RunStore {
     // An index of (step, byte range) per line, extended incrementally: long runs hold many trajectories and a
     // viewer asks for one step at a time, so only that step's lines are read and parsed.
     const file = join(this.runDir(id), TRAJECTORIES_FILE);
-    let idx = this.trajIndex.get(id);
-    const size = await stat(file).then((st) => st.size, () => 0);
-    if (!idx || size < idx.offset) idx = { offset: 0, refs: [] };
-    if (size > idx.offset) {
-      const more = await indexJsonl(file, idx.offset);
-      idx.refs.push(...more.refs);
-      idx.offset = more.offset;
-    }
-    this.trajIndex.set(id, idx);
+    // Index extensions of one run are chained: two concurrent callers must not both append the same lines.
+    const extend = (this.trajIndexing.get(id) ?? Promise.resolve()).then(async () => {
+      let cur = this.trajIndex.get(id);
+      const size = await stat(file).then((st) => st.size, () => 0);
+      if (!cur || size < cur.offset) cur = { offset: 0, refs: [] };
+      if (size > cur.offset) {
+        const more = await indexJsonl(file, cur.offset);
+        cur.refs.push(...more.refs);
+        cur.offset = more.offset;
+      }
+      this.trajIndex.set(id, cur);
+      return cur;
+    });
+    this.trajIndexing.set(id, extend.then(() => undefined, () => undefined));
+    const idx = await extend;
     const steps = [...new Set(idx.refs.map((r) => r.step))].sort((a, b) => a - b);
     const step = opts.step ?? steps[steps.length - 1];
     if (step === undefined) return { steps, trajectories: [] };
