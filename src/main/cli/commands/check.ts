@@ -12,7 +12,7 @@ const USAGE = `Usage: arlarena check RUN [--json] [--save]
   Exit code: 0 when no alert is critical, 3 when at least one is.`;
 
 const command: CliCommand = {
-  summary: 'Run the collapse detector over a stored run and print its alerts',
+  summary: 'run the collapse detector over a stored run and print its alerts',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

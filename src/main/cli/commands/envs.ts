@@ -35,7 +35,7 @@ function intArg(name: string, raw: string | undefined, dflt: number): number {
 }
 
 const command: CliCommand = {
-  summary: 'List the testbed environments; show a task or replay an expert episode',
+  summary: 'list the testbed environments; show a task or replay an expert episode',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

@@ -11,7 +11,7 @@ const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-chec
   Default FILE: <data dir>/bundles/<run id>.arlarena.zip`;
 
 const command: CliCommand = {
-  summary: 'Export a run as a reproducibility bundle (.arlarena.zip)',
+  summary: 'export a run as a reproducibility bundle (.arlarena.zip)',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

@@ -12,7 +12,7 @@ const USAGE = `Usage: arlarena import FILE [--json]
   reason and nothing is imported.`;
 
 const command: CliCommand = {
-  summary: 'Import a reproducibility bundle (verified; refused if damaged)',
+  summary: 'import a reproducibility bundle (verified; refused if damaged)',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

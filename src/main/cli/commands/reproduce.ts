@@ -15,7 +15,7 @@ const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
   Exit code: 0 bit-identical or within band, 3 diverged, 1 error.`;
 
 const command: CliCommand = {
-  summary: 'Rerun a bundle and say whether the metrics reproduce',
+  summary: 'rerun a bundle and say whether the metrics reproduce',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

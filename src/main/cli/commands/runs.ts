@@ -34,7 +34,7 @@ function fmtNum(v: number | null | undefined, pct = false): string {
 }
 
 const command: CliCommand = {
-  summary: 'List, search, rename, tag and delete stored runs',
+  summary: 'list, search, rename, tag and delete stored runs',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;

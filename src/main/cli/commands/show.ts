@@ -12,7 +12,7 @@ const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
 const HEADLINE = ['episode/success_rate', 'val/success_rate', 'episode/reward_mean', 'episode/valid_format_ratio', 'actor/grad_norm', 'actor/entropy', 'actor/pg_clipfrac', 'actor/ppo_kl', 'perf/step_s'];
 
 const command: CliCommand = {
-  summary: 'Show one run: record, config, latest metrics, alerts, checkpoints',
+  summary: 'show one run: record, config, latest metrics, alerts, checkpoints',
   usage: USAGE,
   async run(args, ctx) {
     let parsed;
