@@ -9,8 +9,15 @@
  * The first step is a warm-up (JIT, engine sessions) and is reported but left out of the median; the run's final
  * step is not timed (it runs the end-of-run validation).
  *
+ * --clock wall (default) times wall seconds. On a busy shared machine wall time measures the other tenants too;
+ * --clock cpu feeds the trainer a clock that reads this process's CPU time (user + system, all threads), which
+ * is what an idle machine would need at most: tfjs-wasm is single-threaded (CPU s = wall s on an idle core), while
+ * onnxruntime runs 2 threads (its CPU seconds are up to 2× its idle wall seconds) — so cpu numbers are an upper
+ * bound for an idle 2-core machine, independent of the load.
+ *
  *   npm run bench:rl                                   sampo on sokoban, 4 timed steps, table
  *   npm run bench:rl -- --json                         one JSON object per line (per step, then the median)
+ *   npm run bench:rl -- --clock cpu                    CPU seconds (robust on a loaded machine)
  *   npm run bench:rl -- --preset grpo --env frozenlake --steps 6 --set compute.logProbEngine=onnxruntime
  */
 import { parseArgs } from 'node:util';
@@ -24,6 +31,7 @@ import { shippedLoaderFor } from '../src/main/training/shippedWarmStart';
 
 interface Row {
   preset: string;
+  clock: string;
   env: string;
   step: number | 'median';
   rows: number;
@@ -40,6 +48,7 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'sampo' },
     env: { type: 'string', default: 'sokoban' },
     steps: { type: 'string', default: '4' },
+    clock: { type: 'string', default: 'wall' },
     set: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
   },
@@ -57,6 +66,14 @@ async function main(): Promise<void> {
   silenceTfjsBanner();
   const timed = Number(values.steps);
   if (!Number.isInteger(timed) || timed < 1) throw new Error(`--steps: expected an integer ≥ 1, got "${values.steps}"`);
+  if (values.clock !== 'wall' && values.clock !== 'cpu') throw new Error(`--clock: expected wall or cpu, got "${values.clock}"`);
+  const now =
+    values.clock === 'cpu'
+      ? (): number => {
+          const u = process.cpuUsage();
+          return (u.user + u.system) / 1000;
+        }
+      : (): number => performance.now();
   const { overrides, issues: setIssues } = parseSetArgs(values.set ?? []);
   if (setIssues.length > 0) throw new Error(setIssues.map((i) => i.message).join('; '));
   // +1 warm-up step, +1 final step (validation) that is not timed.
@@ -72,7 +89,10 @@ async function main(): Promise<void> {
   const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
   const records: MetricRecord[] = [];
   const hooks: TrainerHooks = {
-    onMetrics: (r) => records.push(r),
+    onMetrics: (r) => {
+      records.push(r);
+      if (!values.json) process.stderr.write(`step ${r.step}: ${r.values['batch/rows']} rows, ${r.values['perf/step_s'].toFixed(2)} s (${values.clock})\n`);
+    },
     onTrajectory: () => undefined,
     onCheckpoint: async () => undefined,
     onStatus: (s) => {
@@ -81,13 +101,14 @@ async function main(): Promise<void> {
     checkControl: async () => 'continue',
   };
   const t0 = performance.now();
-  await runTraining(config, { clock: { now: () => performance.now() }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine }, loadWarmStart: shippedLoaderFor(config) }, hooks);
+  await runTraining(config, { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine }, loadWarmStart: shippedLoaderFor(config) }, hooks);
   const wall = (performance.now() - t0) / 1000;
   const rows: Row[] = records.slice(0, timed + 1).map((r) => {
     const v = r.values;
     const n = v['batch/rows'];
     return {
       preset: config.preset,
+      clock: values.clock!,
       env: config.env.name,
       step: r.step,
       rows: n,
@@ -102,6 +123,7 @@ async function main(): Promise<void> {
   const steady = rows.slice(1);
   const med: Row = {
     preset: config.preset,
+    clock: values.clock!,
     env: config.env.name,
     step: 'median',
     rows: median(steady.map((r) => r.rows)),
@@ -122,7 +144,7 @@ async function main(): Promise<void> {
     `${c.preset} on ${c.env.name}: B ${c.rollout.tasksPerStep} × G ${c.rollout.groupSize}, history ${c.env.historyWindow}, maxSteps ${c.env.maxSteps}, ` +
       `model ${c.model.size}, filter ${c.algorithm.filter.enabled ? `on (${c.algorithm.filter.maxRounds} rounds, cold start ${c.algorithm.filter.coldStartSteps})` : 'off'}, ` +
       `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, log-probs on ${c.compute.logProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
-      `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${wall.toFixed(0)} s (incl. warm start)\n\n`,
+      `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${wall.toFixed(0)} s (incl. warm start); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
   );
   const head = ['step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s'];
   const fmt = (r: Row): string[] => [String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2)];
