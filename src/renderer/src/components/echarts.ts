@@ -1,9 +1,13 @@
-/** ECharts with only the parts the lab uses (tree-shaken: `echarts/core`, see notes/stack.md). */
-import * as echarts from 'echarts/core';
-import { LineChart, ScatterChart } from 'echarts/charts';
-import { GridComponent, MarkAreaComponent, MarkLineComponent, TitleComponent, TooltipComponent } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
+/**
+ * ECharts, loaded on demand as its own chunk (echartsLib.ts): the first screen and its API calls do not wait
+ * for ECharts to be fetched and evaluated. A view that draws charts calls `loadEcharts()` as it is created, so
+ * the chunk loads while its data is still on the way.
+ */
+export type EChartsModule = typeof import('echarts/core');
 
-echarts.use([LineChart, ScatterChart, GridComponent, TooltipComponent, TitleComponent, MarkLineComponent, MarkAreaComponent, CanvasRenderer]);
+let loading: Promise<EChartsModule> | null = null;
 
-export { echarts };
+export function loadEcharts(): Promise<EChartsModule> {
+  loading ??= import('./echartsLib').then((m) => m.echarts);
+  return loading;
+}
