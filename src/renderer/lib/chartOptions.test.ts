@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { axisLabel, evidenceChartOption, isSparse, metricChartOption } from './chartOptions';
 
-type S = { name: string; type: string; data: unknown[]; markLine?: { data: { xAxis: number }[] } };
+type S = { name: string; type: string; data: ArrayLike<unknown>; markLine?: { data: { xAxis: number }[] } };
 
 describe('metricChartOption', () => {
   const base = { title: 'Success', unit: 'ratio', xName: 'step', theme: { dark: false } };
@@ -12,9 +12,11 @@ describe('metricChartOption', () => {
     });
     const series = opt.series as S[];
     expect(series.map((s) => s.name)).toEqual(['run1 (raw)', 'run1', 'run1 non-finite']);
-    expect(series[0].data).toEqual([[0, 0.1], [1, null], [2, 0.3]]);
+    // flat [x, y] pairs, NaN where the value was non-finite (a gap in the line)
+    expect([...(series[0].data as Float64Array)]).toEqual([0, 0.1, 1, NaN, 2, 0.3]);
+    expect([...(series[1].data as Float64Array)]).toEqual([0, 0.1, 1, NaN, 2, 0.2]);
     // the marker sits at the lowest finite value, at the non-finite point's x
-    expect((series[2].data[0] as { value: number[] }).value).toEqual([1, 0.1]);
+    expect(((series[2].data as unknown[])[0] as { value: number[] }).value).toEqual([1, 0.1]);
   });
   it('only marks ±Infinity on sparse metrics, where NaN means "not logged this step"', () => {
     const y = [null, null, null, 0.5];
