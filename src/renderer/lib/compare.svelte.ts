@@ -11,6 +11,14 @@ export const COMPARE_MAX_POINTS = 300;
 /** Charts fetched in the first request (about one screen). */
 const FIRST_SCREEN_CHARTS = 4;
 
+/** Resolves when the browser is next idle (at most 1 s from now). */
+function whenIdle(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 1000 });
+    else setTimeout(resolve, 0);
+  });
+}
+
 export class CompareState {
   records = $state.raw<RunRecord[]>([]);
   series = $state.raw<Series[]>([]);
@@ -57,6 +65,10 @@ export class CompareState {
     this.missing = missing;
     this.setSeries(series);
     if (rest.length) {
+      // Only once the main thread is idle (the first screen drawn): the answer's parsing and the option
+      // rebuild would otherwise land between the first data and the first paint.
+      await whenIdle();
+      if (seq !== this.loadSeq) return;
       const more = await this.fetchSeries(ids, rest);
       if (seq !== this.loadSeq) return;
       // Keep the first request's per-metric maps as they are, so charts already drawn are not redrawn.
