@@ -1,3 +1,7 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
+
 /** One CLI sub-command. Each lives in its own file under commands/ and is registered in commands/index.ts. */
 export interface CliCommand {
   /** One line for `arlarena --help`. */
@@ -22,5 +26,14 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
+  }
+}
+
+/** `util.parseArgs` whose complaints (unknown option, missing value, …) become a `UsageError` (exit 2). */
+export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ParsedResults<T> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
 }

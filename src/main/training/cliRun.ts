@@ -3,7 +3,6 @@
  * choices), run it through the same session manager + training worker the app uses (so the run lands in the run
  * store and the app sees it), and render progress (step, success, grad-norm, ETA) on a terminal.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveConfig, parseSetArgs, PRESET_NAMES, type RunConfig } from '../../core/config/index';
 import { ENV_CATALOG } from '../../core/envs/index';
 import { RunStore } from '../store/runStore';
@@ -47,15 +46,6 @@ export function modelArg(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (!(MODEL_SIZES as readonly string[]).includes(raw)) throw new UsageError(`--model "${raw}": valid sizes: ${MODEL_SIZES.join(', ')}`);
   return raw;
-}
-
-/** parseArgs with our UsageError (exit 2) instead of Node's TypeError. */
-export function parseCli<T extends ParseArgsConfig>(opts: T): ReturnType<typeof parseArgs<T>> {
-  try {
-    return parseArgs<T>(opts);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
 }
 
 export interface Progress {

@@ -1,6 +1,5 @@
-import type { CliCommand } from '../types';
-import { UsageError } from '../types';
-import { intArg, modelArg, parseCli, parseSets, resolveOrUsage, trainInStore, progressLine } from '../../training/cliRun';
+import { UsageError, parseCommandArgs, type CliCommand } from '../types';
+import { intArg, modelArg, parseSets, resolveOrUsage, trainInStore, progressLine } from '../../training/cliRun';
 import { RunStore } from '../../store/runStore';
 import { PRESET_NAMES } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
@@ -47,7 +46,7 @@ const arena: CliCommand = {
   summary: "run the paper's method comparison (presets × envs × seeds) and print its table",
   usage,
   async run(args, ctx) {
-    const { values } = parseCli({
+    const { values } = parseCommandArgs({
       args,
       options: {
         envs: { type: 'string', default: 'sokoban' },

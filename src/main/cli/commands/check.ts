@@ -1,7 +1,6 @@
 /** `arlarena check RUN` — run the collapse detector over a stored run and print its alerts. */
-import { parseArgs } from 'node:util';
 import { detectAlerts } from '../../../core/stability/detector';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena check RUN [--json] [--save]
@@ -15,12 +14,7 @@ const command: CliCommand = {
   summary: 'run the collapse detector over a stored run and print its alerts',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, save: { type: 'boolean' } } });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, save: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const store = await openStore(ctx);

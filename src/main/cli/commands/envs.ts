@@ -2,11 +2,10 @@
  * `arlarena envs` — list the testbed environments, show a task's first prompt, or replay an expert / random
  * episode (spec §3).
  */
-import { parseArgs } from 'node:util';
 import { buildPrompt, createEnv, ENV_CATALOG, expertEpisode, listEnvs, randomEpisode, UnknownEnvError } from '../../../core/envs/index';
 import { EnvSettingsError } from '../../../core/envs/settings';
 import { Rng } from '../../../core/util/rng';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 
 const USAGE = `Usage:
   arlarena envs [--json]                                   list the environments
@@ -38,9 +37,7 @@ const command: CliCommand = {
   summary: 'list the testbed environments; show a task or replay an expert episode',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseCommandArgs({
         args,
         allowPositionals: true,
         options: {
@@ -52,9 +49,6 @@ const command: CliCommand = {
         },
         strict: true,
       });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
     const { values, positionals } = parsed;
     const out = (s: string) => ctx.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
     const sub = positionals[0];

@@ -1,6 +1,5 @@
-import type { CliCommand } from '../types';
-import { UsageError } from '../types';
-import { intArg, parseCli } from '../../training/cliRun';
+import { UsageError, parseCommandArgs, type CliCommand } from '../types';
+import { intArg } from '../../training/cliRun';
 import { RunStore } from '../../store/runStore';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
 import { policyFromCheckpoint, envSpecOf } from '../../../core/training/trainer';
@@ -23,7 +22,7 @@ const evalCmd: CliCommand = {
   summary: "held-out success of a run's latest checkpoint with a 95 % interval, beside random and expert",
   usage,
   async run(args, ctx) {
-    const { values, positionals } = parseCli({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: { episodes: { type: 'string' }, temperature: { type: 'string' }, json: { type: 'boolean', default: false } },
       strict: true,

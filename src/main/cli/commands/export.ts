@@ -1,7 +1,6 @@
 /** `arlarena export RUN [--out FILE]` — write a reproducibility bundle. */
-import { parseArgs } from 'node:util';
 import { exportRun } from '../../bundles/exportBundle';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-checkpoint] [--json]
@@ -14,12 +13,7 @@ const command: CliCommand = {
   summary: 'export a run as a reproducibility bundle (.arlarena.zip)',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');

@@ -1,9 +1,8 @@
 /** `arlarena import FILE` — verify a bundle and add its run to the data directory. */
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { importBundle } from '../../bundles/importBundle';
 import { BundleError } from '../../bundles/manifest';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena import FILE [--json]
@@ -15,12 +14,7 @@ const command: CliCommand = {
   summary: 'import a reproducibility bundle (verified; refused if damaged)',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' } } });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
     let data: Uint8Array;

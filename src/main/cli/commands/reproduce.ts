@@ -1,8 +1,7 @@
 /** `arlarena reproduce FILE` — rerun a bundle's run and compare the metric streams. */
-import { parseArgs } from 'node:util';
 import { reproduceBundle } from '../../bundles/reproduce';
 import { BundleError } from '../../bundles/manifest';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
@@ -18,12 +17,7 @@ const command: CliCommand = {
   summary: 'rerun a bundle and say whether the metrics reproduce',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { steps: { type: 'string' }, json: { type: 'boolean' } } });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { steps: { type: 'string' }, json: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
     const steps = v.steps === undefined ? undefined : Number(v.steps);

@@ -2,12 +2,11 @@
  * `arlarena runs` — list, filter and search stored runs; rename, tag or delete one; write a synthetic run
  * (demo data for the UI and its benchmarks).
  */
-import { parseArgs } from 'node:util';
 import { RunStatus } from '../../../shared/api';
 import type { SyntheticShape } from '../../../core/stability/synthetic';
 import { RunStore } from '../../store/runStore';
 import { writeSyntheticRun } from '../../store/synthetic';
-import { UsageError, type CliCommand, type CliContext } from '../types';
+import { UsageError, type CliCommand, type CliContext, parseCommandArgs } from '../types';
 
 const SORTS = ['createdAt', 'updatedAt', 'name', 'step', 'success'] as const;
 const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'];
@@ -37,9 +36,7 @@ const command: CliCommand = {
   summary: 'list, search, rename, tag and delete stored runs',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseCommandArgs({
         args,
         allowPositionals: true,
         strict: true,
@@ -49,9 +46,6 @@ const command: CliCommand = {
           steps: { type: 'string' }, shape: { type: 'string' }, seed: { type: 'string' }, name: { type: 'string' },
         },
       });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
     const { values: v, positionals: pos } = parsed;
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     const sub = pos[0];

@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { ensureBuilt } from '../../electron/build';
 import { startBrowserMode, untilSignal } from '../../server/launch';
-import { UsageError, type CliCommand, type CliContext } from '../types';
+import { UsageError, parseCommandArgs, type CliCommand, type CliContext } from '../types';
 
 const usage = `Usage: arlarena serve [--port N] [--host 127.0.0.1] [--no-build] [--json]
 
@@ -55,17 +54,12 @@ const command: CliCommand = {
   summary: 'serve the lab in a browser (HTTP + WebSocket on 127.0.0.1, token-protected)',
   usage,
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseCommandArgs({
         args,
         options: { port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' }, json: { type: 'boolean' } },
         strict: true,
         allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      });
     if (values.host !== undefined && !/^[A-Za-z0-9.:[\]-]+$/.test(values.host)) throw new UsageError(`--host must be a host name or IP address, got "${values.host}"`);
     return serveUntilStopped(ctx, { host: values.host, port: parsePort(values.port), json: Boolean(values.json), build: !values['no-build'] });
   },

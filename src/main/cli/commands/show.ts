@@ -1,7 +1,6 @@
 /** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints. */
-import { parseArgs } from 'node:util';
 import { metricDef } from '../../../shared/metrics';
-import { UsageError, type CliCommand } from '../types';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
@@ -15,12 +14,7 @@ const command: CliCommand = {
   summary: 'show one run: record, config, latest metrics, alerts, checkpoints',
   usage: USAGE,
   async run(args, ctx) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, metrics: { type: 'string' } } });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, metrics: { type: 'string' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const store = await openStore(ctx);

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import { projectRoot } from '../../appInfo';
 import { ensureBuilt } from '../../electron/build';
 import { downloadElectronBinary, findElectronBinary, type ElectronBinary } from '../../electron/binary';
-import { UsageError, type CliCommand, type CliContext } from '../types';
+import { parseCommandArgs, type CliCommand, type CliContext } from '../types';
 import { parsePort, serveUntilStopped } from './serve';
 
 const usage = `Usage: arlarena start [--browser] [--port N] [--host 127.0.0.1] [--no-build]
@@ -65,12 +64,7 @@ const command: CliCommand = {
   summary: 'build if needed and open the desktop app (browser mode where Electron cannot run)',
   usage,
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' } }, strict: true }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' } }, strict: true });
     const port = parsePort(values.port);
     const failure = values['no-build'] ? null : ensureBuilt((line) => ctx.stderr.write(`arlarena start: ${line}\n`));
     if (failure) {

@@ -1,5 +1,5 @@
-import type { CliCommand } from '../types';
-import { intArg, modelArg, parseCli, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
+import { parseCommandArgs, type CliCommand } from '../types';
+import { intArg, modelArg, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
 
@@ -17,7 +17,7 @@ const train: CliCommand = {
   summary: 'train a run (warm start + RL) into the run store and print its id',
   usage,
   async run(args, ctx) {
-    const { values } = parseCli({
+    const { values } = parseCommandArgs({
       args,
       options: {
         preset: { type: 'string', default: 'sampo' },

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { UsageError, type CliCommand } from '../types';
-import { intArg, modelArg, parseCli, parseSets, resolveOrUsage } from '../../training/cliRun';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
+import { intArg, modelArg, parseSets, resolveOrUsage } from '../../training/cliRun';
 import { writeWarmStartDir } from '../../training/warmStartFiles';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
 import { warmStartRecipe, envSpecOf } from '../../../core/training/warmstart';
@@ -33,7 +33,7 @@ const warmstart: CliCommand = {
   summary: 'train a behaviour-cloning warm start (π_ref) and write it with a SHA-256 manifest',
   usage,
   async run(args, ctx) {
-    const { values } = parseCli({
+    const { values } = parseCommandArgs({
       args,
       options: {
         env: { type: 'string', default: 'sokoban' },
