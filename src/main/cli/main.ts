@@ -27,6 +27,11 @@ async function helpText(): Promise<string> {
 export async function main(argv: string[]): Promise<number> {
   const stdout = process.stdout;
   const stderr = process.stderr;
+  // `arlarena show RUN | head`: the reader went away; stop quietly instead of crashing on EPIPE.
+  stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   // Global options come before the command; everything after the command belongs to it.
   const cmdIndex = argv.findIndex((a, i) => !a.startsWith('-') && argv[i - 1] !== '--data-dir');
   const globalArgs = cmdIndex < 0 ? argv : argv.slice(0, cmdIndex);
