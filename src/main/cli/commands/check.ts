@@ -1,7 +1,7 @@
 /** `arlarena check RUN` — run the collapse detector over a stored run and print its alerts. */
 import { detectAlerts } from '../../../core/stability/detector';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
-import { openStore } from './runs';
+import { openRun } from './runs';
 
 const USAGE = `Usage: arlarena check RUN [--json] [--save]
   Runs every collapse rule (non-finite values, grad-norm spikes, validity drops, success collapse, entropy,
@@ -17,14 +17,9 @@ const command: CliCommand = {
     const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, save: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
-    const store = await openStore(ctx);
-    let run;
-    try {
-      run = await store.findRun(pos[0]);
-    } catch (e) {
-      ctx.stderr.write(`arlarena check: ${(e as Error).message}\n`);
-      return 1;
-    }
+    const found = await openRun(ctx, 'check', pos[0]);
+    if (!found) return 1;
+    const { store, run } = found;
     const metrics = await store.readMetrics(run.id);
     const alerts = detectAlerts(run.id, metrics);
     if (v.save) await store.upsertAlerts(run.id, alerts);

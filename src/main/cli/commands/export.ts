@@ -1,7 +1,7 @@
 /** `arlarena export RUN [--out FILE]` — write a reproducibility bundle. */
 import { exportRun } from '../../bundles/exportBundle';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
-import { openStore } from './runs';
+import { openRun } from './runs';
 
 const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-checkpoint] [--json]
   Writes one .arlarena.zip: manifest (SHA-256 of every file, schema version), resolved config and preset,
@@ -17,14 +17,9 @@ const command: CliCommand = {
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
-    const store = await openStore(ctx);
-    let run;
-    try {
-      run = await store.findRun(pos[0]);
-    } catch (e) {
-      ctx.stderr.write(`arlarena export: ${(e as Error).message}\n`);
-      return 1;
-    }
+    const found = await openRun(ctx, 'export', pos[0]);
+    if (!found) return 1;
+    const { store, run } = found;
     const r = await exportRun(store, run.id, { out: v.out, includeCheckpoint: v.checkpoint ? true : v['no-checkpoint'] ? false : undefined });
     await store.close();
     if (v.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);

@@ -2,7 +2,7 @@
  * `arlarena runs` — list, filter and search stored runs; rename, tag or delete one; write a synthetic run
  * (demo data for the UI and its benchmarks).
  */
-import { RunStatus } from '../../../shared/api';
+import { RunStatus, type RunRecord } from '../../../shared/api';
 import type { SyntheticShape } from '../../../core/stability/synthetic';
 import { RunStore } from '../../store/runStore';
 import { writeSyntheticRun } from '../../store/synthetic';
@@ -25,6 +25,21 @@ export async function openStore(ctx: CliContext): Promise<RunStore> {
   const store = await RunStore.open(ctx.dataDir);
   for (const w of store.warnings) ctx.stderr.write(`arlarena: warning: ${w}\n`);
   return store;
+}
+
+/**
+ * Open the store and find RUN (id, unique prefix or unique name). When it cannot be found, says why as
+ * `arlarena <command>: …`, closes the store and returns null (the command then exits 1).
+ */
+export async function openRun(ctx: CliContext, command: string, ref: string): Promise<{ store: RunStore; run: RunRecord } | null> {
+  const store = await openStore(ctx);
+  try {
+    return { store, run: await store.findRun(ref) };
+  } catch (e) {
+    ctx.stderr.write(`arlarena ${command}: ${(e as Error).message}\n`);
+    await store.close();
+    return null;
+  }
 }
 
 function fmtNum(v: number | null | undefined, pct = false): string {
@@ -52,14 +67,9 @@ const command: CliCommand = {
     if (sub === 'rename' || sub === 'tag' || sub === 'delete') {
       const need = sub === 'delete' ? 2 : 3;
       if (pos.length !== need) throw new UsageError(`${sub}: expected ${sub === 'delete' ? 'RUN' : sub === 'tag' ? 'RUN TAG[,TAG…]' : 'RUN NAME'}`);
-      const store = await openStore(ctx);
-      let run;
-      try {
-        run = await store.findRun(pos[1]);
-      } catch (e) {
-        ctx.stderr.write(`arlarena runs: ${(e as Error).message}\n`);
-        return 1;
-      }
+      const found = await openRun(ctx, 'runs', pos[1]);
+      if (!found) return 1;
+      const { store, run } = found;
       if (sub === 'delete') {
         if (run.status === 'running') {
           ctx.stderr.write(`arlarena runs: run ${run.id} is running; stop it first\n`);

@@ -1,7 +1,7 @@
 /** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints. */
 import { metricDef } from '../../../shared/metrics';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
-import { openStore } from './runs';
+import { openRun } from './runs';
 
 const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
   RUN: a run id, a unique id prefix, or a unique run name.
@@ -17,14 +17,9 @@ const command: CliCommand = {
     const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, metrics: { type: 'string' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
-    const store = await openStore(ctx);
-    let run;
-    try {
-      run = await store.findRun(pos[0]);
-    } catch (e) {
-      ctx.stderr.write(`arlarena show: ${(e as Error).message}\n`);
-      return 1;
-    }
+    const found = await openRun(ctx, 'show', pos[0]);
+    if (!found) return 1;
+    const { store, run } = found;
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     if (v.json) {
       out(JSON.stringify(run, null, 2));
