@@ -483,7 +483,7 @@ async function validate(config: RunConfig, spec: EnvSpec, engine: RolloutEngine,
   });
   const n = Math.min(config.training.sampleTrajectories, out.rollouts[0]?.trajectories.length ?? 0);
   const first = out.rollouts[0];
-  const trajectories = first ? first.trajectories.slice(0, n).map((t) => toTrajectory(t, first.rows, null, step, 'val', spec.name)) : [];
+  const trajectories = first ? first.trajectories.slice(0, n).map((t) => toTrajectory(t, t.rowIndices.map((i) => first.rows[i]), step, 'val', spec.name)) : [];
   return { summary: out.summary, trajectories };
 }
 
@@ -498,26 +498,12 @@ function sampleTrajectories(trajs: readonly TrajectoryInfo[], rows: readonly Tur
     if (i >= trajs.length) break;
     picked.push(trajs[i]);
   }
-  return picked.map((t) => toTrajectoryFromRows(t, rows, advByRow, step, env));
+  // Rows of several filtering rounds are concatenated, so a trajectory's rows are found by its uid, not its indices.
+  return picked.map((t) => toTrajectory(t, rows.filter((r) => r.trajUid === t.trajUid), step, 'train', env, advByRow));
 }
 
-function toTrajectoryFromRows(t: TrajectoryInfo, rows: readonly TurnRow[], adv: Map<TurnRow, number>, step: number, env: string): Trajectory {
-  const own = rows.filter((r) => r.trajUid === t.trajUid);
-  return {
-    step,
-    split: 'train',
-    env,
-    taskId: t.taskId,
-    taskType: t.taskType,
-    uid: t.uid,
-    trajUid: t.trajUid,
-    won: t.won,
-    episodeReturn: t.episodeReturn,
-    turns: own.map((r) => turnOf(r, adv.get(r) ?? null)),
-  };
-}
-
-function toTrajectory(t: TrajectoryInfo, rows: readonly TurnRow[], _adv: null, step: number, split: 'train' | 'val', env: string): Trajectory {
+/** The viewer's record of one trajectory from its turn rows (advantages shown where the step computed them). */
+function toTrajectory(t: TrajectoryInfo, own: readonly TurnRow[], step: number, split: 'train' | 'val', env: string, adv?: Map<TurnRow, number>): Trajectory {
   return {
     step,
     split,
@@ -528,7 +514,7 @@ function toTrajectory(t: TrajectoryInfo, rows: readonly TurnRow[], _adv: null, s
     trajUid: t.trajUid,
     won: t.won,
     episodeReturn: t.episodeReturn,
-    turns: t.rowIndices.map((i) => turnOf(rows[i], null)),
+    turns: own.map((r) => turnOf(r, adv?.get(r) ?? null)),
   };
 }
 
