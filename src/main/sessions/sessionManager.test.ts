@@ -67,6 +67,20 @@ describe('SessionManager (worker_threads)', () => {
     expect(statuses.at(-1)).toBe('completed');
   });
 
+  it('an alert acknowledged while the run goes on stays acknowledged in later live events', async () => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 200, shape: 'cispo_collapse', stepMs: 15 }));
+    await until(async () => events.some((e) => e.event === 'run.alert'));
+    const first = events.find((e) => e.event === 'run.alert')!.payload.alert;
+    await store.updateRun(runId, (r) => ({ alerts: r.alerts.map((a) => (a.id === first.id ? { ...a, acknowledged: true } : a)) }));
+    const ackedAt = events.length;
+    expect(await mgr.waitFor(runId)).toBe('completed');
+    const later = events.slice(ackedAt).filter((e) => e.event === 'run.alert' && e.payload.alert.id === first.id);
+    // The detector kept extending the same alert after the acknowledgement; none of its updates may undo it.
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((e) => e.payload.alert.acknowledged)).toBe(true);
+  });
+
   it('queues beyond the concurrency limit; pause, resume and stop', async () => {
     mgr = make({ concurrency: 1 });
     const a = await mgr.startNew(runInput({ steps: 400, stepMs: 10 }));

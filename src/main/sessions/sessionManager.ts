@@ -331,8 +331,11 @@ export class SessionManager {
     if (s.pendingAlerts.size > 0) {
       const alerts = [...s.pendingAlerts.values()];
       s.pendingAlerts.clear();
-      await this.store.upsertAlerts(s.runId, alerts);
-      for (const a of alerts) this.emit('run.alert', { runId: s.runId, alert: a });
+      // Emit the stored copies: the detector keeps extending an alert under the same id, and its fresh copy
+      // says acknowledged=false even after the user acknowledged it; the store's merge keeps the acknowledgement.
+      const rec = await this.store.upsertAlerts(s.runId, alerts);
+      const stored = new Map(rec.alerts.map((a) => [a.id, a]));
+      for (const a of alerts) this.emit('run.alert', { runId: s.runId, alert: stored.get(a.id) ?? a });
     }
     if (s.progressDirty) {
       s.progressDirty = false;
