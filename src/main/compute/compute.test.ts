@@ -31,6 +31,48 @@ describe('backends', () => {
   });
 });
 
+describe('wasm BatchMatMul fix', () => {
+  /** float64 reference of a [B, M, K] · b [B or 1, K, N] with optional transposes of the last two axes. */
+  function reference(a: Float32Array, b: Float32Array, B: number, bB: number, M: number, K: number, N: number, ta: boolean, tb: boolean): Float64Array {
+    const out = new Float64Array(B * M * N);
+    for (let i = 0; i < B; i++) {
+      const j = bB === 1 ? 0 : i;
+      for (let m = 0; m < M; m++) {
+        for (let n = 0; n < N; n++) {
+          let s = 0;
+          for (let k = 0; k < K; k++) s += a[i * M * K + (ta ? k * M + m : m * K + k)] * b[j * K * N + (tb ? n * K + k : k * N + n)];
+          out[(i * M + m) * N + n] = s;
+        }
+      }
+    }
+    return out;
+  }
+
+  it('batched products (sliced onto the fast path), transposed forms and broadcast right operands equal a float64 reference', () => {
+    const rng = new Rng(5);
+    const cases: Array<[number, number, number, number, number, boolean, boolean]> = [
+      [6, 6, 17, 5, 9, false, false],
+      [6, 6, 17, 5, 9, true, false],
+      [6, 6, 17, 5, 9, false, true],
+      [6, 6, 17, 5, 9, true, true],
+      [6, 1, 17, 5, 9, false, false],
+      [1, 1, 40, 12, 7, false, false],
+    ];
+    for (const [B, bB, M, K, N, ta, tb] of cases) {
+      const a = Float32Array.from({ length: B * M * K }, () => rng.float() * 2 - 1);
+      const b = Float32Array.from({ length: bB * K * N }, () => rng.float() * 2 - 1);
+      const got = tf.tidy(() =>
+        tf.matMul(tf.tensor3d(a, ta ? [B, K, M] : [B, M, K]), tf.tensor3d(b, tb ? [bB, N, K] : [bB, K, N]), ta, tb).dataSync(),
+      );
+      const want = reference(a, b, B, bB, M, K, N, ta, tb);
+      expect(got.length).toBe(want.length);
+      let worst = 0;
+      for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]));
+      expect(worst, `case ${JSON.stringify([B, bB, M, K, N, ta, tb])}`).toBeLessThan(1e-5);
+    }
+  });
+});
+
 describe('onnxruntime engine vs tfjs', () => {
   it('ORT logits equal tfjs logits within 1e-4 on random inputs', async () => {
     const rng = new Rng(11);

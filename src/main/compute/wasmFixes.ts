@@ -4,6 +4,11 @@
  * 1. BatchMatMul with transposeA/transposeB is ~10× slower on wasm than an explicit Transpose followed by a plain
  *    matMul, and every matMul gradient uses the transposed forms. We re-register the kernel so it transposes
  *    first (324 → 183 ms per step on the reference model).
+ *    A batched product (both operands with a batch dimension > 1, e.g. attention's Q·Kᵀ and P·V over
+ *    [rows·heads, T, T]) takes wasm's generic loop, which ran at ≈0.16 GMAC/s against ≈5–7 GMAC/s for the
+ *    XNNPACK path that a product with an unbatched right operand takes; on a BC update at history 0 the attention
+ *    products were 58 % of the step. We therefore run such products one batch slice at a time through the fast path
+ *    (copying each slice inside the wasm heap), which is exact and deterministic (same single-threaded kernel).
  * 2. wasm has no UnsortedSegmentSum kernel, which is the gradient of `gather` (e.g. an embedding lookup). The
  *    policy avoids gather in its differentiable path, but other callers may not: a small JS kernel fills the gap.
  */
@@ -27,8 +32,8 @@ export function applyWasmFixes(): void {
     kernelFunc: ({ inputs, backend, attrs }) => {
       const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
       const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
-      if (!transposeA && !transposeB) return original.kernelFunc({ inputs, backend, attrs });
       const wasm = backend as BackendWasm;
+      if (!transposeA && !transposeB) return sliced(wasm, a, b) ?? original.kernelFunc({ inputs, backend, attrs });
       const swapLast = (x: tf.TensorInfo): tf.TensorInfo => {
         const r = x.shape.length;
         const perm = [...Array(r).keys()];
@@ -38,16 +43,56 @@ export function applyWasmFixes(): void {
       };
       const ta = transposeA ? swapLast(a) : a;
       const tb = transposeB ? swapLast(b) : b;
-      const out = original.kernelFunc({
-        inputs: { a: ta, b: tb },
-        backend,
-        attrs: { ...attrs, transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap,
-      });
+      const out =
+        sliced(wasm, ta, tb) ??
+        original.kernelFunc({
+          inputs: { a: ta, b: tb },
+          backend,
+          attrs: { ...attrs, transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap,
+        });
       if (ta !== a) wasm.disposeData(ta.dataId);
       if (tb !== b) wasm.disposeData(tb.dataId);
       return out;
     },
   });
+
+  /**
+   * a [..., M, K] · b [..., K, N], no transposes, with the same batch size B > 1 on both sides: B fast-path
+   * products of [1, M, K] · [K, N]. Returns null when the shapes are not of that kind (the caller falls back).
+   */
+  const sliced = (wasm: BackendWasm, a: tf.TensorInfo, b: tf.TensorInfo): tf.TensorInfo | null => {
+    const ra = a.shape.length;
+    const rb = b.shape.length;
+    if (ra < 3 || rb < 3 || ra !== rb) return null;
+    const batchShape = a.shape.slice(0, -2);
+    if (batchShape.some((n, i) => n !== b.shape[i])) return null;
+    const B = batchShape.reduce((p, q) => p * q, 1);
+    if (B <= 1) return null;
+    const [M, K] = a.shape.slice(-2);
+    const N = b.shape[rb - 1];
+    const out = wasm.makeOutput([...batchShape, M, N], 'float32');
+    const ai = wasm.makeOutput([1, M, K], 'float32');
+    const off = (info: tf.TensorInfo): number => wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
+    try {
+      for (let i = 0; i < B; i++) {
+        // A fresh right operand per slice: the fast path caches its packed weights under the operand's id, so
+        // reusing one buffer with new contents would multiply by stale weights.
+        const bi = wasm.makeOutput([K, N], 'float32');
+        // Read the heap view after every allocation: growing wasm memory replaces it.
+        let heap = wasm.wasm.HEAPF32;
+        heap.copyWithin(off(ai), off(a) + i * M * K, off(a) + (i + 1) * M * K);
+        heap.copyWithin(off(bi), off(b) + i * K * N, off(b) + (i + 1) * K * N);
+        const oi = original.kernelFunc({ inputs: { a: ai, b: bi }, backend: wasm, attrs: { transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
+        heap = wasm.wasm.HEAPF32;
+        heap.copyWithin(off(out) + i * M * N, off(oi), off(oi) + M * N);
+        wasm.disposeData(oi.dataId);
+        wasm.disposeData(bi.dataId);
+      }
+    } finally {
+      wasm.disposeData(ai.dataId);
+    }
+    return out;
+  };
 
   if (!tf.getKernel('UnsortedSegmentSum', 'wasm')) {
     tf.registerKernel({
