@@ -2,7 +2,7 @@
  * RL step benchmark (issue 9 item 3): the real trainer (`runTraining`) on the compute this machine has, from the
  * shipped warm start, timing each RL step's phases as the trainer reports them (perf/* metrics):
  *   rollout_s  rollouts incl. dynamic-filtering rounds (onnxruntime with KV cache by default)
- *   logprob_s  old log-probs (+ reference log-probs when the KL term is on), per compute.logProbEngine
+ *   logprob_s  old log-probs (compute.logProbEngine) + reference log-probs when the KL term is on (compute.refLogProbEngine)
  *   update_s   advantages + the sequential mini-batch AdamW updates (tfjs)
  *   step_s     the whole step
  * rows / prompt_tokens / response_tokens describe the batch the update trained on (after filtering).
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${c.preset} on ${c.env.name}: B ${c.rollout.tasksPerStep} × G ${c.rollout.groupSize}, history ${c.env.historyWindow}, maxSteps ${c.env.maxSteps}, ` +
       `model ${c.model.size}, filter ${c.algorithm.filter.enabled ? `on (${c.algorithm.filter.maxRounds} rounds, cold start ${c.algorithm.filter.coldStartSteps})` : 'off'}, ` +
-      `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, log-probs on ${c.compute.logProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
+      `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, old log-probs on ${c.compute.logProbEngine}, ref log-probs on ${c.compute.refLogProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
       `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${wall.toFixed(0)} s (incl. warm start); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
   );
   const head = ['step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s'];

@@ -143,6 +143,8 @@ export const EnvInfo = z.object({
   tests: z.string(),
   rewardRange: z.tuple([z.number(), z.number()]),
   horizon: z.number().int(),
+  /** Default prompt history window k on this env (env.historyWindow follows it unless overridden). */
+  historyWindow: z.number().int(),
   solvable: z.string(),
   settings: z.record(z.string(), z.unknown()),
 });
@@ -190,7 +192,23 @@ export const Series = z.object({
 });
 export type Series = z.infer<typeof Series>;
 
-export const SessionInfo = z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), queuePosition: z.number().int().nullable() });
+/**
+ * What a running session is doing: `warmstart` (behaviour cloning before RL, or loading the shipped warm start),
+ * `rl`, `validation`, `done`; null before the worker reports. `detail` is its one-line progress (e.g. the BC
+ * update and loss) — step/totalSteps count RL steps only.
+ */
+export const SessionPhase = z.enum(['warmstart', 'rl', 'validation', 'done']).nullable();
+export type SessionPhase = z.infer<typeof SessionPhase>;
+export const SessionInfo = z.object({
+  runId: z.string(),
+  status: RunStatus,
+  step: z.number().int(),
+  totalSteps: z.number().int(),
+  etaSeconds: z.number().nullable(),
+  queuePosition: z.number().int().nullable(),
+  phase: SessionPhase,
+  detail: z.string().nullable(),
+});
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -295,7 +313,7 @@ export type ApiOutput<M extends ApiMethodName> = z.output<(typeof apiMethods)[M]
 
 export const apiEvents = {
   /** A run changed status or progress. */
-  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), error: z.string().nullable() }),
+  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), error: z.string().nullable(), phase: SessionPhase, detail: z.string().nullable() }),
   /** New metric records of a run (batched). Values: numbers, null for non-finite. */
   'run.metrics': z.object({ runId: z.string(), records: z.array(z.object({ step: z.number().int(), values: z.record(z.string(), z.number().nullable()) })) }),
   /** A collapse alert was raised or updated. */

@@ -36,7 +36,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'env.name', type: 'enum', default: 'sokoban', choices: ENVS, section: 'environment',
     doc: 'Testbed environment (spec §3). Chosen with the environment picker, not with --set: env-specific defaults (horizon, preset variants) follow it.' },
   { path: 'env.historyWindow', type: 'integer', default: 1, min: 0, max: 8, section: 'environment',
-    doc: 'History window k: how many past (observation, action) pairs the prompt repeats. Prompt length, hence cost per row, grows with it (calibration: 60 → 164 tokens from 0 to 2 on Sokoban). Paper: 2 (ablations 4, 8); laptop default 1.' },
+    doc: 'History window k: how many past (observation, action) pairs the prompt repeats. Prompt length, hence cost per row, grows with it (calibration: 60 → 164 tokens from 0 to 2 on Sokoban). Defaults to the environment\'s own: 0 for the fully observed grid worlds (sokoban, frozenlake: the grid is the whole state), 1 for the partially observed household and shop. A shipped warm start is made for its env\'s default k. Paper: 2 (ablations 4, 8).' },
   { path: 'env.maxSteps', type: 'integer', default: 15, min: 1, max: 100, section: 'environment',
     doc: 'Horizon: max turns per episode. Defaults to the environment\'s own horizon; failing episodes run to it, so it bounds the rows per step. Paper: 50 ALFWorld, 15 WebShop.' },
   // ---- model
@@ -54,7 +54,9 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'compute.rolloutEngine', type: 'enum', default: 'onnxruntime', choices: ['onnxruntime', 'tfjs'], section: 'compute',
     doc: 'Engine that samples rollouts. onnxruntime is ≈15× faster than tfjs for inference on CPU; tfjs shares the trainer\'s weights directly (no export) and is the fallback. The gap between sampler and trainer log-probs is logged as mismatch/*.' },
   { path: 'compute.logProbEngine', type: 'enum', default: 'trainer', choices: ['trainer', 'onnxruntime'], section: 'compute',
-    doc: 'Where old and reference log-probs are computed. trainer = the training engine, as the reference does (π_old recomputed by the trainer, spec §0); onnxruntime is faster but adds engine mismatch to the IS ratio.' },
+    doc: 'Where old log-probs (π_old, the IS ratio\'s denominator) are computed. trainer = the training engine, as the reference does (spec §0), and the only way to measure the train/inference mismatch; onnxruntime saves ≈20 % of a laptop step but puts the engine gap into the IS ratio and leaves mismatch/* unmeasured.' },
+  { path: 'compute.refLogProbEngine', type: 'enum', default: 'onnxruntime', choices: ['trainer', 'onnxruntime'], section: 'compute',
+    doc: 'Where reference log-probs (frozen π_ref, for the KL term) are computed. onnxruntime (default): π_ref never changes, so it is exported once and costs a forward pass on the fast engine; the engine gap (≈1e-6 per token) only touches the KL estimate. trainer: a second tfjs model, the reference implementation\'s choice, several times slower.' },
   // ---- rollout / batch
   { path: 'rollout.tasksPerStep', type: 'integer', default: 4, min: 1, max: 1024, section: 'batch',
     doc: 'B: task instances per step; each is rolled out G times. More tasks = less noisy updates, longer steps. Paper: 16.' },

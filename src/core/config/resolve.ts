@@ -66,6 +66,7 @@ export function resolveConfig(
   setPath(c, 'preset', def.name);
   setPath(c, 'env.name', envEntry.name);
   setPath(c, 'env.maxSteps', envEntry.horizon);
+  setPath(c, 'env.historyWindow', envEntry.historyWindow);
   const apply = (o: Readonly<Record<string, FieldValue>>) => {
     for (const [k, v] of Object.entries(o)) setPath(c, k, v);
   };

@@ -49,8 +49,10 @@ export interface RunConfig {
     readonly backend: BackendName;
     /** Engine that samples rollouts (onnxruntime ≈15× faster on CPU; tfjs is the fallback). */
     readonly rolloutEngine: 'onnxruntime' | 'tfjs';
-    /** Where old and reference log-probs are computed (the reference recomputes them in the trainer). */
+    /** Where old log-probs are computed (the reference recomputes them in the trainer). */
     readonly logProbEngine: 'trainer' | 'onnxruntime';
+    /** Where frozen reference log-probs are computed (default onnxruntime: exported once, fast). */
+    readonly refLogProbEngine: 'trainer' | 'onnxruntime';
   };
   readonly rollout: {
     /** B: task instances per step (laptop 4; paper 16). */

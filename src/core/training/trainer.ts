@@ -92,10 +92,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const factory = deps.compute.createRolloutEngine;
   const useOrtRollout = config.compute.rolloutEngine === 'onnxruntime' && factory !== undefined;
   const useOrtLogProbs = config.compute.logProbEngine === 'onnxruntime' && factory !== undefined;
+  const useOrtRef = config.compute.refLogProbEngine === 'onnxruntime' && factory !== undefined;
   const rolloutEngine: RolloutEngine = useOrtRollout ? await factory(model.getWeights()) : new TfjsRolloutEngine(model);
   const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
-  const refModel = needRef && !useOrtLogProbs ? PolicyModel.fromWeights(refWeights, 'ref') : null;
-  const refEngine = needRef && useOrtLogProbs ? await factory(refWeights) : null;
+  // π_ref is frozen: on onnxruntime it is exported once and costs one fast forward pass per step.
+  const refModel = needRef && !useOrtRef ? PolicyModel.fromWeights(refWeights, 'ref') : null;
+  const refEngine = needRef && useOrtRef ? await factory(refWeights) : null;
   // compute.logProbEngine = 'onnxruntime': old log-probs too come from a forward-only engine holding θ (the rollout
   // engine itself when it is onnxruntime). Faster; the trainer/inference mismatch is then not measured.
   const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(model.getWeights())) : null;

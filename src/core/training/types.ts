@@ -78,7 +78,8 @@ export interface TrainerCompute {
   /**
    * A forward-only engine holding the given weights (onnxruntime with a KV cache when the run asks for it). The
    * trainer uses one for rollouts (compute.rolloutEngine = 'onnxruntime') and one holding π_ref for reference
-   * log-probs (compute.logProbEngine = 'onnxruntime'). Undefined → everything runs on the tfjs trainer model.
+   * log-probs (compute.refLogProbEngine = 'onnxruntime', the default), and one holding θ for old log-probs when
+   * compute.logProbEngine = 'onnxruntime'. Undefined → everything runs on the tfjs trainer model.
    */
   readonly createRolloutEngine?: RolloutEngineFactory;
 }
