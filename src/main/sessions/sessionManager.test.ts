@@ -81,6 +81,18 @@ describe('SessionManager (worker_threads)', () => {
     expect(later.every((e) => e.payload.alert.acknowledged)).toBe(true);
   });
 
+  it('reports behaviour-cloning progress as the session phase, apart from RL steps', async () => {
+    mgr = make();
+    const { runId } = await mgr.startNew(runInput({ steps: 3, bcUpdates: 40, stepMs: 20 }));
+    expect(await mgr.waitFor(runId)).toBe('completed');
+    const status = events.filter((e) => e.event === 'session.status' && e.payload.runId === runId).map((e) => e.payload);
+    const bc = status.filter((p) => p.phase === 'warmstart');
+    expect(bc.length).toBeGreaterThan(0);
+    expect(bc.every((p) => p.step === 0)).toBe(true);
+    expect(bc.at(-1).detail).toMatch(/^behaviour cloning: update \d+ \/ 40 \(BC loss /);
+    expect(status.at(-1)).toMatchObject({ status: 'completed', phase: 'done', step: 3 });
+  });
+
   it('queues beyond the concurrency limit; pause, resume and stop', async () => {
     mgr = make({ concurrency: 1 });
     const a = await mgr.startNew(runInput({ steps: 400, stepMs: 10 }));

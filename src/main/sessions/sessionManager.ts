@@ -10,7 +10,7 @@
  * Status transitions (paused, completed, failed…) go out at once, after flushing that run's pending batch.
  */
 import { availableParallelism } from 'node:os';
-import type { Alert, ApiEventName, ApiEventPayload, RunStatus, SessionInfo } from '../../shared/api';
+import { SessionPhase, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 import type { CreateRunInput, RunStore } from '../store/runStore';
@@ -55,6 +55,9 @@ interface Session {
   pendingTrajectories: Array<{ step: number; trajUid: string }>;
   pendingAlerts: Map<string, Alert>;
   progressDirty: boolean;
+  /** The trainer's last reported phase and its one-line progress (BC updates during the warm start). */
+  phase: SessionPhase;
+  detail: string | null;
   /** Control asked for while the worker was being started (delivered right after its start message). */
   pendingControl: 'pause' | 'stop' | null;
   /** Last step the worker reported as fsynced (what survives a crash for sure). */
@@ -63,6 +66,7 @@ interface Session {
   waiters: Array<() => void>;
 }
 
+const SESSION_PHASES = SessionPhase.unwrap().options;
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'stopped', 'interrupted'];
 const MAX_TRAJ_NOTICES_PER_TICK = 16;
 
@@ -113,7 +117,7 @@ export class SessionManager {
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {
       runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
-      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, pendingControl: null, flushedStep: 0, finished: false,
+      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, phase: null, detail: null, pendingControl: null, flushedStep: 0, finished: false,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -225,7 +229,7 @@ export class SessionManager {
   private info(s: Session): SessionInfo {
     const qi = this.queue.indexOf(s.runId);
     const rec = this.store.cached(s.runId);
-    return { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, queuePosition: qi >= 0 ? qi + 1 : null };
+    return { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, queuePosition: qi >= 0 ? qi + 1 : null, phase: s.phase, detail: s.detail };
   }
 
   private pump(): void {
@@ -296,13 +300,22 @@ export class SessionManager {
       case 'alert':
         s.pendingAlerts.set(m.alert.id, m.alert);
         return;
-      case 'status':
-        if (m.phase === 'rl' || m.phase === 'done') {
+      case 'status': {
+        const phase = SESSION_PHASES.find((p) => p === m.phase) ?? null;
+        if (phase === 'warmstart') {
+          // BC updates are not RL steps: report them as the detail line, keep step/totalSteps for RL.
+          s.detail = m.totalSteps > 0 ? `behaviour cloning: update ${m.step} / ${m.totalSteps}${m.message ? ` (${m.message})` : ''}` : (m.message ?? 'warm start');
+        } else if (phase === 'rl' || phase === 'done') {
           s.step = m.step;
           s.totalSteps = m.totalSteps;
-          s.progressDirty = true;
+          s.detail = m.message ?? null;
+        } else if (phase === 'validation') {
+          s.detail = `validating at step ${m.step}`;
         }
+        s.phase = phase ?? s.phase;
+        s.progressDirty = true;
         return;
+      }
       case 'paused':
         if (s.status !== 'paused') await this.setStatus(s, 'paused');
         return;
@@ -345,7 +358,7 @@ export class SessionManager {
 
   private emitStatus(s: Session, error: string | null): void {
     const i = this.info(s);
-    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, error });
+    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, error, phase: s.phase, detail: s.detail });
   }
 
   private async setStatus(s: Session, status: RunStatus, extra: Record<string, unknown> = {}): Promise<void> {

@@ -22,6 +22,9 @@ export class RunDetail {
     readonly runId: string,
   ) {}
 
+  /** The session's one-line progress (e.g. behaviour-cloning updates before RL step 1), while it runs. */
+  phaseDetail = $state<string | null>(null);
+
   readonly alerts = $derived<Alert[]>(this.record ? [...this.record.alerts].sort((a, b) => a.firstStep - b.firstStep) : []);
 
   async load(): Promise<void> {
@@ -61,6 +64,7 @@ export class RunDetail {
       this.lab.on('session.status', (s) => {
         if (s.runId !== this.runId || !this.record) return;
         this.record = { ...this.record, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: s.etaSeconds, error: s.error ?? this.record.error };
+        this.phaseDetail = TERMINAL.has(s.status) ? null : s.detail;
         if (TERMINAL.has(s.status)) void this.refreshRecord();
       }),
       this.lab.on('run.alert', ({ runId, alert }) => {

@@ -2,7 +2,8 @@
  * Test job: a deterministic stand-in for the trainer (sessions tests, reproduce tests). It emits the synthetic
  * metric stream of src/core/stability/synthetic.ts for `config.steps` steps, a trajectory every step, and a
  * checkpoint every `config.checkpointEvery` steps; honours pause/stop and resumes from a checkpoint.
- * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit' }.
+ * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit', bcUpdates? }
+ * (bcUpdates: warm-start status reports before RL, as the trainer's behaviour cloning sends them).
  */
 import { syntheticStream, type SyntheticShape } from '../../../core/stability/synthetic';
 import type { JobInput, JobResult } from '../job';
@@ -15,6 +16,7 @@ interface SynthConfig {
   checkpointEvery?: number;
   crashAtStep?: number;
   crashKind?: 'throw' | 'exit';
+  bcUpdates?: number;
 }
 
 export async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
@@ -27,6 +29,10 @@ export async function run(input: JobInput, hooks: TrainerHooks, resume?: Trainer
     throw new Error('synthetic job: checkpoint state does not match');
   }
   let step = from;
+  for (let u = 1; u <= (resume ? 0 : (c.bcUpdates ?? 0)); u++) {
+    if (c.stepMs) await new Promise((r) => setTimeout(r, c.stepMs));
+    hooks.onStatus({ phase: 'warmstart', step: u, totalSteps: c.bcUpdates!, message: `BC loss ${(1 / u).toFixed(4)}` });
+  }
   for (let i = from; i < c.steps; i++) {
     if ((await hooks.checkControl()) === 'stop') {
       await hooks.onCheckpoint(checkpoint(step, input.seed));
