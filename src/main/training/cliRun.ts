@@ -76,8 +76,15 @@ export interface TrainedRun {
 export async function trainInStore(
   dataDir: string,
   config: RunConfig,
-  opts: { name?: string; tags?: string[]; onCreated?: (id: string) => void; onProgress?: (id: string, p: Progress) => void } = {},
-): Promise<TrainedRun> {
+  opts: {
+    name?: string;
+    tags?: string[];
+    /** Wall-clock budget: stop the run (between updates, with a checkpoint) once it has trained this long. */
+    maxMinutes?: number;
+    onCreated?: (id: string) => void;
+    onProgress?: (id: string, p: Progress) => void;
+  } = {},
+): Promise<TrainedRun & { budgetHit: boolean }> {
   const store = await RunStore.open(dataDir);
   const progress = new Map<string, Progress>();
   const sessions = new SessionManager({
@@ -118,11 +125,23 @@ export async function trainInStore(
       ...(opts.tags ? { tags: opts.tags } : {}),
     });
     opts.onCreated?.(info.runId);
-    await sessions.waitFor(info.runId);
+    let budgetHit = false;
+    const timer =
+      opts.maxMinutes === undefined
+        ? null
+        : setTimeout(() => {
+            budgetHit = true;
+            void sessions.stop(info.runId).catch(() => undefined);
+          }, opts.maxMinutes * 60_000);
+    try {
+      await sessions.waitFor(info.runId);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
     await store.flush(info.runId);
     const record = await store.getRun(info.runId);
     if (!record) throw new Error(`run ${info.runId} vanished from the store`);
-    return { record };
+    return { record, budgetHit: budgetHit && record.status === 'stopped' };
   } finally {
     await sessions.dispose();
     await store.close();

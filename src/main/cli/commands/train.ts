@@ -1,4 +1,4 @@
-import { parseCommandArgs, type CliCommand } from '../types';
+import { parseCommandArgs, UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
@@ -11,6 +11,8 @@ Train one run (behaviour-cloning warm start, then RL) in the run store the app u
   --model SIZE    nano | small | base | custom (custom needs --set model.dModel=… etc.)
   --set key=value any config field, e.g. --set optim.lr=1e-5 --set rollout.groupSize=8 (repeatable)
   --name TEXT     run name shown in the app
+  --max-minutes M wall-clock budget: stop after the first update past M minutes (checkpoint kept; status
+                  "stopped", exit code 0) — for comparing methods at equal time rather than equal steps
   --json          print one JSON object {runId, status, step, summary} instead of text`;
 
 const train: CliCommand = {
@@ -27,6 +29,7 @@ const train: CliCommand = {
         model: { type: 'string' },
         set: { type: 'string', multiple: true },
         name: { type: 'string' },
+        'max-minutes': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
@@ -36,14 +39,17 @@ const train: CliCommand = {
     const steps = intArg('steps', values.steps, 1);
     const seed = intArg('seed', values.seed, 0);
     const model = modelArg(values.model);
+    const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
+    if (maxMinutes !== undefined && !(maxMinutes > 0)) throw new UsageError(`--max-minutes must be a number > 0, got "${values['max-minutes']}"`);
     if (steps !== undefined) overrides['training.steps'] = steps;
     if (seed !== undefined) overrides.seed = seed;
     if (model !== undefined) overrides['model.size'] = model;
     const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
     const json = values.json === true;
     const tty = ctx.isTTY && !json;
-    const { record } = await trainInStore(ctx.dataDir, config, {
+    const { record, budgetHit } = await trainInStore(ctx.dataDir, config, {
       ...(values.name ? { name: values.name } : {}),
+      ...(maxMinutes !== undefined ? { maxMinutes } : {}),
       onCreated: (id) => {
         if (!json) ctx.stderr.write(`run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}\n`);
       },
@@ -53,12 +59,13 @@ const train: CliCommand = {
     });
     if (tty) ctx.stdout.write('\n');
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ runId: record.id, status: record.status, step: record.step, totalSteps: record.totalSteps, summary: record.summary, error: record.error })}\n`);
+      ctx.stdout.write(`${JSON.stringify({ runId: record.id, status: record.status, budgetHit, step: record.step, totalSteps: record.totalSteps, wallSeconds: record.wallSeconds, summary: record.summary, error: record.error })}\n`);
     } else {
-      if (record.status !== 'completed') ctx.stderr.write(`run ${record.id} ended ${record.status}${record.error ? `: ${record.error}` : ''}\n`);
+      if (budgetHit) ctx.stderr.write(`run ${record.id} stopped at the ${maxMinutes}-minute budget after step ${record.step}\n`);
+      else if (record.status !== 'completed') ctx.stderr.write(`run ${record.id} ended ${record.status}${record.error ? `: ${record.error}` : ''}\n`);
       ctx.stdout.write(`${record.id}\n`);
     }
-    return record.status === 'completed' ? 0 : 1;
+    return record.status === 'completed' || budgetHit ? 0 : 1;
   },
 };
 
