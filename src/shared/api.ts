@@ -211,6 +211,38 @@ export const SessionInfo = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
+/** A success rate on n held-out tasks with its 95 % Wilson interval. */
+export const SuccessInterval = z.object({ rate: z.number(), lo: z.number(), hi: z.number(), n: z.number().int() });
+export type SuccessInterval = z.infer<typeof SuccessInterval>;
+
+/**
+ * What a run's validation success should be read against (issue 9 item 4): the uniform-random and expert
+ * policies on the very held-out tasks its validation uses (heldOutSeeds(training.valEpisodes)), and what its
+ * warm start (π_ref) scored when that is a shipped checkpoint — on that checkpoint's own held-out set, so each
+ * interval carries its own n.
+ */
+export const RunBaselines = z.object({
+  env: z.string(),
+  /** Held-out tasks of the run's validation (training.valEpisodes); random and expert were run on these. */
+  episodes: z.number().int(),
+  random: SuccessInterval,
+  expert: SuccessInterval,
+  /** null unless warmStart.source = 'shipped'. */
+  warmStart: z
+    .object({
+      /** The checkpoint, as the trainer names it: `shipped:<env>@<weights SHA-256 prefix>`. */
+      source: z.string(),
+      greedy: SuccessInterval.optional(),
+      sampled: SuccessInterval.optional(),
+      /** Temperature of the `sampled` evaluation. */
+      sampledTemperature: z.number().nullable(),
+      /** Why numbers are missing, or how the checkpoint's evaluation differs from this run's validation. */
+      note: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type RunBaselines = z.infer<typeof RunBaselines>;
+
 // ---------------------------------------------------------------------------------------------------------
 // Methods: name → { input, output }
 // ---------------------------------------------------------------------------------------------------------
@@ -272,6 +304,8 @@ export const apiMethods = {
     output: z.object({ steps: z.array(z.number()), trajectories: z.array(Trajectory) }),
   },
   'runs.check': { input: RunRef, output: z.array(Alert) },
+  /** Random and expert baselines on the run's validation tasks, and its shipped warm start's held-out score. */
+  'runs.baselines': { input: RunRef, output: RunBaselines },
   'sessions.start': {
     input: z.object({
       preset: z.string().min(1),

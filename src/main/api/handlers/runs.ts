@@ -1,14 +1,19 @@
-/** runs.* — the run database (src/main/store) and stored-run collapse checks (src/core/stability). */
+/**
+ * runs.* — the run database (src/main/store), stored-run collapse checks (src/core/stability) and the random /
+ * expert / warm-start baselines a run's validation success is read against (./runBaselines.ts).
+ */
 import { err, ok } from '../../../shared/result';
 import { detectAlerts } from '../../../core/stability/detector';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
 import { toSummary } from '../../store/runStore';
 import type { AreaMethods, Handlers } from '../types';
+import { createRunBaselines } from './runBaselines';
 
 export function createRunsHandlers(services: MainServices): Handlers<AreaMethods<'runs'>> {
   const lab = () => getLab(services);
   const notFound = (id: string) => err('NOT_FOUND', `no run with id "${id}"`, { field: 'runId' });
+  const runBaselines = createRunBaselines();
   return {
     'runs.list': async (input) => ok(await (await lab()).store.listRuns(input ?? {})),
     'runs.get': async ({ runId }) => {
@@ -64,6 +69,10 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
       const alerts = detectAlerts(runId, await store.readMetrics(runId)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
+    },
+    'runs.baselines': async ({ runId }) => {
+      const rec = await (await lab()).store.getRun(runId);
+      return rec ? runBaselines(rec) : notFound(runId);
     },
   };
 }
