@@ -73,17 +73,19 @@ export function applyWasmFixes(): void {
     const out = wasm.makeOutput([...batchShape, M, N], 'float32');
     const ai = wasm.makeOutput([1, M, K], 'float32');
     const off = (info: tf.TensorInfo): number => wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
+    // The emscripten module exports its heap views, but tfjs's type for the module does not declare them.
+    const heapF32 = (): Float32Array => (wasm.wasm as unknown as { HEAPF32: Float32Array }).HEAPF32;
     try {
       for (let i = 0; i < B; i++) {
         // A fresh right operand per slice: the fast path caches its packed weights under the operand's id, so
         // reusing one buffer with new contents would multiply by stale weights.
         const bi = wasm.makeOutput([K, N], 'float32');
         // Read the heap view after every allocation: growing wasm memory replaces it.
-        let heap = wasm.wasm.HEAPF32;
+        let heap = heapF32();
         heap.copyWithin(off(ai), off(a) + i * M * K, off(a) + (i + 1) * M * K);
         heap.copyWithin(off(bi), off(b) + i * K * N, off(b) + (i + 1) * K * N);
         const oi = original.kernelFunc({ inputs: { a: ai, b: bi }, backend: wasm, attrs: { transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
-        heap = wasm.wasm.HEAPF32;
+        heap = heapF32();
         heap.copyWithin(off(out) + i * M * N, off(oi), off(oi) + M * N);
         wasm.disposeData(oi.dataId);
         wasm.disposeData(bi.dataId);
