@@ -17,14 +17,24 @@ import { resolveConfig } from '../../core/config/index';
 const JOB = fileURLToPath(new URL('../sessions/testJobs/synthetic.ts', import.meta.url));
 let a: string;
 let b: string;
+let opened: RunStore[] = [];
 beforeEach(async () => {
   a = await mkdtemp(join(tmpdir(), 'arl-bun-a-'));
   b = await mkdtemp(join(tmpdir(), 'arl-bun-b-'));
 });
 afterEach(async () => {
+  // Close the stores: an open metrics/trajectories stream left to the GC is a Node deprecation (DEP0137).
+  for (const s of opened) await s.close();
+  opened = [];
   await rm(a, { recursive: true, force: true });
   await rm(b, { recursive: true, force: true });
 });
+
+async function openStore(dir: string): Promise<RunStore> {
+  const s = await RunStore.open(dir);
+  opened.push(s);
+  return s;
+}
 
 async function sampleRun(store: RunStore) {
   const run = await writeSyntheticRun(store, { steps: 80, seed: 5, shape: 'cispo_collapse', collapseAt: 50, nanAt: 70 });
@@ -44,13 +54,13 @@ function rezip(bundle: Uint8Array, edit: (e: Record<string, Uint8Array>) => void
 
 describe('bundles', () => {
   it('round trip preserves every metric, the config, alerts, trajectories and the checkpoint', async () => {
-    const sa = await RunStore.open(a);
+    const sa = await openStore(a);
     const run = await sampleRun(sa);
     const ex = await exportRun(sa, run.id);
     expect(ex.checkpointStep).toBe(80);
     const bytes = new Uint8Array(await readFile(ex.path));
     expect(sha256Hex(bytes)).toBe(ex.sha256);
-    const sb = await RunStore.open(b);
+    const sb = await openStore(b);
     const im = await importBundle(sb, bytes);
     expect(im.runId).toBe(run.id);
     const got = (await sb.getRun(im.runId))!;
@@ -77,7 +87,7 @@ describe('bundles', () => {
   });
 
   it('contains no secrets, environment variables or home paths', async () => {
-    const sa = await RunStore.open(a);
+    const sa = await openStore(a);
     const home = homedir();
     process.env.ARLARENA_TEST_SECRET = 'env-secret-value-123';
     const run = await sa.createRun({ preset: 'p', env: 'sokoban', seed: 1, totalSteps: 1, config: { cacheDir: `${home}/.cache/arl`, other: '/home/alice/x', remote: { apiToken: 'sk-live-abcdef', password: 'hunter2', client_secret: 'cs-999' }, rollout: { maxResponseTokens: 32 }, tokenizer: 'words' } });
@@ -95,10 +105,10 @@ describe('bundles', () => {
   });
 
   it('refuses each kind of damaged bundle, and nothing is half-imported', async () => {
-    const sa = await RunStore.open(a);
+    const sa = await openStore(a);
     const run = await sampleRun(sa);
     const good = new Uint8Array(await readFile((await exportRun(sa, run.id)).path));
-    const sb = await RunStore.open(b);
+    const sb = await openStore(b);
     const enc = (o: unknown) => strToU8(JSON.stringify(o));
     const manifestOf = (e: Record<string, Uint8Array>) => JSON.parse(new TextDecoder().decode(e['manifest.json']));
     const cases: Array<[string, Uint8Array, RegExp]> = [
@@ -123,12 +133,12 @@ describe('bundles', () => {
   });
 
   it('reproduce reruns the bundle: the deterministic test job is bit-identical', async () => {
-    const sa = await RunStore.open(a);
+    const sa = await openStore(a);
     const run = await sa.createRun({ preset: 'test', env: 'sokoban', seed: 9, totalSteps: 30, config: { steps: 30, shape: 'cispo_collapse' }, status: 'running' });
     await sa.appendMetrics(run.id, syntheticStream({ steps: 30, seed: 9, shape: 'cispo_collapse' }));
     await sa.updateRun(run.id, { status: 'completed', backend: { training: 'synthetic', rollout: 'synthetic', detail: '', available: [] } });
     const ex = await exportRun(sa, run.id);
-    const sb = await RunStore.open(b);
+    const sb = await openStore(b);
     const res = await reproduceBundle(sb, ex.path, { jobModule: JOB });
     expect(res.error).toBeNull();
     expect(res.verdict).toBe('bit-identical');

@@ -163,11 +163,15 @@ export class JsonlAppender {
     return p;
   }
 
+  /** fsync and close; the handle is closed even when the fsync fails (never left for the GC to close). */
   async close(): Promise<void> {
-    await this.flush();
-    const fh = this.fh;
-    this.fh = null;
-    await fh?.close();
+    try {
+      await this.flush();
+    } finally {
+      const fh = this.fh;
+      this.fh = null;
+      await fh?.close();
+    }
   }
 }
 

@@ -8,18 +8,28 @@ import { writeSyntheticRun } from './synthetic';
 import { lttbIndices } from './lttb';
 
 let dir: string;
+let opened: RunStore[] = [];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'arl-store-'));
 });
 afterEach(async () => {
+  // Close every store a test opened: an open stream's FileHandle left to the GC is a Node deprecation (DEP0137).
+  for (const s of opened) await s.close();
+  opened = [];
   await rm(dir, { recursive: true, force: true });
 });
+
+async function openStore(d: string): Promise<RunStore> {
+  const s = await RunStore.open(d);
+  opened.push(s);
+  return s;
+}
 
 const base = { preset: 'sampo', env: 'sokoban', seed: 7, config: { optim: { lr: 1e-4 } }, totalSteps: 10 };
 
 describe('RunStore', () => {
   it('creates, lists, filters, sorts, updates and deletes runs', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const a = await s.createRun({ ...base, name: 'alpha', tags: ['x'] });
     const b = await s.createRun({ ...base, env: 'frozenlake', name: 'beta' });
     expect((await s.listRuns()).map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
@@ -31,7 +41,7 @@ describe('RunStore', () => {
     expect((await s.getRun(a.id))?.status).toBe('running');
     // Reopen: everything persisted.
     await s.close();
-    const s2 = await RunStore.open(dir);
+    const s2 = await openStore(dir);
     expect(s2.warnings).toEqual([]);
     expect((await s2.getRun(a.id))?.status).toBe('running');
     expect((await s2.markInterrupted()).sort()).toEqual([a.id, b.id].sort());
@@ -42,7 +52,7 @@ describe('RunStore', () => {
   });
 
   it('round-trips non-finite metrics and ignores + repairs a torn last line', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     await s.appendMetrics(r.id, [
       { step: 1, values: { 'actor/grad_norm': 0.5, 'val/success_rate': NaN } },
@@ -52,7 +62,7 @@ describe('RunStore', () => {
     await s.flush(r.id);
     await appendFile(join(s.runDir(r.id), 'metrics.jsonl'), '{"step":4,"values":{"actor/gr');
     await s.close();
-    const s2 = await RunStore.open(dir);
+    const s2 = await openStore(dir);
     const rows = await s2.readMetrics(r.id);
     expect(rows.map((x) => x.step)).toEqual([1, 2, 3]);
     expect(rows[1].values['actor/grad_norm']).toBeNaN();
@@ -71,11 +81,11 @@ describe('RunStore', () => {
   });
 
   it('moves a corrupt catalog aside and rebuilds it from run folders', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     await s.close();
     await writeFile(join(dir, 'runs.json'), '{"schemaVersion":1,"runs":{"x"');
-    const s2 = await RunStore.open(dir);
+    const s2 = await openStore(dir);
     expect(s2.warnings[0]).toMatch(/could not be read.*moved aside/);
     const names = await readdir(dir);
     const aside = names.find((n) => n.startsWith('runs.json.corrupt-'));
@@ -85,19 +95,19 @@ describe('RunStore', () => {
   });
 
   it('moves a corrupt run.json aside and still opens', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     const r2 = await s.createRun({ ...base, seed: 8 });
     await s.close();
     await writeFile(join(dir, 'runs.json'), '');
     await writeFile(join(dir, 'runs', r.id, 'run.json'), 'garbage');
-    const s2 = await RunStore.open(dir);
+    const s2 = await openStore(dir);
     expect(s2.warnings.join('\n')).toMatch(new RegExp(`Run ${r.id}: its record run.json was unreadable`));
     expect((await s2.listRuns()).map((x) => x.id)).toEqual([r2.id]);
   });
 
   it('series by wall time / tokens and LTTB keeps a spike and non-finite markers', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const run = await writeSyntheticRun(s, { steps: 2000, seed: 3, nanAt: 1500 });
     const rows = await s.readMetrics(run.id);
     // Inject a spike by a second run with a manual stream.
@@ -121,7 +131,7 @@ describe('RunStore', () => {
   });
 
   it('checkpoints: latest loads, older pruned, resume truncation drops later steps', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     for (const step of [2, 4, 6]) await s.saveCheckpoint(r.id, { step, files: { 'weights.bin': new Uint8Array([step, 1, 2]) }, meta: { step } });
     const c = await s.loadLatestCheckpoint(r.id);
@@ -136,7 +146,7 @@ describe('RunStore', () => {
   });
 
   it('cleans temp files and checkpoint temp folders left by killed writers (only stale ones)', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     await s.close();
     const old = new Date(Date.now() - 10 * 60_000);
@@ -151,14 +161,14 @@ describe('RunStore', () => {
     await utimes(staleDir, old, old);
     const fresh = join(dir, '.runs.json.2-0-1.tmp');
     await writeFile(fresh, 'a live writer');
-    await RunStore.open(dir);
+    await openStore(dir);
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual(['.runs.json.2-0-1.tmp']);
     expect((await readdir(s.runDir(r.id))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(await readdir(join(s.runDir(r.id), 'checkpoints'))).toEqual([]);
   });
 
   it('start-up recovery leaves runs owned by a live process alone', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const live = await s.createRun({ ...base, status: 'running' });
     const dead = await s.createRun({ ...base, status: 'running', seed: 2 });
     const mine = await s.createRun({ ...base, status: 'running', seed: 3 });
@@ -179,7 +189,7 @@ describe('RunStore', () => {
   });
 
   it('trajectories by step through an incremental line index', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b'), traj(2, 'c')]);
@@ -194,7 +204,7 @@ describe('RunStore', () => {
   });
 
   it('concurrent trajectory queries index each new line once', async () => {
-    const s = await RunStore.open(dir);
+    const s = await openStore(dir);
     const r = await s.createRun(base);
     const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b')]);
