@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
@@ -212,5 +212,56 @@ describe('RunStore', () => {
     await s.appendTrajectories(r.id, [traj(2, 'c'), traj(2, 'd')]);
     const answers = await Promise.all([s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 })]);
     for (const a of answers) expect(a.trajectories.map((t) => t.trajUid)).toEqual(['c', 'd']);
+  });
+
+  it('two stores on one data directory see and keep each other\'s changes', async () => {
+    // Two instances in one process use the same lock and files as two processes would (concurrency.test.ts
+    // does it with real processes).
+    const app = await openStore(dir);
+    const cli = await openStore(dir);
+    const run = await app.createRun(base);
+    // A run created elsewhere is listed, and its record read, without reopening.
+    expect((await cli.listRuns()).map((r) => r.id)).toEqual([run.id]);
+    const alert = { id: 'a1', runId: run.id, rule: 'non_finite', severity: 'warning' as const, metric: 'actor/grad_norm', firstStep: 3, lastStep: 3, message: 'm', hint: 'h', evidence: { steps: [3], values: [null] }, acknowledged: false };
+    await app.upsertAlerts(run.id, [alert]);
+    // The CLI tags the run and acknowledges the alert while the app is folding metrics into its record.
+    await app.appendMetrics(run.id, [{ step: 1, values: { 'perf/wall_s': 1 } }]);
+    await cli.updateRun(run.id, { tags: ['keep'] });
+    await cli.updateRun(run.id, (r) => ({ alerts: r.alerts.map((a) => ({ ...a, acknowledged: true })) }));
+    expect((await app.getRun(run.id))!.tags).toEqual(['keep']);
+    // The app's next writes (a live alert update, its metric fold) start from the record on disk.
+    await app.upsertAlerts(run.id, [{ ...alert, lastStep: 4 }]);
+    await app.appendMetrics(run.id, [{ step: 2, values: { 'perf/wall_s': 2 } }]);
+    await app.flush(run.id);
+    for (const s of [app, cli]) {
+      const r = (await s.getRun(run.id))!;
+      expect(r.tags).toEqual(['keep']);
+      expect(r.alerts.map((a) => [a.lastStep, a.acknowledged])).toEqual([[4, true]]);
+      expect(r.step).toBe(2);
+      const listed = (await s.listRuns())[0];
+      expect([listed.tags, listed.step]).toEqual([['keep'], 2]);
+    }
+    expect(JSON.parse(await readFile(join(dir, 'runs.json'), 'utf8')).runs[run.id].tags).toEqual(['keep']);
+    // A deletion elsewhere: gone from the list, and an update says so instead of resurrecting it.
+    await cli.deleteRun(run.id);
+    expect(await app.listRuns()).toEqual([]);
+    await expect(app.updateRun(run.id, { name: 'x' })).rejects.toThrow(`no run with id "${run.id}"`);
+  });
+
+  it('a catalog change waits for the data directory lock and says who holds it', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)']);
+    try {
+      const s = await RunStore.open(dir, { lock: { staleMs: 60_000, timeoutMs: 300 } });
+      opened.push(s);
+      await writeFile(s.lockFile, JSON.stringify({ pid: child.pid, host: hostname(), at: Date.now(), nonce: 'n' }));
+      await expect(s.createRun(base)).rejects.toThrow(`held by process ${child.pid}`);
+      expect(await s.listRuns()).toEqual([]);
+      // Its holder gone (kill -9), the lock is taken over at once.
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+      expect((await s.createRun(base)).id).toBeTruthy();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

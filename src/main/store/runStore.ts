@@ -12,8 +12,15 @@
  * and a torn last line is ignored on read and cut off before the next append. A corrupt catalog or run.json is
  * moved aside intact (`<name>.corrupt-<timestamp>`), reported in `warnings`, and the store opens with what the
  * run directories still hold. Single writer per run: the process that trains a run appends its streams.
+ *
+ * Several processes (the app, CLI commands) may open one data directory at once. Every record or catalog
+ * change is made holding the data directory's lock file (runs.json.lock, see fileLock.ts): under it the catalog
+ * is re-read if another process changed it, the record is re-read from its run.json, the change is applied to
+ * that, and both are written; so no process's update overwrites another's with an older copy. Lists re-read the
+ * catalog whenever its file changed.
  */
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBackendInfo, type RunRecord, type RunStatus, type RunSummary, type Series, type Trajectory } from '../../shared/api';
@@ -21,7 +28,8 @@ import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../appInfo';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
-import { CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
+import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
+import { withFileLock, type LockOptions } from './fileLock';
 import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
 import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
@@ -64,6 +72,14 @@ const OWNER_FILE = '.owner';
 
 export const UNKNOWN_BACKEND: ComputeBackendInfo = { training: 'unknown', rollout: 'unknown', detail: 'not recorded', available: [] };
 
+/** Record fields folded from metric records by this process and not yet written to run.json. */
+type MetricFold = Pick<RunRecord, 'summary' | 'step' | 'wallSeconds' | 'etaSeconds'>;
+
+export interface OpenOptions {
+  /** Cross-process lock timing (tests shorten it). */
+  readonly lock?: LockOptions;
+}
+
 interface MetricCache {
   offset: number;
   rows: MetricRecord[];
@@ -88,6 +104,11 @@ export function toSummary(r: RunRecord): RunSummary {
   };
 }
 
+/** A file version's identity for cheap change checks: atomic writes replace the inode (see refreshCatalog for its limit). */
+function fileStamp(st: Stats): string {
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
 function withAlertStats(r: RunRecord): RunRecord {
   let worst: RunRecord['worstSeverity'] = null;
   for (const a of r.alerts) if (worst === null || SEVERITY_RANK[a.severity] > SEVERITY_RANK[worst]) worst = a.severity;
@@ -101,13 +122,18 @@ export class RunStore {
   private metricCache = new Map<string, MetricCache>();
   private trajIndex = new Map<string, { offset: number; refs: LineRef[] }>();
   private trajIndexing = new Map<string, Promise<void>>();
-  private syncedMtime = new Map<string, number>();
+  /** Per run: the run.json version last read or written here, and the catalog entry's updatedAt it gave. */
+  private synced = new Map<string, { stamp: string; updatedAt: string }>();
+  /** The runs.json version this process's catalog matches (null: not read from, or written to, a file yet). */
+  private catalogStamp: string | null = null;
+  private folds = new Map<string, MetricFold>();
   private lastRecordWrite = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly dataDir: string,
     private readonly db: Low<CatalogData>,
+    private readonly lockOptions: LockOptions,
   ) {}
 
   get runsDir(): string {
@@ -118,33 +144,28 @@ export class RunStore {
     return join(this.dataDir, 'runs.json');
   }
 
+  /** Held by whichever process is changing the catalog or a run record (see fileLock.ts). */
+  get lockFile(): string {
+    return join(this.dataDir, 'runs.json.lock');
+  }
+
   runDir(id: string): string {
     return join(this.runsDir, id);
   }
 
   /** Open (creating if needed) the run database in `dataDir`. Never throws for a corrupt catalog: see `warnings`. */
-  static async open(dataDir: string): Promise<RunStore> {
+  static async open(dataDir: string, opts: OpenOptions = {}): Promise<RunStore> {
     await mkdir(join(dataDir, 'runs'), { recursive: true });
-    const file = join(dataDir, 'runs.json');
-    const store = new RunStore(dataDir, createCatalog(file));
+    const store = new RunStore(dataDir, createCatalog(join(dataDir, 'runs.json')), opts.lock ?? {});
     await cleanStaleTemps(dataDir);
-    try {
-      await store.db.read();
-    } catch (e) {
-      if (!(e instanceof CatalogCorruptError)) throw e;
-      const aside = `${file}.corrupt-${stamp()}`;
-      await rename(file, aside);
-      store.warnings.push(`The run catalog could not be read (${e.reason}); it was moved aside intact to ${aside} and rebuilt from the run folders.`);
-      store.db.data = { schemaVersion: 1, runs: {} };
-    }
     for (const d of await readdir(join(dataDir, 'runs'), { withFileTypes: true }).catch(() => [])) {
       if (!d.isDirectory() || d.name.startsWith('.')) continue;
       await cleanStaleTemps(join(dataDir, 'runs', d.name));
       await cleanStaleTemps(join(dataDir, 'runs', d.name, CHECKPOINTS_DIR));
     }
-    const before = JSON.stringify(Object.keys(store.db.data.runs).sort());
-    await store.reconcile();
-    if (JSON.stringify(Object.keys(store.db.data.runs).sort()) !== before || store.warnings.length > 0) await store.db.write();
+    await store.exclusive(async () => {
+      if (await store.syncFromDisk({ repair: false, warnOrphans: true })) await store.locked(async (dirty) => (dirty ? store.writeCatalog() : undefined));
+    });
     return store;
   }
 
@@ -153,6 +174,78 @@ export class RunStore {
     const p = this.chain.then(fn);
     this.chain = p.catch(() => undefined);
     return p;
+  }
+
+  /**
+   * Run `fn` holding the data directory's lock, after bringing this process's catalog up to date with the disk
+   * (`dirty`: the catalog file must be rewritten even if `fn` changes nothing). Call inside `exclusive`.
+   */
+  private locked<T>(fn: (dirty: boolean) => Promise<T>): Promise<T> {
+    return withFileLock(this.lockFile, async () => fn(await this.syncFromDisk({ repair: true, warnOrphans: false })), this.lockOptions);
+  }
+
+  /** A catalog or record change: in-process queue, then the cross-process lock. */
+  private mutate<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(() => this.locked(() => fn()));
+  }
+
+  /**
+   * Re-read runs.json, then reconcile with the run folders. Under the lock (`repair`) the catalog is always
+   * re-read and a corrupt one is moved aside and rebuilt; without the lock it is re-read only if its file
+   * changed, and a corrupt one only reports that a (locked) write is due. Returns whether the catalog file
+   * should be rewritten.
+   */
+  private async syncFromDisk(opts: { repair: boolean; warnOrphans: boolean }): Promise<boolean> {
+    let dirty = false;
+    try {
+      await this.refreshCatalog(opts.repair);
+    } catch (e) {
+      if (!(e instanceof CatalogCorruptError)) throw e;
+      if (!opts.repair) return true;
+      const aside = `${this.catalogFile}.corrupt-${stamp()}`;
+      await rename(this.catalogFile, aside);
+      this.warnings.push(`The run catalog could not be read (${e.reason}); it was moved aside intact to ${aside} and rebuilt from the run folders.`);
+      this.db.data = { schemaVersion: CATALOG_SCHEMA_VERSION, runs: {} };
+      this.catalogStamp = null;
+      this.synced.clear();
+      dirty = true;
+    }
+    if (await this.reconcile(opts.warnOrphans)) dirty = true;
+    return dirty;
+  }
+
+  /**
+   * Re-read runs.json (`force`), or only if its stamp changed. The stamp can miss a change (an inode reused
+   * within one file-system clock tick at the same size), so writers always re-read: a missed change may delay
+   * what a list shows, never lose an update.
+   */
+  private async refreshCatalog(force: boolean): Promise<void> {
+    let st: Stats;
+    try {
+      st = await stat(this.catalogFile);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      this.catalogStamp = null;
+      return;
+    }
+    const version = fileStamp(st);
+    if (!force && version === this.catalogStamp) return;
+    await this.db.read();
+    // Metric folds not yet written to run.json stay in this process's view.
+    for (const [id, fold] of this.folds) if (this.db.data.runs[id]) this.db.data.runs[id] = { ...this.db.data.runs[id], ...fold };
+    // Stamped before reading: a replacement in between only causes one more re-read, never a missed one.
+    this.catalogStamp = version;
+  }
+
+  /** Write the catalog (under the lock) and remember its version, so our own write is not re-read. */
+  private async writeCatalog(): Promise<void> {
+    await this.db.write();
+    this.catalogStamp = await stat(this.catalogFile).then(fileStamp, () => null);
+  }
+
+  private withFold(r: RunRecord): RunRecord {
+    const f = this.folds.get(r.id);
+    return f ? { ...r, ...f } : r;
   }
 
   private async readRunJson(id: string): Promise<RunRecord | undefined> {
@@ -177,8 +270,11 @@ export class RunStore {
     return parsed;
   }
 
-  /** Bring the catalog in line with the run directories (new/changed run.json files, deleted dirs). */
-  private async reconcile(): Promise<boolean> {
+  /**
+   * Bring the catalog in line with the run directories (new/changed run.json files, deleted dirs). `warnOrphans`:
+   * report run folders without a run.json (at open; later such a folder is most likely a run being created).
+   */
+  private async reconcile(warnOrphans: boolean): Promise<boolean> {
     let changed = false;
     let names: string[];
     try {
@@ -190,31 +286,35 @@ export class RunStore {
     for (const id of Object.keys(this.db.data.runs)) {
       if (!present.has(id)) {
         delete this.db.data.runs[id];
-        this.syncedMtime.delete(id);
+        this.synced.delete(id);
+        this.folds.delete(id);
         changed = true;
       }
     }
     for (const id of names) {
-      let mtime: number;
+      let version: string;
       try {
-        mtime = (await stat(join(this.runDir(id), RUN_FILE))).mtimeMs;
+        version = fileStamp(await stat(join(this.runDir(id), RUN_FILE)));
       } catch {
-        if (!this.db.data.runs[id]) {
+        if (warnOrphans && !this.db.data.runs[id]) {
           if (!this.warnings.some((w) => w.includes(`Run ${id}:`))) this.warnings.push(`Run ${id}: folder has no run.json; it is not listed (its files are kept).`);
         }
         continue;
       }
-      if (this.syncedMtime.get(id) === mtime) continue;
+      const seen = this.synced.get(id);
+      if (seen && seen.stamp === version && seen.updatedAt === this.db.data.runs[id]?.updatedAt) continue;
       const rec = await this.readRunJson(id);
       if (!rec) continue;
-      this.syncedMtime.set(id, mtime);
       const cur = this.db.data.runs[id];
-      if (!cur || cur.updatedAt < rec.updatedAt || JSON.stringify(cur) !== JSON.stringify(rec)) {
-        if (!cur || cur.updatedAt <= rec.updatedAt) {
-          this.db.data.runs[id] = rec;
+      // run.json is written before the catalog, so it is never older than the catalog's entry.
+      if (!cur || cur.updatedAt <= rec.updatedAt) {
+        const next = this.withFold(rec);
+        if (!cur || JSON.stringify(cur) !== JSON.stringify(next)) {
+          this.db.data.runs[id] = next;
           changed = true;
         }
       }
+      this.synced.set(id, { stamp: version, updatedAt: this.db.data.runs[id].updatedAt });
     }
     return changed;
   }
@@ -224,10 +324,11 @@ export class RunStore {
   // ------------------------------------------------------------------------------------------------------
 
   async createRun(input: CreateRunInput): Promise<RunRecord> {
-    return this.exclusive(async () => {
+    return this.mutate(async () => {
       const id = input.id ?? newRunId(input.env, input.preset);
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`run id "${id}" is not 1–64 letters, digits, "_" or "-"`);
-      if (this.db.data.runs[id]) throw new Error(`a run with id "${id}" already exists`);
+      const onDisk = await stat(join(this.runDir(id), RUN_FILE)).then(() => true, () => false);
+      if (this.db.data.runs[id] || onDisk) throw new Error(`a run with id "${id}" already exists`);
       const now = new Date().toISOString();
       const rec: RunRecord = withAlertStats({
         id,
@@ -261,16 +362,17 @@ export class RunStore {
     });
   }
 
+  /** Under the lock: write run.json, then the catalog. */
   private async persist(rec: RunRecord): Promise<void> {
     await this.filesOf(rec.id).writeRecord(rec);
     try {
-      this.syncedMtime.set(rec.id, (await stat(join(this.runDir(rec.id), RUN_FILE))).mtimeMs);
+      this.synced.set(rec.id, { stamp: fileStamp(await stat(join(this.runDir(rec.id), RUN_FILE))), updatedAt: rec.updatedAt });
     } catch {
       // deleted concurrently
     }
-    this.db.data.runs[rec.id] = rec;
+    this.db.data.runs[rec.id] = this.withFold(rec);
     this.lastRecordWrite.set(rec.id, Date.now());
-    await this.db.write();
+    await this.writeCatalog();
   }
 
   /**
@@ -297,20 +399,23 @@ export class RunStore {
   async getRun(id: string): Promise<RunRecord | undefined> {
     await this.chain;
     const cur = this.db.data.runs[id];
-    // run.json is authoritative (another process may be training this run).
+    // run.json is authoritative (another process may be training this run, or have tagged it).
     try {
-      const mtime = (await stat(join(this.runDir(id), RUN_FILE))).mtimeMs;
-      if (cur && this.syncedMtime.get(id) === mtime) return cur;
+      const version = fileStamp(await stat(join(this.runDir(id), RUN_FILE)));
+      const seen = this.synced.get(id);
+      if (cur && seen?.stamp === version && seen.updatedAt === cur.updatedAt) return cur;
     } catch {
       return undefined;
     }
     const rec = await this.readRunJson(id);
-    return rec ?? cur;
+    return rec ? this.withFold(rec) : cur;
   }
 
   async listRuns(q: RunQuery = {}): Promise<RunSummary[]> {
+    // Other processes' changes: re-read the catalog if its file changed, and any changed run.json. Only when that
+    // finds the catalog file out of date (a writer killed between run.json and runs.json) is it rewritten.
     await this.exclusive(async () => {
-      if (await this.reconcile()) await this.db.write();
+      if (await this.syncFromDisk({ repair: false, warnOrphans: false })) await this.locked(async (dirty) => (dirty ? this.writeCatalog() : undefined));
     });
     const search = q.search?.trim().toLowerCase();
     let runs = Object.values(this.db.data.runs).filter((r) => {
@@ -338,14 +443,29 @@ export class RunStore {
     return runs.map(toSummary);
   }
 
-  /** Merge `patch` into the record (a function gets the current record). Writes run.json, then the catalog. */
+  /**
+   * Merge `patch` into the record (a function gets the current record). Under the lock, the current record is
+   * the run's run.json as it is on disk now (another process may have changed it), plus this process's pending
+   * metric fold; writes run.json, then the catalog.
+   */
   async updateRun(id: string, patch: RunPatch | ((r: RunRecord) => RunPatch)): Promise<RunRecord> {
-    return this.exclusive(async () => {
-      const cur = this.db.data.runs[id] ?? (await this.readRunJson(id));
-      if (!cur) throw new Error(`no run with id "${id}"`);
+    return this.mutate(async () => {
+      const disk = await this.readRunJson(id);
+      const exists = disk !== undefined || (await stat(this.runDir(id)).then(() => true, () => false));
+      const cached = this.db.data.runs[id];
+      if (!exists || (!disk && !cached)) throw new Error(`no run with id "${id}"`);
+      const fold = this.folds.get(id);
+      const cur = this.withFold(disk ?? cached);
       const p = typeof patch === 'function' ? patch(cur) : patch;
       const next = withAlertStats({ ...cur, ...p, id: cur.id, createdAt: cur.createdAt, updatedAt: new Date().toISOString() });
-      await this.persist(next);
+      // The fold is in `next` now; one folded while this write is in flight stays pending.
+      if (fold !== undefined && this.folds.get(id) === fold) this.folds.delete(id);
+      try {
+        await this.persist(next);
+      } catch (e) {
+        if (fold !== undefined && !this.folds.has(id)) this.folds.set(id, fold);
+        throw e;
+      }
       return next;
     });
   }
@@ -360,7 +480,7 @@ export class RunStore {
   }
 
   async deleteRun(id: string): Promise<boolean> {
-    return this.exclusive(async () => {
+    return this.mutate(async () => {
       const dir = this.runDir(id);
       const exists = await stat(dir).then(() => true, () => false);
       if (!exists && !this.db.data.runs[id]) return false;
@@ -376,8 +496,9 @@ export class RunStore {
         await rm(trash, { recursive: true, force: true });
       }
       delete this.db.data.runs[id];
-      this.syncedMtime.delete(id);
-      await this.db.write();
+      this.synced.delete(id);
+      this.folds.delete(id);
+      await this.writeCatalog();
       return true;
     });
   }
@@ -463,8 +584,9 @@ export class RunStore {
     const wall = last.values['perf/wall_s'];
     const wallSeconds = wall !== undefined && Number.isFinite(wall) ? wall : cur.wallSeconds;
     const eta = last.step > 0 && wallSeconds > 0 ? (wallSeconds / last.step) * Math.max(0, cur.totalSteps - last.step) : null;
-    const next = { ...cur, summary, step: Math.max(cur.step, last.step), wallSeconds, etaSeconds: eta };
-    this.db.data.runs[id] = next;
+    const fold: MetricFold = { summary, step: Math.max(cur.step, last.step), wallSeconds, etaSeconds: eta };
+    this.folds.set(id, fold);
+    this.db.data.runs[id] = { ...cur, ...fold };
     if (Date.now() - (this.lastRecordWrite.get(id) ?? 0) >= RECORD_WRITE_INTERVAL_MS) await this.updateRun(id, {});
   }
 
@@ -480,20 +602,24 @@ export class RunStore {
     return this.filesOf(id).loadLatestCheckpoint();
   }
 
-  /** fsync the run's streams and write its record (or every open run's). */
+  /** fsync the run's streams and write its record if metrics were folded into it since (or every open run's). */
   async flush(id?: string): Promise<void> {
-    const ids = id ? [id] : [...this.files.keys()];
+    const ids = id ? [id] : [...new Set([...this.files.keys(), ...this.folds.keys()])];
     for (const i of ids) {
       await this.files.get(i)?.flush();
-      if (this.db.data.runs[i]) await this.updateRun(i, {});
+      if (this.folds.has(i)) await this.updateRun(i, {});
     }
   }
 
+  /** Flush, then close every open stream (also when the flush fails, so no file handle is left to the GC). */
   async close(): Promise<void> {
-    await this.flush();
-    for (const f of this.files.values()) await f.close();
+    const failures: unknown[] = [];
+    await this.flush().catch((e: unknown) => failures.push(e));
+    const files = [...this.files.values()];
     this.files.clear();
+    for (const r of await Promise.allSettled(files.map((f) => f.close()))) if (r.status === 'rejected') failures.push(r.reason);
     await this.chain;
+    if (failures.length > 0) throw failures[0];
   }
 
   /** All metric records of a run, in file order (cached; incremental reads pick up appends by other processes). */
