@@ -152,7 +152,12 @@ describe('runs.baselines', () => {
     const synthetic = await writeSyntheticRun(store, { steps: 20, seed: 1 });
     const res = await call('runs.baselines', { runId: synthetic.id });
     expect(res.error.code).toBe('UNAVAILABLE');
-    expect(res.error.message).toMatch(/no usable config\.env/);
+    expect(res.error.message).toMatch(/has no config\.env, so there are no validation tasks/);
     expect(res.error.hint).toBeTruthy();
+    const c = config('sokoban', {});
+    const broken = await storeRun({ ...c, training: { ...c.training, valEpisodes: 0 } });
+    const bad = await call('runs.baselines', { runId: broken.id });
+    expect(bad.error.code).toBe('UNAVAILABLE');
+    expect(bad.error.message).toMatch(/has an unusable config\.training\.valEpisodes \(0: /);
   });
 });

@@ -78,7 +78,10 @@ export function createRunBaselines(options: RunBaselinesOptions = {}): (rec: Run
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = `config.${issue.path.map(String).join('.')}`;
-      return err('UNAVAILABLE', `run ${rec.id} has no usable ${where} (${issue.message}), so there are no validation tasks to run baselines on`, {
+      let value: unknown = rec.config;
+      for (const k of issue.path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined;
+      const what = value === undefined ? `has no ${where}` : `has an unusable ${where} (${JSON.stringify(value)}: ${issue.message})`;
+      return err('UNAVAILABLE', `run ${rec.id} ${what}, so there are no validation tasks to run baselines on`, {
         field: 'runId',
         hint: 'synthetic demo runs have no environment config; baselines exist for runs started from New run or `arlarena train`',
       });
