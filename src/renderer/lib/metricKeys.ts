@@ -13,6 +13,8 @@ export const DEFAULT_CHART_KEYS = [
 ] as const;
 
 export const SUCCESS_KEY = 'episode/success_rate';
+/** Held-out success, logged at validation steps only (group size 1 on heldOutSeeds(training.valEpisodes)). */
+export const VAL_SUCCESS_KEY = 'val/success_rate';
 export const WALL_KEY = 'perf/wall_s';
 export const TOKENS_KEY = 'perf/total_tokens';
 /** Keys whose non-finite values mean the update itself broke (used by the verdict). */

@@ -1,8 +1,9 @@
 /** State of the run detail view: the record, its live metric series and its alerts, kept current by events. */
-import type { Alert, RunRecord } from '../../shared/api';
+import type { Alert, RunBaselines, RunRecord } from '../../shared/api';
+import { baselineError } from './baselines';
 import type { Lab } from './lab.svelte';
 import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
-import { DEFAULT_CHART_KEYS } from './metricKeys';
+import { DEFAULT_CHART_KEYS, VAL_SUCCESS_KEY } from './metricKeys';
 
 const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
 
@@ -15,6 +16,11 @@ export class RunDetail {
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
   /** Bumped when a new trajectory is stored, so the viewer can offer the latest one. */
   trajectoryTick = $state(0);
+  /** Random / expert / warm-start success on the run's validation tasks (runs.baselines); null until loaded. */
+  baselines = $state.raw<RunBaselines | null>(null);
+  /** Why the baselines could not be computed, with what to do. */
+  baselinesError = $state<string | null>(null);
+  baselinesLoading = $state(false);
   private unsubs: (() => void)[] = [];
 
   constructor(
@@ -34,9 +40,20 @@ export class RunDetail {
       return;
     }
     this.record = res.value;
+    void this.loadBaselines();
     const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
     if (keysRes.ok) this.availableKeys = keysRes.value;
     await this.loadSeries();
+  }
+
+  /** Quiet: a run without baselines (e.g. a synthetic demo run) says why in its own panel, not as a toast. */
+  async loadBaselines(): Promise<void> {
+    this.baselinesLoading = true;
+    this.baselinesError = null;
+    const res = await this.lab.call('runs.baselines', { runId: this.runId }, { quiet: true });
+    this.baselinesLoading = false;
+    if (res.ok) this.baselines = res.value;
+    else this.baselinesError = baselineError(res.error);
   }
 
   async loadSeries(): Promise<void> {
@@ -59,6 +76,7 @@ export class RunDetail {
       this.lab.on('run.metrics', (p) => {
         if (p.runId !== this.runId) return;
         this.series = appendRecords(this.series, this.chartKeys, p.records);
+        this.foldValidation(p.records);
         if (this.availableKeys.length === 0 && p.records[0]) this.availableKeys = Object.keys(p.records[0].values);
       }),
       this.lab.on('session.status', (s) => {
@@ -76,6 +94,19 @@ export class RunDetail {
         if (p.runId === this.runId) this.trajectoryTick++;
       }),
     );
+  }
+
+  /** Keep the validation headline (last and best val/success_rate) current between record refreshes. */
+  private foldValidation(records: readonly { values: Record<string, number | null> }[]): void {
+    if (!this.record) return;
+    let summary = this.record.summary;
+    for (const r of records) {
+      const v = r.values[VAL_SUCCESS_KEY];
+      if (v === null || v === undefined || !Number.isFinite(v)) continue;
+      const best = summary[`best/${VAL_SUCCESS_KEY}`];
+      summary = { ...summary, [VAL_SUCCESS_KEY]: v, [`best/${VAL_SUCCESS_KEY}`]: best === null || best === undefined || v > best ? v : best };
+    }
+    if (summary !== this.record.summary) this.record = { ...this.record, summary };
   }
 
   dispose(): void {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { RunBaselines } from '../../shared/api';
+import { baselineCells, baselineError, baselineParts, fmtInterval, warmStartTitle } from './baselines';
+
+const base: RunBaselines = {
+  env: 'sokoban',
+  episodes: 64,
+  random: { rate: 0.046875, lo: 0.0161, hi: 0.1289, n: 64 },
+  expert: { rate: 1, lo: 0.9435, hi: 1, n: 64 },
+  warmStart: null,
+};
+
+describe('baselines line', () => {
+  it('writes rates as percentages with their interval', () => {
+    expect(fmtInterval(base.random)).toBe('4.7 % [1.6–12.9]');
+    expect(baselineParts(base)).toEqual(['random 4.7 % [1.6–12.9]', 'expert 100.0 % [94.3–100.0]']);
+  });
+
+  it("adds the shipped warm start with its own n, and leaves it out when it has no numbers", () => {
+    const ws = { source: 'shipped:sokoban@abc', greedy: { rate: 0, lo: 0, hi: 0.0188, n: 200 }, sampled: { rate: 0.06, lo: 0.0347, hi: 0.1019, n: 200 }, sampledTemperature: 0.6, note: null };
+    expect(baselineParts({ ...base, warmStart: ws })[2]).toBe('warm start 0.0 % greedy / 6.0 % sampled (n = 200)');
+    expect(baselineParts({ ...base, warmStart: { ...ws, greedy: undefined } })[2]).toBe('warm start 6.0 % sampled (n = 200)');
+    expect(baselineParts({ ...base, warmStart: { source: 'shipped:sokoban', sampledTemperature: null, note: 'missing' } })).toHaveLength(2);
+    expect(warmStartTitle({ ...base, warmStart: ws })).toContain('sampled (T 0.6) 6.0 % [3.5–10.2] on 200 held-out tasks');
+  });
+
+  it('errors say what to do', () => {
+    expect(baselineError({ code: 'UNAVAILABLE', message: 'no env', hint: 'start a real run' })).toBe('no env — start a real run');
+    const cells = baselineCells(['a', 'b'], [{ ok: true, value: base }, { ok: false, error: { code: 'NOT_FOUND', message: 'no run with id "b"' } }]);
+    expect(cells.get('a')).toEqual({ value: base });
+    expect(cells.get('b')).toEqual({ error: 'no run with id "b"' });
+  });
+});

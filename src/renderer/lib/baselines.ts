@@ -1,0 +1,58 @@
+/**
+ * How the run views write a run's baselines (runs.baselines): success rates as percentages with their 95 %
+ * Wilson interval — the same numbers `arlarena eval` prints beside a checkpoint's held-out success.
+ */
+import type { RunBaselines, SuccessInterval } from '../../shared/api';
+import type { ApiError, Result } from '../../shared/result';
+
+function pct(v: number): string {
+  return (100 * v).toFixed(1);
+}
+
+/** "10.5 % [7.0–15.5]" (the bracket is the 95 % Wilson interval). */
+export function fmtInterval(iv: SuccessInterval): string {
+  return `${pct(iv.rate)} % [${pct(iv.lo)}–${pct(iv.hi)}]`;
+}
+
+/**
+ * The parts of the baselines line, in reading order: random and expert on the run's own validation tasks, then
+ * the shipped warm start on its own held-out set (with its n, which usually differs from the run's).
+ */
+export function baselineParts(b: RunBaselines): string[] {
+  const parts = [`random ${fmtInterval(b.random)}`, `expert ${fmtInterval(b.expert)}`];
+  const ws = b.warmStart;
+  if (ws && (ws.greedy || ws.sampled)) {
+    const scored = [ws.greedy ? `${pct(ws.greedy.rate)} % greedy` : null, ws.sampled ? `${pct(ws.sampled.rate)} % sampled` : null].filter((x) => x !== null);
+    const n = (ws.greedy ?? ws.sampled)!.n;
+    parts.push(`warm start ${scored.join(' / ')} (n = ${n})`);
+  }
+  return parts;
+}
+
+/** Tooltip for the warm-start part: the checkpoint, both intervals and the sampling temperature. */
+export function warmStartTitle(b: RunBaselines): string {
+  const ws = b.warmStart;
+  if (!ws) return '';
+  const lines = [`π_ref: ${ws.source}`];
+  if (ws.greedy) lines.push(`greedy ${fmtInterval(ws.greedy)} on ${ws.greedy.n} held-out tasks`);
+  if (ws.sampled) lines.push(`sampled${ws.sampledTemperature !== null ? ` (T ${ws.sampledTemperature})` : ''} ${fmtInterval(ws.sampled)} on ${ws.sampled.n} held-out tasks`);
+  return lines.join('\n');
+}
+
+/** One line for a failed runs.baselines call: what happened and what to do. */
+export function baselineError(e: ApiError): string {
+  return `${e.message}${e.hint ? ` — ${e.hint}` : ''}`;
+}
+
+/** Per run: the baselines, or why there are none and what to do. */
+export type BaselineCell = { readonly value: RunBaselines } | { readonly error: string };
+
+export const NO_BASELINES: ReadonlyMap<string, BaselineCell> = new Map();
+
+/** runs.baselines replies (in `ids` order) by run id. */
+export function baselineCells(ids: readonly string[], replies: readonly Result<RunBaselines>[]): ReadonlyMap<string, BaselineCell> {
+  return new Map(ids.map((id, i) => {
+    const r = replies[i];
+    return [id, r.ok ? { value: r.value } : { error: baselineError(r.error) }];
+  }));
+}
