@@ -84,6 +84,24 @@ describe('runs, live metrics, compare and bundles', () => {
     await waitForStatus(sampoId, ['completed']);
     await waitUntil('the detail to show step 3 / 3', async () => (await page.locator('[data-testid="run-step"]').innerText()).includes('step 3 / 3'), 30_000);
     expect(Number(await success.getAttribute('data-points'))).toBe(3);
+    // Validation success (training.validateEvery = 0: once, at the end, on 4 held-out tasks) beside the random
+    // and expert baselines on the same tasks (issue 9 item 4); a scratch warm start has no shipped numbers.
+    await waitUntil('the validation success', async () => (await page.locator('[data-testid="run-val-success"]').count()) === 1, 30_000);
+    expect(await page.locator('[data-testid="run-val-success"]').innerText()).toMatch(/^validation \d+\.\d % .*on 4 tasks/);
+    const baselines = page.locator('[data-testid="run-baselines"]');
+    await baselines.waitFor({ timeout: 60_000 });
+    const line = await baselines.innerText();
+    expect(line).toMatch(/random \d+\.\d % \[\d+\.\d–\d+\.\d\]/);
+    expect(line).toMatch(/expert \d+\.\d % \[/);
+    expect(line).not.toContain('warm start');
+    const want = await lab.call('runs.baselines', { runId: sampoId });
+    expect(want.ok).toBe(true);
+    if (want.ok) {
+      expect(want.value.episodes).toBe(4);
+      expect(line).toContain(`random ${(100 * want.value.random.rate).toFixed(1)} %`);
+      expect(line).toContain(`expert ${(100 * want.value.expert.rate).toFixed(1)} %`);
+    }
+    await screenshot(page, 'ui-run-detail-baselines');
   }, RUN_TIMEOUT_MS + 60_000);
 
   it('reopens the run from the Runs table with the keyboard and steps through a sampled episode', async () => {
@@ -117,6 +135,14 @@ describe('runs, live metrics, compare and bundles', () => {
     expect(summary).toContain('e2e sampo tiny');
     expect(summary).toContain('e2e grpo tiny');
     expect(await page.locator('[data-testid="summary-table"] [data-verdict]').count()).toBe(2);
+    const randomCells = page.locator('[data-testid="summary-table"] td[data-col="random"]');
+    await waitUntil('random baselines in the summary table', async () => {
+      const texts = await randomCells.allInnerTexts();
+      return texts.length === 2 && texts.every((t) => /^\d+\.\d % \[\d+\.\d–\d+\.\d\]$/.test(t));
+    }, 60_000);
+    const expert = await page.locator('[data-testid="summary-table"] td[data-col="expert"]').allInnerTexts();
+    expect(expert).toHaveLength(2);
+    for (const t of expert) expect(t).toMatch(/^\d+\.\d %$/);
     const diff = page.locator('[data-testid="config-diff"]');
     const diffText = await diff.innerText();
     expect(diffText).toContain('preset');
