@@ -285,6 +285,14 @@ export const apiMethods = {
     output: z.array(RunSummary),
   },
   'runs.get': { input: RunRef, output: RunRecord },
+  /**
+   * Several runs' records in one call (the compare view opens with up to 64): `runs` in the order asked, and the
+   * ids with no run (deleted?) in `missing` instead of a NOT_FOUND for the whole call.
+   */
+  'runs.getMany': {
+    input: z.object({ runIds: z.array(RunId).min(1).max(64) }).strict(),
+    output: z.object({ runs: z.array(RunRecord), missing: z.array(z.string()) }),
+  },
   'runs.rename': { input: z.object({ runId: RunId, name: z.string().trim().min(1).max(200) }).strict(), output: RunSummary },
   'runs.tag': { input: z.object({ runId: RunId, tags: z.array(z.string().trim().min(1).max(50)).max(50) }).strict(), output: RunSummary },
   'runs.delete': { input: RunRef, output: z.object({ deleted: z.boolean() }) },

@@ -4,6 +4,7 @@
  */
 import { err, ok } from '../../../shared/result';
 import { detectAlerts } from '../../../core/stability/detector';
+import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
 import { toSummary } from '../../store/runStore';
@@ -19,6 +20,11 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
     'runs.get': async ({ runId }) => {
       const rec = await (await lab()).store.getRun(runId);
       return rec ? ok(rec) : notFound(runId);
+    },
+    'runs.getMany': async ({ runIds }) => {
+      const { store } = await lab();
+      const recs = await Promise.all(runIds.map((id) => store.getRun(id)));
+      return ok({ runs: recs.filter((r): r is RunRecord => r !== undefined), missing: runIds.filter((_, i) => !recs[i]) });
     },
     'runs.rename': async ({ runId, name }) => {
       const { store } = await lab();
