@@ -41,10 +41,21 @@ export class Lab {
   constructor(readonly api: ArlArenaApi) {}
 
   /** Calls the API; a failure (or a transport exception) is recorded for display unless `quiet`. */
-  async call<M extends ApiMethodName>(method: M, input?: ApiInput<M>, opts: { quiet?: boolean } = {}): Promise<Result<ApiOutput<M>>> {
+  call<M extends ApiMethodName>(method: M, input?: ApiInput<M>, opts: { quiet?: boolean } = {}): Promise<Result<ApiOutput<M>>> {
+    let pending: Promise<Result<ApiOutput<M>>>;
+    try {
+      pending = this.api.call(method, input);
+    } catch (e) {
+      pending = Promise.reject(e);
+    }
+    return this.settle(method, pending, opts);
+  }
+
+  /** A call already made on `api` (e.g. started before the app was mounted), handled as `call` handles its own. */
+  async settle<M extends ApiMethodName>(method: M, pending: Promise<Result<ApiOutput<M>>>, opts: { quiet?: boolean } = {}): Promise<Result<ApiOutput<M>>> {
     let res: Result<ApiOutput<M>>;
     try {
-      res = await this.api.call(method, input);
+      res = await pending;
     } catch (e) {
       res = { ok: false, error: { code: 'INTERNAL', message: `The ${this.api.transport} transport failed: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check that the lab backend is still running, then reload the page.' } };
     }

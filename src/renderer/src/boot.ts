@@ -1,0 +1,8 @@
+/** The app itself (Svelte runtime, shell and views), loaded by the page's small entry module (main.ts). */
+import { mount } from 'svelte';
+import type { ArlArenaApi } from '../../shared/api';
+import App from './App.svelte';
+
+export function start(target: HTMLElement, api: ArlArenaApi): void {
+  mount(App, { target, props: { api } });
+}
