@@ -99,8 +99,12 @@ function pageThread(traceJson: string, mark: string): PageThread {
   const mainTid = events.find((e) => e.pid === pid && e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')?.tid;
   if (mainTid === undefined) throw new Error('the trace has no CrRendererMain thread for the page');
   const main = events.filter((e) => e.pid === pid && e.tid === mainTid);
+  // The page's time origin (navigation start): the mark's own performance.now() time says where it is. The
+  // navigationStart event is not always in the page's process (a navigation that changed process).
+  const startTime = (markEv.args?.data as { startTime?: number } | undefined)?.startTime;
   const nav = events.find((e) => e.pid === pid && e.name === 'navigationStart') ?? main.find((e) => e.ph === 'X');
-  return { events, pid, mainTid, main, t0: nav?.ts ?? 0, end: markEv.ts };
+  const t0 = typeof startTime === 'number' ? markEv.ts - startTime * 1000 : (nav?.ts ?? 0);
+  return { events, pid, mainTid, main, t0, end: markEv.ts };
 }
 
 /**
