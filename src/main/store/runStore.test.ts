@@ -138,6 +138,9 @@ describe('RunStore', () => {
     expect(c?.step).toBe(6);
     expect([...c!.files['weights.bin']]).toEqual([6, 1, 2]);
     expect(await s.filesOf(r.id).checkpointSteps()).toEqual([4, 6]);
+    expect(await s.checkpointSteps(r.id)).toEqual([4, 6]);
+    expect([...(await s.loadCheckpointAt(r.id, 4))!.files['weights.bin']]).toEqual([4, 1, 2]);
+    expect(await s.loadCheckpointAt(r.id, 2)).toBeUndefined();
     await s.appendMetrics(r.id, [1, 2, 3, 4, 5, 6, 7, 8].map((step) => ({ step, values: { x: step } })));
     await s.appendTrajectories(r.id, [{ step: 8, split: 'train', env: 'sokoban', taskId: 't', uid: 'u', trajUid: 'tu', won: false, episodeReturn: 0, turns: [] }]);
     await s.filesOf(r.id).truncateAfterStep(6);

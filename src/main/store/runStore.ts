@@ -602,6 +602,15 @@ export class RunStore {
     return this.filesOf(id).loadLatestCheckpoint();
   }
 
+  /** The checkpoint saved at `step`, if it is still kept (the last KEEP_CHECKPOINTS are). */
+  async loadCheckpointAt(id: string, step: number): Promise<StoredCheckpoint | undefined> {
+    return this.filesOf(id).loadCheckpoint(step);
+  }
+
+  async checkpointSteps(id: string): Promise<number[]> {
+    return this.filesOf(id).checkpointSteps();
+  }
+
   /** fsync the run's streams and write its record if metrics were folded into it since (or every open run's). */
   async flush(id?: string): Promise<void> {
     const ids = id ? [id] : [...new Set([...this.files.keys(), ...this.folds.keys()])];

@@ -9,13 +9,15 @@ import { heldOutSeeds } from '../../../core/envs/index';
 import { Rng, hashSeed } from '../../../core/util/rng';
 import type { RunConfig } from '../../../core/config/types';
 
-const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--json]
+const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--step S] [--json]
 
-Held-out success of a run's latest checkpoint on N fixed held-out tasks (group size 1), with a 95 % Wilson
+Held-out success of a run's latest checkpoint (or the one saved at step S) on N fixed held-out tasks (group size 1), with a 95 % Wilson
 interval, next to the random and expert baselines on the same tasks.
   RUN              run id (or a unique prefix; see arlarena runs)
   --episodes N     held-out tasks (default 200)
   --temperature T  sampling temperature (default: the run's training.valTemperature, 0.6; 0 = greedy)
+  --step S         evaluate the checkpoint saved at step S (the last two are kept; arlarena show lists them), e.g.
+                   to compare two runs at the same step
   --json           one JSON object instead of text`;
 
 const evalCmd: CliCommand = {
@@ -24,12 +26,13 @@ const evalCmd: CliCommand = {
   async run(args, ctx) {
     const { values, positionals } = parseCommandArgs({
       args,
-      options: { episodes: { type: 'string' }, temperature: { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: { episodes: { type: 'string' }, temperature: { type: 'string' }, step: { type: 'string' }, json: { type: 'boolean', default: false } },
       strict: true,
       allowPositionals: true,
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one RUN id (see arlarena runs)');
     const episodes = intArg('episodes', values.episodes, 1) ?? 200;
+    const atStep = intArg('step', values.step, 0);
     let temperature: number | undefined;
     if (values.temperature !== undefined) {
       temperature = Number(values.temperature);
@@ -44,7 +47,12 @@ const evalCmd: CliCommand = {
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
-      ck = await store.loadLatestCheckpoint(record.id);
+      if (atStep !== undefined) {
+        ck = await store.loadCheckpointAt(record.id, atStep);
+        if (!ck) throw new UsageError(`run ${record.id} has no checkpoint at step ${atStep}; kept: ${(await store.checkpointSteps(record.id)).join(', ') || 'none'}`);
+      } else {
+        ck = await store.loadLatestCheckpoint(record.id);
+      }
     } finally {
       await store.close();
     }
