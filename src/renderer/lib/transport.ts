@@ -209,12 +209,22 @@ let singleton: ArlArenaApi | null = null;
 export function createTransport(): ArlArenaApi {
   if (singleton) return singleton;
   if (window.arlarena) return (singleton = window.arlarena);
-  let storage: Storage | null = null;
-  try {
-    storage = window.sessionStorage;
-  } catch {
-    storage = null;
+  const session = (): Storage | null => {
+    try {
+      return window.sessionStorage;
+    } catch {
+      return null;
+    }
+  };
+  // The token in the fragment is used at once and remembered for this tab when the page is next idle: the
+  // first sessionStorage access waits on the browser process (~8 ms here), and this runs before the page's
+  // first requests (main.ts).
+  const fromHash = readLaunchToken(window.location.hash, null);
+  if (fromHash !== null) {
+    const remember = () => void readLaunchToken(window.location.hash, session());
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(remember, { timeout: 2000 });
+    else setTimeout(remember, 0);
   }
-  singleton = createBrowserClient({ origin: window.location.origin, token: readLaunchToken(window.location.hash, storage) });
+  singleton = createBrowserClient({ origin: window.location.origin, token: fromHash ?? readLaunchToken('', session()) });
   return singleton;
 }

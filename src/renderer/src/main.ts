@@ -2,9 +2,9 @@
  * The page's entry: small on purpose. It sends what the first screen waits for longest, then loads the app
  * (boot.ts, its own chunk). Opened on Compare, the runs' data and ECharts are requested here, in parallel with
  * the app chunk, instead of after the whole app has been fetched, evaluated and mounted (~150–250 ms later on a
- * busy 2-core machine; bench:ui).
+ * busy 2-core machine; bench:ui). The stylesheet comes with the app chunk (boot.ts): linked from the page, it
+ * held this module back until it had loaded (a stylesheet blocks scripts), and this module needs none of it.
  */
-import './app.css';
 import { createTransport } from '../lib/transport';
 import { parseRoute } from '../lib/router';
 import { prefetchCompare } from '../lib/comparePrefetch';
