@@ -1,0 +1,55 @@
+/**
+ * The collapse detector on recorded real runs (issue 7: "detector rules ... on a recorded collapsing run";
+ * calibration: "a run that collapses must alert, a stable SAMPO run must not").
+ *
+ * Fixtures are the metric streams of real runs of this lab on sokoban from the shipped warm start
+ * (tests/fixtures/runs/README.md says how each was made):
+ *   - cispo-harsh: CISPO under a strongly off-policy setting (8-row mini-batches ≈ 28 sequential updates per step,
+ *     lr 1e-3): the valid-format ratio fell from 96 % to under 1 % within three steps while the PPO KL rose to
+ *     several nats — the paper's collapse signature (format breaking under tolerant clipping);
+ *   - sampo-harsh: SAMPO under the very same setting: format stays ≥ 79 %, PPO KL ≤ 0.13 (held-out success still
+ *     fell: the setting is too aggressive for any method, but the format did not break);
+ *   - sampo-main: SAMPO with the laptop defaults, 30 steps: calm.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectAlerts } from '../src/core/stability/detector';
+import type { MetricRecord } from '../src/shared/metrics';
+import { decodeMetricRecord } from '../src/main/store/jsonl';
+
+function recorded(name: string): MetricRecord[] {
+  const text = readFileSync(join(__dirname, 'fixtures', 'runs', `${name}.metrics.jsonl`), 'utf8');
+  // Decoded exactly as the run store reads its metric files (non-finite values are stored as strings).
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => decodeMetricRecord(JSON.parse(l))!);
+}
+
+describe('collapse detector on recorded runs', () => {
+  it('a collapsing CISPO run raises critical format-validity and KL alerts at the steps where it broke', () => {
+    const rows = recorded('cispo-harsh');
+    const alerts = detectAlerts('cispo-harsh', rows);
+    const format = alerts.find((a) => a.rule === 'validity_drop' && a.metric === 'episode/valid_format_ratio');
+    expect(format?.severity).toBe('critical');
+    // The format ratio was ≥ 96 % at step 1 and < 1 % by step 3: the alert must not wait long after that.
+    expect(format!.firstStep).toBeLessThanOrEqual(6);
+    const kl = alerts.find((a) => a.rule === 'kl_drift');
+    expect(kl?.severity).toBe('critical');
+    expect(format!.hint.length).toBeGreaterThan(20);
+  });
+
+  it('SAMPO under the same harsh setting keeps its format: no validity alert, nothing critical', () => {
+    // Not a healthy run: its held-out greedy success fell from the warm start's 38.5 % to 0 % by step 10 (one
+    // validation point, so no success-collapse evidence in the stream — see the fixtures README). What the
+    // sequence-level bound does keep is the output format, which is what the paper credits it with.
+    const alerts = detectAlerts('sampo-harsh', recorded('sampo-harsh'));
+    expect(alerts.filter((a) => a.rule === 'validity_drop')).toEqual([]);
+    expect(alerts.filter((a) => a.severity === 'critical')).toEqual([]);
+  });
+
+  it('SAMPO with the laptop defaults raises no alert at all', () => {
+    expect(detectAlerts('sampo-main', recorded('sampo-main'))).toEqual([]);
+  });
+});
