@@ -39,6 +39,24 @@ export class CompareState {
   private loadSeq = 0;
   /** performance.now() when the last load's data arrived (render benchmark). */
   dataAt = 0;
+  /** Resolved by firstScreenDrawn(): what is not on the first screen waits for it. */
+  private drawn: Promise<void> = Promise.resolve();
+  private markDrawn: () => void = () => {};
+
+  /** The view has drawn and painted its first screen (CompareView calls this). */
+  firstScreenDrawn(): void {
+    this.markDrawn();
+  }
+
+  /**
+   * Resolves once the first screen has been drawn (or after `maxMs`, for a view that never draws one, e.g. no
+   * metrics picked), then when the browser is next idle. Waiting for idle alone was not enough: while the
+   * charts draw in their worker, or ECharts is still loading, the page's main thread is idle, and the
+   * baselines (8 calls, costly on the server) and the rest of the metrics went out before the first screen.
+   */
+  private afterFirstScreen(maxMs = 3000): Promise<void> {
+    return Promise.race([this.drawn, new Promise<void>((resolve) => setTimeout(resolve, maxMs))]).then(whenIdle);
+  }
 
   constructor(private readonly lab: Lab) {}
 
@@ -51,6 +69,7 @@ export class CompareState {
       return;
     }
     this.loading = true;
+    this.drawn = new Promise((resolve) => (this.markDrawn = resolve));
     // The first screen's metrics (plus what the summary needs) first, the rest once it is drawn, so the view
     // draws before the store has downsampled every series. One runs.getMany rather than a runs.get per run: with
     // 8 runs, 9 requests over the browser's 6 connections per host queued the metrics request behind the records.
@@ -69,11 +88,11 @@ export class CompareState {
     this.missing = recs.ok ? recs.value.missing : [];
     this.setSeries(series);
     // Baselines once the first screen is drawn: on a cold cache they cost the main process ~0.1–0.2 s per env.
-    void whenIdle().then(() => (seq === this.loadSeq ? this.loadBaselines(records.map((r) => r.id), seq) : undefined));
+    void this.afterFirstScreen().then(() => (seq === this.loadSeq ? this.loadBaselines(records.map((r) => r.id), seq) : undefined));
     if (rest.length) {
-      // Only once the main thread is idle (the first screen drawn): the answer's parsing and the option
-      // rebuild would otherwise land between the first data and the first paint.
-      await whenIdle();
+      // Likewise the rest of the metrics: the answer's parsing and the input rebuild would otherwise land
+      // between the first data and the first paint.
+      await this.afterFirstScreen();
       if (seq !== this.loadSeq) return;
       const more = await this.fetchSeries(ids, rest);
       if (seq !== this.loadSeq) return;
