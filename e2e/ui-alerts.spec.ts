@@ -61,6 +61,9 @@ describe('collapse alerts', () => {
     expect(text).toContain('What to try:');
     expect(text).toContain('e2e collapse');
     expect(await card.locator('canvas').count()).toBeGreaterThanOrEqual(1);
+    // Evidence charts draw in the chart worker: the screenshot waits until they have.
+    const undrawn = page.locator('[data-testid="alert-card"] .chart[data-drawn="true"][data-rendered="false"], [data-testid="alert-card"] .chart[data-pending="true"]');
+    await waitUntil('the evidence charts to be drawn', async () => (await undrawn.count()) === 0, 30_000, 100);
     await screenshot(page, 'ui-alerts');
     // The run may still be raising alerts while this test runs, so follow this one card by its id rather than
     // counting cards (a new alert arriving at the moment of the click made a count-based check flaky).

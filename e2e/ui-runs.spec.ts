@@ -152,7 +152,8 @@ describe('runs, live metrics, compare and bundles', () => {
     await page.locator('label', { hasText: 'differences only' }).locator('input').uncheck();
     expect(await diff.locator('tbody tr').count()).toBeGreaterThan(onlyDiffRows);
     await page.selectOption('select[aria-label="Group by"]', 'preset');
-    await page.waitForTimeout(300);
+    // The charts redraw in the chart worker: wait until every drawn chart has drawn its grouped input.
+    await waitUntil('the grouped charts to be drawn', async () => (await page.locator('.chart-card .chart[data-drawn="true"][data-rendered="true"][data-pending="false"]').count()) > 0 && (await page.locator('.chart-card .chart[data-pending="true"]').count()) === 0, 30_000, 100);
     await screenshot(page, 'ui-compare-grouped');
   }, RUN_TIMEOUT_MS + 120_000);
 

@@ -1,6 +1,7 @@
 /**
- * ECharts option builders, pure so they can be tested without a DOM. The views hand them plain series and
- * the Chart component feeds the result to echarts.setOption.
+ * ECharts option builders, pure so they can be tested without a DOM. The views hand the Chart component a
+ * MetricChartInput (plain data, so it can be posted to the chart worker); the option is built where ECharts
+ * runs (src/renderer/src/components/chartWorker.ts, or the page when there is no worker).
  *
  * Conventions: raw data is drawn faintly behind smoothed curves; non-finite values (null in the data) are
  * drawn as red triangles on the x-axis at their step, never silently dropped; alerts are vertical mark lines
@@ -186,12 +187,18 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
   };
 }
 
+export type EvidenceAlert = { metric: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical'; evidence: { steps: readonly number[]; values: readonly (number | null)[] } };
+
 /** A small evidence chart for an alert: the metric's window with the firing span shaded. */
-export function evidenceChartOption(a: { metric: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical'; evidence: { steps: readonly number[]; values: readonly (number | null)[] } }, theme: ChartTheme): Record<string, unknown> {
+export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricChartInput {
   const nonFinite = a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
-  return metricChartOption({
+  return {
     title: a.metric, unit: '', xName: 'step', theme,
     lines: [{ name: a.metric, color: PALETTE[0], x: a.evidence.steps, y: a.evidence.values, smoothed: null, nonFinite, sparse: false }],
     alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: 'fired', severity: a.severity }],
-  });
+  };
+}
+
+export function evidenceChartOption(a: EvidenceAlert, theme: ChartTheme): Record<string, unknown> {
+  return metricChartOption(evidenceChartInput(a, theme));
 }

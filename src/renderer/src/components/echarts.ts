@@ -1,7 +1,7 @@
 /**
- * ECharts, loaded on demand as its own chunk (echartsLib.ts): the first screen and its API calls do not wait
- * for ECharts to be fetched and evaluated. A view that draws charts calls `loadEcharts()` as it is created, so
- * the chunk loads while its data is still on the way.
+ * ECharts for drawing in the page, loaded on demand as its own chunk (echartsLib.ts). Charts draw in the chart
+ * worker (chartHost.ts) where the browser has one; this is the page's fallback, so a view that draws charts
+ * calls `loadEcharts()` as it is created only when `chartWorker()` is null.
  */
 export type EChartsModule = typeof import('echarts/core');
 

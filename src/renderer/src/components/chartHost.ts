@@ -1,0 +1,116 @@
+/**
+ * The page's side of the chart worker (chartWorker.ts): one worker for every chart of the page. A Chart
+ * transfers its canvas here and then sends data, sizes and pointer events; the worker answers when a chart is
+ * drawn. Where there is no worker (no OffscreenCanvas, a worker that cannot start or fails), `chartWorker()`
+ * answers null or the handle's `onFail` fires, and the Chart draws with ECharts in the page instead.
+ */
+import type { MetricChartInput } from '../../lib/chartOptions';
+import type { FromWorker, PointerKind, ToWorker } from './chartProtocol';
+
+export interface ChartHandle {
+  /** Sends an input to draw; its number comes back in onDrawn. */
+  set(input: MetricChartInput): number;
+  resize(width: number, height: number): void;
+  pointer(kind: PointerKind, x: number, y: number): void;
+  dispose(): void;
+}
+
+export interface ChartCallbacks {
+  /** After a `set` has been drawn (a burst of sets may be drawn once, as the last one). */
+  onDrawn(seq: number): void;
+  /** The worker is gone (or never started): the chart must draw some other way. */
+  onFail(why: string): void;
+}
+
+interface Host {
+  attach(canvas: HTMLCanvasElement, width: number, height: number, cb: ChartCallbacks): ChartHandle;
+}
+
+let host: Host | null | undefined;
+
+/** How long the worker may take to load (ECharts is ~0.5 MB of script to compile on a busy 2-core machine). */
+const READY_TIMEOUT_MS = 10_000;
+
+/** Whether this page can hand canvases to a worker at all. */
+function supported(): boolean {
+  return typeof Worker === 'function' && typeof OffscreenCanvas === 'function' && typeof HTMLCanvasElement !== 'undefined' && 'transferControlToOffscreen' in HTMLCanvasElement.prototype;
+}
+
+function createHost(): Host | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL('./chartWorker.ts', import.meta.url), { name: 'charts' });
+  } catch (e) {
+    console.warn('[arlarena] charts draw in the page: the chart worker could not start', e);
+    return null;
+  }
+  const charts = new Map<number, ChartCallbacks>();
+  let nextId = 1;
+  let failed: string | null = null;
+
+  const fail = (why: string) => {
+    if (failed) return;
+    failed = why;
+    console.warn(`[arlarena] charts draw in the page from now on: ${why}`);
+    host = null;
+    worker.terminate();
+    for (const cb of charts.values()) cb.onFail(why);
+    charts.clear();
+  };
+  worker.onerror = (e) => fail(`the chart worker failed (${e.message || 'it could not be loaded'})`);
+  worker.onmessageerror = () => fail('a message from the chart worker could not be read');
+  // A worker that neither loads nor fails (seen with some custom URL schemes) must not leave charts blank.
+  const notReady = setTimeout(() => fail(`the chart worker did not start within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+  worker.onmessage = (e: MessageEvent<FromWorker>) => {
+    const m = e.data;
+    if (m.t === 'ready') clearTimeout(notReady);
+    else if (m.t === 'drawn') charts.get(m.id)?.onDrawn(m.seq);
+    else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
+  };
+  const send = (m: ToWorker, transfer: Transferable[] = []) => {
+    if (!failed) worker.postMessage(m, transfer);
+  };
+
+  return {
+    attach(canvas, width, height, cb) {
+      const id = nextId++;
+      if (failed) {
+        queueMicrotask(() => cb.onFail(failed ?? 'the chart worker failed'));
+        return { set: () => 0, resize() {}, pointer() {}, dispose() {} };
+      }
+      charts.set(id, cb);
+      let seq = 0;
+      const off = canvas.transferControlToOffscreen();
+      send({ t: 'init', id, canvas: off, width, height, dpr: window.devicePixelRatio || 1 }, [off]);
+      return {
+        set: (input) => {
+          seq++;
+          try {
+            send({ t: 'set', id, seq, input });
+          } catch (e) {
+            // Not cloneable (e.g. a reactive proxy in the input): this chart draws in the page.
+            charts.delete(id);
+            send({ t: 'dispose', id });
+            cb.onFail(`its data could not be sent to the chart worker (${e instanceof Error ? e.message : String(e)})`);
+          }
+          return seq;
+        },
+        resize: (w, h) => send({ t: 'resize', id, width: w, height: h }),
+        pointer: (kind, x, y) => send({ t: 'pointer', id, kind, x, y }),
+        dispose: () => {
+          charts.delete(id);
+          send({ t: 'dispose', id });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The page's chart worker, started on first use (main.ts starts it early on views that open with charts, so
+ * it loads ECharts while the data is on the way); null where charts must draw in the page.
+ */
+export function chartWorker(): Host | null {
+  if (host === undefined) host = supported() ? createHost() : null;
+  return host;
+}
