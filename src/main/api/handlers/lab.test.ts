@@ -1,47 +1,24 @@
 /** runs.*, sessions.*, alerts.*, bundles.* through the real router (zod at the door, output checked). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createEventBus } from '../events';
-import { createRouter, type Router } from '../router';
+import { readFile } from 'node:fs/promises';
 import type { MainServices } from '../../services';
-import type { CallContext } from '../types';
 import { getLab } from '../../sessions/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
+import { openHandlerTestLab, type HandlerTestLab } from './testLab';
 import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
 
-const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
-const ctx: CallContext = { transport: 'browser', publishDownload: (p, n) => `/download/${n}?token=t` };
-let dir: string;
+let lab: HandlerTestLab;
 let services: MainServices;
-let router: Router;
-const disposers: Array<() => Promise<void> | void> = [];
-const call = async (m: string, input?: unknown): Promise<any> => router.call(m, input, ctx);
+const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-api-'));
-  services = {
-    dataDir: dir,
-    bus: createEventBus(),
-    computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
-    electronAvailable: () => false,
-    onDispose: (s) => void disposers.push(s),
-    dispose: async () => {
-      for (const d of disposers.reverse()) await d();
-    },
-  };
-  await getLab(services, { jobModule: JOB, flushMs: 50 });
-  router = createRouter({ ...createRunsHandlers(services), ...createSessionsHandlers(services), ...createAlertsHandlers(services), ...createBundlesHandlers(services) } as never, { validateOutput: true, onInternalError: (m, e) => console.error(m, e) });
+  lab = await openHandlerTestLab('arl-api-', (s) => ({ ...createRunsHandlers(s), ...createSessionsHandlers(s), ...createAlertsHandlers(s), ...createBundlesHandlers(s) }), { transport: 'browser', publishDownload: (_p, n) => `/download/${n}?token=t` });
+  ({ services } = lab);
 });
-afterAll(async () => {
-  await services.dispose();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => lab.close());
 
 describe('lab API handlers', () => {
   it('runs: list, get, rename, tag, metrics, keys, trajectories, check, alerts, delete', async () => {

@@ -1,13 +1,8 @@
 /** runs.baselines through the real router and a real store: the numbers are the engine's baselines on the run's tasks. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createEventBus } from '../events';
-import { createRouter, type Router } from '../router';
 import type { MainServices } from '../../services';
-import type { CallContext } from '../types';
 import { getLab } from '../../sessions/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { shippedWarmStartRoot } from '../../training/warmStartFiles';
@@ -18,15 +13,13 @@ import { baselines } from '../../../core/training/evaluate';
 import { heldOutSeeds } from '../../../core/envs/index';
 import type { RunRecord } from '../../../shared/api';
 import { createRunsHandlers } from './runs';
+import { openHandlerTestLab, type HandlerTestLab } from './testLab';
 import { createRunBaselines } from './runBaselines';
 
-const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
-const ctx: CallContext = { transport: 'browser', publishDownload: null };
+let lab: HandlerTestLab;
 let dir: string;
 let services: MainServices;
-let router: Router;
-const disposers: Array<() => Promise<void> | void> = [];
-const call = async (m: string, input?: unknown): Promise<any> => router.call(m, input, ctx);
+const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 function config(env: string, overrides: Record<string, string | number>): RunConfig {
   const { config: c, issues } = resolveConfig('sampo', env, overrides);
@@ -47,24 +40,10 @@ async function storeRun(c: RunConfig): Promise<RunRecord> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-baselines-'));
-  services = {
-    dataDir: dir,
-    bus: createEventBus(),
-    computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
-    electronAvailable: () => false,
-    onDispose: (s) => void disposers.push(s),
-    dispose: async () => {
-      for (const d of disposers.reverse()) await d();
-    },
-  };
-  await getLab(services, { jobModule: JOB, flushMs: 50 });
-  router = createRouter(createRunsHandlers(services) as never, { validateOutput: true, onInternalError: (m, e) => console.error(m, e) });
+  lab = await openHandlerTestLab('arl-baselines-', createRunsHandlers);
+  ({ dir, services } = lab);
 });
-afterAll(async () => {
-  await services.dispose();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => lab.close());
 
 describe('runs.baselines', () => {
   it("equals the engine's random and expert baselines on the run's validation tasks, with the shipped warm start's held-out score", async () => {

@@ -1,44 +1,20 @@
 /** runs.getMany through the real router (input and output checked against the contract) and a real store. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createEventBus } from '../events';
-import { createRouter, type Router } from '../router';
 import type { MainServices } from '../../services';
-import type { CallContext } from '../types';
 import { getLab } from '../../sessions/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
+import { openHandlerTestLab, type HandlerTestLab } from './testLab';
 
-const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
-const ctx: CallContext = { transport: 'browser', publishDownload: null };
-let dir: string;
+let lab: HandlerTestLab;
 let services: MainServices;
-let router: Router;
-const disposers: Array<() => Promise<void> | void> = [];
-const call = async (m: string, input?: unknown): Promise<any> => router.call(m, input, ctx);
+const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-getmany-'));
-  services = {
-    dataDir: dir,
-    bus: createEventBus(),
-    computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
-    electronAvailable: () => false,
-    onDispose: (s) => void disposers.push(s),
-    dispose: async () => {
-      for (const d of disposers.reverse()) await d();
-    },
-  };
-  await getLab(services, { jobModule: JOB, flushMs: 50 });
-  router = createRouter(createRunsHandlers(services) as never, { validateOutput: true, onInternalError: (m, e) => console.error(m, e) });
+  lab = await openHandlerTestLab('arl-getmany-', createRunsHandlers);
+  ({ services } = lab);
 });
-afterAll(async () => {
-  await services.dispose();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => lab.close());
 
 describe('runs.getMany', () => {
   it('returns the records runs.get returns, in the order asked, and lists the ids with no run', async () => {
