@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../util/rng';
+import { ENV_CATALOG, expertEpisode, heldOutSeeds } from '../envs/index';
+import { fitTestbedTokenizer } from './corpus';
 import {
   buildBias,
   deserializeModel,
@@ -185,5 +187,23 @@ describe('sampling and the tfjs engine', () => {
     const bias = buildBias(valid, 2, 3, 0, 3);
     expect(Array.from(bias.subarray(0, 9)).map((x) => (x === 0 ? 1 : 0))).toEqual([0, 0, 0, 0, 1, 0, 0, 1, 1]);
     expect(Array.from(bias.subarray(9, 18)).map((x) => (x === 0 ? 1 : 0))).toEqual([1, 0, 0, 1, 1, 0, 1, 1, 1]);
+  });
+});
+
+describe('env context defaults', () => {
+  // ENV_CATALOG's contextTokens promises that a default run on the env does not truncate prompts; check it
+  // against the testbed tokenizer on held-out expert episodes at the env's default history window.
+  it('every env\'s contextTokens holds its expert prompts and responses at the default history window', () => {
+    const tok = fitTestbedTokenizer();
+    for (const e of ENV_CATALOG) {
+      const env = e.create();
+      let longest = 0;
+      for (const seed of heldOutSeeds(40)) {
+        for (const t of expertEpisode(env, seed, e.historyWindow).turns) {
+          longest = Math.max(longest, 1 + tok.encode(t.prompt).length + tok.encode(t.response).length + 1);
+        }
+      }
+      expect(longest, `${e.name}: longest expert row ${longest} tokens vs contextTokens ${e.contextTokens}`).toBeLessThanOrEqual(e.contextTokens);
+    }
   });
 });

@@ -31,9 +31,9 @@ export interface ModelConfig extends ModelShape {
 }
 
 /**
- * Named sizes. Parameter counts are for a ~200-token vocabulary. maxSeqLen covers a Sokoban prompt with the
- * paper's 2-step history (≤ ~290 tokens) plus a response; shop prompts reach ~650 tokens (small/base fit them,
- * nano truncates their oldest tokens).
+ * Named sizes. Parameter counts are for a ~200-token vocabulary. maxSeqLen is each size's default context: nano's
+ * covers a Sokoban prompt with the paper's 2-step history (≤ ~290 tokens) plus a response; run configs raise it
+ * per environment (ENV_CATALOG contextTokens: shop prompts reach ~550 tokens at history 1) and the user may set it.
  */
 export const MODEL_SIZES: Record<Exclude<ModelSize, 'custom'>, ModelShape & { why: string }> = {
   nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 384, why: '≈0.15M params: learns the format in minutes on a laptop CPU' },

@@ -182,6 +182,17 @@ describe('overrides and validation messages (field, value, fix)', () => {
     expect(c.model.dModel).toBe(192);
   });
 
+  it('context: a named size takes the env\'s context when larger, and the user may set it with any size', () => {
+    expect(ok('grpo', 'sokoban').model.maxSeqLen).toBe(384);
+    expect(ok('grpo', 'shop').model.maxSeqLen).toBe(640);
+    expect(ok('grpo', 'shop', { 'model.size': 'small' }).model.maxSeqLen).toBe(768);
+    const c = ok('grpo', 'sokoban', { 'model.maxSeqLen': 512 });
+    expect([c.model.size, c.model.dModel, c.model.maxSeqLen]).toEqual(['nano', 64, 512]);
+    expect(ok('grpo', 'shop', { 'model.maxSeqLen': 256 }).model.maxSeqLen).toBe(256);
+    const short = issuesOf('grpo', 'sokoban', { 'model.maxSeqLen': 40, 'rollout.maxResponseTokens': 48 });
+    expect(short.find((i) => i.field === 'rollout.maxResponseTokens')!.message).toMatch(/raise model.maxSeqLen$/);
+  });
+
   it('env settings go to the env catalog; env.maxSteps is mirrored into a maxSteps setting', () => {
     const c = ok('grpo', 'sokoban', { 'env.maxSteps': 20 });
     expect(c.env.settings.maxSteps).toBe(20);

@@ -47,7 +47,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'model.nHeads', type: 'integer', default: 4, min: 1, max: 64, section: 'model', doc: 'Attention heads (custom size only); must divide model.dModel.' },
   { path: 'model.dFF', type: 'integer', default: 256, min: 8, max: 16384, section: 'model', doc: 'Feed-forward width (custom size only), usually 4 × dModel.' },
   { path: 'model.maxSeqLen', type: 'integer', default: 384, min: 32, max: 8192, section: 'model',
-    doc: 'Context length in tokens (prompt + response). Prompts longer than this lose their oldest tokens; raise it with a long history window. Paper: 2048–4096 prompt + 512 response.' },
+    doc: 'Context length in tokens (prompt + response), settable with any model size. Default: the size\'s own (nano 384, small/base 768), raised to what the environment\'s prompts need (shop 640). Prompts longer than this lose their oldest tokens; raise it with a long history window. Cost per row grows with it; a shipped warm start only loads with its own context. Paper: 2048–4096 prompt + 512 response.' },
   // ---- compute
   { path: 'compute.backend', type: 'enum', default: 'auto', choices: ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'], section: 'compute',
     doc: 'tfjs backend for training. auto picks the fastest one present (tfjs-node-gpu, tfjs-node, wasm, cpu) and the run records which ran. Force one to compare speed or to reproduce a run recorded on it.' },

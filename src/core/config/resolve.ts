@@ -100,12 +100,19 @@ export function resolveConfig(
     if (key.startsWith('model.') && key !== 'model.size') userDims.add(key);
   }
 
-  // A named size fixes the dims so the label always matches the network; custom keeps what was given.
+  // A named size fixes the network's dims so the label always matches it; custom keeps what was given. The
+  // context (maxSeqLen) is not part of the label (as "a 4B model with an 8k context"): it is the user's if set,
+  // else the size's own raised to what the env's prompts need (ENV_CATALOG contextTokens), so a shop prompt is
+  // not cut on nano.
   const size = (c.model as Record<string, unknown>).size as string;
   if (size !== 'custom') {
     const shape = MODEL_SIZE_DIMS[size as keyof typeof MODEL_SIZE_DIMS];
     for (const dim of MODEL_DIMS) {
       const path = `model.${dim}`;
+      if (dim === 'maxSeqLen') {
+        if (!userDims.has(path)) setPath(c, path, Math.max(shape.maxSeqLen, envEntry.contextTokens));
+        continue;
+      }
       if (userDims.has(path) && (c.model as Record<string, unknown>)[dim] !== shape[dim]) {
         issues.push({ field: path, value: (c.model as Record<string, unknown>)[dim], message: `${path} only applies with model.size=custom (size "${size}" fixes it at ${shape[dim]}); add --set model.size=custom or drop this override` });
       }

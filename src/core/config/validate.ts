@@ -55,7 +55,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
     add('model.nHeads', c.model.nHeads, `model.dModel = ${c.model.dModel} must be divisible by model.nHeads = ${c.model.nHeads}; pick nHeads from the divisors of dModel`);
   }
   if (c.rollout.maxResponseTokens >= c.model.maxSeqLen) {
-    add('rollout.maxResponseTokens', c.rollout.maxResponseTokens, `rollout.maxResponseTokens = ${c.rollout.maxResponseTokens} leaves no room for the prompt in model.maxSeqLen = ${c.model.maxSeqLen}; lower it or raise model.maxSeqLen (model.size=custom)`);
+    add('rollout.maxResponseTokens', c.rollout.maxResponseTokens, `rollout.maxResponseTokens = ${c.rollout.maxResponseTokens} leaves no room for the prompt in model.maxSeqLen = ${c.model.maxSeqLen}; lower it or raise model.maxSeqLen`);
   }
   if (c.warmStart.source === 'shipped' && c.model.size === 'custom') {
     add('warmStart.source', 'shipped', 'the app ships warm-start checkpoints for the named model sizes only; with model.size=custom set warmStart.source=scratch (train the BC recipe first) or none');
