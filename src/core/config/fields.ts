@@ -57,6 +57,8 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     doc: 'Where old log-probs (π_old, the IS ratio\'s denominator) are computed. trainer = the training engine, as the reference does (spec §0), and the only way to measure the train/inference mismatch; onnxruntime saves ≈20 % of a laptop step but puts the engine gap into the IS ratio and leaves mismatch/* unmeasured.' },
   { path: 'compute.refLogProbEngine', type: 'enum', default: 'onnxruntime', choices: ['trainer', 'onnxruntime'], section: 'compute',
     doc: 'Where reference log-probs (frozen π_ref, for the KL term) are computed. onnxruntime (default): π_ref never changes, so it is exported once and costs a forward pass on the fast engine; the engine gap (≈1e-6 per token) only touches the KL estimate. trainer: a second tfjs model, the reference implementation\'s choice, several times slower.' },
+  { path: 'compute.activationBudgetMB', type: 'integer', default: 2048, min: 1, max: 1048576, section: 'compute',
+    doc: 'Most estimated activation memory (MB) one differentiated batch may take. A BC batch or RL mini-batch over it is split into chunks whose gradients are summed: the same update up to float rounding, a little slower. tfjs-wasm\'s heap ends at ≈4 GB, so keep it ≤ 2048 there; raise it on tfjs-node(-gpu) for fewer chunks; lower it if a run dies with "Aborted()" or "table index is out of bounds".' },
   // ---- rollout / batch
   { path: 'rollout.tasksPerStep', type: 'integer', default: 4, min: 1, max: 1024, section: 'batch',
     doc: 'B: task instances per step; each is rolled out G times. More tasks = less noisy updates, longer steps. Paper: 16.' },

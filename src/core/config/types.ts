@@ -53,6 +53,8 @@ export interface RunConfig {
     readonly logProbEngine: 'trainer' | 'onnxruntime';
     /** Where frozen reference log-probs are computed (default onnxruntime: exported once, fast). */
     readonly refLogProbEngine: 'trainer' | 'onnxruntime';
+    /** Activation-memory budget per differentiated batch (MB); bigger batches are split into gradient-summed chunks. */
+    readonly activationBudgetMB: number;
   };
   readonly rollout: {
     /** B: task instances per step (laptop 4; paper 16). */

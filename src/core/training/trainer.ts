@@ -27,12 +27,15 @@ import { runRollout, type RolloutResult, type TrajectoryInfo, type TurnRow } fro
 import { mismatchStats } from '../agent/mismatch';
 import { ADVANTAGES, type AdvantageParams, type TurnRow as AdvRow } from '../algorithms/advantages/index';
 import { actorLoss, inRewardKl, type ActorLossParams } from '../algorithms/losses/actor-loss';
+import { pgAggregation, sequenceMask } from '../algorithms/losses/index';
+import { wholeDenominator } from '../algorithms/aggregation/index';
 import { stopGradient } from '../algorithms/tensor';
 import { finishFiltering, offerRound, startFiltering, overlongPenalty, type RolledGroup } from '../algorithms/filtering/index';
 import { heldOutSeeds } from '../envs/index';
 import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW } from './adamw';
+import { accumulateGrads, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -83,6 +86,8 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     refSource = ws.refSource;
   }
   const mcfg = model.config;
+  // Configs saved before compute.activationBudgetMB existed have no value: they get the default.
+  const budgetMB = config.compute.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
   const maxPrompt = mcfg.maxSeqLen - config.rollout.maxResponseTokens;
   if (maxPrompt < 8) {
     throw new Error(`model.maxSeqLen ${mcfg.maxSeqLen} leaves ${maxPrompt} prompt tokens after rollout.maxResponseTokens ${config.rollout.maxResponseTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`);
@@ -215,17 +220,17 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
         // EMPG needs π_old's entropies, which only the trainer engine returns.
-        const ent = config.algorithm.advantage.estimator === 'empg' ? (await trainerLogProbs(model, rows, temp)).entropyMean : rows.map(() => NaN);
+        const ent = config.algorithm.advantage.estimator === 'empg' ? (await trainerLogProbs(model, rows, temp, budgetMB)).entropyMean : rows.map(() => NaN);
         old = { logProbs: lp, entropyMean: ent };
       } else {
-        old = await trainerLogProbs(model, rows, temp);
+        old = await trainerLogProbs(model, rows, temp, budgetMB);
         const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
         m.set('mismatch/logprob_abs_max', mm.max);
         m.set('mismatch/logprob_abs_mean', mm.mean);
       }
       let ref: number[][] | null = null;
       if (needRef) {
-        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp)).logProbs;
+        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp, budgetMB)).logProbs;
       }
       const tLogProb = clock.now();
 
@@ -345,11 +350,11 @@ function splitGroups(res: RolloutResult): Array<RolledGroup<Group>> {
 }
 
 /** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
-async function trainerLogProbs(model: PolicyModel, rows: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
+async function trainerLogProbs(model: PolicyModel, rows: readonly TurnRow[], temperature: number, budgetMB: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
   const logProbs: number[][] = [];
   const entropyMean: number[] = [];
-  for (let start = 0; start < rows.length; start += LOGPROB_CHUNK) {
-    const chunk = rows.slice(start, start + LOGPROB_CHUNK);
+  for (const [lo, hi] of chunkRows(rows, model.config, budgetMB, LOGPROB_CHUNK)) {
+    const chunk = rows.slice(lo, hi);
     const out = tf.tidy(() => {
       const r = model.tokenLogProbs(chunk, { temperature });
       return [r.logProbs, tf.div(tf.sum(tf.mul(r.entropy, r.mask), 1), tf.maximum(tf.sum(r.mask, 1), 1))] as const;
@@ -388,6 +393,49 @@ interface UpdateReport {
   readonly metrics: Record<string, number>;
 }
 
+/** Actor metrics whose chunk values are parts of the mini-batch's value (they add up), not means. */
+const SUMMED_METRICS = new Set(['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/num_masked_seqs']);
+
+/**
+ * The whole mini-batch's aggregation denominators, for a mini-batch differentiated in chunks: `aux` (entropy, KL)
+ * from the response-token counts; `pg` likewise unless sequence masking drops rows, which depends on the current
+ * policy — then a forward pass without gradient finds the rows it keeps (the same test the loss will run).
+ */
+function wholeDenominators(
+  model: PolicyModel,
+  chunks: ReadonlyArray<[number, number]>,
+  rows: readonly TurnRow[],
+  old: readonly number[][],
+  adv: readonly number[],
+  params: ActorLossParams,
+  onPolicy: boolean,
+  temperature: number,
+): { pg: number; aux: number } {
+  const rowTok = rows.map((r) => r.responseIds.length);
+  const width = Math.max(1, ...rowTok);
+  let pgTok = rowTok;
+  if (params.seqMask.enabled && params.mode !== 'gspo') {
+    pgTok = [];
+    for (const [lo, hi] of chunks) {
+      const part = rows.slice(lo, hi);
+      const R = Math.max(1, ...part.map((r) => r.responseIds.length));
+      const kept = tf.tidy(() => {
+        const cur = model.tokenLogProbs(part, { temperature });
+        const input = {
+          logProb: cur.logProbs,
+          oldLogProb: onPolicy ? cur.logProbs : padded(old.slice(lo, hi), R),
+          advantages: tf.tensor2d(part.flatMap((_, i) => Array.from({ length: R }, () => adv[lo + i])), [part.length, R]),
+          mask: cur.mask,
+        };
+        return tf.sum(sequenceMask(input, params.seqMask.delta).mask, 1);
+      });
+      pgTok.push(...Array.from(kept.dataSync(), (x) => Math.round(x)));
+      kept.dispose();
+    }
+  }
+  return { pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width), aux: wholeDenominator(params.aggregation, rowTok, width) };
+}
+
 /**
  * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
@@ -412,43 +460,64 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   };
   let skipped = 0;
   const temp = config.rollout.temperature;
+  // Configs saved before compute.activationBudgetMB existed have no value: they get the default.
+  const budgetMB = config.compute.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
   for (let e = 0; e < epochs; e++) {
     for (let b = 0; b < nMb; b++) {
       const lo = b * mb;
       const hi = Math.min(rows.length, lo + mb);
       const mbRows = rows.slice(lo, hi);
-      const R = Math.max(1, ...mbRows.map((r) => r.responseIds.length));
-      const oldT = padded(old.slice(lo, hi), R);
-      const refT = ref ? padded(ref.slice(lo, hi), R) : undefined;
-      const advT = tf.tensor2d(
-        mbRows.flatMap((r, i) => Array.from({ length: R }, () => adv[lo + i])),
-        [mbRows.length, R],
-      );
-      let lossMetrics: Record<string, tf.Scalar> = {};
-      const { value, grads } = tf.variableGrads(() => {
-        const cur = model.tokenLogProbs(mbRows, { temperature: temp });
-        const res = actorLoss(
-          {
-            logProb: cur.logProbs,
-            oldLogProb: onPolicyShortcut ? (stopGradient(cur.logProbs) as tf.Tensor2D) : oldT,
-            advantages: advT,
-            mask: cur.mask,
-            entropy: cur.entropy,
-            ...(refT ? { refLogProb: refT } : {}),
-          },
-          params,
+      const chunks = chunkRows(mbRows, model.config, budgetMB);
+      // One chunk: the mini-batch is differentiated whole. Several: every chunk divides by the whole mini-batch's
+      // denominators, so losses, metrics and gradients add up to the unsplit mini-batch's (chunking.ts).
+      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicyShortcut, temp);
+      const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
+      const chunkSums: Record<string, number> = {};
+      let grads: tf.NamedTensorMap = {};
+      for (const [cLo, cHi] of chunks) {
+        const cRows = mbRows.slice(cLo, cHi);
+        const R = Math.max(1, ...cRows.map((r) => r.responseIds.length));
+        const oldT = padded(old.slice(lo + cLo, lo + cHi), R);
+        const refT = ref ? padded(ref.slice(lo + cLo, lo + cHi), R) : undefined;
+        const advT = tf.tensor2d(
+          cRows.flatMap((r, i) => Array.from({ length: R }, () => adv[lo + cLo + i])),
+          [cRows.length, R],
         );
-        lossMetrics = res.metrics as Record<string, tf.Scalar>;
-        return res.value;
-      }, vars);
-      for (const [k, t] of Object.entries(lossMetrics)) {
-        push(k, t.dataSync()[0]);
-        t.dispose();
+        const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
+        let lossMetrics: Record<string, tf.Scalar> = {};
+        const r = tf.variableGrads(() => {
+          const cur = model.tokenLogProbs(cRows, { temperature: temp });
+          const res = actorLoss(
+            {
+              logProb: cur.logProbs,
+              oldLogProb: onPolicyShortcut ? (stopGradient(cur.logProbs) as tf.Tensor2D) : oldT,
+              advantages: advT,
+              mask: cur.mask,
+              entropy: cur.entropy,
+              ...(refT ? { refLogProb: refT } : {}),
+            },
+            chunkParams,
+          );
+          lossMetrics = res.metrics as Record<string, tf.Scalar>;
+          return res.value;
+        }, vars);
+        // Chunk values of pg_loss / entropy / kl_loss are parts of the mini-batch's value (they sum); token means
+        // (clip fractions, ppo_kl) are weighted by the chunk's share of response tokens; counts sum.
+        const share = whole ? cRows.reduce((s, x) => s + x.responseIds.length, 0) / mbTokens : 1;
+        for (const [k, t] of Object.entries(lossMetrics)) {
+          const v = t.dataSync()[0];
+          t.dispose();
+          const w = !whole || SUMMED_METRICS.has(k) ? 1 : k === 'actor/kl_coef' ? 1 / chunks.length : share;
+          chunkSums[k] = (chunkSums[k] ?? 0) + w * v;
+        }
+        r.value.dispose();
+        if (chunks.length === 1) grads = r.grads;
+        else accumulateGrads(grads, r.grads);
+        tf.dispose([oldT, advT, ...(refT ? [refT] : [])]);
       }
-      value.dispose();
+      for (const [k, v] of Object.entries(chunkSums)) push(k, v);
       const rep = opt.step(grads, config.optim.lr);
       for (const g of Object.values(grads)) g.dispose();
-      tf.dispose([oldT, advT, ...(refT ? [refT] : [])]);
       push('actor/grad_norm', rep.gradNorm);
       if (rep.skipped) skipped++;
     }

@@ -13,6 +13,7 @@ import { PolicyModel, resolveModelConfig } from '../agent/model';
 import type { Tokenizer } from '../agent/tokenizer';
 import type { RunConfig } from '../config/types';
 import { AdamW, type AdamWOptions } from './adamw';
+import { accumulateGrads, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
 import { expertRows, fitEnvTokenizer, type BcRow, type EnvSpec } from './data';
 
 export interface BcOptions {
@@ -28,6 +29,8 @@ export interface BcOptions {
   readonly maxPrompt: number;
   /** The model's context length (prompt + response must fit). */
   readonly maxSeqLen: number;
+  /** compute.activationBudgetMB: a batch estimated above it is differentiated in chunks (chunking.ts). Default 2048. */
+  readonly activationBudgetMB?: number;
   /** Called every `progressEvery` updates and at the end. */
   readonly onProgress?: (p: { update: number; updates: number; loss: number; elapsedS: number }) => void;
   readonly progressEvery?: number;
@@ -87,12 +90,32 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
         break;
       }
       const batch = nextBatch();
-      const { value, grads } = tf.variableGrads(() => {
-        const lp = model.tokenLogProbs(batch);
-        return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tf.maximum(tf.sum(lp.mask), 1))) as tf.Scalar;
-      }, model.trainableVariables());
-      loss = (await value.data())[0];
-      value.dispose();
+      const chunks = chunkRows(batch, model.config, o.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB);
+      let grads: tf.NamedTensorMap;
+      if (chunks.length === 1) {
+        const r = tf.variableGrads(() => {
+          const lp = model.tokenLogProbs(batch);
+          return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tf.maximum(tf.sum(lp.mask), 1))) as tf.Scalar;
+        }, model.trainableVariables());
+        loss = (await r.value.data())[0];
+        r.value.dispose();
+        grads = r.grads;
+      } else {
+        // Each chunk divides by the whole batch's token count, so chunk losses and gradients sum to the batch's.
+        const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
+        loss = 0;
+        grads = {};
+        for (const [lo, hi] of chunks) {
+          const part = batch.slice(lo, hi);
+          const r = tf.variableGrads(() => {
+            const lp = model.tokenLogProbs(part);
+            return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tokens)) as tf.Scalar;
+          }, model.trainableVariables());
+          loss += (await r.value.data())[0];
+          r.value.dispose();
+          accumulateGrads(grads, r.grads);
+        }
+      }
       const rep = opt.step(grads, o.lr);
       for (const g of Object.values(grads)) g.dispose();
       if (rep.skipped) skipped++;
@@ -132,6 +155,7 @@ export async function warmStartRecipe(
       optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
       maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
       maxSeqLen: mcfg.maxSeqLen,
+      activationBudgetMB: config.compute.activationBudgetMB,
       ...hooks,
     },
     clock,

@@ -1,11 +1,11 @@
 import { makeCatalog } from '../catalog';
-import { seqMeanTokenMean } from './seq-mean-token-mean';
-import { seqMeanTokenSum } from './seq-mean-token-sum';
-import { seqMeanTokenSumNorm } from './seq-mean-token-sum-norm';
-import { tokenMean } from './token-mean';
-import type { AggregationFn, AggregationName } from './types';
+import { seqMeanTokenMean, seqMeanTokenMeanDenominator } from './seq-mean-token-mean';
+import { seqMeanTokenSum, seqMeanTokenSumDenominator } from './seq-mean-token-sum';
+import { seqMeanTokenSumNorm, seqMeanTokenSumNormDenominator } from './seq-mean-token-sum-norm';
+import { tokenMean, tokenMeanDenominator } from './token-mean';
+import type { AggregationFn, AggregationName, DenominatorFn } from './types';
 
-export type { AggregationFn, AggregationName } from './types';
+export type { AggregationFn, AggregationName, DenominatorFn } from './types';
 
 /** The loss-aggregation catalog (dimension 1 of the paper, spec §1.1). */
 export const AGGREGATIONS = makeCatalog<AggregationName, AggregationFn>('loss aggregation', {
@@ -18,4 +18,20 @@ export const AGGREGATIONS = makeCatalog<AggregationName, AggregationFn>('loss ag
 /** Aggregate with a named mode; throws listing the known modes on an unknown name. */
 export function aggregate(name: string, lossMat: Parameters<AggregationFn>[0], mask: Parameters<AggregationFn>[1]) {
   return AGGREGATIONS.get(name).fn(lossMat, mask);
+}
+
+const DENOMINATORS: Record<AggregationName, DenominatorFn> = {
+  'token-mean': tokenMeanDenominator,
+  'seq-mean-token-mean': seqMeanTokenMeanDenominator,
+  'seq-mean-token-sum': seqMeanTokenSumDenominator,
+  'seq-mean-token-sum-norm': seqMeanTokenSumNormDenominator,
+};
+
+/**
+ * The denominator aggregation `name` divides a whole mini-batch by, from its rows' response-token counts and
+ * padded width; passed as `wholeDenominator` to every chunk of a mini-batch split for memory.
+ */
+export function wholeDenominator(name: string, rowTokens: readonly number[], width: number): number {
+  AGGREGATIONS.get(name);
+  return DENOMINATORS[name as AggregationName](rowTokens, width);
 }

@@ -1,13 +1,16 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { AggregationFn } from './types';
+import type { AggregationFn, DenominatorFn } from './types';
 
 /**
  * `seq-mean-token-sum-norm` (spec §1.1; code only): Σ_r Σ_t m·L / T_pad, where T_pad is the padded response
  * width of the batch (the mask's second dimension). A zero-width batch gives 0.
  */
-export const seqMeanTokenSumNorm: AggregationFn = (lossMat, mask) => {
-  const width = mask.shape[1];
+export const seqMeanTokenSumNorm: AggregationFn = (lossMat, mask, wholeDenominator) => {
+  const width = wholeDenominator ?? mask.shape[1];
   const denominator = tf.scalar(width, 'float32');
   const value = width === 0 ? tf.scalar(0) : (tf.div(tf.sum(tf.mul(lossMat, mask)), denominator) as tf.Scalar);
   return { value, metrics: { denominator } };
 };
+
+/** The mini-batch's padded response width. */
+export const seqMeanTokenSumNormDenominator: DenominatorFn = (_rowTokens, width) => width;

@@ -23,6 +23,8 @@ export interface ActorLossParams extends PolicyLossParams {
   readonly entropyCoeff: number;
   /** KL loss to π_ref (`use_kl_loss`); `inReward` KL is applied to scores instead (see inRewardKl). */
   readonly kl: { readonly enabled: boolean; readonly type: KlName; readonly coef: number };
+  /** The whole mini-batch's denominator of `aggregation` (entropy and KL terms) when this batch is one chunk of it. */
+  readonly auxDenominator?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorRes
   let value: tf.Scalar = pg.value;
   const metrics: Record<string, tf.Scalar> = { ...pg.metrics, 'actor/pg_loss': pg.value };
   if (batch.entropy) {
-    const ent = agg(batch.entropy, batch.mask).value;
+    const ent = agg(batch.entropy, batch.mask, params.auxDenominator).value;
     metrics['actor/entropy'] = ent;
     if (params.entropyCoeff !== 0) value = tf.sub(value, tf.mul(params.entropyCoeff, ent));
   } else if (params.entropyCoeff !== 0) {
@@ -49,7 +51,7 @@ export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorRes
   if (params.kl.enabled) {
     if (!batch.refLogProb) throw new Error('actorLoss: the KL loss is enabled but the batch has no refLogProb; compute reference log-probs or set algorithm.kl.enabled=false');
     const kld = KL_ESTIMATORS.get(params.kl.type).fn(batch.logProb, batch.refLogProb).value;
-    const klLoss = agg(kld, batch.mask).value;
+    const klLoss = agg(kld, batch.mask, params.auxDenominator).value;
     metrics['actor/kl_loss'] = klLoss;
     metrics['actor/kl_coef'] = tf.scalar(params.kl.coef);
     value = tf.add(value, tf.mul(params.kl.coef, klLoss));

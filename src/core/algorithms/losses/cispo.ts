@@ -19,7 +19,7 @@ export const cispo: PolicyLossFn = (input, p) => {
   const hi = 1 + p.clipRatioHigh;
   const weight = stopGradient(tf.clipByValue(ratio, lo, hi));
   const losses = tf.mul(tf.mul(tf.neg(weight), input.advantages), input.logProb) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
   const isClipped = tf.logicalOr(tf.less(ratio, lo), tf.greater(ratio, hi));
   return {
     value: agg.value,

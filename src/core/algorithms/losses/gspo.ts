@@ -23,7 +23,7 @@ export const gspo: PolicyLossFn = (input, p) => {
   const l2 = tf.mul(tf.neg(A), tf.clipByValue(seqRatio, 1 - p.clipRatioLow, 1 + p.clipRatioHigh));
   const losses = tf.maximum(l1, l2) as tf.Tensor2D;
   return {
-    value: seqMeanTokenMean(losses, mask).value,
+    value: seqMeanTokenMean(losses, mask, p.pgDenominator).value,
     metrics: {
       'actor/pg_clipfrac': maskedMean(asFloat(tf.greater(l2, l1)), mask),
       'actor/pg_clipfrac_lower': tf.scalar(0),

@@ -6,6 +6,7 @@ import type { PolicyLossFn, PolicyLossName } from './types';
 import { vanilla } from './vanilla';
 
 export type { PolicyLossFn, PolicyLossInput, PolicyLossName, PolicyLossParams } from './types';
+export { pgAggregation } from './types';
 export { sequenceMask } from './seq-mask';
 
 /** The importance-sampling clipping catalog (dimension 2 of the paper, spec §1.2). */

@@ -24,7 +24,7 @@ export const sapo: PolicyLossFn = (input, p) => {
   const tau = tf.where(positive, tf.fill(positive.shape, p.tauPos), tf.fill(positive.shape, p.tauNeg));
   const gate = tf.div(tf.mul(4, tf.sigmoid(tf.mul(tau, tf.sub(ratio, 1)))), tau);
   const losses = tf.mul(tf.neg(gate), A) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
   return {
     value: agg.value,
     metrics: {

@@ -36,6 +36,16 @@ export interface PolicyLossParams {
   readonly sapoPerTokenTau: boolean;
   /** Sequence masking (GRPO_SM), vanilla / cispo / sapo only. */
   readonly seqMask: { readonly enabled: boolean; readonly delta: number };
+  /**
+   * The whole mini-batch's pg-aggregation denominator when this batch is one chunk of it (gradient
+   * accumulation, src/core/training/chunking.ts); absent = this batch is the whole mini-batch.
+   */
+  readonly pgDenominator?: number;
+}
+
+/** The aggregation a policy loss applies to pg_loss: GSPO fixes seq-mean-token-mean, the others follow the config. */
+export function pgAggregation(mode: PolicyLossName, aggregation: AggregationName): AggregationName {
+  return mode === 'gspo' ? 'seq-mean-token-mean' : aggregation;
 }
 
 /**

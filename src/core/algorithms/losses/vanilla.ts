@@ -23,7 +23,7 @@ export const vanilla: PolicyLossFn = (input, p) => {
   const dual = tf.minimum(l3, clipped);
   const negative = tf.less(A, 0);
   const losses = tf.where(negative, dual, clipped) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
   return {
     value: agg.value,
     metrics: {
