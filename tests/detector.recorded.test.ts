@@ -9,6 +9,8 @@
  *     several nats — the paper's collapse signature (format breaking under tolerant clipping);
  *   - sampo-harsh: SAMPO under the very same setting: format stays ≥ 79 %, PPO KL ≤ 0.13 (held-out success still
  *     fell: the setting is too aggressive for any method, but the format did not break);
+ *   - sapo-harsh: SAPO under the same setting: format broke like CISPO's, then entropy fell from 0.18 to 0.033 and
+ *     the gradient to 0.001 — the policy collapsed onto one malformed answer;
  *   - sampo-main: SAMPO with the laptop defaults, 30 steps: calm.
  */
 import { readFileSync } from 'node:fs';
@@ -47,6 +49,15 @@ describe('collapse detector on recorded runs', () => {
     const alerts = detectAlerts('sampo-harsh', recorded('sampo-harsh'));
     expect(alerts.filter((a) => a.rule === 'validity_drop')).toEqual([]);
     expect(alerts.filter((a) => a.severity === 'critical')).toEqual([]);
+  });
+
+  it('a SAPO run that collapses onto one answer raises an entropy-collapse alert as well as the format alert', () => {
+    const alerts = detectAlerts('sapo-harsh', recorded('sapo-harsh'));
+    const entropy = alerts.find((a) => a.rule === 'entropy_shift' && /collapsed/.test(a.message));
+    expect(entropy).toBeDefined();
+    // Entropy was ≤ 0.035 from step 6 on: three smoothed steps below a quarter of the baseline by step 10.
+    expect(entropy!.firstStep).toBeLessThanOrEqual(10);
+    expect(alerts.find((a) => a.rule === 'validity_drop')?.severity).toBe('critical');
   });
 
   it('SAMPO with the laptop defaults raises no alert at all', () => {
