@@ -71,6 +71,7 @@ const defs = [
   // validation (NaN on steps without validation)
   { key: 'val/success_rate', label: 'Validation success', meaning: 'Held-out success rate (group size 1, temperature 0.6); NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },
   { key: 'val/score_mean', label: 'Validation score', meaning: 'Held-out mean task score; NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },
+  { key: 'val/episodes', label: 'Validation episodes', meaning: 'Held-out episodes behind the validation (the n of its success rate, for its binomial noise); NaN on steps without validation.', unit: 'count', group: 'validation' },
 ] as const satisfies readonly MetricDef[];
 
 export type MetricKey = (typeof defs)[number]['key'];

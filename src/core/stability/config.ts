@@ -49,7 +49,14 @@ export interface DetectorConfig {
     readonly enabled: boolean;
     /** Steps (validations for val/…) averaged before comparing; longer = fewer false alarms, later alerts. */
     readonly smooth: number;
+    /** Used only for streams without val/episodes (runs recorded before it was logged). */
     readonly valSmooth: number;
+    /**
+     * A validation logged with its episode count (val/episodes) is compared with the best earlier one directly: a
+     * two-proportion z-test, firing at z ≥ valZ. Sparse validations (every 5–10 steps) never fill a smoothing
+     * window early enough; each is already a mean over n held-out episodes, so its binomial noise is known.
+     */
+    readonly valZ: number;
     /** Success must have reached this peak before a fall counts (learning must have happened). */
     readonly minPeak: number;
     /** Warn when smoothed success ≤ (1 − warnFrac) × peak; critical at (1 − criticalFrac) × peak. */
@@ -145,7 +152,7 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   nonFinite: { enabled: true, ignoreGroups: ['throughput'] },
   gradNormSpike: { enabled: true, window: 20, minHistory: 5, factor: 5, criticalFactor: 20, sustainCritical: 3, minValue: 1e-3 },
   validityDrop: { enabled: true, smooth: 3, minSteps: 3, warnDrop: 0.15, criticalDrop: 0.4, patience: 2 },
-  successCollapse: { enabled: true, smooth: 10, valSmooth: 3, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, noiseZ: 5, noiseWindow: 50, patience: 5 },
+  successCollapse: { enabled: true, smooth: 10, valSmooth: 3, valZ: 3, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, noiseZ: 5, noiseWindow: 50, patience: 5 },
   entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.25, blowupFactor: 3, blowupMinNats: 0.5, patience: 3 },
   klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },

@@ -108,6 +108,30 @@ describe('collapse detector', () => {
   });
 });
 
+describe('success collapse over sparse validations', () => {
+  const vals = (points: Array<[number, number, number | undefined]>) =>
+    points.map(([step, p, n]) => ({ step, values: { 'val/success_rate': p, ...(n === undefined ? {} : { 'val/episodes': n }) } }));
+
+  it('two validations are enough when the fall is far beyond binomial noise', () => {
+    // Harsh SAMPO's shape: ≈ the warm start's sampled success after step 1, nothing left at step 10.
+    const alerts = detectAlerts('r', vals([[1, 0.3, 64], [10, 0, 64]])).filter((a) => a.rule === 'success_collapse');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ metric: 'val/success_rate', severity: 'critical', firstStep: 10 });
+    expect(alerts[0].message).toMatch(/0\/64\) from its best 30 % \(19\/64, step 1\)/);
+  });
+
+  it('a fall within sampling noise, or below the peak that counts as learned, is quiet', () => {
+    expect(detectAlerts('r', vals([[1, 0.35, 64], [10, 0.17, 64]]))).toEqual([]);
+    expect(detectAlerts('r', vals([[1, 0.15, 64], [10, 0, 64]]))).toEqual([]);
+    // The same fall measured on 400 episodes is evidence (z ≈ 5.8): a warning, as 0.17 is above (1 − 0.8) × 0.35.
+    expect(detectAlerts('r', vals([[1, 0.35, 400], [10, 0.17, 400]])).map((a) => a.severity)).toEqual(['warning']);
+  });
+
+  it('streams without val/episodes keep the smoothed comparison (two points are not enough)', () => {
+    expect(detectAlerts('r', vals([[1, 0.3, undefined], [10, 0, undefined]]))).toEqual([]);
+  });
+});
+
 describe('alert merging', () => {
   it('a sparse validation metric collapsing over many validations is one alert', () => {
     const recs = syntheticStream({ steps: 300, seed: 4, shape: 'cispo_collapse', collapseAt: 180 });

@@ -6,7 +6,7 @@
  * explodes, the valid-format ratio drops and success falls to near zero; `nanAt` puts a NaN/Inf into the loss.
  */
 import { METRIC_CATALOG, type MetricRecord } from '../../shared/metrics';
-import { Rng } from '../util/rng';
+import { Rng, hashSeed } from '../util/rng';
 
 export type SyntheticShape = 'calm' | 'cispo_collapse' | 'entropy_collapse' | 'dead_signal' | 'length_runaway' | 'mismatch' | 'kl_drift';
 
@@ -29,8 +29,18 @@ export interface SyntheticOptions {
   readonly peak?: number;
 }
 
+/** Held-out episodes per synthetic validation (the trainer's training.valEpisodes default). */
+const VAL_EPISODES = 64;
+
+function binomial(rng: Rng, p: number, n: number): number {
+  let k = 0;
+  for (let j = 0; j < n; j++) if (rng.float() < p) k++;
+  return k / n;
+}
+
 export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
   const rng = new Rng(opts.seed ?? 1);
+  const valRng = new Rng(hashSeed(opts.seed ?? 1, 'validation'));
   const shape = opts.shape ?? 'calm';
   const T = opts.steps;
   const c = opts.collapseAt ?? Math.floor(T * 0.6);
@@ -77,6 +87,7 @@ export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
         klLoss = 0.03 + 0.2 * k;
       }
     }
+    const trueSuccess = success;
     if (opts.episodes !== undefined) {
       // Binomial measurement noise of a small batch (episodes for success, ~5 turn rows each for format).
       const sample = (p: number, n: number): number => {
@@ -138,8 +149,11 @@ export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
       'perf/total_tokens': tokens,
     });
     if (step % validateEvery === 0) {
-      values['val/success_rate'] = clamp01(success + noise(0.02));
+      // A validation measures the policy on VAL_EPISODES held-out episodes: its own binomial noise (from its own
+      // RNG, so the training stream is the same with or without it), or small noise for the smooth streams.
+      values['val/success_rate'] = opts.episodes !== undefined ? binomial(valRng, trueSuccess, VAL_EPISODES) : clamp01(success + noise(0.02));
       values['val/score_mean'] = values['val/success_rate'];
+      values['val/episodes'] = VAL_EPISODES;
     }
     out.push({ step, values });
   }

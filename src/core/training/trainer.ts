@@ -258,12 +258,15 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
       // 6. Validation, throughput, trajectories ─────────────────────────────────────────────────────────
       const every = config.training.validateEvery;
-      if ((every > 0 && step % every === 0) || step === totalSteps) {
+      // Also after the first step: an early point near the warm start, so a later validation has something to be
+      // compared with (the success-collapse rule's binomial test) even in short runs.
+      if ((every > 0 && (step % every === 0 || step === 1)) || step === totalSteps) {
         hooks.onStatus({ phase: 'validation', step, totalSteps });
         const val = await validate(config, spec, rolloutEngine, tok, mcfg, step);
         lastVal = val.summary;
         m.set('val/success_rate', val.summary.success.rate);
         m.set('val/score_mean', val.summary.scoreMean);
+        m.set('val/episodes', val.summary.success.n);
         for (const [type, iv] of Object.entries(val.summary.byTaskType)) m.setDynamic(validationTaskKey(spec.name, type), iv.rate);
         for (const t of val.trajectories) hooks.onTrajectory(t);
         hooks.onStatus({ phase: 'rl', step, totalSteps });

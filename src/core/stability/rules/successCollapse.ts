@@ -4,6 +4,18 @@ import { CLIPPING_HINT, finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
 const REWARD_KEY = 'episode/reward_mean';
+const VAL_KEY = 'val/success_rate';
+const VAL_N_KEY = 'val/episodes';
+
+/**
+ * z of a fall from proportion p1 (n1 episodes) to p2 (n2): the two-proportion test with the pooled rate. 0 when
+ * both are 0 or 1 (no spread, no evidence).
+ */
+export function proportionFallZ(p1: number, n1: number, p2: number, n2: number): number {
+  const pooled = (p1 * n1 + p2 * n2) / (n1 + n2);
+  const se = Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
+  return se > 0 ? (p1 - p2) / se : 0;
+}
 
 interface Track {
   win: Window;
@@ -23,12 +35,32 @@ export const successCollapseRule: RuleDef = {
     const track = (smooth: number): Track => ({ win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, streak: new Streak() });
     const succ = SUCCESS_KEYS.map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
     const rw = { t: track(c.smooth), base: new Baseline(c.smooth) };
+    /** Best validation so far with its episode count (validations logged with val/episodes). */
+    let bestVal: { p: number; n: number; step: number } | null = null;
     /** The fall (max − smoothed) is beyond noise: z standard errors of a difference of two window means. */
     const beyondNoise = (t: Track, fall: number) => t.noise.samples >= 5 && fall > c.noiseZ * Math.SQRT2 * (t.noise.sigma() / Math.sqrt(t.win.n));
     return {
       feed(rec) {
         const out: Finding[] = [];
+        const valN = finite(rec, VAL_N_KEY);
+        const valP = finite(rec, VAL_KEY);
+        if (valP !== undefined && valN !== undefined && valN > 0) {
+          // Each validation is a mean over valN held-out episodes: test it against the best one directly.
+          if (bestVal && bestVal.p >= c.minPeak && valP <= (1 - c.warnFrac) * bestVal.p) {
+            const z = proportionFallZ(bestVal.p, bestVal.n, valP, valN);
+            if (z >= c.valZ) {
+              out.push({
+                metric: VAL_KEY,
+                severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
+                message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}, step ${bestVal.step}); z = ${fmt(z)}, beyond held-out sampling noise (step ${rec.step}).`,
+                hint: `learned behaviour is being lost; ${CLIPPING_HINT}`,
+              });
+            }
+          }
+          if (!bestVal || valP > bestVal.p) bestVal = { p: valP, n: valN, step: rec.step };
+        }
         for (const { key, t } of succ) {
+          if (key === VAL_KEY && valN !== undefined) continue; // tested above
           const v = finite(rec, key);
           if (v === undefined) continue; // validation keys are NaN between validations
           t.win.push(v);
