@@ -17,6 +17,11 @@ import * as tf from '@tensorflow/tfjs-core';
 /** compute.activationBudgetMB's default; also used for configs saved before the field existed. */
 export const DEFAULT_ACTIVATION_BUDGET_MB = 2048;
 
+/** A config's budget; configs saved before compute.activationBudgetMB existed have none and get the default. */
+export function activationBudgetOf(config: { readonly compute: { readonly activationBudgetMB?: number } }): number {
+  return config.compute.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
+}
+
 /** The model dims the estimate needs. */
 export interface ActivationShape {
   readonly nLayers: number;

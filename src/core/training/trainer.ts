@@ -35,7 +35,7 @@ import { heldOutSeeds } from '../envs/index';
 import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW } from './adamw';
-import { accumulateGrads, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
+import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -86,8 +86,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     refSource = ws.refSource;
   }
   const mcfg = model.config;
-  // Configs saved before compute.activationBudgetMB existed have no value: they get the default.
-  const budgetMB = config.compute.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
+  const budgetMB = activationBudgetOf(config);
   const maxPrompt = mcfg.maxSeqLen - config.rollout.maxResponseTokens;
   if (maxPrompt < 8) {
     throw new Error(`model.maxSeqLen ${mcfg.maxSeqLen} leaves ${maxPrompt} prompt tokens after rollout.maxResponseTokens ${config.rollout.maxResponseTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`);
@@ -463,8 +462,7 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   };
   let skipped = 0;
   const temp = config.rollout.temperature;
-  // Configs saved before compute.activationBudgetMB existed have no value: they get the default.
-  const budgetMB = config.compute.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
+  const budgetMB = activationBudgetOf(config);
   for (let e = 0; e < epochs; e++) {
     for (let b = 0; b < nMb; b++) {
       const lo = b * mb;

@@ -13,7 +13,7 @@ import { PolicyModel, resolveModelConfig } from '../agent/model';
 import type { Tokenizer } from '../agent/tokenizer';
 import type { RunConfig } from '../config/types';
 import { AdamW, type AdamWOptions } from './adamw';
-import { accumulateGrads, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
+import { accumulateGrads, activationBudgetOf, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
 import { expertRows, fitEnvTokenizer, type BcRow, type EnvSpec } from './data';
 
 export interface BcOptions {
@@ -155,7 +155,7 @@ export async function warmStartRecipe(
       optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
       maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
       maxSeqLen: mcfg.maxSeqLen,
-      activationBudgetMB: config.compute.activationBudgetMB,
+      activationBudgetMB: activationBudgetOf(config),
       ...hooks,
     },
     clock,
