@@ -28,7 +28,7 @@ const ENVS = ['sokoban', 'frozenlake', 'household', 'shop'] as const;
 const SAMPLE = 48;
 /**
  * Shipped checkpoints that are NOT yet above random (resources/warmstart/README.md says why: shop's policy searches
- * and picks like the expert but miscopies the five-digit product id into its click). Their beats-random test is
+ * well but clicks product ids it made up instead of copying one from the page). Their beats-random test is
  * declared as an expected failure (`it.fails`), so it is visible in every run and turns red the day a stronger
  * checkpoint is shipped.
  */
