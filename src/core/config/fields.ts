@@ -152,6 +152,8 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   // ---- training
   { path: 'training.steps', type: 'integer', default: 40, min: 1, max: 1000000, section: 'training', doc: 'RL steps (one batch each). Paper: 200 (ALFWorld), 250 (WebShop).' },
   { path: 'training.validateEvery', type: 'integer', default: 5, min: 0, max: 1000000, section: 'training', doc: 'Validate every n steps (0 = only at the end). Paper: 5 (ALFWorld), 10 (WebShop).' },
+  { path: 'training.validateBeforeTraining', type: 'boolean', default: true, section: 'training',
+    doc: 'With periodic validation on (validateEvery > 0), also validate the starting policy (the warm start) before the first update, logged at step 0 — verl\'s val_before_train. Later validations are compared with it (the success-collapse alert); turn off to save one validation.' },
   { path: 'training.valEpisodes', type: 'integer', default: 64, min: 1, max: 100000, section: 'training',
     doc: 'Held-out episodes per validation (group size 1). ±6 points of noise at 64 episodes; use ≥ 200 for claims. Paper: 128 val envs.' },
   { path: 'training.valTemperature', type: 'number', default: 0.6, min: 0, max: 5, section: 'training', doc: 'Validation sampling temperature (0 = greedy). Paper: 0.6.' },

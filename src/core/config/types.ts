@@ -155,6 +155,8 @@ export interface RunConfig {
     readonly steps: number;
     /** Validate every n steps (0 = only at the end; paper 5/10). */
     readonly validateEvery: number;
+    /** With validateEvery > 0, validate the starting policy before the first update (logged at step 0). */
+    readonly validateBeforeTraining: boolean;
     /** Held-out episodes per validation (laptop 64; paper 128). */
     readonly valEpisodes: number;
     /** Validation sampling temperature (paper 0.6). */

@@ -148,6 +148,22 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
   try {
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
+    // The starting policy's own validation, logged at step 0 (verl's val_before_train): the point later validations
+    // are compared with (success-collapse alert, charts). Fresh runs only; a resumed run has it already.
+    if (!state && step === 0 && config.training.validateEvery > 0 && config.training.validateBeforeTraining) {
+      if ((await hooks.checkControl()) !== 'stop') {
+        hooks.onStatus({ phase: 'validation', step: 0, totalSteps });
+        const val = await validate(config, spec, rolloutEngine, tok, mcfg, 0);
+        lastVal = val.summary;
+        const m0 = new StepMetrics(0);
+        setValidation(m0, spec.name, val.summary);
+        m0.set('perf/wall_s', wallBefore + (clock.now() - t0) / 1000);
+        m0.set('perf/total_tokens', totalTokens);
+        for (const t of val.trajectories) hooks.onTrajectory(t);
+        lastMetrics = m0.toRecord();
+        hooks.onMetrics(lastMetrics);
+      }
+    }
     while (step < totalSteps) {
       if ((await hooks.checkControl()) === 'stop') {
         status = 'stopped';
@@ -257,16 +273,11 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
       // 6. Validation, throughput, trajectories ─────────────────────────────────────────────────────────
       const every = config.training.validateEvery;
-      // Also after the first step: an early point near the warm start, so a later validation has something to be
-      // compared with (the success-collapse rule's binomial test) even in short runs.
-      if ((every > 0 && (step % every === 0 || step === 1)) || step === totalSteps) {
+      if ((every > 0 && step % every === 0) || step === totalSteps) {
         hooks.onStatus({ phase: 'validation', step, totalSteps });
         const val = await validate(config, spec, rolloutEngine, tok, mcfg, step);
         lastVal = val.summary;
-        m.set('val/success_rate', val.summary.success.rate);
-        m.set('val/score_mean', val.summary.scoreMean);
-        m.set('val/episodes', val.summary.success.n);
-        for (const [type, iv] of Object.entries(val.summary.byTaskType)) m.setDynamic(validationTaskKey(spec.name, type), iv.rate);
+        setValidation(m, spec.name, val.summary);
         for (const t of val.trajectories) hooks.onTrajectory(t);
         hooks.onStatus({ phase: 'rl', step, totalSteps });
       }
@@ -537,6 +548,14 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   out['actor/lr'] = config.optim.lr;
   out['actor/off_policy_step'] = nMb * epochs - 1;
   return { metrics: out };
+}
+
+/** A validation's metrics: held-out success, score, episode count and success per task type. */
+function setValidation(m: StepMetrics, env: string, summary: EvalSummary): void {
+  m.set('val/success_rate', summary.success.rate);
+  m.set('val/score_mean', summary.scoreMean);
+  m.set('val/episodes', summary.success.n);
+  for (const [type, iv] of Object.entries(summary.byTaskType)) m.setDynamic(validationTaskKey(env, type), iv.rate);
 }
 
 async function validate(config: RunConfig, spec: EnvSpec, engine: RolloutEngine, tok: Tokenizer, mcfg: ModelConfig, step: number): Promise<{ summary: EvalSummary; trajectories: Trajectory[] }> {
