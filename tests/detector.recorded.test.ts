@@ -9,6 +9,8 @@
  *     several nats — the paper's collapse signature (format breaking under tolerant clipping);
  *   - sampo-harsh: SAMPO under the very same setting: format stays ≥ 79 %, PPO KL ≤ 0.13 (held-out success still
  *     fell: the setting is too aggressive for any method, but the format did not break);
+ *   - sampo-harsh-val: the same SAMPO run re-made with validations that log their episode count, including one of
+ *     the starting policy at step 0;
  *   - sapo-harsh: SAPO under the same setting: format broke like CISPO's, then entropy fell from 0.18 to 0.033 and
  *     the gradient to 0.001 — the policy collapsed onto one malformed answer;
  *   - sampo-main: SAMPO with the laptop defaults, 30 steps: calm.
@@ -49,6 +51,15 @@ describe('collapse detector on recorded runs', () => {
     const alerts = detectAlerts('sampo-harsh', recorded('sampo-harsh'));
     expect(alerts.filter((a) => a.rule === 'validity_drop')).toEqual([]);
     expect(alerts.filter((a) => a.severity === 'critical')).toEqual([]);
+  });
+
+  it('the same harsh SAMPO run, validated at step 0: its held-out fall is a critical success-collapse alert', () => {
+    // 13/64 at step 0 (the warm start) → 1/64 at step 10: z ≈ 3.4 by the two-proportion test. The format alerts
+    // stay quiet, as in the run without the step-0 point.
+    const alerts = detectAlerts('sampo-harsh-val', recorded('sampo-harsh-val'));
+    const fall = alerts.find((a) => a.rule === 'success_collapse' && a.metric === 'val/success_rate');
+    expect(fall).toMatchObject({ severity: 'critical', firstStep: 10 });
+    expect(alerts.filter((a) => a.rule === 'validity_drop')).toEqual([]);
   });
 
   it('a SAPO run that collapses onto one answer raises an entropy-collapse alert as well as the format alert', () => {
