@@ -437,7 +437,7 @@ function wholeDenominators(
         const input = {
           logProb: cur.logProbs,
           oldLogProb: onPolicy ? cur.logProbs : padded(old.slice(lo, hi), R),
-          advantages: tf.tensor2d(part.flatMap((_, i) => Array.from({ length: R }, () => adv[lo + i])), [part.length, R]),
+          advantages: broadcastRows(adv.slice(lo, hi), R),
           mask: cur.mask,
         };
         return tf.sum(sequenceMask(input, params.seqMask.delta).mask, 1);
@@ -491,10 +491,7 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
         const R = Math.max(1, ...cRows.map((r) => r.responseIds.length));
         const oldT = padded(old.slice(lo + cLo, lo + cHi), R);
         const refT = ref ? padded(ref.slice(lo + cLo, lo + cHi), R) : undefined;
-        const advT = tf.tensor2d(
-          cRows.flatMap((r, i) => Array.from({ length: R }, () => adv[lo + cLo + i])),
-          [cRows.length, R],
-        );
+        const advT = broadcastRows(adv.slice(lo + cLo, lo + cHi), R);
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
         const r = tf.variableGrads(() => {
@@ -628,6 +625,11 @@ function turnOf(r: TurnRow, advantage: number | null): Trajectory['turns'][numbe
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
 // Small helpers
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** One value per row, repeated over the row's R token positions: [rows, R] (the row advantage per token). */
+function broadcastRows(v: readonly number[], R: number): tf.Tensor2D {
+  return tf.tensor2d(v.flatMap((x) => Array.from({ length: R }, () => x)), [v.length, R]);
+}
 
 function padded(x: readonly (readonly number[])[], R: number): tf.Tensor2D {
   const data = new Float32Array(x.length * R);

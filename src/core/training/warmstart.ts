@@ -90,31 +90,22 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
         break;
       }
       const batch = nextBatch();
+      // A batch over compute.activationBudgetMB is differentiated in chunks (chunking.ts); every chunk divides by
+      // the whole batch's token count, so the chunks' losses and gradients sum to the batch's. Within the budget
+      // the batch is one chunk.
       const chunks = chunkRows(batch, model.config, o.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB);
-      let grads: tf.NamedTensorMap;
-      if (chunks.length === 1) {
+      const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
+      const grads: tf.NamedTensorMap = {};
+      loss = 0;
+      for (const [lo, hi] of chunks) {
+        const part = batch.slice(lo, hi);
         const r = tf.variableGrads(() => {
-          const lp = model.tokenLogProbs(batch);
-          return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tf.maximum(tf.sum(lp.mask), 1))) as tf.Scalar;
+          const lp = model.tokenLogProbs(part);
+          return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tokens)) as tf.Scalar;
         }, model.trainableVariables());
-        loss = (await r.value.data())[0];
+        loss += (await r.value.data())[0];
         r.value.dispose();
-        grads = r.grads;
-      } else {
-        // Each chunk divides by the whole batch's token count, so chunk losses and gradients sum to the batch's.
-        const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
-        loss = 0;
-        grads = {};
-        for (const [lo, hi] of chunks) {
-          const part = batch.slice(lo, hi);
-          const r = tf.variableGrads(() => {
-            const lp = model.tokenLogProbs(part);
-            return tf.neg(tf.div(tf.sum(tf.mul(lp.logProbs, lp.mask)), tokens)) as tf.Scalar;
-          }, model.trainableVariables());
-          loss += (await r.value.data())[0];
-          r.value.dispose();
-          accumulateGrads(grads, r.grads);
-        }
+        accumulateGrads(grads, r.grads);
       }
       const rep = opt.step(grads, o.lr);
       for (const g of Object.values(grads)) g.dispose();
