@@ -6,7 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { warmStartRecipe, envSpecOf } from '../src/core/training/warmstart';
 import { evaluatePolicy } from '../src/core/training/evaluate';
 import { TfjsRolloutEngine } from '../src/core/agent/tfjsEngine';
-import { heldOutSeeds } from '../src/core/envs/index';
+import { expertEpisode, heldOutSeeds } from '../src/core/envs/index';
+import { fitEnvTokenizer, makeEnvFactory } from '../src/core/training/data';
+import { fitTestbedTokenizer } from '../src/core/agent/corpus';
 import { Rng } from '../src/core/util/rng';
 import type { RunConfig } from '../src/core/config/index';
 import { fakeClock, tinyConfig, useWasm } from './tinyTrainer';
@@ -52,5 +54,25 @@ describe('behaviour-cloning warm start', () => {
     const after = await greedyFormatValidity(cfg, 50);
     expect(before).toBeLessThan(0.1);
     expect(after).toBeGreaterThan(0.6);
+  });
+});
+
+describe('env tokenizers', () => {
+  it('give every shop product id one token, so a click copies one token from the page', () => {
+    const spec = { name: 'shop', settings: {}, maxSteps: 15, historyWindow: 1 };
+    const tok = fitEnvTokenizer(spec);
+    const env = makeEnvFactory(spec)();
+    const ids = env.identifiers?.() ?? [];
+    expect(ids.length).toBe(2000);
+    for (const id of ids) expect(tok.id(id), id).toBeDefined();
+    const ep = expertEpisode(env, heldOutSeeds(1)[0], 1);
+    const click = ep.turns.map((t) => t.response).find((r) => /click\[b\d+\]/.test(r));
+    const product = /click\[(b\d+)\]/.exec(click ?? '')?.[1] ?? '';
+    expect(tok.encode(click ?? '')).toContain(tok.id(product));
+  });
+  it('leave envs without identifiers exactly as version 1 fitted them', () => {
+    const spec = { name: 'sokoban', settings: {}, maxSteps: 20, historyWindow: 1 };
+    const v1 = fitTestbedTokenizer({ envs: ['sokoban'], historyWindow: 1, version: 1 });
+    expect(fitEnvTokenizer(spec).vocab).toEqual(v1.vocab);
   });
 });

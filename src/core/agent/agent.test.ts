@@ -52,6 +52,24 @@ describe('tokenizer', () => {
   it('maps characters it never saw to <unk>', () => {
     expect(tok.encode('日')).toEqual([tok.unkId]);
   });
+  it('version 2 makes each declared identifier one token wherever it stands; version 1 still spells it out', () => {
+    const text = 'page 1 [SEP] b01048 [SEP] b00350\n<think>b01048 is cheap .</think><action>click[b01048]</action>';
+    const v2 = Tokenizer.fit([text], { extraPieces: ['b01048', 'b00350', 'b09999'] });
+    const id = v2.id('b01048');
+    expect(id).toBeDefined();
+    expect(v2.id('b09999')).toBeDefined();
+    expect(v2.encode(text).filter((t) => t === id)).toHaveLength(3);
+    expect(v2.decode(v2.encode(text))).toBe(text);
+    // an id the vocabulary lacks falls back to characters and still round-trips
+    expect(v2.decode(v2.encode('click[x77]'))).toBe('click[x77]');
+    const v1 = Tokenizer.fromJSON({ ...v2.toJSON(), version: 1 });
+    expect(v1.version).toBe(1);
+    expect(v1.encode(text)).not.toContain(id);
+    expect(v1.decode(v1.encode(text))).toBe(text);
+    expect(Tokenizer.fromJSON(JSON.parse(JSON.stringify(v2.toJSON()))).encode(text)).toEqual(v2.encode(text));
+    expect(() => Tokenizer.fit([text], { extraPieces: ['two words'] })).toThrow(/not one version-2 piece/);
+    expect(() => Tokenizer.fromJSON({ ...v2.toJSON(), version: 3 })).toThrow(/versions 1, 2/);
+  });
 });
 
 describe('sha256', () => {

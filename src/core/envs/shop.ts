@@ -79,6 +79,11 @@ export class ShopEnv extends BaseEnv {
     return this.goal.category;
   }
 
+  /** Every product id of the catalog in effect (one tokenizer piece each; see tokenizer.ts, version 2). */
+  identifiers(): readonly string[] {
+    return this.cat.products.map((p) => p.id);
+  }
+
   /** The current goal (for tests and the UI). */
   currentGoal(): Goal {
     return this.goal;

@@ -105,6 +105,11 @@ export interface TestbedEnv extends TextEnv {
   isDone(): boolean;
   /** The role / rules line that opens every prompt of this env. */
   readonly promptIntro: string;
+  /**
+   * The closed set of identifiers this env's pages can show and its actions must copy (the shop's product ids),
+   * so the tokenizer can give each one token. Envs without such ids leave it out.
+   */
+  identifiers?(): readonly string[];
 }
 
 /** One turn of a recorded episode (expert or random). */

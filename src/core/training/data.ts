@@ -51,11 +51,13 @@ export function rlTaskSeed(seed: number, i: number): number {
 
 /**
  * The tokenizer for an env: the agent's testbed tokenizer fitted (deterministically) to that env's expert and
- * random episodes on training seeds. Independent of the run's seed, so every run and warm-start checkpoint of an
+ * random episodes on training seeds, plus one token per identifier the env declares (the shop's product ids, for
+ * the catalog its settings select). Independent of the run's seed, so every run and warm-start checkpoint of an
  * env shares it.
  */
 export function fitEnvTokenizer(spec: EnvSpec): Tokenizer {
-  return fitTestbedTokenizer({ envs: [spec.name], historyWindow: spec.historyWindow });
+  const extraPieces = makeEnvFactory(spec)().identifiers?.() ?? [];
+  return fitTestbedTokenizer({ envs: [spec.name], historyWindow: spec.historyWindow, extraPieces });
 }
 
 /** One supervised row: prompt ids and the expert's response ids (ends with </action>, a stop token). */
