@@ -19,6 +19,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectAlerts } from '../src/core/stability/detector';
+import { recipeOf } from '../src/core/stability/hints';
+import { resolveConfig } from '../src/core/config/index';
 import type { MetricRecord } from '../src/shared/metrics';
 import { decodeMetricRecord } from '../src/main/store/jsonl';
 
@@ -73,5 +75,28 @@ describe('collapse detector on recorded runs', () => {
 
   it('SAMPO with the laptop defaults raises no alert at all', () => {
     expect(detectAlerts('sampo-main', recorded('sampo-main'))).toEqual([]);
+  });
+
+  it('fits each hint to the run: a SAMPO run is not told to try SAMPO, a CISPO run is', () => {
+    // The recorded runs' own settings (fixtures/runs/README.md): harsh = lr 1e-3 with 8-row mini-batches.
+    const harsh = { 'optim.lr': 1e-3, 'optim.miniBatchRows': 8, 'training.validateEvery': 10 };
+    const sampo = recipeOf(resolveConfig('sampo', 'sokoban', harsh).config);
+    const cispo = recipeOf(resolveConfig('cispo', 'sokoban', harsh).config);
+    expect(sampo?.policyLoss).toBe('gspo');
+    expect(cispo?.policyLoss).toBe('cispo');
+
+    const fall = detectAlerts('sampo-harsh-val', recorded('sampo-harsh-val'), undefined, sampo).find((a) => a.rule === 'success_collapse');
+    expect(fall?.hint).toMatch(/already clips at the sequence level/);
+    expect(fall?.hint).toMatch(/optim\.lr, now 0\.001/);
+    expect(fall?.hint).not.toMatch(/try SAMPO/);
+
+    const broke = detectAlerts('cispo-harsh', recorded('cispo-harsh'), undefined, cispo).find((a) => a.rule === 'validity_drop');
+    expect(broke?.hint).toMatch(/try SAMPO or GSPO/);
+    // Without a recipe (a bare metrics stream) the hints stay generic, and the alerts themselves do not change.
+    const bare = detectAlerts('sampo-harsh-val', recorded('sampo-harsh-val'));
+    expect(bare.find((a) => a.rule === 'success_collapse')?.hint).toMatch(/try SAMPO/);
+    const fitted = detectAlerts('sampo-harsh-val', recorded('sampo-harsh-val'), undefined, sampo);
+    expect(fitted.map(({ hint: _h, ...a }) => a)).toEqual(bare.map(({ hint: _h, ...a }) => a));
+    expect(recipeOf({ preset: 'x' })).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import { resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverride
 import { RULES } from './rules/index';
 import type { Finding, RuleDef, RuleInstance, Severity } from './types';
 import { nanMeansNotApplicable } from './nonFinite';
+import { hintsFor, type RunRecipe } from './hints';
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
@@ -29,9 +30,11 @@ export class CollapseDetector {
   private all: Alert[] = [];
   private lastStep = -Infinity;
 
-  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides) {
+  /** `recipe` (hints.ts: recipeOf(run config)) fits each alert's hint to what the run already does. */
+  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe) {
     this.config = config && 'mergeGap' in config && 'nonFinite' in config && 'mismatch' in config ? (config as DetectorConfig) : resolveDetectorConfig(config as DetectorConfigOverrides | undefined);
-    this.rules = RULES.filter((r) => r.enabled(this.config)).map((def) => ({ def, inst: def.create(this.config) }));
+    const hints = hintsFor(recipe);
+    this.rules = RULES.filter((r) => r.enabled(this.config)).map((def) => ({ def, inst: def.create(this.config, hints) }));
   }
 
   /** Feed one step (steps must increase; a repeated or older step is ignored). Returns alerts raised or updated. */
@@ -120,8 +123,8 @@ export class CollapseDetector {
 }
 
 /** Batch: run the detector over a whole stored stream. */
-export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides): Alert[] {
-  const d = new CollapseDetector(runId, config);
+export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe): Alert[] {
+  const d = new CollapseDetector(runId, config, recipe);
   for (const r of records) d.feed(r);
   return d.alerts();
 }

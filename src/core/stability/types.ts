@@ -1,6 +1,7 @@
 /** The detector's rule family: one signature for every rule in the catalog (rules/). */
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfig } from './config';
+import type { Hints } from './hints';
 
 export type Severity = 'info' | 'warning' | 'critical';
 
@@ -39,7 +40,8 @@ export interface RuleDef {
   /** Metric keys (src/shared/metrics.ts) the rule reads; `*` for any. */
   readonly metrics: readonly string[];
   enabled(cfg: DetectorConfig): boolean;
-  create(cfg: DetectorConfig): RuleInstance;
+  /** A rule instance; its findings' hints come from `hints` (hints.ts: fitted to the run's recipe). */
+  create(cfg: DetectorConfig, hints: Hints): RuleInstance;
 }
 
 /** The finite value of `key` in `rec`, or undefined. */
@@ -47,6 +49,3 @@ export function finite(rec: MetricRecord, key: string): number | undefined {
   const v = rec.values[key];
   return v !== undefined && Number.isFinite(v) ? v : undefined;
 }
-
-/** Hint shared by rules whose failure is the tolerant-clipping collapse of spec §4. */
-export const CLIPPING_HINT = 'tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking (GRPO_SM); a lower learning rate also helps';

@@ -6,6 +6,7 @@
 import type { TrainerCheckpoint, TrainerControl, TrainerHooks } from '../../core/training/types';
 import type { MetricRecord } from '../../shared/metrics';
 import { CollapseDetector } from '../../core/stability/detector';
+import { recipeOf } from '../../core/stability/hints';
 import { RunFiles } from '../store/runFiles';
 import type { HostToWorker, StartMessage, WorkerToHost } from './protocol';
 import type { TrainingJob } from './job';
@@ -27,7 +28,7 @@ export interface RunJobOptions {
 
 export async function runJob({ start, job, post, onControl, stopAfterStep }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
   const files = new RunFiles(start.runDir);
-  const detector = new CollapseDetector(start.runId, start.detector);
+  const detector = new CollapseDetector(start.runId, start.detector, recipeOf(start.config));
   let paused = false;
   let stopRequested = false;
   let wake: (() => void) | null = null;

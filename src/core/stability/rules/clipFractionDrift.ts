@@ -1,6 +1,6 @@
 /** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
 import { Baseline, Streak, Window, fmt, pct } from '../stats';
-import { CLIPPING_HINT, finite, type RuleDef } from '../types';
+import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/pg_clipfrac';
 
@@ -10,7 +10,7 @@ export const clipFractionDriftRule: RuleDef = {
   description: 'The clip fraction rises far above its usual level: many tokens are far off-policy (spec §4 reads this per loss).',
   metrics: [KEY],
   enabled: (c) => c.clipFracDrift.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.clipFracDrift;
     const base = new Baseline(c.baselineSteps);
     const win = new Window(c.smooth);
@@ -31,7 +31,7 @@ export const clipFractionDriftRule: RuleDef = {
           metric: KEY,
           severity: sm > c.critical ? 'critical' : 'warning',
           message: `Clip fraction is ${pct(sm)} (step ${rec.step})${b !== null ? `, baseline ${fmt(b)}` : ''}: many tokens sit outside the trust region.`,
-          hint: CLIPPING_HINT,
+          hint: hints.clipping,
         }];
       },
     };

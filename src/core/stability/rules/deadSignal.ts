@@ -10,7 +10,7 @@ export const deadSignalRule: RuleDef = {
   description: 'The share of zero-variance groups is near 1: GRPO-style advantages vanish and nothing is learned.',
   metrics: [KEY],
   enabled: (c) => c.deadSignal.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.deadSignal;
     const streak = new Streak();
     return {
@@ -23,7 +23,7 @@ export const deadSignalRule: RuleDef = {
           metric: KEY,
           severity: 'warning',
           message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
-          hint: 'enable dynamic filtering, raise the group size or rollout temperature, or use an easier environment setting',
+          hint: hints.deadSignal,
         }];
       },
     };

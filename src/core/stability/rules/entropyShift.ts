@@ -10,7 +10,7 @@ export const entropyShiftRule: RuleDef = {
   description: 'Token entropy far below its starting level (the policy stops exploring) or far above it (the output distribution is being destroyed).',
   metrics: [KEY],
   enabled: (c) => c.entropyShift.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.entropyShift;
     const base = new Baseline(c.baselineSteps);
     const win = new Window(c.smooth);
@@ -30,7 +30,7 @@ export const entropyShiftRule: RuleDef = {
             metric: KEY,
             severity: sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
             message: `Entropy collapsed to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): the policy has stopped exploring.`,
-            hint: 'groups will soon have identical returns and no signal: raise the entropy coefficient or rollout temperature, or lower the learning rate',
+            hint: hints.entropyCollapse,
           }];
         }
         if (high.update(sm > c.blowupFactor * b && sm > b + c.blowupMinNats) >= c.patience) {
@@ -38,7 +38,7 @@ export const entropyShiftRule: RuleDef = {
             metric: KEY,
             severity: 'critical',
             message: `Entropy blew up to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): outputs are turning to noise.`,
-            hint: 'the update is destroying the output distribution: lower the learning rate, tighten clipping (SAMPO/GSPO), or add a KL penalty',
+            hint: hints.entropyBlowup,
           }];
         }
         return [];

@@ -1,6 +1,6 @@
 /** grad_norm_spike: gradient norm far above its rolling median (spec §4: "gradient norms explode" before collapse). */
 import { Streak, Window, fmt } from '../stats';
-import { CLIPPING_HINT, finite, type RuleDef } from '../types';
+import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/grad_norm';
 
@@ -10,7 +10,7 @@ export const gradNormSpikeRule: RuleDef = {
   description: 'The pre-clipping gradient norm jumps far above its rolling median — the first sign of the tolerant-clipping collapse.',
   metrics: [KEY],
   enabled: (c) => c.gradNormSpike.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.gradNormSpike;
     const win = new Window(c.window);
     const streak = new Streak();
@@ -30,7 +30,7 @@ export const gradNormSpikeRule: RuleDef = {
           metric: KEY,
           severity: ratio > c.criticalFactor || n >= c.sustainCritical ? 'critical' : 'warning',
           message: `Gradient norm ${fmt(v)} at step ${rec.step} is ${fmt(ratio)}× its rolling median ${fmt(med)} (last ${win.size} calm steps)${n > 1 ? `, ${n} steps in a row` : ''}.`,
-          hint: `exploding gradients precede collapse; ${CLIPPING_HINT}`,
+          hint: hints.gradNorm,
         }];
       },
     };

@@ -11,7 +11,7 @@ export const klDriftRule: RuleDef = {
   description: 'The new policy moves far from the behaviour policy within a step (PPO KL), or far from the reference policy over training (KL loss).',
   metrics: [PPO_KL, KL_LOSS],
   enabled: (c) => c.klDrift.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.klDrift;
     const ppoWin = new Window(c.smooth);
     const ppoStreak = new Streak();
@@ -30,7 +30,7 @@ export const klDriftRule: RuleDef = {
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
               message: `PPO KL (old‖new) is ${fmt(sm)} nats per token (step ${rec.step}), above ${fmt(c.ppoKlWarn)}: updates drift far off-policy.`,
-              hint: 'use fewer mini-batches or epochs per step, a lower learning rate, or sequence-level bounds (GSPO / SAMPO)',
+              hint: hints.klStep,
             });
           }
         }
@@ -47,7 +47,7 @@ export const klDriftRule: RuleDef = {
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',
                 message: `KL to the reference policy reached ${fmt(sm)} nats (step ${rec.step}), above ${fmt(limit)} (baseline ${fmt(b)}).`,
-                hint: 'the policy is drifting far from its starting point: raise the KL coefficient or lower the learning rate',
+                hint: hints.klDrift,
               });
             }
           }

@@ -11,14 +11,14 @@ export const lengthRunawayRule: RuleDef = {
   description: 'Responses grow far beyond their usual length or keep hitting the max-response-tokens cap.',
   metrics: [CLIP, MEAN],
   enabled: (c) => c.lengthRunaway.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.lengthRunaway;
     const clipWin = new Window(c.smooth);
     const clipStreak = new Streak();
     const base = new Baseline(c.baselineSteps);
     const lenWin = new Window(c.smooth);
     const lenStreak = new Streak();
-    const hint = 'truncated responses rarely parse: enable overlong shaping, lower the max response tokens, or add a KL penalty';
+    const hint = hints.length;
     return {
       feed(rec) {
         const out: Finding[] = [];

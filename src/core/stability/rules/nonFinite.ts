@@ -11,7 +11,7 @@ export const nonFiniteRule: RuleDef = {
   description: 'A loss, gradient or statistic became NaN or infinite: the update is numerically broken from here on.',
   metrics: ['*'],
   enabled: (c) => c.nonFinite.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const seen = new Set<string>();
     const ignore = new Set(cfg.nonFinite.ignoreGroups);
     return {
@@ -27,7 +27,7 @@ export const nonFiniteRule: RuleDef = {
             metric: key,
             severity: CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning',
             message: `${metricDef(key)?.label ?? key} became ${kind} at step ${rec.step}.`,
-            hint: 'a non-finite loss or gradient usually follows an exploding update: lower the learning rate, keep gradient clipping on, and prefer SAMPO/GSPO over tolerant clipping',
+            hint: hints.nonFinite,
           });
         }
         const skipped = finite(rec, 'actor/skipped_updates');
@@ -36,7 +36,7 @@ export const nonFiniteRule: RuleDef = {
             metric: 'actor/skipped_updates',
             severity: 'warning',
             message: `${skipped} mini-batch update(s) were skipped at step ${rec.step} because the gradient was non-finite.`,
-            hint: 'skipped updates mean the loss is numerically unstable: lower the learning rate or tighten clipping',
+            hint: hints.skipped,
           });
         }
         return out;

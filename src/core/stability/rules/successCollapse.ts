@@ -1,6 +1,6 @@
 /** success_collapse: success or reward giving back most of what was learned (spec §4: CISPO/SAPO peak then fall). */
 import { Baseline, NoiseEstimator, Streak, Window, fmt, pct } from '../stats';
-import { CLIPPING_HINT, finite, type Finding, type RuleDef } from '../types';
+import { finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
 const REWARD_KEY = 'episode/reward_mean';
@@ -30,7 +30,7 @@ export const successCollapseRule: RuleDef = {
   description: 'Training or validation success (or mean return) falls far below its running best after having learned, by more than batch noise explains.',
   metrics: [...SUCCESS_KEYS, REWARD_KEY],
   enabled: (c) => c.successCollapse.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.successCollapse;
     const track = (smooth: number): Track => ({ win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, streak: new Streak() });
     const succ = SUCCESS_KEYS.map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
@@ -53,7 +53,7 @@ export const successCollapseRule: RuleDef = {
                 metric: VAL_KEY,
                 severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
                 message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}, step ${bestVal.step}); z = ${fmt(z)}, beyond held-out sampling noise (step ${rec.step}).`,
-                hint: `learned behaviour is being lost; ${CLIPPING_HINT}`,
+                hint: hints.successLoss,
               });
             }
           }
@@ -75,7 +75,7 @@ export const successCollapseRule: RuleDef = {
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
             message: `${key.startsWith('val/') ? 'Validation' : 'Training'} success fell to ${pct(sm)} from its best ${pct(t.max)} (means of ${t.win.size} ${key.startsWith('val/') ? 'validations' : 'steps'}; step ${rec.step}).`,
-            hint: `learned behaviour is being lost; ${CLIPPING_HINT}`,
+            hint: hints.successLoss,
           });
         }
         const r = finite(rec, REWARD_KEY);
@@ -95,7 +95,7 @@ export const successCollapseRule: RuleDef = {
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',
                 message: `Mean episode return fell to ${fmt(sm)} from its best ${fmt(t.max)} (start ${fmt(base)}), giving back ${pct((t.max - sm) / gain)} of the gain (step ${rec.step}).`,
-                hint: `learned behaviour is being lost; ${CLIPPING_HINT}`,
+                hint: hints.successLoss,
               });
             }
           }

@@ -11,11 +11,11 @@ export const trainInferenceMismatchRule: RuleDef = {
   description: 'Log-probabilities from the rollout engine (onnxruntime) and the trainer (tfjs) disagree, so importance ratios are wrong before any update.',
   metrics: [MAX, MEAN],
   enabled: (c) => c.mismatch.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.mismatch;
     const maxStreak = new Streak();
     const meanStreak = new Streak();
-    const hint = 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)';
+    const hint = hints.mismatch;
     return {
       feed(rec) {
         const out: Finding[] = [];

@@ -1,6 +1,6 @@
 /** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
 import { Streak, Window, fmt, pct } from '../stats';
-import { CLIPPING_HINT, finite, type Finding, type RuleDef } from '../types';
+import { finite, type Finding, type RuleDef } from '../types';
 
 const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
 
@@ -10,7 +10,7 @@ export const validityDropRule: RuleDef = {
   description: 'The share of well-formed responses (or admissible actions) falls from its best: the policy is losing the output format.',
   metrics: KEYS,
   enabled: (c) => c.validityDrop.enabled,
-  create(cfg) {
+  create(cfg, hints) {
     const c = cfg.validityDrop;
     const st = KEYS.map(() => ({ win: new Window(c.smooth), max: -Infinity, n: 0, streak: new Streak() }));
     return {
@@ -32,7 +32,7 @@ export const validityDropRule: RuleDef = {
             metric: key,
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
             message: `${what} fell to ${pct(sm)} (mean of last ${s.win.size} steps) from its best ${pct(s.max)} — down ${fmt(drop)} at step ${rec.step}.`,
-            hint: key === 'episode/valid_format_ratio' ? `the policy is losing the <think>/<action> format; ${CLIPPING_HINT}` : `actions stop being admissible; ${CLIPPING_HINT}; a larger invalid-action penalty can help`,
+            hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
           });
         });
         return out;

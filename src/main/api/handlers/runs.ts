@@ -4,6 +4,7 @@
  */
 import { err, ok } from '../../../shared/result';
 import { detectAlerts } from '../../../core/stability/detector';
+import { recipeOf } from '../../../core/stability/hints';
 import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
@@ -73,7 +74,7 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const rec = await store.getRun(runId);
       if (!rec) return notFound(runId);
       const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
-      const alerts = detectAlerts(runId, await store.readMetrics(runId)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
+      const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
     },
     'runs.baselines': async ({ runId }) => {

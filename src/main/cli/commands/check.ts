@@ -1,5 +1,6 @@
 /** `arlarena check RUN` — run the collapse detector over a stored run and print its alerts. */
 import { detectAlerts } from '../../../core/stability/detector';
+import { recipeOf } from '../../../core/stability/hints';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -21,7 +22,7 @@ const command: CliCommand = {
     if (!found) return 1;
     const { store, run } = found;
     const metrics = await store.readMetrics(run.id);
-    const alerts = detectAlerts(run.id, metrics);
+    const alerts = detectAlerts(run.id, metrics, undefined, recipeOf(run.config));
     if (v.save) await store.upsertAlerts(run.id, alerts);
     await store.close();
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
