@@ -149,6 +149,11 @@ describe('runs, live metrics, compare and bundles', () => {
     expect(diffText).toContain('algorithm.policyLoss.mode');
     const onlyDiffRows = await diff.locator('tbody tr').count();
     await screenshot(page, 'ui-compare');
+    // Charts below the first screen are skipped by layout (content-visibility) and draw once scrolled to.
+    const lastChart = page.locator('.chart-card').last();
+    expect(await lastChart.locator('.chart[data-rendered="true"]').count()).toBe(0);
+    await lastChart.scrollIntoViewIfNeeded();
+    await waitUntil('the last chart to draw once scrolled to', async () => (await lastChart.locator('.chart[data-rendered="true"]').count()) === 1, 30_000, 100);
     await page.locator('label', { hasText: 'differences only' }).locator('input').uncheck();
     expect(await diff.locator('tbody tr').count()).toBeGreaterThan(onlyDiffRows);
     await page.selectOption('select[aria-label="Group by"]', 'preset');

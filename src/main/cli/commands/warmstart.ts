@@ -73,6 +73,9 @@ const warmstart: CliCommand = {
     const say = (s: string): void => {
       if (!json) ctx.stderr.write(s);
     };
+    // The commit that trains, read before BC starts: an hour-long recipe must not record whatever HEAD (or a dirty
+    // tree) the checkout has when it finishes.
+    const commit = appCommit();
     silenceTfjsBanner();
     const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
     const clock = { now: () => performance.now() };
@@ -125,7 +128,7 @@ const warmstart: CliCommand = {
       bcSeconds: report.seconds,
       backend: compute.info,
       appVersion: appVersion(),
-      appCommit: appCommit(),
+      appCommit: commit,
       command: `arlarena warmstart ${args.join(' ')}`,
     };
     const heldout = { episodes, temperatureSampled: config.training.valTemperature, greedy, sampled, random: base.random, expert: base.expert, evalSeconds };
