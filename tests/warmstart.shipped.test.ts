@@ -26,13 +26,6 @@ import { recorder, useWasm } from './tinyTrainer';
 const ENVS = ['sokoban', 'frozenlake', 'household', 'shop'] as const;
 /** Held-out sample per env for the beats-random check (the README's numbers use 200+). */
 const SAMPLE = 48;
-/**
- * Shipped checkpoints that are NOT yet above random (resources/warmstart/README.md says why: shop's policy searches
- * well but clicks product ids it made up instead of copying one from the page). Their beats-random test is
- * declared as an expected failure (`it.fails`), so it is visible in every run and turns red the day a stronger
- * checkpoint is shipped.
- */
-const BELOW_RANDOM = new Set<string>(['shop']);
 
 let compute: ComputeSetup;
 beforeAll(async () => {
@@ -67,7 +60,7 @@ describe.each(ENVS.map((e) => [e]))('shipped warm start: %s', (env) => {
     await expect(load).rejects.toThrow(/env\.historyWindow: checkpoint \d+, run \d+.*model\.size: checkpoint "nano", run "small".*warmStart\.source=scratch/);
   });
 
-  (BELOW_RANDOM.has(env) ? it.fails : it)(`beats the random baseline greedily on ${SAMPLE} fixed held-out tasks${BELOW_RANDOM.has(env) ? ' (known: not yet)' : ''}`, async () => {
+  it(`beats the random baseline greedily on ${SAMPLE} fixed held-out tasks`, async () => {
     const { files } = await readWarmStartDir(shippedWarmStartDir(env));
     const { weights, tokenizer } = deserializeModel(files);
     const cfg = defaultConfig(env);
