@@ -3,8 +3,9 @@
  * raw lines faint behind the smoothed ones, group means, alert lines and non-finite markers, in the same colours.
  *
  * Why: on a cold page ECharts' first setOption runs its code for the first time (120–250 ms for the first chart on
- * a quiet 2-core machine, bench:ui), after the data has arrived. This frame costs ~1 ms a chart, so the curves are
- * on screen as soon as the data is; ECharts then draws over it (tooltips, exact layout). The chart worker draws it
+ * a quiet 2-core machine, bench:ui), after the data has arrived. This frame costs a few ms a chart (10–25 ms for
+ * the first one in a cold worker), so the curves are on screen soon after the data; ECharts then draws over it
+ * (tooltips, exact layout). The chart worker draws it
  * (chartWorker.ts); bench:ui reports both moments.
  *
  * Pure: takes a 2D context-like object, so it is tested without a DOM.

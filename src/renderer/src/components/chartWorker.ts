@@ -7,8 +7,9 @@
  * Pointer events arrive as messages and are handed to zrender's handler as it would get them from the DOM;
  * the tooltip is drawn into the canvas (there is no DOM here).
  *
- * A chart's first input is first drawn as a plain-canvas frame (lib/chartPreview.ts, ~1 ms) and ECharts draws it
- * in a later task: the first frame is on screen while ECharts runs its code for the first time.
+ * A chart's first input is first drawn as a plain-canvas frame (lib/chartPreview.ts: 10–25 ms for the first chart
+ * of a cold worker at load 4, a few ms for the next) and ECharts draws it after the worker's next animation frame:
+ * the first frame is on screen while ECharts runs its code for the first time.
  */
 import { echarts } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
@@ -84,9 +85,10 @@ function flush(): void {
     }
   }
   if (previewed.length > 0) {
-    // A worker's canvases reach the screen when its next animation frame is produced; measured in Chromium, a
-    // frame drawn in a task followed at once by ECharts' first (long) draw stayed off screen until that draw
-    // ended. So: wait for the frame, report it, and only then start ECharts.
+    // A worker's canvases reach the screen with its next animation frame, not when the task that drew them ends
+    // (a screenshot taken after ECharts had drawn two charts, by the worker's own log, still showed their first
+    // frames). Waiting for that frame makes 'previewed' mean "on screen", and ECharts' long first draw cannot
+    // hold the first frames back.
     const next = (fn: () => void) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(fn) : setTimeout(fn, 16));
     next(() => {
       for (const p of previewed) post({ t: 'previewed', ...p });
