@@ -149,8 +149,6 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'warmStart.bcUpdates', type: 'integer', default: 600, min: 0, max: 1000000, section: 'warm start', doc: 'BC updates when source = scratch. More = a stronger start (calibration: 500 → 4 %, 1500 → 13 % greedy success on Sokoban).' },
   { path: 'warmStart.bcBatchRows', type: 'integer', default: 64, min: 1, max: 100000, section: 'warm start', doc: 'Expert turn rows per BC update.' },
   { path: 'warmStart.bcLr', type: 'number', default: 1e-3, min: 0, minExclusive: true, max: 1, section: 'warm start', doc: 'BC learning rate (AdamW).' },
-  { path: 'warmStart.identifierTypeInit', type: 'number', default: 0, min: 0, max: 10, section: 'warm start',
-    doc: 'Scale (× the 0.02 init std) of one shared random vector added to the initial embedding of every identifier token the env declares (the shop\'s 2,000 product ids, one token each), so ids start with a common direction that attention can find and copying an id from the page is learnable early. 0 = off; envs without identifiers are unaffected.' },
   // ---- training
   { path: 'training.steps', type: 'integer', default: 40, min: 1, max: 1000000, section: 'training', doc: 'RL steps (one batch each). Paper: 200 (ALFWorld), 250 (WebShop).' },
   { path: 'training.validateEvery', type: 'integer', default: 5, min: 0, max: 1000000, section: 'training', doc: 'Validate every n steps (0 = only at the end). Paper: 5 (ALFWorld), 10 (WebShop).' },

@@ -149,11 +149,6 @@ export interface RunConfig {
     readonly bcBatchRows: number;
     /** BC learning rate. */
     readonly bcLr: number;
-    /**
-     * Scale (× the 0.02 init std) of one shared random vector added to the initial embedding of every identifier
-     * token the env declares (shop product ids), so ids start with a common direction attention can find. 0 = off.
-     */
-    readonly identifierTypeInit: number;
   };
   readonly training: {
     /** RL steps (laptop 40; paper 200/250). */

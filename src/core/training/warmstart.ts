@@ -14,7 +14,7 @@ import type { Tokenizer } from '../agent/tokenizer';
 import type { RunConfig } from '../config/types';
 import { AdamW, type AdamWOptions } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
-import { expertRows, fitEnvTokenizer, makeEnvFactory, type BcRow, type EnvSpec } from './data';
+import { expertRows, fitEnvTokenizer, type BcRow, type EnvSpec } from './data';
 
 export interface BcOptions {
   readonly spec: EnvSpec;
@@ -134,7 +134,6 @@ export async function warmStartRecipe(
   const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
   const model = PolicyModel.create(mcfg, new Rng(hashSeed(config.seed, 'init')));
   const ws = config.warmStart;
-  if (ws.identifierTypeInit > 0) shareIdentifierDirection(model, tok, makeEnvFactory(spec)().identifiers?.() ?? [], ws.identifierTypeInit, new Rng(hashSeed(config.seed, 'identifier-type')));
   const report = await behaviourClone(
     model,
     tok,
@@ -162,21 +161,4 @@ export function envSpecOf(config: RunConfig): EnvSpec {
 export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
   const m = config.model;
   return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen } : { size: m.size, maxSeqLen: m.maxSeqLen };
-}
-
-/**
- * Adds one shared random vector (N(0, (0.02·scale)²) per component) to the initial embedding of every identifier
- * token (warmStart.identifierTypeInit). Why: with the output tied to the embedding, copying an id from the page
- * needs attention to find the page's ids; 2,000 independently initialised id embeddings, each seen a few times in
- * BC, share no direction to find them by, and a tiny model memorises ids per product type instead.
- */
-function shareIdentifierDirection(model: PolicyModel, tok: Tokenizer, identifiers: readonly string[], scale: number, rng: Rng): void {
-  const rows = identifiers.map((p) => tok.id(p)).filter((i): i is number => i !== undefined);
-  if (rows.length === 0) return;
-  const w = model.getWeights();
-  const d = w.config.dModel;
-  const shared = Float32Array.from({ length: d }, () => rng.normal() * 0.02 * scale);
-  const wte = w.tensors.wte;
-  for (const r of rows) for (let j = 0; j < d; j++) wte[r * d + j] += shared[j];
-  model.setWeights(w);
 }
