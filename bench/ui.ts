@@ -11,19 +11,16 @@
  *                                       JS functions by self time; writes test-results/bench-ui-<load>.cpuprofile
  *                                       (open in DevTools → Performance) and the raw trace next to it
  *
- "First render" = the summary table and every chart on the first screen showing its curves, painted (charts
- * further down draw as they scroll into view). A chart's first frame is drawn with plain Canvas 2D
- * (src/renderer/lib/chartPreview.ts: grid, ticks, lines, alerts, non-finite markers) and ECharts draws over it a
- * task later, so two moments are reported. Columns, per page load (a fresh browser page each time):
- *   nav_to_first_frame_ms  navigation start → every first-screen chart's curves on screen (the first render)
- *   nav_to_render_ms   navigation start → every first-screen chart drawn by ECharts (tooltips live), painted
- *   mount_to_render_ms Compare view mounted → ECharts drawn
+ "First render" = the summary table and every chart on the first screen drawn and painted (charts further
+ * down draw as they scroll into view). Columns, per page load (a fresh browser page each time):
+ *   nav_to_render_ms   navigation start → first render (HTML, JS, API calls, model, ECharts, paint)
+ *   mount_to_render_ms Compare view mounted → first render
  *   data_ms            mount → runs.getMany and runs.metrics answered (server read + downsampling + transfer;
  *                      opened on Compare, the page's entry sends them before the view mounts, so this is short)
- *   draw_ms            data in → ECharts drawn (compare model, Svelte, first frames, ECharts — in the chart
- *                      worker where the browser has one — and paint)
+ *   draw_ms            data in → first render (compare model, Svelte, ECharts — in the chart worker where the
+ *                      browser has one — and paint)
  *   main_thread_ms     the page's main-thread busy time (CDP Performance TaskDuration, read just after first
- *                      render, i.e. ECharts drawn): the wall time of its tasks, so it still grows with load when the thread waits
+ *                      render): the wall time of its tasks, so it still grows with load when the thread waits
  *                      for a core mid-task
  *   cpu_ms             the page's main-thread CPU time (thread time) from navigation to first render, from a
  *                      Chromium trace of the load: the page's own work, nearly independent of other load
@@ -67,7 +64,6 @@ const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'calm', 'entropy_col
 
 interface Sample {
   load: number;
-  nav_to_first_frame_ms: number;
   nav_to_render_ms: number;
   mount_to_render_ms: number;
   data_ms: number;
@@ -115,7 +111,7 @@ async function main(): Promise<void> {
         expression: `new Promise((resolve) => {
           const done = () => {
             const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/call'));
-            resolve({ ...window.__arlCompareRender, firstFrameMs: window.__arlCompareFirstFrame?.sinceNavMs ?? null, apiMs: api.length ? Math.max(...api.map((e) => e.responseEnd - e.startTime)) : null, charts: document.querySelectorAll('[data-testid="compare"] .chart-card').length });
+            resolve({ ...window.__arlCompareRender, apiMs: api.length ? Math.max(...api.map((e) => e.responseEnd - e.startTime)) : null, charts: document.querySelectorAll('[data-testid="compare"] .chart-card').length });
           };
           new PerformanceObserver((list, obs) => {
             if (list.getEntriesByName('compare-rendered').length) { obs.disconnect(); done(); }
@@ -127,14 +123,14 @@ async function main(): Promise<void> {
       const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the compare view did not finish rendering within 60 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`)), 60_000).unref());
       const reply = await Promise.race([evaluated, timeout]);
       if (reply.exceptionDetails) throw new Error(`reading the render timings failed: ${reply.exceptionDetails.text}`);
-      const m = reply.result.value as { firstFrameMs: number | null; sinceMountMs: number; sinceNavMs: number; dataMs: number; drawMs: number; chartsDrawn: number; apiMs: number | null; charts: number };
+      const m = reply.result.value as { sinceMountMs: number; sinceNavMs: number; dataMs: number; drawMs: number; chartsDrawn: number; apiMs: number | null; charts: number };
       const metrics = (await cdp.send('Performance.getMetrics')).metrics;
       const trace = (await browser.stopTracing()).toString('utf8');
       const cpu = mainThreadToMark(trace);
       if (args.profile) profiles.push(saveProfile(load, trace));
       const task = metrics.find((x) => x.name === 'TaskDuration')?.value ?? NaN;
       samples.push({
-        load, nav_to_first_frame_ms: m.firstFrameMs ?? m.sinceNavMs, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs,
+        load, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs,
         main_thread_ms: task * 1000, cpu_ms: cpu.cpuMs, worker_cpu_ms: cpu.workerCpuMs, api_ms: m.apiMs, charts: m.charts, charts_drawn: m.chartsDrawn,
       });
       await context.close();
@@ -147,7 +143,6 @@ async function main(): Promise<void> {
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const med = {
-    frame: median(samples.map((s) => s.nav_to_first_frame_ms)),
     nav: median(samples.map((s) => s.nav_to_render_ms)),
     mount: median(samples.map((s) => s.mount_to_render_ms)),
     data: median(samples.map((s) => s.data_ms)),
@@ -159,17 +154,17 @@ async function main(): Promise<void> {
   const load = loadavg()[0];
   if (args.json) {
     for (const s of samples) console.log(JSON.stringify({ bench: 'ui.compare_first_render', runs: nRuns, steps, metrics: samples[0]?.charts ?? 0, ...s }));
-    console.log(JSON.stringify({ bench: 'ui.compare_first_render', summary: 'median', runs: nRuns, steps, nav_to_first_frame_ms: med.frame, nav_to_render_ms: med.nav, mount_to_render_ms: med.mount, data_ms: med.data, draw_ms: med.draw, main_thread_ms: med.main, cpu_ms: med.cpu, worker_cpu_ms: med.worker, load_average: load, goal_ms: 500, met: med.frame < 500 }));
+    console.log(JSON.stringify({ bench: 'ui.compare_first_render', summary: 'median', runs: nRuns, steps, nav_to_render_ms: med.nav, mount_to_render_ms: med.mount, data_ms: med.data, draw_ms: med.draw, main_thread_ms: med.main, cpu_ms: med.cpu, worker_cpu_ms: med.worker, load_average: load, goal_ms: 500, met: med.nav < 500 }));
     return;
   }
   const f = (v: number | null) => (v === null ? '—' : v.toFixed(0));
   if (profiles.length) printProfiles(profiles);
   console.log(`\nCompare view, ${nRuns} runs × ${steps} steps × ${samples[0]?.charts ?? 0} metric charts (${samples[0]?.charts_drawn ?? 0} on the first screen), Chromium (${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}), load average ${load.toFixed(1)} on ${cpus().length} cores`);
-  console.log('| load | nav→first frame ms | nav→ECharts drawn ms | mount→ECharts ms | data ms | draw ms | main-thread ms | main-thread CPU ms | worker CPU ms | slowest api ms |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
-  for (const s of samples) console.log(`| ${s.load} | ${f(s.nav_to_first_frame_ms)} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.main_thread_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`);
-  console.log(`| median | ${f(med.frame)} | ${f(med.nav)} | ${f(med.mount)} | ${f(med.data)} | ${f(med.draw)} | ${f(med.main)} | ${f(med.cpu)} | ${f(med.worker)} | |`);
-  console.log(`goal: first render < 500 ms → ${med.frame < 500 ? 'met' : 'NOT met'} (median navigation → first frame ${f(med.frame)} ms; ECharts drawn over it at ${f(med.nav)} ms)`);
+  console.log('| load | nav→render ms | mount→render ms | data ms | draw ms | main-thread ms | main-thread CPU ms | worker CPU ms | slowest api ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const s of samples) console.log(`| ${s.load} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.main_thread_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`);
+  console.log(`| median | ${f(med.nav)} | ${f(med.mount)} | ${f(med.data)} | ${f(med.draw)} | ${f(med.main)} | ${f(med.cpu)} | ${f(med.worker)} | |`);
+  console.log(`goal: first render < 500 ms → ${med.nav < 500 ? 'met' : 'NOT met'} (median navigation → render)`);
 }
 
 function saveProfile(load: number, trace: string): ProfileReport {

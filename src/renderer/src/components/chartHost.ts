@@ -18,8 +18,6 @@ export interface ChartHandle {
 export interface ChartCallbacks {
   /** After a `set` has been drawn (a burst of sets may be drawn once, as the last one). */
   onDrawn(seq: number): void;
-  /** After the chart's first input has been drawn as a first frame (chartPreview.ts), before ECharts draws it. */
-  onPreviewed?(seq: number): void;
   /** The worker is gone (or never started): the chart must draw some other way. */
   onFail(why: string): void;
 }
@@ -67,7 +65,6 @@ function createHost(): Host | null {
     const m = e.data;
     if (m.t === 'ready') clearTimeout(notReady);
     else if (m.t === 'drawn') charts.get(m.id)?.onDrawn(m.seq);
-    else if (m.t === 'previewed') charts.get(m.id)?.onPreviewed?.(m.seq);
     else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
   };
   const send = (m: ToWorker, transfer: Transferable[] = []) => {

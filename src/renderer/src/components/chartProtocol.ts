@@ -12,7 +12,5 @@ export type ToWorker =
 
 export type FromWorker =
   | { t: 'ready' }
-  /** A chart's first input, drawn as a plain-canvas first frame (lib/chartPreview.ts) before ECharts draws it. */
-  | { t: 'previewed'; id: number; seq: number }
   | { t: 'drawn'; id: number; seq: number }
   | { t: 'error'; id: number | null; message: string };

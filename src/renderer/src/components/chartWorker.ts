@@ -6,22 +6,15 @@
  *
  * Pointer events arrive as messages and are handed to zrender's handler as it would get them from the DOM;
  * the tooltip is drawn into the canvas (there is no DOM here).
- *
- * A chart's first input is first drawn as a plain-canvas frame (lib/chartPreview.ts: 10–25 ms for the first chart
- * of a cold worker at load 4, a few ms for the next) and ECharts draws it after the worker's next animation frame:
- * the first frame is on screen while ECharts runs its code for the first time.
  */
 import { echarts } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
-import { drawPreview } from '../../lib/chartPreview';
 import type { FromWorker, ToWorker } from './chartProtocol';
 
 type ECharts = ReturnType<typeof echarts.init>;
 
 const scope = self as unknown as { onmessage: ((e: MessageEvent<ToWorker>) => void) | null; postMessage(m: FromWorker): void };
 const charts = new Map<number, ECharts>();
-/** Charts ECharts has not drawn yet, with what their first frame needs (canvas, CSS size, pixel ratio). */
-const fresh = new Map<number, { canvas: OffscreenCanvas; width: number; height: number; dpr: number }>();
 
 function post(m: FromWorker): void {
   scope.postMessage(m);
@@ -34,7 +27,6 @@ function handle(m: ToWorker): void {
       // the page, which owns the element's layout.
       const chart = echarts.init(m.canvas as unknown as HTMLElement, undefined, { renderer: 'canvas', width: m.width, height: m.height, devicePixelRatio: m.dpr });
       charts.set(m.id, chart);
-      fresh.set(m.id, { canvas: m.canvas, width: m.width, height: m.height, dpr: m.dpr });
       return;
     }
     case 'set':
@@ -46,12 +38,9 @@ function handle(m: ToWorker): void {
         setTimeout(flush, 0);
       }
       return;
-    case 'resize': {
+    case 'resize':
       charts.get(m.id)?.resize({ width: m.width, height: m.height });
-      const f = fresh.get(m.id);
-      if (f) fresh.set(m.id, { ...f, width: m.width, height: m.height });
       return;
-    }
     case 'pointer':
       charts.get(m.id)?.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y });
       return;
@@ -59,7 +48,6 @@ function handle(m: ToWorker): void {
       charts.get(m.id)?.dispose();
       charts.delete(m.id);
       pending.delete(m.id);
-      fresh.delete(m.id);
       return;
   }
 }
@@ -68,35 +56,8 @@ const pending = new Map<number, { seq: number; input: MetricChartInput }>();
 let flushing = false;
 
 function flush(): void {
-  const work = [...pending];
-  // First frames now; ECharts in the next task, so they are committed to the screen before it starts.
-  const previewed: { id: number; seq: number }[] = [];
-  for (const [id, { seq, input }] of work) {
-    const f = fresh.get(id);
-    if (!f) continue;
-    fresh.delete(id);
-    const ctx = f.canvas.getContext('2d');
-    if (!ctx) continue;
-    try {
-      drawPreview(ctx, input, f.width, f.height, f.dpr);
-      previewed.push({ id, seq });
-    } catch (err) {
-      post({ t: 'error', id, message: describe(err) });
-    }
-  }
-  if (previewed.length > 0) {
-    // A worker's canvases reach the screen with its next animation frame, not when the task that drew them ends
-    // (a screenshot taken after ECharts had drawn two charts, by the worker's own log, still showed their first
-    // frames). Waiting for that frame makes 'previewed' mean "on screen", and ECharts' long first draw cannot
-    // hold the first frames back.
-    const next = (fn: () => void) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(fn) : setTimeout(fn, 16));
-    next(() => {
-      for (const p of previewed) post({ t: 'previewed', ...p });
-      setTimeout(flush, 0);
-    });
-    return;
-  }
   flushing = false;
+  const work = [...pending];
   pending.clear();
   for (const [id, { seq, input }] of work) {
     const chart = charts.get(id);
