@@ -290,6 +290,12 @@ export class SessionManager {
       case 'metrics':
         s.pendingMetrics.push(...m.records);
         s.step = Math.max(s.step, m.records[m.records.length - 1]?.step ?? s.step);
+        // Metric records are RL steps: a job whose first RL status comes after its first metrics (the throttled
+        // flush may fall in between) must not be reported as still behaviour-cloning at step 1.
+        if (s.phase === 'warmstart' && m.records.length > 0) {
+          s.phase = 'rl';
+          s.detail = null;
+        }
         s.progressDirty = true;
         await this.store.noteMetrics(s.runId, m.records);
         return;
