@@ -146,20 +146,25 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     return { ...ck, files: { ...ck.files, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tok.toJSON())) } };
   };
 
+  /** One validation at `at`: its status, its metrics into `m`, its trajectories; remembered as the latest. */
+  const validateInto = async (m: StepMetrics, at: number): Promise<void> => {
+    hooks.onStatus({ phase: 'validation', step: at, totalSteps });
+    const val = await validate(config, spec, rolloutEngine, tok, mcfg, at);
+    lastVal = val.summary;
+    setValidation(m, spec.name, val.summary);
+    for (const t of val.trajectories) hooks.onTrajectory(t);
+  };
+
   try {
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
     // The starting policy's own validation, logged at step 0 (verl's val_before_train): the point later validations
     // are compared with (success-collapse alert, charts). Fresh runs only; a resumed run has it already.
     if (!state && step === 0 && config.training.validateEvery > 0 && config.training.validateBeforeTraining) {
       if ((await hooks.checkControl()) !== 'stop') {
-        hooks.onStatus({ phase: 'validation', step: 0, totalSteps });
-        const val = await validate(config, spec, rolloutEngine, tok, mcfg, 0);
-        lastVal = val.summary;
         const m0 = new StepMetrics(0);
-        setValidation(m0, spec.name, val.summary);
+        await validateInto(m0, 0);
         m0.set('perf/wall_s', wallBefore + (clock.now() - t0) / 1000);
         m0.set('perf/total_tokens', totalTokens);
-        for (const t of val.trajectories) hooks.onTrajectory(t);
         lastMetrics = m0.toRecord();
         hooks.onMetrics(lastMetrics);
       }
@@ -274,11 +279,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       // 6. Validation, throughput, trajectories ─────────────────────────────────────────────────────────
       const every = config.training.validateEvery;
       if ((every > 0 && step % every === 0) || step === totalSteps) {
-        hooks.onStatus({ phase: 'validation', step, totalSteps });
-        const val = await validate(config, spec, rolloutEngine, tok, mcfg, step);
-        lastVal = val.summary;
-        setValidation(m, spec.name, val.summary);
-        for (const t of val.trajectories) hooks.onTrajectory(t);
+        await validateInto(m, step);
         hooks.onStatus({ phase: 'rl', step, totalSteps });
       }
       const stepTokens = rolloutTokens + rows.reduce((s, r) => s + r.promptIds.length + r.responseIds.length, 0) * (needRef ? 3 : 2);
