@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
 import { ROOT, startLab, type Lab } from './support/lab';
+import { waitUntil } from './uiHelpers';
 
 let lab: Lab;
 let browser: Browser;
@@ -35,6 +36,14 @@ const VIEWS = [
 ] as const;
 
 describe('renderer shell', () => {
+  it('loads the chart worker while the runs table (a view without charts) sits idle', async () => {
+    const { page } = app;
+    expect(await page.locator('main').getAttribute('data-view')).toBe('runs');
+    // Nothing on this screen draws a chart: the worker comes from the idle-time preload (chartHost.ts).
+    await waitUntil('the chart worker to start', async () => page.workers().some((w) => w.url().includes('chartWorker')), 15_000);
+    expect(await page.locator('canvas').count()).toBe(0);
+  });
+
   it('opens every view from the navigation and saves a screenshot of each', async () => {
     const { page } = app;
     for (const v of VIEWS) {

@@ -12,6 +12,10 @@ export type Route =
 
 export type ViewName = Route['view'];
 
+/** Views that open with charts: the page starts the chart worker as it loads them (main.ts), and preloads it at
+ * idle on the others (App.svelte). */
+export const CHART_VIEWS: ReadonlySet<ViewName> = new Set(['compare', 'run', 'alerts']);
+
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function parseRoute(search: string): Route {

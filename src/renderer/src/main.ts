@@ -6,7 +6,7 @@
  * held this module back until it had loaded (a stylesheet blocks scripts), and this module needs none of it.
  */
 import { createTransport } from '../lib/transport';
-import { parseRoute } from '../lib/router';
+import { CHART_VIEWS, parseRoute } from '../lib/router';
 import { prefetchCompare } from '../lib/comparePrefetch';
 import { loadEcharts } from './components/echarts';
 import { chartWorker } from './components/chartHost';
@@ -17,7 +17,7 @@ if (!target) throw new Error('index.html has no #app element');
 const api = createTransport();
 const route = parseRoute(window.location.search);
 if (route.view === 'compare' && route.ids.length > 0) prefetchCompare(api, route.ids);
-if (route.view === 'compare' || route.view === 'run' || route.view === 'alerts') {
+if (CHART_VIEWS.has(route.view)) {
   // Views that open with charts: the chart worker loads ECharts while the data is on the way (without a worker,
   // the page does).
   if (!chartWorker()) void loadEcharts();

@@ -8,7 +8,9 @@ export type ToWorker =
   | { t: 'set'; id: number; seq: number; input: MetricChartInput }
   | { t: 'resize'; id: number; width: number; height: number }
   | { t: 'pointer'; id: number; kind: PointerKind; x: number; y: number }
-  | { t: 'dispose'; id: number };
+  | { t: 'dispose'; id: number }
+  /** Draw one throwaway chart now, while nothing waits for the worker (sent at idle by `preloadCharts`). */
+  | { t: 'warm' };
 
 export type FromWorker =
   | { t: 'ready' }
