@@ -152,8 +152,12 @@ describe('runs, live metrics, compare and bundles', () => {
     // Charts below the first screen are skipped by layout (content-visibility) and draw once scrolled to.
     const lastChart = page.locator('.chart-card').last();
     expect(await lastChart.locator('.chart[data-rendered="true"]').count()).toBe(0);
+    // Until a chart draws, its card shows the chart's title; drawn charts show only the canvas.
+    expect(await lastChart.locator('.placeholder').innerText()).toMatch(/\S.*drawing…/);
+    expect(await page.locator('.chart[data-rendered="true"] .placeholder').count()).toBe(0);
     await lastChart.scrollIntoViewIfNeeded();
     await waitUntil('the last chart to draw once scrolled to', async () => (await lastChart.locator('.chart[data-rendered="true"]').count()) === 1, 30_000, 100);
+    expect(await lastChart.locator('.placeholder').count()).toBe(0);
     await page.locator('label', { hasText: 'differences only' }).locator('input').uncheck();
     expect(await diff.locator('tbody tr').count()).toBeGreaterThan(onlyDiffRows);
     await page.selectOption('select[aria-label="Group by"]', 'preset');
