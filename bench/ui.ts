@@ -124,10 +124,6 @@ async function main(): Promise<void> {
       page.on('pageerror', (e) => errors.push(e.message));
       await browser.startTracing(page, { categories: args.profile ? TRACE_CATEGORIES : LIGHT_CATEGORIES });
       await page.goto(`${lab.origin}/?view=compare&runs=${ids.join(',')}#token=${lab.token}`);
-      // Waited for over plain CDP (Runtime.evaluate of a promise on the page's 'compare-rendered' mark) rather than
-      // Playwright's waitForSelector, whose injected script (~330 kB, ~40 ms of the page's main thread) would
-      // otherwise be compiled and run in the page while it is loading, and counted as the page's work.
-      // The expression is a string, so this Node-side file needs no DOM types.
       const m = await waitForRender(cdp, errors);
       const metrics = (await cdp.send('Performance.getMetrics')).metrics;
       const trace = (await browser.stopTracing()).toString('utf8');
