@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Everything the tests need on a fresh machine, then `npm ci`. Idempotent: each step runs only when its result is
+# missing. The README's second command is `bash scripts/setup.sh && npm test`; .ci/run calls exactly that.
+#   Debian packages: Chromium (browser tests), Xvfb (the Electron spec where a binary exists), PyTorch + OpenBLAS
+#     (side-by-side benchmarks and the float64 cross-check), python3-venv (the peer venv below).
+#   .peers-venv: the Python peers the tests run against (TensorBoard's own writer and reader), every version
+#     pinned in tests/peers/requirements.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/Xvfb ] || need+=(xvfb)
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+dpkg -s libopenblas0-pthread >/dev/null 2>&1 || need+=(libopenblas0-pthread)
+command -v python3 >/dev/null 2>&1 && python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need[*]}"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else
+    echo "setup: need root (or passwordless sudo) to apt-get install ${need[*]}; install them and re-run" >&2; exit 1
+  fi
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq "${need[@]}" </dev/null
+fi
+
+req=tests/peers/requirements.txt
+stamp=.peers-venv/.requirements.sha256
+want=$(sha256sum "$req" | cut -d' ' -f1)
+if [ ! -x .peers-venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: creating .peers-venv from $req"
+  rm -rf .peers-venv
+  python3 -m venv .peers-venv
+  .peers-venv/bin/pip install -q --disable-pip-version-check --no-input -r "$req" </dev/null
+  echo "$want" > "$stamp"
+fi
+
+echo "setup: node $(node --version), npm $(npm --version)"
+npm ci </dev/null

@@ -1,0 +1,73 @@
+/**
+ * The contract of the external-log parsers (issue 15): bytes or lines in, source steps out — pure, no files.
+ *
+ * Reading files, walking folders, tailing and writing the run store live in src/main/imports; this layer only
+ * turns a format into `SourceStep`s that carry the source's own metric keys. Mapping those keys onto the lab's
+ * metric catalog is a separate pure step (mapping.ts), so a parser never needs to know the catalog.
+ */
+
+/** Formats the importer detects from content (a reproducibility bundle is a zip handled by main, not here). */
+export type LogFormat =
+  | 'verl-console'
+  | 'verl-jsonl'
+  | 'jsonl'
+  | 'trl-console'
+  | 'trainer-state'
+  | 'tensorboard'
+  | 'wandb-csv'
+  | 'csv'
+  | 'deepspeed-chat';
+
+export const LOG_FORMATS: readonly LogFormat[] = ['verl-console', 'verl-jsonl', 'jsonl', 'trl-console', 'trainer-state', 'tensorboard', 'wandb-csv', 'csv', 'deepspeed-chat'];
+
+/** The training framework a log came from, as far as its keys and shape tell. */
+export type Framework = 'verl' | 'verl-agent' | 'arlarena' | 'openrlhf' | 'trl' | 'tinker' | 'deepspeed-chat' | 'unknown';
+
+/**
+ * One step of one source run with the source's own keys. Values are numbers; a source's NaN / ±Infinity (and
+ * JSON `null` where the writer encodes NaN that way) are kept as NaN / ±Infinity, never dropped, because a
+ * non-finite loss is exactly what the collapse detector must see.
+ */
+export interface SourceStep {
+  /** The run inside a multi-run source (a W&B CSV's `<run> - ` prefix); '' for a single-run source. */
+  readonly run: string;
+  readonly step: number;
+  readonly values: Readonly<Record<string, number>>;
+  /** Seconds since the epoch when the source records it (TensorBoard wall_time), else undefined. */
+  readonly wallTime?: number;
+}
+
+/** What a parser learnt about the run beyond its steps. */
+export interface SourceMeta {
+  framework: Framework;
+  /** Config the log reveals (a verl console log's echoed Hydra config, TRL args), as plain JSON. */
+  config?: Record<string, unknown>;
+  /** Short human notes (e.g. "resumed at step 101", "final validation line read"). */
+  notes: string[];
+}
+
+/**
+ * Every parser is incremental so a 1 GB log streams with bounded memory: steps go to `onStep` as soon as they
+ * are complete (a step is complete when a later step begins or `end()` is called), in the order the source
+ * wrote them. Lines or records that do not parse are skipped and counted by reason in `skipped`.
+ */
+export interface ParserBase {
+  readonly format: LogFormat;
+  /** Flush what is pending (the last step). Call once, after the last push. */
+  end(): void;
+  /** Skipped inputs by reason, e.g. `{ "unparsable line": 3, "bad crc": 1 }`. */
+  readonly skipped: Readonly<Record<string, number>>;
+  readonly meta: SourceMeta;
+}
+
+/** Text formats: fed one line at a time, without its line terminator (main splits on \n and strips \r). */
+export interface LineParser extends ParserBase {
+  push(line: string): void;
+}
+
+/** Binary formats (TensorBoard event files): fed arbitrary chunks of one file, in order. */
+export interface ByteParser extends ParserBase {
+  push(chunk: Uint8Array): void;
+}
+
+export type StepSink = (s: SourceStep) => void;
