@@ -59,8 +59,40 @@ export const ComputeBackendInfo = z.object({
 });
 export type ComputeBackendInfo = z.infer<typeof ComputeBackendInfo>;
 
+/** Where a run came from: trained in this lab, or imported from an external training log (issue 15). */
+export const RunKind = z.enum(['lab', 'imported']);
+export type RunKind = z.infer<typeof RunKind>;
+
+/**
+ * An imported run's source: what was read, how, and what was made of it. `keyMap` maps each catalog key the run
+ * holds to the source key that fed it (source keys the catalog does not know are stored under their own names
+ * and are not listed); `skipped` counts inputs that did not make it in, by reason.
+ */
+export const ImportSource = z.object({
+  /** Detected (or forced) log format, e.g. `verl-console`, `tensorboard`, `wandb-csv`. */
+  format: z.string(),
+  /** The training framework the keys point to (`verl`, `trl`, `openrlhf`, …; `unknown`). */
+  framework: z.string(),
+  /** The source file(s) on the machine that imported them, in read order. */
+  paths: z.array(z.string()),
+  /** SHA-256 (hex) of each source file, same order as `paths`: duplicate imports are refused by these. */
+  sha256: z.array(z.string()),
+  /** Total bytes read. */
+  bytes: z.number().int(),
+  importedAt: z.string(),
+  keyMap: z.record(z.string(), z.string()),
+  skipped: z.record(z.string(), z.number().int()),
+  /** True while `arlarena follow` / follow.start tails the source (the run's status is then `running`). */
+  following: z.boolean(),
+  /** Short notes from the parser and importer (e.g. "resumed at step 101", "3 out-of-order steps dropped"). */
+  notes: z.array(z.string()),
+});
+export type ImportSource = z.infer<typeof ImportSource>;
+
 export const RunSummary = z.object({
   id: RunId,
+  /** Absent on records written before imports existed: read it as 'lab'. */
+  kind: RunKind.optional(),
   name: z.string(),
   tags: z.array(z.string()),
   env: z.string(),
@@ -91,6 +123,8 @@ export const RunRecord = RunSummary.extend({
   /** Seconds of training wall time so far and an estimate of what remains. */
   wallSeconds: z.number(),
   etaSeconds: z.number().nullable(),
+  /** Imported runs only (kind 'imported'): the source log and what the importer made of it. */
+  source: ImportSource.nullable().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -250,6 +284,45 @@ export type RunBaselines = z.infer<typeof RunBaselines>;
 const NoInput = z.object({}).strict().optional();
 const RunRef = z.object({ runId: RunId }).strict();
 
+/** Options shared by imports.file / imports.path (the CLI's `arlarena import` flags). */
+const ImportOptions = {
+  /** Force a format instead of detecting it from the content (an unknown name is refused with the list). */
+  format: z.string().min(1).max(40).optional(),
+  /** Run name (several source runs: each gets " · <source run>" appended). */
+  name: z.string().trim().min(1).max(200).optional(),
+  tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
+  /** Import even when a run already holds a source file with the same SHA-256. */
+  again: z.boolean().optional(),
+};
+
+/**
+ * What an import made. `steps` counts stored metric records over all new runs; `skipped` counts inputs left out
+ * by reason. A source some run already holds (same SHA-256) is not imported again unless `again`: its holder's
+ * id is listed in `duplicateOf` (with nothing new, `runIds` is empty). Bundles report format 'bundle'.
+ */
+export const ImportResult = z.object({
+  runIds: z.array(RunId),
+  format: z.string(),
+  steps: z.number().int(),
+  skipped: z.record(z.string(), z.number().int()),
+  duplicateOf: z.array(RunId).optional(),
+});
+export type ImportResult = z.infer<typeof ImportResult>;
+
+/** A run being live-followed (follow.start / `arlarena follow`). */
+export const FollowInfo = z.object({
+  runId: RunId,
+  path: z.string(),
+  format: z.string(),
+  /** Last stored step (the high-water mark replayed lines must exceed). */
+  step: z.number().int(),
+  /** Metric records stored so far. */
+  steps: z.number().int(),
+  startedAt: z.string(),
+  status: RunStatus,
+});
+export type FollowInfo = z.infer<typeof FollowInfo>;
+
 export const apiMethods = {
   'app.info': {
     input: NoInput,
@@ -343,6 +416,31 @@ export const apiMethods = {
     input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict(),
     output: z.object({ runId: RunId, name: z.string() }),
   },
+  /**
+   * Import an uploaded file (browser upload / drag-and-drop): any log format the importer detects from content,
+   * or a bundle (zip). The bytes go to a temp file in the data dir, are imported, and the temp file is deleted.
+   * Capped in size (the error says the cap; larger files go through imports.path or `arlarena import`).
+   */
+  'imports.file': {
+    input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1), ...ImportOptions }).strict(),
+    output: ImportResult,
+  },
+  /** Import a file or folder (a TensorBoard tree: one run per directory with event files) on the main side. */
+  'imports.path': {
+    input: z.object({ path: z.string().min(1).max(4096), ...ImportOptions }).strict(),
+    output: ImportResult,
+  },
+  /**
+   * Tail a growing log file (or a TensorBoard folder gaining files) into one new run: new metric records arrive
+   * through `run.metrics`, alerts through `run.alert`; the run is `running` until follow.stop.
+   */
+  'follow.start': {
+    input: z.object({ path: z.string().min(1).max(4096), format: ImportOptions.format, name: ImportOptions.name }).strict(),
+    output: z.object({ runId: RunId }),
+  },
+  /** Stop following: the run is marked completed (following false). */
+  'follow.stop': { input: RunRef, output: FollowInfo },
+  'follow.list': { input: NoInput, output: z.array(FollowInfo) },
 } as const;
 
 export type ApiMethodName = keyof typeof apiMethods;

@@ -32,6 +32,16 @@ export type RuleId =
   | 'length_runaway'
   | 'train_inference_mismatch';
 
+/**
+ * A rule's metric requirement: every key of `allOf`, and at least one key of `anyOf` when it is non-empty
+ * (`anyOf: ['*']` = any metric at all). Rules that watch several alternative signals (success or reward, PPO KL
+ * or KL loss) use `anyOf`; a rule that reads one signal uses `allOf`.
+ */
+export interface MetricNeeds {
+  readonly allOf?: readonly string[];
+  readonly anyOf?: readonly string[];
+}
+
 export interface RuleDef {
   readonly id: RuleId;
   readonly title: string;
@@ -39,6 +49,11 @@ export interface RuleDef {
   readonly description: string;
   /** Metric keys (src/shared/metrics.ts) the rule reads; `*` for any. */
   readonly metrics: readonly string[];
+  /**
+   * Which of those keys a run must have for the rule to judge anything (coverage.ts). An imported run carries
+   * only the keys its source logged, so a rule whose needs are not met is "not applicable", not "quiet".
+   */
+  readonly needs: MetricNeeds;
   enabled(cfg: DetectorConfig): boolean;
   /** A rule instance; its findings' hints come from `hints` (hints.ts: fitted to the run's recipe). */
   create(cfg: DetectorConfig, hints: Hints): RuleInstance;

@@ -9,6 +9,7 @@ export const clipFractionDriftRule: RuleDef = {
   title: 'Clip-fraction drift',
   description: 'The clip fraction rises far above its usual level: many tokens are far off-policy (spec §4 reads this per loss).',
   metrics: [KEY],
+  needs: { allOf: [KEY] },
   enabled: (c) => c.clipFracDrift.enabled,
   create(cfg, hints) {
     const c = cfg.clipFracDrift;

@@ -9,6 +9,7 @@ export const deadSignalRule: RuleDef = {
   title: 'Dead learning signal',
   description: 'The share of zero-variance groups is near 1: GRPO-style advantages vanish and nothing is learned.',
   metrics: [KEY],
+  needs: { allOf: [KEY] },
   enabled: (c) => c.deadSignal.enabled,
   create(cfg, hints) {
     const c = cfg.deadSignal;

@@ -9,6 +9,7 @@ export const entropyShiftRule: RuleDef = {
   title: 'Entropy collapse or blow-up',
   description: 'Token entropy far below its starting level (the policy stops exploring) or far above it (the output distribution is being destroyed).',
   metrics: [KEY],
+  needs: { allOf: [KEY] },
   enabled: (c) => c.entropyShift.enabled,
   create(cfg, hints) {
     const c = cfg.entropyShift;

@@ -9,6 +9,7 @@ export const gradNormSpikeRule: RuleDef = {
   title: 'Gradient-norm spike',
   description: 'The pre-clipping gradient norm jumps far above its rolling median — the first sign of the tolerant-clipping collapse.',
   metrics: [KEY],
+  needs: { allOf: [KEY] },
   enabled: (c) => c.gradNormSpike.enabled,
   create(cfg, hints) {
     const c = cfg.gradNormSpike;

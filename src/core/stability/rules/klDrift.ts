@@ -10,6 +10,7 @@ export const klDriftRule: RuleDef = {
   title: 'KL drift',
   description: 'The new policy moves far from the behaviour policy within a step (PPO KL), or far from the reference policy over training (KL loss).',
   metrics: [PPO_KL, KL_LOSS],
+  needs: { anyOf: [PPO_KL, KL_LOSS] },
   enabled: (c) => c.klDrift.enabled,
   create(cfg, hints) {
     const c = cfg.klDrift;

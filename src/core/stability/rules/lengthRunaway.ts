@@ -10,6 +10,7 @@ export const lengthRunawayRule: RuleDef = {
   title: 'Response-length runaway',
   description: 'Responses grow far beyond their usual length or keep hitting the max-response-tokens cap.',
   metrics: [CLIP, MEAN],
+  needs: { anyOf: [CLIP, MEAN] },
   enabled: (c) => c.lengthRunaway.enabled,
   create(cfg, hints) {
     const c = cfg.lengthRunaway;

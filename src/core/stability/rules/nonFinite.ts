@@ -10,6 +10,7 @@ export const nonFiniteRule: RuleDef = {
   title: 'Non-finite values',
   description: 'A loss, gradient or statistic became NaN or infinite: the update is numerically broken from here on.',
   metrics: ['*'],
+  needs: { anyOf: ['*'] },
   enabled: (c) => c.nonFinite.enabled,
   create(cfg, hints) {
     const seen = new Set<string>();

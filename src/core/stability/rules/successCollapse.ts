@@ -29,6 +29,7 @@ export const successCollapseRule: RuleDef = {
   title: 'Success / reward collapse',
   description: 'Training or validation success (or mean return) falls far below its running best after having learned, by more than batch noise explains.',
   metrics: [...SUCCESS_KEYS, REWARD_KEY],
+  needs: { anyOf: [...SUCCESS_KEYS, REWARD_KEY] },
   enabled: (c) => c.successCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.successCollapse;

@@ -10,6 +10,7 @@ export const trainInferenceMismatchRule: RuleDef = {
   title: 'Train/inference mismatch',
   description: 'Log-probabilities from the rollout engine (onnxruntime) and the trainer (tfjs) disagree, so importance ratios are wrong before any update.',
   metrics: [MAX, MEAN],
+  needs: { anyOf: [MAX, MEAN] },
   enabled: (c) => c.mismatch.enabled,
   create(cfg, hints) {
     const c = cfg.mismatch;

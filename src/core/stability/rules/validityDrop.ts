@@ -9,6 +9,7 @@ export const validityDropRule: RuleDef = {
   title: 'Format / action validity falling',
   description: 'The share of well-formed responses (or admissible actions) falls from its best: the policy is losing the output format.',
   metrics: KEYS,
+  needs: { anyOf: KEYS },
   enabled: (c) => c.validityDrop.enabled,
   create(cfg, hints) {
     const c = cfg.validityDrop;
