@@ -14,14 +14,17 @@ import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
+import { unavailableArea } from './unavailable';
 
 const areas: {
-  [A in 'runs' | 'sessions' | 'alerts' | 'bundles']: (services: MainServices) => Handlers<AreaMethods<A>>;
+  [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: MainServices) => Handlers<AreaMethods<A>>;
 } = {
   runs: createRunsHandlers,
   sessions: createSessionsHandlers,
   alerts: createAlertsHandlers,
   bundles: createBundlesHandlers,
+  imports: () => unavailableArea('imports', 'the log importer (src/main/imports) is being wired in'),
+  follow: () => unavailableArea('follow', 'live follow (src/main/imports/follow.ts) is being wired in'),
 };
 
 export function createHandlers(services: MainServices): Handlers<ApiMethodName> {
@@ -32,5 +35,7 @@ export function createHandlers(services: MainServices): Handlers<ApiMethodName> 
     ...areas.sessions(services),
     ...areas.alerts(services),
     ...areas.bundles(services),
+    ...areas.imports(services),
+    ...areas.follow(services),
   };
 }
