@@ -23,7 +23,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBackendInfo, type RunRecord, type RunStatus, type RunSummary, type Series, type Trajectory } from '../../shared/api';
+import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBackendInfo, type ImportSource, type RunKind, type RunRecord, type RunStatus, type RunSummary, type Series, type Trajectory } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../appInfo';
@@ -54,6 +54,10 @@ export interface CreateRunInput {
   readonly status?: RunStatus;
   readonly appVersion?: string;
   readonly appCommit?: string;
+  /** 'imported' for runs made from an external training log (src/main/imports); default 'lab'. */
+  readonly kind?: RunKind;
+  /** Imported runs: the source log and what the importer made of it. */
+  readonly source?: ImportSource;
 }
 
 export type RunPatch = Partial<Omit<RunRecord, 'id' | 'createdAt' | 'alertCount' | 'worstSeverity'>>;
@@ -98,7 +102,7 @@ function newRunId(env: string, preset: string): string {
 
 export function toSummary(r: RunRecord): RunSummary {
   return {
-    id: r.id, name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
+    id: r.id, kind: r.kind ?? 'lab', name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
     totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
     alertCount: r.alertCount, worstSeverity: r.worstSeverity,
   };
@@ -259,7 +263,8 @@ export class RunStore {
     let parsed: RunRecord | undefined;
     try {
       const res = RunRecordSchema.safeParse(JSON.parse(text));
-      if (res.success) parsed = res.data;
+      // Records written before imports existed have no kind: they are lab runs.
+      if (res.success) parsed = { ...res.data, kind: res.data.kind ?? 'lab' };
       else throw new Error(res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).slice(0, 3).join('; '));
     } catch (e) {
       const aside = `${p}.corrupt-${stamp()}`;
@@ -332,6 +337,7 @@ export class RunStore {
       const now = new Date().toISOString();
       const rec: RunRecord = withAlertStats({
         id,
+        kind: input.kind ?? 'lab',
         name: input.name ?? `${input.preset} · ${input.env} · seed ${input.seed}`,
         tags: [...(input.tags ?? [])],
         env: input.env,
@@ -355,6 +361,7 @@ export class RunStore {
         alerts: [],
         wallSeconds: 0,
         etaSeconds: null,
+        ...(input.source ? { source: input.source } : {}),
       });
       await RunFiles.ensureDir(this.runDir(id));
       await this.persist(rec);
