@@ -67,6 +67,36 @@ describe('algo probe: outputs agree with the float64 reference (~1e-5 relative)'
   });
 });
 
+describe('algo probe: the reference definitions of issue 20 (hand-computed)', () => {
+  it('policy_loss_sapo: pg_clipfrac by each token\'s own advantage sign over the effective mask; lower 0', () => {
+    // ε = 0.2. Row 0 (Ā > 0): w = e^0.3, only the A > 0 token counts; row 1 (Ā < 0): w = e^−0.4, only the
+    // A < 0 token counts; row 2: w = e^0.3 with A < 0 does not count. 2 of 6 tokens.
+    const inputs = {
+      old_log_prob: [[0, 0], [0, 0], [0, 0]],
+      log_prob: [[0.3, 0.3], [-0.4, -0.4], [0.3, 0]],
+      advantages: [[2, -1], [1, -2], [-1, -1]],
+      response_mask: [[1, 1], [1, 1], [1, 1]],
+    };
+    const o = out('policy_loss_sapo', {}, inputs);
+    expect(o.pg_clipfrac).toBeCloseTo(2 / 6, 6);
+    expect(o.pg_clipfrac_lower).toBe(0);
+    // sequence masking (δ = 0.1) removes row 1: 1 of the 4 remaining tokens
+    const sm = out('policy_loss_sapo', { use_seq_mask: true, seq_mask_delta: 0.1 }, inputs);
+    expect(sm.num_masked_seqs).toBe(1);
+    expect(sm.pg_clipfrac).toBeCloseTo(1 / 4, 6);
+  });
+
+  it('compute_grpo_outcome_advantage, cross-steps off: one sample per trajectory, its rows\' mean score', () => {
+    // t1's second turn is penalised (score 0.9): samples 0.95 (t1) and 0 (t2); μ = 0.475, σ = 0.95/√2.
+    const o = out('compute_grpo_outcome_advantage', { compute_mean_std_cross_steps: false }, {
+      token_level_rewards: [[0, 1], [0, 0.9], [0, 0]], response_mask: [[1, 1], [1, 1], [1, 1]],
+      uid: ['u', 'u', 'u'], traj_uid: ['t1', 't1', 't2'],
+    });
+    const sd = 0.95 / Math.SQRT2;
+    [1, 0.9, 0].forEach((s, i) => expect(o.row_advantage[i]).toBeCloseTo((s - 0.475) / (sd + 1e-6), 12));
+  });
+});
+
 describe('algo probe: malformed input names the problem', () => {
   it('a shared params bag is fine: names another fn reads are ignored', () => {
     const o = out('agg_loss', { loss_agg_mode: 'token-mean', clip_ratio: 0.2, gamma: 0.9 }, { loss_mat: [[2]], loss_mask: [[1]] });

@@ -98,7 +98,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'algorithm.advantage.normByStd', type: 'boolean', default: true, section: 'advantage',
     doc: 'Divide the group-centred outcome by the group std (GRPO). Off = Dr.GRPO-style centring, which does not over-weight near-uniform groups.' },
   { path: 'algorithm.advantage.crossSteps', type: 'boolean', default: true, section: 'advantage',
-    doc: 'Group statistics pool every turn row of the group (reference default: longer trajectories weigh more). Off: one sample per trajectory (its first row\'s score, as the reference).' },
+    doc: 'Group statistics pool every turn row of the group (reference default: longer trajectories weigh more). Off: one sample per trajectory, the mean of its rows\' scores (invalid penalty included), as the reference\'s vanilla_grpo.' },
   { path: 'algorithm.advantage.epsilon', type: 'number', default: 1e-6, min: 0, max: 1, section: 'advantage', doc: 'ε in (x − μ)/(σ + ε). Paper: 1e-6.' },
   { path: 'algorithm.advantage.gamma', type: 'number', default: 0.95, min: 0, max: 1, section: 'advantage',
     doc: 'GiGPO: discount of the step return Σ γ^{j−k} ρ_j that the step term normalises. Lower = more myopic credit. Paper: 0.95.' },

@@ -75,13 +75,36 @@ describe('grpo (cross-steps)', () => {
 });
 
 describe('grpo_traj, drgrpo, rloo', () => {
-  it('grpo_traj: one sample per trajectory (its first row\'s score, as the reference)', () => {
+  it('grpo_traj: one sample per trajectory, the mean of its rows\' scores (penalty included)', () => {
     const r = ADVANTAGES.get('grpo_traj').fn(rows, P);
-    const samples = [9.9, 0];
+    // trajectory a: rows 9.9 (invalid first turn) and 10 → sample 9.95; trajectory b: 0
+    const samples = [9.95, 0];
     const mu = sum(samples) / 2;
     const sd = Math.sqrt(((samples[0] - mu) ** 2 + (samples[1] - mu) ** 2) / 1);
     expect(r.value[0]).toBeCloseTo((9.9 - mu) / (sd + 1e-6), 12);
+    expect(r.value[1]).toBeCloseTo((10 - mu) / (sd + 1e-6), 12);
     expect(r.value[2]).toBeCloseTo((0 - mu) / (sd + 1e-6), 12);
+  });
+
+  it('grpo_traj: a penalised LATER turn lowers its trajectory\'s sample (not the first row\'s score)', () => {
+    // Group g: t1 = three turns, the 2nd invalid, wins 1 on the last → S = [1, 0.9, 1], sample 2.9/3;
+    // t2 = one turn, reward 0 → sample 0; t3 = two valid turns, wins 1 → sample 1.
+    const g: TurnRow[] = [
+      row('g', 't1', 0), row('g', 't1', 0, 'o', false), row('g', 't1', 1),
+      row('g', 't2', 0),
+      row('g', 't3', 0), row('g', 't3', 1),
+    ];
+    const r = ADVANTAGES.get('grpo_traj').fn(g, P);
+    // μ = (29/30 + 0 + 1)/3 = 59/90; unbiased σ² = Σ(x − μ)²/2 over the three samples, by hand:
+    const mu = 59 / 90;
+    const xs = [29 / 30, 0, 1];
+    const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mu) ** 2, 0) / 2);
+    expect(mu).toBeCloseTo(0.655555555555, 10);
+    expect(r.value[0]).toBeCloseTo((1 - mu) / (sd + 1e-6), 12);
+    expect(r.value[1]).toBeCloseTo((0.9 - mu) / (sd + 1e-6), 12);
+    expect(r.value[3]).toBeCloseTo((0 - mu) / (sd + 1e-6), 12);
+    // the first-row reading (samples 1, 0, 1: μ = 2/3, σ = √(1/3)) differs from this in the 4th decimal
+    expect(Math.abs(r.value[3] - (0 - 2 / 3) / (Math.sqrt(1 / 3) + 1e-6))).toBeGreaterThan(1e-4);
   });
 
   it('drgrpo: S − μ without std', () => {

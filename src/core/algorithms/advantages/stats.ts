@@ -30,10 +30,10 @@ export function groupBy(keys: readonly string[]): Map<string, number[]> {
 /**
  * Outcome normalisation within groups `index` (verl's compute_grpo_outcome_advantage, with the
  * verl-agent cross-steps switch). `crossSteps`: every row is a sample of its group. Otherwise each
- * trajectory (`trajIndex`) contributes ONE sample — its FIRST row's score, as the reference's
- * episode_norm_reward does (it skips later rows of a seen (group, trajectory) pair; spec §1.3a paraphrases
- * this as "the mean of its row scores", which differs only when the invalid penalty hit some rows) — and
- * every row is normalised with those statistics.
+ * trajectory (`trajIndex`) contributes ONE sample, the MEAN of its rows' scores S_r — ARLArena's
+ * compute_grpo_outcome_advantage with compute_mean_std_cross_steps=False (recipe/world_agent/ppo/
+ * core_algos.py, the `vanilla_grpo` path; spec §1.3a). The invalid penalty is in S_r, so a trajectory with
+ * a penalised turn has a lower sample. Every row is then normalised with those statistics.
  */
 export function normalizeInGroups(
   scores: readonly number[],
@@ -49,7 +49,7 @@ export function normalizeInGroups(
       samples = rows.map((i) => scores[i]);
     } else {
       const byTraj = groupBy(rows.map((i) => opts.trajIndex![i]));
-      samples = [...byTraj.values()].map((members) => scores[rows[members[0]]]);
+      samples = [...byTraj.values()].map((members) => members.reduce((a, m) => a + scores[rows[m]], 0) / members.length);
     }
     const { mean, std } = groupStats(samples);
     groupMean.set(uid, mean);

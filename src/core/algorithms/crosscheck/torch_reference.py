@@ -93,8 +93,9 @@ def policy(mode, p, x):
             abar = (A * T(x["response_mask"])).sum(-1) / T(x["response_mask"]).sum(-1).clamp(min=1)
             tau = torch.where(abar > 0, torch.tensor(p.get("tau_pos", 1.0)), torch.tensor(p.get("tau_neg", 1.05))).unsqueeze(-1)
             L = -(4.0 / tau) * torch.sigmoid(tau * (w - 1)) * A
-            frac = masked_mean((w > 1 + hi).double(), m)
-            lower = masked_mean((w < 1 - lo).double(), m)
+            # ARLArena's diagnostics: the band by each token's own advantage sign, over the effective mask;
+            # no dual clip, so the lower fraction stays 0.
+            frac = masked_mean((((w > 1 + hi) & (A > 0)) | ((w < 1 - lo) & (A < 0))).double(), m)
         loss = agg(L, m, aggm)
     g = grad_of(loss, lp)
     return {"pg_loss": loss.item(), "pg_clipfrac": frac.item(), "ppo_kl": kl.item(), "pg_clipfrac_lower": lower.item(),
@@ -144,12 +145,13 @@ def group_norm(scores, ids, eps, std_norm):
 
 
 def group_norm_traj(scores, ids, traj, eps, std_norm):
-    """compute_mean_std_cross_steps=False: the first row of each (group, trajectory) is the group's sample."""
-    seen, samples = set(), {}
+    """compute_mean_std_cross_steps=False: each (group, trajectory) gives one sample, its rows' mean score."""
+    rows = {}
     for s, u, t in zip(scores, ids, traj):
-        if (u, t) not in seen:
-            seen.add((u, t))
-            samples.setdefault(u, []).append(s)
+        rows.setdefault((u, t), []).append(s)
+    samples = {}
+    for (u, _), ss in rows.items():
+        samples.setdefault(u, []).append(T(ss).mean().item())
     out = []
     for s, u in zip(scores, ids):
         g = samples[u]

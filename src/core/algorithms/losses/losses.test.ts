@@ -165,6 +165,28 @@ describe('sapo', () => {
     expect(r.pg_clipfrac).toBeCloseTo(0.5, 6);
   });
 
+  it('diagnostics as ARLArena reports them: clipfrac by each token\'s own advantage sign, lower = 0', () => {
+    // ε = 0.2. Row 0 (Ā = +0.5): w = e^0.3 on both tokens; only the A > 0 token counts (w > 1.2, A > 0).
+    // Row 1 (Ā = −0.5): w = e^−0.4 ≈ 0.67 on both; only the A < 0 token counts (w < 0.8, A < 0).
+    // Row 2 (Ā = −1): token 0 has w = e^0.3 but A < 0 → not counted; token 1 has w = 1.
+    // Hand count: 2 of 6 tokens. (A sign-blind band count would say 3/6 high and 2/6 low.)
+    const x: Case = {
+      oldLogProb: [[0, 0], [0, 0], [0, 0]],
+      logProb: [[0.3, 0.3], [-0.4, -0.4], [0.3, 0]],
+      adv: [[2, -1], [1, -2], [-1, -1]],
+      mask: [[1, 1], [1, 1], [1, 1]],
+    };
+    const r = run('sapo', x);
+    expect(r.pg_clipfrac).toBeCloseTo(2 / 6, 6);
+    expect(r.pg_clipfrac_lower).toBe(0);
+    // Sequence masking δ = 0.1: row 1 (Ā < 0, mean(old − new) = 0.4 > δ) leaves the EFFECTIVE mask; row 2
+    // (drift −0.15) stays. Over the 4 remaining tokens only row 0's first counts: 1/4.
+    const sm = run('sapo', x, { seqMask: { enabled: true, delta: 0.1 } });
+    expect(sm.num_masked_seqs).toBe(1);
+    expect(sm.pg_clipfrac).toBeCloseTo(1 / 4, 6);
+    expect(sm.pg_clipfrac_lower).toBe(0);
+  });
+
   it('per-token τ option uses each token\'s own sign', () => {
     const x: Case = { oldLogProb: [[0, 0]], logProb: [[0.3, 0.3]], adv: [[1, -3]], mask: [[1, 1]] };
     const perRow = run('sapo', x, { tauPos: 1, tauNeg: 2 });

@@ -10,15 +10,19 @@ import type { PolicyLossFn } from './types';
  *                                        per token by sign(A_{r,t}) when sapoPerTokenTau)
  *   gate = (4/τ)·σ(τ(w − 1)),  L = −gate·A,   δ clamped to ±20.
  * The gate's slope at w = 1 is 1, so on-policy it equals the vanilla gradient; far off-policy it decays
- * smoothly instead of cutting to zero. No hard clipping: the ±ε band is for diagnostics only, as in the
- * reference: pg_clipfrac = share of tokens with w > 1+ε_hi, pg_clipfrac_lower = share with w < 1−ε_lo.
+ * smoothly instead of cutting to zero. No hard clipping: the ±ε band is for diagnostics only. As ARLArena's
+ * compute_policy_loss_sapo reports it (verl/trainer/ppo/core_algos.py): pg_clipfrac = token mean over the
+ * EFFECTIVE mask (after sequence masking) of (w > 1+ε_hi and A_t > 0) or (w < 1−ε_lo and A_t < 0), each
+ * token judged by its own advantage sign — the tokens a PPO clip would have cut; pg_clipfrac_lower = 0
+ * (SAPO has no dual clip).
  */
 export const sapo: PolicyLossFn = (input, p) => {
   const { mask, numMasked } = effectiveMask(input, p.seqMask);
   const A = input.advantages;
   const logRatio = tf.clipByValue(tf.sub(input.logProb, input.oldLogProb), -20, 20);
   const ratio = tf.exp(logRatio);
-  // The reference takes Ā over the response mask (before sequence masking), with the length clamped at 1.
+  // Ā over the response mask with the length clamped at 1. The reference takes it over the effective mask;
+  // the two differ only on sequence-masked rows, which carry no loss, so the value and gradient agree.
   const positive = p.sapoPerTokenTau ? tf.greater(A, 0) : tf.expandDims(tf.greater(rowMaskedMean(A, input.mask), 0), 1);
   // τ per token [N,T] or per row [N,1]; the [N,1] form broadcasts over the row's tokens below.
   const tau = tf.where(positive, tf.fill(positive.shape, p.tauPos), tf.fill(positive.shape, p.tauNeg));
@@ -28,8 +32,11 @@ export const sapo: PolicyLossFn = (input, p) => {
   return {
     value: agg.value,
     metrics: {
-      'actor/pg_clipfrac': maskedMean(asFloat(tf.greater(ratio, 1 + p.clipRatioHigh)), mask),
-      'actor/pg_clipfrac_lower': maskedMean(asFloat(tf.less(ratio, 1 - p.clipRatioLow)), mask),
+      'actor/pg_clipfrac': maskedMean(asFloat(tf.logicalOr(
+        tf.logicalAnd(tf.greater(ratio, 1 + p.clipRatioHigh), tf.greater(A, 0)),
+        tf.logicalAnd(tf.less(ratio, 1 - p.clipRatioLow), tf.less(A, 0)),
+      )), mask),
+      'actor/pg_clipfrac_lower': tf.scalar(0),
       'actor/ppo_kl': maskedMean(tf.neg(logRatio), mask),
       'actor/num_masked_seqs': numMasked,
     },

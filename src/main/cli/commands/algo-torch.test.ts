@@ -38,6 +38,13 @@ function cases(): unknown[] {
       out.push({ fn: 'policy_loss_sapo', params: { loss_agg_mode: agg, tau_pos: 1.0, tau_neg: 1.05, use_seq_mask: k % 2 === 0, seq_mask_delta: 0.003 }, inputs });
       out.push({ fn: 'agg_loss', params: { loss_agg_mode: agg }, inputs: { loss_mat: lp, loss_mask: mask } });
     }
+    // SAPO with per-token advantages whose signs differ from the row mean (the clip-fraction diagnostic
+    // judges each token by its own sign), with and without sequence masking, both τ rules.
+    const tokAdv = advRow.map((a) => Array.from({ length: T }, () => a + u(-2.5, 2.5)));
+    const tokInputs = { ...inputs, advantages: tokAdv };
+    for (const useSeqMask of [false, true]) {
+      out.push({ fn: 'policy_loss_sapo', params: { loss_agg_mode: 'token-mean', clip_ratio: 0.1, use_seq_mask: useSeqMask, seq_mask_delta: 0.01 }, inputs: tokInputs });
+    }
     out.push({ fn: 'policy_loss_gspo', params: { clip_ratio_low: 0.03, clip_ratio_high: 0.04 }, inputs });
     out.push({ fn: 'policy_loss_vanilla', params: { use_seq_mask: true, seq_mask_delta: 0.003 }, inputs });
     for (const t of ['kl', 'abs', 'mse', 'low_var_kl']) {
@@ -47,7 +54,8 @@ function cases(): unknown[] {
     const uid = ['a', 'a', 'a', 'b', 'b', 'c'];
     const rewards = mat(6, 3, (_, t) => (t === 2 ? Math.round(u(0, 2)) : 0));
     const traj = ['t1', 't1', 't2', 't3', 't3', 't4'];
-    const penalised = rewards.map((r, i) => (i === 1 ? [r[0], r[1], r[2] - 0.1] : r)); // an invalid later turn of t1
+    // an invalid later turn of t1 (row 1) and of t3 (row 4): their trajectories' mean scores drop
+    const penalised = rewards.map((r, i) => (i === 1 || i === 4 ? [r[0], r[1], r[2] - 0.1] : r));
     out.push({ fn: 'compute_grpo_outcome_advantage', params: { norm_adv_by_std_in_grpo: k % 2 === 0 }, inputs: { token_level_rewards: rewards, response_mask: mat(6, 3, () => 1), uid } });
     out.push({ fn: 'compute_grpo_outcome_advantage', params: { compute_mean_std_cross_steps: false }, inputs: { token_level_rewards: penalised, response_mask: mat(6, 3, () => 1), uid, traj_uid: traj } });
     out.push({
