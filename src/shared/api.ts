@@ -385,6 +385,21 @@ export const apiMethods = {
     output: z.object({ steps: z.array(z.number()), trajectories: z.array(Trajectory) }),
   },
   'runs.check': { input: RunRef, output: z.array(Alert) },
+  /**
+   * Runs the collapse detector over a stored run (lab or imported) and says which rules could run on its
+   * metrics; with `save` the alerts are stored on the run (as `arlarena check --save` does) and announced as
+   * run.alert events. `coverage` has one row per rule: not applicable when a metric it needs is missing.
+   */
+  'runs.detect': {
+    input: z.object({ runId: RunId, save: z.boolean().optional() }).strict(),
+    output: z.object({
+      alerts: z.array(Alert),
+      /** `missing`: keys whose absence stops the rule; `needs` 'any' = any one of them would do, 'all' = each. */
+      coverage: z.array(z.object({ rule: z.string(), title: z.string(), applicable: z.boolean(), missing: z.array(z.string()), needs: z.enum(['all', 'any']) })),
+      /** True when the alerts were stored on the run. */
+      saved: z.boolean(),
+    }),
+  },
   /** Random and expert baselines on the run's validation tasks, and its shipped warm start's held-out score. */
   'runs.baselines': { input: RunRef, output: RunBaselines },
   'sessions.start': {

@@ -5,6 +5,7 @@
 import { err, ok } from '../../../shared/result';
 import { detectAlerts } from '../../../core/stability/detector';
 import { recipeOf } from '../../../core/stability/hints';
+import { ruleCoverage } from '../../../core/stability/coverage';
 import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
@@ -76,6 +77,25 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
       const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
+    },
+    'runs.detect': async ({ runId, save }) => {
+      const { store } = await lab();
+      const rec = await store.getRun(runId);
+      if (!rec) return notFound(runId);
+      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config));
+      // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
+      const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
+      if (!save) {
+        const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
+        return ok({ alerts: found.map((a) => ({ ...a, acknowledged: acked.has(a.id) })), coverage, saved: false });
+      }
+      // As `arlarena check --save`: merged by alert id, an acknowledgement already given is kept.
+      const next = await store.upsertAlerts(runId, found);
+      const ids = new Set(found.map((a) => a.id));
+      const alerts = next.alerts.filter((a) => ids.has(a.id));
+      for (const alert of alerts) services.bus.emit('run.alert', { runId, alert });
+      services.bus.emit('runs.changed', { runId });
+      return ok({ alerts, coverage, saved: true });
     },
     'runs.baselines': async ({ runId }) => {
       const rec = await (await lab()).store.getRun(runId);
