@@ -74,6 +74,12 @@ export async function main(argv: string[]): Promise<number> {
       stderr.write(`arlarena ${name}: ${e.message}\n`);
       return 2;
     }
+    // Errors that mark themselves `expected` (a lock path that is a directory, a lock held too long…) are the
+    // user's to fix: one line, no stack trace.
+    if (e instanceof Error && (e as { expected?: unknown }).expected === true) {
+      stderr.write(`arlarena ${name}: ${e.message}\n`);
+      return 1;
+    }
     stderr.write(`arlarena ${name}: ${(e as Error).stack ?? String(e)}\n`);
     return 1;
   }

@@ -42,6 +42,8 @@ interface LockOwner {
 }
 
 export class LockTimeoutError extends Error {
+  /** The CLI prints this as one line (see LockPathError). */
+  readonly expected = true;
   constructor(
     readonly lockFile: string,
     readonly holder: string,
@@ -52,6 +54,16 @@ export class LockTimeoutError extends Error {
         `If no ARLArena app or arlarena command is using ${dirname(lockFile)}, delete ${lockFile} and retry.`,
     );
     this.name = 'LockTimeoutError';
+  }
+}
+
+/** Something that is not a lock file sits where the lock belongs (a directory made by hand, a special file). */
+export class LockPathError extends Error {
+  /** The CLI prints this as one line (it is the user's to fix, not a bug). */
+  readonly expected = true;
+  constructor(readonly lockFile: string, what: string) {
+    super(`${lockFile} is ${what}, not a lock file: no ARLArena process creates that; remove it (rm -r ${lockFile}) and retry`);
+    this.name = 'LockPathError';
   }
 }
 
@@ -137,10 +149,12 @@ async function breakStale(lockFile: string, seen: string): Promise<void> {
 
 async function readLock(lockFile: string): Promise<{ text: string; mtimeMs: number } | null> {
   try {
-    const [text, st] = await Promise.all([readFile(lockFile, 'utf8'), stat(lockFile)]);
-    return { text, mtimeMs: st.mtimeMs };
+    const st = await stat(lockFile);
+    if (!st.isFile()) throw new LockPathError(lockFile, st.isDirectory() ? 'a directory' : 'not a regular file');
+    return { text: await readFile(lockFile, 'utf8'), mtimeMs: st.mtimeMs };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new LockPathError(lockFile, 'a directory');
     throw e;
   }
 }

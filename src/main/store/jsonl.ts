@@ -9,6 +9,7 @@
 import { open, stat, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { MetricRecord } from '../../shared/metrics';
+import { killPointsArmed, testKillPoint } from './killPoint';
 
 export type EncodedValue = number | 'NaN' | 'Infinity' | '-Infinity';
 
@@ -145,7 +146,16 @@ export class JsonlAppender {
     const data = lines.map((l) => `${l}\n`).join('');
     const p = this.chain.then(async () => {
       const fh = await this.handle();
-      await fh.write(data);
+      if (killPointsArmed) {
+        // Crash soak only: write the batch in two parts with a kill point between, so a kill tears a line.
+        const bytes = Buffer.from(data, 'utf8');
+        const half = Math.max(1, Math.floor(bytes.length / 2));
+        await fh.write(bytes.subarray(0, half));
+        testKillPoint('jsonl-append');
+        await fh.write(bytes.subarray(half));
+      } else {
+        await fh.write(data);
+      }
       this.dirty = true;
     });
     this.chain = p.catch(() => undefined);

@@ -5,11 +5,12 @@
  * trajectories and saves checkpoints through this class. Checkpoints are written to a temp directory and
  * renamed into place, so a kill never leaves a half checkpoint that `loadLatestCheckpoint` would pick.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { fsyncDir, writeFileAtomic } from './atomic';
+import { testKillPoint } from './killPoint';
 import { JsonlAppender, decodeMetricRecord, encodeMetricRecord, readJsonl } from './jsonl';
 
 /** Structurally the trainer's `TrainerCheckpoint` (src/core/training/types.ts). */
@@ -85,24 +86,36 @@ export class RunFiles {
     }
     await writeFileAtomic(join(tmp, 'meta.json'), JSON.stringify({ step: c.step, files: fileNames, meta: c.meta }));
     const dest = join(root, name);
+    testKillPoint('checkpoint-rename');
     await rm(dest, { recursive: true, force: true });
     await rename(tmp, dest);
     await fsyncDir(root);
     await this.pruneCheckpoints();
   }
 
+  /**
+   * Steps of the complete checkpoints (a step folder with its meta.json). A folder without one is debris of a
+   * prune killed half-way (older stores removed folders in place): never listed, removed by the next prune.
+   */
   async checkpointSteps(): Promise<number[]> {
+    return (await this.stepFolders()).filter((f) => f.complete).map((f) => f.step);
+  }
+
+  private async stepFolders(): Promise<Array<{ step: number; complete: boolean }>> {
     let names: string[];
     try {
       names = await readdir(join(this.dir, CHECKPOINTS_DIR));
     } catch {
       return [];
     }
-    return names
-      .map((n) => /^step-(\d+)$/.exec(n))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => Number(m[1]))
-      .sort((a, b) => a - b);
+    const out: Array<{ step: number; complete: boolean }> = [];
+    for (const n of names) {
+      const m = /^step-(\d+)$/.exec(n);
+      if (!m) continue;
+      const complete = await stat(join(this.dir, CHECKPOINTS_DIR, n, 'meta.json')).then((st) => st.isFile(), () => false);
+      out.push({ step: Number(m[1]), complete });
+    }
+    return out.sort((a, b) => a.step - b.step);
   }
 
   async loadCheckpoint(step: number): Promise<StoredCheckpoint | undefined> {
@@ -132,10 +145,26 @@ export class RunFiles {
     return undefined;
   }
 
+  /**
+   * Keep the newest KEEP_CHECKPOINTS complete checkpoints. Each folder to drop is first renamed to a hidden temp
+   * name (one atomic step), then removed: a kill mid-removal leaves a `.…tmp` folder that cleanStaleTemps
+   * deletes at the next open, never a step folder without its meta.json.
+   */
   private async pruneCheckpoints(): Promise<void> {
-    const steps = await this.checkpointSteps();
-    for (const s of steps.slice(0, Math.max(0, steps.length - KEEP_CHECKPOINTS))) {
-      await rm(join(this.dir, CHECKPOINTS_DIR, checkpointDirName(s)), { recursive: true, force: true });
+    const folders = await this.stepFolders();
+    const complete = folders.filter((f) => f.complete);
+    const drop = [...folders.filter((f) => !f.complete), ...complete.slice(0, Math.max(0, complete.length - KEEP_CHECKPOINTS))];
+    const root = join(this.dir, CHECKPOINTS_DIR);
+    for (const f of drop) {
+      const name = checkpointDirName(f.step);
+      const trash = join(root, `.prune-${name}.${process.pid}.tmp`);
+      try {
+        await rename(join(root, name), trash);
+      } catch {
+        continue; // already gone
+      }
+      testKillPoint('checkpoint-prune');
+      await rm(trash, { recursive: true, force: true });
     }
   }
 

@@ -103,7 +103,10 @@ describe('RunStore', () => {
     await writeFile(join(dir, 'runs', r.id, 'run.json'), 'garbage');
     const s2 = await openStore(dir);
     expect(s2.warnings.join('\n')).toMatch(new RegExp(`Run ${r.id}: its record run.json was unreadable`));
-    expect((await s2.listRuns()).map((x) => x.id)).toEqual([r2.id]);
+    // Neither the catalog nor run.json survived: the run stays listed as damaged (issue 17 defect 5), deletable.
+    expect((await s2.listRuns()).map((x) => x.id).sort()).toEqual([r.id, r2.id].sort());
+    expect((await s2.getRun(r.id))?.tags).toContain('damaged');
+    expect((await s2.getRun(r2.id))?.seed).toBe(8);
   });
 
   it('series by wall time / tokens and LTTB keeps a spike and non-finite markers', async () => {

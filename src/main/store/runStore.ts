@@ -202,7 +202,7 @@ export class RunStore {
   private async syncFromDisk(opts: { repair: boolean; warnOrphans: boolean }): Promise<boolean> {
     let dirty = false;
     try {
-      await this.refreshCatalog(opts.repair);
+      if (await this.refreshCatalog(opts.repair)) dirty = true;
     } catch (e) {
       if (!(e instanceof CatalogCorruptError)) throw e;
       if (!opts.repair) return true;
@@ -214,7 +214,7 @@ export class RunStore {
       this.synced.clear();
       dirty = true;
     }
-    if (await this.reconcile(opts.warnOrphans)) dirty = true;
+    if (await this.reconcile(opts.warnOrphans, opts.repair)) dirty = true;
     return dirty;
   }
 
@@ -223,22 +223,46 @@ export class RunStore {
    * within one file-system clock tick at the same size), so writers always re-read: a missed change may delay
    * what a list shows, never lose an update.
    */
-  private async refreshCatalog(force: boolean): Promise<void> {
+  private async refreshCatalog(force: boolean): Promise<boolean> {
     let st: Stats;
     try {
       st = await stat(this.catalogFile);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       this.catalogStamp = null;
-      return;
+      return false;
     }
     const version = fileStamp(st);
-    if (!force && version === this.catalogStamp) return;
+    if (!force && version === this.catalogStamp) return false;
     await this.db.read();
+    const dropped = this.dropBadEntries();
     // Metric folds not yet written to run.json stay in this process's view.
     for (const [id, fold] of this.folds) if (this.db.data.runs[id]) this.db.data.runs[id] = { ...this.db.data.runs[id], ...fold };
     // Stamped before reading: a replacement in between only causes one more re-read, never a missed one.
     this.catalogStamp = version;
+    return dropped;
+  }
+
+  /**
+   * Entry by entry: a catalog entry that is not a run record (valid JSON holding `"RUN": 5`, a record for
+   * another id) is dropped from this process's view, so reconcile rebuilds it from the run's run.json. Returns
+   * whether any was dropped (the catalog file must then be rewritten).
+   */
+  private dropBadEntries(): boolean {
+    let dropped = false;
+    for (const [id, entry] of Object.entries(this.db.data.runs)) {
+      const res = RunRecordSchema.safeParse(entry);
+      const reason = !res.success
+        ? res.error.issues.slice(0, 2).map((i) => `${i.path.join('.') || '(entry)'}: ${i.message}`).join('; ')
+        : res.data.id !== id ? `it holds run ${res.data.id}` : null;
+      if (reason === null) continue;
+      delete this.db.data.runs[id];
+      this.synced.delete(id);
+      dropped = true;
+      const w = `The catalog entry for run ${id} was not a run record (${reason}); it was dropped and the run is listed from runs/${id}/run.json if that exists.`;
+      if (!this.warnings.includes(w)) this.warnings.push(w);
+    }
+    return dropped;
   }
 
   /** Write the catalog (under the lock) and remember its version, so our own write is not re-read. */
@@ -279,7 +303,7 @@ export class RunStore {
    * Bring the catalog in line with the run directories (new/changed run.json files, deleted dirs). `warnOrphans`:
    * report run folders without a run.json (at open; later such a folder is most likely a run being created).
    */
-  private async reconcile(warnOrphans: boolean): Promise<boolean> {
+  private async reconcile(warnOrphans: boolean, repair: boolean): Promise<boolean> {
     let changed = false;
     let names: string[];
     try {
@@ -301,6 +325,11 @@ export class RunStore {
       try {
         version = fileStamp(await stat(join(this.runDir(id), RUN_FILE)));
       } catch {
+        const recovered = await this.recoverRecord(id, repair);
+        if (recovered !== 'orphan') {
+          if (recovered === 'rebuilt' || recovered === 'needs-lock') changed = true;
+          continue;
+        }
         if (warnOrphans && !this.db.data.runs[id]) {
           if (!this.warnings.some((w) => w.includes(`Run ${id}:`))) this.warnings.push(`Run ${id}: folder has no run.json; it is not listed (its files are kept).`);
         }
@@ -309,7 +338,12 @@ export class RunStore {
       const seen = this.synced.get(id);
       if (seen && seen.stamp === version && seen.updatedAt === this.db.data.runs[id]?.updatedAt) continue;
       const rec = await this.readRunJson(id);
-      if (!rec) continue;
+      if (!rec) {
+        // Unreadable: readRunJson moved it aside; rebuild now (under the lock) or ask for a locked pass.
+        const recovered = await this.recoverRecord(id, repair);
+        if (recovered === 'rebuilt' || recovered === 'needs-lock') changed = true;
+        continue;
+      }
       const cur = this.db.data.runs[id];
       // run.json is written before the catalog, so it is never older than the catalog's entry.
       if (!cur || cur.updatedAt <= rec.updatedAt) {
@@ -322,6 +356,51 @@ export class RunStore {
       this.synced.set(id, { stamp: version, updatedAt: this.db.data.runs[id].updatedAt });
     }
     return changed;
+  }
+
+  /**
+   * A run folder whose run.json is missing or was moved aside as unreadable (`run.json.corrupt-*`). Under the
+   * lock (`repair`) the record is rebuilt: from the catalog entry when there is a valid one, else from the metric
+   * stream as a `failed` record tagged `damaged` whose error says what happened — listed, openable, deletable.
+   * Without the lock nothing is written ('needs-lock': the caller's locked pass does it). A folder with neither a
+   * catalog entry nor a set-aside run.json is an 'orphan' (most likely a run being created right now).
+   */
+  private async recoverRecord(id: string, repair: boolean): Promise<'rebuilt' | 'needs-lock' | 'orphan'> {
+    const cur = this.db.data.runs[id];
+    const names = await readdir(this.runDir(id)).catch(() => [] as string[]);
+    const asides = names.filter((n) => n.startsWith(`${RUN_FILE}.corrupt-`)).sort();
+    if (!cur && asides.length === 0) return 'orphan';
+    if (!repair) return 'needs-lock';
+    // Re-check under the lock: another process may have rebuilt it meanwhile.
+    if (await stat(join(this.runDir(id), RUN_FILE)).then(() => true, () => false)) return 'orphan';
+    const aside = asides.length > 0 ? join(this.runDir(id), asides[asides.length - 1]) : null;
+    let rec: RunRecord;
+    let how: string;
+    if (cur) {
+      rec = cur;
+      how = 'rebuilt from the catalog';
+    } else {
+      const metrics = await this.filesOf(id).readMetrics().catch(() => [] as MetricRecord[]);
+      let summary: RunRecord['summary'] = {};
+      for (const r of metrics) summary = foldSummary(summary, r);
+      const last = metrics[metrics.length - 1];
+      const wall = last?.values['perf/wall_s'];
+      const now = new Date().toISOString();
+      rec = withAlertStats({
+        id, name: `damaged run ${id}`, tags: ['damaged'], env: 'unknown', preset: 'unknown', seed: 0, status: 'failed',
+        step: last?.step ?? 0, totalSteps: last?.step ?? 0, createdAt: now, updatedAt: now, summary, alertCount: 0, worstSeverity: null,
+        config: {}, appVersion: 'unknown', appCommit: 'unknown', backend: UNKNOWN_BACKEND, startedAt: null, finishedAt: null,
+        error: `run.json was unreadable and no catalog entry was left to rebuild it from; it was moved aside${aside ? ` to ${aside}` : ''}. ` +
+          `This record was rebuilt from metrics.jsonl (${metrics.length} records): config, seed and alerts are unknown. Delete the run, or put a good run.json back by hand.`,
+        alerts: [], wallSeconds: wall !== undefined && Number.isFinite(wall) ? wall : 0, etaSeconds: null,
+      });
+      how = `rebuilt from its metric stream (${metrics.length} records) and marked damaged`;
+    }
+    await this.filesOf(id).writeRecord(rec);
+    this.db.data.runs[id] = this.withFold(rec);
+    this.synced.set(id, { stamp: fileStamp(await stat(join(this.runDir(id), RUN_FILE))), updatedAt: rec.updatedAt });
+    this.warnings.push(`Run ${id}: its record run.json was missing or unreadable; ${how}.`);
+    return 'rebuilt';
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -393,7 +472,11 @@ export class RunStore {
     const byPrefix = all.filter((r) => r.id.startsWith(ref));
     const byName = all.filter((r) => r.name === ref);
     const hits = byPrefix.length > 0 ? byPrefix : byName;
-    if (hits.length === 1) return (await this.getRun(hits[0].id))!;
+    if (hits.length === 1) {
+      const rec = await this.getRun(hits[0].id);
+      if (!rec) throw new Error(`run ${hits[0].id} is listed but its record cannot be read now (another process may be repairing or deleting it); retry, or see \`arlarena runs\``);
+      return rec;
+    }
     if (hits.length === 0) throw new Error(`no run matches "${ref}" (${all.length} runs in ${this.dataDir}; see \`arlarena runs\`)`);
     throw new Error(`"${ref}" matches ${hits.length} runs: ${hits.slice(0, 5).map((r) => r.id).join(', ')}${hits.length > 5 ? ', …' : ''}; type more of the id`);
   }
