@@ -1,0 +1,378 @@
+/**
+ * TensorBoard event files (`events.out.tfevents.*`): TFRecord framing around serialized `Event` protos.
+ *
+ * Framing (TensorFlow's record writer, tensorflow/core/lib/io/record_writer.cc): for every record
+ *   uint64 length (little-endian) · uint32 masked CRC32C of those 8 bytes · data · uint32 masked CRC32C of data.
+ * Both CRCs of every record are checked. A record whose data CRC fails is skipped ("bad crc") and reading goes
+ * on at the next record, since its length was trustworthy. A length whose CRC fails means the framing itself is
+ * lost: the reader then slides forward one byte at a time until 12 bytes form a header whose CRC holds again
+ * (one "bad crc" per lost stretch; the stretch's size goes into the notes). Bytes left over at `end()` that do
+ * not make a whole record are a "torn tail" — a writer killed mid-record, or a file still being written.
+ *
+ * Scalars come from `simple_value` (tensorboardX, PyTorch's SummaryWriter, the HF Trainer callback) and from
+ * rank-0 numeric tensor summaries (tf.summary.scalar in TF 2, tensorboard's own summary ops: the "scalars"
+ * plugin). A tag's plugin is named only on its first value (summary.proto: "the FileWriter only keeps a
+ * metadata object on the first summary value with a certain tag"), so the plugin is remembered per tag.
+ * Text, histogram, image, audio and other plugins' summaries are not metrics: they are counted in the notes,
+ * not in `skipped`. The HF Trainer's `args` / `model_config` text summaries hold JSON and become `meta.config`.
+ *
+ * Reorder policy. Events for several tags at one step merge into one SourceStep. Writers usually finish a step
+ * before starting the next, but some interleave (two loggers on one file, an eval callback logging step N after
+ * step N+1 began). So the last `reorderWindow` distinct steps (default 16) stay open: a value for any of them
+ * joins its step, and a step is emitted, smallest first, once more than `reorderWindow` newer steps are open,
+ * or at `end()` / `flushPending()`. A value for a step older than every open step cannot be placed in order
+ * (a restarted writer counting from 0 again, or interleaving wider than the window): the open steps are
+ * emitted, and a new pass begins at that step; such a step can therefore reach the sink twice, and main
+ * decides what a repeated step means (as for the text formats). Each new pass is counted in the notes.
+ * A live follower calls `flushPending()` when the file has been idle, so the last steps do not wait for
+ * `reorderWindow` more steps.
+ */
+import { maskedCrc32c } from './crc32c';
+import { bump } from './steps';
+import { DT, EventType, int64ToNumber, utf8, type EventMsg, type TensorMsg, type ValueMsg } from './tensorboardProto';
+import type { ByteParser, SourceMeta, SourceStep, StepSink } from './types';
+
+export interface TensorboardParserOptions {
+  /** How many distinct open steps a value may still join (see the reorder policy above). */
+  reorderWindow?: number;
+}
+
+export interface TensorboardParser extends ByteParser {
+  /** Emits every open step now (in step order); later values for them start a new pass. */
+  flushPending(): void;
+  /** Scalars read so far (values, not steps). */
+  readonly scalars: number;
+  /** Records read with both CRCs intact. */
+  readonly records: number;
+}
+
+/** The 12-byte record header plus the 4-byte data CRC. */
+const HEADER = 12;
+const FOOTER = 4;
+/** A record longer than this (256 MiB) is taken as a corrupt length even if its CRC holds by chance. */
+const MAX_RECORD = 256 * 1024 * 1024;
+const EMPTY = new Uint8Array(0);
+
+interface OpenStep {
+  step: number;
+  values: Record<string, number>;
+  wallTime: number;
+}
+
+/** Non-metric summaries by kind, for the notes. */
+type IgnoredKind = string;
+
+export function createTensorboardParser(onStep: StepSink, opts: TensorboardParserOptions = {}): TensorboardParser {
+  const window = opts.reorderWindow ?? 16;
+  if (!Number.isInteger(window) || window < 1) throw new Error(`reorderWindow must be a positive integer, got ${window}`);
+
+  const skipped: Record<string, number> = {};
+  const meta: SourceMeta = { framework: 'unknown', notes: [] };
+  const ignored: Record<IgnoredKind, number> = {};
+  const tagPlugin = new Map<string, string>();
+  const config: Record<string, unknown> = {};
+
+  // Bytes of an unfinished record carried to the next push (or the start of a lost stretch while resyncing).
+  let carry: Uint8Array = EMPTY;
+  let carryLen = 0;
+  let resyncing = false;
+  let resyncBytes = 0;
+  let records = 0;
+  let scalars = 0;
+  let fileVersion: string | null = null;
+  let firstRecord = true;
+  let passes = 1;
+  let sessionStarts = 0;
+  let ended = false;
+
+  // Open steps in ascending step order; `floor` is the largest step emitted in the current pass.
+  const open: OpenStep[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+
+  const emit = (s: OpenStep): void => {
+    floor = s.step;
+    const out: SourceStep = Number.isFinite(s.wallTime)
+      ? { run: '', step: s.step, values: s.values, wallTime: s.wallTime }
+      : { run: '', step: s.step, values: s.values };
+    onStep(out);
+  };
+
+  const flushPending = (): void => {
+    for (const s of open) emit(s);
+    open.length = 0;
+  };
+
+  /** The open step for `step`, creating it (and emitting what the window pushes out) when needed. */
+  const stepFor = (step: number, wallTime: number): OpenStep => {
+    const last = open.length > 0 ? open[open.length - 1] : undefined;
+    if (last !== undefined && last.step === step) return last;
+    if (last === undefined || step > last.step) {
+      if (step <= floor) {
+        // Everything open was already emitted in order; this step is behind them all: a new pass.
+        passes++;
+        floor = Number.NEGATIVE_INFINITY;
+      }
+      const s: OpenStep = { step, values: {}, wallTime };
+      open.push(s);
+      if (open.length > window) emit(open.shift() as OpenStep);
+      return s;
+    }
+    // step < last.step: find it among the open steps or its place between them (the window is small).
+    let i = open.length - 1;
+    while (i >= 0 && open[i].step > step) i--;
+    if (i >= 0 && open[i].step === step) return open[i];
+    if (i < 0 && step <= floor) {
+      // Older than everything open and than what this pass already emitted: start a new pass.
+      flushPending();
+      passes++;
+      floor = Number.NEGATIVE_INFINITY;
+      const s: OpenStep = { step, values: {}, wallTime };
+      open.push(s);
+      return s;
+    }
+    const s: OpenStep = { step, values: {}, wallTime };
+    open.splice(i + 1, 0, s);
+    if (open.length > window) emit(open.shift() as OpenStep);
+    return s;
+  };
+
+  const addScalar = (tag: string, step: number, wallTime: number, value: number): void => {
+    const s = stepFor(step, wallTime);
+    s.values[tag] = value;
+    if (wallTime > s.wallTime || !Number.isFinite(s.wallTime)) s.wallTime = wallTime;
+    scalars++;
+  };
+
+  const readText = (tag: string, t: TensorMsg): void => {
+    // The HF Trainer's TensorBoardCallback writes its TrainingArguments and the model config as JSON text.
+    const m = /^(args|model_config)\/text_summary$/.exec(tag);
+    if (m === null || t.stringVal.length !== 1) return;
+    const bytes = t.stringVal[0];
+    try {
+      const v: unknown = JSON.parse(utf8.read(bytes, 0, bytes.length));
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        config[m[1]] = v;
+        meta.config = config;
+        if (m[1] === 'args') meta.framework = 'trl';
+      }
+    } catch {
+      // Not JSON: an ordinary text summary, already counted as text.
+    }
+  };
+
+  const readValue = (v: ValueMsg, step: number, wallTime: number): void => {
+    const pluginNow = v.metadata?.pluginData?.pluginName;
+    if (pluginNow !== undefined && pluginNow !== '') tagPlugin.set(v.tag, pluginNow);
+    const plugin = tagPlugin.get(v.tag) ?? '';
+    switch (v.value) {
+      case 'simpleValue':
+        addScalar(v.tag, step, wallTime, v.simpleValue);
+        return;
+      case 'tensor': {
+        const t = v.tensor as TensorMsg;
+        if (plugin === '' || plugin === 'scalars') {
+          const x = scalarOf(t);
+          if (x !== undefined) {
+            addScalar(v.tag, step, wallTime, x);
+            return;
+          }
+        }
+        if (plugin === 'text' || t.dtype === DT.STRING) {
+          bump(ignored, 'text');
+          readText(v.tag, t);
+          return;
+        }
+        bump(ignored, plugin === '' ? 'non-scalar tensor' : plugin);
+        return;
+      }
+      case 'histo': case 'obsoleteOldStyleHistogram': bump(ignored, 'histogram'); return;
+      case 'image': bump(ignored, 'image'); return;
+      case 'audio': bump(ignored, 'audio'); return;
+      default: bump(ignored, plugin === '' ? 'empty value' : plugin);
+    }
+  };
+
+  const readRecord = (data: Uint8Array): void => {
+    let e: EventMsg;
+    try {
+      e = EventType.decode(data) as unknown as EventMsg;
+    } catch {
+      bump(skipped, 'undecodable record');
+      return;
+    }
+    records++;
+    if (firstRecord) {
+      firstRecord = false;
+      if (e.what === 'fileVersion') fileVersion = e.fileVersion;
+    }
+    if (e.what === 'summary' && e.summary) {
+      const step = int64ToNumber(e.step);
+      for (const v of e.summary.value) readValue(v, step, e.wallTime);
+    } else if (e.what === 'sessionLog' && e.sessionLog?.status === 1 /* START */ && scalars > 0) {
+      sessionStarts++;
+    }
+  };
+
+  /** Reads the whole records in `buf` from `off`; returns where the unread rest begins. */
+  const scan = (buf: Uint8Array, off: number): number => {
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const n = buf.length;
+    while (n - off >= HEADER) {
+      const lo = dv.getUint32(off, true);
+      const hi = dv.getUint32(off + 4, true);
+      const lenOk = hi === 0 && lo <= MAX_RECORD && maskedCrc32c(buf.subarray(off, off + 8)) === dv.getUint32(off + 8, true);
+      if (!lenOk) {
+        if (!resyncing) {
+          resyncing = true;
+          bump(skipped, 'bad crc');
+        }
+        resyncBytes++;
+        off++;
+        continue;
+      }
+      const end = off + HEADER + lo + FOOTER;
+      if (end > n) return off;
+      resyncing = false;
+      const data = buf.subarray(off + HEADER, off + HEADER + lo);
+      if (maskedCrc32c(data) === dv.getUint32(off + HEADER + lo, true)) readRecord(data);
+      else bump(skipped, 'bad crc');
+      off = end;
+    }
+    return off;
+  };
+
+  /** Keeps the unread rest of `buf` from `rest`: a started record gets a buffer of its full size at once. */
+  const keep = (buf: Uint8Array, rest: number): void => {
+    carryLen = buf.length - rest;
+    if (carryLen === 0) {
+      carry = EMPTY;
+    } else if (carryLen >= HEADER && !resyncing) {
+      const lo = new DataView(buf.buffer, buf.byteOffset + rest, HEADER).getUint32(0, true);
+      carry = new Uint8Array(HEADER + lo + FOOTER);
+      carry.set(buf.subarray(rest));
+    } else {
+      carry = buf.slice(rest);
+    }
+  };
+
+  const push = (chunk: Uint8Array): void => {
+    if (ended) throw new Error('tensorboard parser: push() after end()');
+    if (chunk.length === 0) return;
+    let buf = chunk;
+    let start = 0;
+    if (carryLen > 0) {
+      if (carryLen >= HEADER && !resyncing) {
+        // A record whose header was read: fill its buffer, read it, then read the rest of the chunk in place.
+        const take = Math.min(carry.length - carryLen, chunk.length);
+        carry.set(chunk.subarray(0, take), carryLen);
+        carryLen += take;
+        if (carryLen < carry.length) return;
+        scan(carry, 0);
+        start = take;
+      } else {
+        buf = join(carry.subarray(0, carryLen), chunk);
+      }
+    }
+    keep(buf, scan(buf, start));
+  };
+
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    if (carryLen > 0 && !resyncing) bump(skipped, 'torn tail');
+    else if (carryLen > 0) resyncBytes += carryLen;
+    carry = EMPTY;
+    carryLen = 0;
+    flushPending();
+    if (fileVersion === null) meta.notes.push('the first record is not a file_version event (not written by a TensorFlow/TensorBoard writer?)');
+    else meta.notes.push(`file version ${fileVersion}`);
+    meta.notes.push(`${records} records, ${scalars} scalars`);
+    const kinds = Object.entries(ignored).map(([k, c]) => `${k} ${c}`);
+    if (kinds.length > 0) meta.notes.push(`non-scalar summaries ignored: ${kinds.join(', ')}`);
+    if (resyncBytes > 0) meta.notes.push(`${resyncBytes} bytes skipped where the record framing was lost`);
+    if (passes > 1) meta.notes.push(`steps went back ${passes - 1} time(s) beyond the reorder window (a restarted writer?): those steps were emitted again in a new pass`);
+    if (sessionStarts > 0) meta.notes.push(`${sessionStarts} SessionLog START event(s) after scalars (the writer restarted)`);
+  };
+
+  return {
+    format: 'tensorboard',
+    push,
+    end,
+    flushPending,
+    skipped,
+    meta,
+    get scalars() { return scalars; },
+    get records() { return records; },
+  };
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/** The value of a rank-0 numeric tensor, or undefined when `t` is not one. */
+function scalarOf(t: TensorMsg): number | undefined {
+  const shape = t.tensorShape;
+  if (shape && (shape.unknownRank || shape.dim.length > 0)) return undefined;
+  const c = t.tensorContent;
+  if (c !== undefined && c.length > 0) {
+    // Tensor::AsProtoTensorContent: the raw little-endian element bytes (what TF 2's C++ writer stores).
+    const dv = new DataView(c.buffer, c.byteOffset, c.byteLength);
+    const need = (bytes: number): boolean => c.length === bytes;
+    switch (t.dtype) {
+      case DT.FLOAT: return need(4) ? dv.getFloat32(0, true) : undefined;
+      case DT.DOUBLE: return need(8) ? dv.getFloat64(0, true) : undefined;
+      case DT.INT32: return need(4) ? dv.getInt32(0, true) : undefined;
+      case DT.UINT32: return need(4) ? dv.getUint32(0, true) : undefined;
+      case DT.INT64: return need(8) ? Number(dv.getBigInt64(0, true)) : undefined;
+      case DT.UINT64: return need(8) ? Number(dv.getBigUint64(0, true)) : undefined;
+      case DT.INT16: return need(2) ? dv.getInt16(0, true) : undefined;
+      case DT.UINT16: return need(2) ? dv.getUint16(0, true) : undefined;
+      case DT.INT8: return need(1) ? dv.getInt8(0) : undefined;
+      case DT.UINT8: return need(1) ? dv.getUint8(0) : undefined;
+      case DT.BOOL: return need(1) ? (dv.getUint8(0) !== 0 ? 1 : 0) : undefined;
+      case DT.HALF: return need(2) ? halfToNumber(dv.getUint16(0, true)) : undefined;
+      case DT.BFLOAT16: return need(2) ? bfloat16ToNumber(dv.getUint16(0, true)) : undefined;
+      default: return undefined;
+    }
+  }
+  // The typed repeated fields (tensor_util.make_tensor_proto, and the HF / PyTorch writers).
+  switch (t.dtype) {
+    case DT.FLOAT: return one(t.floatVal);
+    case DT.DOUBLE: return one(t.doubleVal);
+    case DT.INT32: case DT.INT16: case DT.INT8: case DT.UINT8: case DT.UINT16: return one(t.intVal);
+    case DT.UINT32: return one(t.uint32Val);
+    case DT.INT64: { const v = one(t.int64Val); return v === undefined ? undefined : int64ToNumber(v); }
+    case DT.UINT64: { const v = one(t.uint64Val); return v === undefined ? undefined : int64ToNumber(v); }
+    case DT.BOOL: { const v = one(t.boolVal); return v === undefined ? undefined : (v ? 1 : 0); }
+    case DT.HALF: { const v = one(t.halfVal); return v === undefined ? undefined : halfToNumber(v & 0xffff); }
+    case DT.BFLOAT16: { const v = one(t.halfVal); return v === undefined ? undefined : bfloat16ToNumber(v & 0xffff); }
+    default: return undefined;
+  }
+}
+
+function one<T>(xs: readonly T[] | undefined): T | undefined {
+  return xs !== undefined && xs.length === 1 ? xs[0] : undefined;
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** IEEE 754 binary16 bits → number (exact: every half is a double). */
+export function halfToNumber(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 0x1f) return frac === 0 ? sign * Number.POSITIVE_INFINITY : Number.NaN;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** bfloat16 bits (the top half of a float32) → number. */
+function bfloat16ToNumber(b: number): number {
+  u32[0] = b << 16;
+  return f32[0];
+}
