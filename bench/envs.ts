@@ -11,7 +11,7 @@
  * (resets_per_sec) because Sokoban's generation (reverse play + BFS) dominates a reset.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchArgs, usageError } from './args';
 import { createEnv, ENV_CATALOG, expertEpisode, heldOutSeeds, randomAction, randomEpisode } from '../src/core/envs/index';
 import { Rng } from '../src/core/util/rng';
 
@@ -87,14 +87,26 @@ function measure(name: string, episodes: number, targetSteps: number): Row {
   };
 }
 
+const USAGE = `Usage: npm run bench:envs -- [options]
+Environment step and reset throughput on one core, expert and random success on the held-out seeds.
+
+Options:
+  --env NAME       one environment (default: every environment in the catalog)
+  --episodes N     episodes for the success columns (default 500)
+  --steps N        env.step calls timed (default 200000)
+  --json           one JSON object per line
+  --help, -h       this help`;
+
 function main(): void {
-  const { values } = parseArgs({
-    options: { json: { type: 'boolean' }, env: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' } },
-    strict: true,
-  });
-  const names = values.env ? [values.env] : ENV_CATALOG.map((e) => e.name);
+  const values = benchArgs('envs', USAGE, { json: { type: 'boolean' }, env: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' } });
+  const known: readonly string[] = ENV_CATALOG.map((e) => e.name);
+  if (values.env && !known.includes(values.env)) usageError('envs', USAGE, `--env ${values.env}: unknown; known environments: ${known.join(', ')}`);
+  const names = values.env ? [values.env] : known;
   const episodes = values.episodes ? Number(values.episodes) : 500;
   const steps = values.steps ? Number(values.steps) : 200_000;
+  for (const [flag, v] of [['--episodes', episodes], ['--steps', steps]] as const) {
+    if (!Number.isInteger(v) || v < 1) usageError('envs', USAGE, `${flag} ${String(v)}: expected a whole number ≥ 1`);
+  }
   const rows: Row[] = [];
   for (const n of names) {
     const row = measure(n, episodes, steps);

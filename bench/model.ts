@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
+import { benchArgs, usageError } from './args';
 import type { Scalar } from '@tensorflow/tfjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -146,6 +147,16 @@ function fmt(x: number | null, digits = 0): string {
   return x === null ? '–' : x.toFixed(digits);
 }
 
+const USAGE = `Usage: npm run bench:model -- [options]
+Training and generation tokens/s of each engine (tfjs-wasm, onnxruntime, PyTorch) per model size, with peak RSS.
+
+Options:
+  --sizes A,B   model sizes to measure: nano, small, base (default: nano,small)
+  --quick       fewer timed repetitions
+  --profile     add the tfjs-wasm training step's kernel-time breakdown to its row's note
+  --json        one JSON object per line
+  --help, -h    this help`;
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--one') {
@@ -153,10 +164,18 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(row)}\n`);
     return;
   }
-  const json = argv.includes('--json');
-  const quick = argv.includes('--quick');
-  const si = argv.indexOf('--sizes');
-  const sizes = (si >= 0 ? argv[si + 1].split(',') : [...SIZES]) as Size[];
+  const opts = benchArgs('model', USAGE, {
+    json: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+  });
+  const json = opts.json;
+  const quick = opts.quick;
+  const sizes = (opts.sizes !== undefined ? opts.sizes.split(',') : [...SIZES]) as Size[];
+  const known: readonly string[] = [...SIZES, 'base'];
+  const unknown = sizes.filter((s) => !known.includes(s));
+  if (unknown.length) usageError('model', USAGE, `--sizes: unknown size ${unknown.join(', ')}; known sizes: ${known.join(', ')}`);
   const { resolveModelConfig } = await import('../src/core/agent');
   const rows: Row[] = [];
   for (const size of sizes) {
@@ -166,7 +185,7 @@ async function main(): Promise<void> {
         const c = resolveModelConfig({ size }, WORK.vocab);
         row = runTorch(size, quick, c);
       } else {
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : []), ...(argv.includes('--profile') ? ['--profile'] : [])], {
+        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : []), ...(opts.profile ? ['--profile'] : [])], {
           encoding: 'utf8',
           maxBuffer: 1 << 24,
         });

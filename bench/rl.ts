@@ -20,8 +20,8 @@
  *   npm run bench:rl -- --clock cpu                    CPU seconds (robust on a loaded machine)
  *   npm run bench:rl -- --preset grpo --env frozenlake --steps 6 --set compute.logProbEngine=onnxruntime
  */
-import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
+import { benchArgs, usageError } from './args';
 import { resolveConfig, parseSetArgs } from '../src/core/config/index';
 import { runTraining } from '../src/core/training/trainer';
 import type { TrainerHooks } from '../src/core/training/types';
@@ -43,16 +43,25 @@ interface Row {
   step_s: number;
 }
 
-const { values } = parseArgs({
-  options: {
-    preset: { type: 'string', default: 'sampo' },
-    env: { type: 'string', default: 'sokoban' },
-    steps: { type: 'string', default: '4' },
-    clock: { type: 'string', default: 'wall' },
-    set: { type: 'string', multiple: true },
-    json: { type: 'boolean', default: false },
-  },
-  strict: true,
+const USAGE = `Usage: npm run bench:rl -- [options]
+Times the real trainer's RL steps (rollout, log-probs, update) from the shipped warm start.
+
+Options:
+  --preset NAME     preset to train (default sampo)
+  --env NAME        environment (default sokoban)
+  --steps N         timed RL steps, ≥ 1 (default 4; the first is a warm-up left out of the median)
+  --clock wall|cpu  wall seconds (default) or this process's CPU seconds (robust on a loaded machine)
+  --set key=value   a config override (repeatable), e.g. --set compute.logProbEngine=onnxruntime
+  --json            one JSON object per line (per step, then the median)
+  --help, -h        this help`;
+
+const values = benchArgs('rl', USAGE, {
+  preset: { type: 'string', default: 'sampo' },
+  env: { type: 'string', default: 'sokoban' },
+  steps: { type: 'string', default: '4' },
+  clock: { type: 'string', default: 'wall' },
+  set: { type: 'string', multiple: true },
+  json: { type: 'boolean', default: false },
 });
 
 function median(xs: number[]): number {
@@ -65,8 +74,8 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   silenceTfjsBanner();
   const timed = Number(values.steps);
-  if (!Number.isInteger(timed) || timed < 1) throw new Error(`--steps: expected an integer ≥ 1, got "${values.steps}"`);
-  if (values.clock !== 'wall' && values.clock !== 'cpu') throw new Error(`--clock: expected wall or cpu, got "${values.clock}"`);
+  if (!Number.isInteger(timed) || timed < 1) usageError('rl', USAGE, `--steps: expected an integer ≥ 1, got "${values.steps}"`);
+  if (values.clock !== 'wall' && values.clock !== 'cpu') usageError('rl', USAGE, `--clock: expected wall or cpu, got "${values.clock}"`);
   const now =
     values.clock === 'cpu'
       ? (): number => {

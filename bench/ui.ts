@@ -39,7 +39,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchArgs, usageError } from './args';
 import { RunStore, writeSyntheticRun } from '../src/main/store/index';
 import type { SyntheticShape } from '../src/core/stability/synthetic';
 import { RESULTS_DIR, launchBrowser } from '../e2e/support/browser';
@@ -47,24 +47,31 @@ import { LIGHT_CATEGORIES, TRACE_CATEGORIES, analyzeTrace, mainThreadToMark, typ
 import { startLab } from '../e2e/support/lab';
 import type { Browser, CDPSession } from 'playwright-core';
 
-const { values: args } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '8' },
-    steps: { type: 'string', default: '2000' },
-    repeat: { type: 'string', default: '5' },
-    json: { type: 'boolean', default: false },
-    profile: { type: 'boolean', default: false },
-    top: { type: 'string', default: '25' },
-  },
+const USAGE = `Usage: npm run bench:ui -- [options]
+Time to first render of the Compare view (cold deep link and in-app click) in Debian's Chromium, on synthetic runs.
+
+Options:
+  --runs N      runs to compare (default 8)
+  --steps N     steps per run (default 2000)
+  --repeat N    page loads per way of reaching the view (default 5)
+  --profile     also trace each load and print where the main thread's time went
+  --top N       rows of the --profile tables (default 25)
+  --json        one JSON object per line
+  --help, -h    this help`;
+
+const args = benchArgs('ui', USAGE, {
+  runs: { type: 'string', default: '8' },
+  steps: { type: 'string', default: '2000' },
+  repeat: { type: 'string', default: '5' },
+  json: { type: 'boolean', default: false },
+  profile: { type: 'boolean', default: false },
+  top: { type: 'string', default: '25' },
 });
 const nRuns = Number(args.runs);
 const steps = Number(args.steps);
 const repeat = Number(args.repeat);
 for (const [name, v] of [['--runs', nRuns], ['--steps', steps], ['--repeat', repeat]] as const) {
-  if (!Number.isInteger(v) || v < 1) {
-    console.error(`bench:ui: ${name} must be a whole number ≥ 1, got ${String(v)}`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(v) || v < 1) usageError('ui', USAGE, `${name} must be a whole number ≥ 1, got ${String(v)}`);
 }
 
 const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'calm', 'entropy_collapse', 'calm', 'kl_drift', 'calm', 'mismatch'];
