@@ -1,0 +1,160 @@
+/**
+ * State of the runs table's Import button, drop target and "Follow a log" action (issue 15): each file sent
+ * through `imports.file` (the main side detects its format from the content — bundles included), and what came
+ * of it, kept as a list the import panel shows: imported (steps, format, skipped), already there (with an
+ * "import again"), refused (the importer's message, which names the formats it tried) or too large.
+ */
+import type { ImportResult } from '../../shared/api';
+import type { Lab } from './lab.svelte';
+import { FILE_LIMIT_BYTES, dataUrlPayload, fmtSkipped, planImport, sendName } from './imports';
+
+export type ImportState = 'sending' | 'imported' | 'duplicate' | 'refused' | 'too-large';
+
+export interface ImportItem {
+  readonly key: number;
+  /** What the user picked: the file name, its path inside a folder, or the main-side path. */
+  readonly label: string;
+  readonly state: ImportState;
+  readonly result: ImportResult | null;
+  /** The importer's refusal (or why the file was not sent), and what to do. */
+  readonly message: string | null;
+  readonly hint: string | null;
+  /** How to send it again with `again: true` (kept only for a duplicate). */
+  readonly retry: ((again: boolean) => Promise<Outcome>) | null;
+}
+
+type Outcome = { ok: true; value: ImportResult } | { ok: false; message: string; hint: string | null };
+
+/** A file to send and its path inside a picked or dropped folder ('' for a file on its own). */
+export interface Pick {
+  readonly file: File;
+  readonly path: string;
+}
+
+let nextKey = 1;
+
+export class Importer {
+  items = $state.raw<ImportItem[]>([]);
+  /** A refusal or note about the whole selection (a folder over the limit, files of a folder left out). */
+  note = $state<string | null>(null);
+  busy = $state(false);
+
+  constructor(private readonly lab: Lab) {}
+
+  readonly sending = $derived(this.items.filter((i) => i.state === 'sending').length);
+
+  clear(): void {
+    this.items = [];
+    this.note = null;
+  }
+
+  /** Sends the picked or dropped files one by one (a TensorBoard folder: each event file). */
+  async importFiles(picks: readonly Pick[]): Promise<void> {
+    const plan = planImport(picks.map((p) => ({ name: p.file.name, size: p.file.size, path: p.path, pick: p })));
+    this.items = [];
+    this.note = plan.refusal ?? (plan.ignored > 0 ? `${plan.ignored} file(s) of the folder are not TensorBoard event files and were left out.` : null);
+    for (const f of plan.tooLarge) {
+      this.push({
+        label: sendName(f),
+        state: 'too-large',
+        result: null,
+        message: `${sendName(f)} is ${Math.round(f.size / 1e6)} MB, more than the ${Math.round(FILE_LIMIT_BYTES / 1e6)} MB one upload carries.`,
+        hint: `Import it where the lab runs: \`arlarena import ${f.name}\`, or enter its path with “Import from a path”.`,
+        retry: null,
+      });
+    }
+    if (plan.send.length === 0) return;
+    await this.run(async () => {
+      for (const f of plan.send) {
+        const send = async (again: boolean): Promise<Outcome> => {
+          let dataBase64: string;
+          try {
+            dataBase64 = await readBase64(f.pick.file);
+          } catch (e) {
+            return { ok: false, message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
+          }
+          if (dataBase64 === '') return { ok: false, message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
+          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64, ...(again ? { again: true } : {}) }, { quiet: true }));
+        };
+        await this.attempt(sendName(f), send);
+      }
+    });
+  }
+
+  /** Imports a file or folder on the main side's machine (large logs, TensorBoard trees). */
+  async importPath(path: string): Promise<void> {
+    this.items = [];
+    this.note = null;
+    await this.run(() => this.attempt(path, async (again) => this.outcome(await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}) }, { quiet: true }))));
+  }
+
+  /** "Import again" on a duplicate: the same call with `again: true`. */
+  async again(item: ImportItem): Promise<void> {
+    if (!item.retry) return;
+    const retry = item.retry;
+    await this.run(async () => {
+      this.replace(item.key, { state: 'sending', message: null, hint: null });
+      this.settle(item.key, await retry(true), retry);
+    });
+  }
+
+  private async attempt(label: string, send: (again: boolean) => Promise<Outcome>): Promise<void> {
+    const key = this.push({ label, state: 'sending', result: null, message: null, hint: null, retry: null });
+    this.settle(key, await send(false), send);
+  }
+
+  private settle(key: number, out: Outcome, send: (again: boolean) => Promise<Outcome>): void {
+    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: null });
+    else if (out.value.runIds.length === 0 && (out.value.duplicateOf?.length ?? 0) > 0) this.replace(key, { state: 'duplicate', result: out.value, retry: send });
+    else this.replace(key, { state: 'imported', result: out.value, retry: null });
+  }
+
+  private outcome(res: Awaited<ReturnType<Lab['call']>>): Outcome {
+    if (res.ok) return { ok: true, value: res.value as ImportResult };
+    return { ok: false, message: res.error.message, hint: res.error.hint ?? null };
+  }
+
+  private async run(work: () => Promise<void>): Promise<void> {
+    this.busy = true;
+    try {
+      await work();
+    } finally {
+      this.busy = false;
+      // New runs (and the alerts their import raised) show at once.
+      await Promise.all([this.lab.loadRuns(), this.lab.loadAlerts()]);
+    }
+  }
+
+  private push(item: Omit<ImportItem, 'key'>): number {
+    const key = nextKey++;
+    this.items = [...this.items, { ...item, key }];
+    return key;
+  }
+
+  private replace(key: number, patch: Partial<Omit<ImportItem, 'key'>>): void {
+    this.items = this.items.map((i) => (i.key === key ? { ...i, ...patch } : i));
+  }
+}
+
+/** One line for an imported item: "435 steps (verl-console; skipped 3 unparsable line)". */
+export function importedSummary(r: ImportResult): string {
+  const skipped = fmtSkipped(r.skipped);
+  return `${r.steps} step${r.steps === 1 ? '' : 's'} (${r.format}${skipped ? `; skipped ${skipped}` : ''})`;
+}
+
+/** The file's bytes as base64, read natively (FileReader) rather than through a JS string loop. */
+function readBase64(file: File): Promise<string> {
+  if (file.size === 0) return Promise.resolve('');
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      try {
+        resolve(dataUrlPayload(String(reader.result)));
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    };
+    reader.onerror = () => reject(reader.error ?? new Error('read failed'));
+    reader.readAsDataURL(file);
+  });
+}
