@@ -6,7 +6,7 @@ import { resolveDataDir } from '../dataDir';
 
 const HELP_HEAD = `arlarena — ARLArena Lab command line
 
-Usage: arlarena [--data-dir DIR] <command> [options]
+Usage: arlarena [--data-dir DIR] <command> [options]   (global options may also follow the command)
 
 Global options:
   --data-dir DIR   where runs live (default: env ARLARENA_DATA_DIR, else the desktop app's per-user folder)
@@ -23,6 +23,39 @@ async function helpText(): Promise<string> {
   return `${HELP_HEAD}\nCommands:\n${lines.join('\n')}\n`;
 }
 
+/**
+ * Pulls the global `--data-dir DIR` / `--data-dir=DIR` out of a command's arguments (no command has an option of
+ * that name; a bare `--` ends the options, and what follows it is left alone). Throws when DIR is missing.
+ */
+export function takeGlobalOptions(args: readonly string[]): { dataDir?: string; rest: string[] } {
+  const rest: string[] = [];
+  let dataDir: string | undefined;
+  const set = (v: string) => {
+    if (dataDir !== undefined && dataDir !== v) throw new Error(`--data-dir is given twice with different folders ("${dataDir}" and "${v}"); give it once`);
+    dataDir = v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a.startsWith('--data-dir=')) {
+      const v = a.slice('--data-dir='.length);
+      if (!v) throw new Error('--data-dir= needs a folder, e.g. --data-dir=./lab-data');
+      set(v);
+    } else if (a === '--data-dir') {
+      const v = args[i + 1];
+      if (v === undefined || v.startsWith('-')) throw new Error('--data-dir needs a folder after it, e.g. --data-dir ./lab-data');
+      set(v);
+      i++;
+    } else {
+      rest.push(a);
+    }
+  }
+  return { dataDir, rest };
+}
+
 /** Entry point; returns the exit code (0 ok, 1 failure, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const stdout = process.stdout;
@@ -32,18 +65,26 @@ export async function main(argv: string[]): Promise<number> {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
-  // Global options come before the command; everything after the command belongs to it.
+  // Global options come before the command, or anywhere after it (`arlarena train … --data-dir D`).
   const cmdIndex = argv.findIndex((a, i) => !a.startsWith('-') && argv[i - 1] !== '--data-dir');
   const globalArgs = cmdIndex < 0 ? argv : argv.slice(0, cmdIndex);
-  const rest = cmdIndex < 0 ? [] : argv.slice(cmdIndex + 1);
   const name = cmdIndex < 0 ? undefined : argv[cmdIndex];
   let values: { 'data-dir'?: string; help?: boolean; version?: boolean };
+  let rest: string[];
   try {
     ({ values } = parseArgs({
       args: globalArgs,
       options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
       strict: true,
     }));
+    const after = takeGlobalOptions(cmdIndex < 0 ? [] : argv.slice(cmdIndex + 1));
+    rest = after.rest;
+    if (after.dataDir !== undefined) {
+      if (values['data-dir'] !== undefined && values['data-dir'] !== after.dataDir) {
+        throw new Error(`--data-dir is given twice with different folders ("${values['data-dir']}" and "${after.dataDir}"); give it once`);
+      }
+      values['data-dir'] = after.dataDir;
+    }
   } catch (e) {
     stderr.write(`arlarena: ${(e as Error).message} (see arlarena --help)\n`);
     return 2;
