@@ -1,0 +1,4 @@
+export { ALPHA, Z_80, Z_975, pairedComparison, seedsFor80Power, signFlipP, summarize, tCritical } from './paired';
+export type { PairedComparison, SampleSummary, Verdict } from './paired';
+export { arenaCells, firstCriticalStep, trainingOutcome } from './arena';
+export type { ArenaCell, ArenaRunOutcome } from './arena';
