@@ -42,7 +42,10 @@ export type XAxisName = 'step' | 'wall' | 'tokens';
 export interface CreateRunInput {
   /** Optional explicit id (imports, tests); otherwise generated from time, env and preset. */
   readonly id?: string;
+  /** Without one, the run is named `<nameLead> · seed <seed> · <short id>` (unique; see defaultRunName). */
   readonly name?: string;
+  /** What a default name starts with; default `<preset> · <env>` (synthetic runs say their shape). */
+  readonly nameLead?: string;
   readonly tags?: readonly string[];
   readonly preset: string;
   readonly env: string;
@@ -98,6 +101,17 @@ function newRunId(env: string, preset: string): string {
   const t = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '').replace(/^(\d{8})/, '$1-');
   const base = `${t}-${env}-${preset}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 52);
   return `${base}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * A new run's default name: what it is, its seed and the last 6 characters of its id (the random part of a
+ * generated id), so runs of one preset and env tell apart in tables and legends (issue 18: three
+ * "synthetic calm (300 steps)" made Compare key two rows alike). The whole id when that name is taken.
+ * Stored runs keep their names.
+ */
+export function defaultRunName(lead: string, seed: number, id: string, taken: (name: string) => boolean): string {
+  const short = `${lead} · seed ${seed} · ${id.slice(-6)}`;
+  return taken(short) ? `${lead} · seed ${seed} · ${id}` : short;
 }
 
 export function toSummary(r: RunRecord): RunSummary {
@@ -417,7 +431,7 @@ export class RunStore {
       const rec: RunRecord = withAlertStats({
         id,
         kind: input.kind ?? 'lab',
-        name: input.name ?? `${input.preset} · ${input.env} · seed ${input.seed}`,
+        name: input.name ?? defaultRunName(input.nameLead ?? `${input.preset} · ${input.env}`, input.seed, id, (n) => this.nameTaken(n)),
         tags: [...(input.tags ?? [])],
         env: input.env,
         preset: input.preset,
@@ -446,6 +460,10 @@ export class RunStore {
       await this.persist(rec);
       return rec;
     });
+  }
+
+  private nameTaken(name: string): boolean {
+    return Object.values(this.db.data.runs).some((r) => r.name === name);
   }
 
   /** Under the lock: write run.json, then the catalog. */

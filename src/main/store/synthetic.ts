@@ -10,7 +10,8 @@ export async function writeSyntheticRun(
   const records = syntheticStream(opts);
   const run = await store.createRun({
     id: opts.id,
-    name: opts.name ?? `synthetic ${opts.shape ?? 'calm'} (${opts.steps} steps)`,
+    name: opts.name,
+    nameLead: `synthetic ${opts.shape ?? 'calm'} (${opts.steps} steps) · ${opts.env ?? 'sokoban'}`,
     tags: [...(opts.tags ?? []), 'synthetic'],
     env: opts.env ?? 'sokoban',
     preset: opts.preset ?? 'synthetic',
