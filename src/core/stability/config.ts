@@ -27,7 +27,12 @@ export interface DetectorConfig {
     readonly minHistory: number;
     /** Warn when grad-norm > factor × rolling median. Lower it to catch smaller spikes (more false alarms). */
     readonly factor: number;
-    /** Critical when grad-norm > criticalFactor × rolling median, or the spike lasts `sustainCritical` steps. */
+    /**
+     * Critical when the spike lasts `sustainCritical` logged points, or when it is above criticalFactor × the
+     * rolling median on two points in a row. A single spike, however tall, is a warning: healthy real runs have
+     * them (verl Qwen2.5-0.5B PPO, ../shared/data/real-runs 1a: 66 at step 16 against a median of 2.1, 31×, and
+     * the run trained on to 0.71 score), while the lab's tolerant-clipping collapse keeps growing step after step.
+     */
     readonly criticalFactor: number;
     readonly sustainCritical: number;
     /** Ignore spikes below this absolute norm (a tiny median makes any blip look big). */
@@ -90,7 +95,25 @@ export interface DetectorConfig {
     /** Blow-up: smoothed entropy > blowupFactor × baseline and > baseline + blowupMinNats. */
     readonly blowupFactor: number;
     readonly blowupMinNats: number;
+    /**
+     * Warning before the blow-up: smoothed entropy > blowupWarnFactor × baseline and > baseline + blowupWarnNats.
+     * The real verl Qwen2-7B "recommended" run drifted 0.24 → 0.68 over 70 steps (a warning sign by its README);
+     * the nats floor keeps a converged 7B model's 0.02 → 0.05 wobble quiet.
+     */
+    readonly blowupWarnFactor: number;
+    readonly blowupWarnNats: number;
     readonly patience: number;
+    /**
+     * Steps over which a fall below collapseFrac × the recent level counts as a crash. Healthy real runs never
+     * fell below 0.5 × their level of 10 steps before (worst 0.497, verl Qwen2-7B, step 35); collapses crash
+     * 0.57 → 0.033 in 3 steps (lab SAPO) or 1.03 → 0.11 in 10 (TRL-DAPO). A slow fall is only a collapse with a sign
+     * (signs.ts) that learning stopped.
+     */
+    readonly crashSteps: number;
+    /** Sign: the smoothed gradient norm at or below this share of its early level (a dead gradient). */
+    readonly deadGradFrac: number;
+    /** Sign: a score, success or reward smoothed at or below (1 − scoreFallFrac) × its best. */
+    readonly scoreFallFrac: number;
   };
   readonly klDrift: {
     readonly enabled: boolean;
@@ -129,8 +152,21 @@ export interface DetectorConfig {
     /** Share of responses hitting the max length: warn / critical. */
     readonly clipWarn: number;
     readonly clipCritical: number;
+    /**
+     * The clip-ratio thresholds count only when the ratio also rose by clipRise over its own start: verl runs
+     * with a tight cap begin with most responses at it and shorten them as they learn (play-verl GRPO: 0.86 at
+     * step 1 → 0.13), which is not a runaway.
+     */
+    readonly clipRise: number;
     /** Mean response length > factor × baseline. */
     readonly lengthFactor: number;
+    /**
+     * Or a jump: `patience` logged points in a row above jumpFactor × the median of the last jumpWindow calm points
+     * (the run's own recent length, so a 32-token lab run and a 1024-token verl run are judged alike; verl Qwen2-7B,
+     * 155 → 370 tokens over steps 97–100, with its held-out score falling 0.84 → 0.69).
+     */
+    readonly jumpFactor: number;
+    readonly jumpWindow: number;
     readonly baselineSteps: number;
     readonly patience: number;
   };
@@ -153,11 +189,11 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   gradNormSpike: { enabled: true, window: 20, minHistory: 5, factor: 5, criticalFactor: 20, sustainCritical: 3, minValue: 1e-3 },
   validityDrop: { enabled: true, smooth: 3, minSteps: 3, warnDrop: 0.15, criticalDrop: 0.4, patience: 2 },
   successCollapse: { enabled: true, smooth: 10, valSmooth: 3, valZ: 3, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, noiseZ: 5, noiseWindow: 50, patience: 5 },
-  entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.25, blowupFactor: 3, blowupMinNats: 0.5, patience: 3 },
+  entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.25, blowupFactor: 3, blowupMinNats: 0.5, blowupWarnFactor: 2, blowupWarnNats: 0.2, patience: 3, crashSteps: 10, deadGradFrac: 0.1, scoreFallFrac: 0.25 },
   klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },
   deadSignal: { enabled: true, share: 0.95, patience: 5 },
-  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, lengthFactor: 2, baselineSteps: 5, patience: 3 },
+  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, lengthFactor: 2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3 },
   mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
 };
 

@@ -3,7 +3,12 @@
 /** The last `n` values; mean and median over them. */
 export class Window {
   private buf: number[] = [];
-  constructor(readonly n: number) {}
+  constructor(public n: number) {}
+  /** Change the length (a Cadence learnt the stream's logging interval); keeps the newest values. */
+  resize(n: number): void {
+    this.n = n;
+    if (this.buf.length > n) this.buf.splice(0, this.buf.length - n);
+  }
   push(v: number): void {
     this.buf.push(v);
     if (this.buf.length > this.n) this.buf.shift();
@@ -35,11 +40,17 @@ export function median(xs: readonly number[]): number {
 export class Baseline {
   private vals: number[] = [];
   private value: number | null = null;
-  constructor(readonly n: number) {}
+  constructor(public n: number) {}
+  /** Change how many first values make the baseline, until it is fixed (then it no longer moves). */
+  resize(n: number): void {
+    if (this.value !== null) return;
+    this.n = n;
+    if (this.vals.length >= n) this.value = median(this.vals.slice(0, n));
+  }
   push(v: number): void {
     if (this.value !== null) return;
     this.vals.push(v);
-    if (this.vals.length >= this.n) this.value = median(this.vals);
+    if (this.vals.length >= this.n) this.value = median(this.vals.slice(0, this.n));
   }
   get(): number | null {
     return this.value;
@@ -90,5 +101,34 @@ export class NoiseEstimator {
   sigma(): number {
     if (this.diffs.length === 0) return 0;
     return (1.4826 * median(this.diffs)) / Math.SQRT2;
+  }
+}
+
+/**
+ * The logging interval of one metric, learnt from its own step numbers, to turn windows given in training steps
+ * into a number of logged points. The lab logs every step; TRL / HF Trainer log every `logging_steps` (10 in
+ * both real TRL runs of ../shared/data/real-runs) and each logged value is already the mean over those steps,
+ * so "3 steps in a row" is one TRL point, not thirty steps. Runs may start at step 101 or have gaps: the
+ * interval is the median of the first differences (a gap or a repeated log does not move it), 1 until two
+ * points were seen (the lab's case, so lab runs behave exactly as before).
+ */
+export class Cadence {
+  private last: number | null = null;
+  private diffs: number[] = [];
+  private cached = 1;
+  push(step: number): void {
+    if (this.last !== null && step > this.last && this.diffs.length < 32) {
+      this.diffs.push(step - this.last);
+      this.cached = Math.max(1, median(this.diffs));
+    }
+    this.last = step;
+  }
+  /** Steps between logged points (≥ 1). */
+  get stride(): number {
+    return this.cached;
+  }
+  /** Logged points covering `steps` training steps: at least 1. */
+  points(steps: number): number {
+    return Math.max(1, Math.round(steps / this.cached));
   }
 }

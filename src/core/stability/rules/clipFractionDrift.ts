@@ -1,5 +1,5 @@
 /** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
-import { Baseline, Streak, Window, fmt, pct } from '../stats';
+import { Baseline, Cadence, Streak, Window, fmt, pct } from '../stats';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/pg_clipfrac';
@@ -16,10 +16,14 @@ export const clipFractionDriftRule: RuleDef = {
     const base = new Baseline(c.baselineSteps);
     const win = new Window(c.smooth);
     const streak = new Streak();
+    const cad = new Cadence();
     return {
       feed(rec) {
         const v = finite(rec, KEY);
         if (v === undefined) return [];
+        cad.push(rec.step);
+        base.resize(cad.points(c.baselineSteps));
+        win.resize(cad.points(c.smooth));
         base.push(v);
         win.push(v);
         const b = base.get();
@@ -27,7 +31,7 @@ export const clipFractionDriftRule: RuleDef = {
         const sm = win.mean();
         const absolute = sm > c.warn;
         const relative = b !== null && sm > c.factor * b && sm > c.relativeFloor;
-        if (streak.update(absolute || relative) < c.patience) return [];
+        if (streak.update(absolute || relative) < cad.points(c.patience)) return [];
         return [{
           metric: KEY,
           severity: sm > c.critical ? 'critical' : 'warning',

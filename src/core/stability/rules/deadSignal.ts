@@ -1,5 +1,5 @@
 /** dead_signal: nearly every group has identical returns, so group-relative advantages are zero. */
-import { Streak, pct } from '../stats';
+import { Cadence, Streak, pct } from '../stats';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'filter/zero_variance_share';
@@ -14,16 +14,18 @@ export const deadSignalRule: RuleDef = {
   create(cfg, hints) {
     const c = cfg.deadSignal;
     const streak = new Streak();
+    const cad = new Cadence();
     return {
       feed(rec) {
         const v = finite(rec, KEY);
         if (v === undefined) return [];
+        cad.push(rec.step);
         const n = streak.update(v >= c.share);
-        if (n < c.patience) return [];
+        if (n < cad.points(c.patience)) return [];
         return [{
           metric: KEY,
           severity: 'warning',
-          message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
+          message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} logged steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
           hint: hints.deadSignal,
         }];
       },

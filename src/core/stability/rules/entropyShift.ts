@@ -1,5 +1,12 @@
-/** entropy_shift: policy entropy collapsing toward zero or blowing up against the run's own baseline. */
-import { Baseline, Streak, Window, fmt } from '../stats';
+/**
+ * entropy_shift: policy entropy collapsing toward zero or blowing up against the run's own baseline.
+ *
+ * A fall alone is not a collapse (healthy long runs lose an order of magnitude while the score rises): it fires
+ * when the entropy crashed within `crashSteps`, or when a sign from signs.ts (dead gradient, identical-return
+ * groups, score or format falling, responses at the cap) says learning stopped; with a sign it is critical.
+ */
+import { Baseline, Cadence, Streak, Window, fmt } from '../stats';
+import { CollapseSigns } from '../signs';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/entropy';
@@ -7,38 +14,61 @@ const KEY = 'actor/entropy';
 export const entropyShiftRule: RuleDef = {
   id: 'entropy_shift',
   title: 'Entropy collapse or blow-up',
-  description: 'Token entropy far below its starting level (the policy stops exploring) or far above it (the output distribution is being destroyed).',
-  metrics: [KEY],
+  description: 'Token entropy crashing far below its starting level together with a sign that learning stopped (the policy stops exploring), or far above it (the output distribution is being destroyed).',
+  metrics: [KEY, 'actor/grad_norm', 'filter/zero_variance_share', 'episode/valid_format_ratio', 'episode/valid_action_ratio', 'episode/success_rate', 'episode/score_mean', 'episode/reward_mean', 'response_length/clip_ratio'],
   needs: { allOf: [KEY] },
   enabled: (c) => c.entropyShift.enabled,
   create(cfg, hints) {
     const c = cfg.entropyShift;
+    const cad = new Cadence();
     const base = new Baseline(c.baselineSteps);
     const win = new Window(c.smooth);
+    /** Smoothed values of the last crashSteps, for "crashed recently". */
+    const recent: Array<{ step: number; sm: number }> = [];
+    const signs = new CollapseSigns(cfg);
     const low = new Streak();
     const high = new Streak();
+    let crashed = false;
     return {
       feed(rec) {
+        signs.feed(rec);
         const v = finite(rec, KEY);
         if (v === undefined) return [];
+        cad.push(rec.step);
+        base.resize(cad.points(c.baselineSteps));
+        win.resize(cad.points(c.smooth));
         base.push(v);
         win.push(v);
+        const sm = win.mean();
+        while (recent.length > 0 && recent[0].step < rec.step - c.crashSteps) recent.shift();
+        const level = recent.reduce((m, p) => Math.max(m, p.sm), -Infinity);
+        // Recorded before the window is full too: a sparse run's first point is the level it crashed from.
+        recent.push({ step: rec.step, sm });
         const b = base.get();
         if (b === null || b <= 0 || !win.full) return [];
-        const sm = win.mean();
-        if (low.update(sm < c.collapseFrac * b) >= c.patience) {
+        const patience = cad.points(c.patience);
+        const isLow = sm < c.collapseFrac * b;
+        if (!isLow) crashed = false;
+        else if (sm < c.collapseFrac * level) crashed = true;
+        const held = signs.current();
+        if (low.update(isLow && (crashed || held.length > 0)) >= patience) {
+          const why = held.length > 0 ? ` together with ${held.join(', ')}` : ` within ${c.crashSteps} steps`;
           return [{
             metric: KEY,
-            severity: sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
-            message: `Entropy collapsed to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): the policy has stopped exploring.`,
+            severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
+            message: `Entropy collapsed to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step})${why}: the policy has stopped exploring.`,
             hint: hints.entropyCollapse,
           }];
         }
-        if (high.update(sm > c.blowupFactor * b && sm > b + c.blowupMinNats) >= c.patience) {
+        const warnHigh = sm > c.blowupWarnFactor * b && sm > b + c.blowupWarnNats;
+        if (high.update(warnHigh) >= patience) {
+          const blown = sm > c.blowupFactor * b && sm > b + c.blowupMinNats;
           return [{
             metric: KEY,
-            severity: 'critical',
-            message: `Entropy blew up to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): outputs are turning to noise.`,
+            severity: blown ? 'critical' : 'warning',
+            message: blown
+              ? `Entropy blew up to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): outputs are turning to noise.`
+              : `Entropy is drifting up: ${fmt(sm)} nats against a baseline of ${fmt(b)} (step ${rec.step}).`,
             hint: hints.entropyBlowup,
           }];
         }

@@ -7,7 +7,7 @@ const KEY = 'actor/grad_norm';
 export const gradNormSpikeRule: RuleDef = {
   id: 'grad_norm_spike',
   title: 'Gradient-norm spike',
-  description: 'The pre-clipping gradient norm jumps far above its rolling median — the first sign of the tolerant-clipping collapse.',
+  description: 'The pre-clipping gradient norm jumps far above its own rolling median (the run\'s scale, whatever the model size) — the first sign of the tolerant-clipping collapse when it persists.',
   metrics: [KEY],
   needs: { allOf: [KEY] },
   enabled: (c) => c.gradNormSpike.enabled,
@@ -15,6 +15,7 @@ export const gradNormSpikeRule: RuleDef = {
     const c = cfg.gradNormSpike;
     const win = new Window(c.window);
     const streak = new Streak();
+    let prevTall = false;
     return {
       feed(rec) {
         const v = finite(rec, KEY);
@@ -25,11 +26,17 @@ export const gradNormSpikeRule: RuleDef = {
         const n = streak.update(spike);
         // Spikes stay out of the baseline window, so a sustained explosion keeps firing.
         if (!spike) win.push(v);
-        if (!spike) return [];
+        if (!spike) {
+          prevTall = false;
+          return [];
+        }
         const ratio = v / med;
+        // Tall on two points in a row, or sustained: one isolated spike is a warning (config.ts says why).
+        const tall = ratio > c.criticalFactor && prevTall;
+        prevTall = ratio > c.criticalFactor;
         return [{
           metric: KEY,
-          severity: ratio > c.criticalFactor || n >= c.sustainCritical ? 'critical' : 'warning',
+          severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
           message: `Gradient norm ${fmt(v)} at step ${rec.step} is ${fmt(ratio)}× its rolling median ${fmt(med)} (last ${win.size} calm steps)${n > 1 ? `, ${n} steps in a row` : ''}.`,
           hint: hints.gradNorm,
         }];

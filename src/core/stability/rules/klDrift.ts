@@ -1,5 +1,5 @@
 /** kl_drift: the update drifting off-policy (PPO KL) or far from the reference policy (KL loss). */
-import { Baseline, Streak, Window, fmt } from '../stats';
+import { Baseline, Cadence, Streak, Window, fmt } from '../stats';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const PPO_KL = 'actor/ppo_kl';
@@ -19,14 +19,18 @@ export const klDriftRule: RuleDef = {
     const klBase = new Baseline(c.baselineSteps);
     const klWin = new Window(c.smooth);
     const klStreak = new Streak();
+    const ppoCad = new Cadence();
+    const klCad = new Cadence();
     return {
       feed(rec) {
         const out: Finding[] = [];
         const p = finite(rec, PPO_KL);
         if (p !== undefined) {
+          ppoCad.push(rec.step);
+          ppoWin.resize(ppoCad.points(c.smooth));
           ppoWin.push(Math.abs(p));
           const sm = ppoWin.mean();
-          if (ppoStreak.update(ppoWin.full && sm > c.ppoKlWarn) >= c.patience) {
+          if (ppoStreak.update(ppoWin.full && sm > c.ppoKlWarn) >= ppoCad.points(c.patience)) {
             out.push({
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
@@ -37,13 +41,16 @@ export const klDriftRule: RuleDef = {
         }
         const k = finite(rec, KL_LOSS);
         if (k !== undefined) {
+          klCad.push(rec.step);
+          klBase.resize(klCad.points(c.baselineSteps));
+          klWin.resize(klCad.points(c.smooth));
           klBase.push(k);
           klWin.push(k);
           const b = klBase.get();
           if (b !== null && klWin.full) {
             const sm = klWin.mean();
             const limit = Math.max(c.klLossFloor, c.klLossFactor * b);
-            if (klStreak.update(sm > limit) >= c.patience) {
+            if (klStreak.update(sm > limit) >= klCad.points(c.patience)) {
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',

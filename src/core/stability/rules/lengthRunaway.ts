@@ -1,5 +1,12 @@
-/** length_runaway: responses growing until they hit the length cap. */
-import { Baseline, Streak, Window, fmt, pct } from '../stats';
+/**
+ * length_runaway: responses growing until they hit the length cap.
+ *
+ * Judged against the run's own lengths, never a fixed token count (the lab's cap is 32 tokens, verl's 192–1024):
+ * the share at the cap must have risen over the run's start, and the mean must have doubled against its start or
+ * jumped against its recent median. Sitting at the cap from the first step is how verl runs with a tight cap
+ * begin, and they shorten as they learn.
+ */
+import { Baseline, Cadence, Streak, Window, fmt, median, pct } from '../stats';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const CLIP = 'response_length/clip_ratio';
@@ -8,39 +15,61 @@ const MEAN = 'response_length/mean';
 export const lengthRunawayRule: RuleDef = {
   id: 'length_runaway',
   title: 'Response-length runaway',
-  description: 'Responses grow far beyond their usual length or keep hitting the max-response-tokens cap.',
+  description: 'Responses grow far beyond their usual length, or more and more of them hit the max-response-tokens cap.',
   metrics: [CLIP, MEAN],
   needs: { anyOf: [CLIP, MEAN] },
   enabled: (c) => c.lengthRunaway.enabled,
   create(cfg, hints) {
     const c = cfg.lengthRunaway;
+    const clipCad = new Cadence();
+    const clipBase = new Baseline(c.baselineSteps);
     const clipWin = new Window(c.smooth);
     const clipStreak = new Streak();
+    const lenCad = new Cadence();
     const base = new Baseline(c.baselineSteps);
     const lenWin = new Window(c.smooth);
     const lenStreak = new Streak();
+    /** Recent calm lengths (jumps stay out, so a sustained jump keeps being judged against the calm level). */
+    const calm: number[] = [];
     const hint = hints.length;
     return {
       feed(rec) {
         const out: Finding[] = [];
         const cr = finite(rec, CLIP);
         if (cr !== undefined) {
+          clipCad.push(rec.step);
+          clipWin.resize(clipCad.points(c.smooth));
+          clipBase.resize(clipCad.points(c.baselineSteps));
           clipWin.push(cr);
+          clipBase.push(cr);
           const sm = clipWin.mean();
-          if (clipStreak.update(clipWin.full && sm >= c.clipWarn) >= c.patience) {
-            out.push({ metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning', message: `${pct(sm)} of responses hit the max length (step ${rec.step}).`, hint });
+          const cb = clipBase.get();
+          const rose = cb !== null && sm >= cb + c.clipRise;
+          if (clipStreak.update(clipWin.full && sm >= c.clipWarn && rose) >= clipCad.points(c.patience)) {
+            out.push({ metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning', message: `${pct(sm)} of responses hit the max length (step ${rec.step}), up from ${pct(cb!)} at the start.`, hint });
           }
         }
         const len = finite(rec, MEAN);
         if (len !== undefined) {
+          lenCad.push(rec.step);
+          lenWin.resize(lenCad.points(c.smooth));
+          base.resize(lenCad.points(c.baselineSteps));
           base.push(len);
           lenWin.push(len);
           const b = base.get();
-          if (b !== null && b > 0 && lenWin.full) {
-            const sm = lenWin.mean();
-            if (lenStreak.update(sm > c.lengthFactor * b) >= c.patience) {
-              out.push({ metric: MEAN, severity: 'warning', message: `Mean response length grew to ${fmt(sm)} tokens from a baseline of ${fmt(b)} (step ${rec.step}).`, hint });
-            }
+          const recentMed = calm.length >= Math.min(c.jumpWindow, 5) ? median(calm) : NaN;
+          const jumped = recentMed > 0 && len > c.jumpFactor * recentMed;
+          if (!jumped) {
+            calm.push(len);
+            if (calm.length > c.jumpWindow) calm.shift();
+          }
+          const sm = lenWin.mean();
+          const grew = b !== null && b > 0 && lenWin.full && sm > c.lengthFactor * b;
+          if (lenStreak.update(grew || jumped) >= lenCad.points(c.patience)) {
+            const message = grew
+              ? `Mean response length grew to ${fmt(sm)} tokens from a baseline of ${fmt(b!)} (step ${rec.step}).`
+              : `Mean response length jumped to ${fmt(len)} tokens, ${fmt(len / recentMed)}× its recent median of ${fmt(recentMed)} (step ${rec.step}).`;
+            out.push({ metric: MEAN, severity: 'warning', message, hint });
           }
         }
         return out;

@@ -1,8 +1,13 @@
 /** success_collapse: success or reward giving back most of what was learned (spec §4: CISPO/SAPO peak then fall). */
-import { Baseline, NoiseEstimator, Streak, Window, fmt, pct } from '../stats';
+import { Baseline, Cadence, NoiseEstimator, Streak, Window, fmt, pct } from '../stats';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
+/**
+ * Task scores in [0, 1] read like success when a run logs no success rate: verl logs its GSM8K accuracy as a
+ * score (critic/score/mean, val-core/…/reward/mean@1), the lab logs both and its success rate is the one judged.
+ */
+const SCORE_FALLBACK: Readonly<Record<string, string>> = { 'episode/score_mean': 'episode/success_rate', 'val/score_mean': 'val/success_rate' };
 const REWARD_KEY = 'episode/reward_mean';
 const VAL_KEY = 'val/success_rate';
 const VAL_N_KEY = 'val/episodes';
@@ -18,6 +23,7 @@ export function proportionFallZ(p1: number, n1: number, p2: number, n2: number):
 }
 
 interface Track {
+  cad: Cadence;
   win: Window;
   noise: NoiseEstimator;
   max: number;
@@ -28,13 +34,23 @@ export const successCollapseRule: RuleDef = {
   id: 'success_collapse',
   title: 'Success / reward collapse',
   description: 'Training or validation success (or mean return) falls far below its running best after having learned, by more than batch noise explains.',
-  metrics: [...SUCCESS_KEYS, REWARD_KEY],
-  needs: { anyOf: [...SUCCESS_KEYS, REWARD_KEY] },
+  metrics: [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK), REWARD_KEY, VAL_N_KEY],
+  needs: { anyOf: [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK), REWARD_KEY] },
   enabled: (c) => c.successCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.successCollapse;
-    const track = (smooth: number): Track => ({ win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, streak: new Streak() });
-    const succ = SUCCESS_KEYS.map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
+    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, streak: new Streak() });
+    const succ = [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK)].map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
+    /**
+     * Training windows are in steps: a TRL point (logged every 10 steps) is already a mean over 10 steps.
+     * Validation windows stay in validations (each one is its own held-out mean), so they are not rescaled.
+     */
+    const advance = (t: Track, step: number, val: boolean): void => {
+      t.cad.push(step);
+      if (val) return;
+      t.win.resize(t.cad.points(c.smooth));
+      if (t.win.full) t.max = Math.max(t.max, t.win.mean());
+    };
     const rw = { t: track(c.smooth), base: new Baseline(c.smooth) };
     /** Best validation so far with its episode count (validations logged with val/episodes). */
     let bestVal: { p: number; n: number; step: number } | null = null;
@@ -62,26 +78,32 @@ export const successCollapseRule: RuleDef = {
         }
         for (const { key, t } of succ) {
           if (key === VAL_KEY && valN !== undefined) continue; // tested above
+          const primary = SCORE_FALLBACK[key];
+          if (primary !== undefined && primary in rec.values) continue; // the run logs a success rate: that one is judged
           const v = finite(rec, key);
           if (v === undefined) continue; // validation keys are NaN between validations
+          const isVal = key.startsWith('val/');
+          advance(t, rec.step, isVal);
           t.win.push(v);
           t.noise.push(v);
           if (!t.win.full) continue;
           const sm = t.win.mean();
           t.max = Math.max(t.max, sm);
-          const patience = key.startsWith('val/') ? 1 : c.patience;
+          const patience = isVal ? 1 : t.cad.points(c.patience);
           const fell = t.max >= c.minPeak && sm <= (1 - c.warnFrac) * t.max && beyondNoise(t, t.max - sm);
           if (t.streak.update(fell) < patience) continue;
           out.push({
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
-            message: `${key.startsWith('val/') ? 'Validation' : 'Training'} success fell to ${pct(sm)} from its best ${pct(t.max)} (means of ${t.win.size} ${key.startsWith('val/') ? 'validations' : 'steps'}; step ${rec.step}).`,
+            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} fell to ${pct(sm)} from its best ${pct(t.max)} (means of ${t.win.size} ${key.startsWith('val/') ? 'validations' : 'steps'}; step ${rec.step}).`,
             hint: hints.successLoss,
           });
         }
         const r = finite(rec, REWARD_KEY);
         if (r !== undefined) {
           const t = rw.t;
+          advance(t, rec.step, false);
+          rw.base.resize(t.cad.points(c.smooth));
           rw.base.push(r);
           t.win.push(r);
           t.noise.push(r);
@@ -91,7 +113,7 @@ export const successCollapseRule: RuleDef = {
             t.max = Math.max(t.max, sm);
             const gain = t.max - base;
             const fell = gain >= c.rewardMinGain && t.max - sm >= c.rewardGiveBack * gain && beyondNoise(t, t.max - sm);
-            if (t.streak.update(fell) >= c.patience) {
+            if (t.streak.update(fell) >= t.cad.points(c.patience)) {
               out.push({
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',

@@ -1,5 +1,5 @@
 /** train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's. */
-import { Streak, fmt } from '../stats';
+import { Cadence, Streak, fmt } from '../stats';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const MAX = 'mismatch/logprob_abs_max';
@@ -16,16 +16,19 @@ export const trainInferenceMismatchRule: RuleDef = {
     const c = cfg.mismatch;
     const maxStreak = new Streak();
     const meanStreak = new Streak();
+    const cad = new Cadence();
     const hint = hints.mismatch;
     return {
       feed(rec) {
         const out: Finding[] = [];
         const mx = finite(rec, MAX);
-        if (mx !== undefined && maxStreak.update(mx > c.maxWarn) >= c.patience) {
+        const mn = finite(rec, MEAN);
+        if (mx !== undefined || mn !== undefined) cad.push(rec.step);
+        const patience = cad.points(c.patience);
+        if (mx !== undefined && maxStreak.update(mx > c.maxWarn) >= patience) {
           out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${fmt(mx)} nats (step ${rec.step}).`, hint });
         }
-        const mn = finite(rec, MEAN);
-        if (mn !== undefined && meanStreak.update(mn > c.meanWarn) >= c.patience) {
+        if (mn !== undefined && meanStreak.update(mn > c.meanWarn) >= patience) {
           out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ by ${fmt(mn)} nats per token on average (step ${rec.step}).`, hint });
         }
         return out;

@@ -1,5 +1,5 @@
 /** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
-import { Streak, Window, fmt, pct } from '../stats';
+import { Cadence, Streak, Window, fmt, pct } from '../stats';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
@@ -13,7 +13,7 @@ export const validityDropRule: RuleDef = {
   enabled: (c) => c.validityDrop.enabled,
   create(cfg, hints) {
     const c = cfg.validityDrop;
-    const st = KEYS.map(() => ({ win: new Window(c.smooth), max: -Infinity, n: 0, streak: new Streak() }));
+    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, n: 0, streak: new Streak() }));
     return {
       feed(rec) {
         const out: Finding[] = [];
@@ -21,13 +21,18 @@ export const validityDropRule: RuleDef = {
           const v = finite(rec, key);
           if (v === undefined) return;
           const s = st[i];
+          s.cad.push(rec.step);
+          s.win.resize(s.cad.points(c.smooth));
+          const minSteps = s.cad.points(c.minSteps);
+          // A window that just shrank to a sparse run's interval may hold earlier points that count toward the best.
+          if (s.n >= minSteps && s.win.full) s.max = Math.max(s.max, s.win.mean());
           s.win.push(v);
           s.n++;
           const sm = s.win.mean();
-          if (s.n >= c.minSteps && s.win.full) s.max = Math.max(s.max, sm);
+          if (s.n >= minSteps && s.win.full) s.max = Math.max(s.max, sm);
           const drop = s.max - sm;
           const n = s.streak.update(Number.isFinite(drop) && drop >= c.warnDrop);
-          if (n < c.patience) return;
+          if (n < s.cad.points(c.patience)) return;
           const what = key === 'episode/valid_format_ratio' ? 'Valid-format ratio' : 'Valid-action ratio';
           out.push({
             metric: key,
