@@ -66,6 +66,14 @@ describe('summaryRows', () => {
     expect(rows[1].verdict.level).toBe('collapsed');
     expect(rows[1].alerts.critical).toBe(1);
   });
+  it('judges a success fall against the episodes of a step (rollout.tasksPerStep × groupSize), agreeing with an empty Alerts column', () => {
+    const r = { ...rec('a', 'grpo'), config: { preset: 'grpo', seed: 1, rollout: { tasksPerStep: 4, groupSize: 4 } } };
+    const idx = indexSeries([ser('a', 'episode/success_rate', [2 / 16, 5 / 16, 4 / 16, 2 / 16, 1 / 16, 1 / 16])]);
+    const row = summaryRows([r], idx, 0.5)[0];
+    expect(row.alerts).toEqual({ critical: 0, warning: 0, info: 0 });
+    expect(row.verdict.level).toBe('stable');
+    expect(row.verdict.reason).toContain('within sampling noise');
+  });
   it('counts a non-finite gradient norm as a collapse', () => {
     const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
     expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');

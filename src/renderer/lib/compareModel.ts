@@ -109,6 +109,14 @@ export interface SummaryRow {
   readonly verdict: Verdict;
 }
 
+/** Training episodes behind one success point: rollout.tasksPerStep × rollout.groupSize; null when not in the config. */
+function episodesPerStep(config: Record<string, unknown>): number | null {
+  const ro = config.rollout as { tasksPerStep?: unknown; groupSize?: unknown } | undefined;
+  const b = ro?.tasksPerStep;
+  const g = ro?.groupSize;
+  return typeof b === 'number' && typeof g === 'number' && Number.isInteger(b * g) && b * g > 0 ? b * g : null;
+}
+
 export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, threshold: number): SummaryRow[] {
   return runs.map((r, i) => {
     const s = index.get(SUCCESS_KEY)?.get(r.id);
@@ -127,7 +135,7 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       success: headline(success),
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
-      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps }),
+      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config) }),
     };
   });
 }

@@ -58,11 +58,80 @@ export interface VerdictInput {
   readonly nonFiniteSteps: readonly number[];
   /** Minimum finite success points before calling a run stable. */
   readonly minPoints?: number;
+  /**
+   * Episodes behind each training-success point (rollout.tasksPerStep × rollout.groupSize), for its binomial
+   * noise; null/absent when unknown (the noise is then estimated from the series' step-to-step spread).
+   */
+  readonly episodesPerPoint?: number | null;
+}
+
+/** z at which a fall counts as beyond sampling noise: the detector's held-out test (successCollapse.valZ). */
+export const FALL_Z = 3;
+
+export interface SuccessFall {
+  readonly best: number;
+  readonly bestStep: number;
+  readonly final: number;
+  readonly finalStep: number;
+  /** Means over this many points (best window and last window). */
+  readonly window: number;
+  /** Standard errors between the two means; Infinity when the series has no spread at all. */
+  readonly z: number;
 }
 
 /**
- * Collapsed: a critical alert, a non-finite gradient/loss, or success that fell below half of a real peak
- * (≥ 0.2). Watch: warnings only. Too early: fewer than `minPoints` finite points. Otherwise stable.
+ * The largest fall of success from its best window to its last one: means of k consecutive points
+ * (k = a third of the points, 1…10), the best window ending before the last one starts. z: with n episodes per
+ * point, the two-proportion test with the pooled rate on k·n episodes each (as the detector's success_collapse
+ * rule tests validations); without n, the spread of step-to-step differences (σ ≈ rms(Δ)/√2, conservative when
+ * the series trends). Null with fewer than 2 finite points or no fall.
+ */
+export function successFall(s: StepSeries, episodesPerPoint?: number | null): SuccessFall | null {
+  const pts: { step: number; y: number }[] = [];
+  for (let i = 0; i < s.y.length; i++) {
+    const v = s.y[i];
+    if (v !== null && Number.isFinite(v)) pts.push({ step: s.steps[i], y: v });
+  }
+  if (pts.length < 2) return null;
+  const k = Math.min(10, Math.max(1, Math.floor(pts.length / 3)));
+  const mean = (from: number) => pts.slice(from, from + k).reduce((a, p) => a + p.y, 0) / k;
+  const last = pts.length - k;
+  let bestAt = 0;
+  let best = -Infinity;
+  for (let i = 0; i + k <= last; i++) {
+    const m = mean(i);
+    if (m > best) {
+      best = m;
+      bestAt = i;
+    }
+  }
+  const final = mean(last);
+  if (!(best > final)) return null;
+  let z: number;
+  const n = episodesPerPoint;
+  if (n !== null && n !== undefined && Number.isInteger(n) && n > 0) {
+    const pooled = (best + final) / 2;
+    const se = Math.sqrt(pooled * (1 - pooled) * (2 / (k * n)));
+    z = se > 0 ? (best - final) / se : Infinity;
+  } else {
+    let sq = 0;
+    for (let i = 1; i < pts.length; i++) sq += (pts[i].y - pts[i - 1].y) ** 2;
+    const sigma = Math.sqrt(sq / (pts.length - 1) / 2);
+    const se = sigma * Math.sqrt(2 / k);
+    z = se > 0 ? (best - final) / se : Infinity;
+  }
+  // The best window's step: where its best point is.
+  const win = pts.slice(bestAt, bestAt + k);
+  const bestStep = win.reduce((a, p) => (p.y > a.y ? p : a), win[0]).step;
+  return { best, bestStep, final, finalStep: pts[pts.length - 1].step, window: k, z };
+}
+
+/**
+ * Collapsed: a critical alert or a non-finite gradient/loss — never on the success curve alone, so the verdict
+ * cannot say "Collapsed" while the detector (the Alerts column) says nothing. Watch: warnings, or success that
+ * fell below half of a real peak (≥ 0.2) by more than sampling noise explains (z ≥ FALL_Z) with no alert (the
+ * detector may not have run on this run). Too early: fewer than `minPoints` finite points. Otherwise stable; a
+ * fall within noise is said in the reason.
  */
 export function verdict(input: VerdictInput): Verdict {
   const critical = [...input.alerts].filter((a) => a.severity === 'critical').sort((a, b) => a.firstStep - b.firstStep);
@@ -71,18 +140,30 @@ export function verdict(input: VerdictInput): Verdict {
     const first = Math.min(...input.nonFiniteSteps);
     return { level: 'collapsed', reason: `step ${first}: non-finite gradient norm or loss` };
   }
-  const h = headline(input.success);
-  if (h.best !== null && h.final !== null && h.best >= 0.2 && h.final < h.best / 2) {
-    return { level: 'collapsed', reason: `success fell from ${fmt(h.best)} (step ${h.bestStep}) to ${fmt(h.final)} (step ${h.finalStep})` };
-  }
   const warnings = input.alerts.filter((a) => a.severity === 'warning');
   if (warnings.length > 0) {
     const w = [...warnings].sort((a, b) => a.firstStep - b.firstStep)[0];
     return { level: 'watch', reason: `${warnings.length} warning${warnings.length > 1 ? 's' : ''}; first at step ${w.firstStep}: ${w.message}` };
   }
+  const fall = successFall(input.success, input.episodesPerPoint);
+  const halved = fall !== null && fall.best >= 0.2 && fall.final < fall.best / 2;
+  const means = fall && fall.window > 1 ? ` (means of ${fall.window} steps)` : '';
+  if (fall && halved && fall.z >= FALL_Z) {
+    return {
+      level: 'watch',
+      reason: `success fell from ${fmt(fall.best)} (step ${fall.bestStep}) to ${fmt(fall.final)} (step ${fall.finalStep})${means}, beyond sampling noise (z = ${fmtZ(fall.z)}); no detector alert on this run — run the detector to check`,
+    };
+  }
   const finite = input.success.y.filter((v) => v !== null && Number.isFinite(v)).length;
   if (finite < (input.minPoints ?? 5)) return { level: 'too-early', reason: `too short to judge: ${finite} logged step${finite === 1 ? '' : 's'}` };
-  return { level: 'stable', reason: 'no alerts, finite gradients, no drop in success' };
+  if (fall && halved) {
+    return { level: 'stable', reason: `no alerts, finite gradients; success went from ${fmt(fall.best)} to ${fmt(fall.final)}${means}, within sampling noise (z = ${fmtZ(fall.z)} < ${FALL_Z})` };
+  }
+  return { level: 'stable', reason: 'no alerts, finite gradients, no drop in success beyond sampling noise' };
+}
+
+function fmtZ(z: number): string {
+  return Number.isFinite(z) ? z.toFixed(1) : '∞';
 }
 
 function fmt(v: number): string {
