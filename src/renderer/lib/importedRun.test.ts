@@ -6,14 +6,15 @@ const DASH = ['episode/success_rate', 'actor/grad_norm', 'actor/entropy', 'actor
 describe('importedChartKeys', () => {
   it('opens with the dashboard keys the source fed, then its other catalog keys, never a key it lacks', () => {
     const available = ['actor/entropy', 'actor/grad_norm', 'actor/ppo_kl', 'critic/vf_loss', 'episode/score_mean', 'timing/gen'];
-    const keyMap = { 'actor/entropy': 'actor/entropy_loss', 'actor/grad_norm': 'actor/grad_norm', 'actor/ppo_kl': 'actor/ppo_kl', 'episode/score_mean': 'critic/score/mean' };
-    expect(importedChartKeys(available, keyMap, DASH)).toEqual(['actor/grad_norm', 'actor/entropy', 'actor/ppo_kl', 'episode/score_mean']);
+    const catalog = new Set(['actor/entropy', 'actor/grad_norm', 'actor/ppo_kl', 'episode/score_mean', 'actor/kl_loss', 'episode/success_rate']);
+    expect(importedChartKeys(available, (k) => catalog.has(k), DASH)).toEqual(['actor/grad_norm', 'actor/entropy', 'actor/ppo_kl', 'episode/score_mean']);
   });
   it('falls back to the source\'s own keys when little or nothing mapped, up to the cap', () => {
-    expect(importedChartKeys(['b/x', 'a/y'], {}, DASH)).toEqual(['b/x', 'a/y']);
+    const none = () => false;
+    expect(importedChartKeys(['b/x', 'a/y'], none, DASH)).toEqual(['b/x', 'a/y']);
     const many = Array.from({ length: 30 }, (_, i) => `k${i}`);
-    expect(importedChartKeys(many, {}, DASH)).toHaveLength(IMPORTED_CHART_COUNT);
-    expect(importedChartKeys(['actor/entropy', 'own/key'], { 'actor/entropy': 'train/entropy' }, DASH)).toEqual(['actor/entropy', 'own/key']);
+    expect(importedChartKeys(many, none, DASH)).toHaveLength(IMPORTED_CHART_COUNT);
+    expect(importedChartKeys(['actor/entropy', 'own/key'], (k) => k === 'actor/entropy', DASH)).toEqual(['actor/entropy', 'own/key']);
   });
 });
 

@@ -10,14 +10,14 @@ const MIN_CHARTS = 4;
 /**
  * Charts an imported run opens with: the lab's dashboard keys the source fed (in dashboard order), then its
  * other catalog keys, then — when that leaves fewer than MIN_CHARTS (a log that mapped onto little or nothing) —
- * its own keys up to the cap; never a key it did not log
- * (a verl PPO run has no KL loss: an empty "does not apply" chart says nothing about it).
+ * its own keys up to the cap; never a key it did not log (a verl PPO run has no KL loss: an empty "does not
+ * apply" chart says nothing about it). `isCatalog` tells catalog keys apart (a followed run's keyMap is only
+ * written when following ends, so the stored keys themselves are what is read).
  */
-export function importedChartKeys(available: readonly string[], keyMap: Readonly<Record<string, string>>, dashboard: readonly string[]): string[] {
+export function importedChartKeys(available: readonly string[], isCatalog: (key: string) => boolean, dashboard: readonly string[]): string[] {
   const have = new Set(available);
-  const mapped = Object.keys(keyMap).filter((k) => have.has(k));
   const out = dashboard.filter((k) => have.has(k));
-  for (const k of mapped.sort()) if (!out.includes(k)) out.push(k);
+  for (const k of [...available].sort()) if (isCatalog(k) && !out.includes(k)) out.push(k);
   if (out.length < MIN_CHARTS) for (const k of available) if (!out.includes(k) && out.length < IMPORTED_CHART_COUNT) out.push(k);
   return out.slice(0, IMPORTED_CHART_COUNT);
 }

@@ -4,6 +4,8 @@ import { baselineError } from './baselines';
 import type { Lab } from './lab.svelte';
 import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
 import { DEFAULT_CHART_KEYS, VAL_SUCCESS_KEY } from './metricKeys';
+import { importedChartKeys } from './importedRun';
+import { metricDef } from '../../shared/metrics';
 
 const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
 
@@ -40,9 +42,11 @@ export class RunDetail {
       return;
     }
     this.record = res.value;
-    void this.loadBaselines();
+    // An imported run has no lab environment to run random / expert policies on.
+    if (!this.imported) void this.loadBaselines();
     const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
     if (keysRes.ok) this.availableKeys = keysRes.value;
+    if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
     await this.loadSeries();
   }
 
@@ -56,7 +60,17 @@ export class RunDetail {
     else this.baselinesError = baselineError(res.error);
   }
 
+  /** Imported from an external log (issue 15): its charts and panels follow the keys the source had. */
+  get imported(): boolean {
+    return this.record?.kind === 'imported';
+  }
+
+  private importedCharts(keys: readonly string[]): string[] {
+    return importedChartKeys(keys, (k) => this.lab.metricDef(k) !== undefined || metricDef(k) !== undefined, DEFAULT_CHART_KEYS);
+  }
+
   async loadSeries(): Promise<void> {
+    if (this.chartKeys.length === 0) return;
     const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: this.chartKeys, xAxis: 'step', maxPoints: 2000 });
     if (res.ok) this.series = fromStored(res.value);
   }
@@ -75,6 +89,11 @@ export class RunDetail {
     this.unsubs.push(
       this.lab.on('run.metrics', (p) => {
         if (p.runId !== this.runId) return;
+        // A followed log that had no step when the view opened: its charts are chosen from its first keys.
+        if (this.imported && this.chartKeys.length === 0 && p.records[0]) {
+          this.availableKeys = p.records.flatMap((r) => Object.keys(r.values)).filter((k, i, all) => all.indexOf(k) === i).sort();
+          this.chartKeys = this.importedCharts(this.availableKeys);
+        }
         this.series = appendRecords(this.series, this.chartKeys, p.records);
         this.foldValidation(p.records);
         if (this.availableKeys.length === 0 && p.records[0]) this.availableKeys = Object.keys(p.records[0].values);
