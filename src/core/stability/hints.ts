@@ -7,6 +7,8 @@
  * shaping, the learning rate) are each named only when the run does not use them yet, and with the config field
  * and its current value when it does. Without a recipe (a metrics stream alone) the hints are the generic ones.
  */
+import { FIELDS_BY_PATH } from '../config/fields';
+import { presetDef } from '../config/presets/index';
 
 /** The parts of a run's config that decide which advice is left. Read from the resolved RunConfig's JSON. */
 export interface RunRecipe {
@@ -23,6 +25,32 @@ export interface RunRecipe {
   readonly temperature: number;
   readonly groupSize: number;
   readonly maxResponseTokens: number;
+  /** Numeric settings far (over 100×) from the preset's value: the likely cause of a numerical failure. */
+  readonly unusual?: readonly UnusualSetting[];
+}
+
+export interface UnusualSetting {
+  readonly path: string;
+  readonly value: number;
+  /** The preset's value (its override, else the base default). */
+  readonly reference: number;
+}
+
+/** Settings a non-finite loss, gradient or update can come from (issue 17: eps = 1e-300 is 0 in float32). */
+const NUMERIC_SUSPECTS = ['optim.eps', 'optim.lr', 'optim.gradClip', 'optim.weightDecay', 'rollout.temperature', 'algorithm.advantage.epsilon', 'algorithm.kl.coef', 'algorithm.entropyCoeff'];
+const UNUSUAL_RATIO = 100;
+
+function unusualSettings(c: Json, preset: string): UnusualSetting[] {
+  const over = presetDef(preset)?.overrides ?? {};
+  const out: UnusualSetting[] = [];
+  for (const path of NUMERIC_SUSPECTS) {
+    const [a, b, d] = path.split('.');
+    const v = num(d === undefined ? obj(c[a])?.[b] : obj(obj(c[a])?.[b])?.[d]);
+    const own = Object.hasOwn(over, path) ? over[path] : FIELDS_BY_PATH.get(path)?.default;
+    if (v === undefined || typeof own !== 'number' || own <= 0 || v <= 0) continue;
+    if (v / own > UNUSUAL_RATIO || own / v > UNUSUAL_RATIO) out.push({ path, value: v, reference: own });
+  }
+  return out;
 }
 
 export interface Hints {
@@ -78,6 +106,7 @@ export function recipeOf(config: unknown): RunRecipe | undefined {
     temperature,
     groupSize,
     maxResponseTokens,
+    unusual: unusualSettings(c!, typeof c?.preset === 'string' ? c.preset : ''),
   };
 }
 
@@ -106,6 +135,10 @@ export function hintsFor(r?: RunRecipe): Hints {
     : r.entropyCoeff > 0
       ? `raise the entropy coefficient (algorithm.entropyCoeff, now ${r.entropyCoeff}) or rollout temperature (now ${r.temperature})`
       : `add an entropy bonus (algorithm.entropyCoeff) or raise the rollout temperature (now ${r.temperature})`;
+  // A setting far from its preset's value is named first in the numerical hints (not the default lr).
+  const odd = r?.unusual?.length
+    ? r.unusual.map((u) => `${u.path} = ${u.value} (the ${r.preset} preset uses ${u.reference})`).join(', ')
+    : null;
   const tighten = r?.policyLoss === 'gspo' ? 'tighten the sequence-level clip range' : 'tighten clipping (SAMPO/GSPO)';
   const deadSignal = r?.filtering
     ? `dynamic filtering is on but too many groups still agree: raise the group size (rollout.groupSize, now ${r.groupSize}) or rollout temperature (now ${r.temperature}), or use an easier environment setting`
@@ -127,10 +160,14 @@ export function hintsFor(r?: RunRecipe): Hints {
     klDrift: `the policy is drifting far from its starting point: ${kl}, or ${lower}`,
     deadSignal,
     length,
-    nonFinite: r?.policyLoss === 'gspo'
+    nonFinite: odd
+      ? `a non-finite loss, gradient or weight follows from a setting far outside its usual range: ${odd}; set it back and start again or resume from a checkpoint before the failure`
+      : r?.policyLoss === 'gspo'
       ? `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep gradient clipping on (optim.gradClip)`
       : 'a non-finite loss or gradient usually follows an exploding update: lower the learning rate, keep gradient clipping on, and prefer SAMPO/GSPO over tolerant clipping',
-    skipped: `skipped updates mean the loss is numerically unstable: ${lower} or ${tighten}`,
+    skipped: odd
+      ? `updates were skipped because their result was not finite: ${odd} is far outside its usual range; set it back`
+      : `skipped updates mean the loss is numerically unstable: ${lower} or ${tighten}`,
     mismatch: 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
   };
 }

@@ -11,6 +11,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { NamedTensors } from './tensorio';
+import { NonFiniteWeightsError } from './finiteWeights';
 
 export interface AdamWOptions {
   readonly beta1: number;
@@ -25,6 +26,11 @@ export interface StepReport {
   /** Global L2 norm of the gradient before clipping (may be NaN/Infinity: then `skipped`). */
   readonly gradNorm: number;
   readonly skipped: boolean;
+  /**
+   * The gradient was finite but the update's result was not (NaN/Infinity in a new weight or moment: an eps that
+   * is 0 in float32, an overflowing step): the update was skipped all the same (issue 17, defect 11).
+   */
+  readonly nonFiniteResult?: boolean;
 }
 
 export class AdamW {
@@ -52,7 +58,9 @@ export class AdamW {
 
   /**
    * Apply one update from `grads` (variable name → gradient). Returns the pre-clip global norm; a non-finite
-   * norm skips the update entirely (parameters, moments and t untouched), as the reference trainer does.
+   * norm skips the update entirely (parameters, moments and t untouched), as the reference trainer does. So does
+   * a finite gradient whose update comes out non-finite anywhere: every new weight and moment is computed first
+   * and checked, and only an all-finite update is assigned.
    */
   step(grads: tf.NamedTensorMap, lr: number): StepReport {
     const present = this.params.filter((p) => grads[p.name] !== undefined);
@@ -65,27 +73,45 @@ export class AdamW {
     if (!Number.isFinite(gradNorm)) return { gradNorm, skipped: true };
     const clip = this.opts.gradClip;
     const coef = clip > 0 && Number.isFinite(clip) ? Math.min(1, clip / (gradNorm + 1e-6)) : 1;
-    this.t += 1;
+    const t = this.t + 1;
     const { beta1, beta2, eps, weightDecay } = this.opts;
-    const bc1 = 1 - Math.pow(beta1, this.t);
-    const bc2 = 1 - Math.pow(beta2, this.t);
-    for (const p of present) {
-      const m = this.m.get(p.name);
-      const v = this.v.get(p.name);
-      if (!m || !v) throw new Error(`AdamW: unknown variable "${p.name}"`);
-      tf.tidy(() => {
-        const g = coef < 1 ? tf.mul(grads[p.name], coef) : grads[p.name];
-        const mNew = tf.add(tf.mul(m, beta1), tf.mul(g, 1 - beta1));
-        const vNew = tf.add(tf.mul(v, beta2), tf.mul(tf.square(g), 1 - beta2));
-        m.assign(mNew);
-        v.assign(vNew);
-        const decayed = weightDecay > 0 ? tf.mul(p, 1 - lr * weightDecay) : p;
-        const denom = tf.add(tf.sqrt(tf.div(vNew, bc2)), eps);
-        const upd = tf.div(tf.div(mNew, bc1), denom);
-        p.assign(tf.sub(decayed, tf.mul(upd, lr)));
+    const bc1 = 1 - Math.pow(beta1, t);
+    const bc2 = 1 - Math.pow(beta2, t);
+    const next: Array<{ p: tf.Variable; m: tf.Variable; v: tf.Variable; pNew: tf.Tensor; mNew: tf.Tensor; vNew: tf.Tensor }> = [];
+    try {
+      for (const p of present) {
+        const m = this.m.get(p.name);
+        const v = this.v.get(p.name);
+        if (!m || !v) throw new Error(`AdamW: unknown variable "${p.name}"`);
+        const [pNew, mNew, vNew] = tf.tidy(() => {
+          const g = coef < 1 ? tf.mul(grads[p.name], coef) : grads[p.name];
+          const mN = tf.add(tf.mul(m, beta1), tf.mul(g, 1 - beta1));
+          const vN = tf.add(tf.mul(v, beta2), tf.mul(tf.square(g), 1 - beta2));
+          const decayed = weightDecay > 0 ? tf.mul(p, 1 - lr * weightDecay) : p;
+          const denom = tf.add(tf.sqrt(tf.div(vN, bc2)), eps);
+          const upd = tf.div(tf.div(mN, bc1), denom);
+          return [tf.sub(decayed, tf.mul(upd, lr)), mN, vN];
+        });
+        next.push({ p, m, v, pNew, mNew, vNew });
+      }
+      // One scalar read for the whole update: are all new weights and moments finite?
+      const allFinite = tf.tidy(() => {
+        const parts = next.flatMap((n) => [n.pNew, n.mNew, n.vNew]).map((x) => tf.all(tf.isFinite(x)));
+        return parts.length === 0 ? tf.scalar(true) : tf.all(tf.stack(parts));
       });
+      const ok = allFinite.dataSync()[0] === 1;
+      allFinite.dispose();
+      if (!ok) return { gradNorm, skipped: true, nonFiniteResult: true };
+      for (const n of next) {
+        n.m.assign(n.mNew);
+        n.v.assign(n.vNew);
+        n.p.assign(n.pNew);
+      }
+      this.t = t;
+      return { gradNorm, skipped: false };
+    } finally {
+      for (const n of next) tf.dispose([n.pNew, n.mNew, n.vNew]);
     }
-    return { gradNorm, skipped: false };
   }
 
   /** Moments and step count for a checkpoint. */
@@ -120,5 +146,15 @@ export class AdamW {
     for (const x of this.v.values()) x.dispose();
     this.m.clear();
     this.v.clear();
+  }
+}
+
+/** Throws NonFiniteWeightsError naming the first variable holding a non-finite value; one reduction per variable. */
+export function assertFiniteWeights(vars: readonly tf.Variable[], step: number): void {
+  for (const v of vars) {
+    const bad = tf.tidy(() => tf.sum(tf.cast(tf.logicalNot(tf.isFinite(v)), 'int32')));
+    const n = bad.dataSync()[0];
+    bad.dispose();
+    if (n > 0) throw new NonFiniteWeightsError(step, v.name, n, v.size);
   }
 }

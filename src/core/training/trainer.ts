@@ -34,7 +34,7 @@ import { finishFiltering, offerRound, startFiltering, overlongPenalty, type Roll
 import { heldOutSeeds } from '../envs/index';
 import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
-import { AdamW } from './adamw';
+import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
@@ -156,6 +156,8 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   };
 
   try {
+    // A policy loaded with NaN/Infinity (an old build's checkpoint) cannot train: stop with the reason (issue 17).
+    assertFiniteWeights(model.trainableVariables(), step);
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
     // The starting policy's own validation, logged at step 0 (verl's val_before_train): the point later validations
     // are compared with (success-collapse alert, charts). Fresh runs only; a resumed run has it already.
@@ -295,6 +297,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       for (const t of sampleTrajectories(trajs, rows, adv, step, spec.name, config.training.sampleTrajectories, G)) hooks.onTrajectory(t);
       lastMetrics = m.toRecord();
       hooks.onMetrics(lastMetrics);
+      // AdamW refuses non-finite updates, so this only fires on weights that were already broken; the step's
+      // metrics are logged first, and no checkpoint of broken weights is written.
+      assertFiniteWeights(model.trainableVariables(), step);
       hooks.onStatus({ phase: 'rl', step, totalSteps });
 
       const ckEvery = config.training.checkpointEvery;

@@ -6,7 +6,9 @@
 import type { TrainerCheckpoint, TrainerControl, TrainerHooks } from '../../core/training/types';
 import type { MetricRecord } from '../../shared/metrics';
 import { CollapseDetector } from '../../core/stability/detector';
-import { recipeOf } from '../../core/stability/hints';
+import { hintsFor, recipeOf } from '../../core/stability/hints';
+import { NON_FINITE_WEIGHTS_METRIC, type NonFiniteWeightsError } from '../../core/training/finiteWeights';
+import type { Alert } from '../../shared/api';
 import { RunFiles } from '../store/runFiles';
 import type { HostToWorker, StartMessage, WorkerToHost } from './protocol';
 import type { TrainingJob } from './job';
@@ -24,6 +26,25 @@ export interface RunJobOptions {
   readonly onControl?: (c: JobControl) => void;
   /** Ask the job to stop once this step is done (partial reruns). */
   readonly stopAfterStep?: number;
+}
+
+/** The critical alert for a job that stopped on non-finite policy weights (NonFiniteWeightsError), else null. */
+function nonFiniteWeightsAlert(runId: string, e: unknown, recipe: ReturnType<typeof recipeOf>): Alert | null {
+  if (!(e instanceof Error) || e.name !== 'NonFiniteWeightsError') return null;
+  const { step, variable } = e as NonFiniteWeightsError;
+  return {
+    id: `${runId}:non_finite:${NON_FINITE_WEIGHTS_METRIC}:${step}`,
+    runId,
+    rule: 'non_finite',
+    severity: 'critical',
+    metric: NON_FINITE_WEIGHTS_METRIC,
+    firstStep: step,
+    lastStep: step,
+    message: `The policy weights (${variable}) became non-finite at step ${step}; the run was stopped.`,
+    hint: hintsFor(recipe).nonFinite,
+    evidence: { steps: [step], values: [null] },
+    acknowledged: false,
+  };
 }
 
 export async function runJob({ start, job, post, onControl, stopAfterStep }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
@@ -58,16 +79,18 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
   });
 
   let resumeFrom: TrainerCheckpoint | undefined;
-  if (start.resume) {
-    resumeFrom = await files.loadLatestCheckpoint();
-    const from = resumeFrom?.step ?? 0;
+  if (start.resume) resumeFrom = await files.loadLatestCheckpoint();
+  if (resumeFrom) {
+    const from = resumeFrom.step;
     await files.truncateAfterStep(from);
     // Rebuild the detector's state from the kept stream, silently (those alerts are already stored).
     for (const r of await files.readMetrics()) detector.feed(r);
     lastStep = from;
     writtenStep = from;
   } else {
-    await files.truncateAfterStep(0);
+    // A fresh start, or a resume that found no checkpoint (killed before the first one): the job starts from
+    // scratch and writes its step-0 validation again, so nothing of an earlier attempt is kept (issue 17, 1).
+    await files.truncateAfterStep(-1);
   }
   post({ type: 'started', fromStep: lastStep });
 
@@ -134,6 +157,8 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
     await writes;
     await files.close().catch(() => undefined);
     const failed = { type: 'failed' as const, error: e instanceof Error ? `${e.message}` : String(e) };
+    const alert = nonFiniteWeightsAlert(start.runId, e, recipeOf(start.config));
+    if (alert) post({ type: 'alert', alert, kind: 'raised' });
     post(failed);
     return failed;
   }
