@@ -44,6 +44,11 @@ export interface SourceMeta {
   config?: Record<string, unknown>;
   /** Short human notes (e.g. "resumed at step 101", "final validation line read"). */
   notes: string[];
+  /**
+   * End-of-run summary metrics the log prints outside any step (verl's "Final validation metrics: {…}", the
+   * HF Trainer's `train_runtime` / `train_loss` dict), with the source's own keys; absent when none was read.
+   */
+  finalMetrics?: Record<string, number>;
 }
 
 /**

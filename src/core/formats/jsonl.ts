@@ -1,0 +1,136 @@
+/**
+ * JSON-lines metric streams, one JSON object per line:
+ * - 'verl-jsonl': verl's file logger, `{"step": N, "data": {"actor/pg_loss": …, …}}` (README §4: a compact,
+ *   orjson-like writer that serialises NaN as `null`);
+ * - 'jsonl': flat records, a step field plus metrics, as Tinker's `metrics.jsonl` and many scripts write.
+ *
+ * Tolerated beyond strict JSON: Python's `json.dumps` default of bare `NaN` / `Infinity` / `-Infinity`.
+ * `null` is NaN (verl's writer). String values are not metrics: they are ignored and listed in the notes,
+ * the record still counts. Nested objects flatten with '/'. A line that is not a JSON object (a truncated
+ * last line, a stray print) is skipped and counted.
+ */
+import { bump, flattenNumeric, StepAccumulator } from './steps';
+import type { LineParser, LogFormat, SourceMeta, StepSink } from './types';
+
+/**
+ * Step fields of flat records, first match wins: `step` (Tinker, most scripts), `global_step` (HF-style),
+ * `_step` (a W&B history dump), `train/global_step`, `iteration` / `iter`, `progress/batch` (Tinker's own
+ * batch counter when a record has no `step`).
+ */
+export const FLAT_STEP_KEYS = ['step', 'global_step', '_step', 'train/global_step', 'trainer/global_step', 'iteration', 'iter', 'progress/batch'] as const;
+
+const NAN_MARK = '\u0000NaN';
+const INF_MARK = '\u0000+Inf';
+const NINF_MARK = '\u0000-Inf';
+
+/**
+ * Python's non-standard tokens outside strings become marker strings JSON.parse accepts; strings are matched
+ * first so a NaN inside a string stays text. Only run when the fast JSON.parse failed.
+ */
+function pythonJson(line: string): unknown {
+  const fixed = line.replace(/"(?:[^"\\]|\\.)*"|-Infinity|Infinity|NaN/g, (m) => {
+    if (m.charCodeAt(0) === 34) return m;
+    return m === 'NaN' ? `"${NAN_MARK}"` : m === 'Infinity' ? `"${INF_MARK}"` : `"${NINF_MARK}"`;
+  });
+  return JSON.parse(fixed);
+}
+
+function markValue(s: string): number | undefined {
+  if (s.charCodeAt(0) !== 0) return undefined;
+  return s === NAN_MARK ? Number.NaN : s === INF_MARK ? Number.POSITIVE_INFINITY : s === NINF_MARK ? Number.NEGATIVE_INFINITY : undefined;
+}
+
+/** A step value: an integer number, or a `"300/1296"` (global_step/max_steps) or `"300"` string. */
+export function stepFrom(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v === 'string') {
+    const m = /^\s*(\d+)\s*(?:\/\s*\d+\s*)?$/.exec(v);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
+  const acc = new StepAccumulator(onStep);
+  const skipped: Record<string, number> = {};
+  const meta: SourceMeta = { framework: format === 'verl-jsonl' ? 'verl' : 'unknown', notes: [] };
+  const ignored = new Map<string, number>();
+  let stepKey: string | null = null;
+  const onIgnored = (key: string): void => { ignored.set(key, (ignored.get(key) ?? 0) + 1); };
+
+  function record(o: Record<string, unknown>): void {
+    let step: number | undefined;
+    let data: Record<string, unknown>;
+    if (format === 'verl-jsonl') {
+      step = stepFrom(o.step);
+      if (o.data === null || typeof o.data !== 'object' || Array.isArray(o.data)) {
+        bump(skipped, 'record without a "data" object');
+        return;
+      }
+      data = o.data as Record<string, unknown>;
+    } else {
+      let key: string | null = null;
+      for (const k of FLAT_STEP_KEYS) if (k in o && stepFrom(o[k]) !== undefined) { key = k; break; }
+      if (key === null) {
+        bump(skipped, `record without a step field (${FLAT_STEP_KEYS.join(', ')})`);
+        return;
+      }
+      if (stepKey === null) stepKey = key;
+      step = stepFrom(o[key]);
+      data = { ...o };
+      delete data[key];
+    }
+    if (step === undefined) {
+      bump(skipped, 'record whose step is not a non-negative integer');
+      return;
+    }
+    const values: Record<string, number> = {};
+    flattenNumeric(data, values, onIgnored, markValue);
+    acc.add(step, values);
+  }
+
+  return {
+    format,
+    skipped,
+    meta,
+    push(line: string): void {
+      let i = 0;
+      while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+      if (i === line.length) return; // blank lines are not records
+      if (line.charCodeAt(i) !== 123 /* { */) {
+        bump(skipped, 'line that is not a JSON object');
+        return;
+      }
+      let o: unknown;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        try { o = pythonJson(line); } catch {
+          bump(skipped, 'unparsable JSON line');
+          return;
+        }
+      }
+      if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+        bump(skipped, 'line that is not a JSON object');
+        return;
+      }
+      record(o as Record<string, unknown>);
+    },
+    end(): void {
+      acc.flush();
+      if (stepKey !== null && stepKey !== 'step') meta.notes.push(`step taken from the "${stepKey}" field`);
+      if (ignored.size > 0) {
+        const keys = [...ignored.keys()];
+        meta.notes.push(`${keys.length} non-numeric field(s) ignored (strings, lists or booleans): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+      }
+    },
+  };
+}
+
+export function createVerlJsonlParser(onStep: StepSink): LineParser {
+  return createJsonParser('verl-jsonl', onStep);
+}
+
+export function createJsonlParser(onStep: StepSink): LineParser {
+  return createJsonParser('jsonl', onStep);
+}

@@ -1,0 +1,120 @@
+/**
+ * Shared plumbing of the text parsers: merging the records a log writes for one step, reading a source's
+ * number spellings, and counting skipped inputs by reason.
+ */
+import type { SourceStep, StepSink } from './types';
+
+/**
+ * Collects records into steps. verl prints a validation-only line and a training line for the same step
+ * (README 1c, 1d), and JSONL writers do the same, so consecutive records with the same (run, step) merge into
+ * one step; a record with another step completes the pending one. Steps leave in source order; a step number
+ * that goes down (a restarted process) simply starts a new step — main decides what a restart means.
+ */
+export class StepAccumulator {
+  private run = '';
+  private step = Number.NaN;
+  private values: Record<string, number> | null = null;
+  private wallTime: number | undefined;
+  /** Steps handed to the sink so far. */
+  emitted = 0;
+
+  constructor(private readonly onStep: StepSink) {}
+
+  /** Adds one record's values; later values for a key already present in the same step replace it. */
+  add(step: number, values: Record<string, number>, run = '', wallTime?: number): void {
+    if (this.values !== null && step === this.step && run === this.run) {
+      Object.assign(this.values, values);
+      if (wallTime !== undefined) this.wallTime = wallTime;
+      return;
+    }
+    this.flush();
+    this.run = run;
+    this.step = step;
+    this.values = values;
+    this.wallTime = wallTime;
+  }
+
+  /** The step number waiting to be completed, or NaN when none is. */
+  get pendingStep(): number {
+    return this.values === null ? Number.NaN : this.step;
+  }
+
+  flush(): void {
+    if (this.values === null) return;
+    const s: SourceStep = this.wallTime === undefined
+      ? { run: this.run, step: this.step, values: this.values }
+      : { run: this.run, step: this.step, values: this.values, wallTime: this.wallTime };
+    this.values = null;
+    this.emitted++;
+    this.onStep(s);
+  }
+}
+
+/** Counts by reason, for `ParserBase.skipped`. */
+export function bump(counts: Record<string, number>, reason: string, by = 1): void {
+  counts[reason] = (counts[reason] ?? 0) + by;
+}
+
+/**
+ * A metric value as Python-based loggers print it: plain numbers, `nan`, `inf`, `-inf` (any case; Python's
+ * repr of float('nan') is `nan`), `NaN`/`Infinity` (JSON-ish writers), numpy/torch scalar reprs such as
+ * `np.float64(0.1)`, `np.int64(3)`, `tensor(0.5)` (numpy ≥ 2 prints the type around the value), and
+ * `True`/`False`. Returns undefined for anything else (a string metric, model text). Never returns a number
+ * for an empty string (`Number('')` is 0).
+ */
+export function parseMetricNumber(raw: string): number | undefined {
+  const s = raw.trim();
+  if (s.length === 0) return undefined;
+  const c = s.charCodeAt(0);
+  // Fast path: digits, sign or dot first — the spelling of nearly every value in a real log.
+  if ((c >= 48 && c <= 57) || c === 45 || c === 46 || c === 43) {
+    const n = Number(s);
+    if (!Number.isNaN(n)) return n;
+  }
+  const open = s.indexOf('(');
+  if (open > 0 && s.charCodeAt(s.length - 1) === 41 /* ) */) {
+    const wrapper = s.slice(0, open);
+    if (/^(?:np|numpy|torch)?\.?(?:float|int|uint|bfloat)\d*$|^tensor$|^np\.(?:float|int|uint)\d*$/.test(wrapper)) {
+      // `tensor(0.5, device='cuda:0')`: the number is the first argument.
+      const inner = s.slice(open + 1, -1);
+      const comma = inner.indexOf(',');
+      return parseMetricNumber(comma >= 0 ? inner.slice(0, comma) : inner);
+    }
+    return undefined;
+  }
+  switch (s.toLowerCase()) {
+    case 'nan': case '+nan': case '-nan': return Number.NaN;
+    case 'inf': case '+inf': case 'infinity': case '+infinity': return Number.POSITIVE_INFINITY;
+    case '-inf': case '-infinity': return Number.NEGATIVE_INFINITY;
+    case 'true': return 1;
+    case 'false': return 0;
+    default: return undefined;
+  }
+}
+
+/**
+ * Flattens a nested metrics object with `/` (`{"actor": {"lr": 1}}` → `actor/lr`), keeping numbers (and
+ * null → NaN, the way verl's file logger writes NaN). `fromString` may turn a string into a number (the JSONL
+ * reader's markers for bare NaN/Infinity); other strings, arrays and booleans are not metrics: their keys go
+ * to `onIgnored` so the parser can say so in its notes.
+ */
+export function flattenNumeric(
+  obj: Record<string, unknown>,
+  out: Record<string, number>,
+  onIgnored: (key: string) => void,
+  fromString?: (s: string) => number | undefined,
+  prefix = '',
+): void {
+  for (const k in obj) {
+    const v = obj[k];
+    const key = prefix === '' ? k : `${prefix}/${k}`;
+    if (typeof v === 'number') out[key] = v;
+    else if (v === null) out[key] = Number.NaN;
+    else if (typeof v === 'object' && !Array.isArray(v)) flattenNumeric(v as Record<string, unknown>, out, onIgnored, fromString, key);
+    else {
+      const n = typeof v === 'string' && fromString ? fromString(v) : undefined;
+      if (n === undefined) onIgnored(key);
+      else out[key] = n;
+    }
+  }
+}
