@@ -78,6 +78,16 @@ export default tseslint.config(
     },
   },
   {
+    // Tests beside core code may read fixture files (e.g. the real runs in ../shared/data/real-runs) with
+    // node:fs; the code under test stays pure. Electron and the app layers remain off limits.
+    files: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [electronPattern, { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' }],
+      }],
+    },
+  },
+  {
     files: ['src/main/**/*.ts', 'e2e/**/*.{ts,mjs,js}', 'bin/**/*.mjs', 'bench/**/*.{ts,mjs}', 'tests/**/*.ts', '*.config.{js,ts}'],
     languageOptions: { globals: { ...globals.node } },
   },
