@@ -158,12 +158,11 @@ export interface DetectorConfig {
      * step 1 → 0.13), which is not a runaway.
      */
     readonly clipRise: number;
-    /** Mean response length > factor × baseline. */
-    readonly lengthFactor: number;
     /**
-     * Or a jump: `patience` logged points in a row above jumpFactor × the median of the last jumpWindow calm points
-     * (the run's own recent length, so a 32-token lab run and a 1024-token verl run are judged alike; verl Qwen2-7B,
-     * 155 → 370 tokens over steps 97–100, with its held-out score falling 0.84 → 0.69).
+     * Mean response length: warn after `patience` logged points in a row above jumpFactor × the median of the last
+     * jumpWindow calm points — the run's own recent length, so a 32-token lab run and a 1024-token verl run are
+     * judged alike (verl Qwen2-7B: 155 → 370 tokens over steps 97–100, its held-out score falling 0.84 → 0.69).
+     * Slow growth against the run's start is not judged (lengthRunaway.ts says why).
      */
     readonly jumpFactor: number;
     readonly jumpWindow: number;
@@ -193,7 +192,7 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },
   deadSignal: { enabled: true, share: 0.95, patience: 5 },
-  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, lengthFactor: 2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3 },
+  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3 },
   mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
 };
 
