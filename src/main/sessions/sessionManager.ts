@@ -10,7 +10,8 @@
  * Status transitions (paused, completed, failed…) go out at once, after flushing that run's pending batch.
  */
 import { availableParallelism } from 'node:os';
-import { SessionPhase, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
+import { detectComputeBackend } from '../api/computeDetect';
+import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 import type { CreateRunInput, RunStore } from '../store/runStore';
@@ -20,7 +21,9 @@ import { threadWorkerSpawner, type SpawnWorker, type WorkerHandle } from './work
 export type EmitFn = <E extends ApiEventName>(event: E, payload: ApiEventPayload<E>) => void;
 
 export class SessionError extends Error {
-  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT', message: string) {
+  /** The CLI prints this as one line (it is about the request, not a bug). */
+  readonly expected = true;
+  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION', message: string) {
     super(message);
     this.name = 'SessionError';
   }
@@ -42,6 +45,8 @@ export interface SessionManagerOptions {
   readonly flushMs?: number;
   /** On dispose, how long a stopping run may take before its worker is terminated (ms). Default 10 s. */
   readonly stopTimeoutMs?: number;
+  /** Which compute backends this machine has, without loading them (tests inject one). */
+  readonly detectBackends?: () => ComputeBackendInfo;
 }
 
 interface Session {
@@ -62,13 +67,35 @@ interface Session {
   pendingControl: 'pause' | 'stop' | null;
   /** Last step the worker reported as fsynced (what survives a crash for sure). */
   flushedStep: number;
+  /** Running seconds before the current stretch (earlier sessions' training wall time, earlier stretches). */
+  elapsedBefore: number;
+  /** When the current running stretch began (ms since the epoch); null while not running. */
+  runningSince: number | null;
+  /** Stop was asked for: reported at once, while the worker finishes what it is doing. */
+  stopping: boolean;
   finished: boolean;
   waiters: Array<() => void>;
 }
 
 const SESSION_PHASES = SessionPhase.unwrap().options;
+const STOPPING = 'stopping… (after the work in progress)';
+
+/** Opens or closes the running stretch when the status changes (the elapsed clock counts running time only). */
+function trackRunning(s: Session): void {
+  if (s.status === 'running' && s.runningSince === null) s.runningSince = Date.now();
+  else if (s.status !== 'running' && s.runningSince !== null) {
+    s.elapsedBefore += (Date.now() - s.runningSince) / 1000;
+    s.runningSince = null;
+  }
+}
+
+function elapsedOf(s: Session): number {
+  return s.elapsedBefore + (s.runningSince === null ? 0 : (Date.now() - s.runningSince) / 1000);
+}
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'stopped', 'interrupted'];
 const MAX_TRAJ_NOTICES_PER_TICK = 16;
+/** Event ticks between looks for a stop request file (4 × 250 ms). */
+const STOP_POLL_TICKS = 4;
 
 export function defaultConcurrency(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2));
@@ -101,8 +128,9 @@ export class SessionManager {
     return ids;
   }
 
-  /** Create a run record and queue it. */
+  /** Create a run record and queue it (a forced compute backend the machine lacks is refused first). */
   async startNew(input: CreateRunInput): Promise<SessionInfo> {
+    this.checkBackend(input.config);
     const rec = await this.store.createRun({ ...input, status: 'queued' });
     this.emit('runs.changed', { runId: rec.id });
     return this.submit(rec.id, false);
@@ -117,7 +145,8 @@ export class SessionManager {
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {
       runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
-      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, phase: null, detail: null, pendingControl: null, flushedStep: 0, finished: false,
+      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, phase: null, detail: null, pendingControl: null, flushedStep: 0,
+      elapsedBefore: rec.wallSeconds, runningSince: null, stopping: false, finished: false,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -171,6 +200,9 @@ export class SessionManager {
     const s = this.live(runId);
     if (s.handle) {
       s.handle.post({ type: 'stop' });
+      // The worker stops at its next control check; say so now rather than after the step in progress.
+      s.stopping = true;
+      this.emitStatus(s, null);
       return this.info(s);
     }
     if (!this.queue.includes(runId) && s.status !== 'paused') {
@@ -220,6 +252,19 @@ export class SessionManager {
 
   // ------------------------------------------------------------------------------------------------------
 
+  /**
+   * compute.backend other than auto must be present here, checked by looking (computeDetect: no libtensorflow
+   * is loaded), before a run record exists: otherwise the worker fails at start and leaves a failed run behind.
+   */
+  private checkBackend(config: Record<string, unknown>): void {
+    const compute = config.compute;
+    const wanted = compute !== null && typeof compute === 'object' ? (compute as { backend?: unknown }).backend : undefined;
+    if (typeof wanted !== 'string' || wanted === 'auto') return;
+    const info = (this.opts.detectBackends ?? detectComputeBackend)();
+    if (info.available.includes(wanted)) return;
+    throw new SessionError('VALIDATION', `compute.backend = "${wanted}" is not available on this machine (${info.detail}); available: ${info.available.join(', ') || 'none'}. Use compute.backend=auto or one of those; no run was created.`);
+  }
+
   private live(runId: string): Session {
     const s = this.sessions.get(runId);
     if (!s || s.finished) throw new SessionError(s ? 'CONFLICT' : 'NOT_FOUND', s ? `run ${runId} is not active (${s.status})` : `no active session for run "${runId}"`);
@@ -229,7 +274,10 @@ export class SessionManager {
   private info(s: Session): SessionInfo {
     const qi = this.queue.indexOf(s.runId);
     const rec = this.store.cached(s.runId);
-    return { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, queuePosition: qi >= 0 ? qi + 1 : null, phase: s.phase, detail: s.detail };
+    return {
+      runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, elapsedSeconds: elapsedOf(s),
+      queuePosition: qi >= 0 ? qi + 1 : null, phase: s.phase, detail: s.stopping && !s.finished ? STOPPING : s.detail,
+    };
   }
 
   private pump(): void {
@@ -340,10 +388,15 @@ export class SessionManager {
 
   private async flushEvents(s: Session): Promise<void> {
     if (s.pendingMetrics.length > 0) {
-      const records = s.pendingMetrics.splice(0).map((r) => ({
-        step: r.step,
-        values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-      }));
+      const records = s.pendingMetrics.splice(0).map((r) => {
+        const entries = Object.entries(r.values);
+        const nonFinite = Object.fromEntries(entries.filter(([, v]) => !Number.isFinite(v)).map(([k, v]) => [k, Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'] as const));
+        return {
+          step: r.step,
+          values: Object.fromEntries(entries.map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
+          ...(Object.keys(nonFinite).length ? { nonFinite } : {}),
+        };
+      });
       this.emit('run.metrics', { runId: s.runId, records });
     }
     for (const t of s.pendingTrajectories.splice(0)) this.emit('run.trajectory', { runId: s.runId, step: t.step, trajUid: t.trajUid });
@@ -364,12 +417,13 @@ export class SessionManager {
 
   private emitStatus(s: Session, error: string | null): void {
     const i = this.info(s);
-    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, error, phase: s.phase, detail: s.detail });
+    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, elapsedSeconds: i.elapsedSeconds, error, phase: s.phase, detail: i.detail });
   }
 
   private async setStatus(s: Session, status: RunStatus, extra: Record<string, unknown> = {}): Promise<void> {
     await this.flushEvents(s);
     s.status = status;
+    trackRunning(s);
     await this.store.updateRun(s.runId, { status, ...extra });
     this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
   }
@@ -380,6 +434,7 @@ export class SessionManager {
     const hadHandle = s.handle !== null;
     await this.flushEvents(s);
     s.status = status;
+    trackRunning(s);
     await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
     await this.store.flush(s.runId);
     await this.store.releaseRun(s.runId);
@@ -398,9 +453,16 @@ export class SessionManager {
 
   private startTimer(): void {
     if (this.timer) return;
+    let tick = 0;
     this.timer = setInterval(() => {
+      // About once a second: has `arlarena stop RUN` (another process) asked for one of our runs to stop?
+      const checkStops = tick++ % STOP_POLL_TICKS === 0;
       for (const s of this.sessions.values()) {
-        if (!s.finished) void this.flushEvents(s).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+        if (s.finished) continue;
+        void this.flushEvents(s).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+        if (checkStops) {
+          void this.store.takeStopRequest(s.runId).then((asked) => (asked && !s.finished ? this.stop(s.runId) : undefined)).catch(() => undefined);
+        }
       }
     }, this.opts.throttleMs ?? 250);
   }

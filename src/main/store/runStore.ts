@@ -76,6 +76,8 @@ const SEVERITY_RANK = { info: 0, warning: 1, critical: 2 } as const;
 /** Minimum seconds between run-record writes caused by metric appends alone (status changes write at once). */
 const RECORD_WRITE_INTERVAL_MS = 2000;
 const OWNER_FILE = '.owner';
+/** Written by `arlarena stop` for a run another process trains; that process's session manager picks it up. */
+const STOP_REQUEST_FILE = '.stop-request';
 
 export const UNKNOWN_BACKEND: ComputeBackendInfo = { training: 'unknown', rollout: 'unknown', detail: 'not recorded', available: [] };
 
@@ -621,6 +623,65 @@ export class RunStore {
 
   async releaseRun(id: string): Promise<void> {
     await rm(join(this.runDir(id), OWNER_FILE), { force: true });
+  }
+
+  /** The process that claimed the run (see claimRun), whether it is still alive, or null when none did. */
+  async ownerOf(id: string): Promise<{ pid: number; alive: boolean } | null> {
+    let pid: number;
+    try {
+      pid = (JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number }).pid;
+    } catch {
+      return null;
+    }
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    if (pid === process.pid) return { pid, alive: true };
+    try {
+      process.kill(pid, 0);
+      return { pid, alive: true };
+    } catch (e) {
+      return { pid, alive: (e as NodeJS.ErrnoException).code === 'EPERM' };
+    }
+  }
+
+  /**
+   * Any process (a CLI command, not only the app at start-up): runs left running or paused by a process that is
+   * gone are marked interrupted, as the data directory's lock already treats a dead holder. A run whose owner
+   * file names a dead pid, or a running/paused run with no owner file, is dead; a queued run without an owner may
+   * be waiting in a live app's queue and is left alone. Returns the runs marked, with the dead pid if known.
+   */
+  async markDeadOwners(): Promise<Array<{ id: string; pid: number | null }>> {
+    await this.listRuns();
+    const out: Array<{ id: string; pid: number | null }> = [];
+    for (const r of Object.values(this.db.data.runs)) {
+      if (r.status !== 'running' && r.status !== 'paused' && r.status !== 'queued') continue;
+      const owner = await this.ownerOf(r.id);
+      if (owner?.alive) continue;
+      if (!owner && r.status === 'queued') continue;
+      out.push({ id: r.id, pid: owner?.pid ?? null });
+    }
+    for (const { id, pid } of out) {
+      await this.updateRun(id, {
+        status: 'interrupted', etaSeconds: null,
+        error: `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`,
+      });
+      await this.releaseRun(id);
+    }
+    return out;
+  }
+
+  /** Ask the live process that trains `id` to stop it (see takeStopRequest). */
+  async requestStop(id: string): Promise<void> {
+    await writeFileAtomic(join(this.runDir(id), STOP_REQUEST_FILE), JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
+  }
+
+  /** True (and the request is consumed) when `arlarena stop` asked for this run to stop. */
+  async takeStopRequest(id: string): Promise<boolean> {
+    try {
+      await rm(join(this.runDir(id), STOP_REQUEST_FILE));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** True when another live process owns the run (see claimRun). */

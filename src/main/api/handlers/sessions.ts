@@ -27,9 +27,16 @@ export function createSessionsHandlers(services: MainServices): Handlers<AreaMet
       const { sessions } = await lab();
       const plain = structuredClone(config) as unknown as Record<string, unknown>;
       const backend = await services.computeInfo().catch(() => undefined);
-      const info = await sessions.startNew({
-        name, tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
-      });
+      let info;
+      try {
+        info = await sessions.startNew({
+          name, tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
+        });
+      } catch (e) {
+        // A forced compute backend this machine lacks is refused before any run exists.
+        if (e instanceof SessionError && e.code === 'VALIDATION') return err('VALIDATION', e.message, { field: 'overrides.compute.backend' });
+        throw e;
+      }
       return ok({ runId: info.runId, status: info.status });
     },
     'sessions.pause': async ({ runId }) => guard(async () => (await lab()).sessions.pause(runId)),

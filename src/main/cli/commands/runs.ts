@@ -24,6 +24,10 @@ RUN is a run id, a unique id prefix, or a unique run name. Statuses: ${RunStatus
 export async function openStore(ctx: CliContext): Promise<RunStore> {
   const store = await RunStore.open(ctx.dataDir);
   for (const w of store.warnings) ctx.stderr.write(`arlarena: warning: ${w}\n`);
+  // A run whose training process was killed is interrupted, whichever command looks first (not only the app).
+  for (const d of await store.markDeadOwners()) {
+    ctx.stderr.write(`arlarena: run ${d.id} was being trained by process ${d.pid ?? '(unknown)'}, which is gone; marked interrupted (continue it: arlarena resume ${d.id})\n`);
+  }
   return store;
 }
 
@@ -72,7 +76,7 @@ const command: CliCommand = {
       const { store, run } = found;
       if (sub === 'delete') {
         if (run.status === 'running') {
-          ctx.stderr.write(`arlarena runs: run ${run.id} is running; stop it first\n`);
+          ctx.stderr.write(`arlarena runs: run ${run.id} is running; stop it first (arlarena stop ${run.id})\n`);
           return 1;
         }
         await store.deleteRun(run.id);

@@ -1,0 +1,53 @@
+/**
+ * `arlarena resume RUN` — continue an interrupted, stopped, failed or paused run from its latest checkpoint in
+ * this process (a run with no checkpoint yet starts over), and wait for it to end, as `arlarena train` does.
+ */
+import { SessionError, SessionManager } from '../../sessions/sessionManager';
+import { UsageError, type CliCommand, parseCommandArgs } from '../types';
+import { openRun } from './runs';
+
+const USAGE = `Usage: arlarena resume RUN [--json]
+  Continues RUN from its latest checkpoint (metrics and trajectories after it are dropped first) and trains it
+  to its total steps in this process. Works on interrupted, stopped, failed and paused runs; a run another live
+  process is training is refused (stop it there, or with arlarena stop RUN).
+  RUN: a run id, a unique id prefix, or a unique run name.
+  Exit code: 0 completed or stopped, 1 failed or refused.`;
+
+const command: CliCommand = {
+  summary: 'continue an interrupted or stopped run from its last checkpoint',
+  usage: USAGE,
+  async run(args, ctx) {
+    const { values: v, positionals: pos } = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' } } });
+    if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
+    const found = await openRun(ctx, 'resume', pos[0]);
+    if (!found) return 1;
+    const { store, run } = found;
+    // Tests run the deterministic stand-in job (src/main/sessions/testJobs) instead of the trainer.
+    const jobModule = process.env.ARLARENA_TEST_JOB_MODULE || undefined;
+    const sessions = new SessionManager({ store, concurrency: 1, jobModule });
+    const tty = ctx.isTTY && !v.json;
+    try {
+      try {
+        await sessions.resume(run.id);
+      } catch (e) {
+        if (!(e instanceof SessionError)) throw e;
+        ctx.stderr.write(`arlarena resume: ${e.message}\n`);
+        return 1;
+      }
+      if (!v.json) ctx.stderr.write(`resuming ${run.id} (${run.status} at step ${run.step} of ${run.totalSteps})\n`);
+      const timer = tty ? setInterval(() => ctx.stderr.write(`\r${run.id}: step ${store.cached(run.id)?.step ?? '?'} / ${run.totalSteps}\x1b[K`), 1000) : null;
+      const status = await sessions.waitFor(run.id);
+      if (timer) clearInterval(timer);
+      if (tty) ctx.stderr.write('\n');
+      const rec = await store.getRun(run.id);
+      if (v.json) ctx.stdout.write(`${JSON.stringify({ runId: run.id, status, step: rec?.step ?? null, error: rec?.error ?? null })}\n`);
+      else ctx.stdout.write(`${run.id}: ${status} at step ${rec?.step ?? '?'} of ${run.totalSteps}${rec?.error && status === 'failed' ? ` — ${rec.error}` : ''}\n`);
+      return status === 'completed' || status === 'stopped' ? 0 : 1;
+    } finally {
+      await sessions.dispose();
+      await store.close();
+    }
+  },
+};
+
+export default command;
