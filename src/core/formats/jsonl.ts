@@ -30,7 +30,8 @@ const NINF_MARK = '\u0000-Inf';
 function pythonJson(line: string): unknown {
   const fixed = line.replace(/"(?:[^"\\]|\\.)*"|-Infinity|Infinity|NaN/g, (m) => {
     if (m.charCodeAt(0) === 34) return m;
-    return m === 'NaN' ? `"${NAN_MARK}"` : m === 'Infinity' ? `"${INF_MARK}"` : `"${NINF_MARK}"`;
+    // JSON.stringify escapes the marker's NUL (a raw control character is not allowed inside JSON strings).
+    return JSON.stringify(m === 'NaN' ? NAN_MARK : m === 'Infinity' ? INF_MARK : NINF_MARK);
   });
   return JSON.parse(fixed);
 }
