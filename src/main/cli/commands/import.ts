@@ -1,37 +1,84 @@
-/** `arlarena import FILE` — verify a bundle and add its run to the data directory. */
-import { readFile } from 'node:fs/promises';
-import { importBundle } from '../../bundles/importBundle';
+/**
+ * `arlarena import PATH…` — bring runs into the data directory: reproducibility bundles (verified, as before)
+ * and external training logs in every format src/core/formats reads (src/main/imports/importLogs.ts).
+ */
+import type { RunRecord } from '../../../shared/api';
 import { BundleError } from '../../bundles/manifest';
+import { duplicateMessage, ImportError, importLogs } from '../../imports/importLogs';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
-const USAGE = `Usage: arlarena import FILE [--json]
-  Verifies the bundle (every SHA-256, sizes, schema version, safe paths, no unlisted files) before anything is
-  written, then adds the run atomically (a new id if it already exists). A damaged bundle is refused with the
-  reason and nothing is imported.`;
+const USAGE = `Usage: arlarena import PATH… [--format F] [--name N] [--tags T] [--again] [--json]
+  PATH: a reproducibility bundle (.zip), a training log file, or a folder of TensorBoard event files (one run
+  per directory holding event files, as TensorBoard groups them). The format is detected from the content,
+  never the file name:
+    verl console logs, verl file-logger JSONL, flat JSONL metric streams (Tinker and most scripts),
+    TRL / HF Trainer printed dicts and trainer_state.json, TensorBoard event files, W&B "Export CSV" (one run
+    per "<run> - " prefix), plain CSV with a step column, DeepSpeed-Chat step-3 logs.
+  Every file is checked before anything is written: a file in no known format is refused, naming the formats
+  tried. Lines that do not parse, corrupt TensorBoard records and steps that go backwards are skipped and
+  counted. The collapse detector runs over each imported run and its alerts are stored with it.
+  --format F   force the format (verl-console, verl-jsonl, jsonl, trl-console, trainer-state, tensorboard,
+               wandb-csv, csv, deepspeed-chat, bundle)
+  --name N     run name (default: the file or run-folder name; several source runs get " · <run>")
+  --tags T     comma-separated tags
+  --again      import even if a run already holds the same source file (same SHA-256)
+  --json       print {"runIds": [...], "format": "...", "steps": N, "skipped": {...}} (and "duplicateOf")
+  Exit code: 0 when something was imported, 1 when nothing was (refused, or already imported).`;
+
+function range(rec: RunRecord, first: number | undefined): string {
+  return first === undefined ? 'no steps' : first === rec.step ? `step ${first}` : `steps ${first}–${rec.step}`;
+}
 
 const command: CliCommand = {
-  summary: 'import a reproducibility bundle (verified; refused if damaged)',
+  summary: 'import bundles and external training logs (verl, TRL, TensorBoard, W&B CSV, JSONL, …)',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' } } });
+    const parsed = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { json: { type: 'boolean' }, format: { type: 'string' }, name: { type: 'string' }, tags: { type: 'string' }, again: { type: 'boolean' } },
+    });
     const { values: v, positionals: pos } = parsed;
-    if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
-    let data: Uint8Array;
-    try {
-      data = new Uint8Array(await readFile(pos[0]));
-    } catch (e) {
-      ctx.stderr.write(`arlarena import: cannot read ${pos[0]}: ${(e as Error).message}\n`);
-      return 1;
-    }
+    if (pos.length === 0) throw new UsageError('expected at least one PATH (a bundle, a log file or a TensorBoard folder)');
+    if (v.name !== undefined && v.name.trim() === '') throw new UsageError('--name must not be empty');
+    const tags = v.tags === undefined ? undefined : [...new Set(v.tags.split(',').map((t) => t.trim()).filter((t) => t.length > 0))];
     const store = await openStore(ctx);
     try {
-      const r = await importBundle(store, data);
-      ctx.stdout.write(v.json ? `${JSON.stringify(r)}\n` : `imported "${r.name}" as run ${r.runId}${r.runId !== r.originalId ? ` (id ${r.originalId} was taken)` : ''}\n`);
-      return 0;
+      let lastPath = '';
+      const r = await importLogs(store, pos, {
+        format: v.format,
+        name: v.name?.trim(),
+        tags,
+        again: v.again === true,
+        onProgress: ctx.isTTY && !v.json
+          ? (p) => {
+              if (p.path !== lastPath) lastPath = p.path;
+              ctx.stderr.write(`\r  reading ${p.path}: ${(p.bytesRead / 1e6).toFixed(1)} / ${(p.totalBytes / 1e6).toFixed(1)} MB, ${p.steps} steps`);
+            }
+          : undefined,
+      });
+      if (ctx.isTTY && !v.json && lastPath) ctx.stderr.write('\n');
+      if (v.json) {
+        ctx.stdout.write(`${JSON.stringify(r)}\n`);
+      } else {
+        for (const id of r.runIds) {
+          const rec = (await store.getRun(id))!;
+          const first = (await store.readMetrics(id))[0]?.step;
+          const src = rec.source;
+          const what = src ? `${src.format}${src.framework !== 'unknown' ? `, ${src.framework}` : ''}` : 'bundle';
+          const crit = rec.alerts.filter((a) => a.severity === 'critical').length;
+          ctx.stdout.write(`imported "${rec.name}" as run ${id}: ${range(rec, first)} (${what}); ${rec.alerts.length} alert${rec.alerts.length === 1 ? '' : 's'}${crit ? ` (${crit} critical)` : ''}\n`);
+        }
+        const skipped = Object.entries(r.skipped);
+        if (skipped.length > 0) ctx.stdout.write(`skipped: ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
+      }
+      if (r.duplicateOf?.length) ctx.stderr.write(`arlarena import: ${duplicateMessage(pos, r.duplicateOf)}\n`);
+      return r.runIds.length > 0 ? 0 : 1;
     } catch (e) {
-      if (e instanceof BundleError) {
-        ctx.stderr.write(`arlarena import: refused ${pos[0]}: ${e.message}\n`);
+      if (e instanceof BundleError || e instanceof ImportError) {
+        ctx.stderr.write(`arlarena import: refused: ${e.message}\n`);
         return 1;
       }
       throw e;

@@ -1,0 +1,306 @@
+/**
+ * `importLogs(store, paths, opts)`: external training logs (verl, TRL, TensorBoard, W&B CSV, JSONL, …) become
+ * ordinary runs of kind 'imported' (issue 15).
+ *
+ * Two phases. Planning reads only file heads: every path is detected from its content (or `opts.format` forces
+ * it), a folder is walked for TensorBoard event files (one run per directory holding them, as TensorBoard groups
+ * runs; several files in one directory are one run, read in name order, which for TensorBoard's names is time
+ * order). A path in no known format stops the whole import before anything is written, naming the formats
+ * tried. Importing then streams each source once: chunks go through the SHA-256 and the parser, and the steps a
+ * chunk produced are stored before the next chunk is read, so a 1 GB log never sits in memory. A source whose
+ * files some run already holds (same SHA-256 list) is not imported again unless `again`.
+ *
+ * A run is created `running` at its first step and marked completed at the end; if the import fails it is
+ * deleted, and if the process dies a later start-up marks it interrupted — never complete. Bundles (zip) go
+ * through the bundle importer.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { ImportResult } from '../../shared/api';
+import type { LogFormat, ParserBase, SourceMeta, SourceStep } from '../../core/formats/types';
+import { importBundle } from '../bundles/importBundle';
+import { BundleError } from '../bundles/manifest';
+import type { RunStore } from '../store/runStore';
+import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile } from './files';
+import { defaultRegistry, type FormatRegistry } from './registry';
+import { RunWriter } from './runWriter';
+
+export type ImportErrorCode = 'NOT_FOUND' | 'UNKNOWN_FORMAT' | 'BAD_OPTION' | 'EMPTY';
+
+/** An import refused for a reason the user can act on (the CLI prints it; the API maps `code`). */
+export class ImportError extends Error {
+  constructor(
+    readonly code: ImportErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImportError';
+  }
+}
+
+export interface ImportProgress {
+  readonly path: string;
+  readonly bytesRead: number;
+  readonly totalBytes: number;
+  readonly steps: number;
+}
+
+export interface ImportLogsOptions {
+  /** Force a format (a LogFormat name or 'bundle') instead of detecting it. */
+  readonly format?: string;
+  readonly name?: string;
+  readonly tags?: readonly string[];
+  /** Import even if a run already holds the same source (by SHA-256). */
+  readonly again?: boolean;
+  readonly onProgress?: (p: ImportProgress) => void;
+  /** Tests: parsers of their own. */
+  readonly registry?: FormatRegistry;
+}
+
+/** One source to import: one file, or one TensorBoard run directory's event files. */
+interface Unit {
+  readonly format: LogFormat | 'bundle';
+  readonly paths: string[];
+  /** Display name: the file name, or the run folder's path inside the imported tree. */
+  readonly label: string;
+  readonly bytes: number;
+}
+
+export const SKIP_EMPTY_TB_DIR = 'event directory without scalars';
+
+function formatList(registry: FormatRegistry): string {
+  return [...registry.formats, 'bundle'].join(', ');
+}
+
+function checkFormat(format: string | undefined, registry: FormatRegistry): LogFormat | 'bundle' | undefined {
+  if (format === undefined) return undefined;
+  if (format === 'bundle' || (registry.formats as readonly string[]).includes(format)) return format as LogFormat | 'bundle';
+  throw new ImportError('BAD_OPTION', `--format ${JSON.stringify(format)} is not a known format; known formats: ${formatList(registry)}`);
+}
+
+function refuseUnknown(path: string, registry: FormatRegistry): never {
+  throw new ImportError(
+    'UNKNOWN_FORMAT',
+    `${path} is in no known format (detected from its content; formats tried: ${formatList(registry)}); nothing was imported. ` +
+      `If you know its format, pass --format F.\n${registry.describe()}`,
+  );
+}
+
+async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, registry: FormatRegistry): Promise<Unit[]> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch {
+    throw new ImportError('NOT_FOUND', `${path}: no such file or folder`);
+  }
+  if (st.isDirectory()) {
+    if (forced !== undefined && forced !== 'tensorboard') throw new ImportError('BAD_OPTION', `${path} is a folder: only TensorBoard folders can be imported as a folder (--format ${forced} needs a file)`);
+    const byDir = new Map<string, { files: string[]; bytes: number }>();
+    let others = 0;
+    for (const f of await listTree(path)) {
+      const head = await readHead(f);
+      if (head.length === 0 || registry.detect(head)?.format !== 'tensorboard') {
+        others++;
+        continue;
+      }
+      const d = dirname(f);
+      const cur = byDir.get(d) ?? { files: [], bytes: 0 };
+      cur.files.push(f);
+      cur.bytes += (await stat(f)).size;
+      byDir.set(d, cur);
+    }
+    if (byDir.size === 0) {
+      throw new ImportError('UNKNOWN_FORMAT', `${path} is a folder without TensorBoard event files (${others} other file(s) looked at); to import a log file, pass the file itself`);
+    }
+    const rootName = basename(resolve(path));
+    return [...byDir.entries()].map(([d, v]) => ({ format: 'tensorboard', paths: v.files, label: folderLabel(path, d, rootName), bytes: v.bytes }));
+  }
+  if (!st.isFile()) throw new ImportError('NOT_FOUND', `${path} is not a regular file or folder`);
+  const head = await readHead(path);
+  if (head.length === 0) throw new ImportError('EMPTY', `${path} is empty; nothing was imported`);
+  let format: LogFormat | 'bundle';
+  if (forced !== undefined) format = forced;
+  else if (isZip(head)) format = 'bundle';
+  else format = registry.detect(head)?.format ?? refuseUnknown(path, registry);
+  // TensorBoard names a run by its folder (event file names are timestamps and host names).
+  const label = format === 'tensorboard' ? basename(dirname(resolve(path))) : basename(path);
+  return [{ format, paths: [path], label, bytes: st.size }];
+}
+
+/** Runs that already hold exactly these source files (by SHA-256, in order). */
+async function holdersOf(store: RunStore, sha: readonly string[]): Promise<string[]> {
+  const key = sha.join(',');
+  const ids: string[] = [];
+  for (const s of await store.listRuns()) {
+    if (s.kind !== 'imported') continue;
+    const rec = await store.getRun(s.id);
+    if (rec?.source && rec.source.sha256.join(',') === key) ids.push(rec.id);
+  }
+  return ids;
+}
+
+/** Byte totals of imported runs' sources: a source can only duplicate one of the same size. */
+async function importedSizes(store: RunStore): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (const s of await store.listRuns()) {
+    if (s.kind !== 'imported') continue;
+    const rec = await store.getRun(s.id);
+    if (rec?.source) out.add(rec.source.bytes);
+  }
+  return out;
+}
+
+function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [k, n] of Object.entries(from)) if (n > 0) into[k] = (into[k] ?? 0) + n;
+}
+
+/** A run read from several files (a TensorBoard directory): the first file's framework and config, every note. */
+function mergeMeta(prev: SourceMeta | null, next: SourceMeta): SourceMeta {
+  if (prev === null) return { ...next, notes: [...next.notes] };
+  return { ...prev, framework: prev.framework === 'unknown' ? next.framework : prev.framework, config: prev.config ?? next.config, notes: [...new Set([...prev.notes, ...next.notes])] };
+}
+
+interface UnitOutcome {
+  runIds: string[];
+  steps: number;
+  skipped: Record<string, number>;
+}
+
+async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
+  const format = unit.format as LogFormat;
+  const writers = new Map<string, RunWriter>();
+  const totalBytes = unit.bytes;
+  let bytesBefore = 0;
+  let steps = 0;
+  const writerFor = (run: string): RunWriter => {
+    let w = writers.get(run);
+    if (!w) {
+      const base = opts.name ?? unit.label;
+      const name = run === '' ? (multiUnit && opts.name ? `${opts.name} · ${unit.label}` : base) : `${base} · ${run}`;
+      w = new RunWriter(store, { registry, format, name, tags: opts.tags ?? [], paths: unit.paths, following: false });
+      writers.set(run, w);
+    }
+    return w;
+  };
+  const onStep = (s: SourceStep): void => {
+    if (writerFor(s.run).add(s)) steps++;
+  };
+  const parserSkipped: Record<string, number> = {};
+  let meta: SourceMeta | null = null;
+  const sha: string[] = [];
+  try {
+    for (const path of unit.paths) {
+      let parser: ParserBase;
+      let feed: (chunk: Uint8Array) => void;
+      let finishInput: () => void;
+      let splitter: LineSplitter | null = null;
+      if (registry.isBinary(format)) {
+        const p = registry.byteParser(format, onStep);
+        parser = p;
+        feed = (c) => p.push(c);
+        finishInput = () => p.end();
+      } else {
+        const p = registry.lineParser(format, onStep);
+        parser = p;
+        const sp = new LineSplitter((line) => p.push(line));
+        splitter = sp;
+        feed = (c) => sp.push(c);
+        finishInput = () => {
+          sp.end();
+          p.end();
+        };
+      }
+      const flushAll = async () => {
+        for (const w of writers.values()) await w.flush(parser.meta);
+      };
+      const r = await streamFile(
+        path,
+        async (chunk) => {
+          feed(chunk);
+          await flushAll();
+        },
+        (n) => opts.onProgress?.({ path, bytesRead: bytesBefore + n, totalBytes, steps }),
+      );
+      finishInput();
+      await flushAll();
+      bytesBefore += r.bytes;
+      sha.push(r.sha256);
+      addCounts(parserSkipped, parser.skipped);
+      if (splitter && splitter.longLines > 0) addCounts(parserSkipped, { [SKIP_LONG_LINE]: splitter.longLines });
+      // One run per source: the meta of a TensorBoard directory's files is the first file's plus later notes.
+      meta = mergeMeta(meta, parser.meta);
+    }
+    const runIds: string[] = [];
+    let stored = 0;
+    const skipped: Record<string, number> = { ...parserSkipped };
+    for (const w of writers.values()) {
+      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped });
+      addCounts(skipped, w.skipped);
+      if (rec) {
+        runIds.push(rec.id);
+        stored += w.stored;
+      }
+    }
+    if (runIds.length === 0 && format === 'tensorboard') addCounts(skipped, { [SKIP_EMPTY_TB_DIR]: 1 });
+    return { runIds, steps: stored, skipped };
+  } catch (e) {
+    for (const w of writers.values()) await w.abort();
+    throw e;
+  }
+}
+
+export async function importLogs(store: RunStore, paths: readonly string[], opts: ImportLogsOptions = {}): Promise<ImportResult> {
+  const registry = opts.registry ?? defaultRegistry;
+  if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
+  const forced = checkFormat(opts.format, registry);
+  // Phase 1: plan every path (heads only), so an unknown format anywhere writes nothing.
+  const units: Unit[] = [];
+  for (const p of paths) units.push(...(await planPath(p, forced, registry)));
+  const result = { runIds: [] as string[], formats: new Set<string>(), steps: 0, skipped: {} as Record<string, number>, duplicateOf: [] as string[] };
+  const sizes = opts.again ? new Set<number>() : await importedSizes(store);
+  const multiUnit = units.length > 1;
+  for (const unit of units) {
+    result.formats.add(unit.format);
+    if (unit.format === 'bundle') {
+      let r;
+      try {
+        r = await importBundle(store, new Uint8Array(await readFile(unit.paths[0])));
+      } catch (e) {
+        if (e instanceof BundleError) throw new BundleError(`${unit.paths[0]}: ${e.message}`);
+        throw e;
+      }
+      result.runIds.push(r.runId);
+      result.steps += (await store.readMetrics(r.runId)).length;
+      continue;
+    }
+    // Only a source of a size some imported run has can be a duplicate: hash it first then (one extra read).
+    if (sizes.has(unit.bytes)) {
+      const sha: string[] = [];
+      for (const p of unit.paths) sha.push(await sha256File(p));
+      const holders = await holdersOf(store, sha);
+      if (holders.length > 0) {
+        result.duplicateOf.push(...holders);
+        continue;
+      }
+    }
+    const r = await importUnit(store, unit, opts, registry, multiUnit);
+    result.runIds.push(...r.runIds);
+    result.steps += r.steps;
+    addCounts(result.skipped, r.skipped);
+  }
+  if (result.runIds.length === 0 && result.duplicateOf.length === 0) {
+    throw new ImportError('EMPTY', `${paths.join(', ')}: read as ${[...result.formats].join(', ')}, but no metric step was found; nothing was imported${Object.keys(result.skipped).length ? ` (skipped: ${JSON.stringify(result.skipped)})` : ''}`);
+  }
+  return {
+    runIds: result.runIds,
+    format: [...result.formats].join(','),
+    steps: result.steps,
+    skipped: result.skipped,
+    ...(result.duplicateOf.length > 0 ? { duplicateOf: [...new Set(result.duplicateOf)] } : {}),
+  };
+}
+
+/** The sentence a CLI or UI shows for sources that were already there. */
+export function duplicateMessage(paths: readonly string[], holders: readonly string[]): string {
+  return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass --again to import it again`;
+}

@@ -1,0 +1,242 @@
+/**
+ * One imported run being written: source steps in (the source's own keys), metric records out to the store.
+ *
+ * Shared by the batch importer (importLogs.ts) and live follow (follow.ts). `add` is synchronous because parsers
+ * call their step sink from inside `push`; steps are buffered and `flush` (awaited after each chunk the caller
+ * feeds) maps them onto the catalog, runs the collapse detector over them and appends them to the store, so
+ * memory stays bounded by one chunk's steps whatever the file size.
+ *
+ * The store is append-only and charts need strictly increasing steps: a step at or below the last one taken is
+ * dropped and counted in `skipped` (as 'repeated step' when equal, 'out-of-order step' when lower).
+ */
+import type { Alert, ImportSource, RunRecord } from '../../shared/api';
+import type { MetricRecord } from '../../shared/metrics';
+import { CollapseDetector } from '../../core/stability/detector';
+import type { Framework, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
+import type { RunStore } from '../store/runStore';
+import { UNKNOWN_BACKEND } from '../store/runStore';
+import type { FormatRegistry } from './registry';
+import { describeConfig } from './config';
+
+export const SKIP_OUT_OF_ORDER = 'out-of-order step';
+export const SKIP_REPEATED = 'repeated step';
+export const SKIP_NON_INTEGER = 'non-integer step';
+
+export interface RunWriterOptions {
+  readonly registry: FormatRegistry;
+  /** The source's format; 'detecting' while live follow waits for enough of a new file to tell. */
+  readonly format: LogFormat | 'detecting';
+  readonly name: string;
+  readonly tags: readonly string[];
+  readonly paths: readonly string[];
+  /** Live follow: the record says following, and alerts are stored (and reported) as they are raised. */
+  readonly following: boolean;
+  /** Extra notes for the record (e.g. "restart 2 of run …"). */
+  readonly notes?: readonly string[];
+  /** New metric records, after they are stored (follow publishes them as run.metrics). */
+  readonly onRecords?: (runId: string, records: readonly MetricRecord[]) => void;
+  /** Alerts raised or extended, after they are stored (follow publishes them as run.alert). */
+  readonly onAlert?: (runId: string, alert: Alert, kind: 'raised' | 'updated') => void;
+}
+
+export class RunWriter {
+  private run: RunRecord | null = null;
+  private buffer: SourceStep[] = [];
+  private detector: CollapseDetector | null = null;
+  private framework: Framework | null = null;
+  private readonly keyMap: Record<string, string> = {};
+  /** Steps dropped or merged here, by reason (the parser's own skips are added at finish). */
+  readonly skipped: Record<string, number> = {};
+  /** The highest step taken (buffered or stored): later steps must exceed it. */
+  highWater = -Infinity;
+  firstStep: number | null = null;
+  /** Metric records stored. */
+  stored = 0;
+  private creating: Promise<RunRecord> | null = null;
+  private format: LogFormat | 'detecting';
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly opts: RunWriterOptions,
+  ) {
+    this.format = opts.format;
+  }
+
+  /** Follow: the format became known once the file held enough to detect it. */
+  setFormat(format: LogFormat): void {
+    this.format = format;
+  }
+
+  get runId(): string | null {
+    return this.run?.id ?? null;
+  }
+
+  private bump(reason: string): void {
+    this.skipped[reason] = (this.skipped[reason] ?? 0) + 1;
+  }
+
+  /** Take one source step (synchronous: called from a parser's sink). Returns whether it was kept. */
+  add(s: SourceStep): boolean {
+    if (!Number.isSafeInteger(s.step)) {
+      this.bump(SKIP_NON_INTEGER);
+      return false;
+    }
+    // Parsers already merge the records of one step; what is left at or below the mark is dropped, never merged
+    // into a stored record (the store is append-only, and merging only what is still buffered would make the
+    // outcome depend on chunk boundaries).
+    if (s.step <= this.highWater) {
+      this.bump(s.step === this.highWater ? SKIP_REPEATED : SKIP_OUT_OF_ORDER);
+      return false;
+    }
+    this.highWater = s.step;
+    if (this.firstStep === null) this.firstStep = s.step;
+    this.buffer.push(s);
+    return true;
+  }
+
+  /** Create the run record now (follow: before any step arrives, so the UI has a run to show). */
+  async ensureRun(meta: SourceMeta | null): Promise<RunRecord> {
+    if (this.run) return this.run;
+    this.creating ??= (async () => {
+      const cfg = describeConfig(meta?.config);
+      const source: ImportSource = {
+        format: this.format,
+        framework: meta?.framework ?? 'unknown',
+        paths: [...this.opts.paths],
+        sha256: [],
+        bytes: 0,
+        importedAt: new Date().toISOString(),
+        keyMap: {},
+        skipped: {},
+        following: this.opts.following,
+        notes: [...(this.opts.notes ?? []), ...(this.opts.following ? [] : ['importing: not complete until this note is gone'])],
+      };
+      const rec = await this.store.createRun({
+        kind: 'imported',
+        name: this.opts.name,
+        tags: this.opts.tags,
+        preset: cfg.preset,
+        env: cfg.env,
+        seed: cfg.seed,
+        config: cfg.config,
+        totalSteps: 0,
+        backend: { ...UNKNOWN_BACKEND, detail: 'imported from an external training log' },
+        // `running` until finish: a crash mid-import leaves a run the next start-up marks interrupted, never
+        // one that looks complete.
+        status: 'running',
+        source,
+      });
+      await this.store.updateRun(rec.id, { startedAt: rec.createdAt });
+      await this.store.claimRun(rec.id);
+      this.run = rec;
+      return rec;
+    })();
+    return this.creating;
+  }
+
+  /** Map, detect and store what is buffered. `meta` is the parser's meta (framework, config) so far. */
+  async flush(meta: SourceMeta | null): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const steps = this.buffer;
+    this.buffer = [];
+    const run = await this.ensureRun(meta);
+    if (this.framework === null || this.framework === 'unknown') {
+      const fromMeta = meta?.framework && meta.framework !== 'unknown' ? meta.framework : null;
+      this.framework = fromMeta ?? this.opts.registry.guessFramework(Object.keys(steps[0].values));
+    }
+    this.detector ??= new CollapseDetector(run.id);
+    const records: MetricRecord[] = [];
+    const changed = new Map<string, { alert: Alert; kind: 'raised' | 'updated' }>();
+    for (const s of steps) {
+      const m = this.opts.registry.map(s.values, this.framework);
+      for (const [k, src] of Object.entries(m.keyMap)) if (!(k in this.keyMap)) this.keyMap[k] = src;
+      const rec: MetricRecord = { step: s.step, values: m.values };
+      records.push(rec);
+      for (const u of this.detector.feed(rec)) {
+        const prev = changed.get(u.alert.id);
+        changed.set(u.alert.id, { alert: u.alert, kind: prev?.kind === 'raised' ? 'raised' : u.kind });
+      }
+    }
+    await this.store.appendMetrics(run.id, records);
+    this.stored += records.length;
+    this.opts.onRecords?.(run.id, records);
+    if (this.opts.following && changed.size > 0) {
+      const rec = await this.store.upsertAlerts(run.id, [...changed.values()].map((c) => c.alert));
+      const storedById = new Map(rec.alerts.map((a) => [a.id, a]));
+      for (const c of changed.values()) this.opts.onAlert?.(run.id, storedById.get(c.alert.id) ?? c.alert, c.kind);
+    } else {
+      for (const c of changed.values()) this.opts.onAlert?.(run.id, c.alert, c.kind);
+    }
+  }
+
+  /**
+   * Write the final record: completed, the source's hashes and sizes, what was skipped, the config the log
+   * revealed, the detector's alerts. Returns the record, or null when no step ever arrived (no run was made).
+   */
+  async finish(f: { meta: SourceMeta | null; sha256: readonly string[]; bytes: number; parserSkipped: Readonly<Record<string, number>>; notes?: readonly string[]; status?: 'completed' | 'stopped' }): Promise<RunRecord | null> {
+    await this.flush(f.meta);
+    if (!this.run) return null;
+    const id = this.run.id;
+    const skipped: Record<string, number> = { ...f.parserSkipped };
+    for (const [k, n] of Object.entries(this.skipped)) skipped[k] = (skipped[k] ?? 0) + n;
+    const cfg = describeConfig(f.meta?.config);
+    const notes = [...(this.opts.notes ?? []), ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
+    const dropped = (this.skipped[SKIP_OUT_OF_ORDER] ?? 0) + (this.skipped[SKIP_REPEATED] ?? 0);
+    if (dropped > 0) notes.push(`${dropped} step(s) at or below an earlier step were dropped (the store keeps steps strictly increasing)`);
+    const alerts = this.detector?.alerts() ?? [];
+    await this.store.flush(id);
+    const rec = await this.store.updateRun(id, (cur) => {
+      const acked = new Set(cur.alerts.filter((a) => a.acknowledged).map((a) => a.id));
+      return {
+        status: f.status ?? 'completed',
+        finishedAt: new Date().toISOString(),
+        step: Number.isFinite(this.highWater) ? this.highWater : 0,
+        totalSteps: Number.isFinite(this.highWater) ? this.highWater : 0,
+        etaSeconds: null,
+        preset: cfg.preset,
+        env: cfg.env,
+        seed: cfg.seed,
+        config: cfg.config,
+        alerts: alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) })),
+        source: {
+          ...(cur.source as ImportSource),
+          format: this.format,
+          framework: this.framework ?? f.meta?.framework ?? 'unknown',
+          sha256: [...f.sha256],
+          bytes: f.bytes,
+          keyMap: { ...this.keyMap },
+          skipped,
+          following: false,
+          notes,
+        },
+      };
+    });
+    await this.store.releaseRun(id);
+    return rec;
+  }
+
+  /** Follow failed (unreadable source, no known format): the run stays, marked failed with the reason. */
+  async fail(error: string, meta: SourceMeta | null): Promise<void> {
+    if (this.creating) await this.creating.catch(() => undefined);
+    if (!this.run) return;
+    const id = this.run.id;
+    await this.store.flush(id).catch(() => undefined);
+    await this.store.updateRun(id, (cur) => ({
+      status: 'failed',
+      error,
+      finishedAt: new Date().toISOString(),
+      etaSeconds: null,
+      alerts: this.detector ? this.detector.alerts() : cur.alerts,
+      source: { ...(cur.source as ImportSource), format: this.format, framework: this.framework ?? meta?.framework ?? 'unknown', keyMap: { ...this.keyMap }, following: false },
+    }));
+    await this.store.releaseRun(id);
+  }
+
+  /** A failed import: remove the half-written run so nothing looks imported. */
+  async abort(): Promise<void> {
+    if (this.creating) await this.creating.catch(() => undefined);
+    if (!this.run) return;
+    await this.store.deleteRun(this.run.id).catch(() => undefined);
+    this.run = null;
+  }
+}
