@@ -15,6 +15,33 @@ import { hintsFor, type RunRecipe } from './hints';
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
 
+/**
+ * The last HISTORY points of one metric, for alert evidence. A ring, not an array with shift(): an imported verl
+ * step carries ~140 keys, and shifting 400-element arrays for each of them was most of the detector's time.
+ */
+class Ring {
+  private steps = new Float64Array(HISTORY);
+  private values = new Float64Array(HISTORY);
+  private start = 0;
+  private len = 0;
+  push(step: number, value: number): void {
+    const i = (this.start + this.len) % HISTORY;
+    this.steps[i] = step;
+    this.values[i] = value;
+    if (this.len < HISTORY) this.len++;
+    else this.start = (this.start + 1) % HISTORY;
+  }
+  /** Points in step order. */
+  points(): Array<{ step: number; value: number }> {
+    const out: Array<{ step: number; value: number }> = [];
+    for (let k = 0; k < this.len; k++) {
+      const i = (this.start + k) % HISTORY;
+      out.push({ step: this.steps[i], value: this.values[i] });
+    }
+    return out;
+  }
+}
+
 export interface AlertUpdate {
   readonly kind: 'raised' | 'updated';
   readonly alert: Alert;
@@ -23,7 +50,7 @@ export interface AlertUpdate {
 export class CollapseDetector {
   readonly config: DetectorConfig;
   private rules: Array<{ def: RuleDef; inst: RuleInstance }>;
-  private history = new Map<string, Array<{ step: number; value: number }>>();
+  private history = new Map<string, Ring>();
   private open = new Map<string, Alert>();
   /** Per open alert: observations of its metric since its last finding (sparse metrics like val/* count their own points). */
   private quiet = new Map<string, number>();
@@ -41,11 +68,11 @@ export class CollapseDetector {
   feed(rec: MetricRecord): AlertUpdate[] {
     if (rec.step <= this.lastStep) return [];
     this.lastStep = rec.step;
-    for (const [k, v] of Object.entries(rec.values)) {
+    for (const k in rec.values) {
+      const v = rec.values[k];
       let h = this.history.get(k);
-      if (!h) this.history.set(k, (h = []));
-      h.push({ step: rec.step, value: v });
-      if (h.length > HISTORY) h.shift();
+      if (!h) this.history.set(k, (h = new Ring()));
+      h.push(rec.step, v);
     }
     const updates: AlertUpdate[] = [];
     const fired = new Set<string>();
@@ -102,8 +129,7 @@ export class CollapseDetector {
   }
 
   private evidence(metric: string, first: number, last: number): Alert['evidence'] {
-    const h = this.history.get(metric) ?? [];
-    let pts = h.filter((p) => p.step <= last);
+    let pts = (this.history.get(metric)?.points() ?? []).filter((p) => p.step <= last);
     const startIdx = pts.findIndex((p) => p.step >= first);
     const from = Math.max(0, (startIdx < 0 ? pts.length : startIdx) - this.config.evidenceBefore);
     pts = pts.slice(from);
