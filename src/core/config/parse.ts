@@ -9,6 +9,21 @@ import type { ConfigIssue, OverrideValue } from './types';
 /** Env settings are validated by the env catalog, not by the field table. */
 export const ENV_SETTINGS_PREFIX = 'env.settings.';
 
+/**
+ * Names every plain object answers to (`constructor`, `toString`, `hasOwnProperty`, `valueOf`, `__proto__`, …):
+ * a lookup `specs[name]` finds them on Object.prototype, so a setting with such a name would pass as known and
+ * be stored (issue 17, defect 13). Refused wherever a user-supplied key meets an object.
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+export function reservedKeyMessage(path: string): string {
+  const name = path.split('.').pop() ?? path;
+  return `${path}: "${name}" is a name every JavaScript object has, so it cannot be a setting or field name; use one of the documented names (arlarena envs / arlarena algo fields)`;
+}
+
+/** Smallest positive normal float32: below it a value is flushed to 0 (or loses its precision) in the trainer. */
+const FLOAT32_MIN_NORMAL = 2 ** -126;
+
 function levenshtein(a: string, b: string): number {
   const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -67,6 +82,10 @@ export function coerceField(f: FieldDef, raw: OverrideValue | FieldValue | undef
       const v = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
       if (!Number.isFinite(v)) return { error: `${f.path} = ${shown}: expected ${f.type === 'integer' ? 'an integer' : 'a finite number'} (e.g. ${JSON.stringify(f.default)})` };
       if (f.type === 'integer' && !Number.isInteger(v)) return { error: `${f.path} = ${shown}: expected a whole number (e.g. ${JSON.stringify(f.default)})` };
+      // The trainer computes in float32: optim.eps = 1e-300 is 0 there and turns 0/0 into NaN weights (issue 17).
+      if (f.type === 'number' && v !== 0 && (Math.abs(v) < FLOAT32_MIN_NORMAL || !Number.isFinite(Math.fround(v)))) {
+        return { error: `${f.path} = ${shown}: ${v} is ${Math.abs(v) < FLOAT32_MIN_NORMAL ? '0 (or denormal)' : 'infinite'} in float32, the precision training runs in; use a magnitude between 1.2e-38 and 3.4e38 (default ${JSON.stringify(f.default)})` };
+      }
       const r = rangeError(f, v);
       return r ? { error: r } : { value: v };
     }
@@ -113,6 +132,10 @@ export function parseSetArgs(args: readonly string[]): { overrides: Record<strin
     const key = arg.slice(0, eq).trim();
     const raw = arg.slice(eq + 1);
     if (key.startsWith(ENV_SETTINGS_PREFIX) && key.length > ENV_SETTINGS_PREFIX.length) {
+      if (RESERVED_KEYS.has(key.slice(ENV_SETTINGS_PREFIX.length))) {
+        issues.push({ field: key, value: raw, message: reservedKeyMessage(key) });
+        continue;
+      }
       overrides[key] = coerceSetting(raw) as FieldValue;
       continue;
     }

@@ -5,7 +5,7 @@
  */
 import { ENV_CATALOG, resolveSettings } from '../envs/index';
 import { FIELD_TABLE, FIELDS_BY_PATH, type FieldValue } from './fields';
-import { coerceField, coerceSetting, ENV_SETTINGS_PREFIX, unknownFieldMessage } from './parse';
+import { coerceField, coerceSetting, ENV_SETTINGS_PREFIX, RESERVED_KEYS, reservedKeyMessage, unknownFieldMessage } from './parse';
 import { DEFAULT_PRESET, PRESET_NAMES, presetDef } from './presets/index';
 import type { ConfigIssue, EnvName, OverrideValue, RunConfig } from './types';
 import { setPath, validateConfig } from './validate';
@@ -83,7 +83,12 @@ export function resolveConfig(
       continue;
     }
     if (key.startsWith(ENV_SETTINGS_PREFIX) && key.length > ENV_SETTINGS_PREFIX.length) {
-      settings[key.slice(ENV_SETTINGS_PREFIX.length)] = coerceSetting(raw);
+      const name = key.slice(ENV_SETTINGS_PREFIX.length);
+      if (RESERVED_KEYS.has(name)) {
+        issues.push({ field: key, value: raw, message: reservedKeyMessage(key) });
+        continue;
+      }
+      settings[name] = coerceSetting(raw);
       continue;
     }
     const f = FIELDS_BY_PATH.get(key);

@@ -3,14 +3,16 @@
  * cross-field rules. Each issue names the field, the value and the fix.
  */
 import { FIELD_TABLE, type FieldValue } from './fields';
-import { coerceField } from './parse';
+import { ENV_CATALOG, resolveSettings } from '../envs/index';
+import { coerceField, RESERVED_KEYS, reservedKeyMessage } from './parse';
 import { PRESET_NAMES } from './presets/index';
 import type { ConfigIssue, RunConfig } from './types';
 
+/** The value at a dotted path, own properties only (`a.constructor` is not a path into Object.prototype). */
 export function getPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
   for (const k of path.split('.')) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
+    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, k)) return undefined;
     cur = (cur as Record<string, unknown>)[k];
   }
   return cur;
@@ -95,6 +97,18 @@ export function validateConfig(config: unknown): ConfigIssue[] {
   const settings = getPath(config, 'env.settings');
   if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
     issues.push({ field: 'env.settings', value: settings, message: 'env.settings must be an object of env-specific settings ({} for the defaults)' });
+  } else {
+    // A stored or imported config's settings get the same checks as a new run's overrides (issue 17).
+    const reserved = Object.keys(settings).filter((k) => RESERVED_KEYS.has(k));
+    for (const k of reserved) issues.push({ field: `env.settings.${k}`, value: (settings as Record<string, unknown>)[k], message: reservedKeyMessage(`env.settings.${k}`) });
+    const envEntry = ENV_CATALOG.find((e) => e.name === getPath(config, 'env.name'));
+    if (envEntry && reserved.length === 0) {
+      try {
+        resolveSettings(envEntry.name, envEntry.settings, settings as Record<string, unknown>);
+      } catch (e) {
+        issues.push({ field: 'env.settings', value: settings, message: (e as Error).message });
+      }
+    }
   }
   if (issues.length === 0) issues.push(...crossFieldIssues(config as RunConfig));
   return issues;
