@@ -40,13 +40,13 @@ const re = (pattern: RegExp, only?: readonly Framework[]): Source => (only ? { p
 
 export const MAPPING_TABLE: readonly MappingRule[] = [
   // policy
-  { catalog: 'actor/entropy', sources: [k('actor/entropy'), k('actor/entropy_loss'), k('actor/main_chain/entropy'), k('entropy', PLAIN), k('optim/entropy', PLAIN)] },
-  { catalog: 'actor/pg_loss', sources: [k('actor/pg_loss'), k('policy_loss', PLAIN), k('act_loss', PLAIN), k('loss', TRL)] },
-  { catalog: 'actor/pg_clipfrac', sources: [k('actor/pg_clipfrac'), k('clip_ratio/region_mean', TRL), k('clip_ratio', TRL)] },
+  { catalog: 'actor/entropy', sources: [k('actor/entropy'), k('actor/entropy_loss'), k('actor/main_chain/entropy'), k('entropy', PLAIN), k('policy/entropy_avg', TRL), k('optim/entropy', PLAIN)] },
+  { catalog: 'actor/pg_loss', sources: [k('actor/pg_loss'), k('policy_loss', PLAIN), k('act_loss', PLAIN), k('loss/policy_avg', TRL), k('loss', TRL)] },
+  { catalog: 'actor/pg_clipfrac', sources: [k('actor/pg_clipfrac'), k('clip_ratio/region_mean', TRL), k('clip_ratio', TRL), k('policy/clipfrac_avg', TRL)] },
   { catalog: 'actor/pg_clipfrac_lower', sources: [k('actor/pg_clipfrac_lower')] },
-  { catalog: 'actor/ppo_kl', sources: [k('actor/ppo_kl')] },
+  { catalog: 'actor/ppo_kl', sources: [k('actor/ppo_kl'), k('policy/approxkl_avg', TRL)] },
   // KL to the reference
-  { catalog: 'actor/kl_loss', sources: [k('actor/kl_loss'), k('kl', PLAIN), k('critic/kl')] },
+  { catalog: 'actor/kl_loss', sources: [k('actor/kl_loss'), k('kl', PLAIN), k('objective/kl', TRL), k('critic/kl')] },
   { catalog: 'actor/kl_coef', sources: [k('actor/kl_coef'), k('critic/kl_coeff')] },
   // gradient / optimiser
   { catalog: 'actor/grad_norm', sources: [k('actor/grad_norm'), k('grad_norm', PLAIN)] },
@@ -55,8 +55,8 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
     sources: [k('actor/lr'), { pattern: /^actor\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale }, k('learning_rate', PLAIN), k('actor_lr', PLAIN), k('optim/lr', PLAIN), k('train/lr'), { pattern: /^train\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale }],
   },
   // task
-  { catalog: 'episode/score_mean', sources: [k('critic/score/mean'), k('episode/score_mean')] },
-  { catalog: 'episode/reward_mean', sources: [k('episode/reward_mean'), k('critic/rewards/mean'), k('reward', PLAIN), k('average reward score', PLAIN), k('env/all/reward/total', PLAIN)] },
+  { catalog: 'episode/score_mean', sources: [k('episode/score_mean'), k('critic/score/mean'), k('objective/scores', TRL)] },
+  { catalog: 'episode/reward_mean', sources: [k('episode/reward_mean'), k('critic/rewards/mean'), k('reward', PLAIN), k('objective/rlhf_reward', TRL), k('average reward score', PLAIN), k('env/all/reward/total', PLAIN)] },
   { catalog: 'episode/reward_max', sources: [k('episode/reward_max'), k('critic/rewards/max')] },
   { catalog: 'episode/reward_min', sources: [k('episode/reward_min'), k('critic/rewards/min')] },
   { catalog: 'episode/success_rate', sources: [k('episode/success_rate'), k('rewards/accuracy_reward/mean', TRL), k('rewards/accuracy_reward', TRL), k('env/all/correct', PLAIN)] },
@@ -72,6 +72,9 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
   { catalog: 'prompt_length/mean', sources: [k('prompt_length/mean')] },
   // filtering
   { catalog: 'filter/zero_variance_share', sources: [k('filter/zero_variance_share'), k('frac_reward_zero_std', TRL)] },
+  // train/inference mismatch
+  { catalog: 'mismatch/logprob_abs_mean', sources: [k('mismatch/logprob_abs_mean'), k('sampling/sampling_logp_difference/mean', TRL)] },
+  { catalog: 'mismatch/logprob_abs_max', sources: [k('mismatch/logprob_abs_max'), k('sampling/sampling_logp_difference/max', TRL)] },
   // throughput
   { catalog: 'perf/tokens_per_s', sources: [k('perf/tokens_per_s'), k('perf/throughput')] },
   { catalog: 'perf/step_s', sources: [k('perf/step_s'), k('timing_s/step'), k('timing/step'), k('E2E latency', PLAIN)] },
