@@ -1,135 +1,180 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
-import { intArg, modelArg, parseSets, resolveOrUsage, trainInStore, progressLine } from '../../training/cliRun';
-import { RunStore } from '../../store/runStore';
-import { PRESET_NAMES } from '../../../core/config/index';
+import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../../training/cliRun';
+import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
+import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
+import { projectRoot } from '../../appInfo';
+import { writeFileAtomic } from '../../store/atomic';
+import { runStudy } from '../../studies/runStudy';
+import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../studies/studyFiles';
+import { formatTable, studyReadme, studySummary } from '../../studies/summary';
 
-const usage = `Usage: arlarena arena [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE] [--set key=value …] [--json]
+const usage = `Usage: arlarena arena [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE] [--set key=value …]
+                      [--baseline PRESET] [--episodes N] [--threshold X] [--study NAME [--resume]] [--out DIR] [--json]
 
 The paper's comparison on our testbed: every preset × env × seed trained into the run store (one after the
-other), then a table like the paper's — held-out success and score per method and environment (mean ± std over
-seeds, from each run's last validation), collapse alerts per run, and wall time.
-  --envs     comma-separated environments (default sokoban)
-  --presets  comma-separated presets (default grpo,cispo,sapo,gspo,gigpo,dapo_grpo,sampo)
-  --seeds N  seeds 1..N per (preset, env) (default 3)
-  --steps N  RL steps per run (default: each preset's training.steps)
-  --json     one JSON object per run, then one with the table`;
+other), each final policy evaluated on fixed held-out tasks greedy and sampled, then a table like the paper's
+with 95 % intervals over seeds and a paired comparison of every preset with the baseline: the difference with
+its interval, a paired t test p-value (two-sided; the exact sign-flip p beside it in --json), a verdict
+("better", "worse" or "not separable at N seeds") and the seeds the observed effect would need for 80 % power.
+Seed k of every preset trains on the same task seeds, so runs pair by seed.
+  --envs        comma-separated environments (default sokoban)
+  --presets     comma-separated presets (default grpo,cispo,sapo,gspo,gigpo,dapo_grpo,sampo)
+  --seeds N     seeds 1..N per (preset, env) (default 3)
+  --steps N     RL steps per run (default: each preset's training.steps)
+  --baseline P  the preset every other is compared with (default grpo; must be among --presets)
+  --episodes N  held-out tasks per evaluation (default 100)
+  --threshold X training-success threshold for "steps to threshold" (default 0.5)
+  --study NAME  keep the plan and its runs in the data dir (studies/NAME) and write the summary to
+                resources/studies/NAME/summary.json with a README beside it
+  --resume      continue study NAME: finished runs are kept, unfinished ones continue from their latest
+                checkpoint, missing ones start; the stored plan is used (plan flags are refused)
+  --out DIR     where the study's summary folder goes (default resources/studies of the checkout)
+  --json        one JSON object per finished run, then one with the table (the summary object)`;
 
-interface Cell {
-  preset: string;
-  env: string;
-  seed: number;
-  runId: string;
-  status: string;
-  success: number;
-  score: number;
-  alerts: number;
-  wallSeconds: number;
-}
+const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
 
 function listArg(name: string, raw: string, valid: readonly string[]): string[] {
   const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (items.length === 0) throw new UsageError(`--${name}: empty list; valid: ${valid.join(', ')}`);
   for (const it of items) if (!valid.includes(it)) throw new UsageError(`--${name}: unknown "${it}"; valid: ${valid.join(', ')}`);
+  if (new Set(items).size !== items.length) throw new UsageError(`--${name}: "${raw}" lists a name twice`);
   return items;
 }
 
-function meanStd(xs: number[]): string {
-  const f = xs.filter(Number.isFinite);
-  if (f.length === 0) return 'n/a';
-  const m = f.reduce((a, b) => a + b, 0) / f.length;
-  const sd = f.length > 1 ? Math.sqrt(f.reduce((a, b) => a + (b - m) * (b - m), 0) / (f.length - 1)) : 0;
-  return `${m.toFixed(2)} ± ${sd.toFixed(2)}`;
+function numberArg(name: string, raw: string, lo: number, hi: number): number {
+  const x = Number(raw);
+  if (!Number.isFinite(x) || x < lo || x > hi) throw new UsageError(`--${name} ${JSON.stringify(raw)}: expected a number in [${lo}, ${hi}]`);
+  return x;
+}
+
+/** The command as typed, each argument shell-quoted when it needs it. */
+function commandLine(args: readonly string[]): string {
+  const q = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['arlarena', 'arena', ...args.map(q)].join(' ');
+}
+
+function configOf(plan: StudyPlan, e: { env: string; preset: string; seed: number }): RunConfig {
+  const overrides: Record<string, string | number | boolean> = { ...plan.sets, seed: e.seed };
+  if (plan.steps !== null) overrides['training.steps'] = plan.steps;
+  if (plan.model !== null) overrides['model.size'] = plan.model;
+  return resolveOrUsage({ preset: e.preset, env: e.env, overrides });
 }
 
 const arena: CliCommand = {
-  summary: "run the paper's method comparison (presets × envs × seeds) and print its table",
+  summary: "run the paper's method comparison (presets × envs × seeds) with intervals and paired verdicts",
   usage,
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,
       options: {
-        envs: { type: 'string', default: 'sokoban' },
-        presets: { type: 'string', default: 'grpo,cispo,sapo,gspo,gigpo,dapo_grpo,sampo' },
-        seeds: { type: 'string', default: '3' },
+        envs: { type: 'string' },
+        presets: { type: 'string' },
+        seeds: { type: 'string' },
         steps: { type: 'string' },
         model: { type: 'string' },
         set: { type: 'string', multiple: true },
+        baseline: { type: 'string' },
+        episodes: { type: 'string' },
+        threshold: { type: 'string' },
+        study: { type: 'string' },
+        resume: { type: 'boolean', default: false },
+        out: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
     });
-    const envs = listArg('envs', values.envs!, ENV_CATALOG.map((e) => e.name));
-    const presets = listArg('presets', values.presets!, PRESET_NAMES);
-    const seeds = intArg('seeds', values.seeds, 1)!;
-    const steps = intArg('steps', values.steps, 1);
-    const model = modelArg(values.model);
-    const base = parseSets(values.set ?? []);
-    if (steps !== undefined) base['training.steps'] = steps;
-    if (model !== undefined) base['model.size'] = model;
-    // Validate every combination before training anything.
-    const plan = envs.flatMap((env) => presets.flatMap((preset) => Array.from({ length: seeds }, (_, i) => ({ env, preset, seed: i + 1, config: resolveOrUsage({ preset, env, overrides: { ...base, seed: i + 1 } }) }))));
     const json = values.json === true;
-    const cells: Cell[] = [];
-    for (const [k, p] of plan.entries()) {
-      if (!json) ctx.stderr.write(`[${k + 1}/${plan.length}] ${p.preset} · ${p.env} · seed ${p.seed}\n`);
-      const { record } = await trainInStore(ctx.dataDir, p.config, {
-        tags: ['arena'],
-        onProgress: (id, pr) => {
-          if (ctx.isTTY && !json) ctx.stderr.write(`\r${progressLine(id, pr)}\x1b[K`);
-        },
-      });
-      if (ctx.isTTY && !json) ctx.stderr.write('\n');
-      const store = await RunStore.open(ctx.dataDir);
-      let lastVal: Record<string, number> = {};
-      let wall = NaN;
-      try {
-        const ms = await store.readMetrics(record.id);
-        for (const m of ms) {
-          if (Number.isFinite(m.values['val/success_rate'])) lastVal = { ...m.values };
-          if (Number.isFinite(m.values['perf/wall_s'])) wall = m.values['perf/wall_s'];
-        }
-      } finally {
-        await store.close();
+    const name = values.study;
+    if (name !== undefined) {
+      const bad = checkStudyName(name);
+      if (bad) throw new UsageError(`--study: ${bad}`);
+    }
+    if (values.resume && name === undefined) throw new UsageError('--resume continues a study: add --study NAME');
+    if (values.out !== undefined && name === undefined) throw new UsageError('--out is where a study writes its summary: add --study NAME');
+
+    let state: StudyState;
+    if (values.resume) {
+      const given = PLAN_FLAGS.filter((f) => values[f] !== undefined);
+      if (given.length > 0) throw new UsageError(`--resume uses the plan stored with study "${name}"; drop ${given.map((f) => `--${f}`).join(', ')} (or start a new study)`);
+      if (!studyExists(ctx.dataDir, name!)) throw new UsageError(`no study "${name}" in ${ctx.dataDir}; start it with arlarena arena --study ${name} …`);
+      state = await readStudy(ctx.dataDir, name!);
+    } else {
+      if (name !== undefined && studyExists(ctx.dataDir, name)) {
+        const done = (await readStudy(ctx.dataDir, name)).entries.filter((e) => e.outcome).length;
+        throw new UsageError(`study "${name}" already exists in ${ctx.dataDir} (${done} run(s) done); continue it with --study ${name} --resume, or choose another name`);
       }
-      const cell: Cell = {
-        preset: p.preset,
-        env: p.env,
-        seed: p.seed,
-        runId: record.id,
-        status: record.status,
-        success: lastVal['val/success_rate'] ?? NaN,
-        score: lastVal['val/score_mean'] ?? NaN,
-        alerts: record.alertCount,
-        wallSeconds: wall,
+      const envs = listArg('envs', values.envs ?? 'sokoban', ENV_CATALOG.map((e) => e.name));
+      const presets = listArg('presets', values.presets ?? 'grpo,cispo,sapo,gspo,gigpo,dapo_grpo,sampo', PRESET_NAMES);
+      const baseline = values.baseline ?? 'grpo';
+      if (!presets.includes(baseline)) throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
+      const seeds = intArg('seeds', values.seeds ?? '3', 1)!;
+      const plan: StudyPlan = {
+        command: commandLine(args),
+        envs,
+        presets,
+        seeds: Array.from({ length: seeds }, (_, i) => i + 1),
+        steps: intArg('steps', values.steps, 1) ?? null,
+        model: modelArg(values.model) ?? null,
+        sets: parseSets(values.set ?? []),
+        baseline,
+        episodes: intArg('episodes', values.episodes ?? '100', 1)!,
+        threshold: numberArg('threshold', values.threshold ?? '0.5', 0, 1),
       };
-      cells.push(cell);
-      if (json) ctx.stdout.write(`${JSON.stringify(cell)}\n`);
+      state = {
+        version: 1,
+        name: name ?? '',
+        createdAt: new Date().toISOString(),
+        plan,
+        entries: envs.flatMap((env) => presets.flatMap((preset) => plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })))),
+      };
     }
-    const table = presets.map((preset) => {
-      const row: Record<string, string | number> = { method: preset };
-      for (const env of envs) {
-        const cs = cells.filter((c) => c.preset === preset && c.env === env);
-        row[`${env} success`] = meanStd(cs.map((c) => 100 * c.success));
-        row[`${env} score`] = meanStd(cs.map((c) => c.score));
-      }
-      const mine = cells.filter((c) => c.preset === preset);
-      row.alerts = mine.map((c) => c.alerts).join('/');
-      row['wall min'] = meanStd(mine.map((c) => c.wallSeconds / 60));
-      return row;
+    // Validate every combination before training anything.
+    const configs = new Map(state.entries.map((e) => [JSON.stringify([e.env, e.preset, e.seed]), configOf(state.plan, e)]));
+    if (name !== undefined && !values.resume) await writeStudy(ctx.dataDir, state);
+    if (name !== undefined && !json) ctx.stderr.write(`study ${name}: ${studyFile(ctx.dataDir, name)}\n`);
+
+    const complete = await runStudy({
+      dataDir: ctx.dataDir,
+      state,
+      persist: name !== undefined,
+      configOf: (e) => configs.get(JSON.stringify([e.env, e.preset, e.seed]))!,
+      log: (line) => {
+        if (!json) ctx.stderr.write(`${line}\n`);
+      },
+      onProgress: (id, p) => {
+        if (ctx.isTTY && !json) ctx.stderr.write(`\r${progressLine(id, p)}\x1b[K`);
+      },
+      onEntry: (e) => {
+        if (ctx.isTTY && !json) ctx.stderr.write('\n');
+        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'run', ...e })}\n`);
+      },
     });
-    if (json) {
-      ctx.stdout.write(`${JSON.stringify({ table, seeds, steps: steps ?? null })}\n`);
-      return cells.every((c) => c.status === 'completed') ? 0 : 1;
+
+    const outcomes = state.entries.map((e) => e.outcome).filter((o): o is ArenaRunOutcome => o !== null);
+    const cells = arenaCells(outcomes, { baseline: state.plan.baseline, threshold: state.plan.threshold });
+    const summary = studySummary(state, cells);
+    let summaryDir: string | null = null;
+    if (name !== undefined) {
+      summaryDir = join(values.out !== undefined ? resolve(values.out) : join(projectRoot(), 'resources', 'studies'), name);
+      await mkdir(summaryDir, { recursive: true });
+      await writeFileAtomic(join(summaryDir, 'summary.json'), `${JSON.stringify(summary, null, 1)}\n`);
+      await writeFileAtomic(join(summaryDir, 'README.md'), studyReadme(state, cells));
     }
-    const cols = Object.keys(table[0]);
-    const widths = cols.map((c) => Math.max(c.length, ...table.map((r) => String(r[c]).length)));
-    const line = (vals: string[]): string => vals.map((v, i) => v.padEnd(widths[i])).join('  ');
-    ctx.stdout.write(`${line(cols)}\n${line(widths.map((w) => '─'.repeat(w)))}\n`);
-    for (const r of table) ctx.stdout.write(`${line(cols.map((c) => String(r[c])))}\n`);
-    ctx.stdout.write(`\nheld-out success (%) and score from each run's last validation, mean ± std over ${seeds} seed(s); alerts per run (seed order); runs tagged "arena" in ${ctx.dataDir}\n`);
-    return cells.every((c) => c.status === 'completed') ? 0 : 1;
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify({ type: 'table', ...summary, cells, summaryDir })}\n`);
+    } else {
+      ctx.stdout.write(formatTable(state, cells));
+      const wall = state.entries.map((e) => e.wallSeconds).filter((w): w is number => w !== null);
+      const runs = name !== undefined ? `tag study:${name}` : 'tag arena';
+      ctx.stdout.write(`${outcomes.length}/${state.entries.length} runs in the table (${runs} in ${ctx.dataDir}); training wall ${(wall.reduce((a, b) => a + b, 0) / 60).toFixed(1)} min in total\n`);
+      if (summaryDir) ctx.stdout.write(`summary: ${join(summaryDir, 'summary.json')}\n`);
+      if (!complete) ctx.stdout.write(`some runs did not complete; ${name !== undefined ? `arlarena arena --study ${name} --resume continues them` : 'see arlarena runs'}\n`);
+    }
+    return complete ? 0 : 1;
   },
 };
 

@@ -1,0 +1,127 @@
+/**
+ * `arlarena arena --study`: usage errors, and the study that survives a kill — a tiny study killed mid-run
+ * (SIGKILL from the store's deterministic kill point, in a separate CLI process) and resumed gives the same
+ * summary as an uninterrupted one, and its runs' metric streams match step for step.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deterministicPart } from '../../../../tests/tinyTrainer';
+import { RunStore } from '../../store/runStore';
+import { readStudy } from '../../studies/studyFiles';
+import { UsageError, type CliContext } from '../types';
+import arena from './arena';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+  let buf = '';
+  let ebuf = '';
+  const stdout = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
+  const stderr = new Writable({ write(chunk, _e, cb) { ebuf += String(chunk); cb(); } });
+  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf, err: () => ebuf };
+}
+
+/** tests/tinyTrainer.ts's tiny model and batches, from scratch with one BC update; a checkpoint every step. */
+const TINY = [
+  'model.size=custom', 'model.dModel=16', 'model.nLayers=1', 'model.nHeads=2', 'model.dFF=32', 'model.maxSeqLen=192',
+  'env.historyWindow=0', 'env.maxSteps=2', 'rollout.tasksPerStep=2', 'rollout.groupSize=2', 'rollout.maxResponseTokens=12',
+  'warmStart.source=scratch', 'warmStart.bcUpdates=1', 'warmStart.bcBatchRows=4', 'training.validateEvery=0', 'training.valEpisodes=1',
+  'training.checkpointEvery=1', 'optim.miniBatchRows=4', 'compute.rolloutEngine=tfjs', 'compute.backend=wasm',
+].flatMap((s) => ['--set', s]);
+const PLAN = ['--presets', 'grpo,gspo', '--seeds', '1', '--steps', '2', '--episodes', '3', ...TINY];
+
+describe('arlarena arena: usage', () => {
+  const bad: Array<[string[], RegExp]> = [
+    [['--resume'], /--resume continues a study: add --study NAME/],
+    [['--out', '/tmp/x'], /--out is where a study writes its summary: add --study NAME/],
+    [['--study', '../up'], /--study: study name "..\/up": use 1–64 letters/],
+    [['--presets', 'gspo,sampo'], /--baseline grpo: not among --presets \(gspo,sampo\)/],
+    [['--presets', 'grpo,grpo'], /lists a name twice/],
+    [['--threshold', '2'], /--threshold "2": expected a number in \[0, 1\]/],
+    [['--study', 'nope', '--resume'], /no study "nope" in .*; start it with arlarena arena --study nope/],
+  ];
+  for (const [args, re] of bad) {
+    it(args.join(' '), async () => {
+      const c = ctx(join(tmpdir(), 'arl-arena-none'));
+      await expect(arena.run(args, c.ctx)).rejects.toThrow(UsageError);
+      await expect(arena.run(args, c.ctx)).rejects.toThrow(re);
+    });
+  }
+});
+
+describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-study-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('same summary, same metric streams; the killed run continues under its own id; a plan flag with --resume is refused', async () => {
+    const data = join(dir, 'data');
+    const out = join(dir, 'out');
+    const clean = ctx(data);
+    expect(await arena.run([...PLAN, '--study', 'clean', '--out', out, '--json'], clean.ctx)).toBe(0);
+
+    // The same plan in a separate CLI process that SIGKILLs itself just before renaming its second
+    // checkpoint into place: the first run is then mid-run, with the step-1 checkpoint on disk.
+    const killed = spawnSync(process.execPath, ['bin/arlarena.mjs', '--data-dir', data, 'arena', ...PLAN, '--study', 'killed', '--out', out], {
+      cwd: root, encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, ARLARENA_TEST_KILL_AT: '2', ARLARENA_TEST_KILL_POINT: 'checkpoint-rename' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const before = await readStudy(data, 'killed');
+    expect(before.entries.map((e) => [e.preset, e.runId !== null, e.outcome])).toEqual([['grpo', true, null], ['gspo', false, null]]);
+    const killedRun = before.entries[0].runId!;
+    const store = await RunStore.open(data);
+    try {
+      expect(await store.checkpointSteps(killedRun)).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+
+    await expect(arena.run(['--study', 'killed', '--resume', '--steps', '5'], ctx(data).ctx)).rejects.toThrow(/--resume uses the plan stored with study "killed"; drop --steps/);
+    await expect(arena.run([...PLAN, '--study', 'killed'], ctx(data).ctx)).rejects.toThrow(/study "killed" already exists .*\(0 run\(s\) done\); continue it with --study killed --resume/);
+    const resumed = ctx(data);
+    expect(await arena.run(['--study', 'killed', '--resume', '--out', out, '--json'], resumed.ctx)).toBe(0);
+
+    const a = JSON.parse(await readFile(join(out, 'clean', 'summary.json'), 'utf8'));
+    const b = JSON.parse(await readFile(join(out, 'killed', 'summary.json'), 'utf8'));
+    expect(b.rows).toEqual(a.rows);
+    expect(b.plan).toEqual(a.plan);
+    expect(b.incomplete).toEqual([]);
+    expect(b.command).toMatch(/^arlarena arena --presets grpo,gspo .* --study killed --out /);
+    expect(a.rows.map((r: { preset: string; vsBaseline: { verdict: string } | null }) => [r.preset, r.vsBaseline?.verdict ?? null])).toEqual([['grpo', null], ['gspo', 'not separable at 1 seed']]);
+    expect(await readFile(join(out, 'killed', 'README.md'), 'utf8')).toMatch(/# Study killed[\s\S]*\| method \| held-out greedy %/);
+
+    const after = await readStudy(data, 'killed');
+    expect(after.entries[0].runId).toBe(killedRun);
+    const cleanState = await readStudy(data, 'clean');
+    const s2 = await RunStore.open(data);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const ma = deterministicPart(await s2.readMetrics(cleanState.entries[i].runId!));
+        const mb = deterministicPart(await s2.readMetrics(after.entries[i].runId!));
+        expect(mb.map((m) => m.step)).toEqual([1, 2]);
+        expect(mb).toEqual(ma);
+      }
+      // the streams carry weight-dependent numbers, so the equality above is not 0 = 0
+      const ent = (await s2.readMetrics(after.entries[0].runId!)).map((m) => m.values['actor/entropy']);
+      expect(ent.every(Number.isFinite) && ent[0] !== ent[1]).toBe(true);
+    } finally {
+      await s2.close();
+    }
+
+    // A finished study resumes to the same summary without training anything.
+    const again = ctx(data);
+    expect(await arena.run(['--study', 'killed', '--resume', '--out', out], again.ctx)).toBe(0);
+    expect(again.err()).not.toMatch(/resuming|\] grpo · sokoban · seed 1\n/);
+    expect(JSON.parse(await readFile(join(out, 'killed', 'summary.json'), 'utf8'))).toEqual(b);
+  }, 240_000);
+});

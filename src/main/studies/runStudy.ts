@@ -1,0 +1,184 @@
+/**
+ * Runs a study's plan (or a one-off arena): trains each planned run into the run store — fresh, or
+ * continued from its latest checkpoint when a killed study left it unfinished — then evaluates its final
+ * policy on the held-out tasks greedy and sampled, and reduces its metric stream to the figures the
+ * arena's statistics need (src/core/stats). Everything it records is a function of (config, seed): the
+ * held-out evaluation uses fixed task seeds and a seeded sampler, and alerts come from the detector run
+ * over the stored metrics, so a resumed study reports exactly what an uninterrupted one does.
+ */
+import type { RunConfig } from '../../core/config/index';
+import { heldOutSeeds } from '../../core/envs/index';
+import { firstCriticalStep, trainingOutcome, type ArenaRunOutcome } from '../../core/stats/index';
+import { detectAlerts } from '../../core/stability/detector';
+import { recipeOf } from '../../core/stability/hints';
+import { evaluatePolicy } from '../../core/training/evaluate';
+import { envSpecOf, policyFromCheckpoint } from '../../core/training/trainer';
+import { Rng, hashSeed } from '../../core/util/rng';
+import type { RunRecord } from '../../shared/api';
+import { setupCompute, silenceTfjsBanner } from '../compute/index';
+import { SessionManager } from '../sessions/sessionManager';
+import { RunStore, type StoredCheckpoint } from '../store/index';
+import { trainInStore, type Progress } from '../training/cliRun';
+import { writeStudy, type StudyEntry, type StudyState } from './studyFiles';
+
+export interface StudyRunOptions {
+  readonly dataDir: string;
+  /** Mutated in place: run ids, statuses and outcomes are filled in as the study goes. */
+  readonly state: StudyState;
+  /** Write study.json after every change (arena --study); false for a one-off arena. */
+  readonly persist: boolean;
+  readonly configOf: (e: StudyEntry) => RunConfig;
+  readonly log: (line: string) => void;
+  readonly onProgress?: (runId: string, p: Progress) => void;
+  readonly onEntry?: (e: StudyEntry) => void;
+}
+
+/** Held-out success of a checkpoint at each temperature, on the first `episodes` fixed held-out tasks. */
+export async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, episodes: number, temperatures: readonly number[]): Promise<number[]> {
+  silenceTfjsBanner();
+  const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+  const { tok, weights } = policyFromCheckpoint(config, ck);
+  const engine = await compute.createRolloutEngine(weights);
+  try {
+    const out: number[] = [];
+    for (const T of temperatures) {
+      const { summary } = await evaluatePolicy({
+        engine,
+        tokenizer: tok,
+        spec: envSpecOf(config),
+        seeds: heldOutSeeds(episodes),
+        temperature: T,
+        topP: config.rollout.topP,
+        topK: config.rollout.topK,
+        maxResponseTokens: config.rollout.maxResponseTokens,
+        maxSeqLen: weights.config.maxSeqLen,
+        rng: new Rng(hashSeed(config.seed, 'arena-held-out', T, ck.step)),
+      });
+      out.push(summary.success.rate);
+    }
+    return out;
+  } finally {
+    await engine.dispose();
+  }
+}
+
+/** Continue an unfinished run from its latest checkpoint (after marking runs of dead processes interrupted). */
+export async function resumeInStore(dataDir: string, runId: string, onProgress?: (runId: string, p: Progress) => void): Promise<RunRecord> {
+  const store = await RunStore.open(dataDir);
+  const sessions = new SessionManager({
+    store,
+    concurrency: 1,
+    emit: (event, payload) => {
+      if (event !== 'session.status' || !onProgress) return;
+      const s = payload as { runId: string; step: number; totalSteps: number; etaSeconds: number | null };
+      if (s.runId === runId) onProgress(runId, { step: s.step, totalSteps: s.totalSteps, success: null, gradNorm: null, eta: s.etaSeconds });
+    },
+  });
+  try {
+    await sessions.recover();
+    await sessions.resume(runId);
+    await sessions.waitFor(runId);
+    await store.flush(runId);
+    const rec = await store.getRun(runId);
+    if (!rec) throw new Error(`run ${runId} vanished from the store`);
+    return rec;
+  } finally {
+    await sessions.dispose();
+    await store.close();
+  }
+}
+
+async function outcomeOf(dataDir: string, e: StudyEntry, config: RunConfig, episodes: number, threshold: number): Promise<{ outcome: ArenaRunOutcome; wallSeconds: number | null }> {
+  const store = await RunStore.open(dataDir);
+  let ck: StoredCheckpoint | undefined;
+  let metrics;
+  try {
+    ck = await store.loadLatestCheckpoint(e.runId!);
+    metrics = await store.readMetrics(e.runId!);
+  } finally {
+    await store.close();
+  }
+  if (!ck) throw new Error(`run ${e.runId} completed without a checkpoint; cannot evaluate it held-out`);
+  const [greedy, sampled] = await heldOutSuccess(config, ck, episodes, [0, config.training.valTemperature]);
+  let wall: number | null = null;
+  for (const m of metrics) if (Number.isFinite(m.values['perf/wall_s'])) wall = m.values['perf/wall_s'];
+  const alerts = detectAlerts(e.runId!, metrics, undefined, recipeOf(config));
+  return {
+    outcome: {
+      env: e.env,
+      preset: e.preset,
+      seed: e.seed,
+      steps: ck.step,
+      heldOutGreedy: greedy,
+      heldOutSampled: sampled,
+      ...trainingOutcome(metrics, threshold),
+      firstCriticalStep: firstCriticalStep(alerts),
+    },
+    wallSeconds: wall,
+  };
+}
+
+/** Train and evaluate every entry without an outcome. Returns true when every run completed. */
+export async function runStudy(o: StudyRunOptions): Promise<boolean> {
+  const { state } = o;
+  // Writes are chained so they land in call order (the run id is saved as soon as the run exists, while
+  // it trains, so a kill mid-run leaves a study that knows which run to continue).
+  let writes: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    if (!o.persist) return Promise.resolve();
+    const snapshot: StudyState = JSON.parse(JSON.stringify(state)) as StudyState;
+    writes = writes.then(() => writeStudy(o.dataDir, snapshot));
+    return writes;
+  };
+  const todo = state.entries.filter((e) => !e.outcome);
+  let k = 0;
+  for (const e of state.entries) {
+    if (e.outcome) continue;
+    k++;
+    const config = o.configOf(e);
+    const label = `${e.preset} · ${e.env} · seed ${e.seed}`;
+    let rec: RunRecord | undefined;
+    if (e.runId) {
+      const store = await RunStore.open(o.dataDir);
+      try {
+        rec = await store.getRun(e.runId);
+      } finally {
+        await store.close();
+      }
+    }
+    if (!rec) {
+      o.log(`[${k}/${todo.length}] ${label}`);
+      const tags = ['arena', ...(o.persist ? [`study:${state.name}`] : [])];
+      const trained = await trainInStore(o.dataDir, config, {
+        tags,
+        onCreated: (id) => {
+          e.runId = id;
+          e.status = 'running';
+          // a failed write surfaces at the next awaited save (the chain stays rejected)
+          save().catch(() => undefined);
+        },
+        onProgress: o.onProgress,
+      });
+      rec = trained.record;
+    } else if (rec.status !== 'completed') {
+      o.log(`[${k}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
+      rec = await resumeInStore(o.dataDir, rec.id, o.onProgress);
+    } else {
+      o.log(`[${k}/${todo.length}] ${label}: ${rec.id} already trained; evaluating`);
+    }
+    e.runId = rec.id;
+    e.status = rec.status;
+    await save();
+    if (rec.status !== 'completed') {
+      o.log(`  ${rec.id} ended ${rec.status}${rec.error ? `: ${rec.error}` : ''}`);
+      o.onEntry?.(e);
+      continue;
+    }
+    const { outcome, wallSeconds } = await outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold);
+    e.outcome = outcome;
+    e.wallSeconds = wallSeconds;
+    await save();
+    o.onEntry?.(e);
+  }
+  return state.entries.every((e) => e.outcome !== null);
+}

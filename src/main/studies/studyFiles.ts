@@ -1,0 +1,123 @@
+/**
+ * A study's persisted plan and progress (issue 20 part 3): `<dataDir>/studies/<name>/study.json` holds the
+ * plan (envs × presets × seeds × steps, the settings, the exact command) and, per planned run, its run id
+ * in the run store and — once trained and evaluated — its outcome. Written atomically after every change,
+ * so a study killed at any point resumes from what this file says: runs with an outcome are done, runs
+ * with an id continue from their latest checkpoint, the rest start fresh.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from '../store/atomic';
+
+export const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const Outcome = z.object({
+  env: z.string(),
+  preset: z.string(),
+  seed: z.number().int(),
+  steps: z.number().int(),
+  heldOutGreedy: z.number().nullable(),
+  heldOutSampled: z.number().nullable(),
+  finalTrainSuccess: z.number().nullable(),
+  bestTrainSuccess: z.number().nullable(),
+  firstCriticalStep: z.number().int().nullable(),
+  stepsToThreshold: z.number().int().nullable(),
+});
+
+export const StudyPlan = z.object({
+  /** The command line that created the study, as typed (resume reuses the plan, not new flags). */
+  command: z.string(),
+  envs: z.array(z.string()).min(1),
+  presets: z.array(z.string()).min(1),
+  seeds: z.array(z.number().int()).min(1),
+  /** RL steps per run; null = each preset's training.steps. */
+  steps: z.number().int().nullable(),
+  model: z.string().nullable(),
+  /** `--set` overrides applied to every run. */
+  sets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  baseline: z.string(),
+  /** Held-out tasks per evaluation (greedy and sampled). */
+  episodes: z.number().int().min(1),
+  /** Training-success threshold for "steps to threshold". */
+  threshold: z.number(),
+});
+export type StudyPlan = z.infer<typeof StudyPlan>;
+
+export const StudyEntry = z.object({
+  env: z.string(),
+  preset: z.string(),
+  seed: z.number().int(),
+  runId: z.string().nullable(),
+  /** The run's status when last seen by the study. */
+  status: z.string().nullable(),
+  /** Training wall seconds (not part of the summary: it differs between an interrupted and a clean study). */
+  wallSeconds: z.number().nullable(),
+  outcome: Outcome.nullable(),
+});
+export type StudyEntry = z.infer<typeof StudyEntry>;
+
+export const StudyState = z.object({
+  version: z.literal(1),
+  name: z.string(),
+  createdAt: z.string(),
+  plan: StudyPlan,
+  entries: z.array(StudyEntry),
+});
+export type StudyState = z.infer<typeof StudyState>;
+
+export function studiesDir(dataDir: string): string {
+  return join(dataDir, 'studies');
+}
+
+export function studyFile(dataDir: string, name: string): string {
+  return join(studiesDir(dataDir), name, 'study.json');
+}
+
+/** A study name or an error message saying what is allowed. */
+export function checkStudyName(name: string): string | null {
+  return STUDY_NAME_RE.test(name) ? null : `study name ${JSON.stringify(name)}: use 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+}
+
+export function studyExists(dataDir: string, name: string): boolean {
+  return existsSync(studyFile(dataDir, name));
+}
+
+export async function readStudy(dataDir: string, name: string): Promise<StudyState> {
+  const file = studyFile(dataDir, name);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: cannot read the study (${(e as Error).message})`);
+  }
+  const parsed = StudyState.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new Error(`${file}: not a study file: ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return parsed.data;
+}
+
+export async function writeStudy(dataDir: string, state: StudyState): Promise<void> {
+  const file = studyFile(dataDir, state.name);
+  await mkdir(join(studiesDir(dataDir), state.name), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(state, null, 1)}\n`);
+}
+
+/** Every study in the data dir (unreadable ones skipped), by name. */
+export async function listStudies(dataDir: string): Promise<StudyState[]> {
+  const dir = studiesDir(dataDir);
+  if (!existsSync(dir)) return [];
+  const out: StudyState[] = [];
+  for (const e of (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+    if (!existsSync(studyFile(dataDir, e))) continue;
+    try {
+      out.push(await readStudy(dataDir, e));
+    } catch {
+      // a half-written or foreign folder: not a study
+    }
+  }
+  return out;
+}
