@@ -83,6 +83,39 @@ export function validationError(method: string, schema: z.ZodType, input: unknow
   return { code: 'VALIDATION', message: `${method}: ${described.join('; ')}${more}`, field: fieldOf(first), hint };
 }
 
+/** Deepest nesting an API argument may have; the contract's deepest input is a few levels. */
+export const MAX_INPUT_DEPTH = 64;
+/** Names every object has: as input keys they would reach Object.prototype (`__proto__`) or shadow its methods. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * Checked before any schema sees the argument, without recursion (a 200k-deep array would overflow the stack of
+ * zod or JSON.stringify and answer INTERNAL): nesting deeper than MAX_INPUT_DEPTH, or a key like `__proto__` or
+ * `constructor`, is a VALIDATION error naming where.
+ */
+export function inputShapeError(method: string, input: unknown): ApiError | null {
+  const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: input, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { v, depth, path } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      return { code: 'VALIDATION', message: `${method}: the argument is nested deeper than ${MAX_INPUT_DEPTH} levels (at ${path || '(argument)'}); no API method takes that`, field: path || '(argument)', hint: 'send a flat argument as the method documents it' };
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, path: path ? `${path}.${i}` : String(i) });
+      continue;
+    }
+    for (const k of Object.keys(v)) {
+      const at = path ? `${path}.${k}` : k;
+      if (RESERVED_KEYS.has(k)) {
+        return { code: 'VALIDATION', message: `${method}: "${k}" is a name every JavaScript object has and cannot be used as a key (at ${at})`, field: at, hint: `remove "${k}"` };
+      }
+      stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1, path: at });
+    }
+  }
+  return null;
+}
+
 function isResult(value: unknown): value is Result<unknown> {
   if (value === null || typeof value !== 'object') return false;
   const v = value as { ok?: unknown; error?: unknown };
@@ -102,6 +135,8 @@ export function createRouter(handlers: Handlers<ApiMethodName>, options: RouterO
     const spec = apiMethods[method];
     const schema = spec.input as z.ZodType;
     // A missing argument is parsed as {} when the method needs one, so the error names the missing fields.
+    const shape = inputShapeError(method, rawInput);
+    if (shape) return { ok: false, error: shape };
     let input = rawInput === null ? undefined : rawInput;
     if (input === undefined && !schema.safeParse(undefined).success) input = {};
     const parsed = schema.safeParse(input);

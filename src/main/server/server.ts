@@ -10,7 +10,8 @@
  * Every API request carries this launch's random token: header `X-ArlArena-Token` (or `Authorization: Bearer`),
  * the WebSocket subprotocol `token.<token>`, or `?token=` for downloads. The page gets it from the URL printed
  * at start (`#token=…`: a fragment never reaches the server or its logs). Requests without it → 401, a Host
- * header that is not ours → 403 (DNS rebinding), malformed JSON → VALIDATION, a body over the limit → 413.
+ * header that is not ours → 403 (DNS rebinding), an API request with a foreign Origin → 403, malformed JSON or
+ * an argument nested deeper than 64 levels → VALIDATION, a body over the limit → 413.
  * No request can crash the process: every path ends in a response.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -267,6 +268,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return sendError(res, 403, 'UNAUTHORIZED', `unexpected Host header "${String(req.headers.host ?? '')}"`, { hint: `open http://${host}:${port}/` });
       }
       const url = new URL(req.url ?? '/', 'http://localhost');
+      // A page on another site may make the browser send requests here (with no token they fail, but a stolen or
+      // guessed one must not work from there): API calls and downloads from a foreign Origin are refused, as the
+      // WebSocket does. No Origin (the CLI, curl) and our own origin pass.
+      const origin = req.headers.origin;
+      if (url.pathname.startsWith('/api/') && origin !== undefined && !allowedHosts().has(origin.replace(/^https?:\/\//, '').toLowerCase())) {
+        req.resume();
+        return sendError(res, 403, 'UNAUTHORIZED', `requests from the origin "${origin}" are not accepted`, { hint: `open http://${host}:${port}/ itself` });
+      }
       if (url.pathname === CALL_PATH) {
         handleCall(req, res).catch((e: unknown) => {
           log(`call failed: ${(e as Error).stack ?? String(e)}`);
