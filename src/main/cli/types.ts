@@ -29,11 +29,25 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * Node's message for `--steps -1` ("argument is ambiguous… use --steps=-XYZ") does not say what is wrong: name
+ * the option and the value instead (issue 17).
+ */
+function ambiguousValue(config: ParseArgsConfig, e: Error): string | null {
+  const m = /^Option '(--[^' ]+)[^']*' argument is ambiguous/.exec(e.message);
+  if (!m || !config.args) return null;
+  const i = config.args.indexOf(m[1]);
+  const value = i >= 0 ? config.args[i + 1] : undefined;
+  if (value === undefined) return null;
+  if (/^-\d/.test(value)) return `${m[1]} ${value}: a negative number is not a valid ${m[1]} (see --help for the range it takes)`;
+  return `${m[1]} ${value}: a value cannot start with "-" as a separate argument; if you mean it, write ${m[1]}=${value}`;
+}
+
 /** `util.parseArgs` whose complaints (unknown option, missing value, …) become a `UsageError` (exit 2). */
 export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ParsedResults<T> {
   try {
     return parseArgs(config);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(ambiguousValue(config, e as Error) ?? (e as Error).message);
   }
 }
