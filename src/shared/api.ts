@@ -239,6 +239,8 @@ export const SessionInfo = z.object({
   step: z.number().int(),
   totalSteps: z.number().int(),
   etaSeconds: z.number().nullable(),
+  /** Seconds this run has been running, behaviour cloning included, pauses not (earlier sessions included). */
+  elapsedSeconds: z.number(),
   queuePosition: z.number().int().nullable(),
   phase: SessionPhase,
   detail: z.string().nullable(),
@@ -468,9 +470,12 @@ export type ApiOutput<M extends ApiMethodName> = z.output<(typeof apiMethods)[M]
 
 export const apiEvents = {
   /** A run changed status or progress. */
-  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), error: z.string().nullable(), phase: SessionPhase, detail: z.string().nullable() }),
-  /** New metric records of a run (batched). Values: numbers, null for non-finite. */
-  'run.metrics': z.object({ runId: z.string(), records: z.array(z.object({ step: z.number().int(), values: z.record(z.string(), z.number().nullable()) })) }),
+  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), elapsedSeconds: z.number(), error: z.string().nullable(), phase: SessionPhase, detail: z.string().nullable() }),
+  /**
+   * New metric records of a run (batched). Values: numbers, null for non-finite; `nonFinite` says which kind each
+   * null was (NaN, Infinity, -Infinity), absent when the record has none.
+   */
+  'run.metrics': z.object({ runId: z.string(), records: z.array(z.object({ step: z.number().int(), values: z.record(z.string(), z.number().nullable()), nonFinite: z.record(z.string(), z.enum(['NaN', 'Infinity', '-Infinity'])).optional() })) }),
   /** A collapse alert was raised or updated. */
   'run.alert': z.object({ runId: z.string(), alert: Alert }),
   /** A sampled trajectory was stored. */

@@ -85,6 +85,15 @@ export function validationTaskKey(env: string, taskType: string): string {
   return `val/${env}/${taskType}/success_rate`;
 }
 
+/**
+ * True when metric `key` is one whose NaN means "not computed this step" (validation keys, logged NaN between
+ * validations). Here, not in src/core, so the renderer's live charts apply the same rule as the store's series
+ * and the detector (src/core/stability/nonFinite.ts).
+ */
+export function nanMeansNotApplicable(key: string): boolean {
+  return key.startsWith('val/') || metricDef(key)?.group === 'validation';
+}
+
 export function metricDef(key: string): MetricDef | undefined {
   const d = byKey.get(key);
   if (d) return d;

@@ -6,7 +6,9 @@
  * been finite becomes NaN (outside the validation group, whose NaNs are by design), and ±Infinity is always
  * an event. Used by the collapse detector's `non_finite` rule and by the store's chart series.
  */
-import { metricDef } from '../../shared/metrics';
+import { nanMeansNotApplicable } from '../../shared/metrics';
+
+export { nanMeansNotApplicable };
 
 export type NonFiniteKind = 'NaN' | 'Infinity' | '-Infinity';
 
@@ -14,12 +16,6 @@ export function nonFiniteKind(v: number): NonFiniteKind | null {
   if (Number.isFinite(v)) return null;
   if (Number.isNaN(v)) return 'NaN';
   return v > 0 ? 'Infinity' : '-Infinity';
-}
-
-/** True when metric `key` is one whose NaN means "not computed this step" (validation keys). */
-export function nanMeansNotApplicable(key: string): boolean {
-  const def = metricDef(key);
-  return key.startsWith('val/') || def?.group === 'validation';
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { coalesce, createEventBus } from './events';
 
-const status = (runId: string, step: number) => ({ runId, status: 'running' as const, step, totalSteps: 10, etaSeconds: null, error: null, phase: null, detail: null });
+const status = (runId: string, step: number) => ({ runId, status: 'running' as const, step, totalSteps: 10, etaSeconds: null, elapsedSeconds: 0, error: null, phase: null, detail: null });
 
 afterEach(() => {
   vi.useRealTimers();
