@@ -83,6 +83,11 @@ const descriptor = {
 
 const root = protobuf.Root.fromJSON(descriptor);
 export const EventType = root.lookupType('tensorboard.Event');
+export const TensorType = root.lookupType('tensorboard.TensorProto');
+export const SummaryMetadataType = root.lookupType('tensorboard.SummaryMetadata');
+export const SessionLogType = root.lookupType('tensorboard.SessionLog');
+/** protobufjs's wire reader (varints, fixed-width numbers, UTF-8 strings, skipping unknown fields). */
+export const Reader = protobuf.Reader;
 
 /** An int64 as protobufjs hands it out: a number, or a Long when the `long` package is installed. */
 export type Int64 = number | { toNumber(): number };
@@ -100,6 +105,10 @@ export interface TensorMsg {
   halfVal: number[];
   uint32Val: number[];
   uint64Val: Int64[];
+}
+
+export interface MetadataMsg {
+  pluginData?: { pluginName: string } | null;
 }
 
 export interface ValueMsg {
