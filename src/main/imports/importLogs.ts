@@ -53,6 +53,11 @@ export interface ImportLogsOptions {
   /** Import even if a run already holds the same source (by SHA-256). */
   readonly again?: boolean;
   readonly onProgress?: (p: ImportProgress) => void;
+  /**
+   * The one path is a temporary copy of an uploaded file (imports.file): record and name the run by the name
+   * the user's file had (a TensorBoard file sent with its folder path, `run/events.out…`, is named by its folder).
+   */
+  readonly uploadedAs?: string;
   /** Tests: parsers of their own. */
   readonly registry?: FormatRegistry;
 }
@@ -61,6 +66,8 @@ export interface ImportLogsOptions {
 interface Unit {
   readonly format: LogFormat | 'bundle';
   readonly paths: string[];
+  /** The paths the run records (an upload records the user's file name, not its temporary copy). */
+  readonly recorded?: string[];
   /** Display name: the file name, or the run folder's path inside the imported tree. */
   readonly label: string;
   readonly bytes: number;
@@ -127,6 +134,12 @@ async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, 
   return [{ format, paths: [path], label, bytes: st.size }];
 }
 
+function uploadLabel(fileName: string, format: LogFormat | 'bundle'): string {
+  const parts = fileName.split(/[\\/]/).filter((p) => p.length > 0);
+  if (format === 'tensorboard' && parts.length > 1) return parts[parts.length - 2];
+  return parts[parts.length - 1] ?? fileName;
+}
+
 /** Runs that already hold exactly these source files (by SHA-256, in order). */
 async function holdersOf(store: RunStore, sha: readonly string[]): Promise<string[]> {
   const key = sha.join(',');
@@ -177,7 +190,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     if (!w) {
       const base = opts.name ?? unit.label;
       const name = run === '' ? (multiUnit && opts.name ? `${opts.name} · ${unit.label}` : base) : `${base} · ${run}`;
-      w = new RunWriter(store, { registry, format, name, tags: opts.tags ?? [], paths: unit.paths, following: false });
+      w = new RunWriter(store, { registry, format, name, tags: opts.tags ?? [], paths: unit.recorded ?? unit.paths, following: false, notes: unit.recorded ? ['uploaded through the app'] : [] });
       writers.set(run, w);
     }
     return w;
@@ -254,8 +267,9 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
   const forced = checkFormat(opts.format, registry);
   // Phase 1: plan every path (heads only), so an unknown format anywhere writes nothing.
-  const units: Unit[] = [];
+  let units: Unit[] = [];
   for (const p of paths) units.push(...(await planPath(p, forced, registry)));
+  if (opts.uploadedAs !== undefined) units = units.map((u) => ({ ...u, recorded: [opts.uploadedAs!], label: uploadLabel(opts.uploadedAs!, u.format) }));
   const result = { runIds: [] as string[], formats: new Set<string>(), steps: 0, skipped: {} as Record<string, number>, duplicateOf: [] as string[] };
   const sizes = opts.again ? new Set<number>() : await importedSizes(store);
   const multiUnit = units.length > 1;

@@ -14,7 +14,7 @@ import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
-import { unavailableArea } from './unavailable';
+import { createFollowHandlers, createImportsHandlers } from './imports';
 
 const areas: {
   [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: MainServices) => Handlers<AreaMethods<A>>;
@@ -23,8 +23,8 @@ const areas: {
   sessions: createSessionsHandlers,
   alerts: createAlertsHandlers,
   bundles: createBundlesHandlers,
-  imports: () => unavailableArea('imports', 'the log importer (src/main/imports) is being wired in'),
-  follow: () => unavailableArea('follow', 'live follow (src/main/imports/follow.ts) is being wired in'),
+  imports: createImportsHandlers,
+  follow: createFollowHandlers,
 };
 
 export function createHandlers(services: MainServices): Handlers<ApiMethodName> {

@@ -1,0 +1,120 @@
+/**
+ * imports.* and follow.* — external training logs into the run store (src/main/imports): an uploaded file
+ * (browser upload, drag-and-drop), a path on the main side (Electron's file dialog, a typed path), and live
+ * follow of a growing log, whose records and alerts reach subscribers through run.metrics / run.alert like a
+ * training session's.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { err, ok, type Result } from '../../../shared/result';
+import type { ImportResult } from '../../../shared/api';
+import type { MainServices } from '../../services';
+import { BundleError } from '../../bundles/manifest';
+import { FollowManager } from '../../imports/followManager';
+import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/importLogs';
+import { getLab } from '../../sessions/lab';
+import type { AreaMethods, Handlers } from '../types';
+
+/** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
+export const MAX_UPLOAD_BYTES = 150 * 1000 * 1000;
+
+const managers = new WeakMap<MainServices, Promise<FollowManager>>();
+
+/** The follow manager of these services (created with the lab; stops every follow at shutdown). */
+export function getFollowManager(services: MainServices): Promise<FollowManager> {
+  let m = managers.get(services);
+  if (!m) {
+    m = (async () => {
+      const { store } = await getLab(services);
+      const fm = new FollowManager(store, (event, payload) => services.bus.emit(event, payload));
+      services.onDispose(() => fm.dispose());
+      return fm;
+    })();
+    managers.set(services, m);
+  }
+  return m;
+}
+
+/** `~/logs/x` → the home folder's; anything else must be absolute (the main side has no meaningful cwd). */
+function mainSidePath(p: string): string | null {
+  const expanded = p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+  return isAbsolute(expanded) ? expanded : null;
+}
+
+function importFailure(e: unknown, field: string): Result<never> {
+  if (e instanceof ImportError) {
+    if (e.code === 'NOT_FOUND') return err('NOT_FOUND', e.message, { field });
+    if (e.code === 'BAD_OPTION') return err('VALIDATION', e.message, { field: 'format' });
+    if (e.code === 'UNKNOWN_FORMAT') return err('VALIDATION', e.message, { field, hint: 'if you know the format, pass it as format' });
+    return err('VALIDATION', e.message, { field });
+  }
+  if (e instanceof BundleError) return err('BUNDLE_INVALID', e.message, { hint: 'export the run again from its source, or check the file was copied completely' });
+  throw e;
+}
+
+export function createImportsHandlers(services: MainServices): Handlers<AreaMethods<'imports'>> {
+  const announce = (r: ImportResult) => {
+    for (const id of r.runIds) services.bus.emit('runs.changed', { runId: id });
+  };
+  const options = (i: { format?: string; name?: string; tags?: string[]; again?: boolean }): ImportLogsOptions => ({ format: i.format, name: i.name, tags: i.tags ? [...new Set(i.tags)] : undefined, again: i.again });
+  return {
+    'imports.file': async ({ fileName, dataBase64, ...rest }) => {
+      // base64 is 4 chars per 3 bytes: refuse before decoding what is surely over the cap.
+      if (dataBase64.length > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4) {
+        return err('VALIDATION', `${fileName}: over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit`, { field: 'dataBase64', hint: 'import it by path (imports.path) or with `arlarena import PATH` where the lab runs' });
+      }
+      const data = Buffer.from(dataBase64, 'base64');
+      if (data.length === 0) return err('VALIDATION', `${fileName}: the file is empty or not base64`, { field: 'dataBase64' });
+      const { store } = await getLab(services);
+      const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
+      const tmp = join(dir, 'upload');
+      try {
+        await mkdir(dir, { recursive: true });
+        await writeFile(tmp, data);
+        const r = await importLogs(store, [tmp], { ...options(rest), uploadedAs: fileName });
+        announce(r);
+        return ok(r);
+      } catch (e) {
+        return importFailure(e, 'dataBase64');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    'imports.path': async ({ path, ...rest }) => {
+      const p = mainSidePath(path);
+      if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      const { store } = await getLab(services);
+      try {
+        const r = await importLogs(store, [p], options(rest));
+        announce(r);
+        return ok(r);
+      } catch (e) {
+        return importFailure(e, 'path');
+      }
+    },
+  };
+}
+
+export function createFollowHandlers(services: MainServices): Handlers<AreaMethods<'follow'>> {
+  return {
+    'follow.start': async ({ path, format, name }) => {
+      const p = mainSidePath(path);
+      if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      const fm = await getFollowManager(services);
+      try {
+        const info = await fm.start(p, { format, name });
+        return ok({ runId: info.runId });
+      } catch (e) {
+        return importFailure(e, 'path');
+      }
+    },
+    'follow.stop': async ({ runId }) => {
+      const info = await (await getFollowManager(services)).stop(runId);
+      return info ? ok(info) : err('NOT_FOUND', `run ${runId} is not being followed`, { field: 'runId', hint: 'follow.list names the followed runs' });
+    },
+    'follow.list': async () => ok((await getFollowManager(services)).list()),
+  };
+}
+
