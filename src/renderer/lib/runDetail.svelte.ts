@@ -32,6 +32,13 @@ export class RunDetail {
 
   /** The session's one-line progress (e.g. behaviour-cloning updates before RL step 1), while it runs. */
   phaseDetail = $state<string | null>(null);
+  /**
+   * The session's running seconds as last reported, and when (performance.now()): the view counts on from it
+   * between status events. Null until the session reports (or when the run is not active in this app).
+   */
+  elapsed = $state.raw<{ seconds: number; at: number } | null>(null);
+  /** Stop was clicked: shown at once; cleared when the run reaches a terminal status or the call fails. */
+  stopping = $state(false);
 
   readonly alerts = $derived<Alert[]>(this.record ? [...this.record.alerts].sort((a, b) => a.firstStep - b.firstStep) : []);
 
@@ -42,12 +49,29 @@ export class RunDetail {
       return;
     }
     this.record = res.value;
+    if (!TERMINAL.has(res.value.status)) void this.loadElapsed();
     // An imported run has no lab environment to run random / expert policies on.
     if (!this.imported) void this.loadBaselines();
     const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
     if (keysRes.ok) this.availableKeys = keysRes.value;
     if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
     await this.loadSeries();
+  }
+
+  /** The running seconds of this run's session, when it is active in this app. */
+  private async loadElapsed(): Promise<void> {
+    const res = await this.lab.call('sessions.list', undefined, { quiet: true });
+    const mine = res.ok ? res.value.find((s) => s.runId === this.runId) : undefined;
+    if (mine && this.elapsed === null) this.elapsed = { seconds: mine.elapsedSeconds, at: performance.now() };
+  }
+
+  /** Seconds to show as elapsed at `now` (performance.now()): counting while running, still while paused. */
+  elapsedAt(now: number): number {
+    const r = this.record;
+    if (!r) return 0;
+    if (!this.elapsed || TERMINAL.has(r.status)) return r.wallSeconds;
+    const since = r.status === 'running' ? Math.max(0, (now - this.elapsed.at) / 1000) : 0;
+    return Math.max(r.wallSeconds, this.elapsed.seconds + since);
   }
 
   /** Quiet: a run without baselines (e.g. a synthetic demo run) says why in its own panel, not as a toast. */
@@ -101,8 +125,12 @@ export class RunDetail {
       this.lab.on('session.status', (s) => {
         if (s.runId !== this.runId || !this.record) return;
         this.record = { ...this.record, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: s.etaSeconds, error: s.error ?? this.record.error };
+        this.elapsed = { seconds: s.elapsedSeconds, at: performance.now() };
         this.phaseDetail = TERMINAL.has(s.status) ? null : s.detail;
-        if (TERMINAL.has(s.status)) void this.refreshRecord();
+        if (TERMINAL.has(s.status)) {
+          this.stopping = false;
+          void this.refreshRecord();
+        }
       }),
       this.lab.on('run.alert', ({ runId, alert }) => {
         if (runId !== this.runId || !this.record) return;
@@ -134,7 +162,13 @@ export class RunDetail {
   }
 
   async control(action: 'pause' | 'resume' | 'stop'): Promise<void> {
+    if (action === 'stop') this.stopping = true;
     const res = await this.lab.call(`sessions.${action}`, { runId: this.runId });
-    if (res.ok && this.record) this.record = { ...this.record, status: res.value.status, step: res.value.step, etaSeconds: res.value.etaSeconds };
+    if (!res.ok) this.stopping = false;
+    if (res.ok && this.record) {
+      this.record = { ...this.record, status: res.value.status, step: res.value.step, etaSeconds: res.value.etaSeconds };
+      this.elapsed = { seconds: res.value.elapsedSeconds, at: performance.now() };
+      if (TERMINAL.has(res.value.status)) this.stopping = false;
+    }
   }
 }
