@@ -1,7 +1,13 @@
 /**
  * Thresholds of the collapse detector, one block per rule (spec §4: the sources give no thresholds; these
  * defaults were set on synthetic streams shaped like the paper's curves — see the calibration notes in the
- * report). Override any field with `resolveDetectorConfig({ gradNormSpike: { factor: 8 } })`.
+ * report), then checked on real verl / TRL / W&B runs (README.md in this folder). Override any field with
+ * `resolveDetectorConfig({ gradNormSpike: { factor: 8 } })`.
+ *
+ * Units: `smooth`, `patience`, `baselineSteps`, `minSteps` and `crashSteps` are training steps; each rule turns
+ * them into logged points from its metric's own step numbers (stats.ts Cadence), so a TRL run logging every 10
+ * steps is not asked for 30 steps of patience. Validation windows (`valSmooth`) count validations; the
+ * grad-norm `window` / `minHistory`, `noiseWindow`, `jumpWindow` and `mergeGap` count logged points.
  */
 export interface DetectorConfig {
   /**
