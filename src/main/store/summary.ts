@@ -7,13 +7,16 @@ import type { MetricRecord } from '../../shared/metrics';
 export const SUMMARY_LAST_KEYS = [
   'episode/success_rate',
   'episode/reward_mean',
+  // Task and validation scores: what imported verl/TRL runs report where lab runs report success (issue 15).
+  'episode/score_mean',
+  'val/score_mean',
   'episode/valid_format_ratio',
   'episode/valid_action_ratio',
   'val/success_rate',
   'actor/grad_norm',
   'actor/entropy',
 ] as const;
-export const SUMMARY_BEST_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
+export const SUMMARY_BEST_KEYS = ['episode/success_rate', 'val/success_rate', 'val/score_mean'] as const;
 
 export type RunSummaryValues = Record<string, number | null>;
 
