@@ -1,5 +1,6 @@
-/** `arlarena export RUN [--out FILE]` — write a reproducibility bundle. */
+/** `arlarena export RUN [--out FILE]` — write a reproducibility bundle, or with --format the run's metrics. */
 import { exportRun } from '../../bundles/exportBundle';
+import { exportMetrics, isMetricExportFormat, METRIC_EXPORT_FORMATS } from '../../exports/exportMetrics';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -7,19 +8,40 @@ const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-chec
   Writes one .arlarena.zip: manifest (SHA-256 of every file, schema version), resolved config and preset,
   seeds, app version + commit, package-lock.json, platform / hardware / compute backend, environment and task
   seeds, metrics, trajectories, alerts and the final checkpoint (included by default when under 64 MB).
-  Default FILE: <data dir>/bundles/<run id>.arlarena.zip`;
+  Default FILE: <data dir>/bundles/<run id>.arlarena.zip
+
+       arlarena export RUN --format tensorboard|csv|jsonl [--out PATH] [--json]
+  Writes the run's metrics for other tools: tensorboard = one event file TensorBoard opens (PATH is its log
+  directory unless the name contains "tfevents"), csv = a step column and one column per metric, jsonl = verl's
+  file-logger shape {"step": N, "data": {...}} per line. Default PATH: <data dir>/exports/<run id>[.csv|.jsonl|/]`;
 
 const command: CliCommand = {
-  summary: 'export a run as a reproducibility bundle (.arlarena.zip)',
+  summary: 'export a run as a reproducibility bundle (.arlarena.zip), or its metrics as tensorboard, csv or jsonl',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
+    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, format: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
+    const format = v.format ?? 'bundle';
+    if (format !== 'bundle' && !isMetricExportFormat(format)) throw new UsageError(`unknown --format "${format}"; known: bundle, ${METRIC_EXPORT_FORMATS.join(', ')}`);
+    if (format !== 'bundle' && (v.checkpoint || v['no-checkpoint'])) throw new UsageError('--checkpoint / --no-checkpoint apply to bundles only, not to --format ' + format);
     const found = await openRun(ctx, 'export', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
+    if (format !== 'bundle') {
+      try {
+        const m = await exportMetrics(store, run.id, { format, out: v.out });
+        if (v.json) ctx.stdout.write(`${JSON.stringify(m)}\n`);
+        else ctx.stdout.write(`wrote ${m.path}\n  ${m.format}: ${m.steps} steps, ${m.keys} metrics, ${m.bytes} bytes\n`);
+        return 0;
+      } catch (e) {
+        ctx.stderr.write(`arlarena export: ${(e as Error).message}\n`);
+        return 1;
+      } finally {
+        await store.close();
+      }
+    }
     const r = await exportRun(store, run.id, { out: v.out, includeCheckpoint: v.checkpoint ? true : v['no-checkpoint'] ? false : undefined });
     await store.close();
     if (v.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);

@@ -1,0 +1,78 @@
+/**
+ * `arlarena export RUN --format tensorboard|csv|jsonl`: a run's metrics in the formats researchers' own tools
+ * read (issue 15 §6). The byte layouts are the pure exporters in src/core/formats/export; this module picks
+ * the keys, names the output and writes it.
+ *
+ * The file is streamed chunk by chunk to `<out>.partial` and renamed into place only when complete, so a
+ * failed or interrupted export never leaves a truncated file under the final name.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { csvChunks } from '../../core/formats/export/csv';
+import { exportableKeys } from '../../core/formats/export/keys';
+import { tensorboardChunks } from '../../core/formats/export/tensorboard';
+import { verlJsonlChunks } from '../../core/formats/export/verlJsonl';
+import type { RunStore } from '../store/runStore';
+
+export const METRIC_EXPORT_FORMATS = ['tensorboard', 'csv', 'jsonl'] as const;
+export type MetricExportFormat = (typeof METRIC_EXPORT_FORMATS)[number];
+
+export function isMetricExportFormat(s: string): s is MetricExportFormat {
+  return (METRIC_EXPORT_FORMATS as readonly string[]).includes(s);
+}
+
+export interface MetricExportResult {
+  format: MetricExportFormat;
+  path: string;
+  bytes: number;
+  steps: number;
+  keys: number;
+}
+
+/**
+ * Where the export goes. TensorBoard only picks up files whose names contain "tfevents", so for that format
+ * an --out whose name lacks it is a log directory to create the file in (as TensorBoard's writers treat their
+ * logdir); csv and jsonl write to --out itself. Default: <data dir>/exports/<run id>[.csv|.jsonl|/].
+ */
+export function exportPath(dataDir: string, runId: string, format: MetricExportFormat, startSeconds: number, out?: string): string {
+  if (format === 'tensorboard') {
+    if (out !== undefined && basename(out).includes('tfevents')) return resolve(out);
+    const dir = resolve(out ?? join(dataDir, 'exports', runId));
+    return join(dir, `events.out.tfevents.${Math.floor(startSeconds)}.arlarena.${runId}`);
+  }
+  return resolve(out ?? join(dataDir, 'exports', `${runId}.${format}`));
+}
+
+export async function exportMetrics(store: RunStore, runId: string, opts: { format: MetricExportFormat; out?: string }): Promise<MetricExportResult> {
+  const run = await store.getRun(runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  const records = await store.readMetrics(runId);
+  if (records.length === 0) throw new Error(`run ${runId} has no metric records to export`);
+  const keys = exportableKeys(records);
+  const startMs = Date.parse(run.startedAt ?? run.createdAt);
+  const startSeconds = Number.isFinite(startMs) ? startMs / 1000 : 0;
+  const path = exportPath(store.dataDir, runId, opts.format, startSeconds, opts.out);
+  const chunks: Iterable<string | Uint8Array> =
+    opts.format === 'tensorboard' ? tensorboardChunks(records, { keys, startWallTime: startSeconds })
+      : opts.format === 'csv' ? csvChunks(records, { keys })
+        : verlJsonlChunks(records, { keys });
+
+  await mkdir(dirname(path), { recursive: true });
+  const partial = `${path}.partial`;
+  const ws = createWriteStream(partial);
+  try {
+    for (const c of chunks) {
+      if (!ws.write(c)) await once(ws, 'drain');
+    }
+    ws.end();
+    await once(ws, 'finish');
+    await rename(partial, path);
+  } catch (e) {
+    ws.destroy();
+    await rm(partial, { force: true });
+    throw e;
+  }
+  return { format: opts.format, path, bytes: (await stat(path)).size, steps: records.length, keys: keys.length };
+}
