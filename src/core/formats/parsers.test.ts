@@ -243,7 +243,10 @@ describe('value and literal readers', () => {
     expect(parseMetricNumber("tensor(0.5, device='cuda:0')")).toBe(0.5);
     expect(parseMetricNumber('NaN')).toBeNaN();
     expect(parseMetricNumber('-inf')).toBe(-Infinity);
+    expect(parseMetricNumber(' 0.5 ')).toBe(0.5);
+    expect(parseMetricNumber(' nan')).toBeNaN();
     expect(parseMetricNumber('')).toBeUndefined();
+    expect(parseMetricNumber('   ')).toBeUndefined();
     expect(parseMetricNumber('schedule')).toBeUndefined();
     expect(parseMetricNumber('foo(1)')).toBeUndefined();
   });

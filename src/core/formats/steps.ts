@@ -63,14 +63,16 @@ export function bump(counts: Record<string, number>, reason: string, by = 1): vo
  * for an empty string (`Number('')` is 0).
  */
 export function parseMetricNumber(raw: string): number | undefined {
-  const s = raw.trim();
-  if (s.length === 0) return undefined;
-  const c = s.charCodeAt(0);
-  // Fast path: digits, sign or dot first — the spelling of nearly every value in a real log.
+  // Fast path: digits, sign or dot first — the spelling of nearly every value in a real log. Number() itself
+  // accepts surrounding whitespace, so no trim (and no new string) is needed here.
+  const c = raw.charCodeAt(0);
   if ((c >= 48 && c <= 57) || c === 45 || c === 46 || c === 43) {
-    const n = Number(s);
+    const n = Number(raw);
     if (!Number.isNaN(n)) return n;
   }
+  const s = raw.trim();
+  if (s.length === 0) return undefined;
+  if (s !== raw) return parseMetricNumber(s);
   const open = s.indexOf('(');
   if (open > 0 && s.charCodeAt(s.length - 1) === 41 /* ) */) {
     const wrapper = s.slice(0, open);

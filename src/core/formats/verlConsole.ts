@@ -177,8 +177,8 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
       const colon = line.lastIndexOf(':', to - 1);
       if (colon <= from) bad++;
       else {
-        const v = parseMetricNumber(line.slice(colon + 1, to));
         const key = line.slice(from, colon);
+        const v = parseMetricNumber(line.slice(colon + 1, to));
         if (v === undefined) nonNumeric.set(key, (nonNumeric.get(key) ?? 0) + 1);
         else { values[key] = v; n++; }
       }
