@@ -1,0 +1,95 @@
+/**
+ * `arlarena import` and `arlarena follow`: the --json shapes, exit codes and messages (the binary once, the
+ * command modules directly for the rest, to keep the suite fast).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliContext } from '../types';
+import follow from './follow';
+import importCommand from './import';
+
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-cli-import-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function verlLog(from: number, to: number): string {
+  let s = '';
+  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:${(0.5 - i * 0.01).toFixed(3)} - actor/grad_norm:${i === 7 ? 'nan' : '1.5'} - critic/score/mean:0.${i}\n`;
+  return s;
+}
+
+function ctxFor(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let o = '';
+  let e = '';
+  stdout.on('data', (d) => (o += String(d)));
+  stderr.on('data', (d) => (e += String(d)));
+  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o, err: () => e };
+}
+
+describe('arlarena import', () => {
+  it('--json prints {"runIds", "format", "steps", "skipped"} (through the binary)', async () => {
+    const p = join(dir, 'train.log');
+    await writeFile(p, `${verlLog(0, 9)}some warning noise\n`);
+    const res = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'import', p, '--json', '--tags', 'a,b', '--data-dir', join(dir, 'data')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const r = JSON.parse(lines[0]);
+    expect(Object.keys(r).sort()).toEqual(['format', 'runIds', 'skipped', 'steps']);
+    expect(r).toMatchObject({ format: 'verl-console', steps: 10, runIds: [expect.stringMatching(/^[A-Za-z0-9_-]+$/)] });
+    const rec = JSON.parse(await readFile(join(dir, 'data', 'runs', r.runIds[0], 'run.json'), 'utf8'));
+    expect(rec).toMatchObject({ kind: 'imported', tags: ['a', 'b'], status: 'completed' });
+  });
+
+  it('a second import exits 1 naming the run that holds it; --again imports it; an unknown format exits 1 naming the formats', async () => {
+    const data = join(dir, 'data');
+    const p = join(dir, 'train.log');
+    await writeFile(p, verlLog(0, 4));
+    const a = ctxFor(data);
+    expect(await importCommand.run([p], a.ctx)).toBe(0);
+    expect(a.out()).toMatch(/^imported "train.log" as run (\S+): steps 0–4 \(verl-console, verl\); \d+ alerts?/);
+    const id = /as run (\S+):/.exec(a.out())![1];
+    const b = ctxFor(data);
+    expect(await importCommand.run([p, '--json'], b.ctx)).toBe(1);
+    expect(JSON.parse(b.out())).toEqual({ runIds: [], format: 'verl-console', steps: 0, skipped: {}, duplicateOf: [id] });
+    expect(b.err()).toContain(`already imported as run ${id} (same SHA-256); pass --again`);
+    const c = ctxFor(data);
+    expect(await importCommand.run([p, '--again', '--name', 'second'], c.ctx)).toBe(0);
+    expect(c.out()).toMatch(/^imported "second" as run /);
+    const notes = join(dir, 'notes.txt');
+    await writeFile(notes, 'hello\nworld\n');
+    const d = ctxFor(data);
+    expect(await importCommand.run([notes], d.ctx)).toBe(1);
+    expect(d.err()).toMatch(/refused: .*notes\.txt is in no known format .*formats tried: verl-console, .*, bundle\); nothing was imported/);
+    await expect(importCommand.run([], ctxFor(data).ctx)).rejects.toThrow(/expected at least one PATH/);
+  });
+});
+
+describe('arlarena follow', () => {
+  it('--until-idle ends the follow; --json prints started, the alerts as they are raised, and stopped', async () => {
+    const data = join(dir, 'data');
+    const p = join(dir, 'live.log');
+    await writeFile(p, verlLog(0, 9));
+    const f = ctxFor(data);
+    expect(await follow.run([p, '--until-idle', '0.5', '--poll-ms', '50', '--json'], f.ctx)).toBe(0);
+    const events = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(events[0]).toMatchObject({ event: 'started', path: p });
+    const runId = events[0].runId;
+    expect(events.some((e) => e.event === 'alert' && e.alert.rule === 'non_finite' && e.alert.firstStep === 7)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ event: 'stopped', runId, status: 'completed', step: 9, steps: 10, runIds: [runId] });
+    await expect(follow.run([p, '--until-idle', 'soon'], ctxFor(data).ctx)).rejects.toThrow(/--until-idle must be a positive number of seconds, got "soon"/);
+  });
+});
