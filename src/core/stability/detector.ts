@@ -55,6 +55,8 @@ export class CollapseDetector {
   /** Per open alert: observations of its metric since its last finding (sparse metrics like val/* count their own points). */
   private quiet = new Map<string, number>();
   private all: Alert[] = [];
+  /** Index in `all` of each alert by id (an update replaces it in place). */
+  private at = new Map<string, number>();
   private lastStep = -Infinity;
 
   /** `recipe` (hints.ts: recipeOf(run config)) fits each alert's hint to what the run already does. */
@@ -86,7 +88,13 @@ export class CollapseDetector {
       if (fired.has(key)) continue;
       const v = rec.values[alert.metric];
       if (v === undefined || (Number.isNaN(v) && nanMeansNotApplicable(alert.metric))) continue;
-      this.quiet.set(key, (this.quiet.get(key) ?? 0) + 1);
+      const q = (this.quiet.get(key) ?? 0) + 1;
+      // Quiet past the gap, the alert can no longer be extended (merge starts a new one): stop tracking it, so a
+      // long run with many closed alerts does not pay for each of them on every step.
+      if (q > this.config.mergeGap) {
+        this.open.delete(key);
+        this.quiet.delete(key);
+      } else this.quiet.set(key, q);
     }
     return updates;
   }
@@ -119,13 +127,14 @@ export class CollapseDetector {
       acknowledged: false,
     };
     this.open.set(key, alert);
+    this.at.set(alert.id, this.all.length);
     this.all.push(alert);
     return { kind: 'raised', alert };
   }
 
   private replace(old: Alert, next: Alert): void {
-    const i = this.all.indexOf(old);
-    if (i >= 0) this.all[i] = next;
+    const i = this.at.get(old.id);
+    if (i !== undefined) this.all[i] = next;
   }
 
   private evidence(metric: string, first: number, last: number): Alert['evidence'] {
