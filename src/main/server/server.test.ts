@@ -11,7 +11,7 @@ import type { MainServices } from '../services';
 import type { ApiMethodName } from '../../shared/api';
 import { ok } from '../../shared/result';
 import type { CallContext, Handlers } from '../api/types';
-import { startServer, type RunningServer } from './server';
+import { TOKEN_HEADER, startServer, type RunningServer } from './server';
 
 const TOKEN = 'test-token-0123456789';
 let server: RunningServer;
@@ -157,17 +157,23 @@ describe('browser-mode server: calls', () => {
 });
 
 describe('browser-mode server: downloads', () => {
-  it('serves a published file with the token only', async () => {
+  it('serves a published file to the token in a header only; the link itself carries no token', async () => {
     const r = (await (await post(JSON.stringify({ method: 'bundles.export', input: { runId: 'r1' } }))).json()) as { ok: boolean; value: { downloadUrl: string } };
     expect(r.ok).toBe(true);
     const url = r.value.downloadUrl;
-    expect(url).toMatch(/^\/api\/download\/[A-Za-z0-9_-]+\?token=/);
-    const res = await fetch(`${server.origin}${url}`);
+    expect(url).toMatch(/^\/api\/download\/[A-Za-z0-9_-]+$/);
+    expect(url).not.toContain(TOKEN);
+    const res = await fetch(`${server.origin}${url}`, { headers: { [TOKEN_HEADER]: TOKEN } });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('PK-fake-bundle');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="run _1_.zip"');
-    expect((await fetch(`${server.origin}${url.replace(/token=.*/, 'token=nope')}`)).status).toBe(401);
-    expect((await fetch(`${server.origin}/api/download/unknown?token=${TOKEN}`)).status).toBe(404);
+    expect((await fetch(`${server.origin}${url}`)).status).toBe(401);
+    expect((await fetch(`${server.origin}${url}`, { headers: { [TOKEN_HEADER]: 'nope' } })).status).toBe(401);
+    // The launch token in the query string (how links used to carry it) is refused, and says how to do it.
+    const inQuery = await fetch(`${server.origin}${url}?token=${TOKEN}`);
+    expect(inQuery.status).toBe(401);
+    expect(((await inQuery.json()) as { error: { message: string } }).error.message).toContain('header');
+    expect((await fetch(`${server.origin}/api/download/unknown`, { headers: { [TOKEN_HEADER]: TOKEN } })).status).toBe(404);
   });
 });
 

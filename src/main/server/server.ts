@@ -8,7 +8,8 @@
  *   GET  /…                        the built renderer (out/renderer), with a strict CSP
  *
  * Every API request carries this launch's random token: header `X-ArlArena-Token` (or `Authorization: Bearer`),
- * the WebSocket subprotocol `token.<token>`, or `?token=` for downloads. The page gets it from the URL printed
+ * or the WebSocket subprotocol `token.<token>` — never in a URL: a download link is `/api/download/<id>`, which
+ * the page fetches with the header (issue 18: the token was in its query string). The page gets it from the URL printed
  * at start (`#token=…`: a fragment never reaches the server or its logs). Requests without it → 401, a Host
  * header that is not ours → 403 (DNS rebinding), an API request with a foreign Origin → 403, malformed JSON or
  * an argument nested deeper than 64 levels → VALIDATION, a body over the limit → 413.
@@ -133,7 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const publishDownload = (filePath: string, fileName: string): string => {
     const id = randomBytes(16).toString('base64url');
     downloads.set(id, { path: filePath, fileName });
-    return `/api/download/${id}?token=${encodeURIComponent(token)}`;
+    return `/api/download/${id}`;
   };
   const ctx: CallContext = { transport: 'browser', publishDownload };
 
@@ -207,7 +208,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const handleDownload = (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (!sameToken(url.searchParams.get('token') ?? tokenFromRequest(req), token)) return sendError(res, 401, 'UNAUTHORIZED', 'this download link does not carry the launch token');
+    // The token only in a header: a URL ends up in the browser's history and downloads list.
+    if (!sameToken(tokenFromRequest(req), token)) {
+      return sendError(res, 401, 'UNAUTHORIZED', `a download needs the launch token in the ${TOKEN_HEADER} header (a token in the URL is not accepted)`, { hint: "use the Download link in the app, or send the header (curl -H 'X-ArlArena-Token: …')" });
+    }
     const entry = downloads.get(url.pathname.slice('/api/download/'.length));
     if (!entry || !existsSync(entry.path)) return sendError(res, 404, 'NOT_FOUND', 'no such download (links last while the server runs)');
     const size = statSync(entry.path).size;

@@ -1,0 +1,36 @@
+/**
+ * Browser mode: a file the backend published for download (`/api/download/<id>`, e.g. an exported bundle) is
+ * fetched with the launch token in the X-ArlArena-Token header and handed to the browser as a blob, so no URL
+ * — the link, the browser's history or its downloads list — ever holds the token (issue 18: it was in the
+ * link's query string).
+ */
+import { TOKEN_HEADER, readLaunchToken } from './transport';
+
+function sessionStore(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** Downloads `path` as `fileName`; throws with the server's message when it refuses. */
+export async function downloadPublished(path: string, fileName: string): Promise<void> {
+  const token = readLaunchToken(window.location.hash, null) ?? readLaunchToken('', sessionStore());
+  if (!token) throw new Error('this page has no launch token; open the URL printed by arlarena serve (it ends in #token=…)');
+  const res = await fetch(path, { headers: { [TOKEN_HEADER]: token } });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+    throw new Error(`the download failed (HTTP ${res.status}): ${body?.error?.message ?? res.statusText}`);
+  }
+  const href = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = fileName;
+  a.style.display = 'none';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Revoked later: the browser reads the blob after the click returns.
+  setTimeout(() => URL.revokeObjectURL(href), 60_000);
+}
