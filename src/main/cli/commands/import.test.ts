@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliContext } from '../types';
 import follow from './follow';
 import importCommand from './import';
+import show from './show';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 let dir: string;
@@ -75,6 +76,25 @@ describe('arlarena import', () => {
     expect(await importCommand.run([notes], d.ctx)).toBe(1);
     expect(d.err()).toMatch(/refused: .*notes\.txt is in no known format .*formats tried: verl-console, .*, bundle\); nothing was imported/);
     await expect(importCommand.run([], ctxFor(data).ctx)).rejects.toThrow(/expected at least one PATH/);
+  });
+});
+
+describe('arlarena show on an imported run', () => {
+  it('prints the source (format, path, SHA-256, mapped keys) and each key\'s latest value with its step when the last record lacks it', async () => {
+    const data = join(dir, 'data');
+    const p = join(dir, 'train.log');
+    // Validation every 5 steps: the last step (6) has no val key, so val/score_mean comes from step 5.
+    await writeFile(p, `${verlLog(0, 4)}step:5 - actor/grad_norm:1.0 - val-core/openai/gsm8k/reward/mean@1:0.42\nstep:6 - actor/grad_norm:1.1 - critic/score/mean:0.6\n`);
+    const a = ctxFor(data);
+    expect(await importCommand.run([p], a.ctx)).toBe(0);
+    const id = /as run (\S+):/.exec(a.out())![1];
+    const s = ctxFor(data);
+    expect(await show.run([id], s.ctx)).toBe(0);
+    expect(s.out()).toMatch(/source {4}verl-console \(verl\), \d+ bytes/);
+    expect(s.out()).toContain(`${p}  sha256 `);
+    expect(s.out()).toMatch(/mapped {4}.*actor\/entropy → actor\/entropy/);
+    expect(s.out()).toMatch(/Validation score +0\.42 +\(val\/score_mean, step 5\)/);
+    expect(s.out()).toMatch(/Task score +0\.6 +\(episode\/score_mean\)\n/);
   });
 });
 

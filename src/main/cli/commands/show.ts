@@ -8,7 +8,7 @@ const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
   --metrics   print these keys' last values (default: a headline set)
   --json      the full run record as JSON`;
 
-const HEADLINE = ['episode/success_rate', 'val/success_rate', 'episode/reward_mean', 'episode/valid_format_ratio', 'actor/grad_norm', 'actor/entropy', 'actor/pg_clipfrac', 'actor/ppo_kl', 'perf/step_s'];
+const HEADLINE = ['episode/success_rate', 'val/success_rate', 'episode/score_mean', 'val/score_mean', 'episode/reward_mean', 'episode/valid_format_ratio', 'actor/grad_norm', 'actor/entropy', 'actor/pg_clipfrac', 'actor/ppo_kl', 'perf/step_s'];
 
 const command: CliCommand = {
   summary: 'show one run: record, config, latest metrics, alerts, checkpoints',
@@ -40,13 +40,30 @@ const command: CliCommand = {
     out(`  app       ${run.appVersion} (${run.appCommit}); backend ${run.backend.training} / ${run.backend.rollout}`);
     out(`  created   ${run.createdAt}; started ${run.startedAt ?? '–'}; finished ${run.finishedAt ?? '–'}`);
     out(`  data      ${metrics.length} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
+    const src = run.source;
+    if (src) {
+      out(`  source    ${src.format} (${src.framework}), ${src.bytes} bytes${src.following ? ', being followed' : ''}, imported ${src.importedAt}`);
+      src.paths.forEach((p, i) => out(`            ${p}${src.sha256[i] ? `  sha256 ${src.sha256[i].slice(0, 16)}…` : ''}`));
+      const skipped = Object.entries(src.skipped);
+      if (skipped.length) out(`  skipped   ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}`);
+      const mapped = Object.entries(src.keyMap);
+      if (mapped.length) out(`  mapped    ${mapped.map(([cat, from]) => `${from} → ${cat}`).join(', ')}`);
+      for (const n of src.notes) out(`  note      ${n}`);
+    }
     if (last) {
-      out(`latest metrics (step ${last.step}):`);
+      // Imported runs hold only the keys their source logged, and not every key every step (validation every
+      // N steps): show each key's latest value and the step it is from.
       const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
+      const latest = new Map<string, { step: number; value: number }>();
+      for (let i = metrics.length - 1; i >= 0 && latest.size < keys.length; i--) {
+        for (const k of keys) if (!latest.has(k) && metrics[i].values[k] !== undefined) latest.set(k, { step: metrics[i].step, value: metrics[i].values[k] });
+      }
+      out(`latest metrics (step ${last.step}):`);
       for (const k of keys) {
-        const val = last.values[k];
-        if (val === undefined) continue;
-        out(`  ${(metricDef(k)?.label ?? k).padEnd(26)} ${Number.isFinite(val) ? Number(val.toPrecision(4)) : String(val)}   (${k})`);
+        const hit = latest.get(k);
+        if (!hit) continue;
+        const val = hit.value;
+        out(`  ${(metricDef(k)?.label ?? k).padEnd(26)} ${Number.isFinite(val) ? Number(val.toPrecision(4)) : String(val)}   (${k}${hit.step !== last.step ? `, step ${hit.step}` : ''})`);
       }
     }
     out(run.alerts.length ? `alerts (${run.alerts.length}):` : 'alerts: none');
