@@ -55,9 +55,13 @@ function isTfRecord(head: Uint8Array): boolean {
 const VERL_STEP = /^step:\d+ - [^:]+:/;
 const DEEPSPEED_STEP = /^epoch: \d+\|step: \d+\|/;
 
-/** What the head says, or null when it is in no known format. `opts.name` only enriches the explanation. */
-export function detectFormat(head: Uint8Array, opts: { name?: string } = {}): { format: LogFormat; why: string } | null {
-  const named = opts.name ? ` (${opts.name})` : '';
+/**
+ * What the head says, or null when it is in no known format. The name (`opts.name`, or the file name passed
+ * directly) never decides anything: it only appears in the explanation.
+ */
+export function detectFormat(head: Uint8Array, opts: { name?: string } | string = {}): { format: LogFormat; why: string } | null {
+  const name = typeof opts === 'string' ? opts : opts.name;
+  const named = name ? ` (${name})` : '';
   if (isZip(head)) return null;
   if (isTfRecord(head)) return { format: 'tensorboard', why: `TFRecord framing with a valid masked CRC32C of the first record's length${named}` };
   const bytes = head.length > HEAD_BYTES ? head.subarray(0, HEAD_BYTES) : head;

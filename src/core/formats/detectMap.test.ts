@@ -49,6 +49,11 @@ describe('detectFormat', () => {
     expect(fmt('a,b\n1,2\n')).toBeNull();
   });
 
+  it('mentions a given file name in the explanation only, as an option or a plain string', () => {
+    expect(detectFormat(enc('iteration,loss\n1,2\n'), 'x.jsonl')).toEqual({ format: 'csv', why: 'CSV header with the step column "iteration" (x.jsonl)' });
+    expect(detectFormat(enc('iteration,loss\n1,2\n'), { name: 'x.jsonl' })?.why).toMatch(/\(x\.jsonl\)$/);
+  });
+
   it('describes every format, one line each, for the "no known format" message', () => {
     const lines = describeFormats().split('\n');
     expect(lines.map((l) => l.split(':')[0]).sort()).toEqual([...LOG_FORMATS].sort());
