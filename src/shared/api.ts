@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Result } from './result';
+import { StudyInfo } from './studies';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared records
@@ -458,6 +459,8 @@ export const apiMethods = {
   /** Stop following: the run is marked completed (following false). */
   'follow.stop': { input: RunRef, output: FollowInfo },
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
+  /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
+  'studies.list': { input: NoInput, output: z.array(StudyInfo) },
 } as const;
 
 export type ApiMethodName = keyof typeof apiMethods;

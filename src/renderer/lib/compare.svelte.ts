@@ -7,6 +7,7 @@ import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
 import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } from './comparePrefetch';
+import { parseRoute } from './router';
 
 export { COMPARE_MAX_POINTS };
 
@@ -16,6 +17,13 @@ function whenIdle(): Promise<void> {
     if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 1000 });
     else setTimeout(resolve, 0);
   });
+}
+
+/** The `group` of the address the view opened at, '' when none. */
+function initialGroupBy(): string {
+  if (typeof window === 'undefined') return '';
+  const r = parseRoute(window.location.search);
+  return r.view === 'compare' ? r.group ?? '' : '';
 }
 
 export class CompareState {
@@ -32,7 +40,8 @@ export class CompareState {
   smoothing = $state<SmoothingMode>('none');
   strength = $state(0.6);
   xAxis = $state<XAxisName>('step');
-  groupBy = $state('');
+  // Opened as `?view=compare&runs=…&group=preset` (the Study view's "Compare by preset"): start grouped.
+  groupBy = $state(initialGroupBy());
   threshold = $state(0.5);
   onlyDiff = $state(true);
 

@@ -6,7 +6,8 @@ export type Route =
   | { view: 'runs' }
   | { view: 'new' }
   | { view: 'run'; id: string }
-  | { view: 'compare'; ids: string[] }
+  | { view: 'compare'; ids: string[]; group?: string }
+  | { view: 'studies' }
   | { view: 'alerts' }
   | { view: 'about' };
 
@@ -17,6 +18,8 @@ export type ViewName = Route['view'];
 export const CHART_VIEWS: ReadonlySet<ViewName> = new Set(['compare', 'run', 'alerts']);
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** A config path to group Compare by (`&group=preset`, from the Study view). */
+const GROUP = /^[A-Za-z0-9_.]{1,100}$/;
 
 export function parseRoute(search: string): Route {
   const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
@@ -26,14 +29,19 @@ export function parseRoute(search: string): Route {
       return { view: 'new' };
     case 'alerts':
       return { view: 'alerts' };
+    case 'studies':
+      return { view: 'studies' };
     case 'about':
       return { view: 'about' };
     case 'run': {
       const id = q.get('id') ?? '';
       return ID.test(id) ? { view: 'run', id } : { view: 'runs' };
     }
-    case 'compare':
-      return { view: 'compare', ids: [...new Set((q.get('runs') ?? '').split(',').filter((s) => ID.test(s)))] };
+    case 'compare': {
+      const ids = [...new Set((q.get('runs') ?? '').split(',').filter((s) => ID.test(s)))];
+      const group = q.get('group') ?? '';
+      return GROUP.test(group) ? { view: 'compare', ids, group } : { view: 'compare', ids };
+    }
     default:
       return { view: 'runs' };
   }
@@ -45,8 +53,10 @@ export function formatRoute(r: Route): string {
       return '?view=runs';
     case 'run':
       return `?view=run&id=${encodeURIComponent(r.id)}`;
-    case 'compare':
-      return r.ids.length ? `?view=compare&runs=${r.ids.map(encodeURIComponent).join(',')}` : '?view=compare';
+    case 'compare': {
+      const group = r.group && GROUP.test(r.group) ? `&group=${r.group}` : '';
+      return r.ids.length ? `?view=compare&runs=${r.ids.map(encodeURIComponent).join(',')}${group}` : '?view=compare';
+    }
     default:
       return `?view=${r.view}`;
   }

@@ -14,6 +14,7 @@ import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
+import { createStudiesHandlers } from './studies';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 
 const areas: {
@@ -37,5 +38,6 @@ export function createHandlers(services: MainServices): Handlers<ApiMethodName> 
     ...areas.bundles(services),
     ...areas.imports(services),
     ...areas.follow(services),
+    ...createStudiesHandlers(services),
   };
 }
