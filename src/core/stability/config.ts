@@ -159,7 +159,8 @@ export interface DetectorConfig {
     readonly clipWarn: number;
     readonly clipCritical: number;
     /**
-     * The clip-ratio thresholds count only when the ratio also rose by clipRise over its own start: verl runs
+     * The clip-ratio thresholds count only when the ratio also rose by clipRise over its own start (the lowest
+     * share of its first baselineSteps steps): verl runs
      * with a tight cap begin with most responses at it and shorten them as they learn (play-verl GRPO: 0.86 at
      * step 1 → 0.13), which is not a runaway.
      */

@@ -21,9 +21,9 @@ class Track {
   private base: Baseline;
   best = -Infinity;
   sm = NaN;
-  constructor(readonly key: string, private smoothSteps: number, private baseSteps: number) {
+  constructor(readonly key: string, private smoothSteps: number, private baseSteps: number, summary?: (xs: readonly number[]) => number) {
     this.win = new Window(smoothSteps);
-    this.base = new Baseline(baseSteps);
+    this.base = new Baseline(baseSteps, summary);
   }
   /** True when the record carried a finite value. */
   feed(rec: MetricRecord): boolean {
@@ -69,7 +69,7 @@ export class CollapseSigns {
     this.format = FORMAT_KEYS.map((k) => new Track(k, cfg.validityDrop.smooth, e.baselineSteps));
     this.rates = RATE_KEYS.map((k) => new Track(k, e.smooth, e.baselineSteps));
     this.reward = new Track(REWARD_KEY, e.smooth, e.baselineSteps);
-    this.clip = new Track(CLIP, cfg.lengthRunaway.smooth, cfg.lengthRunaway.baselineSteps);
+    this.clip = new Track(CLIP, cfg.lengthRunaway.smooth, cfg.lengthRunaway.baselineSteps, (xs) => Math.min(...xs));
   }
 
   feed(rec: MetricRecord): void {

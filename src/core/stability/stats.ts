@@ -36,21 +36,21 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** Median of the first `n` finite values seen (the run's own baseline). */
+/** Median (or another summary, e.g. the minimum) of the first `n` finite values seen (the run's own baseline). */
 export class Baseline {
   private vals: number[] = [];
   private value: number | null = null;
-  constructor(public n: number) {}
+  constructor(public n: number, private readonly summary: (xs: readonly number[]) => number = median) {}
   /** Change how many first values make the baseline, until it is fixed (then it no longer moves). */
   resize(n: number): void {
     if (this.value !== null) return;
     this.n = n;
-    if (this.vals.length >= n) this.value = median(this.vals.slice(0, n));
+    if (this.vals.length >= n) this.value = this.summary(this.vals.slice(0, n));
   }
   push(v: number): void {
     if (this.value !== null) return;
     this.vals.push(v);
-    if (this.vals.length >= this.n) this.value = median(this.vals.slice(0, this.n));
+    if (this.vals.length >= this.n) this.value = this.summary(this.vals.slice(0, this.n));
   }
   get(): number | null {
     return this.value;

@@ -23,7 +23,9 @@ export const lengthRunawayRule: RuleDef = {
   create(cfg, hints) {
     const c = cfg.lengthRunaway;
     const clipCad = new Cadence();
-    const clipBase = new Baseline(c.baselineSteps);
+    // The lowest share of the first steps: a run that breaks within them (the lab's CISPO, 0 → 0.78 by step 4)
+    // must not count its broken steps as its start.
+    const clipBase = new Baseline(c.baselineSteps, (xs) => Math.min(...xs));
     const clipWin = new Window(c.smooth);
     const clipStreak = new Streak();
     const lenCad = new Cadence();
