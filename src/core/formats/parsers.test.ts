@@ -38,6 +38,17 @@ describe('verl console', () => {
     expect(p.skipped).toEqual({});
   });
 
+  it('drops the suffix Ray adds to lines it deduplicated', () => {
+    const { steps } = run('verl-console', ray('step:3 - a:1 - b:2.5 [repeated 2x across cluster]'));
+    expect(steps[0].values).toEqual({ a: 1, b: 2.5 });
+  });
+
+  it('says a run is verl-agent when its echoed config has verl-agent\'s env section', () => {
+    const { p } = run('verl-console', [ray("{'env': {'env_name': 'alfworld/AlfredTWEnv', 'max_steps': 50}, 'trainer': {'total_epochs': 1}}"), ray('step:1 - a:1')].join('\n'));
+    expect(p.meta.framework).toBe('verl-agent');
+    expect(run('verl-console', 'step:1 - a:1').p.meta.framework).toBe('verl');
+  });
+
   it('merges a validation-only line into the training line of the same step', () => {
     const { steps } = run('verl-console', ['step:0 - test_score/openai/gsm8k:0.521', 'step:0 - actor/pg_loss:0.1', 'step:1 - actor/pg_loss:0.2', 'step:1 - val/loss:0.4'].join('\n'));
     expect(steps).toEqual([

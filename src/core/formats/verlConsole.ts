@@ -170,10 +170,16 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
     const values: Record<string, number> = {};
     let n = 0;
     let bad = 0;
-    while (i < line.length && line.startsWith(' - ', i)) {
+    // Ray's log deduplication appends " [repeated 3x across cluster]" to a line it folded.
+    let len = line.length;
+    if (line.charCodeAt(len - 1) === 93 /* ] */) {
+      const rep = line.lastIndexOf(' [repeated ');
+      if (rep > i) len = rep;
+    }
+    while (i < len && line.startsWith(' - ', i)) {
       const from = i + 3;
       let to = line.indexOf(' - ', from);
-      if (to < 0) to = line.length;
+      if (to < 0 || to > len) to = len;
       const colon = line.lastIndexOf(':', to - 1);
       if (colon <= from) bad++;
       else {
@@ -244,6 +250,9 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         meta.notes.push(`${keys.length} key(s) with non-numeric values ignored: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
       }
       if (meta.config && looksLikeSft(meta.config)) meta.notes.push('the config is an SFT trainer config (fsdp_sft_trainer), not RL');
+      // verl-agent's config adds an `env` section (environment name, rollout group size, max turns) to verl's.
+      const env = meta.config?.env as Record<string, unknown> | undefined;
+      if (env && typeof env === 'object' && ('max_steps' in env || 'env_name' in env)) meta.framework = 'verl-agent';
     },
   };
 }
