@@ -10,6 +10,8 @@
  *   trajectories.jsonl   sampled trajectories, scrubbed
  *   alerts.json          collapse alerts
  *   checkpoint/…         the final checkpoint (default: on when under 64 MB)
+ *   source/…             imported runs: the source log file(s) as imported (src/main/imports keeps a copy
+ *                        up to 64 MB), so the bundle can be re-imported or the log re-read elsewhere
  */
 import { readFile, readdir, mkdir, stat } from 'node:fs/promises';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
@@ -104,6 +106,10 @@ export async function exportRun(store: RunStore, runId: string, opts: ExportOpti
       checkpointStep = last;
     }
   }
+
+  // Imported runs: the source logs kept with the run (runs/<id>/source/, written by src/main/imports).
+  const sourceDir = join(dir, 'source');
+  for (const n of (await readdir(sourceDir).catch(() => [] as string[])).sort()) put(`source/${n}`, new Uint8Array(await readFile(join(sourceDir, n))));
 
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,

@@ -115,6 +115,13 @@ export async function importBundle(store: RunStore, data: Uint8Array): Promise<I
     await writeFileAtomic(join(stage, METRICS_FILE), files['metrics.jsonl']);
     await writeFileAtomic(join(stage, TRAJECTORIES_FILE), files['trajectories.jsonl'] ?? new Uint8Array());
     for (const [p, d] of Object.entries(files)) {
+      // An imported run's source logs (exportBundle's source/…): kept with the run again.
+      const src = /^source\/([^/]+)$/.exec(p);
+      if (src) {
+        await mkdir(join(stage, 'source'), { recursive: true });
+        await writeFileAtomic(join(stage, 'source', src[1]), d);
+        continue;
+      }
       const m = /^checkpoint\/(step-\d+)\/([^/]+)$/.exec(p);
       if (!m) continue;
       await mkdir(join(stage, CHECKPOINTS_DIR, m[1]), { recursive: true });

@@ -444,7 +444,8 @@ export class LogFollower {
         await this.settle();
         const skipped = { ...this.parserSkipped };
         addCounts(skipped, this.skipped);
-        await this.writer.finish({ meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped });
+        // The copy kept with the run is the source as it is now (a truncated log's earlier part is not in it).
+        await this.writer.finish({ meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped, copyFrom: [...this.tails.keys()] });
         this.status = 'completed';
       } catch (e) {
         this.status = 'running';

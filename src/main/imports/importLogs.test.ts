@@ -7,6 +7,10 @@ import { RunStore } from '../store/runStore';
 import { ImportError, importLogs } from './importLogs';
 import { LineSplitter } from './files';
 import { tinyRegistry } from './testRegistry';
+import { SOURCE_DIR } from './runWriter';
+import { exportRun } from '../bundles/exportBundle';
+import { importBundle } from '../bundles/importBundle';
+import { unzipSync } from 'fflate';
 
 let dir: string;
 let store: RunStore;
@@ -142,5 +146,26 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
     expect(nonFinite.length).toBeGreaterThan(0);
     expect(nonFinite[0].firstStep).toBe(20);
     expect(rec.alertCount).toBe(rec.alerts.length);
+  });
+});
+
+describe('an imported run in a bundle', () => {
+  it('carries its source log byte for byte, and a bundle import keeps it with the run', async () => {
+    const text = '#tiny\nstep:0 grad=1\nstep:1 grad=2\n';
+    const p = await write('cluster run.log', text);
+    const r = await importLogs(store, [p], { registry });
+    const id = r.runIds[0];
+    expect(await readFile(join(store.runDir(id), SOURCE_DIR, '0-cluster_run.log'), 'utf8')).toBe(text);
+    const bundle = await exportRun(store, id, { out: join(dir, 'b.zip') });
+    const entries = unzipSync(new Uint8Array(await readFile(bundle.path)));
+    expect(new TextDecoder().decode(entries['source/0-cluster_run.log'])).toBe(text);
+    const other = await RunStore.open(join(dir, 'other'));
+    try {
+      const imp = await importBundle(other, new Uint8Array(await readFile(bundle.path)));
+      expect(await readFile(join(other.runDir(imp.runId), SOURCE_DIR, '0-cluster_run.log'), 'utf8')).toBe(text);
+      expect((await other.getRun(imp.runId))!.source).toMatchObject({ format: 'verl-console', sha256: [createHash('sha256').update(text).digest('hex')] });
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -247,7 +247,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     let stored = 0;
     const skipped: Record<string, number> = { ...parserSkipped };
     for (const w of writers.values()) {
-      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped });
+      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths });
       addCounts(skipped, w.skipped);
       if (rec) {
         runIds.push(rec.id);

@@ -9,6 +9,8 @@
  * The store is append-only and charts need strictly increasing steps: a step at or below the last one taken is
  * dropped and counted in `skipped` (as 'repeated step' when equal, 'out-of-order step' when lower).
  */
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { Alert, ImportSource, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { CollapseDetector } from '../../core/stability/detector';
@@ -21,6 +23,16 @@ import { describeConfig } from './config';
 export const SKIP_OUT_OF_ORDER = 'out-of-order step';
 export const SKIP_REPEATED = 'repeated step';
 export const SKIP_NON_INTEGER = 'non-integer step';
+/** Where an imported run keeps a copy of its source log(s), so its bundle carries them (runs/<id>/source/). */
+export const SOURCE_DIR = 'source';
+/** Sources up to this size (all files of a run together) are copied into the run; larger ones are not. */
+export const SOURCE_COPY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** A source file's name as a bundle entry: `<index>-<name>` with only portable characters. */
+export function sourceEntryName(index: number, path: string): string {
+  const name = basename(path).replace(/[^A-Za-z0-9._=+-]+/g, '_').slice(0, 120) || 'source';
+  return `${index}-${name}`;
+}
 
 export interface RunWriterOptions {
   readonly registry: FormatRegistry;
@@ -173,14 +185,25 @@ export class RunWriter {
    * Write the final record: completed, the source's hashes and sizes, what was skipped, the config the log
    * revealed, the detector's alerts. Returns the record, or null when no step ever arrived (no run was made).
    */
-  async finish(f: { meta: SourceMeta | null; sha256: readonly string[]; bytes: number; parserSkipped: Readonly<Record<string, number>>; notes?: readonly string[]; status?: 'completed' | 'stopped' }): Promise<RunRecord | null> {
+  async finish(f: {
+    meta: SourceMeta | null;
+    sha256: readonly string[];
+    bytes: number;
+    parserSkipped: Readonly<Record<string, number>>;
+    notes?: readonly string[];
+    status?: 'completed' | 'stopped';
+    /** The files read (same order as the recorded paths), copied into the run when small enough. */
+    copyFrom?: readonly string[];
+  }): Promise<RunRecord | null> {
     await this.flush(f.meta);
     if (!this.run) return null;
     const id = this.run.id;
+    const copied = f.copyFrom ? await this.copySources(id, f.copyFrom) : null;
     const skipped: Record<string, number> = { ...f.parserSkipped };
     for (const [k, n] of Object.entries(this.skipped)) skipped[k] = (skipped[k] ?? 0) + n;
     const cfg = describeConfig(f.meta?.config);
     const notes = [...(this.opts.notes ?? []), ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
+    if (copied === false) notes.push(`the source is over ${SOURCE_COPY_LIMIT_BYTES / 1024 / 1024} MB: no copy is kept with the run, so its bundle does not carry it`);
     const dropped = (this.skipped[SKIP_OUT_OF_ORDER] ?? 0) + (this.skipped[SKIP_REPEATED] ?? 0);
     if (dropped > 0) notes.push(`${dropped} step(s) at or below an earlier step were dropped (the store keeps steps strictly increasing)`);
     const alerts = this.detector?.alerts() ?? [];
@@ -213,6 +236,19 @@ export class RunWriter {
     });
     await this.store.releaseRun(id);
     return rec;
+  }
+
+  /** Copy the source files into runs/<id>/source/ (true), or not when over the limit (false). */
+  private async copySources(id: string, from: readonly string[]): Promise<boolean> {
+    let total = 0;
+    for (const p of from) total += (await stat(p)).size;
+    if (total > SOURCE_COPY_LIMIT_BYTES) return false;
+    const dir = join(this.store.runDir(id), SOURCE_DIR);
+    await mkdir(dir, { recursive: true });
+    // Named by what the record shows (an upload's own file name), or by the file itself when a folder was followed.
+    const names = from.length === this.opts.paths.length ? this.opts.paths : from;
+    for (const [i, p] of from.entries()) await copyFile(p, join(dir, sourceEntryName(i, names[i])));
+    return true;
   }
 
   /** Follow failed (unreadable source, no known format): the run stays, marked failed with the reason. */
