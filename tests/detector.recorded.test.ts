@@ -44,6 +44,9 @@ describe('collapse detector on recorded runs', () => {
     const kl = alerts.find((a) => a.rule === 'kl_drift');
     expect(kl?.severity).toBe('critical');
     expect(format!.hint.length).toBeGreaterThan(20);
+    // Responses ran to the limit (clip ratio 0 at step 1, 0.78 at step 4, 0.88 at step 7): the break happens
+    // inside the first five steps, so the clip ratio's start must be their lowest share, not their median.
+    expect(alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/clip_ratio')).toMatchObject({ firstStep: 7 });
   });
 
   it('SAMPO under the same harsh setting keeps its format: no validity alert, nothing critical', () => {
@@ -70,6 +73,9 @@ describe('collapse detector on recorded runs', () => {
     expect(entropy).toBeDefined();
     // Entropy was ≤ 0.035 from step 6 on: three smoothed steps below a quarter of the baseline by step 10.
     expect(entropy!.firstStep).toBeLessThanOrEqual(10);
+    // The crash came with its format gone, so it is critical, and the message says so.
+    expect(entropy!.severity).toBe('critical');
+    expect(entropy!.message).toMatch(/together with .*valid_format_ratio/);
     expect(alerts.find((a) => a.rule === 'validity_drop')?.severity).toBe('critical');
   });
 
