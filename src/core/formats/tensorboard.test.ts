@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { frameRecord, tensorboardChunks } from './export/tensorboard';
 import { createTensorboardParser, halfToNumber, type TensorboardParserOptions } from './tensorboard';
 import { DT, EventType } from './tensorboardProto';
+import type { MetricRecord } from '../../shared/metrics';
 import type { SourceStep } from './types';
 
 // Fixtures are framed Event protos built here with the same descriptor; files from TensorBoard's own writer
@@ -239,7 +240,7 @@ describe('TensorBoard parser: summaries', () => {
 
 describe('TensorBoard export → parser', () => {
   it('writes what the parser reads back: float32-rounded simple_values, absent keys absent, NaN/inf kept', () => {
-    const records = [
+    const records: MetricRecord[] = [
       { step: 0, values: { loss: 0.1, score: Number.NaN, gone: Number.NaN } },
       { step: 5, values: { loss: Number.NEGATIVE_INFINITY, score: 1 / 3, gone: Number.NaN } },
       { step: 6, values: { score: 2 } },

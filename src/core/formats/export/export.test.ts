@@ -42,7 +42,7 @@ describe('CSV export', () => {
     expect(lines[2]).toBe('1,NaN,0.3333333333333333,');
     expect(lines[3]).toBe('2,inf,-1e-300,0.5');
     const head = new TextEncoder().encode(text);
-    expect(detectFormat(head, 'export.csv').format).toBe('csv');
+    expect(detectFormat(head, 'export.csv')?.format).toBe('csv');
     const back = reimport('csv', text);
     expect(back.map((s) => ({ step: s.step, values: s.values }))).toEqual(expected);
   });
@@ -75,7 +75,7 @@ describe('verl file-logger JSONL export', () => {
     expect(lines[1]).toBe('{"step":1,"data":{"actor/entropy":null,"critic/score/mean":0.3333333333333333}}');
     expect(lines[2]).toBe('{"step":2,"data":{"actor/entropy":1e999,"critic/score/mean":-1e-300,"val/acc":0.5}}');
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
-    expect(detectFormat(new TextEncoder().encode(text), 'x.jsonl').format).toBe('verl-jsonl');
+    expect(detectFormat(new TextEncoder().encode(text), 'x.jsonl')?.format).toBe('verl-jsonl');
     const back = reimport('verl-jsonl', text);
     expect(back.map((s) => ({ step: s.step, values: s.values }))).toEqual(expected);
   });
