@@ -28,6 +28,13 @@ describe('sourceKeyRows', () => {
       { key: 'train/reward_std', source: 'train/reward_std', mapped: false },
     ]);
   });
+  it('lists a followed run\'s catalog keys as mapped, source not yet known, before its keyMap is written', () => {
+    const rows = sourceKeyRows({}, ['own/key', 'actor/entropy'], (k) => k === 'actor/entropy');
+    expect(rows).toEqual([
+      { key: 'actor/entropy', source: null, mapped: true },
+      { key: 'own/key', source: 'own/key', mapped: false },
+    ]);
+  });
 });
 
 describe('notApplicableReason', () => {

@@ -25,18 +25,24 @@ export function importedChartKeys(available: readonly string[], isCatalog: (key:
 export interface SourceKeyRow {
   /** The key the run stores (a catalog key, or the source's own key when unmapped). */
   readonly key: string;
-  /** The source key that fed it; equal to `key` for an unmapped key. */
-  readonly source: string;
+  /** The source key that fed it (equal to `key` when unmapped); null while a followed log is still read. */
+  readonly source: string | null;
   readonly mapped: boolean;
 }
 
-/** The "Source keys" table: mapped keys (catalog ← source) first, then the unmapped keys kept under their names. */
-export function sourceKeyRows(keyMap: Readonly<Record<string, string>>, available: readonly string[]): SourceKeyRow[] {
-  const mapped = Object.entries(keyMap)
-    .map(([key, source]) => ({ key, source, mapped: true }))
-    .sort((a, b) => a.key.localeCompare(b.key));
+/**
+ * The "Source keys" table: mapped keys (catalog ← source) first, then the unmapped keys kept under their
+ * names. A followed run's keyMap is written when following ends: until then its catalog keys are listed as
+ * mapped with the source key not yet known.
+ */
+export function sourceKeyRows(keyMap: Readonly<Record<string, string>>, available: readonly string[], isCatalog: (key: string) => boolean = () => false): SourceKeyRow[] {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(keyMap, k);
+  const mapped: SourceKeyRow[] = [
+    ...Object.entries(keyMap).map(([key, source]) => ({ key, source, mapped: true })),
+    ...available.filter((k) => !has(k) && isCatalog(k)).map((key) => ({ key, source: null, mapped: true })),
+  ].sort((a, b) => a.key.localeCompare(b.key));
   const unmapped = available
-    .filter((k) => !Object.prototype.hasOwnProperty.call(keyMap, k))
+    .filter((k) => !has(k) && !isCatalog(k))
     .sort((a, b) => a.localeCompare(b))
     .map((key) => ({ key, source: key, mapped: false }));
   return [...mapped, ...unmapped];
