@@ -17,6 +17,9 @@ import type { RunStore } from '../store/runStore';
 import { runJob } from '../sessions/jobRunner';
 import { loadJobModule, type TrainingJob } from '../sessions/job';
 import { verifyBundle } from './importBundle';
+import { BundleError } from './manifest';
+import { validateConfig } from '../../core/config/index';
+import type { Alert } from '../../shared/api';
 
 export type ReproduceVerdict = 'bit-identical' | 'within-band' | 'diverged';
 
@@ -113,6 +116,11 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // A partial check stops the rerun after `steps` steps; the config stays as recorded (changing the step count
   // could change schedules and so the stream).
   const config = record.config;
+  // What trains must validate like a new run's config (issue 17, defect 9); the test jobs take their own configs.
+  if (!opts.jobModule) {
+    const issues = validateConfig(config);
+    if (issues.length > 0) throw new BundleError(`the bundle's config is not a valid run config: ${issues.slice(0, 3).map((i) => i.message).join('; ')}`);
+  }
   const limit = opts.steps;
   const rerun = await store.createRun({
     name: `reproduce: ${record.name}`,
@@ -124,6 +132,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     totalSteps: limit ?? record.totalSteps,
     status: 'running',
   });
+  const alerts = new Map<string, Alert>();
   const job: TrainingJob = opts.jobModule ? await loadJobModule(opts.jobModule) : (await import('../sessions/jobs/training')).trainingJob;
   const result = await runJob({
     start: { type: 'start', runId: rerun.id, runDir: store.runDir(rerun.id), dataDir: store.dataDir, config, seed: record.seed, resume: false },
@@ -131,9 +140,12 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     stopAfterStep: limit,
     post: (m) => {
       if (m.type === 'metrics') void store.noteMetrics(rerun.id, m.records);
+      // The rerun runs the live detector like any run; its alerts are stored with it.
+      if (m.type === 'alert') alerts.set(m.alert.id, m.alert);
       if (m.type === 'metrics' && opts.onProgress) opts.onProgress(m.records[m.records.length - 1].step, limit ?? record.totalSteps);
     },
   });
+  if (alerts.size > 0) await store.upsertAlerts(rerun.id, [...alerts.values()]);
   const rerunBackend = result.type === 'done' && result.backend ? result.backend.training : 'unknown';
   await store.updateRun(rerun.id, {
     status: result.type === 'done' ? result.status : 'failed',

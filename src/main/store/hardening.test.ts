@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
 import { LockPathError } from './fileLock';
-import { checkpointDirName } from './runFiles';
+import { CheckpointIntegrityError, checkpointDirName } from './runFiles';
 
 let dir: string;
 let opened: RunStore[] = [];
@@ -51,6 +51,20 @@ describe('issue 17: store repairs', () => {
     await s.saveCheckpoint(r.id, { step: 3, files: { 'w.bin': new Uint8Array([3]) }, meta: { step: 3 } });
     expect(await s.checkpointSteps(r.id)).toEqual([2, 3]);
     expect((await readdir(join(s.runDir(r.id), 'checkpoints'))).filter((n) => !n.startsWith('.'))).toEqual([checkpointDirName(2), checkpointDirName(3)]);
+  });
+
+  it('defect 8: a checkpoint file with one flipped byte is refused on load (resume, eval), naming the file', async () => {
+    const s = await openStore();
+    const r = await s.createRun(base);
+    await s.saveCheckpoint(r.id, { step: 1, files: { 'policy.bin': new Uint8Array(64).fill(7), 'state.json': new TextEncoder().encode('{}') }, meta: { step: 1 } });
+    const meta = JSON.parse(await readFile(join(s.runDir(r.id), 'checkpoints', checkpointDirName(1), 'meta.json'), 'utf8'));
+    expect(Object.keys(meta.sha256).sort()).toEqual(['policy.bin', 'state.json']);
+    const file = join(s.runDir(r.id), 'checkpoints', checkpointDirName(1), 'policy.bin');
+    const bytes = await readFile(file);
+    bytes[10] ^= 0x01;
+    await writeFile(file, bytes);
+    await expect(s.loadCheckpointAt(r.id, 1)).rejects.toThrow(CheckpointIntegrityError);
+    await expect(s.loadLatestCheckpoint(r.id)).rejects.toThrow(/policy\.bin does not match the SHA-256 in its meta\.json/);
   });
 
   it('defect 4: a catalog that is valid JSON but holds a non-record entry is repaired from run.json', async () => {

@@ -7,6 +7,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { fsyncDir, writeFileAtomic } from './atomic';
@@ -28,6 +29,36 @@ export const CHECKPOINTS_DIR = 'checkpoints';
 export const KEEP_CHECKPOINTS = 2;
 
 const FILE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** A checkpoint file that does not match the SHA-256 its meta.json records (or that records none). */
+export class CheckpointIntegrityError extends Error {
+  /** The CLI prints this as one line. */
+  readonly expected = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckpointIntegrityError';
+  }
+}
+
+/**
+ * Every file of a checkpoint must match the SHA-256 its meta.json lists (issue 17, defect 8: a flipped byte in
+ * policy.bin used to load, train and evaluate). Returns null when all match, else what is wrong. `legacyOk`: a
+ * meta.json with no `sha256` at all (written before checkpoints carried hashes) is accepted unverified.
+ */
+export function checkpointHashProblem(dirName: string, meta: { files?: unknown; sha256?: unknown }, files: Readonly<Record<string, Uint8Array>>, legacyOk: boolean): string | null {
+  const listed = Array.isArray(meta.files) ? (meta.files as unknown[]).filter((f): f is string => typeof f === 'string') : [];
+  const hashes = meta.sha256 !== null && typeof meta.sha256 === 'object' ? (meta.sha256 as Record<string, unknown>) : null;
+  if (!hashes && legacyOk) return null;
+  for (const f of listed) {
+    const want = hashes && Object.hasOwn(hashes, f) ? hashes[f] : undefined;
+    if (typeof want !== 'string') return `checkpoint ${dirName}: meta.json lists no SHA-256 for ${f} (stripped, or written by an older version); it cannot be verified, so it is not loaded`;
+    const d = files[f];
+    if (!d) return `checkpoint ${dirName}: ${f} is listed in its meta.json but missing`;
+    if (createHash('sha256').update(d).digest('hex') !== want) return `checkpoint ${dirName}: ${f} does not match the SHA-256 in its meta.json; the file was damaged or altered, so it is not loaded`;
+  }
+  for (const f of Object.keys(files)) if (!listed.includes(f)) return `checkpoint ${dirName}: ${f} is not one of the files its meta.json lists`;
+  return null;
+}
 
 export function checkpointDirName(step: number): string {
   return `step-${String(step).padStart(8, '0')}`;
@@ -84,7 +115,9 @@ export class RunFiles {
       await writeFileAtomic(join(tmp, fname), bytes);
       fileNames.push(fname);
     }
-    await writeFileAtomic(join(tmp, 'meta.json'), JSON.stringify({ step: c.step, files: fileNames, meta: c.meta }));
+    // Each file's own SHA-256, checked whenever the checkpoint is loaded (resume, eval, bundle import).
+    const sha256 = Object.fromEntries(fileNames.map((f) => [f, createHash('sha256').update(c.files[f]).digest('hex')]));
+    await writeFileAtomic(join(tmp, 'meta.json'), JSON.stringify({ step: c.step, files: fileNames, sha256, meta: c.meta }));
     const dest = join(root, name);
     testKillPoint('checkpoint-rename');
     await rm(dest, { recursive: true, force: true });
@@ -126,9 +159,14 @@ export class RunFiles {
     } catch {
       return undefined;
     }
-    const m = JSON.parse(metaRaw) as { step: number; files: string[]; meta: Record<string, unknown> };
+    const m = JSON.parse(metaRaw) as { step: number; files: string[]; sha256?: Record<string, string>; meta: Record<string, unknown> };
     const files: Record<string, Uint8Array> = {};
-    for (const f of m.files) files[f] = new Uint8Array(await readFile(join(dir, f)));
+    for (const f of m.files) {
+      if (!FILE_NAME.test(f)) throw new CheckpointIntegrityError(`checkpoint ${checkpointDirName(step)}: meta.json lists "${f}", which is not a plain file name`);
+      files[f] = new Uint8Array(await readFile(join(dir, f)));
+    }
+    const problem = checkpointHashProblem(checkpointDirName(step), m, files, true);
+    if (problem) throw new CheckpointIntegrityError(`${problem}. Delete ${dir} to resume from the checkpoint before it.`);
     return { step: m.step, files, meta: m.meta };
   }
 
@@ -138,8 +176,10 @@ export class RunFiles {
       try {
         const c = await this.loadCheckpoint(steps[i]);
         if (c) return c;
-      } catch {
-        // unreadable: fall back to the previous one
+      } catch (e) {
+        // A file that fails its hash is refused loudly (resuming silently from an older one would hide it);
+        // an unreadable meta.json falls back to the previous checkpoint.
+        if (e instanceof CheckpointIntegrityError) throw e;
       }
     }
     return undefined;
