@@ -60,7 +60,12 @@ export interface DetectorConfig {
     readonly enabled: boolean;
     /** Steps (validations for val/…) averaged before comparing; longer = fewer false alarms, later alerts. */
     readonly smooth: number;
-    /** Used only for streams without val/episodes (runs recorded before it was logged). */
+    /**
+     * Validations without val/episodes — external runs (verl, TRL, W&B log no held-out count) and lab runs
+     * recorded before it was logged — cannot take the binomial test. Their fallback: the mean of the last
+     * valSmooth validations against its best, a fall of warnFrac (critical criticalFrac) of the best, beyond noiseZ
+     * standard errors of the validations' own noise (which needs 5 of them), one validation of patience.
+     */
     readonly valSmooth: number;
     /**
      * A validation logged with its episode count (val/episodes) is compared with the best earlier one directly: a
