@@ -11,6 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { detectComputeBackend } from '../api/computeDetect';
+import { validateConfig } from '../../core/config/validate';
 import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
@@ -193,6 +194,11 @@ export class SessionManager {
     if (rec.status === 'completed') throw new SessionError('CONFLICT', `run ${runId} is completed; start a new run instead`);
     if (rec.status === 'running' || rec.status === 'queued') throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
+    // An imported run's config came from a file: it trains only if it validates like a new run's (issue 17, 9).
+    if (!this.opts.jobModule && rec.tags.includes('imported')) {
+      const issues = validateConfig(rec.config);
+      if (issues.length > 0) throw new SessionError('VALIDATION', `run ${runId} was imported with a config that is not a valid run config (${issues.slice(0, 2).map((i) => i.message).join('; ')}); it can be viewed but not trained`);
+    }
     return this.submit(runId, true);
   }
 
