@@ -427,7 +427,7 @@ export const apiMethods = {
   'alerts.ack': { input: z.object({ runId: RunId, alertId: z.string().min(1) }).strict(), output: Alert },
   'bundles.export': {
     input: z.object({ runId: RunId, includeCheckpoint: z.boolean().optional() }).strict(),
-    /** `downloadUrl` is set in browser mode (token-protected); `path` is the file on the main side. */
+    /** `downloadUrl` is set in browser mode: GET it with the token header (the URL holds no token); `path` is the file on the main side. */
     output: z.object({ fileName: z.string(), path: z.string(), bytes: z.number().int(), sha256: z.string(), downloadUrl: z.string().nullable() }),
   },
   'bundles.import': {
