@@ -106,3 +106,16 @@ describe('imports.* and follow.* through the router', () => {
     expect((await lab.call('follow.stop', { runId })).error.code).toBe('NOT_FOUND');
   });
 });
+
+describe('runs.delete and a followed run', () => {
+  it('refuses to delete a run while it is followed, and deletes it once following stopped', async () => {
+    const p = join(lab.dir, 'live.log');
+    await writeFile(p, verlLines(0, 3));
+    const { value } = await lab.call('follow.start', { path: p });
+    const refused = await lab.call('runs.delete', { runId: value.runId });
+    expect(refused.error).toMatchObject({ code: 'CONFLICT', field: 'runId' });
+    expect(refused.error.hint).toMatch(/follow\.stop/);
+    await lab.call('follow.stop', { runId: value.runId });
+    expect((await lab.call('runs.delete', { runId: value.runId })).value).toEqual({ deleted: true });
+  });
+});

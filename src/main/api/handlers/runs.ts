@@ -9,6 +9,7 @@ import { ruleCoverage } from '../../../core/stability/coverage';
 import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
+import { getFollowManager } from './imports';
 import { toSummary } from '../../store/runStore';
 import type { AreaMethods, Handlers } from '../types';
 import { createRunBaselines } from './runBaselines';
@@ -46,6 +47,9 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const { store, sessions } = await lab();
       if (sessions.list().some((s) => s.runId === runId)) {
         return err('CONFLICT', `run ${runId} is active`, { field: 'runId', hint: 'stop the run first, then delete it' });
+      }
+      if ((await getFollowManager(services)).isFollowed(runId)) {
+        return err('CONFLICT', `run ${runId} is being followed (live import of a log)`, { field: 'runId', hint: 'stop following it (follow.stop), then delete it' });
       }
       const deleted = await store.deleteRun(runId);
       if (deleted) services.bus.emit('runs.changed', { runId });
