@@ -63,6 +63,7 @@ export class CollapseSigns {
   private reward: Track;
   private clip: Track;
   private zeroVar: number | undefined;
+  private tracks: Track[];
   constructor(private readonly cfg: DetectorConfig) {
     const e = cfg.entropyShift;
     this.grad = new Track(GRAD, e.smooth, e.baselineSteps);
@@ -70,11 +71,11 @@ export class CollapseSigns {
     this.rates = RATE_KEYS.map((k) => new Track(k, e.smooth, e.baselineSteps));
     this.reward = new Track(REWARD_KEY, e.smooth, e.baselineSteps);
     this.clip = new Track(CLIP, cfg.lengthRunaway.smooth, cfg.lengthRunaway.baselineSteps, (xs) => Math.min(...xs));
+    this.tracks = [this.grad, ...this.format, ...this.rates, this.reward, this.clip];
   }
 
   feed(rec: MetricRecord): void {
-    this.grad.feed(rec);
-    for (const t of [...this.format, ...this.rates, this.reward, this.clip]) t.feed(rec);
+    for (const t of this.tracks) t.feed(rec);
     const z = finite(rec, ZERO_VAR);
     if (z !== undefined) this.zeroVar = z;
   }
