@@ -137,8 +137,15 @@ describeRealRuns('text-format parsers on the real runs', (dir) => {
     const val = parseFile(f('wandb-csv/deep-grpo/tree_methods_training_instability/test_reward.csv'));
     expect(val.steps).toHaveLength(186);
     expect(mapSourceStep(val.steps[0].values, 'verl').keyMap['val/success_rate']).toBe('val-core/openai/gsm8k/acc/mean@1');
+    const lenRuns = new Map<string, number>();
+    for (const s of len.steps) lenRuns.set(s.run, (lenRuns.get(s.run) ?? 0) + 1);
+    expect([...lenRuns.values()]).toEqual([2958, 4595]);
     const tr = parseFile(f('wandb-csv/deep-grpo/training_dynamics/test_reward.csv'));
-    expect(new Set(tr.steps.filter((s) => s.run === 'qwen2.5-0.5b-instruct-gsm8k-crpo-no-branch').map((s) => s.step)).size).toBe(920);
+    const base = tr.steps.filter((s) => s.run === 'qwen2.5-0.5b-instruct-gsm8k-crpo-no-branch');
+    const deep = tr.steps.filter((s) => s.run === 'Qwen2.5-0.5B-Instruct-GSM8K-CRPO-sp-p1-b8-gamma2.0-lam1.0-01161659');
+    expect(base.map((s) => s.step)).toEqual(range(0, 919).map((i) => i * 5));
+    expect(deep).toHaveLength(592);
+    expect(Math.max(...deep.map((s) => s.values['val-core/GSM8K/reward/mean@1']))).toBeCloseTo(0.677, 3);
   });
 
   it('DeepSpeed-Chat step-3 log: 477 steps 0–476, reward joined to its step', () => {
