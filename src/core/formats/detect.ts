@@ -77,6 +77,7 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
 
   let rayLines = 0;
   let verlConfig = false;
+  let deepspeedBanner = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
     const cs = rayContentStart(line);
@@ -86,6 +87,8 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
     if (isTrlDict(content)) return { format: 'trl-console', why: `line ${i + 1} is a printed TRL / HF Trainer log dict${named}` };
     if (cs > 0 && / pid=\d+/.test(line.slice(0, cs))) rayLines++;
     if (content.startsWith("{'actor_rollout_ref'") || content.startsWith("{'data': {")) verlConfig = true;
+    // DeepSpeed-Chat step 3 announces its generation batches before the first step line.
+    if (content.startsWith('Beginning of Epoch ') && content.includes('Total Generation Batches')) deepspeedBanner = true;
   }
   const header = lines.find((l) => l.trim() !== '');
   if (header !== undefined && header.includes(',')) {
@@ -94,6 +97,7 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
     const step = cols?.find((c) => CSV_STEP_COLUMNS.includes(c.trim()));
     if (cols && step !== undefined) return { format: 'csv', why: `CSV header with the step column "${step}"${named}` };
   }
+  if (deepspeedBanner) return { format: 'deepspeed-chat', why: `the head has DeepSpeed-Chat's "Beginning of Epoch …, Total Generation Batches" banner (no step line yet)${named}` };
   if (verlConfig) return { format: 'verl-console', why: `the head echoes a verl config dict (no step line yet)${named}` };
   if (rayLines >= 3) return { format: 'verl-console', why: `the head is Ray worker output (no step line yet)${named}` };
   return null;
@@ -102,21 +106,29 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
 function detectJson(text: string, lines: string[]): { format: LogFormat; why: string } | null {
   const first = text.trimStart();
   if (!first.startsWith('{')) return null;
-  const line = lines.find((l) => l.trim() !== '') ?? '';
-  let o: unknown;
-  try { o = JSON.parse(line); } catch {
-    try { o = JSON.parse(line.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')); } catch { o = undefined; }
+  // The first few records decide: a stream may open with a record that carries no step (a config header).
+  const records: Record<string, unknown>[] = [];
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    if (records.length >= 8) break;
+    let o: unknown;
+    try { o = JSON.parse(line); } catch {
+      try { o = JSON.parse(line.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')); } catch { o = undefined; }
+    }
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) break;
+    records.push(o as Record<string, unknown>);
   }
-  if (o !== null && typeof o === 'object' && !Array.isArray(o)) {
-    const r = o as Record<string, unknown>;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const which = i === 0 ? 'the first record' : `record ${i + 1}`;
     if (stepFrom(r.step) !== undefined && r.data !== null && typeof r.data === 'object' && !Array.isArray(r.data)) {
-      return { format: 'verl-jsonl', why: 'the first line is a {"step": N, "data": {…}} object (verl file logger)' };
+      return { format: 'verl-jsonl', why: `${which} is a {"step": N, "data": {…}} JSON object (verl file logger)` };
     }
     const key = FLAT_STEP_KEYS.find((k) => stepFrom(r[k]) !== undefined);
-    if (key !== undefined) return { format: 'jsonl', why: `the first line is a JSON object with the step field "${key}"` };
+    if (key !== undefined) return { format: 'jsonl', why: `${which} is a JSON object with the step field "${key}"` };
     if ('log_history' in r) return { format: 'trainer-state', why: 'a one-line JSON object with "log_history"' };
-    return null;
   }
+  if (records.length > 0) return null;
   // A pretty-printed whole-file JSON: the HF Trainer's trainer_state.json.
   if (/"log_history"\s*:\s*\[/.test(text)) return { format: 'trainer-state', why: 'a JSON object with a "log_history" list (HF trainer_state.json)' };
   return null;

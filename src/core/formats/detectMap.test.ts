@@ -32,6 +32,8 @@ describe('detectFormat', () => {
     expect(fmt('Beginning of Epoch 1/1\nepoch: 0|step: 0|ppo_ep: 1|act_loss: 0.2|cri_loss: 0.1|unsuper_loss: 0.0\n')).toBe('deepspeed-chat');
     expect(fmt('"Step","run-a - actor/entropy","run-a - actor/entropy__MIN"\n"1","0.4","0.4"\n', 'x.json')).toBe('wandb-csv');
     expect(fmt('iteration,loss,reward\n1,0.5,0.1\n')).toBe('csv');
+    expect(fmt('{"config": {"lr": 1e-5}}\n{"step": 1, "loss": 0.5}\n')).toBe('jsonl');
+    expect(fmt(`Beginning of Epoch 1/1, Total Generation Batches 477\n${'[INFO] warming up\n'.repeat(5)}`)).toBe('deepspeed-chat');
     expect(fmt(tfRecordHead(24, true), 'notes.txt')).toBe('tensorboard');
   });
 
