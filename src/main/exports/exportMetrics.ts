@@ -3,8 +3,10 @@
  * read (issue 15 §6). The byte layouts are the pure exporters in src/core/formats/export; this module picks
  * the keys, names the output and writes it.
  *
- * The file is streamed chunk by chunk to `<out>.partial` and renamed into place only when complete, so a
- * failed or interrupted export never leaves a truncated file under the final name.
+ * The file is streamed chunk by chunk to a hidden `.arlarena-export-<run id>.partial` beside the output and renamed
+ * into place only when complete, so a failed or interrupted export never leaves a truncated file under the final
+ * name. The temporary name has no "tfevents" in it: TensorBoard reads every file of a log directory whose name
+ * contains that word, a half-written one included.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -60,7 +62,7 @@ export async function exportMetrics(store: RunStore, runId: string, opts: { form
         : verlJsonlChunks(records, { keys });
 
   await mkdir(dirname(path), { recursive: true });
-  const partial = `${path}.partial`;
+  const partial = join(dirname(path), `.arlarena-export-${runId}.partial`);
   const ws = createWriteStream(partial);
   try {
     for (const c of chunks) {
