@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../store/atomic';
 
-export const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+// At most 40 characters, so the runs' tag `study:<name>` stays within the 50 characters a run tag may have.
+export const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
 
 const Outcome = z.object({
   env: z.string(),
@@ -77,7 +78,7 @@ export function studyFile(dataDir: string, name: string): string {
 
 /** A study name or an error message saying what is allowed. */
 export function checkStudyName(name: string): string | null {
-  return STUDY_NAME_RE.test(name) ? null : `study name ${JSON.stringify(name)}: use 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+  return STUDY_NAME_RE.test(name) ? null : `study name ${JSON.stringify(name)}: use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`;
 }
 
 export function studyExists(dataDir: string, name: string): boolean {

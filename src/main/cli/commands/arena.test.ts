@@ -39,7 +39,7 @@ describe('arlarena arena: usage', () => {
   const bad: Array<[string[], RegExp]> = [
     [['--resume'], /--resume continues a study: add --study NAME/],
     [['--out', '/tmp/x'], /--out is where a study writes its summary: add --study NAME/],
-    [['--study', '../up'], /--study: study name "..\/up": use 1–64 letters/],
+    [['--study', '../up'], /--study: study name "..\/up": use 1–40 letters/],
     [['--presets', 'gspo,sampo'], /--baseline grpo: not among --presets \(gspo,sampo\)/],
     [['--presets', 'grpo,grpo'], /lists a name twice/],
     [['--threshold', '2'], /--threshold "2": expected a number in \[0, 1\]/],
