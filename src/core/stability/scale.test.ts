@@ -160,3 +160,28 @@ describe('success_collapse on task scores and sparse validations', () => {
     expect(rules(stream(30, (i) => ({ 'val/score_mean': i < 20 ? 0.656 : 0.6 }), 10, 10))).toEqual([]);
   });
 });
+
+describe('every windowed rule counts its patience in steps, whatever the logging interval', () => {
+  // [rule, metric, calm value, failing value]: each failing value breaks its rule's threshold on its own.
+  const cases = [
+    ['validity_drop', 'episode/valid_format_ratio', 0.95, 0.1],
+    ['kl_drift', 'actor/ppo_kl', 0.001, 1],
+    ['kl_drift', 'actor/kl_loss', 0.01, 5],
+    ['clip_fraction_drift', 'actor/pg_clipfrac', 0.005, 0.8],
+    ['dead_signal', 'filter/zero_variance_share', 0.3, 1],
+    ['train_inference_mismatch', 'mismatch/logprob_abs_max', 0.02, 8],
+    ['length_runaway', 'response_length/clip_ratio', 0.01, 0.9],
+  ] as const;
+
+  it.each(cases)('%s on %s: a few points when logged every 10 steps, its patience in steps when logged every step', (rule, key, calm, bad) => {
+    // Onset at the 20th point; the alert's first step, in points after the onset.
+    const firstAfter = (every: number) => {
+      const a = detectAlerts('r', stream(40, (i) => ({ [key]: i < 20 ? calm : bad }), every, every)).filter((x) => x.rule === rule);
+      expect(a.length, `${rule} every ${every}`).toBeGreaterThan(0);
+      return (a[0].firstStep - (every + 19 * every)) / every;
+    };
+    const sparse = firstAfter(10);
+    expect(sparse).toBeLessThanOrEqual(1);
+    expect(firstAfter(1)).toBeGreaterThan(sparse);
+  });
+});
