@@ -62,6 +62,7 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
   function record(o: Record<string, unknown>): void {
     let step: number | undefined;
     let data: Record<string, unknown>;
+    let skip: string | undefined;
     if (format === 'verl-jsonl') {
       step = stepFrom(o.step);
       if (o.data === null || typeof o.data !== 'object' || Array.isArray(o.data)) {
@@ -78,15 +79,15 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       }
       if (stepKey === null) stepKey = key;
       step = stepFrom(o[key]);
-      data = { ...o };
-      delete data[key];
+      data = o;
+      skip = key;
     }
     if (step === undefined) {
       bump(skipped, 'record whose step is not a non-negative integer');
       return;
     }
     const values: Record<string, number> = {};
-    flattenNumeric(data, values, onIgnored, markValue);
+    flattenNumeric(data, values, onIgnored, markValue, '', skip);
     acc.add(step, values);
   }
 

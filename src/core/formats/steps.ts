@@ -98,7 +98,8 @@ export function parseMetricNumber(raw: string): number | undefined {
  * Flattens a nested metrics object with `/` (`{"actor": {"lr": 1}}` → `actor/lr`), keeping numbers (and
  * null → NaN, the way verl's file logger writes NaN). `fromString` may turn a string into a number (the JSONL
  * reader's markers for bare NaN/Infinity); other strings, arrays and booleans are not metrics: their keys go
- * to `onIgnored` so the parser can say so in its notes.
+ * to `onIgnored` so the parser can say so in its notes. `skipKey` (top level only) is left out — the step field
+ * of a flat record.
  */
 export function flattenNumeric(
   obj: Record<string, unknown>,
@@ -106,8 +107,10 @@ export function flattenNumeric(
   onIgnored: (key: string) => void,
   fromString?: (s: string) => number | undefined,
   prefix = '',
+  skipKey?: string,
 ): void {
   for (const k in obj) {
+    if (k === skipKey) continue;
     const v = obj[k];
     const key = prefix === '' ? k : `${prefix}/${k}`;
     if (typeof v === 'number') out[key] = v;
