@@ -16,7 +16,7 @@ const CALLS = Number(process.env.ARLARENA_FUZZ_CALLS ?? 1500);
 const SKIP = new Set(['follow.start', 'follow.stop', 'imports.path']);
 
 let lab: HandlerTestLab;
-let runIds: string[] = [];
+const runIds: string[] = [];
 
 beforeAll(async () => {
   lab = await openHandlerTestLab('arl-fuzz-', (s) => createHandlers(s) as unknown as Record<string, unknown>);
