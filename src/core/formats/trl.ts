@@ -147,9 +147,17 @@ export function parseTrainerState(text: string, onStep: StepSink): TrainerStateR
   return { meta, skipped };
 }
 
+/**
+ * Largest trainer_state.json read (characters). Real ones hold a few KB per thousand logging steps; past this
+ * the file is not a trainer state worth holding in memory whole.
+ */
+export const MAX_TRAINER_STATE_CHARS = 256 << 20;
+
 /** The 'trainer-state' LineParser: collects the file's lines and parses them on end(). */
 export function createTrainerStateParser(onStep: StepSink): LineParser {
   const lines: string[] = [];
+  let chars = 0;
+  let tooBig = false;
   const skipped: Record<string, number> = {};
   const meta: SourceMeta = { framework: 'trl', notes: [] };
   return {
@@ -157,9 +165,21 @@ export function createTrainerStateParser(onStep: StepSink): LineParser {
     skipped,
     meta,
     push(line: string): void {
+      if (tooBig) return;
+      chars += line.length + 1;
+      if (chars > MAX_TRAINER_STATE_CHARS) {
+        tooBig = true;
+        lines.length = 0;
+        return;
+      }
       lines.push(line);
     },
     end(): void {
+      if (tooBig) {
+        bump(skipped, 'trainer_state.json too large to hold');
+        meta.notes.push(`trainer_state.json is larger than ${MAX_TRAINER_STATE_CHARS >> 20} MB: not read (export the log history as JSONL instead)`);
+        return;
+      }
       const r = parseTrainerState(lines.join('\n'), onStep);
       lines.length = 0;
       Object.assign(skipped, r.skipped);
