@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLineParser, type LogFormat, type SourceStep } from './index';
 import { parseRecord } from './csv';
+import { createTrainerStateParser } from './trl';
 import { parsePprintDict, parsePyLiteral } from './pyLiteral';
 import { parseMetricNumber } from './steps';
 
@@ -191,6 +192,16 @@ describe('TRL / HF Trainer', () => {
     expect(steps[1].values.loss).toBeNaN();
     expect(p.meta.config).toEqual({ global_step: 20, logging_steps: 10 });
     expect(p.meta.finalMetrics).toEqual({ train_runtime: 5, train_loss: 0.1 });
+  });
+
+  it('a trainer_state.json past the size cap is refused with a note, not held', () => {
+    const steps: SourceStep[] = [];
+    const p = createTrainerStateParser((s) => steps.push(s), { maxChars: 40 });
+    for (const l of ['{"log_history": [', '  {"loss": 0.1, "step": 10},', '  {"loss": 0.2, "step": 20}', ']}']) p.push(l);
+    p.end();
+    expect(steps).toEqual([]);
+    expect(p.skipped).toEqual({ 'trainer_state.json too large to hold': 1 });
+    expect(p.meta.notes.join(' ')).toMatch(/larger than 40 characters/);
   });
 
   it('a trainer_state.json that is not JSON is counted, not thrown', () => {

@@ -154,7 +154,8 @@ export function parseTrainerState(text: string, onStep: StepSink): TrainerStateR
 export const MAX_TRAINER_STATE_CHARS = 256 << 20;
 
 /** The 'trainer-state' LineParser: collects the file's lines and parses them on end(). */
-export function createTrainerStateParser(onStep: StepSink): LineParser {
+export function createTrainerStateParser(onStep: StepSink, opts: { maxChars?: number } = {}): LineParser {
+  const maxChars = opts.maxChars ?? MAX_TRAINER_STATE_CHARS;
   const lines: string[] = [];
   let chars = 0;
   let tooBig = false;
@@ -167,7 +168,7 @@ export function createTrainerStateParser(onStep: StepSink): LineParser {
     push(line: string): void {
       if (tooBig) return;
       chars += line.length + 1;
-      if (chars > MAX_TRAINER_STATE_CHARS) {
+      if (chars > maxChars) {
         tooBig = true;
         lines.length = 0;
         return;
@@ -177,7 +178,7 @@ export function createTrainerStateParser(onStep: StepSink): LineParser {
     end(): void {
       if (tooBig) {
         bump(skipped, 'trainer_state.json too large to hold');
-        meta.notes.push(`trainer_state.json is larger than ${MAX_TRAINER_STATE_CHARS >> 20} MB: not read (export the log history as JSONL instead)`);
+        meta.notes.push(`trainer_state.json is larger than ${maxChars} characters: not read (export the log history as JSONL instead)`);
         return;
       }
       const r = parseTrainerState(lines.join('\n'), onStep);
