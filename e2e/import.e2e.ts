@@ -7,6 +7,7 @@
  * - the same file dropped on the table is "already imported", and "import again" makes a second run;
  * - a file in no known format is refused with the importer's message;
  * - a real verl log from ../shared/data/real-runs (when present) imports through the same button;
+ * - a folder of event files written by TensorBoard's own writer imports with Import folder, one run per file;
  * - a log that is still being written is followed live and stopped;
  * - a synthetic collapse run (`arlarena runs synth`) holds no alert until "Run detector" raises them.
  * Screenshots (light and dark) of the import panel and the imported run view land in test-results/.
@@ -18,6 +19,7 @@ import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realRun } from '../tests/support/realRuns';
+import { peerPython } from '../tests/support/peers';
 import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
 import { ROOT, startLab, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
@@ -187,7 +189,9 @@ describe('importing training logs through the UI', () => {
     await page.setInputFiles('[data-testid="import-input"]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from(prose) });
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('refused');
-    expect(text).toContain('no known format');
+    // The message names the file as uploaded (not the server's temp copy) and the formats it tried.
+    expect(text).toContain('notes.txt is in no known format');
+    expect(text).not.toContain('.uploads');
     expect(text).toContain('verl-console');
     await screenshot(page, 'ui-import-refused');
   });
@@ -202,6 +206,27 @@ describe('importing training logs through the UI', () => {
     const rec = await lab.call('runs.get', { runId: id });
     // Its README: training steps 0–105 (step 0 also carries the pre-training validation line).
     expect(rec.ok && rec.value.step).toBe(105);
+  });
+
+  it('imports a TensorBoard folder with Import folder: one run per event file, other files left out', async () => {
+    // Two runs written by TensorBoard's own EventFileWriter (tests/peers/tensorboard_peer.py), beside files
+    // a training folder also holds, which TensorBoard would not read either.
+    const tb = join(work, 'tb_runs');
+    const events = (base: number) => Array.from({ length: 6 }, (_, i) => [(i + 1) * 10, 1_700_000_000 + i, [['train/loss', 'simple', base - i * 0.01], ['train/grad_norm', 'simple', 0.3 + i * 0.01]]]);
+    const spec = join(work, 'tb-spec.json');
+    writeFileSync(spec, JSON.stringify({ files: [{ dir: join(tb, 'runs', 'seed1'), events: events(0.5) }, { dir: join(tb, 'runs', 'seed2'), events: events(0.6) }] }));
+    const py = spawnSync(peerPython(), [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'write', spec], { encoding: 'utf8' });
+    expect(py.status, py.stderr).toBe(0);
+    writeFileSync(join(tb, 'runs', 'seed1', 'trainer_state.json'), '{"log_history": []}');
+    writeFileSync(join(tb, 'README.md'), '# my runs\n');
+    await gotoView(page, 'runs');
+    await page.setInputFiles('[data-testid="import-folder-input"]', tb);
+    await waitUntil('both event files to be imported', async () => (await items().count()) === 2 && (await page.locator('[data-testid="import-item"][data-state="sending"]').count()) === 0, 60_000, 200);
+    for (const it of await items().all()) {
+      expect(await it.getAttribute('data-state'), await it.innerText()).toBe('imported');
+      expect(await it.innerText()).toContain('imported 6 steps (tensorboard');
+    }
+    expect(await page.locator('[data-testid="import-note"]').innerText()).toContain('2 file(s) of the folder are not TensorBoard event files');
   });
 
   it('follows a log that is still being written, live, until stopped', async () => {

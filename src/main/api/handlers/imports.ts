@@ -77,6 +77,8 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
         announce(r);
         return ok(r);
       } catch (e) {
+        // The importer names the temp copy it read; the user knows the file by the name it was uploaded under.
+        if (e instanceof Error) e.message = e.message.split(tmp).join(fileName);
         return importFailure(e, 'dataBase64');
       } finally {
         await rm(dir, { recursive: true, force: true });
