@@ -5,6 +5,7 @@
  *   imported with the Import button shows in the runs table, opens on its charts, its source and key mapping,
  *   and carries the alert the NaN deserves;
  * - the same file dropped on the table is "already imported", and "import again" makes a second run;
+ * - a reproducibility bundle still imports through the same button;
  * - a file in no known format is refused with the importer's message;
  * - a real verl log from ../shared/data/real-runs (when present) imports through the same button;
  * - a folder of event files written by TensorBoard's own writer imports with Import folder, one run per file;
@@ -182,6 +183,16 @@ describe('importing training logs through the UI', () => {
     const again = await lastItemSettled();
     expect(again.state, again.text).toBe('imported');
     await waitUntil('the second copy in the table', async () => (await page.locator('tbody tr[data-run-id]').count()) === before + 1, 15_000);
+  });
+
+  it('still imports a reproducibility bundle through the same button', async () => {
+    const exp = await lab.call('bundles.export', { runId: synthId });
+    expect(exp.ok).toBe(true);
+    if (!exp.ok) return;
+    await page.setInputFiles('[data-testid="import-input"]', { name: exp.value.fileName, mimeType: 'application/zip', buffer: readFileSync(exp.value.path) });
+    const { state, text } = await lastItemSettled();
+    expect(state, text).toBe('imported');
+    expect(text).toContain('imported 120 steps (bundle)');
   });
 
   it('refuses a file in no known format with the importer\'s message', async () => {
