@@ -17,13 +17,15 @@
  * Each input is measured in a child process of its own, so peak RSS (process.resourceUsage().maxRSS) is that
  * input's alone, twice: `import` runs the real path (importLogs from src/main/imports into a fresh run store:
  * detect, parse, map, write), `parse` only streams the file through the format's parser (the pure cost). The
- * child's start-up (tsx, module loading) is outside the timed region but inside the RSS.
+ * child's start-up (tsx, module loading) is outside the timed region but inside the RSS. Rows also carry the CPU
+ * seconds of the timed region and the load average, because on a shared machine the wall clock measures the
+ * queue for a core as much as the importer.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -52,9 +54,14 @@ interface Row {
   steps: number;
   scalars: number;
   seconds: number;
+  /** CPU seconds (user + system) of the timed region: on a machine shared with other work, the wall time
+   *  includes waiting for a core, the CPU time does not. */
+  cpu_seconds: number;
   mb_per_s: number;
   scalars_per_s: number;
   peak_rss_mb: number;
+  /** The machine's 1-minute load average when the measurement ended (os.loadavg). */
+  load_avg: number;
   skipped: Record<string, number>;
 }
 
@@ -66,12 +73,14 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
   let scalars = 0;
   let skipped: Record<string, number> = {};
   let seconds: number;
+  let cpu0 = process.cpuUsage();
   if (mode === 'import') {
     const { RunStore } = await import('../src/main/store/runStore');
     const { importLogs } = await import('../src/main/imports/importLogs');
     const dataDir = await mkdtemp(join(tmpdir(), 'arl-bench-import-store-'));
     const store = await RunStore.open(dataDir);
     try {
+      cpu0 = process.cpuUsage();
       const t0 = performance.now();
       const r = await importLogs(store, [path]);
       seconds = (performance.now() - t0) / 1000;
@@ -87,6 +96,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     const onStep = () => {
       steps++;
     };
+    cpu0 = process.cpuUsage();
     const t0 = performance.now();
     if (format === 'tensorboard') {
       const p = formats.createByteParser('tensorboard', onStep) as ReturnType<typeof formats.createByteParser> & { scalars?: number };
@@ -113,11 +123,13 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     }
     seconds = (performance.now() - t0) / 1000;
   }
+  const cpu = process.cpuUsage(cpu0);
   const row: Row = {
-    format, mode, bytes, steps, scalars, seconds: round(seconds, 3),
+    format, mode, bytes, steps, scalars, seconds: round(seconds, 3), cpu_seconds: round((cpu.user + cpu.system) / 1e6, 3),
     mb_per_s: round(bytes / 1e6 / seconds, 1),
     scalars_per_s: scalars > 0 ? Math.round(scalars / seconds) : 0,
     peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
+    load_avg: round(loadavg()[0], 1),
     skipped,
   };
   process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -261,11 +273,12 @@ async function main(): Promise<void> {
       }
     }
     if (!opts.json) {
-      const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'MB/s', 'scalars/s', 'peak RSS MB', 'goal', 'met'];
+      process.stdout.write(`${cpus().length} cores; 1-minute load average at each measurement's end in the last column (above the core count, the wall-clock rates include waiting for a core)\n`);
+      const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'CPU s', 'MB/s', 'scalars/s', 'peak RSS MB', 'goal', 'met', 'load'];
       const body = rows.map((r) => {
         const g = goalOf(r);
-        return [r.format, r.mode, (r.bytes / 1e6).toFixed(1), String(r.steps), r.seconds.toFixed(2), r.mb_per_s.toFixed(1),
-          r.scalars_per_s > 0 ? `${(r.scalars_per_s / 1e6).toFixed(2)}M` : '–', r.peak_rss_mb.toFixed(0), g.goal, g.met ? 'yes' : 'NO'];
+        return [r.format, r.mode, (r.bytes / 1e6).toFixed(1), String(r.steps), r.seconds.toFixed(2), r.cpu_seconds.toFixed(2), r.mb_per_s.toFixed(1),
+          r.scalars_per_s > 0 ? `${(r.scalars_per_s / 1e6).toFixed(2)}M` : '–', r.peak_rss_mb.toFixed(0), g.goal, g.met ? 'yes' : 'NO', r.load_avg.toFixed(1)];
       });
       const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
       const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
