@@ -133,15 +133,16 @@ export class RunWriter {
         config: cfg.config,
         totalSteps: 0,
         backend: { ...UNKNOWN_BACKEND, detail: 'imported from an external training log' },
-        // `running` until finish: a crash mid-import leaves a run the next start-up marks interrupted, never
-        // one that looks complete.
-        status: 'running',
+        // Created queued (another process leaves a queued run without an owner alone), claimed, then running
+        // until finish: a crash mid-import leaves a run that any later process marks interrupted (its owner is
+        // gone), never one that looks complete.
+        status: 'queued',
         source,
       });
-      await this.store.updateRun(rec.id, { startedAt: rec.createdAt });
       await this.store.claimRun(rec.id);
-      this.run = rec;
-      return rec;
+      const running = await this.store.updateRun(rec.id, { status: 'running', startedAt: rec.createdAt });
+      this.run = running;
+      return running;
     })();
     return this.creating;
   }
