@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createLineParser, type LogFormat, type SourceStep } from './index';
 import { parseRecord } from './csv';
 import { createTrainerStateParser } from './trl';
-import { parsePprintDict, parsePyLiteral } from './pyLiteral';
+import { literalEnd, LiteralScanner, parsePprintDict, parsePyLiteral } from './pyLiteral';
 import { parseMetricNumber } from './steps';
 
 function run(format: LogFormat, text: string) {
@@ -276,6 +276,20 @@ describe('value and literal readers', () => {
   it('parses Python reprs leniently and rejects broken structure', () => {
     expect(parsePyLiteral("{'a': (1, 2), 'b': [None, True], 'c': 'x' 'y', 'd': <obj at 0x1>, 'e': np.float32(2.5)}")).toEqual({ a: [1, 2], b: [null, true], c: 'xy', d: '<obj at 0x1>', e: 2.5 });
     expect(() => parsePyLiteral("{'a': 1")).toThrow(/expected ',' or '}'/);
+  });
+
+  it('finds the end of a literal fed in pieces where literalEnd finds it in the whole', () => {
+    const whole = "{'a': '}', 'b': [1, {'c': \"it's\"}], 'd': '\\''} trailing";
+    const sc = new LiteralScanner(0);
+    let text = '';
+    let end = -1;
+    for (const piece of whole.match(/.{1,5}/g)!) {
+      text += piece;
+      end = sc.scan(text);
+      if (end >= 0) break;
+    }
+    expect(end).toBe(literalEnd(whole, 0));
+    expect(whole.slice(0, end).endsWith("'\\''}")).toBe(true);
   });
 
   it('rebuilds a dict from pprint columns', () => {

@@ -49,6 +49,49 @@ export function literalEnd(text: string, start: number): number {
   return -1;
 }
 
+/**
+ * `literalEnd` for text that arrives in pieces (a dict printed over many log lines): it keeps its place, so
+ * each piece is scanned once instead of rescanning the whole text at every line.
+ */
+export class LiteralScanner {
+  private depth = 0;
+  private quote = 0;
+  private escaped = false;
+  private pos: number;
+  /** Index just past the closing bracket once found, else -1. */
+  end = -1;
+
+  /** `start`: index of the opening bracket in the text that `scan` will be given. */
+  constructor(start: number) {
+    this.pos = start;
+  }
+
+  /** Scans `text` (the whole text so far; it only ever grows) from where the last call stopped. */
+  scan(text: string): number {
+    if (this.end >= 0) return this.end;
+    for (let i = this.pos; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.quote !== 0) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92) this.escaped = true;
+        else if (c === this.quote) this.quote = 0;
+        continue;
+      }
+      if (c === 39 || c === 34) this.quote = c;
+      else if (c === 123 || c === 91 || c === 40) this.depth++;
+      else if (c === 125 || c === 93 || c === 41) {
+        this.depth--;
+        if (this.depth === 0) {
+          this.end = i + 1;
+          return this.end;
+        }
+      }
+    }
+    this.pos = text.length;
+    return -1;
+  }
+}
+
 /** Index of the closing quote of the string starting at `i`, or -1 if the text ends inside it. */
 function skipString(text: string, i: number): number {
   const q = text.charCodeAt(i);

@@ -18,7 +18,7 @@
  * Hot path: a line without "step:" costs one indexOf (plus two more before training starts); step lines are
  * cut with indexOf, not regexes, so nothing backtracks and noise lines allocate nothing.
  */
-import { literalEnd, parsePprintDict, parsePyLiteral, PyLiteralError, toJsonSafe, type PyValue } from './pyLiteral';
+import { literalEnd, LiteralScanner, parsePprintDict, parsePyLiteral, PyLiteralError, toJsonSafe, type PyValue } from './pyLiteral';
 import { bump, parseMetricNumber, StepAccumulator } from './steps';
 import type { LineParser, SourceMeta, StepSink } from './types';
 
@@ -55,7 +55,8 @@ function skipSpaces(line: string, i: number): number {
   return i;
 }
 
-type Block = { kind: 'config' | 'final'; prefix: string; text: string; lines: number };
+/** A dict being collected over several lines; `scanner` finds its end, `start` is where it begins in `text`. */
+type Block = { kind: 'config' | 'final'; prefix: string; text: string; start: number; scanner: LiteralScanner | null };
 
 export function createVerlConsoleParser(onStep: StepSink): LineParser {
   const acc = new StepAccumulator(onStep);
@@ -132,23 +133,24 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
   function feedBlock(b: Block, line: string, cs: number): boolean {
     if (line.slice(0, cs) !== b.prefix) return false;
     b.text += '\n' + line.slice(cs);
-    b.lines++;
     tryClose(b);
     return true;
   }
 
   function tryClose(b: Block): void {
     const t = b.text;
-    let start: number;
-    if (b.kind === 'config') start = t.indexOf('{');
-    else {
-      const lead = skipSpacesAny(t, 0);
-      start = t[lead] === '(' ? lead : t.indexOf('{');
+    if (b.scanner === null) {
+      if (b.kind === 'config') b.start = t.indexOf('{');
+      else {
+        const lead = skipSpacesAny(t, 0);
+        b.start = t[lead] === '(' ? lead : t.indexOf('{');
+      }
+      if (b.start >= 0) b.scanner = new LiteralScanner(b.start);
     }
-    const end = start < 0 ? -1 : literalEnd(t, start);
+    const end = b.scanner === null ? -1 : b.scanner.scan(t);
     if (end >= 0) {
       block = null;
-      if (b.kind === 'config') finishConfig(t.slice(start, end), true);
+      if (b.kind === 'config') finishConfig(t.slice(b.start, end), true);
       else finishFinal(t);
     } else if (t.length > MAX_BLOCK_CHARS) {
       block = null;
@@ -229,14 +231,14 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         const c = skipSpaces(line, cs);
         if (line.startsWith("{'", c)) {
           // Keep the spaces after the prefix: pprint's columns are counted from the prefix's end.
-          block = { kind: 'config', prefix: line.slice(0, cs), text: line.slice(cs), lines: 1 };
+          block = { kind: 'config', prefix: line.slice(0, cs), text: line.slice(cs), start: -1, scanner: null };
           tryClose(block);
         }
         return;
       }
       if (line.indexOf('Final validation metrics') >= 0) {
         const cs = rayContentStart(line);
-        block = { kind: 'final', prefix: line.slice(0, cs), text: line.slice(skipSpaces(line, cs)), lines: 1 };
+        block = { kind: 'final', prefix: line.slice(0, cs), text: line.slice(skipSpaces(line, cs)), start: -1, scanner: null };
         tryClose(block);
       }
     },
