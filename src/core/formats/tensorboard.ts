@@ -46,8 +46,9 @@ export interface TensorboardParser extends ByteParser {
   readonly records: number;
 }
 
-/** The 12-byte record header plus the 4-byte data CRC. */
+/** A record's header: the 8-byte length and its 4-byte masked CRC. */
 const HEADER = 12;
+/** The 4-byte masked CRC after a record's data. */
 const FOOTER = 4;
 /** A record longer than this (256 MiB) is taken as a corrupt length even if its CRC holds by chance. */
 const MAX_RECORD = 256 * 1024 * 1024;

@@ -2,10 +2,13 @@
  * The few TensorBoard protobuf messages the event-file reader and writer need, as a protobufjs JSON descriptor.
  *
  * Field numbers and types are facts from tensorboard's own .proto files (tensorboard/compat/proto/event.proto,
- * summary.proto, tensor.proto, tensor_shape.proto, types.proto). Only the fields this lab reads are declared;
- * protobufjs skips the others by wire type. Payloads the lab ignores (images, audio, histograms, graphs,
- * run metadata) are declared as `bytes` — wire-compatible with their message types — so decoding them costs a
- * sub-array instead of a full decode.
+ * summary.proto, tensor.proto, tensor_shape.proto, types.proto). Only the fields this lab reads or writes are
+ * declared; protobufjs skips the others by wire type. Payloads the lab ignores (images, audio, histograms,
+ * graphs, run metadata) are declared as `bytes` — wire-compatible with their message types.
+ *
+ * The exporter encodes whole Events with EventType. The parser walks Event / Summary / Value itself with
+ * protobufjs's Reader (see tensorboard.ts) and decodes only the nested TensorProto, SummaryMetadata and
+ * SessionLog messages with these types.
  */
 import protobuf from 'protobufjs/light.js';
 
@@ -109,24 +112,6 @@ export interface TensorMsg {
 
 export interface MetadataMsg {
   pluginData?: { pluginName: string } | null;
-}
-
-export interface ValueMsg {
-  tag: string;
-  /** Which member of the `value` oneof is set (protobufjs's virtual oneof property). */
-  value?: 'simpleValue' | 'obsoleteOldStyleHistogram' | 'image' | 'histo' | 'audio' | 'tensor';
-  simpleValue: number;
-  tensor?: TensorMsg | null;
-  metadata?: { pluginData?: { pluginName: string } | null } | null;
-}
-
-export interface EventMsg {
-  wallTime: number;
-  step: Int64;
-  what?: 'fileVersion' | 'graphDef' | 'summary' | 'logMessage' | 'sessionLog' | 'taggedRunMetadata' | 'metaGraphDef';
-  fileVersion: string;
-  summary?: { value: ValueMsg[] } | null;
-  sessionLog?: { status: number } | null;
 }
 
 export function int64ToNumber(v: Int64): number {
