@@ -373,6 +373,11 @@ export class LogFollower {
         this.skipped[SKIP_REPLAYED] = (this.skipped[SKIP_REPLAYED] ?? 0) + 1;
         return;
       }
+      // The newest step again with other values: not a restart; the writer drops and counts it.
+      if (s.step === this.writer.highWater) {
+        this.writer.add(s);
+        return;
+      }
       // A restarted process: its steps go to a new linked run.
       const prevId = this.writer.runId;
       const from = this.writer.highWater;

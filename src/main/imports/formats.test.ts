@@ -93,7 +93,8 @@ describe('importLogs: a TensorBoard folder tree written by TensorBoard\'s own wr
         // verl's TensorBoard logger writes its own key names as tags.
         { dir: join(root, 'runs', 'seed1'), events: [ev(1, [['actor/pg_loss', 'simple', 0.5], ['actor/grad_norm', 'simple', 1.5]]), ev(2, [['actor/pg_loss', 'simple', 0.25], ['actor/grad_norm', 'tensor_f32', 1.25]])] },
         // The same run resumed into a second file of the same directory: read after the first.
-        { dir: join(root, 'runs', 'seed1'), events: [ev(3, [['actor/pg_loss', 'simple', 0.125], ['my/custom', 'simple', 7]]), ev(4, [['actor/pg_loss', 'simple', 'nan']])] },
+        // Its first event repeats the first file's last step: dropped and counted (the store keeps steps increasing).
+        { dir: join(root, 'runs', 'seed1'), events: [ev(2, [['actor/pg_loss', 'simple', 9]]), ev(3, [['actor/pg_loss', 'simple', 0.125], ['my/custom', 'simple', 7]]), ev(4, [['actor/pg_loss', 'simple', 'nan']])] },
         { dir: join(root, 'runs', 'seed2'), events: [ev(10, [['critic/rewards/mean', 'simple', 0.25]]), ev(20, [['critic/rewards/mean', 'simple', 0.5]])] },
         { dir: join(root, 'runs', 'aborted'), events: [ev(0, [['args', 'text', 'lr=1e-5']])] },
       ],
@@ -107,12 +108,12 @@ describe('importLogs: a TensorBoard folder tree written by TensorBoard\'s own wr
     const r = await importLogs(store, [root]);
     expect(r.format).toBe('tensorboard');
     expect(r.runIds).toHaveLength(2);
-    expect(r.skipped[SKIP_EMPTY_TB_DIR]).toBe(1);
+    expect(r.skipped).toEqual({ [SKIP_EMPTY_TB_DIR]: 1, 'repeated step': 1 });
     const recs = await Promise.all(r.runIds.map((id) => store.getRun(id)));
     expect(recs.map((x) => x!.name)).toEqual(['tb/runs/seed1', 'tb/runs/seed2']);
     const seed1 = await store.readMetrics(r.runIds[0]);
     expect(seed1.map((m) => m.step)).toEqual([1, 2, 3, 4]);
-    expect(seed1[1].values['actor/grad_norm']).toBe(1.25);
+    expect(seed1[1].values).toEqual({ 'actor/pg_loss': 0.25, 'actor/grad_norm': 1.25 });
     expect(seed1[2].values).toEqual({ 'actor/pg_loss': 0.125, 'my/custom': 7 });
     expect(Number.isNaN(seed1[3].values['actor/pg_loss'])).toBe(true);
     expect(recs[0]!.alerts.some((a) => a.rule === 'non_finite')).toBe(true);

@@ -71,14 +71,19 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
     expect(rec.summary['actor/grad_norm']).toBe(3);
   });
 
-  it('keeps the stored steps strictly increasing: older and repeated steps are dropped and counted', async () => {
-    const p = await write('ooo.log', '#tiny\nstep:5 grad=1\nstep:6 grad=1\nstep:3 grad=9\nstep:6 grad=7\nstep:7 grad=1\n');
-    const r = await importLogs(store, [p], { registry });
-    expect(r.skipped).toEqual({ 'out-of-order step': 1, 'repeated step': 1 });
-    const m = await store.readMetrics(r.runIds[0]);
-    expect(m.map((x) => x.step)).toEqual([5, 6, 7]);
-    expect(m[1].values['actor/grad_norm']).toBe(1);
-    expect((await store.getRun(r.runIds[0]))!.source!.notes.join(' ')).toMatch(/2 step\(s\) at or below an earlier step were dropped/);
+  it('keeps the stored steps strictly increasing: steps going back (a restarted process) start a linked "(restart 2)" run', async () => {
+    const p = await write('ooo.log', '#tiny\nstep:5 grad=1\nstep:6 grad=1\nstep:6 grad=7\nstep:3 grad=9\nstep:4 grad=8\nstep:7 grad=1\n');
+    const r = await importLogs(store, [p], { registry, name: 'job' });
+    expect(r.skipped).toEqual({});
+    expect(r.runIds).toHaveLength(2);
+    expect(r.steps).toBe(5);
+    const [a, b] = await Promise.all(r.runIds.map((id) => store.getRun(id)));
+    // The parser merges the two step-6 lines (the later value wins).
+    expect((await store.readMetrics(a!.id)).map((x) => [x.step, x.values['actor/grad_norm']])).toEqual([[5, 1], [6, 7]]);
+    expect((await store.readMetrics(b!.id)).map((x) => x.step)).toEqual([3, 4, 7]);
+    expect(a!.source!.notes.join(' ')).toContain(`the source restarted at step 3 after step 6; later steps are in run ${b!.id}`);
+    expect(b).toMatchObject({ name: 'job (restart 2)', tags: ['restart'] });
+    expect(b!.source!.notes.join(' ')).toContain(`restart 2: the source process started again at step 3 after run ${a!.id} reached step 6`);
   });
 
   it('refuses the same source twice by SHA-256, naming the run that holds it, and imports it again with again', async () => {

@@ -181,22 +181,44 @@ interface UnitOutcome {
 
 async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
   const format = unit.format as LogFormat;
-  const writers = new Map<string, RunWriter>();
+  // Per source run, its attempts: a restarted process (steps going back) continues in a linked run.
+  const chains = new Map<string, RunWriter[]>();
+  const writers: RunWriter[] = [];
   const totalBytes = unit.bytes;
   let bytesBefore = 0;
   let steps = 0;
-  const writerFor = (run: string): RunWriter => {
-    let w = writers.get(run);
-    if (!w) {
-      const base = opts.name ?? unit.label;
-      const name = run === '' ? (multiUnit && opts.name ? `${opts.name} · ${unit.label}` : base) : `${base} · ${run}`;
-      w = new RunWriter(store, { registry, format, name, tags: opts.tags ?? [], paths: unit.recorded ?? unit.paths, following: false, notes: unit.recorded ? ['uploaded through the app'] : [] });
-      writers.set(run, w);
-    }
+  const newWriter = (run: string, attempt: number): RunWriter => {
+    const base = opts.name ?? unit.label;
+    let name = run === '' ? (multiUnit && opts.name ? `${opts.name} · ${unit.label}` : base) : `${base} · ${run}`;
+    if (attempt > 1) name = `${name} (restart ${attempt})`;
+    const w = new RunWriter(store, { registry, format, name, tags: [...(opts.tags ?? []), ...(attempt > 1 ? ['restart'] : [])], paths: unit.recorded ?? unit.paths, following: false, notes: unit.recorded ? ['uploaded through the app'] : [] });
+    writers.push(w);
     return w;
   };
   const onStep = (s: SourceStep): void => {
-    if (writerFor(s.run).add(s)) steps++;
+    let chain = chains.get(s.run);
+    if (!chain) chains.set(s.run, (chain = [newWriter(s.run, 1)]));
+    let w = chain[chain.length - 1];
+    // Steps going back in a text log: the training process was restarted and appended its own steps (a resume
+    // from a checkpoint, or a fresh start). Each attempt is a run of its own, as in live follow (follow.ts).
+    // TensorBoard's late values are the parser's reorder window's business; what it still emits late is dropped.
+    if (format !== 'tensorboard' && Number.isSafeInteger(s.step) && s.step < w.highWater) {
+      w = newWriter(s.run, chain.length + 1);
+      chain.push(w);
+    }
+    if (w.add(s)) steps++;
+  };
+  /** The notes that link the attempts of one source run, by writer. */
+  const links = (w: RunWriter): string[] => {
+    for (const chain of chains.values()) {
+      const i = chain.indexOf(w);
+      if (i < 0 || chain.length === 1) continue;
+      const out: string[] = [];
+      if (i > 0) out.push(`restart ${i + 1}: the source process started again at step ${w.firstStep} after run ${chain[i - 1].runId} reached step ${chain[i - 1].highWater}`);
+      if (i < chain.length - 1) out.push(`the source restarted at step ${chain[i + 1].firstStep} after step ${w.highWater}; later steps are in run ${chain[i + 1].runId}`);
+      return out;
+    }
+    return [];
   };
   const parserSkipped: Record<string, number> = {};
   let meta: SourceMeta | null = null;
@@ -224,7 +246,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
         };
       }
       const flushAll = async () => {
-        for (const w of writers.values()) await w.flush(parser.meta);
+        for (const w of writers) await w.flush(parser.meta);
       };
       const r = await streamFile(
         path,
@@ -246,8 +268,8 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     const runIds: string[] = [];
     let stored = 0;
     const skipped: Record<string, number> = { ...parserSkipped };
-    for (const w of writers.values()) {
-      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths });
+    for (const w of writers) {
+      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths, notes: links(w) });
       addCounts(skipped, w.skipped);
       if (rec) {
         runIds.push(rec.id);
@@ -257,7 +279,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     if (runIds.length === 0 && format === 'tensorboard') addCounts(skipped, { [SKIP_EMPTY_TB_DIR]: 1 });
     return { runIds, steps: stored, skipped };
   } catch (e) {
-    for (const w of writers.values()) await w.abort();
+    for (const w of writers) await w.abort();
     throw e;
   }
 }

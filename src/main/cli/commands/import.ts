@@ -16,8 +16,10 @@ const USAGE = `Usage: arlarena import PATH… [--format F] [--name N] [--tags T]
     TRL / HF Trainer printed dicts and trainer_state.json, TensorBoard event files, W&B "Export CSV" (one run
     per "<run> - " prefix), plain CSV with a step column, DeepSpeed-Chat step-3 logs.
   Every file is checked before anything is written: a file in no known format is refused, naming the formats
-  tried. Lines that do not parse, corrupt TensorBoard records and steps that go backwards are skipped and
-  counted. The collapse detector runs over each imported run and its alerts are stored with it.
+  tried. Lines that do not parse, corrupt TensorBoard records and repeated steps are skipped and counted. A
+  text log whose steps go back (the training process was restarted and appended its own steps, from 0 or from
+  a checkpoint) becomes one run per attempt: "<name> (restart 2)", … linked by notes. The collapse detector
+  runs over each imported run and its alerts are stored with it.
   --format F   force the format (verl-console, verl-jsonl, jsonl, trl-console, trainer-state, tensorboard,
                wandb-csv, csv, deepspeed-chat, bundle)
   --name N     run name (default: the file or run-folder name; several source runs get " · <run>")
