@@ -26,7 +26,7 @@ async function bigVerlLog(path: string, steps: number): Promise<void> {
   const keys = Array.from({ length: 40 }, (_, k) => `timing_s/part_${k}`);
   for (let i = 0; i < steps; i++) {
     const line = `step:${i} - actor/grad_norm:${(1 + (i % 5) * 0.1).toFixed(2)} - actor/entropy:0.4 - ${keys.map((k) => `${k}:${(i % 97) / 10}`).join(' - ')}\n`;
-    if (!out.write(line)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r, j) => out.end((e?: Error | null) => (e ? j(e) : r())));
 }
