@@ -392,9 +392,10 @@ export const apiMethods = {
    * Runs the collapse detector over a stored run (lab or imported) and says which rules could run on its
    * metrics; with `save` the alerts are stored on the run (as `arlarena check --save` does) and announced as
    * run.alert events. `coverage` has one row per rule: not applicable when a metric it needs is missing.
+   * `coverageOnly` answers from the run's keys alone (no detection, `alerts` empty): cheap on a long run.
    */
   'runs.detect': {
-    input: z.object({ runId: RunId, save: z.boolean().optional() }).strict(),
+    input: z.object({ runId: RunId, save: z.boolean().optional(), coverageOnly: z.boolean().optional() }).strict(),
     output: z.object({
       alerts: z.array(Alert),
       /** `missing`: keys whose absence stops the rule; `needs` 'any' = any one of them would do, 'all' = each. */

@@ -16,6 +16,8 @@ export class RunDetail {
   /** Keys the run has logged (from the store); the chart picker offers these. */
   availableKeys = $state.raw<string[]>([]);
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** The charts' first series arrived: slower, optional work (the detector's dry check) may start. */
+  seriesLoaded = $state(false);
   /** Bumped when a new trajectory is stored, so the viewer can offer the latest one. */
   trajectoryTick = $state(0);
   /** Random / expert / warm-start success on the run's validation tasks (runs.baselines); null until loaded. */
@@ -94,9 +96,11 @@ export class RunDetail {
   }
 
   async loadSeries(): Promise<void> {
-    if (this.chartKeys.length === 0) return;
-    const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: this.chartKeys, xAxis: 'step', maxPoints: 2000 });
-    if (res.ok) this.series = fromStored(res.value);
+    if (this.chartKeys.length > 0) {
+      const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: this.chartKeys, xAxis: 'step', maxPoints: 2000 });
+      if (res.ok) this.series = fromStored(res.value);
+    }
+    this.seriesLoaded = true;
   }
 
   async setChartKeys(keys: string[]): Promise<void> {

@@ -82,13 +82,15 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
     },
-    'runs.detect': async ({ runId, save }) => {
+    'runs.detect': async ({ runId, save, coverageOnly }) => {
       const { store } = await lab();
       const rec = await store.getRun(runId);
       if (!rec) return notFound(runId);
-      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config));
+      if (save && coverageOnly) return err('VALIDATION', 'save and coverageOnly together: coverageOnly runs no detection, so there is nothing to save', { field: 'coverageOnly', hint: 'pass one of them' });
       // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
       const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
+      if (coverageOnly) return ok({ alerts: [], coverage, saved: false });
+      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config));
       if (!save) {
         const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
         return ok({ alerts: found.map((a) => ({ ...a, acknowledged: acked.has(a.id) })), coverage, saved: false });

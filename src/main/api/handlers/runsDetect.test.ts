@@ -76,6 +76,15 @@ describe('runs.detect', () => {
     expect(kl.missing).toContain('actor/ppo_kl');
     // The NaN loss is what an imported log's alert comes from.
     expect(res.value.alerts.some((a: Alert) => a.rule === 'non_finite' && a.metric === 'actor/pg_loss' && a.firstStep === 20)).toBe(true);
+
+    // coverageOnly: the same coverage from the keys alone, no detection.
+    const cov = await call('runs.detect', { runId: run.id, coverageOnly: true });
+    expect(cov.value.coverage).toEqual(res.value.coverage);
+    expect(cov.value.alerts).toEqual([]);
+    expect(cov.value.saved).toBe(false);
+    const both = await call('runs.detect', { runId: run.id, coverageOnly: true, save: true });
+    expect(both.error.code).toBe('VALIDATION');
+    expect(both.error.field).toBe('coverageOnly');
   });
 
   it('names the run when it does not exist, and the field when the input is bad', async () => {
