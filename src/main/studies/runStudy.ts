@@ -31,6 +31,8 @@ export interface StudyRunOptions {
   readonly log: (line: string) => void;
   readonly onProgress?: (runId: string, p: Progress) => void;
   readonly onEntry?: (e: StudyEntry) => void;
+  /** Runs trained at the same time (each in its own training worker); default 1. */
+  readonly parallel?: number;
 }
 
 /** Held-out success of a checkpoint at each temperature, on the first `episodes` fixed held-out tasks. */
@@ -62,7 +64,17 @@ export async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, ep
   }
 }
 
-/** Continue an unfinished run from its latest checkpoint (after marking runs of dead processes interrupted). */
+/** Marks the runs a dead process left running/paused/queued as interrupted, so they can be resumed. */
+export async function markDeadRunsInterrupted(dataDir: string): Promise<string[]> {
+  const store = await RunStore.open(dataDir);
+  try {
+    return await store.markInterrupted();
+  } finally {
+    await store.close();
+  }
+}
+
+/** Continue an unfinished run (interrupted, stopped or failed) from its latest checkpoint. */
 export async function resumeInStore(dataDir: string, runId: string, onProgress?: (runId: string, p: Progress) => void): Promise<RunRecord> {
   const store = await RunStore.open(dataDir);
   const sessions = new SessionManager({
@@ -75,7 +87,6 @@ export async function resumeInStore(dataDir: string, runId: string, onProgress?:
     },
   });
   try {
-    await sessions.recover();
     await sessions.resume(runId);
     await sessions.waitFor(runId);
     await store.flush(runId);
@@ -131,10 +142,14 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
     return writes;
   };
   const todo = state.entries.filter((e) => !e.outcome);
+  // Runs a killed study left "running" are marked interrupted ONCE, before any run of this process starts:
+  // the store cannot tell this process's own live runs from a dead one's, so doing it per resume (with
+  // --parallel) would interrupt a sibling that is training.
+  if (todo.some((e) => e.runId)) await markDeadRunsInterrupted(o.dataDir);
   let k = 0;
-  for (const e of state.entries) {
-    if (e.outcome) continue;
-    k++;
+  let evaluations: Promise<void> = Promise.resolve();
+  const one = async (e: StudyEntry): Promise<void> => {
+    const n = ++k;
     const config = o.configOf(e);
     const label = `${e.preset} · ${e.env} · seed ${e.seed}`;
     let rec: RunRecord | undefined;
@@ -147,7 +162,7 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
       }
     }
     if (!rec) {
-      o.log(`[${k}/${todo.length}] ${label}`);
+      o.log(`[${n}/${todo.length}] ${label}`);
       const tags = ['arena', ...(o.persist ? [`study:${state.name}`] : [])];
       const trained = await trainInStore(o.dataDir, config, {
         tags,
@@ -161,10 +176,10 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
       });
       rec = trained.record;
     } else if (rec.status !== 'completed') {
-      o.log(`[${k}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
+      o.log(`[${n}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
       rec = await resumeInStore(o.dataDir, rec.id, o.onProgress);
     } else {
-      o.log(`[${k}/${todo.length}] ${label}: ${rec.id} already trained; evaluating`);
+      o.log(`[${n}/${todo.length}] ${label}: ${rec.id} already trained; evaluating`);
     }
     e.runId = rec.id;
     e.status = rec.status;
@@ -172,13 +187,24 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
     if (rec.status !== 'completed') {
       o.log(`  ${rec.id} ended ${rec.status}${rec.error ? `: ${rec.error}` : ''}`);
       o.onEntry?.(e);
-      continue;
+      return;
     }
-    const { outcome, wallSeconds } = await outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold);
+    // Held-out evaluations run one at a time in this process (they share its compute backend); training
+    // of parallel runs goes on in their own workers meanwhile.
+    const evaluated = evaluations.then(() => outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold));
+    evaluations = evaluated.then(() => undefined, () => undefined);
+    const { outcome, wallSeconds } = await evaluated;
     e.outcome = outcome;
     e.wallSeconds = wallSeconds;
     await save();
     o.onEntry?.(e);
-  }
+  };
+  let cursor = 0;
+  const lane = async (): Promise<void> => {
+    while (cursor < todo.length) await one(todo[cursor++]);
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(o.parallel ?? 1, todo.length)) }, lane));
+  const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed) throw failed.reason;
   return state.entries.every((e) => e.outcome !== null);
 }

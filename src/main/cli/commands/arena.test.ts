@@ -1,7 +1,8 @@
 /**
  * `arlarena arena --study`: usage errors, and the study that survives a kill — a tiny study killed mid-run
  * (SIGKILL from the store's deterministic kill point, in a separate CLI process) and resumed gives the same
- * summary as an uninterrupted one, and its runs' metric streams match step for step.
+ * summary as an uninterrupted one (trained two runs at a time), and its runs' metric streams match step
+ * for step.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -43,6 +44,7 @@ describe('arlarena arena: usage', () => {
     [['--presets', 'gspo,sampo'], /--baseline grpo: not among --presets \(gspo,sampo\)/],
     [['--presets', 'grpo,grpo'], /lists a name twice/],
     [['--threshold', '2'], /--threshold "2": expected a number in \[0, 1\]/],
+    [['--parallel', '0'], /--parallel "0": expected an integer ≥ 1/],
     [['--study', 'nope', '--resume'], /no study "nope" in .*; start it with arlarena arena --study nope/],
   ];
   for (const [args, re] of bad) {
@@ -67,7 +69,8 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
     const data = join(dir, 'data');
     const out = join(dir, 'out');
     const clean = ctx(data);
-    expect(await arena.run([...PLAN, '--study', 'clean', '--out', out, '--json'], clean.ctx)).toBe(0);
+    // The uninterrupted study trains its two runs side by side; the killed one trains them one by one.
+    expect(await arena.run([...PLAN, '--study', 'clean', '--out', out, '--parallel', '2', '--json'], clean.ctx)).toBe(0);
 
     // The same plan in a separate CLI process that SIGKILLs itself just before renaming its second
     // checkpoint into place: the first run is then mid-run, with the step-1 checkpoint on disk.
@@ -111,6 +114,9 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
         expect(mb.map((m) => m.step)).toEqual([1, 2]);
         expect(mb).toEqual(ma);
       }
+      // --parallel 2 did train side by side: the second run was created before the first finished
+      const [c0, c1] = await Promise.all(cleanState.entries.map((e) => s2.getRun(e.runId!)));
+      expect(Date.parse(c1!.createdAt)).toBeLessThan(Date.parse(c0!.finishedAt!));
       // the streams carry weight-dependent numbers, so the equality above is not 0 = 0
       const ent = (await s2.readMetrics(after.entries[0].runId!)).map((m) => m.values['actor/entropy']);
       expect(ent.every(Number.isFinite) && ent[0] !== ent[1]).toBe(true);

@@ -12,7 +12,8 @@ import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type Stu
 import { formatTable, studyReadme, studySummary } from '../../studies/summary';
 
 const usage = `Usage: arlarena arena [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE] [--set key=value …]
-                      [--baseline PRESET] [--episodes N] [--threshold X] [--study NAME [--resume]] [--out DIR] [--json]
+                      [--baseline PRESET] [--episodes N] [--threshold X] [--study NAME [--resume]] [--out DIR]
+                      [--parallel N] [--json]
 
 The paper's comparison on our testbed: every preset × env × seed trained into the run store (one after the
 other), each final policy evaluated on fixed held-out tasks greedy and sampled, then a table like the paper's
@@ -32,6 +33,8 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
   --resume      continue study NAME: finished runs are kept, unfinished ones continue from their latest
                 checkpoint, missing ones start; the stored plan is used (plan flags are refused)
   --out DIR     where the study's summary folder goes (default resources/studies of the checkout)
+  --parallel N  train N runs at a time, each in its own worker (default 1; 2 on an idle 2-core machine);
+                results do not depend on it (a run is a function of its config and seed)
   --json        one JSON object per finished run, then one with the table (the summary object)`;
 
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
@@ -82,12 +85,14 @@ const arena: CliCommand = {
         study: { type: 'string' },
         resume: { type: 'boolean', default: false },
         out: { type: 'string' },
+        parallel: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
     });
     const json = values.json === true;
+    const parallel = intArg('parallel', values.parallel, 1) ?? 1;
     const name = values.study;
     if (name !== undefined) {
       const bad = checkStudyName(name);
@@ -141,6 +146,7 @@ const arena: CliCommand = {
       dataDir: ctx.dataDir,
       state,
       persist: name !== undefined,
+      parallel,
       configOf: (e) => configs.get(JSON.stringify([e.env, e.preset, e.seed]))!,
       log: (line) => {
         if (!json) ctx.stderr.write(`${line}\n`);
