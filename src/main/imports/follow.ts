@@ -21,12 +21,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import type { Alert, FollowInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { ByteParser, LineParser, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
-import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, readHead } from './files';
+import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, listTree, readHead } from './files';
 import { ImportError } from './importLogs';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter } from './runWriter';
@@ -75,6 +75,24 @@ function fingerprint(s: SourceStep): string {
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [k, n] of Object.entries(from)) if (n > 0) into[k] = (into[k] ?? 0) + n;
+}
+
+/**
+ * Folder mode follows one TensorBoard run folder (its own event files). A folder whose event files all sit in
+ * sub-folders is a tree of runs: refused with the run folders to choose from.
+ */
+async function refuseTree(path: string, registry: FormatRegistry): Promise<void> {
+  const dirs = new Set<string>();
+  for (const f of await listTree(path)) {
+    const d = dirname(f);
+    if (dirs.has(d)) continue;
+    if (registry.detect(await readHead(f))?.format !== 'tensorboard') continue;
+    if (d === join(path)) return;
+    dirs.add(d);
+  }
+  if (dirs.size === 0) return; // nothing yet: the training has not written its first event file
+  const list = [...dirs].sort().map((d) => relative(path, d));
+  throw new ImportError('BAD_OPTION', `${path} holds TensorBoard runs in sub-folders (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}): follow one run folder, e.g. ${join(path, list[0])}`);
 }
 
 export class LogFollower {
@@ -140,6 +158,7 @@ export class LogFollower {
     }
     const isDir = st.isDirectory();
     if (isDir && forced !== null && forced !== 'tensorboard') throw new ImportError('BAD_OPTION', `${path} is a folder: only a TensorBoard run folder can be followed as a folder`);
+    if (isDir) await refuseTree(path, registry);
     let format = isDir ? 'tensorboard' : forced;
     if (!isDir && format === null && st.size > 0) {
       const head = await readHead(path);

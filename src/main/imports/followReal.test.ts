@@ -76,6 +76,8 @@ describe('follow on a TensorBoard run folder', () => {
     await until('the second file', async () => (await store.readMetrics(f.runId)).length === 4);
     const info = await f.stop();
     expect(info).toMatchObject({ status: 'completed', step: 4, format: 'tensorboard' });
+    // The folder above it is a tree of runs: following it is refused, naming the run folder to follow.
+    await expect(LogFollower.start(store, join(dir, 'tb'), { pollMs: 40 })).rejects.toThrow(/holds TensorBoard runs in sub-folders \(run1\): follow one run folder/);
     const m = await store.readMetrics(f.runId);
     expect(m.map((r) => r.step)).toEqual([1, 2, 3, 4]);
     expect(Number.isNaN(m[2].values['actor/grad_norm'])).toBe(true);
