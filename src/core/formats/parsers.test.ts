@@ -7,7 +7,7 @@ import { createLineParser, type LogFormat, type SourceStep } from './index';
 import { parseRecord } from './csv';
 import { createTrainerStateParser } from './trl';
 import { literalEnd, LiteralScanner, parsePprintDict, parsePyLiteral } from './pyLiteral';
-import { parseMetricNumber } from './steps';
+import { fastDecimal, parseMetricNumber } from './steps';
 
 function run(format: LogFormat, text: string) {
   const steps: SourceStep[] = [];
@@ -271,6 +271,27 @@ describe('value and literal readers', () => {
     expect(parseMetricNumber('   ')).toBeUndefined();
     expect(parseMetricNumber('schedule')).toBeUndefined();
     expect(parseMetricNumber('foo(1)')).toBeUndefined();
+  });
+
+  it('reads plain decimals without a substring exactly as Number() does', () => {
+    // A fixed LCG, so the cases are the same every run.
+    let seed = 7;
+    const next = (n: number): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
+    for (let t = 0; t < 20000; t++) {
+      const intDigits = next(10);
+      const fracDigits = next(13);
+      let s = next(3) === 0 ? '-' : '';
+      for (let d = 0; d < intDigits; d++) s += String(next(10));
+      if (fracDigits > 0 || intDigits === 0) s += '.';
+      for (let d = 0; d < fracDigits; d++) s += String(next(10));
+      const text = `k:${s} - `;
+      const got = fastDecimal(text, 2, 2 + s.length);
+      const want = Number(s);
+      if (got === undefined) expect(s === '-' || s === '.' || s === '-.' || s.endsWith('.') || s.replace(/[-.]/g, '').length > 15, s).toBe(true);
+      else expect(Object.is(got, want), `${s}: ${got} vs ${want}`).toBe(true);
+    }
+    expect(Object.is(fastDecimal('-0.000', 0, 6), -0)).toBe(true);
+    for (const s of ['1e-05', 'nan', '1.2.3', '', '-', '12345678901234567']) expect(fastDecimal(s, 0, s.length), s).toBeUndefined();
   });
 
   it('parses Python reprs leniently and rejects broken structure', () => {

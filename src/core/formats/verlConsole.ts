@@ -19,7 +19,7 @@
  * cut with indexOf, not regexes, so nothing backtracks and noise lines allocate nothing.
  */
 import { literalEnd, LiteralScanner, parsePprintDict, parsePyLiteral, PyLiteralError, toJsonSafe, type PyValue } from './pyLiteral';
-import { bump, parseMetricNumber, StepAccumulator } from './steps';
+import { bump, fastDecimal, parseMetricNumber, StepAccumulator } from './steps';
 import type { LineParser, SourceMeta, StepSink } from './types';
 
 /** Longest config/final-metrics block collected before giving up on it (a config is ~20 KB). */
@@ -186,7 +186,7 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
       if (colon <= from) bad++;
       else {
         const key = line.slice(from, colon);
-        const v = parseMetricNumber(line.slice(colon + 1, to));
+        const v = fastDecimal(line, colon + 1, to) ?? parseMetricNumber(line.slice(colon + 1, to));
         if (v === undefined) nonNumeric.set(key, (nonNumeric.get(key) ?? 0) + 1);
         else { values[key] = v; n++; }
       }
