@@ -8,7 +8,8 @@
  * - a reproducibility bundle still imports through the same button;
  * - a file in no known format is refused with the importer's message;
  * - a real verl log from ../shared/data/real-runs (when present) imports through the same button;
- * - a folder of event files written by TensorBoard's own writer imports with Import folder, one run per file;
+ * - a folder of event files written by TensorBoard's own writer imports with Import folder, one run per file,
+ *   and the same folder given by its path ("From a path") is already imported;
  * - a log that is still being written is followed live and stopped;
  * - a synthetic collapse run (`arlarena runs synth`) holds no alert until "Run detector" raises them.
  * Screenshots (light and dark) of the import panel and the imported run view land in test-results/.
@@ -238,6 +239,18 @@ describe('importing training logs through the UI', () => {
       expect(await it.innerText()).toContain('imported 6 steps (tensorboard');
     }
     expect(await page.locator('[data-testid="import-note"]').innerText()).toContain('2 file(s) of the folder are not TensorBoard event files');
+    const uploaded = await Promise.all((await items().all()).map(async (it) => (await it.locator('[data-run-link]').first().getAttribute('data-run-link'))!));
+
+    // The same folder by its path on the lab's machine: TensorBoard's grouping (one run per folder) finds the
+    // two event files already imported, by their SHA-256.
+    await page.click('[data-testid="import-path-button"]');
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('input[name="value"]').fill(tb);
+    await dialog.locator('button[type="submit"]').click();
+    const { state, text } = await lastItemSettled();
+    expect(state, text).toBe('duplicate');
+    const holders = await items().last().locator('[data-run-link]').evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-run-link')));
+    expect([...holders].sort()).toEqual([...uploaded].sort());
   });
 
   it('follows a log that is still being written, live, until stopped', async () => {
