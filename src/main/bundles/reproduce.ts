@@ -116,6 +116,9 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // A partial check stops the rerun after `steps` steps; the config stays as recorded (changing the step count
   // could change schedules and so the stream).
   const config = record.config;
+  if (record.kind === 'imported') {
+    throw new BundleError(`run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`);
+  }
   // What trains must validate like a new run's config (issue 17, defect 9); the test jobs take their own configs.
   if (!opts.jobModule) {
     const issues = validateConfig(config);

@@ -10,6 +10,7 @@ import { tinyRegistry } from './testRegistry';
 import { SOURCE_DIR } from './runWriter';
 import { exportRun } from '../bundles/exportBundle';
 import { importBundle } from '../bundles/importBundle';
+import { reproduceBundle } from '../bundles/reproduce';
 import { unzipSync } from 'fflate';
 
 let dir: string;
@@ -169,6 +170,9 @@ describe('an imported run in a bundle', () => {
       const imp = await importBundle(other, new Uint8Array(await readFile(bundle.path)));
       expect(await readFile(join(other.runDir(imp.runId), SOURCE_DIR, '0-cluster_run.log'), 'utf8')).toBe(text);
       expect((await other.getRun(imp.runId))!.source).toMatchObject({ format: 'verl-console', sha256: [createHash('sha256').update(text).digest('hex')] });
+      // Not a lab run: reproducing it is refused with the reason, nothing is created.
+      await expect(reproduceBundle(other, bundle.path)).rejects.toThrow(/was imported from a verl-console log \(verl framework\), not trained in this lab/);
+      expect((await other.listRuns()).length).toBe(1);
     } finally {
       await other.close();
     }
