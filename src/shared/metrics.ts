@@ -44,7 +44,7 @@ const defs = [
   // gradient / optimiser
   { key: 'actor/grad_norm', label: 'Gradient norm', meaning: 'Global L2 norm of the gradient before clipping, mean over mini-batches.', unit: 'norm', group: 'gradient', better: 'lower' },
   { key: 'actor/grad_norm_max', label: 'Gradient norm (max)', meaning: 'Largest pre-clipping gradient norm among the step\'s mini-batches.', unit: 'norm', group: 'gradient' },
-  { key: 'actor/skipped_updates', label: 'Skipped updates', meaning: 'Mini-batch updates skipped this step because the gradient was non-finite.', unit: 'count', group: 'gradient', better: 'lower' },
+  { key: 'actor/skipped_updates', label: 'Skipped updates', meaning: 'Mini-batch updates skipped this step because the gradient, or the update it gave (a new weight or Adam moment), was non-finite.', unit: 'count', group: 'gradient', better: 'lower' },
   { key: 'actor/lr', label: 'Learning rate', meaning: 'Learning rate in effect this step.', unit: 'lr', group: 'gradient' },
   // advantages
   { key: 'critic/advantages_mean', label: 'Advantage mean', meaning: 'Mean row advantage over the batch.', unit: 'value', group: 'advantage' },

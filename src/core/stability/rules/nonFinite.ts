@@ -1,4 +1,4 @@
-/** non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for non-finite gradients. */
+/** non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for a non-finite gradient or result. */
 import { metricDef } from '../../../shared/metrics';
 import { reportableNonFinite } from '../nonFinite';
 import { finite, type Finding, type RuleDef } from '../types';
@@ -41,7 +41,7 @@ export const nonFiniteRule: RuleDef = {
           out.push({
             metric: 'actor/skipped_updates',
             severity: 'warning',
-            message: `${skipped} mini-batch update(s) were skipped at step ${rec.step} because the gradient was non-finite.`,
+            message: `${skipped} mini-batch update(s) were skipped at step ${rec.step} because the gradient or the update's result was non-finite.`,
             hint: hints.skipped,
           });
         }
