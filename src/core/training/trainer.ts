@@ -8,7 +8,7 @@
  *     3. old log-probs (recomputed by the trainer engine, spec §6.1-4) and reference log-probs
  *     4. advantages (algorithm catalog)
  *     5. one epoch over SEQUENTIAL mini-batches — later mini-batches are off-policy (the paper's drift) —
- *        AdamW, global grad-norm clip, non-finite gradient → update skipped and counted
+ *        AdamW, global grad-norm clip, non-finite gradient or result → update skipped and counted
  *     6. metrics (every catalog key, NaN where n/a), validation every N steps, checkpoint every N steps
  *
  * Determinism: every random choice draws from named seeded streams whose states are checkpointed; task seeds are
