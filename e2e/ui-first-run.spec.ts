@@ -81,6 +81,9 @@ describe('issue 18: what a new user hits', () => {
     const rows = await page.locator('[data-testid="summary-table"] tbody tr td:first-child').allInnerTexts();
     expect(new Set(rows.map((t) => t.trim())).size).toBe(3);
     await screenshot(page, 'ui-first-run-compare-default-names-light');
+    await setTheme(true);
+    await screenshot(page, 'ui-first-run-compare-default-names-dark');
+    await setTheme(false);
     expect(app.problems).toEqual([]);
   });
 
@@ -119,7 +122,10 @@ describe('issue 18: what a new user hits', () => {
     expect(bytes.length).toBeGreaterThan(100);
     expect(bytes.subarray(0, 2).toString('latin1')).toBe('PK');
     expect(download.suggestedFilename()).toMatch(/\.zip$/);
-    await screenshot(page, 'ui-first-run-export');
+    await screenshot(page, 'ui-first-run-export-light');
+    await setTheme(true);
+    await screenshot(page, 'ui-first-run-export-dark');
+    await setTheme(false);
     expect(app.problems).toEqual([]);
   });
 
@@ -153,6 +159,9 @@ describe('issue 18: what a new user hits', () => {
     // Training charts start at step 1: the step-0 record has no training value for them.
     expect((await storedSteps(runId, 'episode/success_rate'))[0]).toBe(1);
     await screenshot(page, 'ui-first-run-live-light');
+    await setTheme(true);
+    await screenshot(page, 'ui-first-run-live-dark');
+    await setTheme(false);
 
     // Paused: no ETA, and the elapsed time stands still.
     await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Pause' }).click();
@@ -161,6 +170,7 @@ describe('issue 18: what a new user hits', () => {
     const p1 = await seconds();
     await new Promise((r) => setTimeout(r, 2500));
     expect(await seconds()).toBe(p1);
+    await screenshot(page, 'ui-first-run-paused-light');
     await setTheme(true);
     await screenshot(page, 'ui-first-run-paused-dark');
     await setTheme(false);
@@ -176,6 +186,9 @@ describe('issue 18: what a new user hits', () => {
     await waitUntil('the run to stop', async () => ['stopped', 'completed'].includes(await status(runId)), 120_000, 100);
     console.info(`Stop: feedback after ${feedbackMs} ms, run ${await status(runId)} after ${Date.now() - clicked} ms`);
     await screenshot(page, 'ui-first-run-stopped-light');
+    await setTheme(true);
+    await screenshot(page, 'ui-first-run-stopped-dark');
+    await setTheme(false);
     expect(app.problems).toEqual([]);
   }, RUN_TIMEOUT_MS + 120_000);
 });
