@@ -142,6 +142,9 @@ export class SessionManager {
     if (this.disposed) throw new SessionError('CONFLICT', 'the session manager is shutting down');
     const rec = await this.store.getRun(runId);
     if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
+    if (rec.kind === 'imported') {
+      throw new SessionError('CONFLICT', `run ${runId} was imported from a ${rec.source?.format ?? 'training'} log, not trained in this lab: it cannot be resumed or trained here (to read the log again: arlarena import --again ${rec.source?.paths[0] ?? 'PATH'})`);
+    }
     const existing = this.sessions.get(runId);
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import type { ApiEventPayload } from '../../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createRunsHandlers } from './runs';
+import { createSessionsHandlers } from './sessions';
+import { getLab } from '../../sessions/lab';
 import { openHandlerTestLab, type HandlerTestLab } from './testLab';
 
 let lab: HandlerTestLab;
 beforeEach(async () => {
-  lab = await openHandlerTestLab('arl-imports-api-', (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s) }));
+  lab = await openHandlerTestLab('arl-imports-api-', (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s), ...createSessionsHandlers(s) }));
 });
 afterEach(async () => {
   await lab.close();
@@ -117,5 +119,18 @@ describe('runs.delete and a followed run', () => {
     expect(refused.error.hint).toMatch(/follow\.stop/);
     await lab.call('follow.stop', { runId: value.runId });
     expect((await lab.call('runs.delete', { runId: value.runId })).value).toEqual({ deleted: true });
+  });
+});
+
+describe('sessions and an imported run', () => {
+  it('an interrupted imported run cannot be resumed: CONFLICT saying it was not trained here', async () => {
+    const p = join(lab.dir, 'run.log');
+    await writeFile(p, verlLines(0, 4));
+    const { value } = await lab.call('imports.path', { path: p });
+    const runId = value.runIds[0];
+    await (await getLab(lab.services)).store.updateRun(runId, { status: 'interrupted' });
+    const r = await lab.call('sessions.resume', { runId });
+    expect(r.error.code).toBe('CONFLICT');
+    expect(r.error.message).toMatch(/imported from a verl-console log, not trained in this lab: it cannot be resumed/);
   });
 });
