@@ -65,6 +65,7 @@ it('a killed import leaves its run interrupted (never completed), and the log im
     expect(rec.status).toBe('interrupted');
     expect(rec.source!.sha256).toEqual([]);
     expect(rec.source!.notes.join(' ')).toMatch(/importing: not complete/);
+    expect(rec.error).toMatch(/stopped while this run was being imported or followed/);
     const again = await importLogs(store, [log]);
     expect(again.duplicateOf).toBeUndefined();
     expect(again.steps).toBe(10_000);

@@ -660,10 +660,12 @@ export class RunStore {
       out.push({ id: r.id, pid: owner?.pid ?? null });
     }
     for (const { id, pid } of out) {
-      await this.updateRun(id, {
+      await this.updateRun(id, (r) => ({
         status: 'interrupted', etaSeconds: null,
-        error: `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`,
-      });
+        error: r.kind === 'imported'
+          ? `The process that imported this run${pid ? ` (pid ${pid})` : ''} is gone before it finished: the run is incomplete; delete it and import the log again.`
+          : `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`,
+      }));
       await this.releaseRun(id);
     }
     return out;
@@ -711,7 +713,12 @@ export class RunStore {
     const ids: string[] = [];
     for (const id of active) if (!(await this.ownedElsewhere(id))) ids.push(id);
     for (const id of ids) {
-      await this.updateRun(id, { status: 'interrupted', etaSeconds: null, error: 'The app or process stopped while this run was active; resume continues from its last checkpoint.' });
+      await this.updateRun(id, (r) => ({
+        status: 'interrupted', etaSeconds: null,
+        error: r.kind === 'imported'
+          ? 'The app or process stopped while this run was being imported or followed; it holds the steps read until then (import the log again for the rest).'
+          : 'The app or process stopped while this run was active; resume continues from its last checkpoint.',
+      }));
     }
     return ids;
   }
