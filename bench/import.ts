@@ -37,7 +37,8 @@ const USAGE = `Usage: npm run bench:import -- [--json] [--mb N] [--scalars N] [-
   --json         one JSON object per line (format, mode, bytes, steps, seconds, mb_per_s, peak_rss_mb, …)
   --mb N         size of the text inputs in MB (default 100)
   --scalars N    scalars in the TensorBoard file (default 1000000)
-  --inputs DIR   generate the inputs into DIR and keep them (reused when already there); default: a temp dir
+  --inputs DIR   generate the inputs into DIR and keep them (reused when already there); default: a temp dir.
+                 TensorBoard's pure-Python writer needs minutes for 1M scalars (its CRC32C is pure Python)
   --only LIST    comma-separated subset of verl-console,tensorboard,jsonl
   --help         this text`;
 
