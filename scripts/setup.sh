@@ -3,8 +3,8 @@
 # missing. The README's second command is `bash scripts/setup.sh && npm test`; .ci/run calls exactly that.
 #   Debian packages: Chromium (browser tests), Xvfb (the Electron spec where a binary exists), PyTorch + OpenBLAS
 #     (side-by-side benchmarks and the float64 cross-check), python3-venv (the peer venv below).
-#   .peers-venv: the Python peers the tests run against (TensorBoard's own writer and reader), every version
-#     pinned in tests/peers/requirements.txt.
+#   .peers-venv: the Python peers the tests run against (TensorBoard's own writer and reader, a Ray head from
+#     ray[default]), every version pinned in tests/peers/requirements.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
