@@ -6,7 +6,8 @@
  *   and carries the alert the NaN deserves;
  * - the same file dropped on the table is "already imported", and "import again" makes a second run;
  * - a reproducibility bundle still imports through the same button;
- * - a file in no known format is refused with the importer's message;
+ * - a file in no known format is refused with the importer's message, and one the user knows the format of
+ *   imports as that format;
  * - a real verl log from ../shared/data/real-runs (when present) imports through the same button;
  * - a folder of event files written by TensorBoard's own writer imports with Import folder, one run per file,
  *   and the same folder given by its path ("From a path") is already imported;
@@ -206,6 +207,20 @@ describe('importing training logs through the UI', () => {
     expect(text).not.toContain('.uploads');
     expect(text).toContain('verl-console');
     await screenshot(page, 'ui-import-refused');
+  });
+
+  it('imports a refused log as the format the user names', async () => {
+    // A verl log whose first 64 KB (what detection reads) are start-up output before the first step line.
+    const noise = Array.from({ length: 1000 }, (_, i) => `Loading checkpoint shard ${i} of the reference model weights from disk, please wait`).join('\n');
+    await page.setInputFiles('[data-testid="import-input"]', { name: 'late_start.log', mimeType: 'text/plain', buffer: Buffer.from(`${noise}\n${verlLog(1, 20)}`) });
+    const refused = await lastItemSettled();
+    expect(refused.state, refused.text).toBe('refused');
+    const item = items().last();
+    await item.locator('[data-testid="import-format"]').selectOption('verl-console');
+    await item.locator('[data-testid="import-as"]').click();
+    const { state, text } = await lastItemSettled();
+    expect(state, text).toBe('imported');
+    expect(text).toContain('imported 20 steps (verl-console');
   });
 
   const real = realRun('verl-console/gemma-2-2b-it-ppo-bsz512_4-prompt1024-resp-512-0.640.log');

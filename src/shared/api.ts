@@ -344,6 +344,8 @@ export const apiMethods = {
   'catalog.envs': { input: NoInput, output: z.array(EnvInfo) },
   'catalog.metrics': { input: NoInput, output: z.array(MetricDefSchema) },
   'catalog.configFields': { input: NoInput, output: z.array(ConfigFieldDoc) },
+  /** The formats an import can be forced to (imports.* `format`) when detection from the content fails. */
+  'catalog.importFormats': { input: NoInput, output: z.array(z.object({ name: z.string(), description: z.string() })) },
   'config.resolve': {
     input: z.object({ preset: z.string().min(1), env: z.string().min(1), overrides: ConfigOverrides.optional() }).strict(),
     output: z.object({ config: z.record(z.string(), z.unknown()).nullable(), issues: z.array(ConfigIssue) }),

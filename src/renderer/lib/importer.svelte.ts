@@ -19,9 +19,17 @@ export interface ImportItem {
   /** The importer's refusal (or why the file was not sent), and what to do. */
   readonly message: string | null;
   readonly hint: string | null;
-  /** How to send it again with `again: true` (kept only for a duplicate). */
-  readonly retry: ((again: boolean) => Promise<Outcome>) | null;
+  /** How to send it again: with `again` (a duplicate) or a forced `format` (a refusal). */
+  readonly retry: Send | null;
 }
+
+/** Options of a repeated import: `again` past the duplicate check, `format` instead of detecting it. */
+export interface RetryOptions {
+  readonly again?: boolean;
+  readonly format?: string;
+}
+
+type Send = (opts: RetryOptions) => Promise<Outcome>;
 
 type Outcome = { ok: true; value: ImportResult } | { ok: false; message: string; hint: string | null };
 
@@ -38,6 +46,8 @@ export class Importer {
   /** A refusal or note about the whole selection (a folder over the limit, files of a folder left out). */
   note = $state<string | null>(null);
   busy = $state(false);
+  /** The formats an import can be forced to (catalog.importFormats), loaded when a refusal first needs them. */
+  formats = $state.raw<{ name: string; description: string }[]>([]);
 
   constructor(private readonly lab: Lab) {}
 
@@ -66,7 +76,7 @@ export class Importer {
     if (plan.send.length === 0) return;
     await this.run(async () => {
       for (const f of plan.send) {
-        const send = async (again: boolean): Promise<Outcome> => {
+        const send: Send = async ({ again, format }) => {
           let dataBase64: string;
           try {
             dataBase64 = await readBase64(f.pick.file);
@@ -74,7 +84,7 @@ export class Importer {
             return { ok: false, message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
           }
           if (dataBase64 === '') return { ok: false, message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
-          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64, ...(again ? { again: true } : {}) }, { quiet: true }));
+          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
         };
         await this.attempt(sendName(f), send);
       }
@@ -85,26 +95,33 @@ export class Importer {
   async importPath(path: string): Promise<void> {
     this.items = [];
     this.note = null;
-    await this.run(() => this.attempt(path, async (again) => this.outcome(await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}) }, { quiet: true }))));
+    await this.run(() => this.attempt(path, async ({ again, format }) => this.outcome(await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }))));
   }
 
-  /** "Import again" on a duplicate: the same call with `again: true`. */
-  async again(item: ImportItem): Promise<void> {
+  /** "Import again" on a duplicate (`again: true`) or "import as" a named format on a refusal. */
+  async retry(item: ImportItem, opts: RetryOptions): Promise<void> {
     if (!item.retry) return;
-    const retry = item.retry;
+    const send = item.retry;
     await this.run(async () => {
       this.replace(item.key, { state: 'sending', message: null, hint: null });
-      this.settle(item.key, await retry(true), retry);
+      this.settle(item.key, await send(opts), send);
     });
   }
 
-  private async attempt(label: string, send: (again: boolean) => Promise<Outcome>): Promise<void> {
-    const key = this.push({ label, state: 'sending', result: null, message: null, hint: null, retry: null });
-    this.settle(key, await send(false), send);
+  async loadFormats(): Promise<void> {
+    if (this.formats.length) return;
+    const res = await this.lab.call('catalog.importFormats');
+    if (res.ok) this.formats = res.value;
   }
 
-  private settle(key: number, out: Outcome, send: (again: boolean) => Promise<Outcome>): void {
-    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: null });
+  private async attempt(label: string, send: Send): Promise<void> {
+    const key = this.push({ label, state: 'sending', result: null, message: null, hint: null, retry: null });
+    this.settle(key, await send({}), send);
+  }
+
+  private settle(key: number, out: Outcome, send: Send): void {
+    // A refusal keeps its sender: the user may know the format the content did not reveal.
+    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: send });
     else if (out.value.runIds.length === 0 && (out.value.duplicateOf?.length ?? 0) > 0) this.replace(key, { state: 'duplicate', result: out.value, retry: send });
     else this.replace(key, { state: 'imported', result: out.value, retry: null });
   }

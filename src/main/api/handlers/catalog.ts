@@ -1,5 +1,6 @@
 import { CONFIG_FIELDS, listPresets, resolveConfig } from '../../../core/config/index';
 import { listEnvs } from '../../../core/envs/index';
+import { FORMAT_DESCRIPTIONS } from '../../../core/formats/index';
 import { METRIC_CATALOG } from '../../../shared/metrics';
 import { ok } from '../../../shared/result';
 import type { MainServices } from '../../services';
@@ -12,6 +13,8 @@ export function createCatalogHandlers(_services: MainServices): Handlers<AreaMet
     'catalog.presets': () => ok(listPresets()),
     'catalog.configFields': () => ok(CONFIG_FIELDS.map((f) => ({ ...f }))),
     'catalog.envs': () => ok(listEnvs()),
+    // The log formats the importer detects, and bundles (which imports.* also takes).
+    'catalog.importFormats': () => ok([...Object.entries(FORMAT_DESCRIPTIONS).map(([name, description]) => ({ name, description })), { name: 'bundle', description: 'ARLArena reproducibility bundle (zip)' }]),
     // Issues (unknown preset, bad override, failed cross-field check) are an answer, not an error: the
     // "Customise" editor shows them next to their fields.
     'config.resolve': ({ preset, env, overrides }) => {
