@@ -285,6 +285,7 @@ describe('importing training logs through the UI', () => {
     expect(await page.locator('[data-testid="source-keys"] tr[data-key="actor/entropy"]').getAttribute('data-mapped')).toBe('true');
     appendFileSync(path, verlLog(6, 12).split('\n').filter((l) => l.includes('step:')).join('\n') + '\n');
     await waitUntil('the appended steps to arrive live', async () => Number(await entropy.getAttribute('data-points')) >= 11, 30_000);
+    await waitUntil('the step shown to follow', async () => (await page.locator('[data-testid="run-step"]').innerText()) === 'step 11', 10_000);
     await screenshot(page, 'ui-follow-live');
     await page.click('[data-testid="stop-following"]');
     await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);

@@ -123,6 +123,9 @@ export class RunDetail {
           this.chartKeys = this.importedCharts(this.availableKeys);
         }
         this.series = appendRecords(this.series, this.chartKeys, p.records);
+        // A followed log has no training session reporting progress: its newest stored step is its step.
+        const last = p.records.length ? Math.max(...p.records.map((r) => r.step)) : -1;
+        if (this.imported && this.record && last > this.record.step) this.record = { ...this.record, step: last };
         this.foldValidation(p.records);
         if (this.availableKeys.length === 0 && p.records[0]) this.availableKeys = Object.keys(p.records[0].values);
       }),
