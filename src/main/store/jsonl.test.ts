@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { decodeMetricRecord, encodeMetricRecord } from './jsonl';
+
+describe('encodeMetricRecord', () => {
+  it('writes exactly what JSON.stringify of { step, values } with spelled-out non-finite values would, and decodes back', () => {
+    const values: Record<string, number> = {
+      'actor/grad_norm': 1.25, 'a "quoted" \\ key': -0, '0': 3, 'timing_s/gen': 1e-7, big: 1.7976931348623157e308,
+      'actor/pg_loss': NaN, up: Infinity, down: -Infinity, 'ünïcode/ключ': 0.1 + 0.2,
+    };
+    const text = encodeMetricRecord({ step: 42, values });
+    const spelled = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Number.isFinite(v) ? v : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity']));
+    expect(text).toBe(JSON.stringify({ step: 42, values: spelled }));
+    const back = decodeMetricRecord(JSON.parse(text))!;
+    expect(back.step).toBe(42);
+    expect(Object.keys(back.values)).toEqual(Object.keys(values));
+    for (const [k, v] of Object.entries(values)) expect(Object.is(back.values[k], v === 0 && Object.is(v, -0) ? 0 : v)).toBe(true);
+    expect(encodeMetricRecord({ step: 0, values: {} })).toBe('{"step":0,"values":{}}');
+  });
+});
