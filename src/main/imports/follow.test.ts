@@ -155,6 +155,12 @@ describe('LogFollower (live follow, tiny test format)', () => {
     expect(f.info().format).toBe('verl-console');
     await f.stop();
 
+    const never = join(dir, 'never.log');
+    await writeFile(never, '');
+    const g = await follow(never);
+    expect(await g.stop()).toMatchObject({ status: 'stopped', steps: 0 });
+    expect((await store.getRun(g.runId))!).toMatchObject({ status: 'stopped', error: expect.stringMatching(/no step was read from .*never\.log while it was followed \(its format never showed\)/) });
+
     const bad = join(dir, 'notes.txt');
     await writeFile(bad, 'x'.repeat(70 * 1024));
     const before = (await readdir(store.runsDir)).length;

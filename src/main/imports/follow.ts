@@ -502,8 +502,13 @@ export class LogFollower {
         const skipped = { ...this.parserSkipped };
         addCounts(skipped, this.skipped);
         // The copy kept with the run is the source as it is now (a truncated log's earlier part is not in it).
-        await this.writer.finish({ meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped, copyFrom: [...this.tails.keys()] });
-        this.status = 'completed';
+        // Nothing ever arrived (the file stayed empty, or its format never showed): the run says so, stopped.
+        const empty = this.writer.stored === 0 && this.runs.length === 1;
+        await this.writer.finish({
+          meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped, copyFrom: [...this.tails.keys()],
+          ...(empty ? { status: 'stopped' as const, error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}` } : {}),
+        });
+        this.status = empty ? 'stopped' : 'completed';
       } catch (e) {
         this.status = 'running';
         await this.failWith(e instanceof Error ? e.message : String(e));

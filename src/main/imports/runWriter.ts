@@ -193,6 +193,8 @@ export class RunWriter {
     parserSkipped: Readonly<Record<string, number>>;
     notes?: readonly string[];
     status?: 'completed' | 'stopped';
+    /** Why the run ended without what it was for (e.g. a follow that never read a step). */
+    error?: string;
     /** The files read (same order as the recorded paths), copied into the run when small enough. */
     copyFrom?: readonly string[];
   }): Promise<RunRecord | null> {
@@ -213,6 +215,7 @@ export class RunWriter {
       const acked = new Set(cur.alerts.filter((a) => a.acknowledged).map((a) => a.id));
       return {
         status: f.status ?? 'completed',
+        ...(f.error ? { error: f.error } : {}),
         finishedAt: new Date().toISOString(),
         step: Number.isFinite(this.highWater) ? this.highWater : 0,
         totalSteps: Number.isFinite(this.highWater) ? this.highWater : 0,
