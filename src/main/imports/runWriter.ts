@@ -57,6 +57,8 @@ export class RunWriter {
   private detector: CollapseDetector | null = null;
   private framework: Framework | null = null;
   private readonly keyMap: Record<string, string> = {};
+  /** Key maps already merged into keyMap: the mapper hands out one object per key set, so most steps skip it. */
+  private seenKeyMaps = new WeakSet<object>();
   /** Steps dropped or merged here, by reason (the parser's own skips are added at finish). */
   readonly skipped: Record<string, number> = {};
   /** The highest step taken (buffered or stored): later steps must exceed it. */
@@ -162,7 +164,10 @@ export class RunWriter {
     const changed = new Map<string, { alert: Alert; kind: 'raised' | 'updated' }>();
     for (const s of steps) {
       const m = this.opts.registry.map(s.values, this.framework);
-      for (const [k, src] of Object.entries(m.keyMap)) if (!(k in this.keyMap)) this.keyMap[k] = src;
+      if (!this.seenKeyMaps.has(m.keyMap)) {
+        this.seenKeyMaps.add(m.keyMap);
+        for (const [k, src] of Object.entries(m.keyMap)) if (!(k in this.keyMap)) this.keyMap[k] = src;
+      }
       const rec: MetricRecord = { step: s.step, values: m.values };
       records.push(rec);
       for (const u of this.detector.feed(rec)) {
