@@ -302,7 +302,7 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
       try {
         r = await importBundle(store, new Uint8Array(await readFile(unit.paths[0])));
       } catch (e) {
-        if (e instanceof BundleError) throw new BundleError(`${unit.paths[0]}: ${e.message}`);
+        if (e instanceof BundleError) throw new BundleError(`${unit.recorded?.[0] ?? unit.paths[0]}: ${e.message}`);
         throw e;
       }
       result.runIds.push(r.runId);

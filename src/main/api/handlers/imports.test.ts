@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { exportRun } from '../../bundles/exportBundle';
 import { join } from 'node:path';
 import type { ApiEventPayload } from '../../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from './imports';
@@ -132,5 +133,20 @@ describe('sessions and an imported run', () => {
     const r = await lab.call('sessions.resume', { runId });
     expect(r.error.code).toBe('CONFLICT');
     expect(r.error.message).toMatch(/imported from a verl-console log, not trained in this lab: it cannot be resumed/);
+  });
+});
+
+describe('imports.file with a bundle', () => {
+  it('routes a zip to the bundle importer: format "bundle", the run and its steps come back', async () => {
+    const first = await lab.call('imports.file', { fileName: 'a.log', dataBase64: b64(verlLines(0, 6)) });
+    const runId = first.value.runIds[0];
+    const { store } = await getLab(lab.services);
+    const bundle = await exportRun(store, runId, { out: join(lab.dir, 'a.arlarena.zip') });
+    const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: (await readFile(bundle.path)).toString('base64') });
+    expect(r.value).toMatchObject({ format: 'bundle', steps: 7, runIds: [expect.any(String)] });
+    expect(r.value.runIds[0]).not.toBe(runId);
+    const broken = await lab.call('imports.file', { fileName: 'broken.zip', dataBase64: (await readFile(bundle.path)).subarray(0, 200).toString('base64') });
+    expect(broken.error.code).toBe('BUNDLE_INVALID');
+    expect(broken.error.message).toMatch(/^broken\.zip: /);
   });
 });
