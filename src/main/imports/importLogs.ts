@@ -93,7 +93,8 @@ function refuseUnknown(path: string, registry: FormatRegistry): never {
   );
 }
 
-async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, registry: FormatRegistry): Promise<Unit[]> {
+/** `shown`: the name messages use (an upload's own file name rather than its temporary copy's path). */
+async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, registry: FormatRegistry, shown = path): Promise<Unit[]> {
   let st;
   try {
     st = await stat(path);
@@ -124,11 +125,11 @@ async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, 
   }
   if (!st.isFile()) throw new ImportError('NOT_FOUND', `${path} is not a regular file or folder`);
   const head = await readHead(path);
-  if (head.length === 0) throw new ImportError('EMPTY', `${path} is empty; nothing was imported`);
+  if (head.length === 0) throw new ImportError('EMPTY', `${shown} is empty; nothing was imported`);
   let format: LogFormat | 'bundle';
   if (forced !== undefined) format = forced;
   else if (isZip(head)) format = 'bundle';
-  else format = registry.detect(head)?.format ?? refuseUnknown(path, registry);
+  else format = registry.detect(head)?.format ?? refuseUnknown(shown, registry);
   // TensorBoard names a run by its folder (event file names are timestamps and host names).
   const label = format === 'tensorboard' ? basename(dirname(resolve(path))) : basename(path);
   return [{ format, paths: [path], label, bytes: st.size }];
@@ -290,7 +291,8 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   const forced = checkFormat(opts.format, registry);
   // Phase 1: plan every path (heads only), so an unknown format anywhere writes nothing.
   let units: Unit[] = [];
-  for (const p of paths) units.push(...(await planPath(p, forced, registry)));
+  const shown = opts.uploadedAs !== undefined ? [opts.uploadedAs] : paths;
+  for (const [i, p] of paths.entries()) units.push(...(await planPath(p, forced, registry, shown[i] ?? p)));
   if (opts.uploadedAs !== undefined) units = units.map((u) => ({ ...u, recorded: [opts.uploadedAs!], label: uploadLabel(opts.uploadedAs!, u.format) }));
   const result = { runIds: [] as string[], formats: new Set<string>(), steps: 0, skipped: {} as Record<string, number>, duplicateOf: [] as string[] };
   const sizes = opts.again ? new Set<number>() : await importedSizes(store);
@@ -325,7 +327,7 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
     addCounts(result.skipped, r.skipped);
   }
   if (result.runIds.length === 0 && result.duplicateOf.length === 0) {
-    throw new ImportError('EMPTY', `${paths.join(', ')}: read as ${[...result.formats].join(', ')}, but no metric step was found; nothing was imported${Object.keys(result.skipped).length ? ` (skipped: ${JSON.stringify(result.skipped)})` : ''}`);
+    throw new ImportError('EMPTY', `${shown.join(', ')}: read as ${[...result.formats].join(', ')}, but no metric step was found; nothing was imported${Object.keys(result.skipped).length ? ` (skipped: ${JSON.stringify(result.skipped)})` : ''}`);
   }
   return {
     runIds: result.runIds,

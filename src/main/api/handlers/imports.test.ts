@@ -62,7 +62,7 @@ describe('imports.* and follow.* through the router', () => {
     const r = await lab.call('imports.file', { fileName: 'shopping.txt', dataBase64: b64('eggs\nmilk\nbread\n') });
     expect(r.ok).toBe(false);
     expect(r.error.code).toBe('VALIDATION');
-    expect(r.error.message).toMatch(/no known format.*formats tried: verl-console, verl-jsonl, jsonl/s);
+    expect(r.error.message).toMatch(/^shopping\.txt is in no known format.*formats tried: verl-console, verl-jsonl, jsonl/s);
     expect((await lab.call('runs.list')).value).toEqual([]);
   });
 
