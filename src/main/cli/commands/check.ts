@@ -1,4 +1,8 @@
-/** `arlarena check RUN` — run the collapse detector over a stored run and print its alerts. */
+/**
+ * `arlarena check RUN` — run the collapse detector over a stored run and print its alerts, and which rules ran
+ * and which could not (an imported run has only the metrics its source logged; coverage.ts `ruleCoverage`).
+ */
+import { ruleCoverage, type RuleCoverage } from '../../../core/stability/coverage';
 import { detectAlerts } from '../../../core/stability/detector';
 import { recipeOf } from '../../../core/stability/hints';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
@@ -7,8 +11,11 @@ import { openRun } from './runs';
 const USAGE = `Usage: arlarena check RUN [--json] [--save]
   Runs every collapse rule (non-finite values, grad-norm spikes, validity drops, success collapse, entropy,
   KL and clip-fraction drift, dead signal, length runaway, train/inference mismatch) over the stored metrics.
+  Rules whose metrics the run did not log (an imported run has only its source's keys) are not applicable and
+  are listed as such, with the metrics they miss.
   --save   store the alerts with the run (as a live session would)
-  --json   one alert per line
+  --json   one object: {"runId", "steps", "alerts": [...], "coverage": [{"rule", "title", "applicable",
+           "enabled", "missing", "present", "needs"}, ...]}
   Exit code: 0 when no alert is critical, 3 when at least one is.`;
 
 const command: CliCommand = {
@@ -23,13 +30,16 @@ const command: CliCommand = {
     const { store, run } = found;
     const metrics = await store.readMetrics(run.id);
     const alerts = detectAlerts(run.id, metrics, undefined, recipeOf(run.config));
+    // Every key the run logged counts, even one whose every value is NaN (the non-finite rule reads it).
+    const coverage = ruleCoverage(await store.metricKeys(run.id));
     if (v.save) await store.upsertAlerts(run.id, alerts);
     await store.close();
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     if (v.json) {
-      for (const a of alerts) out(JSON.stringify(a));
+      out(JSON.stringify({ runId: run.id, steps: metrics.length, alerts, coverage }));
     } else {
       out(`${run.id}: ${metrics.length} steps checked, ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
+      for (const line of coverageLines(coverage)) out(line);
       for (const a of alerts) {
         out(`\n[${a.severity.toUpperCase()}] ${a.rule} — ${a.metric}, steps ${a.firstStep}–${a.lastStep}`);
         out(`  ${a.message}`);
@@ -39,5 +49,16 @@ const command: CliCommand = {
     return alerts.some((a) => a.severity === 'critical') ? 3 : 0;
   },
 };
+
+/** "rules that ran: 7 of 10 (…)" and one line per rule that did not, with the metrics it lacks. */
+export function coverageLines(coverage: readonly RuleCoverage[]): string[] {
+  const ran = coverage.filter((c) => c.applicable);
+  const off = coverage.filter((c) => !c.enabled);
+  const na = coverage.filter((c) => c.enabled && !c.applicable);
+  const out = [`rules that ran: ${ran.length} of ${coverage.length}${ran.length ? ` (${ran.map((c) => c.rule).join(', ')})` : ''}`];
+  for (const c of na) out.push(`  not applicable: ${c.rule} — the run did not log ${c.needs === 'any' && c.missing.length > 1 ? `any of ${c.missing.join(', ')}` : c.missing.join(', ')}`);
+  for (const c of off) out.push(`  switched off: ${c.rule} (detector config)`);
+  return out;
+}
 
 export default command;
