@@ -10,6 +10,7 @@ import { SessionManager } from '../sessions/sessionManager';
 import { appCommit, appVersion } from '../appInfo';
 import { UsageError } from '../cli/types';
 import type { RunRecord } from '../../shared/api';
+import type { ComputeTarget } from '../remote/computeTarget';
 
 export const MODEL_SIZES = ['nano', 'small', 'base', 'custom'] as const;
 
@@ -81,6 +82,8 @@ export async function trainInStore(
     tags?: string[];
     /** Wall-clock budget: stop the run (between updates, with a checkpoint) once it has trained this long. */
     maxMinutes?: number;
+    /** Where the trainer runs (default this machine); a Ray target's runs are recorded with tag `on:ray`. */
+    target?: ComputeTarget;
     onCreated?: (id: string) => void;
     onProgress?: (id: string, p: Progress) => void;
   } = {},
@@ -90,6 +93,7 @@ export async function trainInStore(
   const sessions = new SessionManager({
     store,
     concurrency: 1,
+    ...(opts.target?.spawn ? { spawn: opts.target.spawn } : {}),
     emit: (event, payload) => {
       const pl = payload as { runId?: string };
       if (!pl.runId) return;
@@ -122,7 +126,7 @@ export async function trainInStore(
       appVersion: appVersion(),
       appCommit: appCommit(),
       ...(opts.name ? { name: opts.name } : {}),
-      ...(opts.tags ? { tags: opts.tags } : {}),
+      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target?.kind === 'ray' ? ['on:ray'] : [])] } : {}),
     });
     opts.onCreated?.(info.runId);
     let budgetHit = false;

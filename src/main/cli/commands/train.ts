@@ -1,5 +1,6 @@
 import { parseCommandArgs, UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
+import { resolveTarget } from '../../remote/computeTarget';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
 
@@ -13,6 +14,9 @@ Train one run (behaviour-cloning warm start, then RL) in the run store the app u
   --name TEXT     run name shown in the app
   --max-minutes M wall-clock budget: stop after the first update past M minutes (checkpoint kept; status
                   "stopped", exit code 0) — for comparing methods at equal time rather than equal steps
+  --on NAME|URL   train on a Ray cluster (a remote from arlarena remote add, or its dashboard URL): the run is
+                  submitted as a Ray job and its metrics stream back into this machine's run store
+  --line-protocol (the entrypoint of a run on Ray, submitted by --on; not for direct use)
   --json          print one JSON object {runId, status, step, summary} instead of text`;
 
 const train: CliCommand = {
@@ -30,11 +34,14 @@ const train: CliCommand = {
         set: { type: 'string', multiple: true },
         name: { type: 'string' },
         'max-minutes': { type: 'string' },
+        on: { type: 'string' },
+        'line-protocol': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
     });
+    if (values['line-protocol']) return (await import('../../remote/remoteWorker')).runOverLines(ctx.stdout);
     const overrides = parseSets(values.set ?? []);
     const steps = intArg('steps', values.steps, 1);
     const seed = intArg('seed', values.seed, 0);
@@ -47,11 +54,15 @@ const train: CliCommand = {
     const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
     const json = values.json === true;
     const tty = ctx.isTTY && !json;
+    // A cluster that is unreachable or refuses the token is reported before any run record exists.
+    const target = await resolveTarget(ctx.dataDir, values.on);
+    await target.preflight();
     const { record, budgetHit } = await trainInStore(ctx.dataDir, config, {
+      target,
       ...(values.name ? { name: values.name } : {}),
       ...(maxMinutes !== undefined ? { maxMinutes } : {}),
       onCreated: (id) => {
-        if (!json) ctx.stderr.write(`run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}\n`);
+        if (!json) ctx.stderr.write(`run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}${target.kind === 'ray' ? `, on ${target.label}` : ''}\n`);
       },
       onProgress: (id, p) => {
         if (tty) ctx.stdout.write(`\r${progressLine(id, p)}\x1b[K`);

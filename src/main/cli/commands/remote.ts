@@ -1,0 +1,70 @@
+import { parseCommandArgs, UsageError, type CliCommand } from '../types';
+import { RemoteError, RemoteTargets } from '../../remote/targets';
+import { RayClient } from '../../remote/rayClient';
+
+const usage = `Usage: arlarena remote add NAME URL [--token-file F]
+       arlarena remote list [--json]
+       arlarena remote test NAME|URL [--json]
+       arlarena remote remove NAME
+
+Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
+  add     name a cluster by its dashboard address (e.g. http://head:8265); --token-file F holds its token when the
+          cluster has token auth on (RAY_AUTH_MODE=token). The token is copied into the data directory, readable
+          by you only (0600), and never printed.
+  list    the named clusters (address, whether a token is stored)
+  test    reach the cluster: Ray version, nodes, free CPUs and GPUs
+  remove  forget a cluster and its token`;
+
+const remote: CliCommand = {
+  summary: 'Ray clusters to run on: add, list, test, remove',
+  usage,
+  async run(args, ctx) {
+    const [sub, ...rest] = args;
+    const targets = new RemoteTargets(ctx.dataDir);
+    try {
+      switch (sub) {
+        case 'add': {
+          const { values, positionals } = parseCommandArgs({ args: rest, options: { 'token-file': { type: 'string' } }, strict: true, allowPositionals: true });
+          if (positionals.length !== 2) throw new UsageError('remote add takes NAME and URL, e.g. arlarena remote add lab http://head:8265 --token-file ~/.ray/token');
+          const e = await targets.add(positionals[0]!, positionals[1]!, values['token-file']);
+          ctx.stdout.write(`added ${e.name}: ${e.url}${e.hasToken ? ' (token stored)' : ''}\n`);
+          return 0;
+        }
+        case 'list': {
+          const { values } = parseCommandArgs({ args: rest, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false });
+          const all = await targets.list();
+          if (values.json) ctx.stdout.write(`${JSON.stringify(all)}\n`);
+          else if (all.length === 0) ctx.stdout.write('no remotes (add one with: arlarena remote add NAME URL [--token-file F])\n');
+          else for (const e of all) ctx.stdout.write(`${e.name.padEnd(16)} ${e.url}${e.hasToken ? '  token' : ''}\n`);
+          return 0;
+        }
+        case 'test': {
+          const { values, positionals } = parseCommandArgs({ args: rest, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+          if (positionals.length !== 1) throw new UsageError('remote test takes one NAME or URL');
+          const client = new RayClient(await targets.resolve(positionals[0]!));
+          const s = await client.summary();
+          if (values.json) ctx.stdout.write(`${JSON.stringify({ url: client.url, ...s })}\n`);
+          else ctx.stdout.write(`${client.url}: Ray ${s.rayVersion}, ${s.nodes} node${s.nodes === 1 ? '' : 's'}, CPUs ${s.cpus.free}/${s.cpus.total} free, GPUs ${s.gpus.free}/${s.gpus.total} free\n`);
+          return 0;
+        }
+        case 'remove': {
+          const { positionals } = parseCommandArgs({ args: rest, options: {}, strict: true, allowPositionals: true });
+          if (positionals.length !== 1) throw new UsageError('remote remove takes one NAME');
+          if (!(await targets.remove(positionals[0]!))) throw new RemoteError(`no remote named "${positionals[0]}"`);
+          ctx.stdout.write(`removed ${positionals[0]}\n`);
+          return 0;
+        }
+        default:
+          throw new UsageError(`remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove`);
+      }
+    } catch (e) {
+      if (e instanceof RemoteError) {
+        ctx.stderr.write(`arlarena remote: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+  },
+};
+
+export default remote;

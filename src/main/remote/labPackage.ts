@@ -1,0 +1,146 @@
+/**
+ * The runtime_env working_dir a lab run on Ray runs from, packaged from this lab's own files:
+ *   arlarena.mjs      the CLI bundled by esbuild (src/main/cli/main.ts and every pure-JS dependency: tfjs, zod…),
+ *                     so a node needs only Node ≥ 20 — no npm install, no tsx, no platform binary;
+ *   package.json      {name: arlarena-lab, version} (the CLI finds its root and version by it);
+ *   node_modules/@tensorflow/tfjs-backend-wasm/{package.json,dist/*.wasm}  the wasm kernels, loaded from disk;
+ *   resources/warmstart/  the shipped warm-start checkpoints.
+ * onnxruntime-node and tfjs-node are left out (native): runs on Ray use the tfjs rollout engine and the wasm or
+ * cpu backend unless the node has those installed.
+ *
+ * Ray stores packages content-addressed: the name is `_ray_pkg_<hash>.zip` and the URI `gcs://<name>` (Ray's
+ * runtime_env/packaging.py); the lab uploads with `PUT /api/packages/gcs/<name>` only when `GET` says the cluster
+ * lacks it, so an unchanged lab uploads once per cluster. The zip is built deterministically (sorted entries,
+ * fixed timestamps) and its hash is of its entries, so the same sources give the same name.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { zipSync, type Zippable } from 'fflate';
+import type { Plugin } from 'esbuild';
+import { appVersion, projectRoot } from '../appInfo';
+import { writeFileAtomic } from '../store/atomic';
+import type { RayClient } from './rayClient';
+
+export interface LabPackage {
+  readonly uri: string;
+  readonly name: string;
+  readonly bytes: number;
+  readonly files: number;
+  readonly uploaded: boolean;
+  readonly buildMs: number;
+}
+
+async function walk(dir: string, keep: (rel: string) => boolean, root = dir, out: string[] = []): Promise<string[]> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await walk(p, keep, root, out);
+    else if (e.isFile() && keep(relative(root, p))) out.push(p);
+  }
+  return out.sort();
+}
+
+/** A key over everything the bundle is built from: the sources, the lock file, the shipped resources. */
+async function sourceKey(root: string): Promise<string> {
+  const h = createHash('sha256');
+  const files = [
+    ...(await walk(join(root, 'src'), (r) => r.endsWith('.ts') && !r.endsWith('.test.ts') && !r.startsWith('renderer'))),
+    ...(await walk(join(root, 'resources'), () => true)),
+    join(root, 'package-lock.json'),
+    join(root, 'package.json'),
+  ];
+  for (const f of files) {
+    const s = await stat(f);
+    h.update(`${relative(root, f)}\0${s.size}\0${s.mtimeMs}\0`);
+  }
+  return h.digest('hex').slice(0, 24);
+}
+
+/**
+ * onnxruntime-node is native and not shipped: it becomes a CommonJS stub that throws "Cannot find module" when
+ * first required, i.e. only if a run asks for the onnx rollout engine (as on a machine without it installed).
+ */
+const absentNative: Plugin = {
+  name: 'arlarena-absent-native',
+  setup(b) {
+    b.onResolve({ filter: /^onnxruntime-node$/ }, (a) => ({ path: a.path, namespace: 'arlarena-absent' }));
+    b.onLoad({ filter: /.*/, namespace: 'arlarena-absent' }, (a) => ({
+      contents: `throw new Error(${JSON.stringify(`Cannot find module '${a.path}': it is native and not in the lab's Ray package; use compute.rolloutEngine=tfjs on Ray`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+const FIXED_TIME = new Date('2026-01-01T00:00:00Z');
+
+/** Build (or reuse from the cache) the package zip. */
+export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pkg')): Promise<{ zip: Uint8Array; name: string; files: number; buildMs: number }> {
+  const t0 = Date.now();
+  const root = projectRoot();
+  const key = await sourceKey(root);
+  const cached = join(cacheDir, `${key}.zip`);
+  if (existsSync(cached)) {
+    const zip = new Uint8Array(await readFile(cached));
+    return { zip, name: await readFile(`${cached}.name`, 'utf8'), files: Number(await readFile(`${cached}.files`, 'utf8')), buildMs: Date.now() - t0 };
+  }
+  const { build } = await import('esbuild');
+  const out = await build({
+    // The same entry as bin/arlarena.mjs, without tsx: `node arlarena.mjs <command> …`.
+    stdin: { contents: "import { main } from './src/main/cli/main.ts';\nprocess.exitCode = await main(process.argv.slice(2));\n", resolveDir: root, sourcefile: 'arlarena.mjs', loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    outfile: 'arlarena.mjs',
+    external: ['@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'electron'],
+    plugins: [absentNative],
+    // CommonJS dependencies inside an ESM bundle still call require() and read __dirname (tfjs-backend-wasm's loader).
+    banner: {
+      js: "import { createRequire as __arlarenaRequire } from 'node:module'; import { fileURLToPath as __arlarenaPath } from 'node:url'; import { dirname as __arlarenaDir } from 'node:path'; const require = __arlarenaRequire(import.meta.url); const __filename = __arlarenaPath(import.meta.url); const __dirname = __arlarenaDir(__filename);",
+    },
+    logLevel: 'error',
+  });
+  const entries: Record<string, Uint8Array> = {};
+  const bundle = out.outputFiles?.[0];
+  if (!bundle) throw new Error('esbuild produced no bundle for the Ray package');
+  entries['arlarena.mjs'] = bundle.contents;
+  entries['package.json'] = new TextEncoder().encode(`${JSON.stringify({ name: 'arlarena-lab', version: appVersion(), private: true, type: 'module' })}\n`);
+  const wasmPkg = join(root, 'node_modules', '@tensorflow', 'tfjs-backend-wasm');
+  entries['node_modules/@tensorflow/tfjs-backend-wasm/package.json'] = new Uint8Array(await readFile(join(wasmPkg, 'package.json')));
+  for (const f of await walk(join(wasmPkg, 'dist'), (r) => r.endsWith('.wasm') && !r.includes('/'))) entries[`node_modules/@tensorflow/tfjs-backend-wasm/dist/${relative(join(wasmPkg, 'dist'), f)}`] = new Uint8Array(await readFile(f));
+  for (const f of await walk(join(root, 'resources', 'warmstart'), () => true)) entries[`resources/warmstart/${relative(join(root, 'resources', 'warmstart'), f)}`] = new Uint8Array(await readFile(f));
+  const h = createHash('sha256');
+  const zippable: Zippable = {};
+  for (const k of Object.keys(entries).sort()) {
+    h.update(`${k}\0`).update(entries[k]!);
+    zippable[k] = [entries[k]!, { mtime: FIXED_TIME, level: 6 }];
+  }
+  const zip = zipSync(zippable);
+  const name = `_ray_pkg_${h.digest('hex').slice(0, 32)}.zip`;
+  await mkdir(cacheDir, { recursive: true });
+  await writeFileAtomic(`${cached}.name`, name);
+  await writeFileAtomic(`${cached}.files`, String(Object.keys(entries).length));
+  await writeFileAtomic(cached, zip);
+  return { zip, name, files: Object.keys(entries).length, buildMs: Date.now() - t0 };
+}
+
+const uploadedTo = new Map<string, Promise<LabPackage>>();
+
+/** The package's URI on the cluster, uploading it first when the cluster does not have it yet. */
+export function ensureLabPackage(client: RayClient): Promise<LabPackage> {
+  let p = uploadedTo.get(client.url);
+  if (!p) {
+    p = (async () => {
+      const pkg = await buildLabPackage();
+      const has = await client.hasPackage(pkg.name);
+      if (!has) await client.uploadPackage(pkg.name, pkg.zip);
+      return { uri: `gcs://${pkg.name}`, name: pkg.name, bytes: pkg.zip.byteLength, files: pkg.files, uploaded: !has, buildMs: pkg.buildMs };
+    })();
+    uploadedTo.set(client.url, p);
+    p.catch(() => uploadedTo.delete(client.url));
+  }
+  return p;
+}

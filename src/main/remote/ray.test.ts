@@ -1,0 +1,159 @@
+/**
+ * Lab runs on a REAL Ray head (ray[default] from the peer venv, token auth on, 127.0.0.1, stopped by its pid at
+ * the end): compute targets (remote add/list/test/remove, wrong or missing token, unreachable address), a tiny
+ * run trained on Ray against the same config and seed trained here (identical metrics), Stop mapped to Ray's job
+ * stop, a job that fails on the cluster, and the token never leaving its 0600 file. No mock of the Jobs API.
+ */
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../cli/types';
+import train from '../cli/commands/train';
+import remote from '../cli/commands/remote';
+import { RunStore } from '../store/runStore';
+import { RunFiles } from '../store/runFiles';
+import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
+import { freePort, startRayHead, treeRssMb, type RayHead } from '../../../tests/support/ray';
+import { RayClient } from './rayClient';
+
+function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const w = (add: (s: string) => void) => new Writable({ write: (c, _e, cb) => (add(String(c)), cb()) });
+  return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
+}
+
+const TINY_ARGS = Object.entries({ ...TINY, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(join(e.parentPath, e.name));
+  return out;
+}
+
+let head: RayHead;
+let dataDir: string;
+
+beforeAll(async () => {
+  head = await startRayHead();
+  // Measured, not asserted (benchmarks are not timed tests): printed so the test log carries the numbers.
+  console.log(`[ray] head up in ${head.startMs} ms, RSS ${(await treeRssMb(head.pid)).toFixed(0)} MB (pid ${head.pid})`);
+  dataDir = await mkdtemp(join(tmpdir(), 'arl-ray-'));
+  // The remote every run below goes to (its own checks are in the first test).
+  await remote.run(['add', 'head', head.url, '--token-file', head.tokenFile], ctx(dataDir).ctx);
+}, 120_000);
+
+afterAll(async () => {
+  await head?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('compute targets on a real Ray head with token auth', () => {
+  it('remote add stores the token 0600 and never prints it; test reports version, nodes, CPUs; remove forgets it', async () => {
+    const a = ctx(dataDir);
+    expect(await remote.run(['add', 'local', head.url], a.ctx)).toBe(1);
+    expect(a.err()).toContain('"local" means this machine');
+    expect(await remote.run(['add', 'mine', head.url, '--token-file', head.tokenFile], a.ctx)).toBe(0);
+    expect(a.out()).toContain('token stored');
+    const tok = join(dataDir, 'remote-tokens', 'mine.token');
+    expect((await stat(tok)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dataDir, 'remote-tokens'))).mode & 0o777).toBe(0o700);
+    expect(await readFile(join(dataDir, 'remotes.json'), 'utf8')).not.toContain(head.token);
+
+    const t = ctx(dataDir);
+    expect(await remote.run(['test', 'mine', '--json'], t.ctx)).toBe(0);
+    const s = JSON.parse(t.out());
+    expect(s).toMatchObject({ rayVersion: '2.60.0', nodes: 1, cpus: { total: 2 }, gpus: { total: 0 } });
+    expect(s.cpus.free).toBeGreaterThan(0);
+
+    const l = ctx(dataDir);
+    await remote.run(['list'], l.ctx);
+    expect(l.out()).toContain(head.url);
+    for (const c of [a, t, l]) expect(c.out() + c.err()).not.toContain(head.token);
+
+    const b = ctx(dataDir);
+    await remote.run(['add', 'spare', head.url], b.ctx);
+    expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(0);
+    expect((await remote.run(['remove', 'spare'], b.ctx))).toBe(1);
+    expect(b.err()).toContain('no remote named "spare"');
+  });
+
+  it('a missing token, a wrong token and an unreachable address each get their own message', async () => {
+    const badTok = join(dataDir, 'bad.token');
+    await writeFile(badTok, 'not-the-token\n');
+    const c = ctx(dataDir);
+    await remote.run(['add', 'wrongtok', head.url, '--token-file', badTok], c.ctx);
+    expect(await remote.run(['test', 'wrongtok'], c.ctx)).toBe(1);
+    expect(c.err()).toMatch(/refused the token: it is not this cluster's token/);
+    expect(await remote.run(['test', head.url], c.ctx)).toBe(1);
+    expect(c.err()).toMatch(/asks for a token \(Ray token auth is on\)/);
+    const closed = await freePort();
+    expect(await remote.run(['test', `http://127.0.0.1:${closed}`], c.ctx)).toBe(1);
+    expect(c.err()).toContain(`cannot reach the Ray dashboard at http://127.0.0.1:${closed}: ECONNREFUSED`);
+  });
+
+  it('train --on with a wrong token is refused before any run is created', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arl-ray-bad-'));
+    try {
+      const badTok = join(dir, 't');
+      await writeFile(badTok, 'nope');
+      await remote.run(['add', 'bad', head.url, '--token-file', badTok], ctx(dir).ctx);
+      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], ctx(dir).ctx)).rejects.toThrow(/refused the token/);
+      const store = await RunStore.open(dir);
+      expect(await store.listRuns()).toHaveLength(0);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lab runs as Ray jobs', () => {
+  it('the same config and seed give the same metrics on Ray as on this machine; checkpoint and trajectories come back; the token stays in its file', async () => {
+    const onRay = ctx(dataDir);
+    const t0 = Date.now();
+    expect(await train.run(['--preset', 'sampo', '--seed', '7', '--on', 'head', '--json', ...TINY_ARGS], onRay.ctx)).toBe(0);
+    const rayRun = JSON.parse(onRay.out());
+    console.log(`[ray] tiny 3-step run on Ray: ${Date.now() - t0} ms (package build/upload included)`);
+    const here = ctx(dataDir);
+    const t1 = Date.now();
+    expect(await train.run(['--preset', 'sampo', '--seed', '7', '--json', ...TINY_ARGS], here.ctx)).toBe(0);
+    console.log(`[ray] the same run here: ${Date.now() - t1} ms`);
+    const localRun = JSON.parse(here.out());
+    expect(rayRun.status).toBe('completed');
+    expect(rayRun.step).toBe(3);
+
+    const store = await RunStore.open(dataDir);
+    const a = await new RunFiles(store.runDir(rayRun.runId)).readMetrics();
+    const b = await new RunFiles(store.runDir(localRun.runId)).readMetrics();
+    expect(a).toHaveLength(3);
+    expect(deterministicPart(a)).toEqual(deterministicPart(b));
+    expect(await store.checkpointSteps(rayRun.runId)).toEqual(await store.checkpointSteps(localRun.runId));
+    const rec = await store.getRun(rayRun.runId);
+    expect(rec?.tags).toContain('on:ray');
+    expect(rec?.backend?.training).toBe('wasm');
+    await store.close();
+
+    // The job ran under the run's id: Ray knows it, and it succeeded.
+    const client = new RayClient({ name: null, url: head.url, token: head.token });
+    expect((await client.jobInfo(rayRun.runId))?.status).toBe('SUCCEEDED');
+
+    // The token is in its own file and nowhere else in the data directory (run records, streams, checkpoints).
+    for (const f of await filesUnder(dataDir)) {
+      if (f.includes(join(dataDir, 'remote-tokens'))) continue;
+      expect((await readFile(f)).includes(Buffer.from(head.token)), f).toBe(false);
+    }
+  }, 180_000);
+
+  it('a job that fails on the cluster marks the run failed with the reason', async () => {
+    const c = ctx(dataDir);
+    // The Ray package has no onnxruntime-node (native): asking for the onnx engine fails on the node.
+    const code = await train.run(['--preset', 'grpo', '--on', 'head', '--json', ...TINY_ARGS, '--set', 'compute.rolloutEngine=onnxruntime'], c.ctx);
+    expect(code).toBe(1);
+    const out = JSON.parse(c.out());
+    expect(out.status).toBe('failed');
+    expect(out.error).toMatch(/failed on Ray.*onnxruntime-node/s);
+  }, 120_000);
+});

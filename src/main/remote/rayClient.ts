@@ -1,0 +1,183 @@
+/**
+ * A small client for a Ray cluster's dashboard REST API (the Jobs API and the package store), facts from Ray's
+ * dashboard/modules/job/job_head.py (2.60): `GET /api/version`, `GET|PUT /api/packages/{protocol}/{name}`,
+ * `POST /api/jobs/`, `GET /api/jobs/{id}`, `POST /api/jobs/{id}/stop`, `GET /api/jobs/{id}/logs`, and `GET /api/cluster_status` for resources. With token auth on, every request
+ * carries `Authorization: Bearer <token>` (Ray ≥ 2.52; 401 without it, 403 with a wrong one).
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RemoteAccess } from './targets';
+import { RemoteError } from './targets';
+
+export type RayJobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
+export const TERMINAL_JOB_STATUSES: readonly RayJobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
+
+export interface RayJobInfo {
+  readonly submission_id: string;
+  readonly status: RayJobStatus;
+  readonly message: string | null;
+  readonly entrypoint: string;
+  readonly start_time: number | null;
+  readonly end_time: number | null;
+  readonly driver_exit_code?: number | null;
+  readonly driver_node_id?: string | null;
+}
+
+export interface JobSubmission {
+  readonly submissionId: string;
+  readonly entrypoint: string;
+  readonly runtimeEnv: Record<string, unknown>;
+  readonly metadata?: Record<string, string>;
+  readonly entrypointNumCpus?: number;
+  readonly entrypointNumGpus?: number;
+}
+
+export interface ClusterSummary {
+  readonly rayVersion: string;
+  readonly nodes: number;
+  readonly cpus: { total: number; free: number };
+  readonly gpus: { total: number; free: number };
+}
+
+export class RayClient {
+  constructor(private readonly access: RemoteAccess) {}
+
+  get url(): string {
+    return this.access.url;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { ...(this.access.token ? { authorization: `Bearer ${this.access.token}` } : {}), ...extra };
+  }
+
+  private where(): string {
+    return this.access.name ? `remote "${this.access.name}" (${this.access.url})` : this.access.url;
+  }
+
+  /**
+   * One request; network failures and auth refusals become one clear RemoteError. node:http rather than fetch:
+   * Node's fetch always sends `Sec-Fetch-Mode`, and Ray's dashboard refuses every non-GET request carrying a
+   * Sec-Fetch-* header as browser traffic (dashboard/optional_utils.py, is_browser_request).
+   */
+  async request(method: string, path: string, body?: string | Uint8Array, contentType?: string, timeoutMs = 15_000): Promise<{ status: number; ok: boolean; text: string }> {
+    const url = new URL(`${this.access.url}${path}`);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    let r: { status: number; ok: boolean; text: string };
+    try {
+      r = await new Promise((resolve, reject) => {
+        const req = send(url, { method, headers: this.headers({ ...(contentType ? { 'content-type': contentType } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }), timeout: timeoutMs }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, ok: (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        });
+        req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+        req.on('error', reject);
+        if (body !== undefined) req.write(body);
+        req.end();
+      });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw new RemoteError(`cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`);
+    }
+    if (r.status === 401) throw new RemoteError(`${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`);
+    if (r.status === 403) throw new RemoteError(`${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`);
+    return r;
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
+    const text = r.text;
+    if (!r.ok) throw new RemoteError(`${method} ${path} on ${this.where()} answered ${r.status}: ${lastLine(text)}`);
+    return JSON.parse(text) as T;
+  }
+
+  async version(): Promise<string> {
+    const v = await this.json<{ ray_version?: string }>('GET', '/api/version');
+    if (typeof v.ray_version !== 'string') throw new RemoteError(`${this.where()} answered /api/version without a ray_version: is this a Ray dashboard?`);
+    return v.ray_version;
+  }
+
+  /**
+   * Version, alive nodes and CPU/GPU totals and free amounts, from the autoscaler report behind
+   * /api/cluster_status (loadMetricsReport.usage is {resource: [used, total]}; usageByNode has one key per node).
+   * A head that has just started may not have reported yet: asked again for up to `waitMs`.
+   */
+  async summary(waitMs = 10_000): Promise<ClusterSummary> {
+    const rayVersion = await this.version();
+    const t0 = Date.now();
+    for (;;) {
+      const s = await this.json<{ data?: { clusterStatus?: { loadMetricsReport?: { usage?: Record<string, [number, number]>; usageByNode?: Record<string, unknown> } } } }>('GET', '/api/cluster_status');
+      const report = s.data?.clusterStatus?.loadMetricsReport;
+      const usage = report?.usage ?? {};
+      if (Object.keys(usage).length > 0 || Date.now() - t0 > waitMs) {
+        const pair = (k: string) => {
+          const [used, total] = usage[k] ?? [0, 0];
+          return { total, free: Math.max(0, total - used) };
+        };
+        return { rayVersion, nodes: Object.keys(report?.usageByNode ?? {}).length, cpus: pair('CPU'), gpus: pair('GPU') };
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /** True when the cluster's package store already holds `gcs://<name>` (GET also pins it for a while). */
+  async hasPackage(name: string): Promise<boolean> {
+    const r = await this.request('GET', `/api/packages/gcs/${name}`);
+    if (r.status === 404) return false;
+    if (!r.ok) throw new RemoteError(`checking package ${name} on ${this.where()} failed (${r.status})`);
+    return true;
+  }
+
+  async uploadPackage(name: string, zip: Uint8Array): Promise<void> {
+    const r = await this.request('PUT', `/api/packages/gcs/${name}`, zip, 'application/octet-stream', 300_000);
+    const text = r.text;
+    if (!r.ok) throw new RemoteError(`uploading package ${name} (${(zip.byteLength / 1e6).toFixed(1)} MB) to ${this.where()} failed (${r.status}): ${lastLine(text)}`);
+  }
+
+  /**
+   * Submit a job under a submission id of our choosing. Submitting the same id again (a retry after a lost
+   * answer) is idempotent: Ray refuses a second job with that id, and the existing job is returned instead.
+   */
+  async submitJob(j: JobSubmission): Promise<{ submissionId: string; existed: boolean }> {
+    const body = {
+      entrypoint: j.entrypoint,
+      submission_id: j.submissionId,
+      runtime_env: j.runtimeEnv,
+      metadata: j.metadata ?? {},
+      ...(j.entrypointNumCpus !== undefined ? { entrypoint_num_cpus: j.entrypointNumCpus } : {}),
+      ...(j.entrypointNumGpus !== undefined ? { entrypoint_num_gpus: j.entrypointNumGpus } : {}),
+    };
+    const r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
+    const text = r.text;
+    if (r.ok) return { submissionId: (JSON.parse(text) as { submission_id: string }).submission_id, existed: false };
+    if (/already exists/i.test(text)) {
+      const existing = await this.jobInfo(j.submissionId);
+      if (existing && existing.entrypoint === j.entrypoint) return { submissionId: j.submissionId, existed: true };
+      throw new RemoteError(`a different job with submission id ${j.submissionId} already exists on ${this.where()}`);
+    }
+    throw new RemoteError(`submitting job ${j.submissionId} to ${this.where()} failed (${r.status}): ${lastLine(text)}`);
+  }
+
+  async jobInfo(id: string): Promise<RayJobInfo | null> {
+    const r = await this.request('GET', `/api/jobs/${encodeURIComponent(id)}`);
+    const text = r.text;
+    if (r.status === 404) return null;
+    if (!r.ok) throw new RemoteError(`reading job ${id} on ${this.where()} failed (${r.status}): ${lastLine(text)}`);
+    return JSON.parse(text) as RayJobInfo;
+  }
+
+  async stopJob(id: string): Promise<boolean> {
+    const r = await this.json<{ stopped: boolean }>('POST', `/api/jobs/${encodeURIComponent(id)}/stop`);
+    return r.stopped;
+  }
+
+  async jobLogs(id: string): Promise<string> {
+    return (await this.json<{ logs: string }>('GET', `/api/jobs/${encodeURIComponent(id)}/logs`)).logs;
+  }
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n').filter((l) => l.trim());
+  return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
