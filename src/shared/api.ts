@@ -126,6 +126,11 @@ export const RunRecord = RunSummary.extend({
   etaSeconds: z.number().nullable(),
   /** Imported runs only (kind 'imported'): the source log and what the importer made of it. */
   source: ImportSource.nullable().optional(),
+  /**
+   * Runs that came from a reproducibility bundle: the SHA-256 of the bundle file and the id the run had where it
+   * was exported. Importing a bundle file whose SHA-256 a run records is refused as a duplicate unless `again`.
+   */
+  importedBundle: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), originalId: z.string() }).nullable().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -356,6 +361,8 @@ export const apiMethods = {
       env: z.string().optional(),
       preset: z.string().optional(),
       tag: z.string().optional(),
+      /** Only lab-trained or only imported runs (records without a kind are lab runs). */
+      kind: RunKind.optional(),
       search: z.string().max(200).optional(),
       sortBy: z.enum(['createdAt', 'updatedAt', 'name', 'step', 'success']).optional(),
       sortDir: z.enum(['asc', 'desc']).optional(),

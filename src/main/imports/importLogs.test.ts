@@ -69,6 +69,9 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
     expect(m.map((x) => x.step)).toEqual([0, 1, 2]);
     expect(m[1].values).toEqual({ 'actor/grad_norm': 2, loss: 0.4 });
     expect(await store.metricKeys(rec.id)).toEqual(['actor/grad_norm', 'loss']);
+    const lab = await store.createRun({ preset: 'grpo', env: 'sokoban', seed: 1, config: {}, totalSteps: 5 });
+    expect((await store.listRuns({ kind: 'imported' })).map((x) => x.id)).toEqual([rec.id]);
+    expect((await store.listRuns({ kind: 'lab' })).map((x) => x.id)).toEqual([lab.id]);
     expect(rec.summary['actor/grad_norm']).toBe(3);
   });
 

@@ -533,6 +533,7 @@ export class RunStore {
       if (q.env && r.env !== q.env) return false;
       if (q.preset && r.preset !== q.preset) return false;
       if (q.tag && !r.tags.includes(q.tag)) return false;
+      if (q.kind && (r.kind ?? 'lab') !== q.kind) return false;
       if (search) {
         const hay = [r.id, r.name, r.env, r.preset, ...r.tags].join(' ').toLowerCase();
         if (!search.split(/\s+/).every((w) => hay.includes(w))) return false;
