@@ -13,7 +13,7 @@ const USAGE = `Usage: arlarena follow PATH [--format F] [--name N] [--tags T] [-
   Truncated or rotated log (shrinks, or a new file in its place): read again from the start; steps already
   stored are recognised and not stored twice. A restarted training process that writes its own steps again
   (from 0, or from a checkpoint) ends the current run and continues in a new linked run "<name> (restart 2)",
-  so two attempts are never mixed in one curve.
+  so two attempts are never mixed in one curve. A source holding several runs (a W&B CSV) follows its first.
   --format F        force the format (see \`arlarena import --help\`)
   --name N          run name (default: the file or folder name)
   --tags T          comma-separated tags
