@@ -241,6 +241,21 @@ export interface ImportResult {
   readonly originalId: string;
 }
 
+/**
+ * Runs that were imported from this very bundle file (its SHA-256, recorded as `importedBundle` at import): the
+ * same file brought in twice is a duplicate. By file rather than by the bundled run's id, so a bundle of a run
+ * that is still in this lab (exported to share it) imports as a copy, as it always has; a second import of the
+ * same file is the mistake this catches.
+ */
+export async function bundleHolders(store: RunStore, sha256: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const s of await store.listRuns()) {
+    const rec = await store.getRun(s.id);
+    if (rec?.importedBundle?.sha256 === sha256) ids.push(rec.id);
+  }
+  return ids;
+}
+
 export async function importBundle(store: RunStore, data: Uint8Array): Promise<ImportResult> {
   const { files, record, manifest } = verifyBundle(data);
   let id = record.id;
@@ -257,6 +272,7 @@ export async function importBundle(store: RunStore, data: Uint8Array): Promise<I
       tags: record.tags.includes('imported') ? record.tags : [...record.tags, 'imported'],
       updatedAt: new Date().toISOString(),
       alerts: record.alerts.map((a) => ({ ...a, runId: id })),
+      importedBundle: { sha256: sha256Hex(data), originalId: manifest.run.id },
     };
     await writeFileAtomic(join(stage, METRICS_FILE), files['metrics.jsonl']);
     await writeFileAtomic(join(stage, TRAJECTORIES_FILE), files['trajectories.jsonl'] ?? new Uint8Array());

@@ -18,8 +18,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { ImportResult } from '../../shared/api';
 import type { LogFormat, ParserBase, SourceMeta, SourceStep } from '../../core/formats/types';
-import { importBundle } from '../bundles/importBundle';
-import { BundleError } from '../bundles/manifest';
+import { bundleHolders, importBundle } from '../bundles/importBundle';
+import { BundleError, sha256Hex } from '../bundles/manifest';
 import type { RunStore } from '../store/runStore';
 import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
@@ -300,9 +300,18 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   for (const unit of units) {
     result.formats.add(unit.format);
     if (unit.format === 'bundle') {
+      const data = new Uint8Array(await readFile(unit.paths[0]));
+      // The same bundle file again (by SHA-256, importBundle.ts bundleHolders) is reported, not copied.
+      if (!opts.again) {
+        const holders = await bundleHolders(store, sha256Hex(data));
+        if (holders.length > 0) {
+          result.duplicateOf.push(...holders);
+          continue;
+        }
+      }
       let r;
       try {
-        r = await importBundle(store, new Uint8Array(await readFile(unit.paths[0])));
+        r = await importBundle(store, data);
       } catch (e) {
         if (e instanceof BundleError) throw new BundleError(`${unit.recorded?.[0] ?? unit.paths[0]}: ${e.message}`);
         throw e;
@@ -338,7 +347,8 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   };
 }
 
-/** The sentence a CLI or UI shows for sources that were already there. */
-export function duplicateMessage(paths: readonly string[], holders: readonly string[]): string {
+/** The sentence a CLI or UI shows for sources that were already there (a bundle: `bundle` true). */
+export function duplicateMessage(paths: readonly string[], holders: readonly string[], bundle = false): string {
+  if (bundle) return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); --again to import a copy`;
   return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass --again to import it again`;
 }

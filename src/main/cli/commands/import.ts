@@ -24,7 +24,7 @@ const USAGE = `Usage: arlarena import PATH… [--format F] [--name N] [--tags T]
                wandb-csv, csv, deepspeed-chat, bundle)
   --name N     run name (default: the file or run-folder name; several source runs get " · <run>")
   --tags T     comma-separated tags
-  --again      import even if a run already holds the same source file (same SHA-256)
+  --again      import even if a run already holds the same source file or bundle file (same SHA-256)
   --json       print {"runIds": [...], "format": "...", "steps": N, "skipped": {...}} (and "duplicateOf")
   Exit code: 0 when something was imported, 1 when nothing was (refused, or already imported).`;
 
@@ -76,7 +76,7 @@ const command: CliCommand = {
         const skipped = Object.entries(r.skipped);
         if (skipped.length > 0) ctx.stdout.write(`skipped: ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
       }
-      if (r.duplicateOf?.length) ctx.stderr.write(`arlarena import: ${duplicateMessage(pos, r.duplicateOf)}\n`);
+      if (r.duplicateOf?.length) ctx.stderr.write(`arlarena import: ${duplicateMessage(pos, r.duplicateOf, r.format === 'bundle')}\n`);
       return r.runIds.length > 0 ? 0 : 1;
     } catch (e) {
       if (e instanceof BundleError || e instanceof ImportError) {

@@ -1,0 +1,86 @@
+/**
+ * A bundle file imported twice says it is already there (issue 15 item 7, issue 18): by the SHA-256 of the
+ * bundle file, in the CLI (`arlarena import X.arlarena.zip`) and through imports.file (the UI's Import button),
+ * with `again` importing a copy.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportRun } from '../bundles/exportBundle';
+import importCommand from '../cli/commands/import';
+import type { CliContext } from '../cli/types';
+import { createImportsHandlers } from '../api/handlers/imports';
+import { openHandlerTestLab, type HandlerTestLab } from '../api/handlers/testLab';
+import { getLab } from '../sessions/lab';
+
+let lab: HandlerTestLab;
+beforeEach(async () => {
+  lab = await openHandlerTestLab('arl-bundle-dup-', (s) => createImportsHandlers(s));
+});
+afterEach(async () => {
+  await lab.close();
+});
+
+function verlLines(n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += `step:${i} - actor/entropy:${(0.5 - i * 0.001).toFixed(4)} - actor/grad_norm:1.${i % 5} - critic/score/mean:0.${10 + i}\n`;
+  return s;
+}
+
+function ctxFor(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let o = '';
+  let e = '';
+  stdout.on('data', (d) => (o += String(d)));
+  stderr.on('data', (d) => (e += String(d)));
+  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o, err: () => e };
+}
+
+/** A bundle of an imported verl log, exported from the lab's own store. */
+async function aBundle(): Promise<{ path: string; sourceRun: string }> {
+  const first = await lab.call('imports.file', { fileName: 'a.log', dataBase64: Buffer.from(verlLines(8)).toString('base64') });
+  const sourceRun = first.value.runIds[0];
+  const { store } = await getLab(lab.services);
+  const bundle = await exportRun(store, sourceRun, { out: join(lab.dir, 'a.arlarena.zip') });
+  return { path: bundle.path, sourceRun };
+}
+
+describe('importing a bundle that is already in the lab', () => {
+  it('imports.file: the same bundle file again is a duplicate naming the run it became; again: true imports a copy', async () => {
+    const { path, sourceRun } = await aBundle();
+    const data = (await readFile(path)).toString('base64');
+    const once = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
+    expect(once.value).toMatchObject({ format: 'bundle', steps: 8, runIds: [expect.any(String)] });
+    const copy = once.value.runIds[0];
+    expect(copy).not.toBe(sourceRun);
+    const { store } = await getLab(lab.services);
+    expect((await store.getRun(copy))!.importedBundle).toEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), originalId: sourceRun });
+    const twice = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
+    expect(twice.value).toEqual({ runIds: [], format: 'bundle', steps: 0, skipped: {}, duplicateOf: [copy] });
+    const again = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data, again: true });
+    expect(again.value.runIds).toHaveLength(1);
+    expect([copy, sourceRun]).not.toContain(again.value.runIds[0]);
+  });
+
+  it('arlarena import X.arlarena.zip twice: "already imported as run R; --again to import a copy", exit 1; --again imports it', async () => {
+    const { path } = await aBundle();
+    const data = join(lab.dir, 'data');
+    const zip = join(lab.dir, 'x.arlarena.zip');
+    await writeFile(zip, await readFile(path));
+    const a = ctxFor(data);
+    expect(await importCommand.run([zip], a.ctx)).toBe(0);
+    const id = /as run (\S+):/.exec(a.out())![1];
+    const b = ctxFor(data);
+    expect(await importCommand.run([zip], b.ctx)).toBe(1);
+    expect(b.out()).toBe('');
+    expect(b.err()).toBe(`arlarena import: ${zip}: already imported as run ${id} (same bundle file, by SHA-256); --again to import a copy\n`);
+    const c = ctxFor(data);
+    expect(await importCommand.run([zip, '--again', '--json'], c.ctx)).toBe(0);
+    const r = JSON.parse(c.out()) as { runIds: string[]; format: string };
+    expect(r.format).toBe('bundle');
+    expect(r.runIds).toHaveLength(1);
+    expect(r.runIds[0]).not.toBe(id);
+  });
+});
