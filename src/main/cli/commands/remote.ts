@@ -6,6 +6,8 @@ const usage = `Usage: arlarena remote add NAME URL [--token-file F]
        arlarena remote list [--json]
        arlarena remote test NAME|URL [--json]
        arlarena remote remove NAME
+       arlarena remote verl [--preset NAME] --env alfworld|webshop|sokoban --model HF_ID [--gpus N] [--set k=v …]
+                            [--print] [--on NAME|URL [--workdir DIR]] [--json]
 
 Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
   add     name a cluster by its dashboard address (e.g. http://head:8265); --token-file F holds its token when the
@@ -13,10 +15,14 @@ Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
           by you only (0600), and never printed.
   list    the named clusters (address, whether a token is stored)
   test    reach the cluster: Ray version, nodes, free CPUs and GPUs
-  remove  forget a cluster and its token`;
+  remove  forget a cluster and its token
+  verl    the preset as a launch of verl-agent's python3 -m verl.trainer.main_ppo (Hydra overrides for the four
+          dimensions, logger console + file); --print shows it; --on submits it as a Ray job (run from --workdir,
+          the cluster's verl-agent checkout) and follows its console log live into a lab run with alerts.
+          The README's "verl hand-off" table says which lab field becomes which verl key.`;
 
 const remote: CliCommand = {
-  summary: 'Ray clusters to run on: add, list, test, remove',
+  summary: 'Ray clusters to run on: add, list, test, remove; the verl launch of a preset',
   usage,
   async run(args, ctx) {
     const [sub, ...rest] = args;
@@ -54,8 +60,10 @@ const remote: CliCommand = {
           ctx.stdout.write(`removed ${positionals[0]}\n`);
           return 0;
         }
+        case 'verl':
+          return (await import('../../remote/verlCli')).runVerl(rest, ctx);
         default:
-          throw new UsageError(`remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove`);
+          throw new UsageError(`remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove, verl`);
       }
     } catch (e) {
       if (e instanceof RemoteError) {
