@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axisLabel, evidenceChartOption, isSparse, metricChartOption } from './chartOptions';
+import { axisLabel, evidenceChartOption, forLogAxis, isSparse, metricChartOption, xValueLabel } from './chartOptions';
 
 type S = { name: string; type: string; data: ArrayLike<unknown>; markLine?: { data: { xAxis: number }[] } };
 
@@ -63,5 +63,39 @@ describe('few points', () => {
   it('shows dots for a run with a single step', () => {
     const opt = metricChartOption({ title: 't', unit: '', xName: 'step', theme: { dark: false }, lines: [{ name: 'r', color: '#000', x: [1], y: [0.5], smoothed: null, nonFinite: [] }] });
     expect((opt.series as { showSymbol: boolean }[])[0].showSymbol).toBe(true);
+  });
+});
+
+describe('chart controls', () => {
+  const base = { title: 'Grad norm', unit: 'actor/grad_norm', xName: 'step', theme: { dark: false } };
+  const line = { name: 'r', color: '#000', x: [0, 1, 2, 3], y: [0, 2, -1, 400], smoothed: null, nonFinite: [] };
+  it('labels the hovered x as "step 171", wall time in s/min/h and tokens with digit groups', () => {
+    expect(xValueLabel('step', 171)).toBe('step 171');
+    expect(xValueLabel('step', 170.9999)).toBe('step 171');
+    expect(xValueLabel('wall', 42.25)).toBe('42.3 s');
+    expect(xValueLabel('wall', 125)).toBe('2 min 5 s');
+    expect(xValueLabel('wall', 7300)).toBe('2 h 1 min');
+    expect(xValueLabel('tokens', 1234567)).toBe('1,234,567 tokens');
+    const opt = metricChartOption({ ...base, lines: [line] }) as { xAxis: { axisPointer: { label: { formatter(p: { value: number }): string } } } };
+    expect(opt.xAxis.axisPointer.label.formatter({ value: 171 })).toBe('step 171');
+    const wall = metricChartOption({ ...base, xName: 'wall time (s)', lines: [line] }) as typeof opt;
+    expect(wall.xAxis.axisPointer.label.formatter({ value: 90 })).toBe('1 min 30 s');
+  });
+  it('zooms the x-axis only, inside the chart', () => {
+    const opt = metricChartOption({ ...base, lines: [line] }) as { dataZoom: { type: string; xAxisIndex: number; filterMode: string }[] };
+    expect(opt.dataZoom).toHaveLength(1);
+    expect(opt.dataZoom[0]).toMatchObject({ type: 'inside', xAxisIndex: 0, filterMode: 'none' });
+  });
+  it('drops values ≤ 0 from a log axis and says how many', () => {
+    const { input, dropped } = forLogAxis({ ...base, lines: [line] });
+    expect(dropped).toBe(2);
+    expect(input.lines[0].y).toEqual([null, 2, null, 400]);
+    const opt = metricChartOption({ ...base, lines: [line], logY: true }) as { yAxis: { type: string }; title: { subtext: string }; series: S[] };
+    expect(opt.yAxis.type).toBe('log');
+    expect(opt.title.subtext).toBe('actor/grad_norm · log scale · 2 values ≤ 0 not drawn');
+    expect([...(opt.series[0].data as Float64Array)]).toEqual([0, NaN, 1, 2, 2, NaN, 3, 400]);
+    const lin = metricChartOption({ ...base, lines: [line] }) as typeof opt;
+    expect(lin.yAxis.type).toBe('value');
+    expect(lin.title.subtext).toBe('actor/grad_norm');
   });
 });

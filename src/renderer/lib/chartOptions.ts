@@ -54,8 +54,59 @@ export interface MetricChartInput {
   readonly bands?: readonly BandInput[];
   readonly alerts?: readonly AlertMark[];
   readonly theme: ChartTheme;
-  /** Log-scale y (for gradient norms spanning decades). */
+  /** Log-scale y (for gradient norms spanning decades): values ≤ 0 are left out, and the subtitle says how many. */
   readonly logY?: boolean;
+  /** What the x-axis counts, for the tooltip's "step 171" header (default: from xName). */
+  readonly xKind?: XKind;
+}
+
+export type XKind = 'step' | 'wall' | 'tokens';
+
+export function xKindOf(input: Pick<MetricChartInput, 'xKind' | 'xName'>): XKind {
+  if (input.xKind) return input.xKind;
+  return input.xName.startsWith('wall') ? 'wall' : input.xName.startsWith('token') ? 'tokens' : 'step';
+}
+
+/**
+ * The hovered x as the tooltip's header and the crosshair's report: "step 171" (steps are integers; the axis
+ * pointer's own label would say "171.00"), wall time as h/min/s, tokens with digit grouping.
+ */
+export function xValueLabel(kind: XKind, v: number): string {
+  if (!Number.isFinite(v)) return '—';
+  if (kind === 'step') return `step ${Math.round(v)}`;
+  if (kind === 'tokens') return `${Math.round(v).toLocaleString('en-US')} tokens`;
+  const s = Math.max(0, v);
+  if (s < 60) return `${Number(s.toFixed(1))} s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = Math.round(s % 60);
+  return h > 0 ? `${h} h ${m} min` : `${m} min ${sec} s`;
+}
+
+/** Values a log axis cannot show (≤ 0) become gaps; `dropped` counts them. */
+function positiveOnly(y: readonly (number | null)[], counter: { dropped: number }): (number | null)[] {
+  const out: (number | null)[] = new Array(y.length);
+  for (let i = 0; i < y.length; i++) {
+    const v = y[i];
+    if (v !== null && v <= 0) {
+      out[i] = null;
+      counter.dropped++;
+    } else out[i] = v ?? null;
+  }
+  return out;
+}
+
+/** A chart's input as drawn on a log y-axis: non-positive raw values, smoothed values and band edges dropped. */
+export function forLogAxis(input: MetricChartInput): { input: MetricChartInput; dropped: number } {
+  const raw = { dropped: 0 };
+  const scratch = { dropped: 0 };
+  const lines = input.lines.map((l) => ({ ...l, y: positiveOnly(l.y, raw), smoothed: l.smoothed ? positiveOnly(l.smoothed, scratch) : null }));
+  const bands = input.bands?.map((b) => {
+    const keep = b.x.map((_, i) => b.lo[i] > 0 && b.mean[i] > 0);
+    const pick = <T>(a: readonly T[]) => a.filter((_, i) => keep[i]);
+    return { ...b, x: pick(b.x), mean: pick(b.mean), lo: pick(b.lo), hi: pick(b.hi), n: pick(b.n) };
+  });
+  return { input: { ...input, lines, bands }, dropped: raw.dropped };
 }
 
 /** Below this many points a line also shows its points. */
@@ -101,7 +152,10 @@ export function isSparse(y: readonly (number | null)[]): boolean {
   return nulls / y.length > 0.5;
 }
 
-export function metricChartOption(input: MetricChartInput): Record<string, unknown> {
+export function metricChartOption(given: MetricChartInput): Record<string, unknown> {
+  const log = given.logY ? forLogAxis(given) : null;
+  const input = log ? log.input : given;
+  const kind = xKindOf(input);
   const fg = input.theme.dark ? '#d6d6d6' : '#333333';
   const grid = input.theme.dark ? '#3a3a3a' : '#e6e6e6';
   const series: Record<string, unknown>[] = [];
@@ -155,7 +209,7 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
       series.push({
         name: `${l.name} non-finite`, type: 'scatter', symbol: 'triangle', symbolSize: 9, z: 5,
         itemStyle: { color: '#d62728', borderColor: l.color, borderWidth: 1 },
-        data: marks.map((m) => ({ value: [m.x, markerY ?? 0], step: m.step, nonFinite: m.value })),
+        data: marks.map((m) => ({ value: [m.x, markerY ?? (log ? 1 : 0)], step: m.step, nonFinite: m.value })),
         tooltip: { formatter: (p: { data: { step: number; nonFinite: string } }) => `${l.name}: ${p.data.nonFinite} at step ${p.data.step}` },
       });
     }
@@ -175,14 +229,20 @@ export function metricChartOption(input: MetricChartInput): Record<string, unkno
     animation: false,
     backgroundColor: 'transparent',
     textStyle: { color: fg },
-    title: { text: input.title, subtext: input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
+    title: { text: input.title, subtext: log ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}` : input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
     // Fixed margins, wide enough for axisLabel's short labels: ECharts 6's default outer-bounds layout lays out
     // every axis label twice (estimate, then determine) to shrink the grid to fit them, ~17 % of a chart's draw
     // in the compare view's profile (bench:ui --profile).
     grid: { left: 56, right: 16, top: 48, bottom: 36, outerBoundsMode: 'none' },
     tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
+    // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
+    // dragging pans; the chart's "reset zoom" restores the whole range. filterMode 'none' keeps lines running
+    // to the edges instead of cutting them at the first point inside the window.
+    dataZoom: [{ id: 'x', type: 'inside', xAxisIndex: 0, filterMode: 'none', zoomOnMouseWheel: 'ctrl', moveOnMouseWheel: false, moveOnMouseMove: true }],
     xAxis: {
-      type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: input.xName === 'step' ? 1 : undefined,
+      type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: kind === 'step' ? 1 : undefined,
+      // The tooltip's header is the axis pointer's label: "step 171", not ECharts' "171.00".
+      axisPointer: { label: { formatter: (p: { value: number }) => xValueLabel(kind, Number(p.value)) } },
       axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
     },
     yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },

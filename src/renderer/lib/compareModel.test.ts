@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord, Series } from '../../shared/api';
-import { chartModel, indexSeries, mergeIndex, summaryRows, xOfStep } from './compareModel';
+import { chartModel, indexSeries, legendEntries, mergeIndex, runColors, summaryRows, unitRange, xOfStep } from './compareModel';
+import { PALETTE } from './chartOptions';
 
 function rec(id: string, preset: string, alerts: RunRecord['alerts'] = []): RunRecord {
   return {
@@ -51,6 +52,33 @@ describe('chartModel', () => {
     expect(m.bands[0].mean).toEqual([2, 3, 5, 5]);
     expect(m.bands[0].n).toEqual([2, 2, 1, 2]);
     expect(m.lines.every((l) => l.faint)).toBe(true);
+  });
+  it('colours grouped runs by their group, the same in the lines, the bands, the legend and the table', () => {
+    const m = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: 'preset' });
+    expect(m.lines.map((l) => l.color)).toEqual([PALETTE[0], PALETTE[1], PALETTE[0]]);
+    expect(m.bands.map((b) => b.color)).toEqual([PALETTE[0], PALETTE[1]]);
+    expect(legendEntries(runs, 'preset')).toEqual([
+      { key: 'sampo', label: 'preset = sampo (N=2)', color: PALETTE[0] },
+      { key: 'grpo', label: 'preset = grpo (N=1)', color: PALETTE[1] },
+    ]);
+    expect(summaryRows(runs, idx, 0.5, 'preset').map((r) => r.color)).toEqual([PALETTE[0], PALETTE[1], PALETTE[0]]);
+    expect([...runColors(runs, '').values()]).toEqual([PALETTE[0], PALETTE[1], PALETTE[2]]);
+  });
+  it('leaves out what the legend hid: a run, or a whole group with its band', () => {
+    const byRun = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: '', hidden: new Set(['b']) });
+    expect(byRun.lines.map((l) => l.name)).toEqual(['a', 'c']);
+    const byGroup = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: 'preset', hidden: new Set(['sampo']) });
+    expect(byGroup.lines.map((l) => l.name)).toEqual(['b']);
+    expect(byGroup.bands.map((b) => b.name)).toEqual(['preset = grpo (N=1)']);
+  });
+  it('clips a ratio metric\'s band to 0…1', () => {
+    const ratio = indexSeries([ser('a', 'r', [0, 0.95]), ser('c', 'r', [0.3, 1])]);
+    const open = chartModel('r', runs, ratio, { smoothing: 'none', strength: 0, groupBy: 'preset' });
+    expect(Math.min(...open.bands[0].lo)).toBeLessThan(0);
+    const m = chartModel('r', runs, ratio, { smoothing: 'none', strength: 0, groupBy: 'preset' }, unitRange('ratio'));
+    expect(Math.min(...m.bands[0].lo)).toBe(0);
+    expect(Math.max(...m.bands[0].hi)).toBe(1);
+    expect(unitRange('loss')).toBeNull();
   });
 });
 

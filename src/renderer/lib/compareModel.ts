@@ -4,7 +4,7 @@
  */
 import type { Alert, RunRecord, Series } from '../../shared/api';
 import { PALETTE, type AlertMark, type BandInput, type LineInput } from './chartOptions';
-import { bandStats, groupRuns } from './grouping';
+import { bandStats, clipBand, groupRuns, type BandKind } from './grouping';
 import { smooth, type SmoothingMode } from './smoothing';
 import { headline, stepsToThreshold, verdict, type Headline, type Verdict } from './summary';
 import { BREAKING_KEYS, SUCCESS_KEY } from './metricKeys';
@@ -14,6 +14,41 @@ export interface CompareOptions {
   readonly strength: number;
   /** Dotted config key to group by, or '' for no grouping. */
   readonly groupBy: string;
+  /** What a group's band spans (default ± std). */
+  readonly band?: BandKind;
+  /** Runs (ids) or, when grouping, groups (values) the legend has hidden. */
+  readonly hidden?: ReadonlySet<string>;
+}
+
+/** The values a metric of this catalog unit can take, for clipping bands; null when unbounded. */
+export function unitRange(unit: string | undefined): { min?: number; max?: number } | null {
+  if (unit === 'ratio') return { min: 0, max: 1 };
+  if (unit === 'count' || unit === 'tokens' || unit === 'steps' || unit === 'seconds' || unit === 'tokens/s' || unit === 'norm' || unit === 'lr') return { min: 0 };
+  return null;
+}
+
+/**
+ * The colour of each run: its own palette colour, or its group's when grouping, so the table's swatches, the
+ * legend and the charts' bands agree.
+ */
+export function runColors(runs: readonly Pick<RunRecord, 'id' | 'config'>[], groupBy: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (groupBy === '') runs.forEach((r, i) => out.set(r.id, runColor(i)));
+  else groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).forEach((g, gi) => g.runIds.forEach((id) => out.set(id, runColor(gi))));
+  return out;
+}
+
+export interface LegendEntry {
+  /** What the legend hides: a run id, or a group value when grouping. */
+  readonly key: string;
+  readonly label: string;
+  readonly color: string;
+}
+
+/** The legend's entries: the runs, or the groups with their N. */
+export function legendEntries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'config'>[], groupBy: string): LegendEntry[] {
+  if (groupBy === '') return runs.map((r, i) => ({ key: r.id, label: r.name, color: runColor(i) }));
+  return groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).map((g, gi) => ({ key: g.value, label: `${groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi) }));
 }
 
 export type SeriesIndex = ReadonlyMap<string, ReadonlyMap<string, Series>>;
@@ -62,20 +97,25 @@ export interface ChartModel {
 }
 
 /** Lines (and bands when grouping) for one metric across the compared runs. */
-export function chartModel(key: string, runs: readonly RunRecord[], index: SeriesIndex, opts: CompareOptions): ChartModel {
+export function chartModel(key: string, runs: readonly RunRecord[], index: SeriesIndex, opts: CompareOptions, range: { min?: number; max?: number } | null = null): ChartModel {
   const byRun = index.get(key) ?? new Map<string, Series>();
   const lines: LineInput[] = [];
   const bands: BandInput[] = [];
   const alerts: AlertMark[] = [];
   const grouped = opts.groupBy !== '';
   const smoothed = (y: readonly (number | null)[]) => (opts.smoothing === 'none' ? null : smooth(y, opts.smoothing, opts.strength));
+  const hidden = opts.hidden ?? new Set<string>();
+  const groups = grouped ? groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), opts.groupBy) : [];
+  const groupOf = new Map<string, string>();
+  groups.forEach((g) => g.runIds.forEach((id) => groupOf.set(id, g.value)));
+  const colors = runColors(runs, opts.groupBy);
 
-  runs.forEach((r, i) => {
+  runs.forEach((r) => {
     const s = byRun.get(r.id);
-    if (!s) return;
+    if (!s || hidden.has(grouped ? (groupOf.get(r.id) ?? '') : r.id)) return;
     lines.push({
       name: r.name,
-      color: grouped ? '#999999' : runColor(i),
+      color: colors.get(r.id) ?? runColor(0),
       x: s.x,
       y: s.y,
       smoothed: grouped ? null : smoothed(s.y),
@@ -89,10 +129,10 @@ export function chartModel(key: string, runs: readonly RunRecord[], index: Serie
   });
 
   if (grouped) {
-    groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), opts.groupBy).forEach((g, gi) => {
+    groups.forEach((g, gi) => {
       const members = g.runIds.map((id) => byRun.get(id)).filter((s): s is Series => s !== undefined);
-      if (members.length === 0) return;
-      const b = bandStats(members.map((s) => ({ x: s.x, y: smoothed(s.y) ?? s.y })));
+      if (members.length === 0 || hidden.has(g.value)) return;
+      const b = clipBand(bandStats(members.map((s) => ({ x: s.x, y: smoothed(s.y) ?? s.y })), 400, opts.band ?? 'std'), range);
       bands.push({ name: `${opts.groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi), ...b });
     });
   }
@@ -117,7 +157,8 @@ function episodesPerStep(config: Record<string, unknown>): number | null {
   return typeof b === 'number' && typeof g === 'number' && Number.isInteger(b * g) && b * g > 0 ? b * g : null;
 }
 
-export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, threshold: number): SummaryRow[] {
+export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, threshold: number, groupBy = ''): SummaryRow[] {
+  const colors = runColors(runs, groupBy);
   return runs.map((r, i) => {
     const s = index.get(SUCCESS_KEY)?.get(r.id);
     const success = s ? { steps: s.steps, y: s.y } : { steps: [], y: [] };
@@ -131,7 +172,7 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
     return {
       runId: r.id,
       name: r.name,
-      color: runColor(i),
+      color: colors.get(r.id) ?? runColor(i),
       success: headline(success),
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bandStats, groupRuns } from './grouping';
+import { bandStats, clipBand, groupRuns } from './grouping';
 
 describe('groupRuns', () => {
   it('groups by a dotted key in first-seen order, ignoring other keys such as the seed', () => {
@@ -49,5 +49,43 @@ describe('bandStats', () => {
   it('returns an empty band for no data', () => {
     expect(bandStats([]).x).toEqual([]);
     expect(bandStats([{ x: [], y: [] }]).x).toEqual([]);
+  });
+  it('does not join runs validated at different steps into a zig-zag: means only where every covering run logged', () => {
+    // Run A validates every 10 steps, run B every 15: only 0 and 30 are shared (and B's 45, past A's span).
+    const b = bandStats([
+      { x: [0, 10, 20, 30], y: [0.1, 0.2, 0.3, 0.4] },
+      { x: [0, 15, 30, 45], y: [0.5, 0.6, 0.7, 0.8] },
+    ]);
+    expect(b.x).toEqual([0, 30, 45]);
+    expect(b.mean.map((m) => Number(m.toFixed(6)))).toEqual([0.3, 0.55, 0.8]);
+    expect(b.n).toEqual([2, 2, 1]);
+  });
+  it('treats nulls of a sparse series (validation logged as NaN between validations) as not logged', () => {
+    const a = [0.1, null, null, null, null, null, 0.3];
+    const c = [0.5, null, null, 0.6, null, null, 0.7];
+    const b = bandStats([{ x: [0, 1, 2, 3, 4, 5, 6], y: a }, { x: [0, 1, 2, 3, 4, 5, 6], y: c }]);
+    expect(b.x).toEqual([0, 6]);
+    expect(b.n).toEqual([2, 2]);
+  });
+  it('offers a standard-error band and a min–max band beside ± std', () => {
+    const series = [{ x: [0], y: [1] }, { x: [0], y: [2] }, { x: [0], y: [6] }];
+    const std = bandStats(series);
+    const se = bandStats(series, 400, 'se');
+    const mm = bandStats(series, 400, 'minmax');
+    expect(std.mean[0]).toBe(3);
+    expect(std.hi[0] - 3).toBeCloseTo(Math.sqrt(7), 12);
+    expect(se.hi[0] - 3).toBeCloseTo(Math.sqrt(7) / Math.sqrt(3), 12);
+    expect(se.lo[0] - 3).toBeCloseTo(-Math.sqrt(7) / Math.sqrt(3), 12);
+    expect([mm.lo[0], mm.hi[0]]).toEqual([1, 6]);
+  });
+  it('clips a band to the metric\'s range (a ratio stays within 0…1)', () => {
+    const b = bandStats([{ x: [0, 1], y: [0.0, 0.9] }, { x: [0, 1], y: [0.2, 1.0] }]);
+    expect(b.lo[0]).toBeLessThan(0);
+    expect(b.hi[1]).toBeGreaterThan(1);
+    const c = clipBand(b, { min: 0, max: 1 });
+    expect(c.lo[0]).toBe(0);
+    expect(c.hi[1]).toBe(1);
+    expect(c.mean).toEqual(b.mean);
+    expect(clipBand(b, null)).toBe(b);
   });
 });

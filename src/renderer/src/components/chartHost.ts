@@ -6,13 +6,16 @@
  */
 import type { MetricChartInput } from '../../lib/chartOptions';
 import type { FromWorker, PointerKind, ToWorker } from './chartProtocol';
+import type { ChartReport } from './echartsSetup';
 import { loadEcharts } from './echarts';
 
 export interface ChartHandle {
   /** Sends an input to draw; its number comes back in onDrawn. */
   set(input: MetricChartInput): number;
   resize(width: number, height: number): void;
-  pointer(kind: PointerKind, x: number, y: number): void;
+  pointer(kind: PointerKind, x: number, y: number, extra?: { delta?: number; ctrl?: boolean }): void;
+  /** Zooms back out to the whole x range (and the connected charts with it). */
+  resetZoom(): void;
   dispose(): void;
 }
 
@@ -21,10 +24,12 @@ export interface ChartCallbacks {
   onDrawn(seq: number): void;
   /** The worker is gone (or never started): the chart must draw some other way. */
   onFail(why: string): void;
+  /** The hovered x and the x range in view changed (crosshair and zoom). */
+  onReport(report: ChartReport): void;
 }
 
 interface Host {
-  attach(canvas: HTMLCanvasElement, width: number, height: number, cb: ChartCallbacks): ChartHandle;
+  attach(canvas: HTMLCanvasElement, width: number, height: number, cb: ChartCallbacks, group?: string): ChartHandle;
   /** Asks the worker to draw a throwaway chart, so the first real one is drawn with compiled code. */
   warm(): void;
 }
@@ -68,6 +73,7 @@ function createHost(): Host | null {
     const m = e.data;
     if (m.t === 'ready') clearTimeout(notReady);
     else if (m.t === 'drawn') charts.get(m.id)?.onDrawn(m.seq);
+    else if (m.t === 'report') charts.get(m.id)?.onReport(m.report);
     else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
   };
   const send = (m: ToWorker, transfer: Transferable[] = []) => {
@@ -76,16 +82,16 @@ function createHost(): Host | null {
 
   return {
     warm: () => send({ t: 'warm' }),
-    attach(canvas, width, height, cb) {
+    attach(canvas, width, height, cb, group) {
       const id = nextId++;
       if (failed) {
         queueMicrotask(() => cb.onFail(failed ?? 'the chart worker failed'));
-        return { set: () => 0, resize() {}, pointer() {}, dispose() {} };
+        return { set: () => 0, resize() {}, pointer() {}, resetZoom() {}, dispose() {} };
       }
       charts.set(id, cb);
       let seq = 0;
       const off = canvas.transferControlToOffscreen();
-      send({ t: 'init', id, canvas: off, width, height, dpr: window.devicePixelRatio || 1 }, [off]);
+      send({ t: 'init', id, canvas: off, width, height, dpr: window.devicePixelRatio || 1, group }, [off]);
       return {
         set: (input) => {
           seq++;
@@ -100,7 +106,8 @@ function createHost(): Host | null {
           return seq;
         },
         resize: (w, h) => send({ t: 'resize', id, width: w, height: h }),
-        pointer: (kind, x, y) => send({ t: 'pointer', id, kind, x, y }),
+        pointer: (kind, x, y, extra) => send({ t: 'pointer', id, kind, x, y, ...extra }),
+        resetZoom: () => send({ t: 'resetZoom', id }),
         dispose: () => {
           charts.delete(id);
           send({ t: 'dispose', id });

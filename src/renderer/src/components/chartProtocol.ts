@@ -1,13 +1,17 @@
 /** Messages between the page (chartHost.ts) and the chart worker (chartWorker.ts). */
 import type { MetricChartInput } from '../../lib/chartOptions';
+import type { ChartReport } from './echartsSetup';
 
-export type PointerKind = 'mousemove' | 'mouseout' | 'mousedown' | 'mouseup' | 'click';
+export type PointerKind = 'mousemove' | 'mouseout' | 'mousedown' | 'mouseup' | 'click' | 'mousewheel';
 
 export type ToWorker =
-  | { t: 'init'; id: number; canvas: OffscreenCanvas; width: number; height: number; dpr: number }
+  /** `group`: charts of one group share the crosshair and zoom (ECharts connect). */
+  | { t: 'init'; id: number; canvas: OffscreenCanvas; width: number; height: number; dpr: number; group?: string }
   | { t: 'set'; id: number; seq: number; input: MetricChartInput }
   | { t: 'resize'; id: number; width: number; height: number }
-  | { t: 'pointer'; id: number; kind: PointerKind; x: number; y: number }
+  /** `delta`: a wheel's zrender delta (+1 a notch away from the user); `ctrl`: the key held (zoom). */
+  | { t: 'pointer'; id: number; kind: PointerKind; x: number; y: number; delta?: number; ctrl?: boolean }
+  | { t: 'resetZoom'; id: number }
   | { t: 'dispose'; id: number }
   /** Draw one throwaway chart now, while nothing waits for the worker (sent at idle by `preloadCharts`). */
   | { t: 'warm' };
@@ -15,4 +19,5 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'drawn'; id: number; seq: number }
-  | { t: 'error'; id: number | null; message: string };
+  | { t: 'error'; id: number | null; message: string }
+  | { t: 'report'; id: number; report: ChartReport };

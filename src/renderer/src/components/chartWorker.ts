@@ -7,7 +7,7 @@
  * Pointer events arrive as messages and are handed to zrender's handler as it would get them from the DOM;
  * the tooltip is drawn into the canvas (there is no DOM here).
  */
-import { echarts } from './echartsSetup';
+import { draw, echarts, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
 import type { FromWorker, ToWorker } from './chartProtocol';
 
@@ -27,6 +27,8 @@ function handle(m: ToWorker): void {
       // the page, which owns the element's layout.
       const chart = echarts.init(m.canvas as unknown as HTMLElement, undefined, { renderer: 'canvas', width: m.width, height: m.height, devicePixelRatio: m.dpr });
       charts.set(m.id, chart);
+      // Every chart of the page lives in this worker, so ECharts' connect syncs a view's crosshair here.
+      wireChart(chart, m.group, reporter(m.id));
       return;
     }
     case 'set':
@@ -42,8 +44,14 @@ function handle(m: ToWorker): void {
       charts.get(m.id)?.resize({ width: m.width, height: m.height });
       return;
     case 'pointer':
-      charts.get(m.id)?.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y });
+      // zrender reads the DOM event's modifier keys and calls preventDefault on it (roam controller): a stand-in.
+      charts.get(m.id)?.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y, zrDelta: m.delta, ctrlKey: m.ctrl === true, preventDefault() {}, stopPropagation() {} });
       return;
+    case 'resetZoom': {
+      const chart = charts.get(m.id);
+      if (chart) resetZoom(chart);
+      return;
+    }
     case 'dispose':
       charts.get(m.id)?.dispose();
       charts.delete(m.id);
@@ -89,12 +97,17 @@ function flush(): void {
     const chart = charts.get(id);
     if (!chart) continue;
     try {
-      chart.setOption(metricChartOption(input), { notMerge: true, lazyUpdate: false });
+      draw(chart, metricChartOption(input));
       post({ t: 'drawn', id, seq });
+      reportRange(chart, reporter(id));
     } catch (err) {
       post({ t: 'error', id, message: describe(err) });
     }
   }
+}
+
+function reporter(id: number): (r: ChartReport) => void {
+  return (report) => post({ t: 'report', id, report });
 }
 
 function describe(err: unknown): string {

@@ -3,11 +3,12 @@
  * worker (chartHost.ts) where the browser has one; this is the page's fallback, so a view that draws charts
  * calls `loadEcharts()` as it is created only when `chartWorker()` is null.
  */
-export type EChartsModule = typeof import('echarts/core');
+/** ECharts and the lab's chart wiring (crosshair sync, zoom reports), as the worker has them. */
+export type EChartsModule = typeof import('./echartsLib');
 
 let loading: Promise<EChartsModule> | null = null;
 
 export function loadEcharts(): Promise<EChartsModule> {
-  loading ??= import('./echartsLib').then((m) => m.echarts);
+  loading ??= import('./echartsLib');
   return loading;
 }

@@ -4,44 +4,84 @@
  */
 import * as echarts from 'echarts/core';
 import { LineChart, ScatterChart } from 'echarts/charts';
-import { GridComponent, MarkAreaComponent, MarkLineComponent, TitleComponent, TooltipComponent } from 'echarts/components';
+import { DataZoomInsideComponent, GridComponent, MarkAreaComponent, MarkLineComponent, TitleComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
-echarts.use([LineChart, ScatterChart, GridComponent, TooltipComponent, TitleComponent, MarkLineComponent, MarkAreaComponent, CanvasRenderer]);
+echarts.use([LineChart, ScatterChart, GridComponent, TooltipComponent, TitleComponent, MarkLineComponent, MarkAreaComponent, DataZoomInsideComponent, CanvasRenderer]);
 
-type Canvas2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+/**
+ * What a chart reports to its component (Chart.svelte) for the crosshair and zoom: the hovered x (null when the
+ * pointer left; charts of one connected group all report the same x) and the x range now in view.
+ */
+export interface ChartReport {
+  hover?: number | null;
+  range?: { from: number; to: number; zoomed: boolean };
+}
 
-/** A canvas to measure and draw text on: the page's, or an OffscreenCanvas in a worker (no document there). */
-function scratchCanvas(): HTMLCanvasElement | OffscreenCanvas | null {
-  if (typeof document !== 'undefined') return document.createElement('canvas');
-  return typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1) : null;
+type Instance = ReturnType<typeof echarts.init>;
+
+type Model = { getComponent(t: string, i: number): { axis?: { scale: { getExtent(): [number, number] } }; option?: { start?: number; end?: number } } | undefined };
+
+/**
+ * The chart's model (ECharts' internal getter; undefined before the first setOption). Read instead of
+ * getOption(), which deep-clones every series' data: too costly on each live redraw of a 10-chart view.
+ */
+function model(chart: Instance): Model | undefined {
+  return (chart as unknown as { getModel(): Model | undefined }).getModel();
+}
+
+/** The x-axis extent now drawn (after a zoom, the zoom window). ECharts has no public getter for it. */
+function xExtent(chart: Instance): [number, number] | null {
+  return model(chart)?.getComponent('xAxis', 0)?.axis?.scale.getExtent() ?? null;
+}
+
+/** The inside zoom's window in percent of the whole range, or null when it shows everything. */
+function zoomWindow(chart: Instance): { start: number; end: number } | null {
+  const o = model(chart)?.getComponent('dataZoom', 0)?.option;
+  if (!o) return null;
+  const start = o.start ?? 0;
+  const end = o.end ?? 100;
+  return start > 0.001 || end < 99.999 ? { start, end } : null;
 }
 
 /**
- * Text measuring as zrender's own (one 2D context, font set only when it changes), except for the CJK character
- * zrender measures once per font to get a line height ('国', zrender/lib/contain/text.js ensureFontMeasureInfo).
- * None of the lab's fonts has that glyph, so each measurement made Chromium search the system for a fallback
- * font: 2–12 ms per font, on the main thread, while the first chart was being drawn. A CJK glyph is one em wide,
- * which is what the font size says. In a worker zrender has no canvas of its own to measure with (it would
- * estimate widths from a table), so it gets an OffscreenCanvas.
+ * Wires a chart for the crosshair sync and the reports, the same in the worker and in the page: charts of one
+ * `group` are connected (ECharts `connect`: hovering one moves the axis pointer and tooltip of all, and a zoom
+ * zooms all), and the hovered x and the visible range go to `report`.
  */
-function installPlatform(): void {
-  const ctx = scratchCanvas()?.getContext('2d') as Canvas2D | null | undefined;
-  if (!ctx) return;
-  let current = '';
-  echarts.setPlatformAPI({
-    ...(typeof document === 'undefined' ? { createCanvas: () => new OffscreenCanvas(1, 1) as unknown as HTMLCanvasElement } : {}),
-    measureText(text: string, font?: string) {
-      const f = font || '12px sans-serif';
-      if (text === '国') {
-        const px = /(\d+(?:\.\d+)?)px/.exec(f);
-        if (px) return { width: Number(px[1]) } as TextMetrics;
-      }
-      if (f !== current) ctx.font = current = f;
-      return ctx.measureText(text);
-    },
+export function wireChart(chart: Instance, group: string | undefined, report: (r: ChartReport) => void): void {
+  if (group) {
+    chart.group = group;
+    echarts.connect(group);
+  }
+  chart.on('updateAxisPointer', (e: unknown) => {
+    const info = (e as { axesInfo?: { axisDim: string; value: number }[] }).axesInfo ?? [];
+    const x = info.find((a) => a.axisDim === 'x');
+    report({ hover: x ? Number(x.value) : null });
   });
+  chart.on('datazoom', () => reportRange(chart, report));
 }
-installPlatform();
+
+/** Reports the x range in view (after a zoom, or a setOption, which draws synchronously with lazyUpdate off). */
+export function reportRange(chart: Instance, report: (r: ChartReport) => void): void {
+  const ext = xExtent(chart);
+  if (ext) report({ range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null } });
+}
+
+/**
+ * Draws a new option, keeping the user's zoom: a live run redraws every chart at every step (notMerge, so
+ * series that went away do not linger), which would otherwise zoom back out each time.
+ */
+export function draw(chart: Instance, option: Record<string, unknown>): void {
+  const win = zoomWindow(chart);
+  const zoom = Array.isArray(option.dataZoom) ? (option.dataZoom as Record<string, unknown>[]) : null;
+  if (win && zoom?.[0]) zoom[0] = { ...zoom[0], ...win };
+  chart.setOption(option, { notMerge: true, lazyUpdate: false });
+}
+
+/** Zooms a chart (and its connected group) back out to the whole x range. */
+export function resetZoom(chart: Instance): void {
+  chart.dispatchAction({ type: 'dataZoom', start: 0, end: 100 });
+}
 
 export { echarts };
