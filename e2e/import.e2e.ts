@@ -293,6 +293,29 @@ describe('importing training logs through the UI', () => {
     expect(rec.ok && rec.value.source?.following).toBe(false);
     expect(rec.ok && rec.value.step).toBe(12);
   });
+
+  it('a followed log opened before its first step: "Rules that ran" grows as its metrics arrive', async () => {
+    const path = join(work, 'not-yet.log');
+    writeFileSync(path, '');
+    await gotoView(page, 'runs');
+    await page.click('[data-testid="follow-button"]');
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('input[name="value"]').fill(path);
+    await dialog.locator('button[type="submit"]').click();
+    await page.locator('[data-testid="stop-following"]').waitFor();
+    const rules = page.locator('[data-testid="rules-ran"]');
+    await rules.waitFor({ timeout: 15_000 });
+    // Nothing logged yet: no rule can run.
+    expect(await rules.locator('li[data-applicable="true"]').count()).toBe(0);
+    appendFileSync(path, verlLog(1, 8) + '\n');
+    await waitUntil('the rules list to follow the new keys', async () => (await rules.locator('li[data-rule="entropy_shift"]').getAttribute('data-applicable')) === 'true', 30_000);
+    expect(await rules.locator('li[data-rule="non_finite"]').getAttribute('data-applicable')).toBe('true');
+    expect(await rules.locator('li[data-rule="kl_drift"]').getAttribute('data-applicable')).toBe('true');
+    expect(await rules.locator('li[data-rule="validity_drop"]').getAttribute('data-applicable')).toBe('false');
+    expect(await rules.locator('summary').innerText()).not.toMatch(/Rules that ran: 0 of/);
+    await page.click('[data-testid="stop-following"]');
+    await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);
+  });
 });
 
 describe('the detector on a stored run (issue 18)', () => {

@@ -5,6 +5,7 @@ import type { Lab } from './lab.svelte';
 import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
 import { DEFAULT_CHART_KEYS, VAL_SUCCESS_KEY } from './metricKeys';
 import { importedChartKeys } from './importedRun';
+import { grownKeys, unionKeys } from './coverageRefresh';
 import { metricDef } from '../../shared/metrics';
 
 const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
@@ -13,7 +14,10 @@ export class RunDetail {
   record = $state.raw<RunRecord | null>(null);
   notFound = $state<string | null>(null);
   series = $state.raw<ReadonlyMap<string, LiveSeries>>(fromStored([]));
-  /** Keys the run has logged (from the store); the chart picker offers these. */
+  /**
+   * Keys the run has logged (from the store, then grown by live records), sorted; the chart picker offers these
+   * and the detector panel re-reads which rules apply when it grows.
+   */
   availableKeys = $state.raw<string[]>([]);
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
   /** The charts' first series arrived: slower, optional work (the detector's dry check) may start. */
@@ -55,7 +59,8 @@ export class RunDetail {
     // An imported run has no lab environment to run random / expert policies on.
     if (!this.imported) void this.loadBaselines();
     const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
-    if (keysRes.ok) this.availableKeys = keysRes.value;
+    // Union: live records may have arrived (and grown the set) while the store's keys were being read.
+    if (keysRes.ok) this.availableKeys = unionKeys(this.availableKeys, keysRes.value) ?? this.availableKeys;
     if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
     await this.loadSeries();
   }
@@ -117,17 +122,16 @@ export class RunDetail {
     this.unsubs.push(
       this.lab.on('run.metrics', (p) => {
         if (p.runId !== this.runId) return;
+        // Only a batch that brings a key not seen before changes the list (most steps bring none).
+        const grown = grownKeys(this.availableKeys, p.records);
+        if (grown) this.availableKeys = grown;
         // A followed log that had no step when the view opened: its charts are chosen from its first keys.
-        if (this.imported && this.chartKeys.length === 0 && p.records[0]) {
-          this.availableKeys = p.records.flatMap((r) => Object.keys(r.values)).filter((k, i, all) => all.indexOf(k) === i).sort();
-          this.chartKeys = this.importedCharts(this.availableKeys);
-        }
+        if (this.imported && this.chartKeys.length === 0 && p.records[0]) this.chartKeys = this.importedCharts(this.availableKeys);
         this.series = appendRecords(this.series, this.chartKeys, p.records);
         // A followed log has no training session reporting progress: its newest stored step is its step.
         const last = p.records.length ? Math.max(...p.records.map((r) => r.step)) : -1;
         if (this.imported && this.record && last > this.record.step) this.record = { ...this.record, step: last };
         this.foldValidation(p.records);
-        if (this.availableKeys.length === 0 && p.records[0]) this.availableKeys = Object.keys(p.records[0].values);
       }),
       this.lab.on('session.status', (s) => {
         if (s.runId !== this.runId || !this.record) return;
