@@ -147,3 +147,25 @@ describe('alert merging', () => {
     expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([[14, 19], [44, 60]]);
   });
 });
+
+describe('alert evidence window (read straight from the history ring)', () => {
+  const stream = (from: number, to: number, n: number) =>
+    Array.from({ length: n }, (_, s) => ({ step: s * 2, values: { 'custom/x': s >= from && s < to ? Infinity : s, 'other/y': 1 } }));
+
+  it('a short episode shows evidenceBefore points ahead of its first step, then every point to its last', () => {
+    const [a] = detectAlerts('r', stream(50, 55, 80));
+    expect([a.rule, a.metric, a.firstStep, a.lastStep]).toEqual(['non_finite', 'custom/x', 100, 108]);
+    expect(a.evidence.steps).toEqual(Array.from({ length: 15 }, (_, i) => 80 + 2 * i));
+    expect(a.evidence.values).toEqual([40, 41, 42, 43, 44, 45, 46, 47, 48, 49, null, null, null, null, null]);
+  });
+
+  it('an episode longer than the history keeps the oldest points still held (onset) and the latest ten', () => {
+    // Infinity from point 100 to the end (600 points, history 400): at the last step the ring holds points 200…599.
+    const [a] = detectAlerts('r', stream(100, 600, 600));
+    expect([a.firstStep, a.lastStep]).toEqual([200, 1198]);
+    const onset = Array.from({ length: 30 }, (_, i) => 400 + 2 * i);
+    const latest = Array.from({ length: 10 }, (_, i) => 1180 + 2 * i);
+    expect(a.evidence.steps).toEqual([...onset, ...latest]);
+    expect(a.evidence.values.every((v) => v === null)).toBe(true);
+  });
+});

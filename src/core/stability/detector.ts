@@ -31,14 +31,33 @@ class Ring {
     if (this.len < HISTORY) this.len++;
     else this.start = (this.start + 1) % HISTORY;
   }
-  /** Points in step order. */
-  points(): Array<{ step: number; value: number }> {
-    const out: Array<{ step: number; value: number }> = [];
-    for (let k = 0; k < this.len; k++) {
-      const i = (this.start + k) % HISTORY;
-      out.push({ step: this.steps[i], value: this.values[i] });
+  /**
+   * An alert's evidence window straight from the ring: the points at or before `last`, from `before` points
+   * ahead of the first one at or after `first`; over `max` points, the onset and the latest `tail`. Built
+   * without a point object per entry: alerts on a noisy imported run are updated nearly every step, and copying
+   * the whole ring into objects for each update was most of the detector's time (issue 15's import benchmark).
+   */
+  evidence(first: number, last: number, before: number, max: number): { steps: number[]; values: Array<number | null> } {
+    const { start } = this;
+    let n = this.len;
+    while (n > 0 && this.steps[(start + n - 1) % HISTORY] > last) n--;
+    let startIdx = n;
+    while (startIdx > 0 && this.steps[(start + startIdx - 1) % HISTORY] >= first) startIdx--;
+    const from = Math.max(0, startIdx - before);
+    const count = n - from;
+    const tail = Math.min(10, Math.floor(max / 4));
+    const head = count > max ? max - tail : count;
+    const steps: number[] = [];
+    const values: Array<number | null> = [];
+    for (let k = from; k < n; k++) {
+      // Over `max` points: skip from the end of the onset to the start of the tail.
+      if (k === from + head && count > max) k = n - tail;
+      const i = (start + k) % HISTORY;
+      const v = this.values[i];
+      steps.push(this.steps[i]);
+      values.push(Number.isFinite(v) ? v : null);
     }
-    return out;
+    return { steps, values };
   }
 }
 
@@ -77,15 +96,16 @@ export class CollapseDetector {
       h.push(rec.step, v);
     }
     const updates: AlertUpdate[] = [];
-    const fired = new Set<string>();
+    // Most steps raise nothing: the set of this step's rule|metric keys is made only when one fires.
+    let fired: Set<string> | null = null;
     for (const { def, inst } of this.rules) {
       for (const f of inst.feed(rec)) {
-        fired.add(`${def.id}|${f.metric}`);
+        (fired ??= new Set<string>()).add(`${def.id}|${f.metric}`);
         updates.push(this.merge(def, f, rec.step));
       }
     }
     for (const [key, alert] of this.open) {
-      if (fired.has(key)) continue;
+      if (fired?.has(key)) continue;
       const v = rec.values[alert.metric];
       if (v === undefined || (Number.isNaN(v) && nanMeansNotApplicable(alert.metric))) continue;
       const q = (this.quiet.get(key) ?? 0) + 1;
@@ -138,17 +158,9 @@ export class CollapseDetector {
   }
 
   private evidence(metric: string, first: number, last: number): Alert['evidence'] {
-    let pts = (this.history.get(metric)?.points() ?? []).filter((p) => p.step <= last);
-    const startIdx = pts.findIndex((p) => p.step >= first);
-    const from = Math.max(0, (startIdx < 0 ? pts.length : startIdx) - this.config.evidenceBefore);
-    pts = pts.slice(from);
-    // Long episodes: keep the onset (most diagnostic) and the latest few points.
-    const max = this.config.evidenceMax;
-    if (pts.length > max) {
-      const tail = Math.min(10, Math.floor(max / 4));
-      pts = [...pts.slice(0, max - tail), ...pts.slice(pts.length - tail)];
-    }
-    return { steps: pts.map((p) => p.step), values: pts.map((p) => (Number.isFinite(p.value) ? p.value : null)) };
+    const ring = this.history.get(metric);
+    if (!ring) return { steps: [], values: [] };
+    return ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax);
   }
 
   /** Every alert so far (raised order). */
