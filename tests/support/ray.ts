@@ -22,6 +22,8 @@ export interface RayHead {
   readonly pid: number;
   /** Milliseconds from spawn to the dashboard answering /api/version with the token. */
   readonly startMs: number;
+  /** What `ray start` printed so far, and whether it has exited (a head that died mid-test says so). */
+  status(): { exited: boolean; log: string };
   stop(): Promise<void>;
 }
 
@@ -125,5 +127,5 @@ export async function startRayHead(opts: { numCpus?: number; timeoutMs?: number 
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return { url, token, tokenFile, pid: child.pid!, startMs: Date.now() - t0, stop };
+  return { url, token, tokenFile, pid: child.pid!, startMs: Date.now() - t0, status: () => ({ exited, log }), stop };
 }

@@ -17,6 +17,9 @@ import { RunFiles } from '../store/runFiles';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
 import { freePort, startRayHead, treeRssMb, type RayHead } from '../../../tests/support/ray';
 import { RayClient } from './rayClient';
+import { followRayJobIntoRun } from './verlFollow';
+import { realRun } from '../../../tests/support/realRuns';
+import type { Alert } from '../../shared/api';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let out = '';
@@ -156,4 +159,83 @@ describe('lab runs as Ray jobs', () => {
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/failed on Ray.*onnxruntime-node/s);
   }, 120_000);
+});
+
+describe('Stop on a Ray run', () => {
+  it('Stop maps to Ray\'s job stop: the run ends stopped with the steps it streamed, the job STOPPED', async () => {
+    const store = await RunStore.open(dataDir);
+    const { resolveTarget } = await import('./computeTarget');
+    const { SessionManager } = await import('../sessions/sessionManager');
+    const { tinyConfig } = await import('../../../tests/tinyTrainer');
+    const target = await resolveTarget(dataDir, 'head');
+    const config = tinyConfig('grpo', { 'training.steps': 200 });
+    let firstMetricAt = 0;
+    const submittedAt = Date.now();
+    const sessions = new SessionManager({
+      store,
+      concurrency: 1,
+      ...(target.spawn ? { spawn: target.spawn } : {}),
+      emit: (event) => {
+        if (event === 'run.metrics' && firstMetricAt === 0) firstMetricAt = Date.now();
+      },
+    });
+    try {
+      const info = await sessions.startNew({ preset: 'grpo', env: 'sokoban', seed: 1, config: config as unknown as Record<string, unknown>, totalSteps: 200, appVersion: 'test', appCommit: 'test' });
+      while (firstMetricAt === 0) {
+        if (head.status().exited) throw new Error(`the Ray head died: ${head.status().log.slice(-1500)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      console.log(`[ray] submit → first metric in the local store: ${firstMetricAt - submittedAt} ms`);
+      await sessions.stop(info.runId);
+      expect(await sessions.waitFor(info.runId)).toBe('stopped');
+      const rec = await store.getRun(info.runId);
+      expect(rec!.step).toBeGreaterThan(0);
+      expect(rec!.step).toBeLessThan(200);
+      const stored = await new RunFiles(store.runDir(info.runId)).readMetrics();
+      expect(stored.map((m) => m.step)).toEqual(Array.from({ length: stored.length }, (_, i) => i + 1));
+      const job = await new RayClient({ name: null, url: head.url, token: head.token }).jobInfo(info.runId);
+      expect(job?.status).toBe('STOPPED');
+    } finally {
+      await sessions.dispose();
+      await store.close();
+    }
+  }, 120_000);
+});
+
+const PLAYBACK = realRun('verl-console/play-verl_verl_qwen2_7b_min.log');
+describe('verl hand-off, live follow', () => {
+  (PLAYBACK ? it : it.skip)(
+    `a Ray job that PLAYS BACK a real verl console log line by line (play-verl qwen2_7b_min, 140 steps) is followed live into a lab run through the verl console parser, the length-runaway warning raised while the job still runs${PLAYBACK ? '' : ' — NOT RUN: ../shared/data/real-runs is absent'}`,
+    async () => {
+      const client = new RayClient({ name: null, url: head.url, token: head.token });
+      // Not verl: a stand-in that prints a real verl log at a few hundred lines a second, as a verl job's driver would.
+      const id = 'verl-playback-qwen2-7b-min';
+      const play = `import sys, time\nfor i, l in enumerate(open(sys.argv[1], encoding='utf-8', errors='replace')):\n    sys.stdout.write(l); sys.stdout.flush()\n    if i % 40 == 0: time.sleep(0.02)\n`;
+      await client.submitJob({ submissionId: id, entrypoint: `python3 -c "$PLAY" ${PLAYBACK}`, runtimeEnv: { env_vars: { PLAY: play } } });
+      const store = await RunStore.open(dataDir);
+      const raised: Array<{ alert: Alert; jobStatus: string | undefined }> = [];
+      try {
+        const r = await followRayJobIntoRun(client, store, id, {
+          name: 'playback of play-verl qwen2_7b_min',
+          onAlert: (_run, alert, kind) => {
+            if (kind === 'raised') void client.jobInfo(id).then((j) => raised.push({ alert, jobStatus: j?.status }));
+          },
+        });
+        expect(r.job.status).toBe('SUCCEEDED');
+        expect(r.follow.steps).toBe(140);
+        const rec = await store.getRun(r.follow.runId);
+        expect(rec?.kind).toBe('imported');
+        expect(rec?.tags).toContain('on:ray');
+        const jump = rec!.alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/mean');
+        expect(jump?.severity).toBe('warning');
+        expect(rec!.alerts.filter((a) => a.severity === 'critical')).toEqual([]);
+        await new Promise((res) => setTimeout(res, 200));
+        const live = raised.find((x) => x.alert.rule === 'length_runaway');
+        expect(live?.jobStatus).toBe('RUNNING');
+      } finally {
+        await store.close();
+      }
+    },
+    120_000,
+  );
 });
