@@ -195,6 +195,14 @@ describe('importing training logs through the UI', () => {
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('imported');
     expect(text).toContain('imported 120 steps (bundle)');
+    const copy = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
+    // The same bundle file again: already in the lab as that run, with "import again" (issue 18).
+    await page.setInputFiles('[data-testid="import-input"]', { name: exp.value.fileName, mimeType: 'application/zip', buffer: readFileSync(exp.value.path) });
+    const again = await lastItemSettled();
+    expect(again.state, again.text).toBe('duplicate');
+    expect(again.text).toContain('already imported as');
+    expect(await items().last().locator(`[data-run-link="${copy}"]`).count()).toBe(1);
+    expect(await items().last().locator('[data-testid="import-again"]').count()).toBe(1);
   });
 
   it('refuses a file in no known format with the importer\'s message', async () => {
@@ -235,29 +243,34 @@ describe('importing training logs through the UI', () => {
     expect(rec.ok && rec.value.step).toBe(105);
   });
 
-  it('imports a TensorBoard folder with Import folder: one run per event file, other files left out', async () => {
+  it('imports a TensorBoard folder with Import folder: one run per folder (a restarted writer\'s two files are one run), other files left out', async () => {
     // Two runs written by TensorBoard's own EventFileWriter (tests/peers/tensorboard_peer.py), beside files
-    // a training folder also holds, which TensorBoard would not read either.
+    // a training folder also holds, which TensorBoard would not read either. seed1's writer was restarted: its
+    // folder holds a second event file with steps 70–120.
     const tb = join(work, 'tb_runs');
-    const events = (base: number) => Array.from({ length: 6 }, (_, i) => [(i + 1) * 10, 1_700_000_000 + i, [['train/loss', 'simple', base - i * 0.01], ['train/grad_norm', 'simple', 0.3 + i * 0.01]]]);
+    const events = (base: number, from = 0) => Array.from({ length: 6 }, (_, i) => [(from + i + 1) * 10, 1_700_000_000 + from + i, [['train/loss', 'simple', base - i * 0.01], ['train/grad_norm', 'simple', 0.3 + i * 0.01]]]);
     const spec = join(work, 'tb-spec.json');
-    writeFileSync(spec, JSON.stringify({ files: [{ dir: join(tb, 'runs', 'seed1'), events: events(0.5) }, { dir: join(tb, 'runs', 'seed2'), events: events(0.6) }] }));
+    writeFileSync(spec, JSON.stringify({ files: [{ dir: join(tb, 'runs', 'seed1'), events: events(0.5) }, { dir: join(tb, 'runs', 'seed1'), events: events(0.4, 6) }, { dir: join(tb, 'runs', 'seed2'), events: events(0.6) }] }));
     const py = spawnSync(peerPython(), [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'write', spec], { encoding: 'utf8' });
     expect(py.status, py.stderr).toBe(0);
     writeFileSync(join(tb, 'runs', 'seed1', 'trainer_state.json'), '{"log_history": []}');
     writeFileSync(join(tb, 'README.md'), '# my runs\n');
     await gotoView(page, 'runs');
     await page.setInputFiles('[data-testid="import-folder-input"]', tb);
-    await waitUntil('both event files to be imported', async () => (await items().count()) === 2 && (await page.locator('[data-testid="import-item"][data-state="sending"]').count()) === 0, 60_000, 200);
+    await waitUntil('both run folders to be imported', async () => (await items().count()) === 2 && (await page.locator('[data-testid="import-item"][data-state="sending"]').count()) === 0, 60_000, 200);
+    const texts: string[] = [];
     for (const it of await items().all()) {
       expect(await it.getAttribute('data-state'), await it.innerText()).toBe('imported');
-      expect(await it.innerText()).toContain('imported 6 steps (tensorboard');
+      expect(await it.locator('[data-run-link]').count()).toBe(1);
+      texts.push(await it.innerText());
     }
+    expect(texts.find((t) => t.includes('seed1'))).toContain('imported 12 steps (tensorboard');
+    expect(texts.find((t) => t.includes('seed2'))).toContain('imported 6 steps (tensorboard');
     expect(await page.locator('[data-testid="import-note"]').innerText()).toContain('2 file(s) of the folder are not TensorBoard event files');
     const uploaded = await Promise.all((await items().all()).map(async (it) => (await it.locator('[data-run-link]').first().getAttribute('data-run-link'))!));
 
-    // The same folder by its path on the lab's machine: TensorBoard's grouping (one run per folder) finds the
-    // two event files already imported, by their SHA-256.
+    // The same folder by its path on the lab's machine: TensorBoard's grouping (one run per folder) finds both
+    // runs already imported, by the SHA-256 of their event files.
     await page.click('[data-testid="import-path-button"]');
     const dialog = page.locator('dialog[open]');
     await dialog.locator('input[name="value"]').fill(tb);

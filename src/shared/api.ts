@@ -453,6 +453,16 @@ export const apiMethods = {
     input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1), ...ImportOptions }).strict(),
     output: ImportResult,
   },
+  /**
+   * The event files of one TensorBoard run folder from a picked or dropped folder (the UI's "Import folder…"
+   * groups a tree by folder): one run, as TensorBoard and `arlarena import DIR` make of a folder whose writer was
+   * restarted. `fileName` is each file's path inside the picked folder; all must share one folder. Capped in
+   * total size as imports.file is.
+   */
+  'imports.files': {
+    input: z.object({ files: z.array(z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict()).min(1).max(500), ...ImportOptions }).strict(),
+    output: ImportResult,
+  },
   /** Import a file or folder (a TensorBoard tree: one run per directory with event files) on the main side. */
   'imports.path': {
     input: z.object({ path: z.string().min(1).max(4096), ...ImportOptions }).strict(),

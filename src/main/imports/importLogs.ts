@@ -58,6 +58,12 @@ export interface ImportLogsOptions {
    * the user's file had (a TensorBoard file sent with its folder path, `run/events.out…`, is named by its folder).
    */
   readonly uploadedAs?: string;
+  /**
+   * The paths are temporary copies of one uploaded TensorBoard run folder's event files (imports.files), in this
+   * order and under these names (`run/events.out…`): they become one run, as TensorBoard and a folder import
+   * group a directory's files (a restarted writer leaves a second file beside the first).
+   */
+  readonly uploadedFolder?: readonly string[];
   /** Tests: parsers of their own. */
   readonly registry?: FormatRegistry;
 }
@@ -139,6 +145,14 @@ function uploadLabel(fileName: string, format: LogFormat | 'bundle'): string {
   const parts = fileName.split(/[\\/]/).filter((p) => p.length > 0);
   if (format === 'tensorboard' && parts.length > 1) return parts[parts.length - 2];
   return parts[parts.length - 1] ?? fileName;
+}
+
+/** An uploaded run folder's event files (one unit each, in order) as the one run TensorBoard makes of them. */
+function folderUnit(units: readonly Unit[], names: readonly string[]): Unit {
+  const other = units.findIndex((u) => u.format !== 'tensorboard');
+  if (other >= 0) throw new ImportError('UNKNOWN_FORMAT', `${names[other] ?? units[other].label} is not a TensorBoard event file (read as ${units[other].format}); a folder upload imports a run folder's event files only`);
+  if (units.length !== names.length) throw new ImportError('BAD_OPTION', `${names.length} file names for ${units.length} uploaded files`);
+  return { format: 'tensorboard', paths: units.flatMap((u) => u.paths), recorded: [...names], label: uploadLabel(names[0], 'tensorboard'), bytes: units.reduce((n, u) => n + u.bytes, 0) };
 }
 
 /** Runs that already hold exactly these source files (by SHA-256, in order). */
@@ -291,9 +305,10 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   const forced = checkFormat(opts.format, registry);
   // Phase 1: plan every path (heads only), so an unknown format anywhere writes nothing.
   let units: Unit[] = [];
-  const shown = opts.uploadedAs !== undefined ? [opts.uploadedAs] : paths;
+  const shown = opts.uploadedAs !== undefined ? [opts.uploadedAs] : (opts.uploadedFolder ?? paths);
   for (const [i, p] of paths.entries()) units.push(...(await planPath(p, forced, registry, shown[i] ?? p)));
   if (opts.uploadedAs !== undefined) units = units.map((u) => ({ ...u, recorded: [opts.uploadedAs!], label: uploadLabel(opts.uploadedAs!, u.format) }));
+  if (opts.uploadedFolder !== undefined) units = [folderUnit(units, opts.uploadedFolder)];
   const result = { runIds: [] as string[], formats: new Set<string>(), steps: 0, skipped: {} as Record<string, number>, duplicateOf: [] as string[] };
   const sizes = opts.again ? new Set<number>() : await importedSizes(store);
   const multiUnit = units.length > 1;

@@ -1,12 +1,13 @@
 /**
  * State of the runs table's Import button, drop target and "Follow a log" action (issue 15): each file sent
- * through `imports.file` (the main side detects its format from the content — bundles included), and what came
+ * through `imports.file`, a folder's TensorBoard event files through `imports.files`, one call per directory
+ * (the main side detects the format from the content — bundles included), and what came
  * of it, kept as a list the import panel shows: imported (steps, format, skipped), already there (with an
  * "import again"), refused (the importer's message, which names the formats it tried) or too large.
  */
 import type { ImportResult } from '../../shared/api';
 import type { Lab } from './lab.svelte';
-import { FILE_LIMIT_BYTES, dataUrlPayload, fmtSkipped, planImport, sendName } from './imports';
+import { FILE_LIMIT_BYTES, dataUrlPayload, fmtSkipped, groupSends, planImport, sendName } from './imports';
 
 export type ImportState = 'sending' | 'imported' | 'duplicate' | 'refused' | 'too-large';
 
@@ -58,12 +59,16 @@ export class Importer {
     this.note = null;
   }
 
-  /** Sends the picked or dropped files one by one (a TensorBoard folder: each event file). */
+  /**
+   * Sends the picked or dropped files: each file picked on its own in one `imports.file` call, and a folder's
+   * TensorBoard event files grouped by the directory holding them, one `imports.files` call (one run) each.
+   */
   async importFiles(picks: readonly Pick[]): Promise<void> {
     const plan = planImport(picks.map((p) => ({ name: p.file.name, size: p.file.size, path: p.path, pick: p })));
+    const groups = groupSends(plan);
     this.items = [];
     this.note = plan.refusal ?? (plan.ignored > 0 ? `${plan.ignored} file(s) of the folder are not TensorBoard event files and were left out.` : null);
-    for (const f of plan.tooLarge) {
+    for (const f of groups.tooLarge) {
       this.push({
         label: sendName(f),
         state: 'too-large',
@@ -73,22 +78,52 @@ export class Importer {
         retry: null,
       });
     }
-    if (plan.send.length === 0) return;
+    for (const g of groups.folders.filter((x) => x.tooLarge)) {
+      this.push({
+        label: g.folder,
+        state: 'too-large',
+        result: null,
+        message: `${g.folder} holds ${Math.round(g.bytes / 1e6)} MB of event files, more than the ${Math.round(FILE_LIMIT_BYTES / 1e6)} MB one upload carries.`,
+        hint: `Import the folder where the lab runs: \`arlarena import ${g.folder}\`, or enter its path with “Import from a path”.`,
+        retry: null,
+      });
+    }
+    const folders = groups.folders.filter((x) => !x.tooLarge);
+    if (groups.single.length === 0 && folders.length === 0) return;
     await this.run(async () => {
-      for (const f of plan.send) {
+      for (const f of groups.single) {
         const send: Send = async ({ again, format }) => {
-          let dataBase64: string;
-          try {
-            dataBase64 = await readBase64(f.pick.file);
-          } catch (e) {
-            return { ok: false, message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
-          }
-          if (dataBase64 === '') return { ok: false, message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
-          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
+          const data = await this.read(f);
+          if (!data.ok) return data;
+          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64: data.value, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
         };
         await this.attempt(sendName(f), send);
       }
+      for (const g of folders) {
+        const send: Send = async ({ again, format }) => {
+          const files: { fileName: string; dataBase64: string }[] = [];
+          for (const f of g.files) {
+            const data = await this.read(f);
+            if (!data.ok) return data;
+            files.push({ fileName: sendName(f), dataBase64: data.value });
+          }
+          return this.outcome(await this.lab.call('imports.files', { files, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
+        };
+        await this.attempt(g.folder, send);
+      }
     });
+  }
+
+  /** A picked file's bytes as base64, or why it could not be sent. */
+  private async read(f: { pick: Pick; name: string; path: string; size: number }): Promise<{ ok: true; value: string } | { ok: false; message: string; hint: string | null }> {
+    let dataBase64: string;
+    try {
+      dataBase64 = await readBase64(f.pick.file);
+    } catch (e) {
+      return { ok: false, message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
+    }
+    if (dataBase64 === '') return { ok: false, message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
+    return { ok: true, value: dataBase64 };
   }
 
   /** Imports a file or folder on the main side's machine (large logs, TensorBoard trees). */

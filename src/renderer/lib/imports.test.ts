@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FILE_LIMIT_BYTES, FOLDER_LIMIT_BYTES, dataUrlPayload, fmtSkipped, isTensorBoardEventFile, planImport, sendName } from './imports';
+import { FILE_LIMIT_BYTES, FOLDER_LIMIT_BYTES, dataUrlPayload, fmtSkipped, groupSends, isTensorBoardEventFile, planImport, sendName } from './imports';
 
 const f = (name: string, size = 100, path = '') => ({ name, size, path });
 
@@ -60,5 +60,37 @@ describe('helpers', () => {
     expect(sendName(f('e.tfevents', 1, 'runs/a/e.tfevents'))).toBe('runs/a/e.tfevents');
     expect(sendName(f('x.log'))).toBe('x.log');
     expect(sendName(f('e', 1, `${'d/'.repeat(200)}e`)).length).toBe(255);
+  });
+});
+
+describe('groupSends', () => {
+  it('sends a folder\'s event files together, one group per directory (a restarted writer\'s two files are one run)', () => {
+    const plan = planImport([
+      f('events.out.tfevents.2.host', 100, 'runs/a/events.out.tfevents.2.host'),
+      f('events.out.tfevents.1.host', 100, 'runs/a/events.out.tfevents.1.host'),
+      f('events.out.tfevents.3.host', 50, 'runs/b/events.out.tfevents.3.host'),
+      f('notes.md', 10, 'runs/notes.md'),
+    ]);
+    const g = groupSends(plan);
+    expect(g.single).toEqual([]);
+    expect(g.folders.map((x) => [x.folder, x.files.map((y) => y.path), x.bytes, x.tooLarge])).toEqual([
+      ['runs/a', ['runs/a/events.out.tfevents.1.host', 'runs/a/events.out.tfevents.2.host'], 200, false],
+      ['runs/b', ['runs/b/events.out.tfevents.3.host'], 50, false],
+    ]);
+  });
+
+  it('keeps loose files one by one, and a folder with a file over the limit whole and too large', () => {
+    const plan = planImport([
+      f('train.log'),
+      f('huge.log', FILE_LIMIT_BYTES + 1),
+      f('events.out.tfevents.1', FILE_LIMIT_BYTES + 1, 'r/events.out.tfevents.1'),
+      f('events.out.tfevents.2', 10, 'r/events.out.tfevents.2'),
+    ]);
+    const g = groupSends(plan);
+    expect(g.single.map((x) => x.name)).toEqual(['train.log']);
+    expect(g.tooLarge.map((x) => x.name)).toEqual(['huge.log']);
+    expect(g.folders).toHaveLength(1);
+    expect(g.folders[0]).toMatchObject({ folder: 'r', tooLarge: true, bytes: FILE_LIMIT_BYTES + 11 });
+    expect(g.folders[0].files).toHaveLength(2);
   });
 });

@@ -94,3 +94,35 @@ export function sendName(f: PickedFile): string {
   const n = f.path || f.name;
   return n.length <= 255 ? n : n.slice(n.length - 255);
 }
+
+/** One TensorBoard run folder of a picked or dropped tree: its event files go in one `imports.files` call. */
+export interface FolderGroup<F extends PickedFile> {
+  /** The folder's path inside the pick (`runs/seed1`). */
+  readonly folder: string;
+  /** Its event files, in name order (TensorBoard's reading order). */
+  readonly files: F[];
+  readonly bytes: number;
+  /** Over FILE_LIMIT_BYTES together: one call cannot carry it (the CLI or an import by path can). */
+  readonly tooLarge: boolean;
+}
+
+/**
+ * What a plan sends, as TensorBoard groups runs: files picked on their own one by one, and the event files of
+ * a folder together, one group per directory holding them — so a run whose writer was restarted (two event
+ * files in one directory) stays one run. A folder's file too large on its own makes its whole group too large
+ * rather than leaving a run with a hole.
+ */
+export function groupSends<F extends PickedFile>(plan: ImportPlan<F>): { single: F[]; tooLarge: F[]; folders: FolderGroup<F>[] } {
+  const byFolder = new Map<string, F[]>();
+  for (const f of [...plan.send, ...plan.tooLarge]) {
+    if (f.path === '') continue;
+    const d = folderOf(f.path);
+    byFolder.set(d, [...(byFolder.get(d) ?? []), f]);
+  }
+  const folders = [...byFolder.entries()].map(([folder, files]) => {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const bytes = sorted.reduce((n, f) => n + f.size, 0);
+    return { folder, files: sorted, bytes, tooLarge: bytes > FILE_LIMIT_BYTES };
+  });
+  return { single: plan.send.filter((f) => f.path === ''), tooLarge: plan.tooLarge.filter((f) => f.path === ''), folders };
+}

@@ -37,6 +37,12 @@ export function getFollowManager(services: MainServices): Promise<FollowManager>
   return m;
 }
 
+/** The folder part of a path inside a picked folder ('' at its top), either separator. */
+function folderOf(p: string): string {
+  const i = Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\'));
+  return i < 0 ? '' : p.slice(0, i);
+}
+
 /** `~/logs/x` → the home folder's; anything else must be absolute (the main side has no meaningful cwd). */
 function mainSidePath(p: string): string | null {
   const expanded = p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
@@ -80,6 +86,42 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
         // The importer names the temp copy it read; the user knows the file by the name it was uploaded under.
         if (e instanceof Error) e.message = e.message.split(tmp).join(fileName);
         return importFailure(e, 'dataBase64');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    'imports.files': async ({ files, ...rest }) => {
+      // One run folder: TensorBoard groups a run by the directory holding its event files.
+      const folders = [...new Set(files.map((f) => folderOf(f.fileName)))];
+      if (folders.length > 1) {
+        return err('VALIDATION', `the files come from ${folders.length} folders (${folders.slice(0, 3).map((d) => JSON.stringify(d || '.')).join(', ')}${folders.length > 3 ? ', …' : ''}); send one run folder's event files per call`, { field: 'files', hint: 'group the files by the folder that holds them, one call each' });
+      }
+      const names = files.map((f) => f.fileName);
+      const dup = names.find((n, i) => names.indexOf(n) !== i);
+      if (dup !== undefined) return err('VALIDATION', `${dup} is sent twice`, { field: 'files' });
+      const b64 = files.reduce((n, f) => n + f.dataBase64.length, 0);
+      if (b64 > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4) {
+        return err('VALIDATION', `${folders[0] || 'the folder'}: its event files are over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit together`, { field: 'files', hint: 'import the folder by path (imports.path) or with `arlarena import DIR` where the lab runs' });
+      }
+      // TensorBoard reads a folder's event files in name order (their names start with the writer's start time).
+      const order = files.map((f, i) => ({ f, i })).sort((a, b) => (a.f.fileName < b.f.fileName ? -1 : a.f.fileName > b.f.fileName ? 1 : 0));
+      const datas = order.map(({ f }) => Buffer.from(f.dataBase64, 'base64'));
+      const empty = order.findIndex((_, k) => datas[k].length === 0);
+      if (empty >= 0) return err('VALIDATION', `${order[empty].f.fileName}: the file is empty or not base64`, { field: 'files' });
+      const { store } = await getLab(services);
+      const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
+      const tmps = order.map((_, k) => join(dir, `upload-${k}`));
+      try {
+        await mkdir(dir, { recursive: true });
+        for (const [k, d] of datas.entries()) await writeFile(tmps[k], d);
+        const r = await importLogs(store, tmps, { ...options(rest), uploadedFolder: order.map(({ f }) => f.fileName) });
+        announce(r);
+        return ok(r);
+      } catch (e) {
+        // As for one file: messages name the user's files, not the temporary copies.
+        // Longest first: upload-1 is a prefix of upload-10.
+        if (e instanceof Error) for (let k = tmps.length - 1; k >= 0; k--) e.message = e.message.split(tmps[k]).join(order[k].f.fileName);
+        return importFailure(e, 'files');
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
