@@ -234,7 +234,8 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // every axis label twice (estimate, then determine) to shrink the grid to fit them, ~17 % of a chart's draw
     // in the compare view's profile (bench:ui --profile).
     grid: { left: 56, right: 16, top: 48, bottom: 36, outerBoundsMode: 'none' },
-    tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
+    // Themed: ECharts' default tooltip is white, a glare in dark mode (and its text then unreadable in the canvas).
+    tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
     // dragging pans; the chart's "reset zoom" restores the whole range. filterMode 'none' keeps lines running
     // to the edges instead of cutting them at the first point inside the window.
@@ -243,7 +244,8 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
       type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: kind === 'step' ? 1 : undefined,
       // The tooltip's header is the axis pointer's label: "step 171", not ECharts' "171.00".
       axisPointer: { label: { formatter: (p: { value: number }) => xValueLabel(kind, Number(p.value)) } },
-      axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
+      // A zoom window's edges fall between steps (52.6): label steps as the integers they are.
+      axisLabel: { formatter: kind === 'step' ? (v: number) => axisLabel(Math.round(v)) : axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
     },
     yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
     series,

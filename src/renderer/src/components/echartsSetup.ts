@@ -16,11 +16,13 @@ echarts.use([LineChart, ScatterChart, GridComponent, TooltipComponent, TitleComp
 export interface ChartReport {
   hover?: number | null;
   range?: { from: number; to: number; zoomed: boolean };
+  /** The y-axis scale drawn ('log' once the log toggle is on). */
+  yScale?: string;
 }
 
 type Instance = ReturnType<typeof echarts.init>;
 
-type Model = { getComponent(t: string, i: number): { axis?: { scale: { getExtent(): [number, number] } }; option?: { start?: number; end?: number } } | undefined };
+type Model = { getComponent(t: string, i: number): { axis?: { scale: { type: string; getExtent(): [number, number] } }; option?: { start?: number; end?: number } } | undefined };
 
 /**
  * The chart's model (ECharts' internal getter; undefined before the first setOption). Read instead of
@@ -65,7 +67,7 @@ export function wireChart(chart: Instance, group: string | undefined, report: (r
 /** Reports the x range in view (after a zoom, or a setOption, which draws synchronously with lazyUpdate off). */
 export function reportRange(chart: Instance, report: (r: ChartReport) => void): void {
   const ext = xExtent(chart);
-  if (ext) report({ range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null } });
+  if (ext) report({ range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null }, yScale: model(chart)?.getComponent('yAxis', 0)?.axis?.scale.type });
 }
 
 /**

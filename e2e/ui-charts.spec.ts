@@ -1,0 +1,266 @@
+/**
+ * Chart controls (issue 18), in both places a chart can draw: the chart worker (OffscreenCanvas, the default)
+ * and the page (a browser without OffscreenCanvas; the fallback). On three synthetic runs (two calm seeds and
+ * an entropy collapse, `arlarena runs synth`):
+ * - Compare's legend hides and shows a run's series, and in grouped mode lists the groups in their colours;
+ * - the log y toggle draws that chart on a log axis;
+ * - ctrl + wheel zooms the step axis (every chart of the view with it) and "reset zoom" restores the range;
+ * - hovering one chart moves the crosshair of every chart of the view to the same step, labelled "step N";
+ * - the run page has the smoothing control and the same synced crosshair.
+ * Screenshots (light and dark) land in test-results/ui-charts-*.png.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from './support/browser';
+import { ROOT, startLab, type Lab } from './support/lab';
+import { waitUntil } from './uiHelpers';
+
+let work = '';
+let lab: Lab;
+let browser: Browser;
+const ids: string[] = [];
+
+function synth(shape: string, seed: number, name: string, dataDir: string): string {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '200', '--shape', shape, '--seed', String(seed), '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
+  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'arlarena-charts-e2e-'));
+  const dataDir = join(work, 'data');
+  ids.push(synth('calm', 1, 'calm seed 1', dataDir), synth('calm', 2, 'calm seed 2', dataDir), synth('entropy_collapse', 1, 'entropy collapse', dataDir));
+  lab = await startLab({ dataDir });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Opens the app at `path`; `inPage` hides OffscreenCanvas so every chart takes the in-page fallback. */
+async function open(path: string, inPage: boolean): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  if (inPage) await context.addInitScript(() => Object.defineProperty(window, 'OffscreenCanvas', { value: undefined, configurable: true }));
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
+  return { page, problems };
+}
+
+const attr = async (l: Locator, name: string) => (await l.getAttribute(name)) ?? '';
+
+/** Waits until every chart in `scope` has drawn its latest input. */
+async function settled(page: Page, scope: string): Promise<void> {
+  await waitUntil('the charts to draw', async () => {
+    const charts = page.locator(`${scope} .chart`);
+    const n = await charts.count();
+    if (n === 0) return false;
+    for (let i = 0; i < Math.min(n, 4); i++) {
+      const c = charts.nth(i);
+      if ((await attr(c, 'data-rendered')) !== 'true' || (await attr(c, 'data-pending')) === 'true') return false;
+    }
+    return true;
+  }, 30_000, 100);
+}
+
+/** Moves the mouse to a fraction of a chart's plot width, mid-height. */
+async function hover(page: Page, chart: Locator, fx: number): Promise<void> {
+  const box = await chart.boundingBox();
+  if (!box) throw new Error('chart has no box');
+  await page.mouse.move(box.x + 56 + (box.width - 72) * fx, box.y + box.height / 2, { steps: 4 });
+}
+
+for (const inPage of [false, true]) {
+  const where = inPage ? 'page' : 'worker';
+  describe(`chart controls, charts drawn in the ${where}`, () => {
+    let page: Page;
+    let problems: string[];
+    const cards = () => page.locator('[data-testid="compare"] .chart-card');
+
+    it('opens Compare with a legend of the runs in their colours', async () => {
+      ({ page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, inPage));
+      await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+      await settled(page, '[data-testid="compare"]');
+      expect(await attr(cards().first().locator('.chart'), 'data-mode')).toBe(where);
+      const entries = page.locator('[data-testid="compare-legend"] .entry');
+      expect((await entries.allInnerTexts()).map((t) => t.trim())).toEqual(['calm seed 1', 'calm seed 2', 'entropy collapse']);
+      // The legend's swatch and the summary table's swatch of a run are one colour.
+      const legendColor = await entries.nth(2).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor);
+      const tableColor = await page.locator('[data-testid="summary-table"] tbody tr').nth(2).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(legendColor).toBe(tableColor);
+    });
+
+    it('hides a run from every chart when its legend entry is clicked, and shows it again', async () => {
+      const chart = cards().first().locator('.chart');
+      const before = Number(await attr(chart, 'data-series'));
+      expect(before).toBe(3);
+      const entry = page.locator('[data-testid="compare-legend"] .entry').nth(1);
+      await entry.click();
+      expect(await attr(entry, 'aria-pressed')).toBe('false');
+      await waitUntil('the run to leave the charts', async () => (await attr(chart, 'data-series')) === '2' && (await attr(cards().nth(1).locator('.chart'), 'data-series')) === '2', 10_000, 100);
+      await settled(page, '[data-testid="compare"]');
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await settled(page, '[data-testid="compare"]');
+        await screenshot(page, `ui-charts-${where}-legend-hidden-${dark ? 'dark' : 'light'}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await entry.click();
+      await waitUntil('the run to come back', async () => (await attr(chart, 'data-series')) === '3', 10_000, 100);
+      expect(await attr(entry, 'aria-pressed')).toBe('true');
+    });
+
+    it('groups by a config key: the legend lists the groups with N, in the colours of the table', async () => {
+      await page.locator('select[aria-label="Group by"]').selectOption('synthetic.shape');
+      const entries = page.locator('[data-testid="compare-legend"] .entry');
+      await waitUntil('the groups in the legend', async () => (await entries.count()) === 2, 10_000, 100);
+      expect((await entries.allInnerTexts()).map((t) => t.trim())).toEqual(['synthetic.shape = calm (N=2)', 'synthetic.shape = entropy_collapse (N=1)']);
+      const rows = page.locator('[data-testid="summary-table"] tbody tr .sw');
+      const colors = await rows.evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
+      expect(colors[0]).toBe(colors[1]);
+      expect(colors[2]).not.toBe(colors[0]);
+      expect(colors[0]).toBe(await entries.nth(0).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor));
+      await page.locator('select[aria-label="Band"]').selectOption('minmax');
+      await settled(page, '[data-testid="compare"]');
+      // 3 faint run lines + 2 group bands
+      expect(await attr(cards().first().locator('.chart'), 'data-series')).toBe('5');
+      await entries.nth(1).click();
+      await waitUntil('the group to leave the charts', async () => (await attr(cards().first().locator('.chart'), 'data-series')) === '3', 10_000, 100);
+      await settled(page, '[data-testid="compare"]');
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await settled(page, '[data-testid="compare"]');
+        await screenshot(page, `ui-charts-${where}-grouped-minmax-${dark ? 'dark' : 'light'}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await entries.nth(1).click();
+      await page.locator('select[aria-label="Group by"]').selectOption('');
+      await waitUntil('the runs back in the legend', async () => (await entries.count()) === 3, 10_000, 100);
+      await settled(page, '[data-testid="compare"]');
+    });
+
+    it('draws one chart on a log y-axis when its toggle is on, and only that chart', async () => {
+      const card = cards().nth(1);
+      await card.locator('[data-testid="chart-log"]').check();
+      await waitUntil('a log y-axis', async () => (await attr(card.locator('.chart'), 'data-y-scale')) === 'log', 10_000, 100);
+      expect(await attr(card.locator('.chart'), 'data-log')).toBe('true');
+      // ECharts names a linear scale 'interval'.
+      expect(await attr(cards().first().locator('.chart'), 'data-y-scale')).toBe('interval');
+      await card.scrollIntoViewIfNeeded();
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await settled(page, '[data-testid="compare"]');
+        await card.screenshot({ path: join(ROOT, 'test-results', `ui-charts-${where}-log-${dark ? 'dark' : 'light'}.png`) });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await card.locator('[data-testid="chart-log"]').uncheck();
+      await waitUntil('a linear y-axis again', async () => (await attr(card.locator('.chart'), 'data-y-scale')) === 'interval', 10_000, 100);
+    });
+
+    it('zooms the step axis with ctrl + wheel (every chart of the view) and resets to the whole range', async () => {
+      const first = cards().first().locator('.chart');
+      const second = cards().nth(1).locator('.chart');
+      await first.scrollIntoViewIfNeeded();
+      const from0 = Number(await attr(first, 'data-x-from'));
+      const to0 = Number(await attr(first, 'data-x-to'));
+      expect(to0 - from0).toBeGreaterThanOrEqual(150);
+      await hover(page, first, 0.5);
+      await page.keyboard.down('Control');
+      for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -120);
+      await page.keyboard.up('Control');
+      await waitUntil('the chart to zoom in', async () => (await attr(first, 'data-zoomed')) === 'true', 10_000, 100);
+      const from1 = Number(await attr(first, 'data-x-from'));
+      const to1 = Number(await attr(first, 'data-x-to'));
+      expect(to1 - from1).toBeLessThan(to0 - from0);
+      expect(from1).toBeGreaterThanOrEqual(from0);
+      expect(to1).toBeLessThanOrEqual(to0);
+      // Connected: the other charts of the view show the same window.
+      await waitUntil('the other chart to follow the zoom', async () => (await attr(second, 'data-zoomed')) === 'true', 10_000, 100);
+      expect(Number(await attr(second, 'data-x-to')) - Number(await attr(second, 'data-x-from'))).toBeLessThan(to0 - from0);
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await settled(page, '[data-testid="compare"]');
+        await screenshot(page, `ui-charts-${where}-zoomed-${dark ? 'dark' : 'light'}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await cards().first().locator('[data-testid="chart-reset-zoom"]').click();
+      await waitUntil('the zoom to reset', async () => (await attr(first, 'data-zoomed')) === 'false' && (await attr(second, 'data-zoomed')) === 'false', 10_000, 100);
+      expect(Number(await attr(first, 'data-x-from'))).toBe(from0);
+      expect(Number(await attr(first, 'data-x-to'))).toBe(to0);
+      expect(await cards().first().locator('[data-testid="chart-reset-zoom"]').isDisabled()).toBe(true);
+    });
+
+    it('moves the crosshair of every chart to the hovered step, labelled "step N"', async () => {
+      const first = cards().first().locator('.chart');
+      const second = cards().nth(1).locator('.chart');
+      await settled(page, '[data-testid="compare"]');
+      await hover(page, first, 0.6);
+      await waitUntil('a hovered step', async () => /^step \d+$/.test(await attr(first, 'data-hover')), 10_000, 100);
+      const label = await attr(first, 'data-hover');
+      const step = Number(label.slice(5));
+      expect(step).toBeGreaterThan(80);
+      expect(step).toBeLessThan(160);
+      await waitUntil('the other chart to show the same step', async () => (await attr(second, 'data-hover')) === label, 10_000, 100);
+      if (inPage) {
+        // In the page ECharts' tooltip is HTML: its header is the step as an integer, not "171.00".
+        const tip = first.locator('div', { hasText: /^step \d+/ }).last();
+        await tip.waitFor({ timeout: 10_000 });
+        expect((await tip.innerText()).split('\n')[0].trim()).toBe(label);
+        const other = second.locator('div', { hasText: /^step \d+/ }).last();
+        await other.waitFor({ timeout: 10_000 });
+        expect((await other.innerText()).split('\n')[0].trim()).toBe(label);
+      }
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await hover(page, first, 0.3);
+        await hover(page, first, 0.6);
+        await waitUntil('the crosshair after the theme change', async () => (await attr(second, 'data-hover')) === label, 10_000, 100);
+        await page.waitForTimeout(200);
+        await screenshot(page, `ui-charts-${where}-crosshair-${dark ? 'dark' : 'light'}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.mouse.move(5, 5);
+      await waitUntil('the crosshair to leave', async () => (await attr(second, 'data-hover')) === '', 10_000, 100);
+      expect(problems).toEqual([]);
+    });
+
+    it('gives the run page the smoothing control and the synced crosshair', async () => {
+      await page.goto(`${lab.origin}/?view=run&id=${ids[2]}#token=${lab.token}`);
+      await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${ids[2]}"]`);
+      await settled(page, '[data-testid="run-detail"]');
+      const controls = page.locator('[data-testid="run-chart-controls"]');
+      const strength = controls.locator('input[aria-label="Smoothing strength"]');
+      expect(await strength.isDisabled()).toBe(true);
+      await controls.locator('select[aria-label="Smoothing"]').selectOption('ema');
+      expect(await strength.isDisabled()).toBe(false);
+      await settled(page, '[data-testid="run-detail"]');
+      const charts = page.locator('[data-testid="run-detail"] .chart-card .chart');
+      await charts.first().scrollIntoViewIfNeeded();
+      await hover(page, charts.first(), 0.5);
+      await waitUntil('a hovered step', async () => /^step \d+$/.test(await attr(charts.first(), 'data-hover')), 10_000, 100);
+      const label = await attr(charts.first(), 'data-hover');
+      await waitUntil('the other run chart to show the same step', async () => (await attr(charts.nth(1), 'data-hover')) === label, 10_000, 100);
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        await settled(page, '[data-testid="run-detail"]');
+        await hover(page, charts.first(), 0.4);
+        await hover(page, charts.first(), 0.5);
+        await page.waitForTimeout(200);
+        await screenshot(page, `ui-charts-${where}-run-smoothed-${dark ? 'dark' : 'light'}`);
+      }
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+  });
+}
