@@ -10,8 +10,8 @@ import { bump, parseMetricNumber, StepAccumulator } from './steps';
 import type { LineParser, SourceMeta, StepSink } from './types';
 
 export function createDeepspeedChatParser(onStep: StepSink): LineParser {
-  const acc = new StepAccumulator(onStep);
   const skipped: Record<string, number> = {};
+  const acc = new StepAccumulator(onStep, skipped);
   const meta: SourceMeta = { framework: 'deepspeed-chat', notes: [] };
   let overflows = 0;
 
@@ -59,6 +59,7 @@ export function createDeepspeedChatParser(onStep: StepSink): LineParser {
       }
       if (line.includes('OVERFLOW!')) overflows++;
     },
+    flushPending: () => acc.flushPending(),
     end(): void {
       acc.flush();
       if (overflows > 0) meta.notes.push(`${overflows} fp16 loss-scale overflow line(s) (DeepSpeed skipped those updates)`);

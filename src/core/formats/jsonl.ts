@@ -52,8 +52,8 @@ export function stepFrom(v: unknown): number | undefined {
 }
 
 function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
-  const acc = new StepAccumulator(onStep);
   const skipped: Record<string, number> = {};
+  const acc = new StepAccumulator(onStep, skipped);
   const meta: SourceMeta = { framework: format === 'verl-jsonl' ? 'verl' : 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   let stepKey: string | null = null;
@@ -118,6 +118,7 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       }
       record(o as Record<string, unknown>);
     },
+    flushPending: () => acc.flushPending(),
     end(): void {
       acc.flush();
       if (stepKey !== null && stepKey !== 'step') meta.notes.push(`step taken from the "${stepKey}" field`);

@@ -15,10 +15,17 @@ export class StepAccumulator {
   private step = Number.NaN;
   private values: Record<string, number> | null = null;
   private wallTime: number | undefined;
+  /** The step `flushPending` sent before it was complete; NaN when the last step left the usual way. */
+  private early = Number.NaN;
+  private earlyRun = '';
   /** Steps handed to the sink so far. */
   emitted = 0;
 
-  constructor(private readonly onStep: StepSink) {}
+  /** `skipped`: the parser's counts, where values arriving for a step already flushed early are counted. */
+  constructor(
+    private readonly onStep: StepSink,
+    private readonly skipped?: Record<string, number>,
+  ) {}
 
   /** Adds one record's values; later values for a key already present in the same step replace it. */
   add(step: number, values: Record<string, number>, run = '', wallTime?: number): void {
@@ -27,16 +34,26 @@ export class StepAccumulator {
       if (wallTime !== undefined) this.wallTime = wallTime;
       return;
     }
+    if (this.values === null && step === this.early && run === this.earlyRun) {
+      // More lines of a step live follow already showed (flushPending): the store is append-only and keeps steps
+      // strictly increasing, so they cannot join it; they are counted rather than sent as a second copy.
+      if (this.skipped) bump(this.skipped, SKIP_LATE_VALUES);
+      return;
+    }
     this.flush();
+    this.early = Number.NaN;
     this.run = run;
     this.step = step;
     this.values = values;
     this.wallTime = wallTime;
   }
 
-  /** The step number waiting to be completed, or NaN when none is. */
+  /**
+   * The step number later lines may still belong to (a TRL eval dict, a DeepSpeed-Chat reward line), or NaN
+   * when there is none: the step waiting to be completed, or the one flushPending sent early.
+   */
   get pendingStep(): number {
-    return this.values === null ? Number.NaN : this.step;
+    return this.values === null ? this.early : this.step;
   }
 
   flush(): void {
@@ -48,7 +65,21 @@ export class StepAccumulator {
     this.emitted++;
     this.onStep(s);
   }
+
+  /**
+   * Live follow, when the log has been quiet: send the waiting step now instead of when the next step begins.
+   * Lines for that same step that still arrive afterwards are counted under SKIP_LATE_VALUES, never sent again.
+   */
+  flushPending(): void {
+    if (this.values === null) return;
+    this.early = this.step;
+    this.earlyRun = this.run;
+    this.flush();
+  }
 }
+
+/** Skip reason: lines for a step live follow already showed (see StepAccumulator.flushPending). */
+export const SKIP_LATE_VALUES = 'lines for a step already shown live';
 
 /** Counts by reason, for `ParserBase.skipped`. */
 export function bump(counts: Record<string, number>, reason: string, by = 1): void {

@@ -48,8 +48,8 @@ function nonNumericNote(meta: SourceMeta, keys: Set<string>): void {
 }
 
 export function createTrlConsoleParser(onStep: StepSink): LineParser {
-  const acc = new StepAccumulator(onStep);
   const skipped: Record<string, number> = {};
+  const acc = new StepAccumulator(onStep, skipped);
   const meta: SourceMeta = { framework: 'trl', notes: [] };
   const nonNumeric = new Set<string>();
   let ordinal = 0;
@@ -89,6 +89,7 @@ export function createTrlConsoleParser(onStep: StepSink): LineParser {
       else { step = ++ordinal; usedOrdinal = true; }
       acc.add(step, values);
     },
+    flushPending: () => acc.flushPending(),
     end(): void {
       acc.flush();
       if (usedOrdinal) meta.notes.push('TRL console dicts carry no step: steps are log-line numbers (1, 2, …); multiply by the run\'s logging_steps for trainer steps');

@@ -60,6 +60,14 @@ export interface ParserBase {
   readonly format: LogFormat;
   /** Flush what is pending (the last step). Call once, after the last push. */
   end(): void;
+  /**
+   * Live follow, when the source has been quiet: send the step still waiting for more lines now, so the newest
+   * step shows without waiting for the next one. Parsers that hold nothing back (CSV) or read on end() only
+   * (trainer_state.json) leave it out. Text parsers count later lines for a step sent this way (steps.ts
+   * SKIP_LATE_VALUES) instead of sending the step twice; TensorBoard's parser may send it again (its reorder
+   * policy) and main drops the repeat.
+   */
+  flushPending?(): void;
   /** Skipped inputs by reason, e.g. `{ "unparsable line": 3, "bad crc": 1 }`. */
   readonly skipped: Readonly<Record<string, number>>;
   readonly meta: SourceMeta;

@@ -59,8 +59,8 @@ function skipSpaces(line: string, i: number): number {
 type Block = { kind: 'config' | 'final'; prefix: string; text: string; start: number; scanner: LiteralScanner | null };
 
 export function createVerlConsoleParser(onStep: StepSink): LineParser {
-  const acc = new StepAccumulator(onStep);
   const skipped: Record<string, number> = {};
+  const acc = new StepAccumulator(onStep, skipped);
   const meta: SourceMeta = { framework: 'verl', notes: [] };
   const nonNumeric = new Map<string, number>();
   let block: Block | null = null;
@@ -242,6 +242,7 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         tryClose(block);
       }
     },
+    flushPending: () => acc.flushPending(),
     end(): void {
       if (block !== null) closeUnfinished();
       acc.flush();

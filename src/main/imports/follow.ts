@@ -293,8 +293,9 @@ export class LogFollower {
       this.lastDataAt = Date.now();
       this.quietTicks = 0;
     } else if (++this.quietTicks === 2) {
-      // Quiet for a while: TensorBoard steps still open (waiting for late tags) are complete enough to show.
-      for (const t of this.tails.values()) (t.parser as { flushPending?: () => void }).flushPending?.();
+      // Quiet for a while: steps still open (TensorBoard waiting for late tags, a text log's last step waiting
+      // for its next line) are complete enough to show.
+      for (const t of this.tails.values()) t.parser.flushPending?.();
       await this.settle();
     }
     if (this.opts.idleSeconds !== undefined && Date.now() - this.lastDataAt >= this.opts.idleSeconds * 1000) void this.stop();
