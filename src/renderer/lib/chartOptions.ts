@@ -142,6 +142,9 @@ export function linePoints(x: readonly number[], y: readonly (number | null)[]):
   return out;
 }
 
+/** A flat typed array has no shape ECharts can infer: its two dimensions are named (ECharts asserts this in dev). */
+const XY_DIMS = ['x', 'y'];
+
 /** Fraction of null values: above one half the metric is treated as sparse (connect finite points). */
 export function isSparse(y: readonly (number | null)[]): boolean {
   if (y.length === 0) return false;
@@ -186,7 +189,7 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // Dots when points are few (a one-step run is otherwise invisible) or the metric is sparse.
     const dots = sparse || l.x.length <= FEW_POINTS;
     const raw: Record<string, unknown> = {
-      name: l.name, type: 'line', data: linePoints(l.x, l.y), symbol: dots ? 'circle' : 'none', showSymbol: dots, symbolSize: 4, connectNulls: sparse,
+      name: l.name, type: 'line', data: linePoints(l.x, l.y), dimensions: XY_DIMS, symbol: dots ? 'circle' : 'none', showSymbol: dots, symbolSize: 4, connectNulls: sparse,
       lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
       // The store already downsampled (LTTB, spikes kept): no second pass here.
       large: l.x.length > 2000,
@@ -199,7 +202,7 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     series.push(raw);
     if (l.smoothed) {
       series.push({
-        name: l.name, type: 'line', data: linePoints(l.x, l.smoothed), symbol: 'none', showSymbol: false, connectNulls: sparse,
+        name: l.name, type: 'line', data: linePoints(l.x, l.smoothed), dimensions: XY_DIMS, symbol: 'none', showSymbol: false, connectNulls: sparse,
         lineStyle: { color: l.color, width: l.faint ? 1 : 2, opacity: l.faint ? 0.35 : 1 }, itemStyle: { color: l.color }, z: 3,
       });
     }

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { SVGRenderer } from 'echarts/renderers';
+import { draw, echarts, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
+import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
+
+// No DOM here: ECharts' server-side mode (SVG renderer) runs the same models, zoom and axis code as the canvas.
+echarts.use([SVGRenderer]);
+
+function input(last: number): MetricChartInput {
+  const x = Array.from({ length: last + 1 }, (_, i) => i);
+  return { title: 't', unit: '', xName: 'step', theme: { dark: false }, lines: [{ name: 'r', color: '#000', x, y: x.map((v) => Math.sin(v / 10)), smoothed: null, nonFinite: [] }] };
+}
+
+function chart() {
+  return echarts.init(null as unknown as HTMLElement, undefined, { renderer: 'svg', ssr: true, width: 600, height: 240 });
+}
+
+describe('chart wiring (zoom, reports, crosshair sync)', () => {
+  it('reports the x range in view, narrows it on zoom, keeps the zoom through a live redraw and resets it', () => {
+    const c = chart();
+    const reports: ChartReport[] = [];
+    wireChart(c, undefined, (r) => reports.push(r));
+    draw(c, metricChartOption(input(200)));
+    reportRange(c, (r) => reports.push(r));
+    expect(reports.at(-1)?.range).toEqual({ from: 0, to: 200, zoomed: false });
+    expect(reports.at(-1)?.yScale).toBe('interval');
+
+    c.dispatchAction({ type: 'dataZoom', start: 25, end: 75 });
+    const zoomed = reports.at(-1)?.range;
+    expect(zoomed?.zoomed).toBe(true);
+    expect(zoomed!.from).toBeCloseTo(50, 6);
+    expect(zoomed!.to).toBeCloseTo(150, 6);
+
+    // A new step arrives (notMerge redraw): the zoom window stays where the user put it.
+    draw(c, metricChartOption(input(240)));
+    reportRange(c, (r) => reports.push(r));
+    expect(reports.at(-1)?.range?.zoomed).toBe(true);
+    expect(reports.at(-1)!.range!.from).toBeCloseTo(60, 6);
+
+    resetZoom(c);
+    // The whole range again, as the axis draws it unzoomed (ECharts rounds its end to a nice tick: 250).
+    const fresh = chart();
+    draw(fresh, metricChartOption(input(240)));
+    reportRange(fresh, (r) => reports.push(r));
+    const whole = reports.pop()?.range;
+    expect(whole?.to).toBeGreaterThanOrEqual(240);
+    expect(reports.at(-1)?.range).toEqual(whole);
+    fresh.dispose();
+    c.dispose();
+  });
+  it('moves the crosshair of every chart of a group to the hovered x', () => {
+    const a = chart();
+    const b = chart();
+    const other = chart();
+    const hovers: Record<string, (number | null)[]> = { a: [], b: [], other: [] };
+    wireChart(a, 'view', (r) => r.hover !== undefined && hovers.a.push(r.hover));
+    wireChart(b, 'view', (r) => r.hover !== undefined && hovers.b.push(r.hover));
+    wireChart(other, undefined, (r) => r.hover !== undefined && hovers.other.push(r.hover));
+    for (const c of [a, b, other]) draw(c, metricChartOption(input(200)));
+    // What the pointer over chart a does: the axis pointer at a pixel, then ECharts' connect repeats it on b.
+    const [px, py] = a.convertToPixel({ gridIndex: 0 }, [120, 0]) as number[];
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: py - 20 });
+    expect(hovers.a.at(-1)).toBeCloseTo(120, 0);
+    expect(hovers.b.at(-1)).toBe(hovers.a.at(-1));
+    expect(hovers.other).toEqual([]);
+    for (const c of [a, b, other]) c.dispose();
+  });
+});
