@@ -19,7 +19,7 @@ const nodePatterns = nodeBuiltins.map((name) => ({ regex: `^${escapeRe(name)}(/.
 const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.peers-venv/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...svelte.configs['flat/recommended'],
