@@ -141,8 +141,18 @@ for (const inPage of [false, true]) {
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
         await settled(page, '[data-testid="compare"]');
+        await hover(page, cards().first().locator('.chart'), 0.45);
+        await hover(page, cards().first().locator('.chart'), 0.5);
+        if (inPage) {
+          // The group's row in the tooltip carries its N at that step.
+          const chart = cards().first().locator('.chart');
+          await waitUntil('the tooltip', async () => /step \d+/.test(await chart.innerText()), 10_000, 100);
+          expect(await chart.innerText()).toMatch(/synthetic\.shape = calm \(N=2\)\s+[\d.]+ · N=2/);
+        }
+        await page.waitForTimeout(200);
         await screenshot(page, `ui-charts-${where}-grouped-minmax-${dark ? 'dark' : 'light'}`);
       }
+      await page.mouse.move(5, 5);
       await page.emulateMedia({ colorScheme: 'light' });
       await entries.nth(1).click();
       await page.locator('select[aria-label="Group by"]').selectOption('');

@@ -98,4 +98,10 @@ describe('chart controls', () => {
     expect(lin.yAxis.type).toBe('value');
     expect(lin.title.subtext).toBe('actor/grad_norm');
   });
+  it("shows a group's N at the hovered point in the band's tooltip", () => {
+    const opt = metricChartOption({ ...base, lines: [], bands: [{ name: 'g', color: '#000', x: [0, 1], mean: [0.5, 0.25], lo: [0, 0], hi: [1, 1], n: [3, 2] }] }) as { series: { name: string; tooltip?: { valueFormatter?(v: unknown, i: number): string } }[] };
+    const mean = opt.series.find((s) => s.name === 'g');
+    expect(mean?.tooltip?.valueFormatter?.(0.25, 1)).toBe('0.25 · N=2');
+    expect(mean?.tooltip?.valueFormatter?.(0.5, 0)).toBe('0.5 · N=3');
+  });
 });

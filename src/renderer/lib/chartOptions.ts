@@ -142,6 +142,11 @@ export function linePoints(x: readonly number[], y: readonly (number | null)[]):
   return out;
 }
 
+/** A tooltip value: four significant digits, '—' for none. */
+function fmtTip(v: unknown): string {
+  return typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—';
+}
+
 /** A flat typed array has no shape ECharts can infer: its two dimensions are named (ECharts asserts this in dev). */
 const XY_DIMS = ['x', 'y'];
 
@@ -173,6 +178,8 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     series.push({
       name: b.name, type: 'line', data: b.x.map((x, i) => [x, b.mean[i], b.n[i]]), symbol: 'none', lineStyle: { color: b.color, width: 2 },
       itemStyle: { color: b.color }, encode: { x: 0, y: 1 }, z: 4,
+      // The group's N at the hovered point: it drops where a shorter run has ended.
+      tooltip: { valueFormatter: (v: unknown, i: number) => `${fmtTip(v)} · N=${b.n[i] ?? '?'}` },
     });
   }
 
@@ -238,7 +245,7 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // in the compare view's profile (bench:ui --profile).
     grid: { left: 56, right: 16, top: 48, bottom: 36, outerBoundsMode: 'none' },
     // Themed: ECharts' default tooltip is white, a glare in dark mode (and its text then unreadable in the canvas).
-    tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : '—') },
+    tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: fmtTip },
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
     // dragging pans; the chart's "reset zoom" restores the whole range. filterMode 'none' keeps lines running
     // to the edges instead of cutting them at the first point inside the window.
