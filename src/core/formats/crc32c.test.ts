@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc32c, maskCrc32c, maskedCrc32c } from './crc32c';
+import { crc32c, crc32cRange, maskCrc32c, maskedCrc32c, maskedCrc32cRange } from './crc32c';
 
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -26,5 +26,21 @@ describe('crc32c', () => {
     const lenLE = (n: number): Uint8Array => new Uint8Array([n, 0, 0, 0, 0, 0, 0, 0]);
     expect(maskedCrc32c(lenLE(24))).toBe(0x224b7fa3);
     expect(maskedCrc32c(lenLE(72))).toBe(0x9d4892fe);
+  });
+
+  it('crc32cRange over any range of a larger array equals the package over that subarray', () => {
+    expect(crc32cRange(ascii('xx123456789yy'), 2, 11)).toBe(0xe3069283);
+    expect(crc32cRange(new Uint8Array(4), 2, 2)).toBe(0);
+    // Deterministic pseudo-random bytes (an LCG), every length 0…80 at offsets 0…9: both the 8-byte loop and
+    // the byte tail, at every alignment.
+    const bytes = new Uint8Array(200);
+    let x = 12345;
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+    for (let off = 0; off < 10; off++) {
+      for (let len = 0; len <= 80; len++) {
+        expect(crc32cRange(bytes, off, off + len)).toBe(crc32c(bytes.subarray(off, off + len)));
+        expect(maskedCrc32cRange(bytes, off, off + len)).toBe(maskedCrc32c(bytes.subarray(off, off + len)));
+      }
+    }
   });
 });

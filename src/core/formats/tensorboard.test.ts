@@ -260,3 +260,34 @@ describe('TensorBoard export → parser', () => {
     expect(() => [...tensorboardChunks([{ step: 1.5, values: { a: 1 } }], { startWallTime: 0 })]).toThrow(/non-negative integers/);
   });
 });
+
+describe('TensorBoard parser: the simple_value fast path and the records it leaves to the full reader', () => {
+  it('reads steps of every varint length, scalars with plugin metadata, and several values per event the same way', () => {
+    const withMeta = enc({ wallTime: 7, step: 4, summary: { value: [{ tag: 'm', simpleValue: 0.25, metadata: { pluginData: { pluginName: 'scalars' } } }] } });
+    const file = cat(
+      versionRecord,
+      simple(1, { a: 0.5, b: -2, 'c/d': 3 }),
+      simple(2 ** 21 + 5, { a: 1 }), // 4-byte varint
+      simple(2 ** 48 + 3, { a: 2 }), // 7 bytes: the longest the fast path takes
+      simple(2 ** 52 + 1, { a: 3 }), // 8 bytes: the full reader
+    );
+    const { steps, p } = parse(file);
+    expect(stepsOf(steps)).toEqual([1, 2 ** 21 + 5, 2 ** 48 + 3, 2 ** 52 + 1]);
+    expect(steps[0]).toEqual({ run: '', step: 1, values: { a: 0.5, b: -2, 'c/d': 3 }, wallTime: 101 });
+    expect(steps[3].values).toEqual({ a: 3 });
+    expect(p.records).toBe(5);
+    expect(p.scalars).toBe(6);
+    // A value carrying plugin metadata goes through the full reader and still counts as a scalar.
+    const m = parse(cat(versionRecord, withMeta, simple(5, { m: 0.5 })));
+    expect(m.steps.map((s) => [s.step, s.values.m, s.wallTime])).toEqual([[4, 0.25, 7], [5, 0.5, 105]]);
+    expect(m.p.scalars).toBe(2);
+  });
+
+  it('a negative step (a 10-byte varint) and an event without a summary take the full reader', () => {
+    const { steps, p } = parse(cat(versionRecord, enc({ wallTime: 3, step: 9 }), simple(-1, { a: 1 }, 50), simple(3, { a: 2 })));
+    expect(stepsOf(steps)).toEqual([-1, 3]);
+    expect(steps[0].values).toEqual({ a: 1 });
+    expect(p.records).toBe(4);
+    expect(p.skipped).toEqual({});
+  });
+});
