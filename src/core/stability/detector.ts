@@ -10,7 +10,7 @@ import { resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverride
 import { RULES } from './rules/index';
 import type { Finding, RuleDef, RuleInstance, Severity } from './types';
 import { nanMeansNotApplicable } from './nonFinite';
-import { hintsFor, type RunRecipe } from './hints';
+import { hintsFor, type RunRecipe, type SourceRecipe } from './hints';
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
@@ -79,7 +79,7 @@ export class CollapseDetector {
   private lastStep = -Infinity;
 
   /** `recipe` (hints.ts: recipeOf(run config)) fits each alert's hint to what the run already does. */
-  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe) {
+  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe | SourceRecipe) {
     this.config = config && 'mergeGap' in config && 'nonFinite' in config && 'mismatch' in config ? (config as DetectorConfig) : resolveDetectorConfig(config as DetectorConfigOverrides | undefined);
     const hints = hintsFor(recipe);
     this.rules = RULES.filter((r) => r.enabled(this.config)).map((def) => ({ def, inst: def.create(this.config, hints) }));
@@ -170,7 +170,7 @@ export class CollapseDetector {
 }
 
 /** Batch: run the detector over a whole stored stream. */
-export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe): Alert[] {
+export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe | SourceRecipe): Alert[] {
   const d = new CollapseDetector(runId, config, recipe);
   for (const r of records) d.feed(r);
   return d.alerts();

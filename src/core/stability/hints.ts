@@ -112,8 +112,13 @@ export function recipeOf(config: unknown): RunRecipe | undefined {
 
 const GENERIC_CLIPPING = 'tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking (GRPO_SM); a lower learning rate also helps';
 
-/** The hints for a run with this recipe (generic ones without a recipe). */
-export function hintsFor(r?: RunRecipe): Hints {
+/**
+ * The hints for a run with this recipe (generic ones without a recipe); an imported run's (SourceRecipe) are in
+ * its framework's terms.
+ */
+export function hintsFor(recipe?: RunRecipe | SourceRecipe): Hints {
+  if (recipe && 'kind' in recipe && recipe.kind === 'source') return sourceHints(recipe);
+  const r = recipe as RunRecipe | undefined;
   const lower = r ? `lower the learning rate (optim.lr, now ${r.lr})` : 'lower the learning rate';
   const kl = !r
     ? 'add or raise a KL penalty to π_ref'
@@ -169,5 +174,164 @@ export function hintsFor(r?: RunRecipe): Hints {
       ? `updates were skipped because their result was not finite: ${odd} is far outside its usual range; set it back`
       : `skipped updates mean the loss is numerically unstable: ${lower} or ${tighten}`,
     mismatch: 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Imported runs (issue 15): hints in the source framework's own terms.
+
+/** What a lever is called in an imported run's framework, and its value when the log's config gave it. */
+interface SourceSetting {
+  readonly name: string;
+  readonly value?: number;
+}
+
+/**
+ * The recipe of an imported run (kind 'imported'): its framework's names for the stability levers, with the
+ * values its echoed config holds. Names only where the mapping is clear (from verl's and TRL's docs and
+ * configs); a framework without such a mapping gets neutral wording, never this lab's config paths or presets.
+ */
+export interface SourceRecipe {
+  readonly kind: 'source';
+  readonly framework: 'verl' | 'trl' | 'other';
+  readonly lr?: SourceSetting;
+  readonly clip?: SourceSetting;
+  /** KL as a loss term (verl's use_kl_loss + kl_loss_coef; TRL's beta). `on`: the config switches it on. */
+  readonly klLoss?: SourceSetting & { readonly on: boolean };
+  /** KL in the reward (verl's use_kl_in_reward + algorithm.kl_ctrl.kl_coef). */
+  readonly klReward?: SourceSetting & { readonly on: boolean };
+  readonly entropy?: SourceSetting;
+  readonly temperature?: SourceSetting;
+  readonly group?: SourceSetting;
+  readonly maxResponse?: SourceSetting;
+  readonly gradClip?: SourceSetting;
+  /** The run already clips at the sequence level (verl policy_loss.loss_mode gspo; TRL importance_sampling_level sequence). */
+  readonly sequenceLevel: boolean;
+  /** verl's DAPO dynamic sampling (algorithm.filter_groups.enable) is on. */
+  readonly filtering: boolean;
+}
+
+/** The value at a dotted path of a nested config, or under the dotted key itself (flattened configs). */
+function atPath(cfg: Json, path: string): unknown {
+  if (Object.hasOwn(cfg, path)) return cfg[path];
+  let cur: unknown = cfg;
+  for (const part of path.split('.')) {
+    const o = obj(cur);
+    if (!o) return undefined;
+    cur = o[part];
+  }
+  return cur;
+}
+
+function setting(cfg: Json, name: string): SourceSetting {
+  const v = num(atPath(cfg, name));
+  return v === undefined ? { name } : { name, value: v };
+}
+
+/** verl and the forks that keep its config (verl-agent, the ARLArena fork). */
+const VERL_LIKE = new Set(['verl', 'verl-agent', 'arlarena']);
+
+/** The recipe of an imported run from the config its log revealed and the framework it came from. */
+export function sourceRecipeOf(config: unknown, framework: string): SourceRecipe {
+  const c = obj(config) ?? {};
+  if (VERL_LIKE.has(framework)) {
+    const a = 'actor_rollout_ref.actor';
+    // verl moved gradient clipping into the optimizer section (optim.clip_grad); older configs have actor.grad_clip.
+    const gradClip = atPath(c, `${a}.optim.clip_grad`) !== undefined ? `${a}.optim.clip_grad` : `${a}.grad_clip`;
+    return {
+      kind: 'source',
+      framework: 'verl',
+      lr: setting(c, `${a}.optim.lr`),
+      clip: setting(c, `${a}.clip_ratio`),
+      klLoss: { ...setting(c, `${a}.kl_loss_coef`), on: atPath(c, `${a}.use_kl_loss`) === true },
+      klReward: { ...setting(c, 'algorithm.kl_ctrl.kl_coef'), on: atPath(c, 'algorithm.use_kl_in_reward') === true },
+      entropy: setting(c, `${a}.entropy_coeff`),
+      temperature: setting(c, 'actor_rollout_ref.rollout.temperature'),
+      group: setting(c, 'actor_rollout_ref.rollout.n'),
+      maxResponse: setting(c, 'data.max_response_length'),
+      gradClip: setting(c, gradClip),
+      sequenceLevel: atPath(c, `${a}.policy_loss.loss_mode`) === 'gspo',
+      filtering: atPath(c, 'algorithm.filter_groups.enable') === true,
+    };
+  }
+  if (framework === 'trl') {
+    const beta = setting(c, 'beta');
+    return {
+      kind: 'source',
+      framework: 'trl',
+      lr: setting(c, 'learning_rate'),
+      clip: setting(c, 'epsilon'),
+      // GRPOConfig's beta is the KL coefficient; 0 (the default in recent TRL) loads no reference model.
+      klLoss: { ...beta, on: (beta.value ?? 0) > 0 },
+      temperature: setting(c, 'temperature'),
+      group: setting(c, 'num_generations'),
+      maxResponse: setting(c, 'max_completion_length'),
+      gradClip: setting(c, 'max_grad_norm'),
+      sequenceLevel: atPath(c, 'importance_sampling_level') === 'sequence',
+      filtering: false,
+    };
+  }
+  return { kind: 'source', framework: 'other', sequenceLevel: false, filtering: false };
+}
+
+/**
+ * The recipe the detector's hints are fitted to, for a stored run: a lab run's (recipeOf its config) or an
+ * imported run's (sourceRecipeOf its config and the framework it came from).
+ */
+export function recipeForRun(run: { readonly kind?: string; readonly config: unknown; readonly source?: { readonly framework: string } | null }): RunRecipe | SourceRecipe | undefined {
+  if (run.kind === 'imported') return sourceRecipeOf(run.config, run.source?.framework ?? 'unknown');
+  return recipeOf(run.config);
+}
+
+/** "the learning rate (actor_rollout_ref.actor.optim.lr, now 1e-6)", or the plain words without a mapping. */
+function lever(words: string, s: SourceSetting | undefined): string {
+  if (!s) return words;
+  return `${words} (${s.name}${s.value !== undefined ? `, now ${s.value}` : ''})`;
+}
+
+function sourceHints(r: SourceRecipe): Hints {
+  const lower = `lower ${lever('the learning rate', r.lr)}`;
+  const tightenClip = `tighten ${lever('the clip range', r.clip)}`;
+  let kl: string;
+  if (r.framework === 'verl') {
+    if (r.klLoss?.on) kl = `raise ${lever('the KL loss coefficient', r.klLoss)}`;
+    else if (r.klReward?.on) kl = `raise ${lever('the in-reward KL coefficient', r.klReward)}`;
+    else kl = `add a KL penalty to the reference policy (${r.klLoss!.name.replace('kl_loss_coef', 'use_kl_loss')}=True with ${r.klLoss!.name}, or algorithm.use_kl_in_reward=True with ${r.klReward!.name})`;
+  } else if (r.framework === 'trl') {
+    kl = r.klLoss?.on ? `raise ${lever('the KL coefficient', r.klLoss)}` : 'add a KL penalty to the reference model (beta > 0; with beta = 0 no reference model is loaded)';
+  } else {
+    kl = 'add or raise a KL penalty to the reference policy';
+  }
+  const seq = r.sequenceLevel
+    ? ''
+    : r.framework === 'verl'
+      ? ', clip at the sequence level (actor_rollout_ref.actor.policy_loss.loss_mode=gspo)'
+      : r.framework === 'trl'
+        ? ", clip at the sequence level (importance_sampling_level='sequence', GSPO)"
+        : ', clip at the sequence level (GSPO)';
+  const clipping = `${r.sequenceLevel ? 'the run already clips at the sequence level, yet ' : ''}the updates are larger than the clipping holds back: ${lower}, ${tightenClip}${seq}, or ${kl}`;
+  const hotter = lever('the sampling temperature', r.temperature);
+  const entropyUp = r.framework === 'verl' ? `add or raise ${lever('the entropy bonus', r.entropy)} or raise ${hotter}` : `raise ${hotter}`;
+  const gradClip = lever('gradient clipping', r.gradClip);
+  const filter = r.framework === 'verl' ? (r.filtering ? '' : ', filter out groups whose responses all agree (algorithm.filter_groups.enable=True)') : ', drop groups whose responses all agree';
+  return {
+    clipping,
+    gradNorm: `exploding gradients precede collapse; keep ${gradClip} on; ${clipping}`,
+    formatLoss: `the policy is losing the output format its reward checks; ${clipping}`,
+    admissibleLoss: `the actions stop being valid; ${clipping}`,
+    successLoss: `learned behaviour is being lost; ${clipping}`,
+    entropyCollapse: `groups will soon have identical rewards and no learning signal: ${entropyUp}, or ${lower}`,
+    entropyBlowup: `the update is destroying the output distribution: ${lower}, ${tightenClip}, or ${kl}`,
+    klStep: r.framework === 'verl'
+      ? `the policy moves far in one step: use fewer PPO epochs or more data per mini-batch (actor_rollout_ref.actor.ppo_epochs, ppo_mini_batch_size), or ${lower}`
+      : r.framework === 'trl'
+        ? `the policy moves far in one step: use fewer passes over each batch (num_iterations), or ${lower}`
+        : `the policy moves far in one step: use fewer update epochs per batch, or ${lower}`,
+    klDrift: `the policy is drifting far from the reference model: ${kl}, or ${lower}`,
+    deadSignal: `most groups score alike (no reward variance), so they carry no signal: sample more responses per prompt (${r.group?.name ?? 'the group size'}${r.group?.value !== undefined ? `, now ${r.group.value}` : ''}) or raise ${hotter}${filter}, or use easier prompts`,
+    length: `responses are running into ${lever('the length cap', r.maxResponse)}: raise it if the task needs longer answers, or penalise overlong responses in the reward; or ${kl}`,
+    nonFinite: `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep ${gradClip} on`,
+    skipped: `skipped updates mean the loss is numerically unstable: ${lower} or ${tightenClip}`,
+    mismatch: "the rollout engine's and the trainer's log-probs disagree: check that both hold the same weights at the same precision, or correct for the mismatch with truncated importance sampling",
   };
 }

@@ -2,7 +2,7 @@
 export { CollapseDetector, detectAlerts, type AlertUpdate } from './detector';
 export { DEFAULT_DETECTOR_CONFIG, resolveDetectorConfig, type DetectorConfig, type DetectorConfigOverrides } from './config';
 export { RULES, ruleById } from './rules/index';
-export { hintsFor, recipeOf, type Hints, type RunRecipe } from './hints';
+export { hintsFor, recipeForRun, recipeOf, sourceRecipeOf, type Hints, type RunRecipe, type SourceRecipe } from './hints';
 export type { Finding, MetricNeeds, RuleDef, RuleId, RuleInstance } from './types';
 export { ruleCoverage, needsMet, type RuleCoverage } from './coverage';
 export { syntheticStream, type SyntheticOptions, type SyntheticShape } from './synthetic';

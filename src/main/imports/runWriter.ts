@@ -14,6 +14,7 @@ import { basename, join } from 'node:path';
 import type { Alert, ImportSource, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { CollapseDetector } from '../../core/stability/detector';
+import { sourceRecipeOf } from '../../core/stability/hints';
 import type { Framework, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
 import { UNKNOWN_BACKEND } from '../store/runStore';
@@ -159,7 +160,8 @@ export class RunWriter {
       const fromMeta = meta?.framework && meta.framework !== 'unknown' ? meta.framework : null;
       this.framework = fromMeta ?? this.opts.registry.guessFramework(Object.keys(steps[0].values));
     }
-    this.detector ??= new CollapseDetector(run.id);
+    // Hints in the source framework's terms (verl's / TRL's setting names), from the config the log echoed.
+    this.detector ??= new CollapseDetector(run.id, undefined, sourceRecipeOf(run.config, this.framework));
     const records: MetricRecord[] = [];
     const changed = new Map<string, { alert: Alert; kind: 'raised' | 'updated' }>();
     for (const s of steps) {

@@ -4,7 +4,7 @@
  */
 import { err, ok } from '../../../shared/result';
 import { detectAlerts } from '../../../core/stability/detector';
-import { recipeOf } from '../../../core/stability/hints';
+import { recipeForRun } from '../../../core/stability/hints';
 import { ruleCoverage } from '../../../core/stability/coverage';
 import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
@@ -79,7 +79,7 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const rec = await store.getRun(runId);
       if (!rec) return notFound(runId);
       const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
-      const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
+      const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeForRun(rec)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
     },
     'runs.detect': async ({ runId, save, coverageOnly }) => {
@@ -90,7 +90,7 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
       const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
       if (coverageOnly) return ok({ alerts: [], coverage, saved: false });
-      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeOf(rec.config));
+      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeForRun(rec));
       if (!save) {
         const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
         return ok({ alerts: found.map((a) => ({ ...a, acknowledged: acked.has(a.id) })), coverage, saved: false });

@@ -4,7 +4,7 @@
  */
 import { ruleCoverage, type RuleCoverage } from '../../../core/stability/coverage';
 import { detectAlerts } from '../../../core/stability/detector';
-import { recipeOf } from '../../../core/stability/hints';
+import { recipeForRun } from '../../../core/stability/hints';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -29,7 +29,7 @@ const command: CliCommand = {
     if (!found) return 1;
     const { store, run } = found;
     const metrics = await store.readMetrics(run.id);
-    const alerts = detectAlerts(run.id, metrics, undefined, recipeOf(run.config));
+    const alerts = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
     // Every key the run logged counts, even one whose every value is NaN (the non-finite rule reads it).
     const coverage = ruleCoverage(await store.metricKeys(run.id));
     if (v.save) await store.upsertAlerts(run.id, alerts);
