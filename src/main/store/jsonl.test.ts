@@ -16,4 +16,14 @@ describe('encodeMetricRecord', () => {
     for (const [k, v] of Object.entries(values)) expect(Object.is(back.values[k], v === 0 && Object.is(v, -0) ? 0 : v)).toBe(true);
     expect(encodeMetricRecord({ step: 0, values: {} })).toBe('{"step":0,"values":{}}');
   });
+
+  it('an all-finite record (the JSON.stringify path) and one whose only non-finite value is its last key write the same key order and escaping', () => {
+    const finite: Record<string, number> = { 'actor/grad_norm': 1.25, 'a "quoted" \\ key\n': -0, '7': 3, '0': 2, 'timing_s/gen': 1e-7, big: 1.7976931348623157e308, 'ünïcode/ключ': 0.1 + 0.2, f32: Math.fround(0.3) };
+    const text = encodeMetricRecord({ step: 7, values: finite });
+    // Hand-spelled: integer-like keys first in ascending order (as for…in and JSON.stringify both enumerate).
+    expect(text).toBe('{"step":7,"values":{"0":2,"7":3,"actor/grad_norm":1.25,"a \\"quoted\\" \\\\ key\\n":0,"timing_s/gen":1e-7,"big":1.7976931348623157e+308,"ünïcode/ключ":0.30000000000000004,"f32":0.30000001192092896}}');
+    const withNan = encodeMetricRecord({ step: 7, values: { ...finite, last: NaN } });
+    expect(withNan).toBe(`${text.slice(0, -2)},"last":"NaN"}}`);
+  });
 });
+

@@ -32,11 +32,26 @@ export function decodeValue(v: unknown): number | undefined {
 const encodedKeys = new Map<string, string>();
 
 /**
- * The same text as JSON.stringify({ step, values }) with non-finite values spelled out, built directly: no
- * intermediate object per record and each key escaped once (imports write tens of thousands of records a
- * second, issue 15).
+ * The same text as JSON.stringify({ step, values }) with non-finite values spelled out. A record whose values
+ * are all finite (nearly every one) is the values object through JSON.stringify itself: its native number
+ * formatting measured 0.45–0.5 CPU s per million float32-like values where building the text here took
+ * 0.66–0.76 s (issue 15's import benchmark); same key order (own properties, as for…in) and same escaping.
  */
 export function encodeMetricRecord(rec: MetricRecord): string {
+  const values = rec.values;
+  let finite = true;
+  for (const k in values) {
+    if (!Number.isFinite(values[k])) {
+      finite = false;
+      break;
+    }
+  }
+  if (finite) return `{"step":${JSON.stringify(rec.step)},"values":${JSON.stringify(values)}}`;
+  return encodeSpelled(rec);
+}
+
+/** encodeMetricRecord for a record holding NaN or ±Infinity: built directly, each key escaped once. */
+function encodeSpelled(rec: MetricRecord): string {
   let out = `{"step":${JSON.stringify(rec.step)},"values":{`;
   let first = true;
   for (const k in rec.values) {
