@@ -63,6 +63,17 @@ describe('chart wiring (zoom, reports, crosshair sync)', () => {
     expect(hovers.a.at(-1)).toBeCloseTo(120, 0);
     expect(hovers.b.at(-1)).toBe(hovers.a.at(-1));
     expect(hovers.other).toEqual([]);
+    // The pointer as the chart worker hands it to zrender: chart b becomes the hovered one, so only its tooltip
+    // box shows; chart a keeps the crosshair line. (ECharts moves no axis pointer from zrender events under
+    // Node, so this checks only which box shows; the e2e spec checks the pointer in Chromium.)
+    const [bx, by] = b.convertToPixel({ gridIndex: 0 }, [60, 0]) as number[];
+    b.getZr().handler.dispatch('mousemove', { zrX: bx, zrY: by - 20, preventDefault() {}, stopPropagation() {} });
+    const showContent = (c: typeof a) => (c.getOption() as { tooltip: { showContent?: boolean }[] }).tooltip[0].showContent;
+    expect(showContent(b)).toBe(true);
+    expect(showContent(a)).toBe(false);
+    // A live redraw of a keeps its box hidden while b is hovered.
+    draw(a, metricChartOption(input(210)));
+    expect(showContent(a)).toBe(false);
     for (const c of [a, b, other]) c.dispose();
   });
 });

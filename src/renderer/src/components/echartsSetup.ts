@@ -46,15 +46,39 @@ function zoomWindow(chart: Instance): { start: number; end: number } | null {
   return start > 0.001 || end < 99.999 ? { start, end } : null;
 }
 
+/** The charts of each connected group, and the one under the pointer (the only one whose tooltip box shows). */
+const members = new Map<string, Set<Instance>>();
+const active = new Map<string, Instance>();
+
+/**
+ * Makes `chart` the group's hovered chart: its tooltip box shows, the others keep only the crosshair line at
+ * the same x. Ten synced tooltip boxes covered half of every chart (bench screenshots), so only the chart under
+ * the pointer names the values, as W&B does.
+ */
+function activate(chart: Instance, group: string): void {
+  if (active.get(group) === chart) return;
+  active.set(group, chart);
+  const set = members.get(group);
+  if (!set) return;
+  for (const c of [...set]) {
+    if (c.isDisposed()) set.delete(c);
+    else c.setOption({ tooltip: { showContent: c === chart } }, { lazyUpdate: false });
+  }
+}
+
 /**
  * Wires a chart for the crosshair sync and the reports, the same in the worker and in the page: charts of one
- * `group` are connected (ECharts `connect`: hovering one moves the axis pointer and tooltip of all, and a zoom
- * zooms all), and the hovered x and the visible range go to `report`.
+ * `group` are connected (ECharts `connect`: hovering one moves the axis pointer of all, and a zoom zooms all),
+ * and the hovered x and the visible range go to `report`.
  */
 export function wireChart(chart: Instance, group: string | undefined, report: (r: ChartReport) => void): void {
   if (group) {
     chart.group = group;
     echarts.connect(group);
+    let set = members.get(group);
+    if (!set) members.set(group, (set = new Set()));
+    set.add(chart);
+    chart.getZr().on('mousemove', () => activate(chart, group));
   }
   chart.on('updateAxisPointer', (e: unknown) => {
     const info = (e as { axesInfo?: { axisDim: string; value: number }[] }).axesInfo ?? [];
@@ -78,6 +102,8 @@ export function draw(chart: Instance, option: Record<string, unknown>): void {
   const win = zoomWindow(chart);
   const zoom = Array.isArray(option.dataZoom) ? (option.dataZoom as Record<string, unknown>[]) : null;
   if (win && zoom?.[0]) zoom[0] = { ...zoom[0], ...win };
+  const hovered = chart.group ? active.get(chart.group) : undefined;
+  if (hovered && hovered !== chart && option.tooltip && typeof option.tooltip === 'object') option.tooltip = { ...option.tooltip, showContent: false };
   chart.setOption(option, { notMerge: true, lazyUpdate: false });
 }
 
