@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../cli/types';
 import train from '../cli/commands/train';
 import remote from '../cli/commands/remote';
+import arena from '../cli/commands/arena';
 import { RunStore } from '../store/runStore';
 import { RunFiles } from '../store/runFiles';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
@@ -238,4 +239,27 @@ describe('verl hand-off, live follow', () => {
     },
     120_000,
   );
+});
+
+describe('arena --on a Ray cluster', () => {
+  it('an arena sweep on the Ray head gives the same results table as the same arena here', async () => {
+    const plan = ['--envs', 'sokoban', '--presets', 'grpo,gspo', '--baseline', 'grpo', '--seeds', '1', '--episodes', '2', '--json', ...TINY_ARGS, '--steps', '2'];
+    const summaryOf = (out: string) => {
+      const last = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
+      // Wall-clock fields differ between any two runs; everything else is a function of config and seed.
+      return JSON.parse(JSON.stringify(last, (k, v) => (/wall|seconds|time|At$|runId|dataDir|command/i.test(k) ? undefined : v)));
+    };
+    const onRay = ctx(dataDir);
+    expect(await arena.run([...plan, '--on', 'head'], onRay.ctx)).toBe(0);
+    const here = ctx(dataDir);
+    expect(await arena.run(plan, here.ctx)).toBe(0);
+    const a = summaryOf(onRay.out());
+    // The table carries the evaluated cells, not only the (identical) plan.
+    expect(JSON.stringify(a).length).toBeGreaterThan(JSON.stringify(a.plan).length + 200);
+    expect(a).toEqual(summaryOf(here.out()));
+    const store = await RunStore.open(dataDir);
+    const rayRuns = (await store.listRuns()).filter((r) => r.tags.includes('arena') && r.tags.includes('on:ray'));
+    await store.close();
+    expect(rayRuns).toHaveLength(2);
+  }, 240_000);
 });

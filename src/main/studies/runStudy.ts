@@ -19,6 +19,7 @@ import { setupCompute, silenceTfjsBanner } from '../compute/index';
 import { SessionManager } from '../sessions/sessionManager';
 import { RunStore, type StoredCheckpoint } from '../store/index';
 import { trainInStore, type Progress } from '../training/cliRun';
+import type { ComputeTarget } from '../remote/computeTarget';
 import { writeStudy, type StudyEntry, type StudyState } from './studyFiles';
 
 export interface StudyRunOptions {
@@ -33,6 +34,8 @@ export interface StudyRunOptions {
   readonly onEntry?: (e: StudyEntry) => void;
   /** Runs trained at the same time (each in its own training worker); default 1. */
   readonly parallel?: number;
+  /** Where the runs train (arena --on: a Ray cluster); default this machine. */
+  readonly target?: ComputeTarget;
 }
 
 /** Held-out success of a checkpoint at each temperature, on the first `episodes` fixed held-out tasks. */
@@ -166,6 +169,7 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
       const tags = ['arena', ...(o.persist ? [`study:${state.name}`] : [])];
       const trained = await trainInStore(o.dataDir, config, {
         tags,
+        ...(o.target ? { target: o.target } : {}),
         onCreated: (id) => {
           e.runId = id;
           e.status = 'running';

@@ -10,10 +10,13 @@ import { writeFileAtomic } from '../../store/atomic';
 import { runStudy } from '../../studies/runStudy';
 import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../studies/studyFiles';
 import { formatTable, studyReadme, studySummary } from '../../studies/summary';
+import { resolveTarget } from '../../remote/computeTarget';
+import { RayClient } from '../../remote/rayClient';
+import { RemoteTargets } from '../../remote/targets';
 
 const usage = `Usage: arlarena arena [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE] [--set key=value …]
                       [--baseline PRESET] [--episodes N] [--threshold X] [--study NAME [--resume]] [--out DIR]
-                      [--parallel N] [--json]
+                      [--parallel N] [--on NAME|URL] [--json]
 
 The paper's comparison on our testbed: every preset × env × seed trained into the run store (one after the
 other), each final policy evaluated on fixed held-out tasks greedy and sampled, then a table like the paper's
@@ -35,6 +38,8 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
   --out DIR     where the study's summary folder goes (default resources/studies of the checkout)
   --parallel N  train N runs at a time, each in its own worker (default 1; 2 on an idle 2-core machine);
                 results do not depend on it (a run is a function of its config and seed)
+  --on NAME|URL train every run on a Ray cluster (arlarena remote add), as many at a time as it has free CPUs
+                unless --parallel says otherwise; evaluation runs here on the checkpoints that come back
   --json        one JSON object per finished run, then one with the table (the summary object)`;
 
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
@@ -86,13 +91,17 @@ const arena: CliCommand = {
         resume: { type: 'boolean', default: false },
         out: { type: 'string' },
         parallel: { type: 'string' },
+        on: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
     });
     const json = values.json === true;
-    const parallel = intArg('parallel', values.parallel, 1) ?? 1;
+    // A cluster that is unreachable or refuses the token is reported before anything is planned or trained.
+    const target = await resolveTarget(ctx.dataDir, values.on);
+    await target.preflight();
+    const parallel = intArg('parallel', values.parallel, 1) ?? (target.url ? Math.max(1, (await new RayClient(await new RemoteTargets(ctx.dataDir).resolve(values.on!)).summary()).cpus.free) : 1);
     const name = values.study;
     if (name !== undefined) {
       const bad = checkStudyName(name);
@@ -147,6 +156,7 @@ const arena: CliCommand = {
       state,
       persist: name !== undefined,
       parallel,
+      target,
       configOf: (e) => configs.get(JSON.stringify([e.env, e.preset, e.seed]))!,
       log: (line) => {
         if (!json) ctx.stderr.write(`${line}\n`);
