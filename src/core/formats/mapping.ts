@@ -106,6 +106,12 @@ interface Plan {
   /** Source keys kept as they are, with the name they are kept under. */
   readonly kept: readonly (readonly [string, string])[];
   readonly keyMap: Record<string, string>;
+  /**
+   * The mapped step would be the source step itself: every key kept or mapped onto its own name, unscaled, in
+   * the source's order. The mapper then hands the source's values object on instead of copying it (values
+   * objects are never changed once a parser emitted them).
+   */
+  readonly identity: boolean;
 }
 
 const CATALOG_KEYS = new Set<string>(MAPPING_TABLE.map((r) => r.catalog));
@@ -154,7 +160,10 @@ function buildPlan(keys: readonly string[], framework: Framework): Plan {
     // A source key spelled like a catalog key that another source fed stays visible, renamed.
     kept.push([key, CATALOG_KEYS.has(key) && key in keyMap ? `source/${key}` : key]);
   }
-  return { mapped, kept, keyMap };
+  const order = [...mapped.map(([cat]) => cat), ...kept.map(([, name]) => name)];
+  const identity = mapped.every(([cat, src, scale]) => cat === src && scale === 1) && kept.every(([src, name]) => src === name) &&
+    order.length === keys.length && order.every((k, i) => k === keys[i]);
+  return { mapped, kept, keyMap, identity };
 }
 
 /**
@@ -163,15 +172,31 @@ function buildPlan(keys: readonly string[], framework: Framework): Plan {
  */
 export function createStepMapper(framework: Framework): (values: Readonly<Record<string, number>>) => MappedStep {
   const cache = new Map<string, Plan>();
+  // The previous step's keys and plan: consecutive steps nearly always carry the same keys in the same order,
+  // and comparing them in place costs less than joining them into the cache's signature.
+  let lastKeys: readonly string[] = [];
+  let lastPlan: Plan | null = null;
+  const sameAsLast = (values: Readonly<Record<string, number>>): boolean => {
+    let i = 0;
+    for (const key in values) if (key !== lastKeys[i++]) return false;
+    return i === lastKeys.length;
+  };
   return (values) => {
-    const keys = Object.keys(values);
-    const sig = keys.join('\u0001');
-    let plan = cache.get(sig);
-    if (plan === undefined) {
-      plan = buildPlan(keys, framework);
-      if (cache.size > 256) cache.clear();
-      cache.set(sig, plan);
+    let plan: Plan | undefined;
+    if (lastPlan !== null && sameAsLast(values)) plan = lastPlan;
+    else {
+      const keys = Object.keys(values);
+      const sig = keys.join('\u0001');
+      plan = cache.get(sig);
+      if (plan === undefined) {
+        plan = buildPlan(keys, framework);
+        if (cache.size > 256) cache.clear();
+        cache.set(sig, plan);
+      }
+      lastKeys = keys;
+      lastPlan = plan;
     }
+    if (plan.identity) return { values: values as Record<string, number>, keyMap: plan.keyMap };
     const out: Record<string, number> = {};
     for (const [cat, src, scale] of plan.mapped) out[cat] = scale === 1 ? values[src] : values[src] * scale;
     for (const [src, name] of plan.kept) out[name] = values[src];
