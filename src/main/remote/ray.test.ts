@@ -187,6 +187,10 @@ describe('Stop on a Ray run', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       console.log(`[ray] submit → first metric in the local store: ${firstMetricAt - submittedAt} ms`);
+      // Pause is refused by going on (a Ray job cannot be held between steps), with a line that says why.
+      await sessions.pause(info.runId);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(sessions.list()[0]).toMatchObject({ status: 'running', detail: expect.stringMatching(/cannot pause; Stop ends the job/) });
       await sessions.stop(info.runId);
       expect(await sessions.waitFor(info.runId)).toBe('stopped');
       const rec = await store.getRun(info.runId);

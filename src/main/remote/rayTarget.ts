@@ -163,8 +163,17 @@ export function raySpawner(client: RayClient, opts: RayJobOptions = {}): SpawnWo
     let exitCb: ((info: { code: number | null; error: string | null }) => void) | null = null;
     let control: JobControl | null = null;
     const early: HostToWorker[] = [];
+    let lastStatus: Extract<WorkerToHost, { type: 'status' }> | null = null;
+    /** Set once Pause was asked for: every later progress line keeps saying why the run goes on. */
+    let pauseNote: string | null = null;
     // Delivered on later turns, in order, as a real worker's messages are.
-    const deliver = (m: WorkerToHost) => setImmediate(() => msgCb?.(m));
+    const deliver = (m: WorkerToHost) => {
+      if (m.type === 'status') {
+        lastStatus = m;
+        if (pauseNote && m.message === undefined && m.phase === 'rl') m = { ...m, message: pauseNote };
+      }
+      setImmediate(() => msgCb?.(m));
+    };
     const start = async (msg: Extract<HostToWorker, { type: 'start' }>) => {
       try {
         await runJob({
@@ -185,6 +194,13 @@ export function raySpawner(client: RayClient, opts: RayJobOptions = {}): SpawnWo
     return {
       post: (msg) => {
         if (msg.type === 'start') void start(msg);
+        else if (msg.type === 'pause' || msg.type === 'resume') {
+          // A Ray job cannot be held between steps from here: the run goes on, and says so, rather than showing
+          // "paused" while its steps keep arriving. Stop ends the job with a checkpoint.
+          pauseNote = 'runs on Ray cannot pause; Stop ends the job (its checkpoint is kept)';
+          deliver({ type: 'resumed' });
+          deliver({ type: 'status', phase: lastStatus?.phase ?? 'rl', step: lastStatus?.step ?? 0, totalSteps: lastStatus?.totalSteps ?? 0, message: pauseNote });
+        }
         else if (control) control.handle(msg);
         else early.push(msg);
       },
