@@ -15,16 +15,30 @@ export interface ComputeTarget {
   readonly label: string;
   /** The dashboard address for a Ray target. */
   readonly url: string | null;
+  /** Tag recorded on the run so a later process can find the target again (`ray:<remote name>`), or null. */
+  readonly tag: string | null;
   /** Answers once the target can take a run (reachable, token accepted); throws a RemoteError saying why not. */
   preflight(): Promise<void>;
   /** The worker spawner for the session manager; undefined = its default (this machine). */
   readonly spawn: SpawnWorker | undefined;
 }
 
+const RAY_TAG_PREFIX = 'ray:';
+
+/**
+ * The target a stored run trained on: a run trained `--on NAME` carries the tag `ray:NAME`, so resuming it after
+ * the lab restarted re-attaches to its Ray job (the job kept running); anything else is this machine.
+ */
+export async function targetOfRun(dataDir: string, tags: readonly string[]): Promise<ComputeTarget> {
+  const tag = tags.find((t) => t.startsWith(RAY_TAG_PREFIX));
+  return tag ? resolveTarget(dataDir, tag.slice(RAY_TAG_PREFIX.length)) : LOCAL_TARGET;
+}
+
 export const LOCAL_TARGET: ComputeTarget = {
   kind: 'local',
   label: 'this machine',
   url: null,
+  tag: null,
   preflight: async () => undefined,
   spawn: undefined,
 };
@@ -38,6 +52,7 @@ export async function resolveTarget(dataDir: string, on: string | undefined): Pr
     kind: 'ray',
     label: access.name ? `ray:${access.name} (${access.url})` : `ray:${access.url}`,
     url: access.url,
+    tag: access.name ? `${RAY_TAG_PREFIX}${access.name}` : null,
     preflight: async () => {
       await client.version();
     },

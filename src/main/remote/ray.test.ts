@@ -13,6 +13,8 @@ import type { CliContext } from '../cli/types';
 import train from '../cli/commands/train';
 import remote from '../cli/commands/remote';
 import arena from '../cli/commands/arena';
+import resume from '../cli/commands/resume';
+import { spawn } from 'node:child_process';
 import { RunStore } from '../store/runStore';
 import { RunFiles } from '../store/runFiles';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
@@ -265,5 +267,46 @@ describe('arena --on a Ray cluster', () => {
     const rayRuns = (await store.listRuns()).filter((r) => r.tags.includes('arena') && r.tags.includes('on:ray'));
     await store.close();
     expect(rayRuns).toHaveLength(2);
+  }, 240_000);
+});
+
+describe('re-attach after a lab restart', () => {
+  it('the lab killed (-9) mid-run on Ray: resume re-attaches to the job that went on, catches up from its log, no step missing or twice, same metrics as an uninterrupted run', async () => {
+    const steps = Object.entries({ ...TINY, 'training.steps': 16, 'training.checkpointEvery': 4 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    const bin = join(import.meta.dirname, '..', '..', '..', 'bin', 'arlarena.mjs');
+    const child = spawn(process.execPath, [bin, '--data-dir', dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const gone = new Promise((r) => child.once('exit', r));
+    let runId: string | null = null;
+    const store0 = await RunStore.open(dataDir);
+    try {
+      for (let i = 0; ; i++) {
+        runId ??= /run (\S+): grpo/.exec(err)?.[1] ?? null;
+        if (runId && (await store0.checkpointSteps(runId)).length > 0) break;
+        if (i > 1200) throw new Error(`no checkpoint from the run on Ray within 120 s: ${err}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await store0.close();
+    }
+    child.kill('SIGKILL');
+    await gone;
+    const r = ctx(dataDir);
+    expect(await resume.run([runId!, '--json'], r.ctx)).toBe(0);
+    expect(JSON.parse(r.out())).toMatchObject({ runId, status: 'completed', step: 16 });
+    expect(r.err()).toContain('trained on ray:head');
+    const here = ctx(dataDir);
+    expect(await train.run(['--preset', 'grpo', '--seed', '3', '--json', ...steps], here.ctx)).toBe(0);
+    const store = await RunStore.open(dataDir);
+    try {
+      const a = await new RunFiles(store.runDir(runId!)).readMetrics();
+      const b = await new RunFiles(store.runDir(JSON.parse(here.out()).runId)).readMetrics();
+      expect(a.map((m) => m.step)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+      expect(deterministicPart(a)).toEqual(deterministicPart(b));
+      expect((await store.getRun(runId!))?.tags).toContain('ray:head');
+    } finally {
+      await store.close();
+    }
   }, 240_000);
 });

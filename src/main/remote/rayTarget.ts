@@ -100,15 +100,24 @@ export async function followJobLog(
 export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): TrainingJob {
   return {
     async run(input, hooks, resume): Promise<JobResult> {
-      if (resume) throw new Error(`run ${input.runId} ran on Ray: resuming it from its checkpoint on the cluster is not supported yet; start a new run (same config and seed give the same metrics)`);
-      const pkg = await ensureLabPackage(client);
-      const sub = await client.submitJob({
-        submissionId: input.runId,
-        entrypoint: LAB_ENTRYPOINT,
-        runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(input.config), [RUN_ID_ENV]: input.runId } },
-        metadata: { arlarena_run: input.runId },
-        entrypointNumCpus: 1,
-      });
+      // A job under this run's id already on the cluster is the run's own (the lab restarted mid-job, or a
+      // submission is retried): re-attach and catch up from its log, skipping what the store already holds (up to
+      // the checkpoint runJob resumed from). Otherwise submit it.
+      const from = resume?.step ?? 0;
+      const existing = await client.jobInfo(input.runId);
+      if (resume && !existing) throw new Error(`run ${input.runId} ran on Ray, and the cluster no longer has its job: it cannot be resumed there (its checkpoint at step ${from} is here); start a new run (same config and seed give the same metrics)`);
+      let sub: { submissionId: string; existed: boolean };
+      if (existing) sub = { submissionId: existing.submission_id, existed: true };
+      else {
+        const pkg = await ensureLabPackage(client);
+        sub = await client.submitJob({
+          submissionId: input.runId,
+          entrypoint: LAB_ENTRYPOINT,
+          runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(input.config), [RUN_ID_ENV]: input.runId } },
+          metadata: { arlarena_run: input.runId },
+          entrypointNumCpus: 1,
+        });
+      }
       opts.onSubmitted?.(sub.submissionId, sub.existed);
       let done: JobResult | null = null;
       let failed: string | null = null;
@@ -122,11 +131,13 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
           switch (m.type) {
             case 'metric': {
               const rec = m.body as MetricRecord;
+              if (rec.step <= from) return;
               lastStep = rec.step;
               hooks.onMetrics(rec);
               return;
             }
             case 'trajectory':
+              if ((m.body as Trajectory).step <= from) return;
               hooks.onTrajectory(m.body as Trajectory);
               return;
             case 'status':
@@ -134,6 +145,7 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
               return;
             case 'checkpoint': {
               const c = m.body as { step: number; meta: Record<string, unknown>; files: Record<string, string> };
+              if (c.step <= from) return;
               await hooks.onCheckpoint({ step: c.step, meta: c.meta, files: Object.fromEntries(Object.entries(c.files).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])) });
               return;
             }

@@ -5,6 +5,7 @@
 import { SessionError, SessionManager } from '../../sessions/sessionManager';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
+import { targetOfRun } from '../../remote/computeTarget';
 
 const USAGE = `Usage: arlarena resume RUN [--json]
   Continues RUN from its latest checkpoint (metrics and trajectories after it are dropped first) and trains it
@@ -24,7 +25,11 @@ const command: CliCommand = {
     const { store, run } = found;
     // Tests run the deterministic stand-in job (src/main/sessions/testJobs) instead of the trainer.
     const jobModule = process.env.ARLARENA_TEST_JOB_MODULE || undefined;
-    const sessions = new SessionManager({ store, concurrency: 1, jobModule });
+    // A run trained on a Ray cluster (tag ray:NAME) re-attaches to its job there and catches up from its log.
+    const target = await targetOfRun(ctx.dataDir, run.tags);
+    await target.preflight();
+    if (target.kind === 'ray') ctx.stderr.write(`${run.id} trained on ${target.label}: re-attaching to its Ray job (or resuming there)\n`);
+    const sessions = new SessionManager({ store, concurrency: 1, jobModule, ...(target.spawn ? { spawn: target.spawn } : {}) });
     const tty = ctx.isTTY && !v.json;
     try {
       try {
