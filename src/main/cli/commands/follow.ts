@@ -9,7 +9,8 @@ const USAGE = `Usage: arlarena follow PATH [--format F] [--name N] [--tags T] [-
   gains event files, appending each new step to one run (status running) and running the collapse detector
   on every step; alerts are printed as they are raised. Ends on Ctrl-C / SIGTERM, or after --until-idle
   SECONDS without new bytes: the run is then marked completed.
-  The newest step of a text log appears once the next one starts (a step's lines are merged until then).
+  The newest step of a text log appears when the next one starts, or after two quiet polls (then lines that
+  arrive later for that step are counted in skipped, never stored twice).
   Truncated or rotated log (shrinks, or a new file in its place): read again from the start; steps already
   stored are recognised and not stored twice. A restarted training process that writes its own steps again
   (from 0, or from a checkpoint) ends the current run and continues in a new linked run "<name> (restart 2)",
