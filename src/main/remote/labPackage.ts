@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
@@ -121,6 +121,8 @@ export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pk
   const zip = zipSync(zippable);
   const name = `_ray_pkg_${h.digest('hex').slice(0, 32)}.zip`;
   await mkdir(cacheDir, { recursive: true });
+  // One package per source state is kept: older ones (sources edited since) are removed, so the cache stays small.
+  for (const f of await readdir(cacheDir)) if (/^[0-9a-f]+\.zip(\.name|\.files)?$/.test(f) && !f.startsWith(key)) await rm(join(cacheDir, f), { force: true });
   await writeFileAtomic(`${cached}.name`, name);
   await writeFileAtomic(`${cached}.files`, String(Object.keys(entries).length));
   await writeFileAtomic(cached, zip);
