@@ -310,3 +310,18 @@ describe('re-attach after a lab restart', () => {
     }
   }, 240_000);
 });
+
+describe('remote verl --on', () => {
+  it('submits the printed launch as a Ray job as is; here, with no verl on the head, the job fails and the command says so', async () => {
+    const c = ctx(dataDir);
+    const code = await remote.run(['verl', '--preset', 'sampo', '--env', 'sokoban', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head'], c.ctx);
+    expect(code).toBe(1);
+    const id = /submitted Ray job (\S+)/.exec(c.err())?.[1];
+    expect(id).toBeDefined();
+    const job = await new RayClient({ name: null, url: head.url, token: head.token }).jobInfo(id!);
+    expect(job?.status).toBe('FAILED');
+    const printed = c.out().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+    expect(job?.entrypoint).toBe(printed);
+    expect(c.err()).toMatch(new RegExp(`Ray job ${id} FAILED`));
+  }, 120_000);
+});

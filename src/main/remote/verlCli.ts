@@ -38,7 +38,8 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   const launch = buildVerlLaunch(config, { env, model: values.model, gpus });
   const command = values.workdir ? `cd ${values.workdir} && ${launch.command}` : launch.command;
   if (values.json) ctx.stdout.write(`${JSON.stringify({ command, overrides: launch.overrides, forkOnly: launch.forkOnly, noEquivalent: launch.noEquivalent })}\n`);
-  else if (values.print || !values.on) {
+  else {
+    // Shown before it is submitted too: the user sees exactly what runs on the cluster.
     ctx.stdout.write(`# ${config.preset} on ${env} as a verl-agent launch (run it from a verl-agent checkout${launch.forkOnly.length ? ' — or ARLArena\'s fork, for the lines below' : ''}):\n`);
     for (const f of launch.forkOnly) ctx.stdout.write(`#   needs ARLArena's fork: ${f}\n`);
     ctx.stdout.write(`# batch ${config.rollout.tasksPerStep} × group ${config.rollout.groupSize}, lr ${config.optim.lr}, response ${config.rollout.maxResponseTokens} tokens, ${config.training.steps} steps are the preset's laptop values: set the paper's with --set (e.g. rollout.tasksPerStep=16 rollout.groupSize=8 optim.lr=1e-6 rollout.maxResponseTokens=512 training.steps=200)\n`);
