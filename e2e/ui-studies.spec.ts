@@ -89,7 +89,8 @@ describe('Studies view', () => {
     const url = new URL(page.url());
     expect(url.searchParams.get('group')).toBe('preset');
     expect(url.searchParams.get('runs')!.split(',').sort()).toEqual([...ids].sort());
-    expect(await page.locator('select[aria-label="Group by"]').inputValue()).toBe('preset');
+    // The select offers "preset" only once the runs' configs have loaded; until then it shows "No grouping".
+    await expect.poll(() => page.locator('select[aria-label="Group by"]').inputValue(), { timeout: 10_000 }).toBe('preset');
     expect(app.problems).toEqual([]);
   });
 });
