@@ -16,7 +16,9 @@ import arena from '../cli/commands/arena';
 import resume from '../cli/commands/resume';
 import { spawn } from 'node:child_process';
 import { RunStore } from '../store/runStore';
-import { RunFiles } from '../store/runFiles';
+import { CHECKPOINTS_DIR, checkpointDirName, RunFiles } from '../store/runFiles';
+import { decodeLine } from './lineProtocol';
+import type { CheckpointLine, TrajectoryLine } from './transit';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
 import { freePort, startRayHead, treeRssMb, type RayHead } from '../../../tests/support/ray';
 import { RayClient } from './rayClient';
@@ -140,11 +142,22 @@ describe('lab runs as Ray jobs', () => {
     const rec = await store.getRun(rayRun.runId);
     expect(rec?.tags).toContain('on:ray');
     expect(rec?.backend?.training).toBe('wasm');
-    await store.close();
 
     // The job ran under the run's id: Ray knows it, and it succeeded.
     const client = new RayClient({ name: null, url: head.url, token: head.token });
     expect((await client.jobInfo(rayRun.runId))?.status).toBe('SUCCEEDED');
+
+    // Its files came back verified (transit.ts): the job's log reports a SHA-256 for each checkpoint file and each
+    // trajectory, and the checkpoint stored here holds exactly the bytes the node hashed.
+    const messages = (await client.jobLogs(rayRun.runId)).split('\n').map((l) => decodeLine(l)).filter((m) => m !== null);
+    const ck = messages.find((m) => m.type === 'checkpoint')!.body as CheckpointLine;
+    expect(Object.keys(ck.sha256).length).toBeGreaterThan(0);
+    const storedMeta = JSON.parse(await readFile(join(store.runDir(rayRun.runId), CHECKPOINTS_DIR, checkpointDirName(ck.step), 'meta.json'), 'utf8')) as { sha256: Record<string, string> };
+    expect(storedMeta.sha256).toEqual(ck.sha256);
+    const trajLines = messages.filter((m) => m.type === 'trajectory').map((m) => m.body as TrajectoryLine);
+    expect(trajLines.length).toBeGreaterThan(0);
+    expect(trajLines.every((t) => /^[0-9a-f]{64}$/.test(t.sha256))).toBe(true);
+    await store.close();
 
     // The token is in its own file and nowhere else in the data directory (run records, streams, checkpoints).
     for (const f of await filesUnder(dataDir)) {

@@ -12,12 +12,12 @@ import type { TrainingJob, JobResult } from '../sessions/job';
 import type { HostToWorker, WorkerToHost } from '../sessions/protocol';
 import type { SpawnWorker, WorkerHandle } from '../sessions/workerHost';
 import type { MetricRecord } from '../../shared/metrics';
-import type { Trajectory } from '../../shared/api';
 import type { TrainerStatus } from '../../core/training/types';
 import { decodeLine, LineSplitter } from './lineProtocol';
 import { RayClient, TERMINAL_JOB_STATUSES, type RayJobInfo } from './rayClient';
 import { ensureLabPackage } from './labPackage';
 import { RUN_CONFIG_ENV, RUN_ID_ENV } from './remoteWorker';
+import { TransitError, verifyCheckpointLine, verifyTrajectoryLine } from './transit';
 
 /** The job's command: this lab's own CLI, bundled into the working_dir (Node ≥ 20 on the node is required). */
 export const LAB_ENTRYPOINT = 'node arlarena.mjs train --line-protocol';
@@ -122,43 +122,64 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       let done: JobResult | null = null;
       let failed: string | null = null;
       let lastStep = 0;
-      const { info, lastLines } = await followJobLog(
-        client,
-        sub.submissionId,
-        async (line) => {
-          const m = decodeLine(line);
-          if (!m) return;
-          switch (m.type) {
-            case 'metric': {
-              const rec = m.body as MetricRecord;
-              if (rec.step <= from) return;
-              lastStep = rec.step;
-              hooks.onMetrics(rec);
-              return;
-            }
-            case 'trajectory':
-              if ((m.body as Trajectory).step <= from) return;
-              hooks.onTrajectory(m.body as Trajectory);
-              return;
-            case 'status':
-              hooks.onStatus(m.body as TrainerStatus);
-              return;
-            case 'checkpoint': {
-              const c = m.body as { step: number; meta: Record<string, unknown>; files: Record<string, string> };
-              if (c.step <= from) return;
-              await hooks.onCheckpoint({ step: c.step, meta: c.meta, files: Object.fromEntries(Object.entries(c.files).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])) });
-              return;
-            }
-            case 'done':
-              done = m.body as JobResult;
-              return;
-            case 'failed':
-              failed = (m.body as { error: string }).error;
-              return;
+      /** Set when a file failed its check: no later line is handled, so nothing after it is written. */
+      let refused: TransitError | null = null;
+      const onLine = async (line: string): Promise<void> => {
+        if (refused) return;
+        const m = decodeLine(line);
+        if (!m) return;
+        switch (m.type) {
+          case 'metric': {
+            const rec = m.body as MetricRecord;
+            if (rec.step <= from) return;
+            lastStep = rec.step;
+            hooks.onMetrics(rec);
+            return;
           }
-        },
-        async () => (await hooks.checkControl()) === 'stop',
-      );
+          case 'trajectory': {
+            // Verified before it is written: a damaged or altered file is refused, not stored (transit.ts).
+            const t = verifyTrajectoryLine(m.body);
+            if (t.step <= from) return;
+            hooks.onTrajectory(t);
+            return;
+          }
+          case 'status':
+            hooks.onStatus(m.body as TrainerStatus);
+            return;
+          case 'checkpoint': {
+            const c = verifyCheckpointLine(m.body);
+            if (c.step <= from) return;
+            await hooks.onCheckpoint(c);
+            return;
+          }
+          case 'done':
+            done = m.body as JobResult;
+            return;
+          case 'failed':
+            failed = (m.body as { error: string }).error;
+            return;
+        }
+      };
+      let followed: Awaited<ReturnType<typeof followJobLog>>;
+      try {
+        followed = await followJobLog(
+          client,
+          sub.submissionId,
+          (line) => onLine(line).catch((e: unknown) => {
+            if (e instanceof TransitError) refused ??= e;
+            throw e;
+          }),
+          async () => (await hooks.checkControl()) === 'stop',
+        );
+      } catch (e) {
+        // Set inside the line callback, which TypeScript's narrowing does not see.
+        const why = refused as TransitError | null;
+        if (!why) throw e;
+        // The job would go on producing files the lab no longer takes: stop it, and fail the run saying why.
+        await client.stopJob(sub.submissionId).catch(() => undefined);
+        throw new Error(`${why.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (what it stored before this file had verified)`);
+      }
+      const { info, lastLines } = followed;
       const tailText = lastLines.length ? `; its last log lines:\n${lastLines.join('\n')}` : '';
       if (failed) throw new Error(`the run failed on Ray (job ${sub.submissionId}): ${failed}`);
       if (done) return done;

@@ -10,14 +10,11 @@
  * in progress, which writes a checkpoint and reports `done` with status `stopped`.
  */
 import { encodeLine } from './lineProtocol';
+import { checkpointLine, trajectoryLine } from './transit';
 import type { TrainerHooks } from '../../core/training/types';
 
 export const RUN_CONFIG_ENV = 'ARLARENA_RUN_CONFIG';
 export const RUN_ID_ENV = 'ARLARENA_RUN_ID';
-
-function b64(u: Uint8Array): string {
-  return Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('base64');
-}
 
 export async function runOverLines(out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const raw = process.env[RUN_CONFIG_ENV];
@@ -38,9 +35,10 @@ export async function runOverLines(out: NodeJS.WritableStream = process.stdout):
     const { trainingJob } = await import('../sessions/jobs/training');
     const hooks: TrainerHooks = {
       onMetrics: (rec) => say('metric', rec),
-      onTrajectory: (t) => say('trajectory', t),
+      // Each file goes with its SHA-256, taken here before it enters the log; the lab checks them (transit.ts).
+      onTrajectory: (t) => say('trajectory', trajectoryLine(t)),
       onCheckpoint: async (c) => {
-        say('checkpoint', { step: c.step, meta: c.meta, files: Object.fromEntries(Object.entries(c.files).map(([k, v]) => [k, b64(v)])) });
+        say('checkpoint', checkpointLine(c));
       },
       onStatus: (s) => say('status', s),
       checkControl: async () => (stop ? 'stop' : 'continue'),
