@@ -108,6 +108,8 @@ export const RunSummary = z.object({
   summary: z.record(z.string(), z.number().nullable()),
   alertCount: z.number().int(),
   worstSeverity: Severity.nullable(),
+  /** The record's estimate of the seconds left (RunRecord.etaSeconds), for the runs table's ETA column. */
+  etaSeconds: z.number().nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 

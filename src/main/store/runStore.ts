@@ -120,7 +120,7 @@ export function toSummary(r: RunRecord): RunSummary {
   return {
     id: r.id, kind: r.kind ?? 'lab', name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
     totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
-    alertCount: r.alertCount, worstSeverity: r.worstSeverity,
+    alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds,
   };
 }
 

@@ -13,6 +13,8 @@ export const SUMMARY_LAST_KEYS = [
   'episode/valid_format_ratio',
   'episode/valid_action_ratio',
   'val/success_rate',
+  // The n behind the last validation success, for its Wilson interval in the runs table (issue 18).
+  'val/episodes',
   'actor/grad_norm',
   'actor/entropy',
 ] as const;

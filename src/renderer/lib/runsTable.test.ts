@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { filterRuns, parseTags, sortRuns } from './runsTable';
+import { filterRuns, fmtValSuccess, loadSelection, parseTags, runEta, runValSuccess, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns } from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
@@ -41,5 +41,84 @@ describe('sortRuns', () => {
 describe('parseTags', () => {
   it('trims, drops empties and duplicates', () => {
     expect(parseTags(' a, b,,a , c ')).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('seed, short id, validation and ETA columns (issue 18)', () => {
+  it('shortId keeps the random tail of a generated id and short ids whole', () => {
+    expect(shortId('20261201-215500-sokoban-sampo-a1b2c3')).toBe('a1b2c3');
+    expect(shortId('abc')).toBe('abc');
+  });
+
+  it('runValSuccess gives the last validation success with its 95 % Wilson interval from val/episodes', () => {
+    // 8 of 32: Wilson 95 % is [0.1325, 0.4211].
+    const v = runValSuccess(run({ id: 'v', summary: { 'val/success_rate': 0.25, 'val/episodes': 32, 'episode/success_rate': 0.9 } }));
+    expect(v?.rate).toBe(0.25);
+    expect(v?.n).toBe(32);
+    expect(v?.lo).toBeCloseTo(0.1325, 3);
+    expect(v?.hi).toBeCloseTo(0.4210, 3);
+    expect(fmtValSuccess(v)).toBe('25.0 % [13.3–42.1]');
+  });
+
+  it('matches the published Wilson intervals of Newcombe (1998), Table I, method 3', () => {
+    const cases = [[81, 263, 0.2553, 0.3662], [15, 148, 0.0624, 0.1605], [0, 20, 0, 0.1611], [1, 29, 0.0061, 0.1718]] as const;
+    for (const [k, n, lo, hi] of cases) {
+      const v = runValSuccess(run({ id: 'w', summary: { 'val/success_rate': k / n, 'val/episodes': n } }));
+      expect(v?.lo).toBeCloseTo(lo, 4);
+      expect(v?.hi).toBeCloseTo(hi, 4);
+    }
+  });
+
+  it('runValSuccess pins 0 and n successes to the bound and drops the interval without an episode count', () => {
+    const zero = runValSuccess(run({ id: 'z', summary: { 'val/success_rate': 0, 'val/episodes': 16 } }));
+    expect(zero?.lo).toBe(0);
+    expect(zero?.hi).toBeGreaterThan(0.15);
+    const all = runValSuccess(run({ id: 'o', summary: { 'val/success_rate': 1, 'val/episodes': 16 } }));
+    expect(all?.hi).toBe(1);
+    const noN = runValSuccess(run({ id: 'n', summary: { 'val/success_rate': 0.5 } }));
+    expect(noN).toEqual({ rate: 0.5, lo: null, hi: null, n: null });
+    expect(fmtValSuccess(noN)).toBe('50.0 %');
+    expect(runValSuccess(run({ id: 't', summary: { 'episode/success_rate': 0.5 } }))).toBeNull();
+    expect(fmtValSuccess(null)).toBe('—');
+  });
+
+  it('runEta is the estimate of running runs only', () => {
+    expect(runEta(run({ id: 'r', status: 'running', etaSeconds: 95 }))).toBe(95);
+    expect(runEta(run({ id: 'p', status: 'paused', etaSeconds: 95 }))).toBeNull();
+    expect(runEta(run({ id: 'c', status: 'completed', etaSeconds: null }))).toBeNull();
+    expect(runEta(run({ id: 'u', status: 'running' }))).toBeNull();
+  });
+
+  it('sorts by seed, validation (never-validated last) and ETA', () => {
+    const rs = [
+      run({ id: 'a', seed: 3, summary: { 'val/success_rate': 0.2 } }),
+      run({ id: 'b', seed: 1, summary: {} }),
+      run({ id: 'c', seed: 2, summary: { 'val/success_rate': 0.6 } }),
+    ];
+    expect(sortRuns(rs, 'seed', 'asc').map((r) => r.id)).toEqual(['b', 'c', 'a']);
+    expect(sortRuns(rs, 'validation', 'desc').map((r) => r.id)).toEqual(['c', 'a', 'b']);
+    const live = [run({ id: 'x', status: 'running', etaSeconds: 300 }), run({ id: 'y', status: 'completed' }), run({ id: 'w', status: 'running', etaSeconds: 20 })];
+    expect(sortRuns(live, 'eta', 'asc').map((r) => r.id)).toEqual(['w', 'x', 'y']);
+  });
+});
+
+describe('ticked runs in session storage', () => {
+  function memory(): Storage {
+    const m = new Map<string, string>();
+    return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k), clear: () => m.clear(), key: () => null, get length() { return m.size; } };
+  }
+  it('round-trips the ids and reads a missing, corrupt or foreign entry as none', () => {
+    const s = memory();
+    expect(loadSelection(s)).toEqual([]);
+    saveSelection(s, ['a', 'b']);
+    expect(s.getItem(SELECTION_STORAGE_KEY)).toBe('["a","b"]');
+    expect(loadSelection(s)).toEqual(['a', 'b']);
+    s.setItem(SELECTION_STORAGE_KEY, '{not json');
+    expect(loadSelection(s)).toEqual([]);
+    s.setItem(SELECTION_STORAGE_KEY, '{"a":1}');
+    expect(loadSelection(s)).toEqual([]);
+    s.setItem(SELECTION_STORAGE_KEY, '["a", 3, "a", "c"]');
+    expect(loadSelection(s)).toEqual(['a', 'c']);
+    expect(loadSelection(undefined)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /** Filtering and sorting of the runs table (client side: the list is small and the view must feel instant). */
 import type { RunStatus, RunSummary } from '../../shared/api';
+import { VAL_SUCCESS_KEY } from './metricKeys';
 
-export type RunSortKey = 'name' | 'env' | 'preset' | 'status' | 'success' | 'step' | 'alerts' | 'createdAt';
+export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt';
 
 export interface RunFilter {
   readonly search?: string;
@@ -17,6 +18,57 @@ export const SUCCESS_KEY = 'episode/success_rate';
 export function runSuccess(r: RunSummary): number | null {
   const v = r.summary[SUCCESS_KEY];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+export const VAL_EPISODES_KEY = 'val/episodes';
+
+/**
+ * The id's last 6 characters: the random part of a generated id (runStore's newRunId), which default names
+ * also carry, so a row can be told apart from its twins at a glance. Shorter ids are shown whole.
+ */
+export function shortId(id: string): string {
+  return id.length > 6 ? id.slice(-6) : id;
+}
+
+/** z for a two-sided 95 % interval (the same constant as src/core/training/wilson.ts). */
+const Z95 = 1.959963984540054;
+
+export interface ValSuccess {
+  readonly rate: number;
+  /** 95 % Wilson interval; null when the record has no episode count to size it. */
+  readonly lo: number | null;
+  readonly hi: number | null;
+  readonly n: number | null;
+}
+
+/**
+ * The run's last held-out validation success with its 95 % Wilson interval (Wilson 1927, as `arlarena eval`
+ * prints it), n from the last `val/episodes`. Null when the run never validated.
+ */
+export function runValSuccess(r: RunSummary): ValSuccess | null {
+  const p = r.summary[VAL_SUCCESS_KEY];
+  if (typeof p !== 'number' || !Number.isFinite(p)) return null;
+  const n = r.summary[VAL_EPISODES_KEY];
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || p < 0 || p > 1) return { rate: p, lo: null, hi: null, n: null };
+  const z2 = Z95 * Z95;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return { rate: p, lo: p === 0 ? 0 : Math.max(0, centre - half), hi: p === 1 ? 1 : Math.min(1, centre + half), n };
+}
+
+/** "41.5 % [34.9–48.4]" or "41.5 %" without n; "—" when the run never validated. */
+export function fmtValSuccess(v: ValSuccess | null): string {
+  if (!v) return '—';
+  const pc = (x: number): string => (100 * x).toFixed(1);
+  return v.lo === null || v.hi === null ? `${pc(v.rate)} %` : `${pc(v.rate)} % [${pc(v.lo)}–${pc(v.hi)}]`;
+}
+
+/** Seconds left for a running run (the record's estimate); null for any other status or without an estimate. */
+export function runEta(r: RunSummary): number | null {
+  if (r.status !== 'running') return null;
+  const e = r.etaSeconds;
+  return typeof e === 'number' && Number.isFinite(e) && e >= 0 ? e : null;
 }
 
 export function filterRuns(runs: readonly RunSummary[], f: RunFilter): RunSummary[] {
@@ -39,14 +91,20 @@ function sortValue(r: RunSummary, key: RunSortKey): string | number | null {
   switch (key) {
     case 'name':
       return r.name.toLowerCase();
+    case 'seed':
+      return r.seed;
     case 'env':
       return r.env;
     case 'preset':
       return r.preset;
     case 'status':
       return r.status;
+    case 'validation':
+      return runValSuccess(r)?.rate ?? null;
     case 'success':
       return runSuccess(r);
+    case 'eta':
+      return runEta(r);
     case 'step':
       return r.step;
     case 'alerts':
@@ -74,4 +132,23 @@ export function sortRuns(runs: readonly RunSummary[], key: RunSortKey, dir: 'asc
 /** Parses a comma-separated tag field into a clean, de-duplicated list. */
 export function parseTags(text: string): string[] {
   return [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))];
+}
+
+/** Where the runs table keeps its ticked runs for the tab's session, so they survive opening a run or Compare. */
+export const SELECTION_STORAGE_KEY = 'arlarena.runs.selected';
+
+/** The ticked ids stored for this session (unique strings); [] on a missing or unreadable entry. */
+export function loadSelection(storage: Pick<Storage, 'getItem'> | undefined): string[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(storage?.getItem(SELECTION_STORAGE_KEY) ?? '[]');
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(raw)) return [];
+  return [...new Set(raw.filter((x): x is string => typeof x === 'string'))];
+}
+
+export function saveSelection(storage: Pick<Storage, 'setItem'> | undefined, ids: readonly string[]): void {
+  storage?.setItem(SELECTION_STORAGE_KEY, JSON.stringify(ids));
 }
