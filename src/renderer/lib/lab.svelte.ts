@@ -146,6 +146,22 @@ export class Lab {
     if (res.ok) this.alerts = this.alerts.map((x) => (x.id === a.id && x.runId === a.runId ? res.value : x));
   }
 
+  /**
+   * Acknowledges `list` one `alerts.ack` at a time (a handful per triage; each is one small file write in main),
+   * updating the inbox once at the end. Returns how many failed.
+   */
+  async ackAlerts(list: readonly Alert[]): Promise<number> {
+    const done: Alert[] = [];
+    let failed = 0;
+    for (const a of list) {
+      const res = await this.call('alerts.ack', { runId: a.runId, alertId: a.id });
+      if (res.ok) done.push(res.value);
+      else failed++;
+    }
+    if (done.length) this.alerts = this.alerts.map((x) => done.find((d) => d.id === x.id && d.runId === x.runId) ?? x);
+    return failed;
+  }
+
   presetLabel(name: string): string {
     return this.presets.find((p) => p.name === name)?.label ?? name;
   }

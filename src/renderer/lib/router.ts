@@ -5,7 +5,7 @@
 export type Route =
   | { view: 'runs' }
   | { view: 'new' }
-  | { view: 'run'; id: string }
+  | { view: 'run'; id: string; metric?: string; step?: number }
   | { view: 'compare'; ids: string[]; group?: string }
   | { view: 'studies' }
   | { view: 'alerts' }
@@ -20,6 +20,9 @@ export const CHART_VIEWS: ReadonlySet<ViewName> = new Set(['compare', 'run', 'al
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** A config path to group Compare by (`&group=preset`, from the Study view). */
 const GROUP = /^[A-Za-z0-9_.]{1,100}$/;
+/** A metric key and a step to open the run view at (`&metric=grad/norm&step=40`, from an alert). */
+const METRIC = /^[A-Za-z0-9_./:@-]{1,120}$/;
+const STEP = /^\d{1,9}$/;
 
 export function parseRoute(search: string): Route {
   const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
@@ -35,7 +38,11 @@ export function parseRoute(search: string): Route {
       return { view: 'about' };
     case 'run': {
       const id = q.get('id') ?? '';
-      return ID.test(id) ? { view: 'run', id } : { view: 'runs' };
+      if (!ID.test(id)) return { view: 'runs' };
+      const metric = q.get('metric') ?? '';
+      const step = q.get('step') ?? '';
+      if (!METRIC.test(metric)) return { view: 'run', id };
+      return STEP.test(step) ? { view: 'run', id, metric, step: Number(step) } : { view: 'run', id, metric };
     }
     case 'compare': {
       const ids = [...new Set((q.get('runs') ?? '').split(',').filter((s) => ID.test(s)))];
@@ -52,6 +59,10 @@ export function formatRoute(r: Route): string {
     case 'runs':
       return '?view=runs';
     case 'run':
+      if (r.metric && METRIC.test(r.metric)) {
+        const step = r.step !== undefined && Number.isInteger(r.step) && r.step >= 0 ? `&step=${r.step}` : '';
+        return `?view=run&id=${encodeURIComponent(r.id)}&metric=${encodeURIComponent(r.metric)}${step}`;
+      }
       return `?view=run&id=${encodeURIComponent(r.id)}`;
     case 'compare': {
       const group = r.group && GROUP.test(r.group) ? `&group=${r.group}` : '';
