@@ -7,7 +7,7 @@
 import type { SpawnWorker } from '../sessions/workerHost';
 import { RayClient } from './rayClient';
 import { raySpawner } from './rayTarget';
-import { RemoteTargets } from './targets';
+import { normalizeUrl, RemoteTargets } from './targets';
 
 export interface ComputeTarget {
   readonly kind: 'local' | 'ray';
@@ -15,8 +15,11 @@ export interface ComputeTarget {
   readonly label: string;
   /** The dashboard address for a Ray target. */
   readonly url: string | null;
-  /** Tag recorded on the run so a later process can find the target again (`ray:<remote name>`), or null. */
-  readonly tag: string | null;
+  /**
+   * Tags recorded on the run so a later process can find the target again: `ray-url:<dashboard URL>` for every Ray
+   * run, and `ray:<remote name>` when it was named. Never the token.
+   */
+  readonly tags: readonly string[];
   /** Answers once the target can take a run (reachable, token accepted); throws a RemoteError saying why not. */
   preflight(): Promise<void>;
   /** The worker spawner for the session manager; undefined = its default (this machine). */
@@ -24,21 +27,32 @@ export interface ComputeTarget {
 }
 
 const RAY_TAG_PREFIX = 'ray:';
+const RAY_URL_TAG_PREFIX = 'ray-url:';
 
 /**
- * The target a stored run trained on: a run trained `--on NAME` carries the tag `ray:NAME`, so resuming it after
- * the lab restarted re-attaches to its Ray job (the job kept running); anything else is this machine.
+ * The target a stored run trained on, so resuming it after the lab restarted re-attaches to its Ray job (the job
+ * kept running). A run trained `--on NAME` carries `ray:NAME` and `ray-url:URL`, one trained `--on URL` only
+ * `ray-url:URL`; anything else is this machine. The token is found the way it was given: by the remote's name, or
+ * for a bare URL by a stored remote with that address (`arlarena remote add NAME URL --token-file F` is how a
+ * token is given for it), else none. A name that is gone or now points elsewhere falls back to the recorded URL.
  */
 export async function targetOfRun(dataDir: string, tags: readonly string[]): Promise<ComputeTarget> {
-  const tag = tags.find((t) => t.startsWith(RAY_TAG_PREFIX));
-  return tag ? resolveTarget(dataDir, tag.slice(RAY_TAG_PREFIX.length)) : LOCAL_TARGET;
+  const name = tags.find((t) => t.startsWith(RAY_TAG_PREFIX))?.slice(RAY_TAG_PREFIX.length);
+  const url = tags.find((t) => t.startsWith(RAY_URL_TAG_PREFIX))?.slice(RAY_URL_TAG_PREFIX.length);
+  if (name === undefined && url === undefined) return LOCAL_TARGET;
+  const remotes = await new RemoteTargets(dataDir).list();
+  const byName = name === undefined ? undefined : remotes.find((r) => r.name === name);
+  if (byName && (url === undefined || byName.url === normalizeUrl(url))) return resolveTarget(dataDir, byName.name);
+  if (url === undefined) return resolveTarget(dataDir, name); // says the name is unknown, and what to do
+  const byUrl = remotes.find((r) => r.url === normalizeUrl(url));
+  return resolveTarget(dataDir, byUrl ? byUrl.name : url);
 }
 
 export const LOCAL_TARGET: ComputeTarget = {
   kind: 'local',
   label: 'this machine',
   url: null,
-  tag: null,
+  tags: [],
   preflight: async () => undefined,
   spawn: undefined,
 };
@@ -52,7 +66,7 @@ export async function resolveTarget(dataDir: string, on: string | undefined): Pr
     kind: 'ray',
     label: access.name ? `ray:${access.name} (${access.url})` : `ray:${access.url}`,
     url: access.url,
-    tag: access.name ? `${RAY_TAG_PREFIX}${access.name}` : null,
+    tags: [...(access.name ? [`${RAY_TAG_PREFIX}${access.name}`] : []), `${RAY_URL_TAG_PREFIX}${access.url}`],
     preflight: async () => {
       await client.version();
     },

@@ -317,7 +317,8 @@ describe('re-attach after a lab restart', () => {
       const b = await new RunFiles(store.runDir(JSON.parse(here.out()).runId)).readMetrics();
       expect(a.map((m) => m.step)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
       expect(deterministicPart(a)).toEqual(deterministicPart(b));
-      expect((await store.getRun(runId!))?.tags).toContain('ray:head');
+      // The target is recorded by name and by address (never the token).
+      expect((await store.getRun(runId!))?.tags).toEqual(expect.arrayContaining(['on:ray', 'ray:head', `ray-url:${head.url}`]));
     } finally {
       await store.close();
     }

@@ -126,7 +126,7 @@ export async function trainInStore(
       appVersion: appVersion(),
       appCommit: appCommit(),
       ...(opts.name ? { name: opts.name } : {}),
-      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target?.kind === 'ray' ? ['on:ray', ...(opts.target.tag ? [opts.target.tag] : [])] : [])] } : {}),
+      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target?.kind === 'ray' ? ['on:ray', ...opts.target.tags] : [])] } : {}),
     });
     opts.onCreated?.(info.runId);
     let budgetHit = false;

@@ -6,6 +6,7 @@ import { SessionError, SessionManager } from '../../sessions/sessionManager';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 import { targetOfRun } from '../../remote/computeTarget';
+import { RemoteError } from '../../remote/targets';
 
 const USAGE = `Usage: arlarena resume RUN [--json]
   Continues RUN from its latest checkpoint (metrics and trajectories after it are dropped first) and trains it
@@ -25,9 +26,20 @@ const command: CliCommand = {
     const { store, run } = found;
     // Tests run the deterministic stand-in job (src/main/sessions/testJobs) instead of the trainer.
     const jobModule = process.env.ARLARENA_TEST_JOB_MODULE || undefined;
-    // A run trained on a Ray cluster (tag ray:NAME) re-attaches to its job there and catches up from its log.
-    const target = await targetOfRun(ctx.dataDir, run.tags);
-    await target.preflight();
+    // A run trained on a Ray cluster (tags ray:NAME / ray-url:URL) re-attaches to its job there and catches up
+    // from its log.
+    let target: Awaited<ReturnType<typeof targetOfRun>> | null = null;
+    try {
+      target = await targetOfRun(ctx.dataDir, run.tags);
+      await target.preflight();
+    } catch (e) {
+      await store.close();
+      // A run started --on URL recorded no token (none is ever recorded): say how to give it one.
+      if (e instanceof RemoteError && target?.kind === 'ray' && !target.tags.some((t) => t.startsWith('ray:'))) {
+        throw new RemoteError(`${e.message}. ${run.id} was started with --on ${target.url}: add that address as a remote with its token (arlarena remote add NAME ${target.url} --token-file FILE), then resume again — resume uses the token of a remote with the run's address`);
+      }
+      throw e;
+    }
     if (target.kind === 'ray') ctx.stderr.write(`${run.id} trained on ${target.label}: re-attaching to its Ray job (or resuming there)\n`);
     const sessions = new SessionManager({ store, concurrency: 1, jobModule, ...(target.spawn ? { spawn: target.spawn } : {}) });
     const tty = ctx.isTTY && !v.json;
