@@ -5,10 +5,12 @@
  *
  *   @arlarena:status     {"phase":"rl","step":3,"totalSteps":10,"message":…}
  *   @arlarena:metric     {"step":3,"values":{…}}                      one per RL step
- *   @arlarena:trajectory {…Trajectory…}
- *   @arlarena:checkpoint {"step":3,"meta":{…},"files":{"name":"<base64>"}}
+ *   @arlarena:trajectory {"trajectory":{…Trajectory…},"sha256":"<hex>"}
+ *   @arlarena:checkpoint {"step":3,"meta":{…},"files":{"name":"<base64>"},"sha256":{"name":"<hex>"}}
  *   @arlarena:done       {"status":"completed"|"stopped","step":10,"backend":{…}}
  *   @arlarena:failed     {"error":"…"}
+ *
+ * The SHA-256s are taken on the node and checked by the lab before anything is written (transit.ts).
  *
  * JSON has no NaN/±Infinity, and the trainer logs NaN for every metric that does not apply: a non-finite number is
  * written as {"$nf":"NaN"|"Infinity"|"-Infinity"} and read back as the number, so a record survives exactly.
