@@ -1,0 +1,110 @@
+/**
+ * The runs table tells runs apart (issue 18): seed and short id on every row (and in Compare's summary),
+ * held-out validation success with its 95 % Wilson interval beside the training success, an ETA column that
+ * is blank for finished runs, and ticked runs still ticked after opening a run or Compare and coming back.
+ * Three synthetic runs (`arlarena runs synth`, which logs val/success_rate and val/episodes every 10 steps),
+ * two of them with the same name. Screenshots (light and dark) land in test-results/ui-runs-table-*.png.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
+import { ROOT, startLab, type Lab } from './support/lab';
+import { gotoView } from './uiHelpers';
+
+let work = '';
+let lab: Lab;
+let browser: Browser;
+let app: AppPage;
+let page: Page;
+const ids: string[] = [];
+
+function synth(dataDir: string, seed: number, name: string): string {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '40', '--shape', 'calm', '--seed', String(seed), '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`runs synth failed (${r.status}): ${r.stderr}`);
+  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'arlarena-runs-table-e2e-'));
+  const dataDir = join(work, 'data');
+  ids.push(synth(dataDir, 1, 'twin'), synth(dataDir, 2, 'twin'), synth(dataDir, 7, 'other'));
+  lab = await startLab({ dataDir });
+  browser = await launchBrowser();
+  app = await openApp(browser, lab);
+  page = app.page;
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+  if (work && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(work, { recursive: true, force: true });
+});
+
+const row = (id: string) => page.locator(`tr[data-run-id="${id}"]`);
+
+async function shots(name: string): Promise<void> {
+  await screenshot(page, `${name}-light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(300);
+  await screenshot(page, `${name}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+describe('runs table columns and kept selection', () => {
+  it('shows seed, short id, validation with its interval, train success and a blank ETA for finished runs', async () => {
+    await gotoView(page, 'runs');
+    await row(ids[2]!).waitFor();
+    const heads = await page.locator('table.runs thead th').allInnerTexts();
+    for (const h of ['Seed', 'Validation', 'Train success', 'ETA']) expect(heads.some((t) => t.startsWith(h))).toBe(true);
+    for (const [i, seed] of [[0, '1'], [1, '2'], [2, '7']] as const) {
+      const r = row(ids[i]!);
+      expect(await r.locator('[data-col="seed"]').innerText()).toBe(seed);
+      expect(await r.locator('[data-col="id"]').innerText()).toBe(ids[i]!.slice(-6));
+      // The store's summary holds the last val/success_rate and val/episodes: the cell must show both.
+      const rec = await lab.call('runs.get', { runId: ids[i]! });
+      if (!rec.ok) throw new Error(rec.error.message);
+      const p = rec.value.summary['val/success_rate'];
+      expect(typeof p).toBe('number');
+      expect(rec.value.summary['val/episodes']).toBeGreaterThan(0);
+      const val = await r.locator('[data-col="validation"]').innerText();
+      expect(val).toMatch(new RegExp(`^${(100 * p!).toFixed(1)} % \\[\\d+\\.\\d–\\d+\\.\\d\\]$`));
+      expect(await r.locator('[data-col="train-success"]').innerText()).toMatch(/^\d+\.\d %$/);
+      expect(await r.locator('[data-col="eta"]').innerText()).toBe('');
+    }
+    // The two "twin" rows differ by their seed and id cells.
+    expect(await row(ids[0]!).locator('[data-col="id"]').innerText()).not.toBe(await row(ids[1]!).locator('[data-col="id"]').innerText());
+    await shots('ui-runs-table');
+  });
+
+  it('keeps ticked runs after opening a run and after Compare, and Compare shows seed and short id', async () => {
+    await row(ids[0]!).locator('input[type="checkbox"]').check();
+    await row(ids[1]!).locator('input[type="checkbox"]').check();
+    expect(await page.locator('[data-testid="compare-selected"]').innerText()).toContain('(2)');
+
+    await row(ids[2]!).locator('a').first().click();
+    await page.waitForSelector('[data-testid="run-detail"]');
+    await gotoView(page, 'runs');
+    await row(ids[0]!).waitFor();
+    expect(await row(ids[0]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
+    expect(await row(ids[1]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
+    expect(await row(ids[2]!).locator('input[type="checkbox"]').isChecked()).toBe(false);
+
+    await page.locator('[data-testid="compare-selected"]').click();
+    const summary = page.locator('[data-testid="summary-table"]');
+    await summary.waitFor({ timeout: 30_000 });
+    const cells = await summary.locator('[data-col="seed-id"]').allInnerTexts();
+    expect(cells.sort()).toEqual([`seed 1 · ${ids[0]!.slice(-6)}`, `seed 2 · ${ids[1]!.slice(-6)}`].sort());
+
+    await gotoView(page, 'runs');
+    await row(ids[0]!).waitFor();
+    expect(await row(ids[0]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
+    expect(await row(ids[1]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
+    expect(await page.locator('[data-testid="compare-selected"]').innerText()).toContain('(2)');
+    expect(app.problems).toEqual([]);
+  });
+});
