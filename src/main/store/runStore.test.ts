@@ -51,6 +51,21 @@ describe('RunStore', () => {
     expect((await s2.listRuns()).map((r) => r.id)).toEqual([a.id]);
   });
 
+  it('lists a running run with its ETA and the last validation success with its episode count (runs table, issue 18)', async () => {
+    const s = await openStore(dir);
+    const r = await s.createRun(base);
+    await s.updateRun(r.id, { status: 'running' });
+    await s.appendMetrics(r.id, [
+      { step: 1, values: { 'perf/wall_s': 2, 'val/success_rate': 0.25, 'val/episodes': 32 } },
+      { step: 2, values: { 'perf/wall_s': 4, 'val/success_rate': NaN, 'val/episodes': NaN } },
+    ]);
+    const [row] = await s.listRuns();
+    // 2 s a step, 8 of 10 steps left.
+    expect(row?.etaSeconds).toBe(16);
+    expect(row?.summary['val/success_rate']).toBe(0.25);
+    expect(row?.summary['val/episodes']).toBe(32);
+  });
+
   it('round-trips non-finite metrics and ignores + repairs a torn last line', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
