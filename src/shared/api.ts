@@ -110,6 +110,8 @@ export const RunSummary = z.object({
   worstSeverity: Severity.nullable(),
   /** The record's estimate of the seconds left (RunRecord.etaSeconds), for the runs table's ETA column. */
   etaSeconds: z.number().nullable().optional(),
+  /** The config's training.valTemperature (0 = greedy validation); null for runs without one (imports, synthetic). */
+  valTemperature: z.number().nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 

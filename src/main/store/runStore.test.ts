@@ -64,6 +64,10 @@ describe('RunStore', () => {
     expect(row?.etaSeconds).toBe(16);
     expect(row?.summary['val/success_rate']).toBe(0.25);
     expect(row?.summary['val/episodes']).toBe(32);
+    // base's config has no training section: the validation temperature is unknown.
+    expect(row?.valTemperature).toBeNull();
+    const g = await s.createRun({ ...base, config: { training: { valTemperature: 0 } } });
+    expect((await s.listRuns()).find((x) => x.id === g.id)?.valTemperature).toBe(0);
   });
 
   it('round-trips non-finite metrics and ignores + repairs a torn last line', async () => {

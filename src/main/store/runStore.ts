@@ -120,8 +120,14 @@ export function toSummary(r: RunRecord): RunSummary {
   return {
     id: r.id, kind: r.kind ?? 'lab', name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
     totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
-    alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds,
+    alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds, valTemperature: valTemperatureOf(r.config),
   };
+}
+
+/** training.valTemperature of a lab run's frozen config, or null when the config has none. */
+function valTemperatureOf(config: Record<string, unknown>): number | null {
+  const t = (config.training as { valTemperature?: unknown } | undefined)?.valTemperature;
+  return typeof t === 'number' && Number.isFinite(t) ? t : null;
 }
 
 /** A file version's identity for cheap change checks: atomic writes replace the inode (see refreshCatalog for its limit). */

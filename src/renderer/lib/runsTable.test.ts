@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { filterRuns, fmtValSuccess, loadSelection, parseTags, runEta, runValSuccess, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns } from './runsTable';
+import { filterRuns, fmtValSuccess, loadSelection, parseTags, runEta, runValSuccess, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, valMode } from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
@@ -80,6 +80,13 @@ describe('seed, short id, validation and ETA columns (issue 18)', () => {
     expect(fmtValSuccess(noN)).toBe('50.0 %');
     expect(runValSuccess(run({ id: 't', summary: { 'episode/success_rate': 0.5 } }))).toBeNull();
     expect(fmtValSuccess(null)).toBe('—');
+  });
+
+  it('valMode says greedy at temperature 0, sampled with its temperature above, nothing when unknown', () => {
+    expect(valMode(run({ id: 'g', valTemperature: 0 }))).toBe('greedy');
+    expect(valMode(run({ id: 's', valTemperature: 0.6 }))).toBe('sampled (T 0.6)');
+    expect(valMode(run({ id: 'i', valTemperature: null }))).toBeNull();
+    expect(valMode(run({ id: 'u' }))).toBeNull();
   });
 
   it('runEta is the estimate of running runs only', () => {

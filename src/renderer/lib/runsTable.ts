@@ -64,6 +64,13 @@ export function fmtValSuccess(v: ValSuccess | null): string {
   return v.lo === null || v.hi === null ? `${pc(v.rate)} %` : `${pc(v.rate)} % [${pc(v.lo)}–${pc(v.hi)}]`;
 }
 
+/** How the validation episodes were decoded: "greedy" at temperature 0, "sampled (T 0.6)" above; null when unknown. */
+export function valMode(r: RunSummary): string | null {
+  const t = r.valTemperature;
+  if (typeof t !== 'number' || !Number.isFinite(t)) return null;
+  return t === 0 ? 'greedy' : `sampled (T ${t})`;
+}
+
 /** Seconds left for a running run (the record's estimate); null for any other status or without an estimate. */
 export function runEta(r: RunSummary): number | null {
   if (r.status !== 'running') return null;
