@@ -19,17 +19,16 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realRun } from '../tests/support/realRuns';
 import { peerPython } from '../tests/support/peers';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { ROOT, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 let dataDir = '';
 let work = '';
@@ -70,16 +69,12 @@ beforeAll(async () => {
   const synth = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '120', '--shape', 'cispo_collapse', '--seed', '3', '--name', 'synthetic collapse', '--json'], { cwd: ROOT, encoding: 'utf8' });
   if (synth.status !== 0) throw new Error(`runs synth failed (${synth.status}): ${synth.stderr}`);
   synthId = (JSON.parse(synth.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession({ dataDir });
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
   if (work && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(work, { recursive: true, force: true });
 });
 

@@ -4,15 +4,14 @@
  * reaches the page live (nav badge, run detail, chart mark), the Alerts inbox shows it with its evidence chart
  * and hint, and acknowledging it moves it out of the open list.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { type Lab } from './support/lab';
 import { TINY, gotoView, startCustomRun, waitUntil } from './uiHelpers';
 
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 
 const RUN_TIMEOUT_MS = 600_000;
@@ -27,16 +26,12 @@ export const COLLAPSE: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession();
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
 });
 
 describe('collapse alerts', () => {

@@ -10,16 +10,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore, writeSyntheticRun } from '../src/main/store/index';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { type Lab } from './support/lab';
 import { TINY, startCustomRun, waitUntil } from './uiHelpers';
 
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 let dataDir = '';
 const synthIds: string[] = [];
@@ -32,16 +31,12 @@ beforeAll(async () => {
   const store = await RunStore.open(dataDir);
   for (let k = 0; k < 3; k++) synthIds.push((await writeSyntheticRun(store, { steps: 60, shape: 'calm', seed: 1 })).id);
   await store.close();
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession({ dataDir });
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
   if (dataDir && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -9,16 +9,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { ROOT, type Lab } from './support/lab';
 import { gotoView } from './uiHelpers';
 
 let work = '';
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 const ids: string[] = [];
 
@@ -32,16 +31,12 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-runs-table-e2e-'));
   const dataDir = join(work, 'data');
   ids.push(synth(dataDir, 1, 'twin'), synth(dataDir, 2, 'twin'), synth(dataDir, 7, 'other'));
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession({ dataDir });
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
   if (work && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(work, { recursive: true, force: true });
 });
 

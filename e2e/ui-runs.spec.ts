@@ -5,15 +5,14 @@
  * config diff), export a bundle, download it and import it back, rename and delete with confirmation.
  */
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { type Lab } from './support/lab';
 import { TINY, field, gotoView, setField, startCustomRun, waitUntil } from './uiHelpers';
 
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 let sampoId = '';
 let grpoId = '';
@@ -24,16 +23,12 @@ let bundleName = '';
 const RUN_TIMEOUT_MS = 600_000;
 
 beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession();
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
 });
 
 async function waitForStatus(runId: string, statuses: string[], timeout = RUN_TIMEOUT_MS): Promise<string> {

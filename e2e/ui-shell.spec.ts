@@ -5,26 +5,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { ROOT, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 
 beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  await app.page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession();
+  ({ lab } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
 });
 
 const VIEWS = [

@@ -6,16 +6,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../src/main/store/runStore';
 import { writeStudy, type StudyState } from '../src/main/studies/studyFiles';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
 
-let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 const ids: string[] = [];
 
@@ -51,16 +48,12 @@ beforeAll(async () => {
     ],
   };
   await writeStudy(dataDir, state);
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
-  app = await openApp(browser, lab, '/?view=studies');
+  app = await openLabSession({ dataDir, path: '/?view=studies' });
   page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
 });
 
 describe('Studies view', () => {

@@ -14,16 +14,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { ROOT, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let work = '';
 let lab: Lab;
-let browser: Browser;
-let app: AppPage;
+let app: LabSession;
 let page: Page;
 const ids: Record<string, string> = {};
 
@@ -42,16 +41,12 @@ beforeAll(async () => {
     ids[shape] = (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
     cli(dataDir, ['check', ids[shape], '--save', '--json']);
   }
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
-  app = await openApp(browser, lab);
-  page = app.page;
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  app = await openLabSession({ dataDir });
+  ({ lab, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
+  await app?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

@@ -5,8 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Lab } from './lab';
-import { ROOT } from './lab';
+import { ROOT, startLab, type Lab } from './lab';
 
 export const RESULTS_DIR = join(ROOT, 'test-results');
 
@@ -35,6 +34,31 @@ export async function openApp(browser: Browser, lab: Lab, path = '/'): Promise<A
   });
   await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
   return { page, problems };
+}
+
+/** One spec's lab: its own `arlarena serve`, Chromium, and the app opened on `path` and ready. */
+export interface LabSession extends AppPage {
+  readonly lab: Lab;
+  readonly browser: Browser;
+  /** Closes the browser, then stops the server. */
+  close(): Promise<void>;
+}
+
+/** Starts the lab (on `dataDir` when given, else a temporary one), opens the app and waits until it is ready. */
+export async function openLabSession(options: { dataDir?: string; path?: string } = {}): Promise<LabSession> {
+  const lab = await startLab(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const app = await openApp(browser, lab, options.path);
+    await app.page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+    const opened = browser;
+    return { ...app, lab, browser: opened, close: async () => { await opened.close(); await lab.stop(); } };
+  } catch (e) {
+    await browser?.close();
+    await lab.stop();
+    throw e;
+  }
 }
 
 /** Saves test-results/<name>.png (full page) and returns its path. */
