@@ -233,9 +233,15 @@ for (const inPage of [false, true]) {
       }
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+        // The charts redraw in the new theme; once settled, a hover must still reach the other chart. The step
+        // under the pointer may differ from before by a point (the axes' labels change width with the redraw).
+        await settled(page, '[data-testid="compare"]');
         await hover(page, first, 0.3);
         await hover(page, first, 0.6);
-        await waitUntil('the crosshair after the theme change', async () => (await attr(second, 'data-hover')) === label, 10_000, 100);
+        await waitUntil('the crosshair after the theme change', async () => {
+          const here = await attr(first, 'data-hover');
+          return /^step \d+$/.test(here) && (await attr(second, 'data-hover')) === here;
+        }, 10_000, 100);
         await page.waitForTimeout(200);
         await screenshot(page, `ui-charts-${where}-crosshair-${dark ? 'dark' : 'light'}`);
       }
