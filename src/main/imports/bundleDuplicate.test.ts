@@ -5,11 +5,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportRun } from '../bundles/exportBundle';
 import importCommand from '../cli/commands/import';
-import type { CliContext } from '../cli/types';
+import { testCliContext as ctxFor } from '../cli/testContext';
 import { createImportsHandlers } from '../api/handlers/imports';
 import { openHandlerTestLab, type HandlerTestLab } from '../api/handlers/testLab';
 import { getLab } from '../sessions/lab';
@@ -28,15 +27,6 @@ function verlLines(n: number): string {
   return s;
 }
 
-function ctxFor(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.on('data', (d) => (o += String(d)));
-  stderr.on('data', (d) => (e += String(d)));
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o, err: () => e };
-}
 
 /** A bundle of an imported verl log, exported from the lab's own store. */
 async function aBundle(): Promise<{ path: string; sourceRun: string }> {

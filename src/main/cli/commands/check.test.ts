@@ -5,9 +5,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliContext } from '../types';
+import { testCliContext as ctxFor } from '../testContext';
 import check from './check';
 import importCommand from './import';
 
@@ -19,13 +18,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function ctxFor(dataDir: string): { ctx: CliContext; out: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  stdout.on('data', (d) => (o += String(d)));
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o };
-}
 
 async function importedRun(data: string): Promise<string> {
   let s = '';

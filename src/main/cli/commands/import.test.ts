@@ -6,10 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliContext } from '../types';
+import { testCliContext as ctxFor } from '../testContext';
 import follow from './follow';
 import importCommand from './import';
 import show from './show';
@@ -29,15 +28,6 @@ function verlLog(from: number, to: number): string {
   return s;
 }
 
-function ctxFor(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.on('data', (d) => (o += String(d)));
-  stderr.on('data', (d) => (e += String(d)));
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o, err: () => e };
-}
 
 describe('arlarena import', () => {
   it('--json prints {"runIds", "format", "steps", "skipped"} (through the binary)', async () => {
