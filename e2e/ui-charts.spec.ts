@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, screenshot, type AppPage } from './support/browser';
+import { launchBrowser, screenshot } from './support/browser';
 import { ROOT, startLab, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
@@ -46,8 +46,17 @@ afterAll(async () => {
 });
 
 /** Opens the app at `path`; `inPage` hides OffscreenCanvas so every chart takes the in-page fallback. */
-function open(path: string, inPage: boolean): Promise<AppPage> {
-  return openApp(browser, lab, path, { hideOffscreenCanvas: inPage });
+async function open(path: string, inPage: boolean): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  if (inPage) await context.addInitScript(() => Object.defineProperty(window, 'OffscreenCanvas', { value: undefined, configurable: true }));
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
+  return { page, problems };
 }
 
 const attr = async (l: Locator, name: string) => (await l.getAttribute(name)) ?? '';

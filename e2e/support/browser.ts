@@ -23,13 +23,9 @@ export interface AppPage {
   readonly problems: string[];
 }
 
-/**
- * Opens the app (with the token) in a fresh context and starts collecting problems. `hideOffscreenCanvas` makes
- * every chart take the in-page fallback instead of the chart worker.
- */
-export async function openApp(browser: Browser, lab: Lab, path = '/', options: { hideOffscreenCanvas?: boolean } = {}): Promise<AppPage> {
+/** Opens the app (with the token) in a fresh context and starts collecting problems. */
+export async function openApp(browser: Browser, lab: Lab, path = '/'): Promise<AppPage> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  if (options.hideOffscreenCanvas) await context.addInitScript(() => Object.defineProperty(window, 'OffscreenCanvas', { value: undefined, configurable: true }));
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
