@@ -76,4 +76,21 @@ describe('chart wiring (zoom, reports, crosshair sync)', () => {
     expect(showContent(a)).toBe(false);
     for (const c of [a, b, other]) c.dispose();
   });
+  it('names the hovered chart\'s step on every chart of the group, even where their x extents differ', () => {
+    const a = chart();
+    const b = chart();
+    const hovers: Record<string, (number | null)[]> = { a: [], b: [] };
+    wireChart(a, 'extents', (r) => r.hover !== undefined && hovers.a.push(r.hover));
+    wireChart(b, 'extents', (r) => r.hover !== undefined && hovers.b.push(r.hover));
+    draw(a, metricChartOption(input(200)));
+    // b's axis ends at 100: the same pixel is a different x there, which ECharts' connect alone would report.
+    draw(b, metricChartOption(input(100)));
+    const [px, py] = a.convertToPixel({ gridIndex: 0 }, [150, 0]) as number[];
+    a.getZr().handler.dispatch('mousemove', { zrX: px, zrY: py - 20, preventDefault() {}, stopPropagation() {} });
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: py - 20 });
+    expect(hovers.a.at(-1)).toBeCloseTo(150, 0);
+    expect(hovers.b.at(-1)).toBe(hovers.a.at(-1));
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'leave' });
+    for (const c of [a, b]) c.dispose();
+  });
 });

@@ -49,6 +49,7 @@ function zoomWindow(chart: Instance): { start: number; end: number } | null {
 /** The charts of each connected group, and the one under the pointer (the only one whose tooltip box shows). */
 const members = new Map<string, Set<Instance>>();
 const active = new Map<string, Instance>();
+const reporters = new WeakMap<Instance, (r: ChartReport) => void>();
 
 /**
  * Makes `chart` the group's hovered chart: its tooltip box shows, the others keep only the crosshair line at
@@ -80,10 +81,21 @@ export function wireChart(chart: Instance, group: string | undefined, report: (r
     set.add(chart);
     chart.getZr().on('mousemove', () => activate(chart, group));
   }
+  reporters.set(chart, report);
   chart.on('updateAxisPointer', (e: unknown) => {
     const info = (e as { axesInfo?: { axisDim: string; value: number }[] }).axesInfo ?? [];
     const x = info.find((a) => a.axisDim === 'x');
-    report({ hover: x ? Number(x.value) : null });
+    const hover = x ? Number(x.value) : null;
+    // ECharts' connect hands the other charts the pointer's pixel, and each turns it into an x of its own: a chart
+    // whose axis extent differs by a step (a metric first logged at step 1) names a neighbouring step. The x under
+    // the pointer is the hovered chart's, so that chart reports it for the whole group.
+    const source = group ? active.get(group) : undefined;
+    if (!group || !source || source.isDisposed()) {
+      report({ hover });
+      return;
+    }
+    if (source !== chart) return;
+    for (const c of members.get(group) ?? []) if (!c.isDisposed()) reporters.get(c)?.({ hover });
   });
   chart.on('datazoom', () => reportRange(chart, report));
 }
