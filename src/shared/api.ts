@@ -45,6 +45,13 @@ export const Alert = z.object({
   hint: z.string(),
   /** The evidence window: steps and the metric's values there (non-finite values kept as null). */
   evidence: z.object({ steps: z.array(z.number()), values: z.array(z.number().nullable()) }),
+  /**
+   * The point the message cites (the spike, or the best level it fell from), inside the evidence window; absent
+   * on alerts stored before it was recorded and for rules that cite none (non_finite).
+   */
+  peak: z.object({ step: z.number(), value: z.number() }).optional(),
+  /** The level the rule's finding crossed, in the metric's units (the evidence chart draws it as a line). */
+  threshold: z.number().optional(),
   acknowledged: z.boolean(),
 });
 export type Alert = z.infer<typeof Alert>;
@@ -191,6 +198,11 @@ export const EnvInfo = z.object({
   historyWindow: z.number().int(),
   solvable: z.string(),
   settings: z.record(z.string(), z.unknown()),
+  /**
+   * Grid worlds only: what each symbol of the text grid observation means (e.g. `#` wall), so the trajectory
+   * viewer can draw the grid as a picture; null for text worlds (and absent from older backends).
+   */
+  gridLegend: z.record(z.string(), z.string()).nullable().optional(),
 });
 export type EnvInfo = z.infer<typeof EnvInfo>;
 
@@ -335,6 +347,40 @@ export const FollowInfo = z.object({
 });
 export type FollowInfo = z.infer<typeof FollowInfo>;
 
+/** A named compute target (a Ray cluster): never its token, only whether one is stored. */
+export const RemoteInfo = z.object({ name: z.string(), url: z.string(), hasToken: z.boolean(), addedAt: z.string() });
+export type RemoteInfo = z.infer<typeof RemoteInfo>;
+
+/** A remote's name as the CLI takes it (`arlarena remote add NAME …`). */
+const RemoteName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, "a remote name is 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit");
+
+/** What `remote test` reports: the cluster answered, with the token, and this is what it has. */
+export const ClusterSummary = z.object({
+  url: z.string(),
+  rayVersion: z.string(),
+  nodes: z.number().int(),
+  cpus: z.object({ total: z.number(), free: z.number() }),
+  gpus: z.object({ total: z.number(), free: z.number() }),
+});
+export type ClusterSummary = z.infer<typeof ClusterSummary>;
+
+/**
+ * One of the lab's jobs on a cluster: a lab run (`runId`, submission id = run id) or a verl hand-off (`verl`,
+ * its preset/env). Times are ISO strings; `node` is the driver's node address (null while pending).
+ */
+export const ClusterJob = z.object({
+  submissionId: z.string(),
+  kind: z.enum(['run', 'verl']),
+  runId: z.string().nullable(),
+  verl: z.string().nullable(),
+  status: z.enum(['PENDING', 'RUNNING', 'STOPPED', 'SUCCEEDED', 'FAILED']),
+  node: z.string().nullable(),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  message: z.string().nullable(),
+});
+export type ClusterJob = z.infer<typeof ClusterJob>;
+
 export const apiMethods = {
   'app.info': {
     input: NoInput,
@@ -427,6 +473,8 @@ export const apiMethods = {
       seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
       name: z.string().trim().min(1).max(200).optional(),
       tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
+      /** Where it trains: absent or 'local' = this machine; a stored remote's name (or a dashboard URL) = that Ray cluster, as `train --on`. */
+      on: z.string().min(1).max(2000).optional(),
     }).strict(),
     output: z.object({ runId: RunId, status: RunStatus }),
   },
@@ -485,6 +533,34 @@ export const apiMethods = {
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
   /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
   'studies.list': { input: NoInput, output: z.array(StudyInfo) },
+  /** The named Ray clusters (`arlarena remote list`). */
+  'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
+  /**
+   * Name a cluster by its dashboard address (`arlarena remote add`). `token` is pasted, `tokenFile` a file on the
+   * main side; either is copied owner-only into the data dir and never sent back.
+   */
+  'remotes.add': {
+    input: z.object({ name: RemoteName, url: z.string().min(1).max(2000), token: z.string().max(4096).optional(), tokenFile: z.string().min(1).max(4096).optional() }).strict(),
+    output: RemoteInfo,
+  },
+  /** Reach the cluster with its token: Ray version, nodes, free CPUs and GPUs — or the error saying why not. */
+  'remotes.test': { input: z.object({ name: RemoteName }).strict(), output: ClusterSummary },
+  'remotes.remove': { input: z.object({ name: RemoteName }).strict(), output: z.object({ removed: z.boolean() }) },
+  /** The lab's jobs on one cluster (lab runs and verl hand-offs), newest first. */
+  'remotes.jobs': { input: z.object({ name: RemoteName }).strict(), output: z.object({ name: z.string(), url: z.string(), jobs: z.array(ClusterJob) }) },
+  /** The last `lines` lines of a job's log (default 200). */
+  'remotes.jobLog': {
+    input: z.object({ name: RemoteName, submissionId: z.string().min(1).max(200), lines: z.number().int().min(1).max(2000).optional() }).strict(),
+    output: z.object({ lines: z.array(z.string()), totalLines: z.number().int() }),
+  },
+  /**
+   * Stop a job. A lab run this app is following is stopped through its session (Ray's stop, the checkpoint kept,
+   * the run marked stopped here); any other job of the lab with Ray's `POST /api/jobs/{id}/stop`.
+   */
+  'remotes.stopJob': {
+    input: z.object({ name: RemoteName, submissionId: z.string().min(1).max(200) }).strict(),
+    output: z.object({ stopped: z.boolean(), via: z.enum(['session', 'ray']) }),
+  },
 } as const;
 
 export type ApiMethodName = keyof typeof apiMethods;

@@ -48,6 +48,11 @@ export async function targetOfRun(dataDir: string, tags: readonly string[]): Pro
   return resolveTarget(dataDir, byUrl ? byUrl.name : url);
 }
 
+/** The tags a new run on this target is created with: `on:ray` and the target's own (none for this machine). */
+export function runTagsFor(target: ComputeTarget): string[] {
+  return target.kind === 'ray' ? ['on:ray', ...target.tags] : [];
+}
+
 export const LOCAL_TARGET: ComputeTarget = {
   kind: 'local',
   label: 'this machine',

@@ -1,7 +1,7 @@
 /**
  * A small client for a Ray cluster's dashboard REST API (the Jobs API and the package store), facts from Ray's
  * dashboard/modules/job/job_head.py (2.60): `GET /api/version`, `GET|PUT /api/packages/{protocol}/{name}`,
- * `POST /api/jobs/`, `GET /api/jobs/{id}`, `POST /api/jobs/{id}/stop`, `GET /api/jobs/{id}/logs`, and `GET /api/cluster_status` for resources. With token auth on, every request
+ * `POST /api/jobs/`, `GET /api/jobs/` (list), `GET /api/jobs/{id}`, `POST /api/jobs/{id}/stop`, `GET /api/jobs/{id}/logs`, and `GET /api/cluster_status` for resources. With token auth on, every request
  * carries `Authorization: Bearer <token>` (Ray ≥ 2.52; 401 without it, 403 with a wrong one).
  */
 import { request as httpRequest } from 'node:http';
@@ -21,6 +21,13 @@ export interface RayJobInfo {
   readonly end_time: number | null;
   readonly driver_exit_code?: number | null;
   readonly driver_node_id?: string | null;
+}
+
+/** A job as `GET /api/jobs/` lists it (Ray's JobDetails): the info above plus its metadata and driver. */
+export interface RayJobDetails extends RayJobInfo {
+  readonly metadata?: Record<string, string> | null;
+  /** Where the driver (the entrypoint's process) runs; absent while the job is pending. */
+  readonly driver_info?: { readonly id?: string; readonly node_ip_address?: string; readonly pid?: string } | null;
 }
 
 export interface JobSubmission {
@@ -74,6 +81,48 @@ export class RayClient {
         req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
         req.on('error', reject);
         if (body !== undefined) req.write(body);
+        req.end();
+      });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw new RemoteError(`cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`);
+    }
+    if (r.status === 401) throw new RemoteError(`${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`);
+    if (r.status === 403) throw new RemoteError(`${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`);
+    return r;
+  }
+
+  /**
+   * A GET whose answer is handed over as it arrives (the state API's log stream, `/api/v0/logs/stream`, which
+   * keeps the connection open and sends what the file gains). Resolves once the head answers, with its status (and
+   * the body when it is not 200); `closed` settles when the answer ends or the connection drops, `close()` ends it.
+   */
+  async openStream(path: string, onChunk: (chunk: Buffer) => void): Promise<{ status: number; text: string; closed: Promise<void>; close: () => void }> {
+    const url = new URL(`${this.access.url}${path}`);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    let r: { status: number; text: string; closed: Promise<void>; close: () => void };
+    try {
+      r = await new Promise((resolve, reject) => {
+        const req = send(url, { method: 'GET', headers: this.headers() }, (res) => {
+          const status = res.statusCode ?? 0;
+          const closed = new Promise<void>((done) => {
+            res.once('close', done);
+            res.once('error', () => done());
+          });
+          if (status !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            void closed.then(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8'), closed, close: () => undefined }));
+            return;
+          }
+          res.on('data', onChunk);
+          resolve({ status, text: '', closed, close: () => req.destroy() });
+        });
+        // Only the wait for the head's first answer is bounded: a quiet log is not a dead connection.
+        const t = setTimeout(() => req.destroy(Object.assign(new Error('no answer within 15000 ms'), { code: 'ETIMEDOUT' })), 15_000);
+        req.once('response', () => clearTimeout(t));
+        req.once('close', () => clearTimeout(t));
+        req.on('error', reject);
         req.end();
       });
     } catch (e) {
@@ -165,6 +214,11 @@ export class RayClient {
     if (r.status === 404) return null;
     if (!r.ok) throw new RemoteError(`reading job ${id} on ${this.where()} failed (${r.status}): ${lastLine(text)}`);
     return JSON.parse(text) as RayJobInfo;
+  }
+
+  /** Every job the cluster knows (submitted through the Jobs API or not), in Ray's order. */
+  async listJobs(): Promise<RayJobDetails[]> {
+    return this.json<RayJobDetails[]>('GET', '/api/jobs/');
   }
 
   async stopJob(id: string): Promise<boolean> {

@@ -28,7 +28,8 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
 
 export class RemoteError extends Error {
   readonly expected = true;
-  constructor(message: string) {
+  /** The input at fault when it is one (the app's settings point at it): name, url, token or tokenFile. */
+  constructor(message: string, readonly field?: 'name' | 'url' | 'token' | 'tokenFile') {
     super(message);
     this.name = 'RemoteError';
   }
@@ -40,10 +41,10 @@ export function normalizeUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new RemoteError(`"${raw}" is not a URL; give the Ray dashboard's address, e.g. http://head:8265`);
+    throw new RemoteError(`"${raw}" is not a URL; give the Ray dashboard's address, e.g. http://head:8265`, 'url');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RemoteError(`"${raw}": the Ray dashboard is reached over http:// or https://, not ${u.protocol}`);
-  if (u.username || u.password) throw new RemoteError(`"${raw}": put the token in a file and pass --token-file, not in the URL`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RemoteError(`"${raw}": the Ray dashboard is reached over http:// or https://, not ${u.protocol}`, 'url');
+  if (u.username || u.password) throw new RemoteError(`"${raw}": put the token in a file and pass --token-file, not in the URL`, 'url');
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -85,18 +86,26 @@ export class RemoteTargets {
     await writeFileAtomic(this.file, `${JSON.stringify({ remotes: entries.map(({ name, url, addedAt }) => ({ name, url, addedAt })) }, null, 2)}\n`);
   }
 
-  async add(name: string, url: string, tokenFile?: string): Promise<RemoteEntry> {
-    if (!NAME_RE.test(name)) throw new RemoteError(`remote name "${name}": use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`);
-    if (name === 'local') throw new RemoteError('"local" means this machine (train --on local); pick another name for the cluster');
+  /**
+   * Name a cluster. The token comes from `tokenFile` (the CLI's --token-file) or, from the app's settings where
+   * it is pasted, as `opts.token`; either way only its copy in the data directory is kept.
+   */
+  async add(name: string, url: string, tokenFile?: string, opts: { token?: string } = {}): Promise<RemoteEntry> {
+    if (!NAME_RE.test(name)) throw new RemoteError(`remote name "${name}": use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`, 'name');
+    if (name === 'local') throw new RemoteError('"local" means this machine (train --on local); pick another name for the cluster', 'name');
     const clean = normalizeUrl(url);
     const all = await this.list();
-    if (all.some((r) => r.name === name)) throw new RemoteError(`a remote named "${name}" exists already (${all.find((r) => r.name === name)!.url}); remove it first with: arlarena remote remove ${name}`);
+    if (all.some((r) => r.name === name)) throw new RemoteError(`a remote named "${name}" exists already (${all.find((r) => r.name === name)!.url}); remove it first with: arlarena remote remove ${name}`, 'name');
     let token: string | null = null;
     if (tokenFile !== undefined) {
-      if (!existsSync(tokenFile) || !statSync(tokenFile).isFile()) throw new RemoteError(`--token-file ${tokenFile}: no such file`);
+      if (!existsSync(tokenFile) || !statSync(tokenFile).isFile()) throw new RemoteError(`--token-file ${tokenFile}: no such file`, 'tokenFile');
       token = (await readFile(tokenFile, 'utf8')).trim();
-      if (!token) throw new RemoteError(`--token-file ${tokenFile} is empty; it should hold the cluster's token (ray get-auth-token prints it)`);
-      if (/\s/.test(token)) throw new RemoteError(`--token-file ${tokenFile} holds more than one word; it should hold only the token`);
+      if (!token) throw new RemoteError(`--token-file ${tokenFile} is empty; it should hold the cluster's token (ray get-auth-token prints it)`, 'tokenFile');
+      if (/\s/.test(token)) throw new RemoteError(`--token-file ${tokenFile} holds more than one word; it should hold only the token`, 'tokenFile');
+    } else if (opts.token !== undefined) {
+      token = opts.token.trim();
+      if (!token) throw new RemoteError('the token is empty; paste the cluster\'s token (ray get-auth-token on the head prints it), or leave it out for a cluster without token auth', 'token');
+      if (/\s/.test(token)) throw new RemoteError('the token holds spaces or line breaks; paste only the token (one word, as ray get-auth-token prints it)', 'token');
     }
     const entry = { name, url: clean, addedAt: new Date().toISOString() };
     if (token !== null) {

@@ -31,6 +31,13 @@ export function getLab(services: MainServices, options: Partial<SessionManagerOp
         store,
         emit: (event, payload) => services.bus.emit(event, payload),
         concurrency: Number.isInteger(envMax) && envMax > 0 ? envMax : undefined,
+        // A run tagged for a Ray cluster (sessions.start with `on`, or a run trained `--on` that is resumed here)
+        // trains there, through the same target the CLI's train --on uses; the Ray client loads only then.
+        spawnForRun: async (tags) => {
+          if (!tags.some((t) => t.startsWith('ray-url:') || t.startsWith('ray:'))) return undefined;
+          const { targetOfRun } = await import('../remote/computeTarget');
+          return (await targetOfRun(services.dataDir, tags)).spawn;
+        },
         ...options,
       });
       const recovered = await sessions.recover();

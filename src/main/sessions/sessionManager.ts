@@ -37,6 +37,11 @@ export interface SessionManagerOptions {
   /** Runs training at once; default: half the cores, at least 1 (1 on a 2-core laptop). */
   readonly concurrency?: number;
   readonly spawn?: SpawnWorker;
+  /**
+   * The spawner for one run, chosen from its tags when it launches (a run tagged for a Ray cluster trains there,
+   * src/main/remote/computeTarget.ts targetOfRun); undefined = `spawn`. Lets one manager run local and Ray runs.
+   */
+  readonly spawnForRun?: (tags: readonly string[]) => Promise<SpawnWorker | undefined>;
   /** Tests: a job module path instead of the real trainer. */
   readonly jobModule?: string;
   readonly detector?: DetectorConfigOverrides;
@@ -304,8 +309,9 @@ export class SessionManager {
   private async launch(s: Session): Promise<void> {
     const rec = await this.store.getRun(s.runId);
     if (!rec) throw new Error(`run ${s.runId} vanished`);
+    const spawn = (await this.opts.spawnForRun?.(rec.tags)) ?? this.spawn;
     await this.store.claimRun(s.runId);
-    const handle = this.spawn(s.runId);
+    const handle = spawn(s.runId);
     s.handle = handle;
     this.startTimer();
     handle.onMessage((m) => {

@@ -10,7 +10,7 @@ import { SessionManager } from '../sessions/sessionManager';
 import { appCommit, appVersion } from '../appInfo';
 import { UsageError } from '../cli/types';
 import type { RunRecord } from '../../shared/api';
-import type { ComputeTarget } from '../remote/computeTarget';
+import { runTagsFor, type ComputeTarget } from '../remote/computeTarget';
 
 export const MODEL_SIZES = ['nano', 'small', 'base', 'custom'] as const;
 
@@ -126,7 +126,7 @@ export async function trainInStore(
       appVersion: appVersion(),
       appCommit: appCommit(),
       ...(opts.name ? { name: opts.name } : {}),
-      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target?.kind === 'ray' ? ['on:ray', ...opts.target.tags] : [])] } : {}),
+      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target ? runTagsFor(opts.target) : [])] } : {}),
     });
     opts.onCreated?.(info.runId);
     let budgetHit = false;

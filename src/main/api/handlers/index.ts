@@ -15,6 +15,7 @@ import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
 import { createStudiesHandlers } from './studies';
+import { createRemotesHandlers } from './remotes';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 
 const areas: {
@@ -39,5 +40,6 @@ export function createHandlers(services: MainServices): Handlers<ApiMethodName> 
     ...areas.imports(services),
     ...areas.follow(services),
     ...createStudiesHandlers(services),
+    ...createRemotesHandlers(services),
   };
 }

@@ -18,19 +18,35 @@ async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
 export function createSessionsHandlers(services: MainServices): Handlers<AreaMethods<'sessions'>> {
   const lab = () => getLab(services);
   return {
-    'sessions.start': async ({ preset, env, overrides, seed, name, tags }) => {
+    'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
       const { config, issues } = resolveConfig(preset, env, { ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
       if (!config) {
         const first = issues[0];
         return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { field: first ? (first.field === 'preset' || first.field === 'env.name' ? first.field.replace('env.name', 'env') : `overrides.${first.field}`) : undefined });
       }
+      // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
+      // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
+      let targetTags: string[] = [];
+      if (on !== undefined && on !== 'local') {
+        const { resolveTarget, runTagsFor } = await import('../../remote/computeTarget');
+        const { RemoteError } = await import('../../remote/targets');
+        try {
+          const target = await resolveTarget(services.dataDir, on);
+          await target.preflight();
+          targetTags = runTagsFor(target);
+        } catch (e) {
+          if (e instanceof RemoteError) return err(/^no remote named|not a URL|over http/.test(e.message) ? 'VALIDATION' : 'UNAVAILABLE', `${e.message}; no run was created`, { field: 'on' });
+          throw e;
+        }
+      }
       const { sessions } = await lab();
       const plain = structuredClone(config) as unknown as Record<string, unknown>;
-      const backend = await services.computeInfo().catch(() => undefined);
+      // This machine's backend says nothing about a Ray node's (the CLI's train --on records none either).
+      const backend = targetTags.length ? undefined : await services.computeInfo().catch(() => undefined);
       let info;
       try {
         info = await sessions.startNew({
-          name, tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
+          name, tags: targetTags.length ? [...(tags ?? []), ...targetTags] : tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
         });
       } catch (e) {
         // A forced compute backend this machine lacks is refused before any run exists.
