@@ -4,7 +4,10 @@
  *
  * generate(): one prefill call over the left-padded prompts, then one call per new token that appends a single
  * column and reuses the cached keys/values — so each token costs one incremental step. The sampling loop itself is
- * core's `generateIncremental`, shared with the tfjs engine (same Rng use, same stop rules).
+ * core's `generateIncremental`, shared with the tfjs engine (same Rng use, same stop rules). By default the steps run
+ * on the decoder graph of ortDecoder.ts (host-owned fixed-capacity cache, only new columns cross the binding);
+ * `decoder: 'concat-cache'` runs them on the full-sequence graph, feeding each step's presents back as pasts (the
+ * original path, kept as the reference the decoder is tested against).
  * logProbs(): one full-sequence call per chunk of right-padded rows (P = 0), log-softmax on the host.
  */
 import * as ort from 'onnxruntime-node';
@@ -21,12 +24,18 @@ import {
   type SamplingOptions,
 } from '../../core/agent';
 import type { Rng } from '../../core/util/rng';
+import { exportDecoderOnnx, OrtDecoderLM } from './ortDecoder';
 
 export interface OrtEngineOptions {
   /** Intra-op threads (default 2). */
   threads?: number;
   /** Rows per logProbs call (bounds the logits buffer: rows × length × vocab floats). */
   chunkRows?: number;
+  /**
+   * Generation graph: 'split-cache' (default, ortDecoder.ts: the cache stays in JS buffers and only new columns move)
+   * or 'concat-cache' (the full-sequence graph; every step copies the whole cache in and out — slower, the reference).
+   */
+  decoder?: 'split-cache' | 'concat-cache';
 }
 
 const NEG = -1e9;
@@ -94,29 +103,45 @@ function emptyPast(cfg: ModelConfig, B: number): Record<string, ort.Tensor> {
 export class OrtRolloutEngine implements RolloutEngine {
   readonly name = 'onnxruntime-cpu';
   private session: ort.InferenceSession | null = null;
+  private decoderSession: ort.InferenceSession | null = null;
   private config: ModelConfig | null = null;
   private readonly threads: number;
   private readonly chunkRows: number;
+  private readonly decoder: 'split-cache' | 'concat-cache';
 
   constructor(opts: OrtEngineOptions = {}) {
     this.threads = opts.threads ?? 2;
     this.chunkRows = opts.chunkRows ?? 32;
+    const decoder = opts.decoder ?? 'split-cache';
+    if (decoder !== 'split-cache' && decoder !== 'concat-cache') throw new Error(`onnxruntime engine: decoder must be "split-cache" or "concat-cache", got ${JSON.stringify(decoder)}`);
+    this.decoder = decoder;
   }
 
-  /** Export the weights to ONNX and (re)create the session. */
-  async setWeights(weights: ModelWeights): Promise<void> {
-    const bytes = exportOnnx(weights);
-    const next = await ort.InferenceSession.create(bytes, {
+  private createSession(bytes: Uint8Array): Promise<ort.InferenceSession> {
+    return ort.InferenceSession.create(bytes, {
       executionProviders: ['cpu'],
       intraOpNumThreads: this.threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
     });
-    const prev = this.session;
+  }
+
+  /** Export the weights to ONNX and (re)create the sessions (full-sequence graph, and the decoder graph if used). */
+  async setWeights(weights: ModelWeights): Promise<void> {
+    const next = await this.createSession(exportOnnx(weights));
+    let nextDecoder: ort.InferenceSession | null = null;
+    try {
+      if (this.decoder === 'split-cache') nextDecoder = await this.createSession(exportDecoderOnnx(weights));
+    } catch (err) {
+      await next.release();
+      throw err;
+    }
+    const prev = [this.session, this.decoderSession];
     this.session = next;
+    this.decoderSession = nextDecoder;
     this.config = { ...weights.config };
-    if (prev) await prev.release();
+    for (const p of prev) if (p) await p.release();
   }
 
   private ready(): { session: ort.InferenceSession; config: ModelConfig } {
@@ -126,8 +151,18 @@ export class OrtRolloutEngine implements RolloutEngine {
 
   generate(prompts: readonly (readonly number[])[], opts: SamplingOptions, rng: Rng): Promise<GenerateResult> {
     const { config } = this.ready();
-    const lm = new OrtIncrementalLM(config, () => this.ready().session);
+    if (this.decoder === 'concat-cache') return generateIncremental(new OrtIncrementalLM(config, () => this.ready().session), prompts, opts, rng);
+    // Room for every column generateIncremental appends: the padded prompt, then one per sampled token but the last.
+    const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
+    const capacity = Math.max(1, longest + Math.max(0, opts.maxNewTokens - 1));
+    const lm = new OrtDecoderLM(config, () => this.decoderReady(), capacity);
     return generateIncremental(lm, prompts, opts, rng);
+  }
+
+  private decoderReady(): ort.InferenceSession {
+    this.ready();
+    if (!this.decoderSession) throw new Error('onnxruntime engine: the decoder session is missing; call setWeights(weights) again');
+    return this.decoderSession;
   }
 
   /** Raw logits [N, T, V] for right-padded token rows with causal attention (tests, debugging). */
@@ -254,7 +289,9 @@ export class OrtRolloutEngine implements RolloutEngine {
 
   async dispose(): Promise<void> {
     if (this.session) await this.session.release();
+    if (this.decoderSession) await this.decoderSession.release();
     this.session = null;
+    this.decoderSession = null;
   }
 }
 
