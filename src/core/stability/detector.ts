@@ -14,6 +14,8 @@ import { hintsFor, type RunRecipe, type SourceRecipe } from './hints';
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
+/** Points kept each side of an alert's cited point when it falls in the skipped middle of its evidence. */
+const PEAK_AROUND = 2;
 
 /**
  * The last HISTORY points of one metric, for alert evidence. A ring, not an array with shift(): an imported verl
@@ -36,29 +38,61 @@ class Ring {
    * ahead of the first one at or after `first`; over `max` points, the onset and the latest `tail`. Built
    * without a point object per entry: alerts on a noisy imported run are updated nearly every step, and copying
    * the whole ring into objects for each update was most of the detector's time (issue 15's import benchmark).
+   *
+   * `peak`, the point the alert's message cites (a spike, or the best level a drop is measured from), is always
+   * in the window: when the window from it to `last` is over `max` points, its point and `PEAK_AROUND`
+   * neighbours each side are kept beside the onset and the tail; gone from the ring, its cited value is put first
+   * at its step.
    */
-  evidence(first: number, last: number, before: number, max: number): { steps: number[]; values: Array<number | null> } {
+  evidence(first: number, last: number, before: number, max: number, peak?: { step: number; value: number }): { steps: number[]; values: Array<number | null> } {
     const { start } = this;
+    const at = (k: number) => this.steps[(start + k) % HISTORY];
     let n = this.len;
-    while (n > 0 && this.steps[(start + n - 1) % HISTORY] > last) n--;
-    let startIdx = n;
-    while (startIdx > 0 && this.steps[(start + startIdx - 1) % HISTORY] >= first) startIdx--;
-    const from = Math.max(0, startIdx - before);
-    const count = n - from;
-    const tail = Math.min(10, Math.floor(max / 4));
-    const head = count > max ? max - tail : count;
+    while (n > 0 && at(n - 1) > last) n--;
+    let onset = n;
+    while (onset > 0 && at(onset - 1) >= first) onset--;
+    const from = Math.max(0, onset - before);
+    let peakIdx = -1;
+    if (peak !== undefined) for (let k = 0; k < n; k++) if (at(k) === peak.step) peakIdx = k;
     const steps: number[] = [];
     const values: Array<number | null> = [];
-    for (let k = from; k < n; k++) {
-      // Over `max` points: skip from the end of the onset to the start of the tail.
-      if (k === from + head && count > max) k = n - tail;
+    if (peak !== undefined && peakIdx < 0) {
+      steps.push(peak.step);
+      values.push(peak.value);
+    }
+    const push = (k: number) => {
       const i = (start + k) % HISTORY;
       const v = this.values[i];
       steps.push(this.steps[i]);
       values.push(Number.isFinite(v) ? v : null);
+    };
+    const lo = peakIdx >= 0 ? Math.min(from, Math.max(0, peakIdx - before)) : from;
+    if (n - lo <= max) {
+      for (let k = lo; k < n; k++) push(k);
+      return { steps, values };
     }
+    // Over `max` points: the cited point's neighbourhood (when outside the rest), the onset, the latest tail.
+    const tail = Math.min(10, Math.floor(max / 4));
+    const full = max - tail;
+    // The neighbourhood is extra only where the onset and tail do not already hold the cited point.
+    const inside = peakIdx >= n - tail || (peakIdx >= from && peakIdx < from + full);
+    const around: [number, number] | null = peakIdx >= 0 && !inside ? [Math.max(0, peakIdx - PEAK_AROUND), Math.min(n, peakIdx + PEAK_AROUND + 1)] : null;
+    const head = Math.max(1, full - (around ? around[1] - around[0] : 0));
+    const runs: [number, number][] = [[from, Math.min(n, from + head)], [Math.max(0, n - tail), n]];
+    if (around) runs.push(around);
+    runs.sort((x, y) => x[0] - y[0]);
+    let next = 0;
+    for (const [a, b] of runs) for (let k = Math.max(a, next); k < b; k++, next = k) push(k);
     return { steps, values };
   }
+}
+
+/** A finding's cited point and threshold as alert fields (absent ones left out, not undefined). */
+function cites(f: Pick<Finding, 'peak' | 'threshold'>): Pick<Alert, 'peak' | 'threshold'> {
+  const out: { peak?: Alert['peak']; threshold?: number } = {};
+  if (f.peak && Number.isFinite(f.peak.value)) out.peak = { step: f.peak.step, value: f.peak.value };
+  if (f.threshold !== undefined && Number.isFinite(f.threshold)) out.threshold = f.threshold;
+  return out;
 }
 
 export interface AlertUpdate {
@@ -91,6 +125,9 @@ export class CollapseDetector {
     this.lastStep = rec.step;
     for (const k in rec.values) {
       const v = rec.values[k];
+      // A validation key is NaN between validations: kept out, an evidence window of 40 points shows 40
+      // validations (and the best one its message cites), not four among 36 gaps.
+      if (Number.isNaN(v) && nanMeansNotApplicable(k)) continue;
       let h = this.history.get(k);
       if (!h) this.history.set(k, (h = new Ring()));
       h.push(rec.step, v);
@@ -128,7 +165,10 @@ export class CollapseDetector {
       const severity = RANK[f.severity] > RANK[cur.severity] ? f.severity : cur.severity;
       // Keep the message of the worst finding so far (the one that set the severity), refreshed while it holds.
       const takeNew = RANK[f.severity] >= RANK[cur.severity];
-      const next: Alert = { ...cur, severity, lastStep: step, message: takeNew ? f.message : cur.message, hint: takeNew ? f.hint : cur.hint, evidence: this.evidence(f.metric, cur.firstStep, step) };
+      // The cited point and threshold go with the message they belong to.
+      const cited = takeNew ? cites(f) : cites(cur);
+      const { peak: _p, threshold: _t, ...rest } = cur;
+      const next: Alert = { ...rest, severity, lastStep: step, message: takeNew ? f.message : cur.message, hint: takeNew ? f.hint : cur.hint, ...cited, evidence: this.evidence(f.metric, cur.firstStep, step, cited.peak) };
       this.replace(cur, next);
       this.open.set(key, next);
       return { kind: 'updated', alert: next };
@@ -143,7 +183,8 @@ export class CollapseDetector {
       lastStep: step,
       message: f.message,
       hint: f.hint,
-      evidence: this.evidence(f.metric, step, step),
+      ...cites(f),
+      evidence: this.evidence(f.metric, step, step, f.peak),
       acknowledged: false,
     };
     this.open.set(key, alert);
@@ -157,10 +198,10 @@ export class CollapseDetector {
     if (i !== undefined) this.all[i] = next;
   }
 
-  private evidence(metric: string, first: number, last: number): Alert['evidence'] {
+  private evidence(metric: string, first: number, last: number, peak?: { step: number; value: number }): Alert['evidence'] {
     const ring = this.history.get(metric);
-    if (!ring) return { steps: [], values: [] };
-    return ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax);
+    if (!ring) return peak ? { steps: [peak.step], values: [peak.value] } : { steps: [], values: [] };
+    return ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax, peak);
   }
 
   /** Every alert so far (raised order). */

@@ -13,6 +13,13 @@ export interface Finding {
   readonly message: string;
   /** What to try. */
   readonly hint: string;
+  /**
+   * The point the message cites: the spike's value, or the best level the metric fell from (a smoothed mean is
+   * cited at the step it was reached). The alert's evidence window is widened to hold its step.
+   */
+  readonly peak?: { readonly step: number; readonly value: number };
+  /** The level this finding crossed (in the metric's units), drawn as the evidence chart's threshold line. */
+  readonly threshold?: number;
 }
 
 export interface RuleInstance {

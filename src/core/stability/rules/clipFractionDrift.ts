@@ -37,6 +37,9 @@ export const clipFractionDriftRule: RuleDef = {
           severity: sm > c.critical ? 'critical' : 'warning',
           message: `Clip fraction is ${pct(sm)} (step ${rec.step})${b !== null ? `, baseline ${fmt(b)}` : ''}: many tokens sit outside the trust region.`,
           hint: hints.clipping,
+          peak: { step: rec.step, value: sm },
+          // The lower of the levels crossed (absolute, or relative to the baseline).
+          threshold: Math.min(absolute ? c.warn : Infinity, relative ? Math.max(c.factor * b!, c.relativeFloor) : Infinity),
         }];
       },
     };

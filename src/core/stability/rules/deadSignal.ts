@@ -27,6 +27,8 @@ export const deadSignalRule: RuleDef = {
           severity: 'warning',
           message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} logged steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
           hint: hints.deadSignal,
+          peak: { step: rec.step, value: v },
+          threshold: c.share,
         }];
       },
     };

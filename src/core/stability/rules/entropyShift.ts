@@ -58,6 +58,8 @@ export const entropyShiftRule: RuleDef = {
             severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
             message: `Entropy collapsed to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step})${why}: the policy has stopped exploring.`,
             hint: hints.entropyCollapse,
+            peak: { step: rec.step, value: sm },
+            threshold: c.collapseFrac * b,
           }];
         }
         const warnHigh = sm > c.blowupWarnFactor * b && sm > b + c.blowupWarnNats;
@@ -70,6 +72,8 @@ export const entropyShiftRule: RuleDef = {
               ? `Entropy blew up to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): outputs are turning to noise.`
               : `Entropy is drifting up: ${fmt(sm)} nats against a baseline of ${fmt(b)} (step ${rec.step}).`,
             hint: hints.entropyBlowup,
+            peak: { step: rec.step, value: sm },
+            threshold: Math.max(c.blowupWarnFactor * b, b + c.blowupWarnNats),
           }];
         }
         return [];

@@ -39,6 +39,8 @@ export const gradNormSpikeRule: RuleDef = {
           severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
           message: `Gradient norm ${fmt(v)} at step ${rec.step} is ${fmt(ratio)}× its rolling median ${fmt(med)} (last ${win.size} calm steps)${n > 1 ? `, ${n} steps in a row` : ''}.`,
           hint: hints.gradNorm,
+          peak: { step: rec.step, value: v },
+          threshold: Math.max(c.factor * med, c.minValue),
         }];
       },
     };

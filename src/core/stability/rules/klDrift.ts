@@ -36,6 +36,8 @@ export const klDriftRule: RuleDef = {
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
               message: `PPO KL (old‖new) is ${fmt(sm)} nats per token (step ${rec.step}), above ${fmt(c.ppoKlWarn)}: updates drift far off-policy.`,
               hint: hints.klStep,
+              peak: { step: rec.step, value: sm },
+              threshold: c.ppoKlWarn,
             });
           }
         }
@@ -56,6 +58,8 @@ export const klDriftRule: RuleDef = {
                 severity: sm > 4 * limit ? 'critical' : 'warning',
                 message: `KL to the reference policy reached ${fmt(sm)} nats (step ${rec.step}), above ${fmt(limit)} (baseline ${fmt(b)}).`,
                 hint: hints.klDrift,
+                peak: { step: rec.step, value: sm },
+                threshold: limit,
               });
             }
           }

@@ -47,7 +47,10 @@ export const lengthRunawayRule: RuleDef = {
           const cb = clipBase.get();
           const rose = cb !== null && sm >= cb + c.clipRise;
           if (clipStreak.update(clipWin.full && sm >= c.clipWarn && rose) >= clipCad.points(c.patience)) {
-            out.push({ metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning', message: `${pct(sm)} of responses hit the max length (step ${rec.step}), up from ${pct(cb!)} at the start.`, hint });
+            out.push({
+              metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning', message: `${pct(sm)} of responses hit the max length (step ${rec.step}), up from ${pct(cb!)} at the start.`, hint,
+              peak: { step: rec.step, value: sm }, threshold: Math.max(c.clipWarn, cb! + c.clipRise),
+            });
           }
         }
         const len = finite(rec, MEAN);
@@ -61,7 +64,7 @@ export const lengthRunawayRule: RuleDef = {
           }
           if (lenStreak.update(jumped) >= lenCad.points(c.patience)) {
             const message = `Mean response length jumped to ${fmt(len)} tokens, ${fmt(len / recentMed)}× its recent median of ${fmt(recentMed)} (step ${rec.step}).`;
-            out.push({ metric: MEAN, severity: 'warning', message, hint });
+            out.push({ metric: MEAN, severity: 'warning', message, hint, peak: { step: rec.step, value: len }, threshold: c.jumpFactor * recentMed });
           }
         }
         return out;

@@ -27,7 +27,18 @@ interface Track {
   win: Window;
   noise: NoiseEstimator;
   max: number;
+  /** Where `max` was reached (the alert cites it), and the last logged step (the window's mean before a push). */
+  maxStep: number;
+  prevStep: number;
   streak: Streak;
+}
+
+/** Raises the best smoothed level to `level`, reached at `step`. */
+function best(t: Track, level: number, step: number): void {
+  if (level > t.max) {
+    t.max = level;
+    t.maxStep = step;
+  }
 }
 
 export const successCollapseRule: RuleDef = {
@@ -39,7 +50,7 @@ export const successCollapseRule: RuleDef = {
   enabled: (c) => c.successCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.successCollapse;
-    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, streak: new Streak() });
+    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, maxStep: 0, prevStep: 0, streak: new Streak() });
     const succ = [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK)].map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
     /**
      * Training windows are in steps: a TRL point (logged every 10 steps) is already a mean over 10 steps.
@@ -49,7 +60,7 @@ export const successCollapseRule: RuleDef = {
       t.cad.push(step);
       if (val) return;
       t.win.resize(t.cad.points(c.smooth));
-      if (t.win.full) t.max = Math.max(t.max, t.win.mean());
+      if (t.win.full) best(t, t.win.mean(), t.prevStep);
     };
     const rw = { t: track(c.smooth), base: new Baseline(c.smooth) };
     /** Best validation so far with its episode count (validations logged with val/episodes). */
@@ -71,6 +82,8 @@ export const successCollapseRule: RuleDef = {
                 severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
                 message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}, step ${bestVal.step}); z = ${fmt(z)}, beyond held-out sampling noise (step ${rec.step}).`,
                 hint: hints.successLoss,
+                peak: { step: bestVal.step, value: bestVal.p },
+                threshold: (1 - c.warnFrac) * bestVal.p,
               });
             }
           }
@@ -86,9 +99,10 @@ export const successCollapseRule: RuleDef = {
           advance(t, rec.step, isVal);
           t.win.push(v);
           t.noise.push(v);
+          t.prevStep = rec.step;
           if (!t.win.full) continue;
           const sm = t.win.mean();
-          t.max = Math.max(t.max, sm);
+          best(t, sm, rec.step);
           const patience = isVal ? 1 : t.cad.points(c.patience);
           const fell = t.max >= c.minPeak && sm <= (1 - c.warnFrac) * t.max && beyondNoise(t, t.max - sm);
           if (t.streak.update(fell) < patience) continue;
@@ -97,6 +111,8 @@ export const successCollapseRule: RuleDef = {
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
             message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} fell to ${pct(sm)} from its best ${pct(t.max)} (means of ${t.win.size} ${key.startsWith('val/') ? 'validations' : 'steps'}; step ${rec.step}).`,
             hint: hints.successLoss,
+            peak: { step: t.maxStep, value: t.max },
+            threshold: (1 - c.warnFrac) * t.max,
           });
         }
         const r = finite(rec, REWARD_KEY);
@@ -107,10 +123,11 @@ export const successCollapseRule: RuleDef = {
           rw.base.push(r);
           t.win.push(r);
           t.noise.push(r);
+          t.prevStep = rec.step;
           const base = rw.base.get();
           if (base !== null && t.win.full) {
             const sm = t.win.mean();
-            t.max = Math.max(t.max, sm);
+            best(t, sm, rec.step);
             const gain = t.max - base;
             const fell = gain >= c.rewardMinGain && t.max - sm >= c.rewardGiveBack * gain && beyondNoise(t, t.max - sm);
             if (t.streak.update(fell) >= t.cad.points(c.patience)) {
@@ -119,6 +136,8 @@ export const successCollapseRule: RuleDef = {
                 severity: sm <= base ? 'critical' : 'warning',
                 message: `Mean episode return fell to ${fmt(sm)} from its best ${fmt(t.max)} (start ${fmt(base)}), giving back ${pct((t.max - sm) / gain)} of the gain (step ${rec.step}).`,
                 hint: hints.successLoss,
+                peak: { step: t.maxStep, value: t.max },
+                threshold: t.max - c.rewardGiveBack * gain,
               });
             }
           }

@@ -26,10 +26,10 @@ export const trainInferenceMismatchRule: RuleDef = {
         if (mx !== undefined || mn !== undefined) cad.push(rec.step);
         const patience = cad.points(c.patience);
         if (mx !== undefined && maxStreak.update(mx > c.maxWarn) >= patience) {
-          out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${fmt(mx)} nats (step ${rec.step}).`, hint });
+          out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${fmt(mx)} nats (step ${rec.step}).`, hint, peak: { step: rec.step, value: mx }, threshold: c.maxWarn });
         }
         if (mn !== undefined && meanStreak.update(mn > c.meanWarn) >= patience) {
-          out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ by ${fmt(mn)} nats per token on average (step ${rec.step}).`, hint });
+          out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ by ${fmt(mn)} nats per token on average (step ${rec.step}).`, hint, peak: { step: rec.step, value: mn }, threshold: c.meanWarn });
         }
         return out;
       },

@@ -13,7 +13,8 @@ export const validityDropRule: RuleDef = {
   enabled: (c) => c.validityDrop.enabled,
   create(cfg, hints) {
     const c = cfg.validityDrop;
-    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, n: 0, streak: new Streak() }));
+    // `maxStep`: where the best smoothed level was reached (the alert cites it as its peak).
+    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, maxStep: 0, prevStep: 0, n: 0, streak: new Streak() }));
     return {
       feed(rec) {
         const out: Finding[] = [];
@@ -25,11 +26,19 @@ export const validityDropRule: RuleDef = {
           s.win.resize(s.cad.points(c.smooth));
           const minSteps = s.cad.points(c.minSteps);
           // A window that just shrank to a sparse run's interval may hold earlier points that count toward the best.
-          if (s.n >= minSteps && s.win.full) s.max = Math.max(s.max, s.win.mean());
+          if (s.n >= minSteps && s.win.full && s.win.mean() > s.max) {
+            s.max = s.win.mean();
+            // The window's mean before this point is the level at the previous logged step.
+            s.maxStep = s.prevStep;
+          }
           s.win.push(v);
+          s.prevStep = rec.step;
           s.n++;
           const sm = s.win.mean();
-          if (s.n >= minSteps && s.win.full) s.max = Math.max(s.max, sm);
+          if (s.n >= minSteps && s.win.full && sm > s.max) {
+            s.max = sm;
+            s.maxStep = rec.step;
+          }
           const drop = s.max - sm;
           const n = s.streak.update(Number.isFinite(drop) && drop >= c.warnDrop);
           if (n < s.cad.points(c.patience)) return;
@@ -39,6 +48,8 @@ export const validityDropRule: RuleDef = {
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
             message: `${what} fell to ${pct(sm)} (mean of last ${s.win.size} steps) from its best ${pct(s.max)} — down ${fmt(drop)} at step ${rec.step}.`,
             hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
+            peak: { step: s.maxStep, value: s.max },
+            threshold: s.max - c.warnDrop,
           });
         });
         return out;
