@@ -55,6 +55,8 @@ export interface RunConfig {
     readonly refLogProbEngine: 'trainer' | 'onnxruntime';
     /** Activation-memory budget per differentiated batch (MB); bigger batches are split into gradient-summed chunks. */
     readonly activationBudgetMB: number;
+    /** K data-parallel gradient workers; 0 = one per core (resolved in src/main, the core cannot see the machine). */
+    readonly workers: number;
   };
   readonly rollout: {
     /** B: task instances per step (laptop 4; paper 16). */

@@ -11,6 +11,7 @@ import type { Clock } from '../util/rng';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import type { RolloutEngineFactory } from '../agent/engine';
+import type { GradientPoolFactory } from './shards';
 
 export type TrainerPhase = 'warmstart' | 'rl' | 'validation' | 'done';
 
@@ -25,6 +26,9 @@ export interface TrainerStatus {
 
 export type TrainerControl = 'continue' | 'stop';
 
+/** Where inside a step `TrainerHooks.interrupted` is asked. */
+export type StepPart = 'rollout' | 'logprobs' | 'update' | 'validation';
+
 export interface TrainerHooks {
   /** One record per RL step, every key of METRIC_CATALOG present (NaN when not applicable), plus `val/<env>/<type>/…`. */
   onMetrics(rec: MetricRecord): void;
@@ -35,6 +39,14 @@ export interface TrainerHooks {
   onStatus(s: TrainerStatus): void;
   /** Awaited between steps; blocks while paused; 'stop' ends the run after the current step (a checkpoint is written). */
   checkControl(): Promise<TrainerControl>;
+  /**
+   * Optional, awaited inside a step: before each rollout or validation turn (one batched generation) and before
+   * the log-prob and update phases. True once a stop was asked for: the trainer abandons the step in progress
+   * (nothing of it is logged; weights, optimizer, RNG and task cursor go back to the last completed step) and
+   * ends 'stopped' with that step's checkpoint, so a stop waits for the piece of work in progress rather than the
+   * rest of the step (issue 18).
+   */
+  interrupted?(part: StepPart): Promise<boolean>;
 }
 
 /**
@@ -82,6 +94,12 @@ export interface TrainerCompute {
    * compute.logProbEngine = 'onnxruntime'. Undefined → everything runs on the tfjs trainer model.
    */
   readonly createRolloutEngine?: RolloutEngineFactory;
+  /**
+   * compute.workers = 0 (one per core) resolves to this: the machine's cores, as src/main counts them. Absent → 1.
+   */
+  readonly workers?: number;
+  /** Starts K data-parallel gradient workers (src/main/compute/gradPool.ts); absent → K = 1 only. */
+  readonly createGradientPool?: GradientPoolFactory;
 }
 
 export interface EvalInterval {

@@ -5,6 +5,8 @@
  */
 import { PolicyModel, TfjsRolloutEngine, type ModelWeights, type RolloutEngine, type RolloutEngineFactory } from '../../core/agent';
 import { initBackend, type BackendInfo, type BackendPreference } from './backends';
+import type { GradientPoolFactory } from '../../core/training/shards';
+import { GradPool, machineWorkers } from './gradPool';
 
 export { initBackend, BackendUnavailableError, BACKEND_PREFERENCES, silenceTfjsBanner, wasmDir, currentBackend } from './backends';
 export type { BackendInfo, BackendPreference } from './backends';
@@ -18,6 +20,7 @@ export async function createOrtEngine(weights: ModelWeights, opts?: import('./or
   return m.createOrtEngine(weights, opts);
 }
 export { applyWasmFixes } from './wasmFixes';
+export { GradPool, machineWorkers } from './gradPool';
 
 export type RolloutEnginePreference = 'onnxruntime' | 'tfjs';
 
@@ -26,6 +29,10 @@ export interface ComputeSetup {
   info: { training: string; rollout: string; detail: string; available: string[] };
   backend: BackendInfo;
   createRolloutEngine: RolloutEngineFactory;
+  /** K for compute.workers = 0: this machine's cores (the trainer uses compute.workers when it is > 0). */
+  workers: number;
+  /** K gradient workers on this run's tfjs backend (gradPool.ts). */
+  createGradientPool: GradientPoolFactory;
 }
 
 async function probeOrt(): Promise<string | null> {
@@ -66,5 +73,7 @@ export async function setupCompute(opts: { backend?: BackendPreference; rolloutE
     info: { training: backend.training, rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`, detail, available },
     backend,
     createRolloutEngine,
+    workers: machineWorkers(),
+    createGradientPool: (init) => GradPool.start({ ...init, backend: backend.training }),
   };
 }
