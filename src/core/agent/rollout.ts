@@ -41,6 +41,11 @@ export interface RolloutOptions {
   rng: Rng;
   /** Prefix for uids so rows from different steps never collide, e.g. `s12`. */
   uidPrefix?: string;
+  /**
+   * Awaited before each turn's generation. The trainer throws from it to abandon the rollout when a stop is asked
+   * for (a turn is the rollout's unit of work: one batched generation).
+   */
+  beforeTurn?: () => Promise<void>;
 }
 
 /** One (trajectory, turn) row: what the advantage estimators and the losses consume. */
@@ -164,6 +169,7 @@ export async function runRollout(o: RolloutOptions): Promise<RolloutResult> {
       }
       return { text, ids, truncated };
     });
+    if (o.beforeTurn) await o.beforeTurn();
     const gen = await engine.generate(prompts.map((p) => p.ids), sampling, o.rng);
     stats.generateCalls++;
     active.forEach((s, k) => {

@@ -27,6 +27,8 @@ export interface EvalOptions {
   /** Tasks per batched rollout (memory/speed trade-off; results do not depend on it for greedy decoding). */
   readonly chunk?: number;
   readonly uidPrefix?: string;
+  /** Awaited before each generation turn (runRollout's beforeTurn): the trainer abandons a validation there on Stop. */
+  readonly beforeTurn?: () => Promise<void>;
 }
 
 export interface EvalOutcome {
@@ -54,6 +56,7 @@ export async function evaluatePolicy(o: EvalOptions): Promise<EvalOutcome> {
         maxSeqLen: o.maxSeqLen,
         rng: o.rng,
         uidPrefix: `${o.uidPrefix ?? 'eval'}.c${start}`,
+        ...(o.beforeTurn ? { beforeTurn: o.beforeTurn } : {}),
       }),
     );
   }

@@ -141,6 +141,12 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
       }
       return stopRequested ? 'stop' : 'continue';
     },
+    async interrupted(): Promise<boolean> {
+      // The host's stop arrives as a message: let the event loop deliver any that are waiting (the trainer's
+      // tensor work between these calls is synchronous), then answer. A paused run is never mid-step.
+      await new Promise<void>((r) => setImmediate(r));
+      return stopRequested;
+    },
   };
 
   try {
