@@ -36,6 +36,7 @@ import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
+import { SUMMED_METRICS, broadcastRows, combineShards, padded, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -43,9 +44,6 @@ import { StepMetrics, maxOf, mean, minOf, std } from './metrics';
 import type { NamedTensors } from './tensorio';
 import type { EvalSummary, StepPart, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
 import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
-
-/** Rows per forward chunk when recomputing old / reference log-probs on the trainer engine. */
-const LOGPROB_CHUNK = 32;
 
 export { envSpecOf, modelSpecOf };
 
@@ -121,6 +119,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     gradClip: config.optim.gradClip,
   });
   if (optimState && state) opt.setState({ t: state.optimStep, tensors: optimState });
+  // compute.workers = K > 1: a pool of K gradient workers holding θ (started in the try below, so it is always
+  // stopped). K = 1 keeps the single-thread path.
+  const K = workersOf(config, deps.compute);
+  let pool: GradientPool | null = null;
+  const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
+    pool ? poolLogProbs(pool, rs, temperature, budgetMB) : trainerLogProbs(model, rs, temperature, budgetMB);
 
   const rolloutRng = new Rng(hashSeed(config.seed, 'rollout'));
   if (state) rolloutRng.setState(state.rng.rollout);
@@ -176,6 +180,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   };
 
   try {
+    if (K > 1) pool = await deps.compute.createGradientPool!({ weights: model.getWeights(), workers: K });
     // A policy loaded with NaN/Infinity (an old build's checkpoint) cannot train: stop with the reason (issue 17).
     assertFiniteWeights(model.trainableVariables(), step);
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
@@ -265,10 +270,10 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
         // EMPG needs π_old's entropies, which only the trainer engine returns.
-        const ent = config.algorithm.advantage.estimator === 'empg' ? (await trainerLogProbs(model, rows, temp, budgetMB)).entropyMean : rows.map(() => NaN);
+        const ent = config.algorithm.advantage.estimator === 'empg' ? (await policyLogProbs(rows, temp)).entropyMean : rows.map(() => NaN);
         old = { logProbs: lp, entropyMean: ent };
       } else {
-        old = await trainerLogProbs(model, rows, temp, budgetMB);
+        old = await policyLogProbs(rows, temp);
         const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
         m.set('mismatch/logprob_abs_max', mm.max);
         m.set('mismatch/logprob_abs_mean', mm.mean);
@@ -298,7 +303,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
       await interruptAt('update');
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
-      const upd = updatePolicy(model, opt, rows, old.logProbs, ref, adv, config);
+      const upd = pool ? await updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config) : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config);
       for (const [k, v] of Object.entries(upd.metrics)) m.set(k as Parameters<StepMetrics['set']>[0], v);
       if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
       const tUpdate = clock.now();
@@ -348,6 +353,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `${e.message} of step ${abandoned}: that step is dropped, the run ends at step ${step}` });
     return await finish();
   } finally {
+    if (pool) await pool.dispose();
     opt.dispose();
     await rolloutEngine.dispose();
     if (refEngine) await refEngine.dispose();
@@ -406,30 +412,6 @@ function splitGroups(res: RolloutResult): Array<RolledGroup<Group>> {
   return [...byUid.entries()].map(([uid, ts]) => ({ uid, returns: ts.map((t) => t.episodeReturn), data: { rows: res.rows, trajectories: ts } }));
 }
 
-/** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
-async function trainerLogProbs(model: PolicyModel, rows: readonly TurnRow[], temperature: number, budgetMB: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
-  const logProbs: number[][] = [];
-  const entropyMean: number[] = [];
-  for (const [lo, hi] of chunkRows(rows, model.config, budgetMB, LOGPROB_CHUNK)) {
-    const chunk = rows.slice(lo, hi);
-    const out = tf.tidy(() => {
-      const r = model.tokenLogProbs(chunk, { temperature });
-      return [r.logProbs, tf.div(tf.sum(tf.mul(r.entropy, r.mask), 1), tf.maximum(tf.sum(r.mask, 1), 1))] as const;
-    });
-    const [lp, ent] = out;
-    const R = lp.shape[1];
-    const data = (await lp.data()) as Float32Array;
-    const e = (await ent.data()) as Float32Array;
-    lp.dispose();
-    ent.dispose();
-    chunk.forEach((r, i) => {
-      logProbs.push(Array.from(data.subarray(i * R, i * R + r.responseIds.length)));
-      entropyMean.push(e[i]);
-    });
-  }
-  return { logProbs, entropyMean };
-}
-
 /** Optional additions to the row score: DAPO overlong shaping, in-reward KL (both off in the paper's presets). */
 function scoreShaping(config: RunConfig, rows: readonly TurnRow[], old: number[][], ref: number[][] | null): number[] | null {
   const a = config.algorithm;
@@ -449,9 +431,6 @@ function scoreShaping(config: RunConfig, rows: readonly TurnRow[], old: number[]
 interface UpdateReport {
   readonly metrics: Record<string, number>;
 }
-
-/** Actor metrics whose chunk values are parts of the mini-batch's value (they add up), not means. */
-const SUMMED_METRICS = new Set(['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/num_masked_seqs']);
 
 /**
  * The whole mini-batch's aggregation denominators, for a mini-batch differentiated in chunks: `aux` (entropy, KL)
@@ -502,14 +481,7 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
   const onPolicyShortcut = nMb === 1 && epochs === 1;
-  const a = config.algorithm;
-  const params: ActorLossParams = {
-    ...a.policyLoss,
-    aggregation: a.aggregation,
-    mode: a.policyLoss.mode,
-    entropyCoeff: a.entropyCoeff,
-    kl: { enabled: a.kl.enabled, type: a.kl.type, coef: a.kl.coef },
-  };
+  const params = actorParamsOf(config);
   const vars = model.trainableVariables();
   const sums: Record<string, number[]> = {};
   const push = (k: string, v: number): void => {
@@ -575,6 +547,12 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
       if (rep.skipped) skipped++;
     }
   }
+  return summariseUpdate(sums, skipped, nMb * epochs, config);
+}
+
+/** The update's metrics from the per-mini-batch values collected over `updates` AdamW steps (K = 1 and K > 1). */
+function summariseUpdate(sums: Record<string, number[]>, skipped: number, updates: number, config: RunConfig): UpdateReport {
+  const a = config.algorithm;
   const out: Record<string, number> = {};
   for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'actor/entropy', 'actor/kl_loss']) {
     if (sums[k]) out[k] = mean(sums[k]);
@@ -587,8 +565,94 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   out['actor/grad_norm_max'] = gn.some((x) => !Number.isFinite(x)) ? gn.find((x) => !Number.isFinite(x))! : maxOf(gn);
   out['actor/skipped_updates'] = skipped;
   out['actor/lr'] = config.optim.lr;
-  out['actor/off_policy_step'] = nMb * epochs - 1;
+  out['actor/off_policy_step'] = updates - 1;
   return { metrics: out };
+}
+
+/**
+ * compute.workers = K > 1 (issue 19): updatePolicy's epochs and sequential mini-batches, each mini-batch's rows
+ * split into K contiguous shards differentiated on the pool's workers (shards.ts). Every shard divides by the whole
+ * mini-batch's denominators, the shard gradients are summed in worker order and applied in ONE AdamW step here,
+ * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
+ * failure rejects before opt.step, so no update is half-applied.
+ */
+async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig): Promise<UpdateReport> {
+  const mb = Math.max(1, config.optim.miniBatchRows);
+  const nMb = Math.ceil(rows.length / mb);
+  const epochs = config.optim.epochs;
+  const onPolicy = nMb === 1 && epochs === 1;
+  const params = actorParamsOf(config);
+  const vars = model.trainableVariables();
+  const sums: Record<string, number[]> = {};
+  let skipped = 0;
+  const temp = config.rollout.temperature;
+  const budgetMB = activationBudgetOf(config);
+  const shardRowsOf = rows.map(shardRow);
+  for (let e = 0; e < epochs; e++) {
+    for (let b = 0; b < nMb; b++) {
+      const lo = b * mb;
+      const hi = Math.min(rows.length, lo + mb);
+      const mbRows = rows.slice(lo, hi);
+      const whole = wholeDenominators(model, chunkRows(mbRows, model.config, budgetMB), mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp);
+      const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
+      const shardParams: ActorLossParams = { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux };
+      const parts = await pool.actor(
+        shardRanges(mbRows.length, pool.size).map(([a, z]) => ({
+          rows: shardRowsOf.slice(lo + a, lo + z),
+          old: old.slice(lo + a, lo + z),
+          ref: ref ? ref.slice(lo + a, lo + z) : null,
+          adv: adv.slice(lo + a, lo + z),
+          params: shardParams,
+          onPolicy,
+          temperature: temp,
+          mbTokens,
+          budgetMB,
+        })),
+      );
+      const { grads, metrics } = combineShards(vars, parts);
+      for (const [k, v] of Object.entries(metrics)) (sums[k] ??= []).push(v);
+      const rep = opt.step(grads, config.optim.lr);
+      for (const g of Object.values(grads)) g.dispose();
+      (sums['actor/grad_norm'] ??= []).push(rep.gradNorm);
+      if (rep.skipped) skipped++;
+      else await pool.setWeights(model.getWeights());
+    }
+  }
+  return summariseUpdate(sums, skipped, nMb * epochs, config);
+}
+
+/** The actor-loss parameters of a config (spec §2.1). */
+function actorParamsOf(config: RunConfig): ActorLossParams {
+  const a = config.algorithm;
+  return {
+    ...a.policyLoss,
+    aggregation: a.aggregation,
+    mode: a.policyLoss.mode,
+    entropyCoeff: a.entropyCoeff,
+    kl: { enabled: a.kl.enabled, type: a.kl.type, coef: a.kl.coef },
+  };
+}
+
+/**
+ * K, the gradient workers of this run: compute.workers when set (> 0), else what src/main resolved for the machine
+ * (its cores), else 1. K > 1 needs the pool factory from src/main; an explicit K without one is an error.
+ */
+export function workersOf(config: RunConfig, compute: TrainerDeps['compute']): number {
+  const asked = config.compute.workers ?? 0;
+  if (!Number.isInteger(asked) || asked < 0) throw new Error(`compute.workers: must be an integer ≥ 0 (0 = one per core), got ${asked}`);
+  const k = asked > 0 ? asked : Math.max(1, compute.workers ?? 1);
+  if (k > 1 && !compute.createGradientPool) {
+    if (asked > 0) throw new Error(`compute.workers ${asked}: this trainer was started without a gradient worker pool (src/main/compute builds one); set compute.workers=1 to train on one thread`);
+    return 1;
+  }
+  return k;
+}
+
+/** Old log-probs of `rows` on the pool: contiguous shards, one per worker, concatenated in order. */
+async function poolLogProbs(pool: GradientPool, rows: readonly TurnRow[], temperature: number, budgetMB: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
+  const shards = shardRanges(rows.length, pool.size);
+  const outs = await pool.logProbs(shards.map(([a, z]) => ({ rows: rows.slice(a, z).map(shardRow), temperature, budgetMB })));
+  return { logProbs: outs.flatMap((o) => o.logProbs), entropyMean: outs.flatMap((o) => o.entropyMean) };
 }
 
 /** A validation's metrics: held-out success, score, episode count and success per task type. */
@@ -670,19 +734,6 @@ function turnOf(r: TurnRow, advantage: number | null): Trajectory['turns'][numbe
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
 // Small helpers
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
-
-/** One value per row, repeated over the row's R token positions: [rows, R] (the row advantage per token). */
-function broadcastRows(v: readonly number[], R: number): tf.Tensor2D {
-  return tf.tensor2d(v.flatMap((x) => Array.from({ length: R }, () => x)), [v.length, R]);
-}
-
-function padded(x: readonly (readonly number[])[], R: number): tf.Tensor2D {
-  const data = new Float32Array(x.length * R);
-  x.forEach((row, i) => {
-    for (let j = 0; j < Math.min(R, row.length); j++) data[i * R + j] = row[j];
-  });
-  return tf.tensor2d(data, [x.length, R]);
-}
 
 function maskOf(rows: readonly TurnRow[], R: number): tf.Tensor2D {
   const data = new Float32Array(rows.length * R);

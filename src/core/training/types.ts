@@ -11,6 +11,7 @@ import type { Clock } from '../util/rng';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import type { RolloutEngineFactory } from '../agent/engine';
+import type { GradientPoolFactory } from './shards';
 
 export type TrainerPhase = 'warmstart' | 'rl' | 'validation' | 'done';
 
@@ -93,6 +94,12 @@ export interface TrainerCompute {
    * compute.logProbEngine = 'onnxruntime'. Undefined → everything runs on the tfjs trainer model.
    */
   readonly createRolloutEngine?: RolloutEngineFactory;
+  /**
+   * compute.workers = 0 (one per core) resolves to this: the machine's cores, as src/main counts them. Absent → 1.
+   */
+  readonly workers?: number;
+  /** Starts K data-parallel gradient workers (src/main/compute/gradPool.ts); absent → K = 1 only. */
+  readonly createGradientPool?: GradientPoolFactory;
 }
 
 export interface EvalInterval {
