@@ -1,0 +1,106 @@
+/**
+ * Data-parallel training through the real trainer (issue 19), with real gradient worker threads on tfjs-wasm:
+ * - the same config, seed and K = 2 give bit-identical runs (a 3-step run twice);
+ * - K = 1 and K = 2 differ only by float32 summation order: the first step (same rollouts) has the same episode
+ *   metrics exactly and update metrics equal within float tolerance;
+ * - a gradient worker that dies mid-run fails the run naming the worker (no hang), nothing of the failed step is
+ *   applied or checkpointed, and resuming from the last checkpoint reproduces the uninterrupted run.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runTraining } from '../src/core/training/trainer';
+import type { GradientPool } from '../src/core/training/shards';
+import type { TrainerDeps } from '../src/core/training/types';
+import { GradPool } from '../src/main/compute/gradPool';
+import { deps, deterministicPart, recorder, tinyConfig, useWasm } from './tinyTrainer';
+
+beforeAll(useWasm);
+
+/** Trainer deps with a K-worker pool on wasm; `onPool` sees each pool the trainer starts. */
+function poolDeps(onPool?: (p: GradPool) => GradientPool): TrainerDeps {
+  const base = deps();
+  return {
+    ...base,
+    compute: {
+      ...base.compute,
+      createGradientPool: async (init) => {
+        const p = await GradPool.start({ ...init, backend: 'wasm' });
+        return onPool ? onPool(p) : p;
+      },
+    },
+  };
+}
+
+const CFG = { 'training.steps': 3, 'training.checkpointEvery': 1, 'compute.workers': 2 };
+
+describe('data-parallel trainer (compute.workers = 2)', () => {
+  it('same config, seed and K → bit-identical metrics and weights; a dead worker fails the run and resume reproduces it', async () => {
+    const cfg = tinyConfig('grpo', CFG);
+    const a = recorder();
+    const b = recorder();
+    const ra = await runTraining(cfg, poolDeps(), a.hooks);
+    const rb = await runTraining(cfg, poolDeps(), b.hooks);
+    expect(a.rec.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(deterministicPart(b.rec.metrics)).toEqual(deterministicPart(a.rec.metrics));
+    expect(rb.checkpoint.files['policy.bin']).toEqual(ra.checkpoint.files['policy.bin']);
+    expect(rb.checkpoint.files['optim.bin']).toEqual(ra.checkpoint.files['optim.bin']);
+    // More than one mini-batch per step, so the pool ran several updates and weight broadcasts per step.
+    expect(a.rec.metrics[0].values['actor/off_policy_step']).toBeGreaterThan(0);
+
+    // Worker 1 dies during the first update after the step-1 checkpoint.
+    const c = recorder();
+    let killed = false;
+    const killing = (p: GradPool): GradientPool => ({
+      get size() {
+        return p.size;
+      },
+      setWeights: (w) => p.setWeights(w),
+      bc: (s) => p.bc(s),
+      logProbs: (s) => p.logProbs(s),
+      dispose: () => p.dispose(),
+      actor: async (s) => {
+        if (!killed && c.rec.checkpoints.length > 0) {
+          killed = true;
+          const pending = p.actor(s);
+          pending.catch(() => undefined); // awaited below; rejects while kill() runs
+          await p.kill(1);
+          return pending;
+        }
+        return p.actor(s);
+      },
+    });
+    await expect(runTraining(cfg, poolDeps(killing), c.hooks)).rejects.toThrow(/gradient worker 1 exited/);
+    expect(killed).toBe(true);
+    expect(c.rec.checkpoints.map((k) => k.step)).toEqual([1]);
+    expect(c.rec.metrics.map((m) => m.step)).toEqual([1]);
+    expect(c.rec.checkpoints[0].files['policy.bin']).toEqual(a.rec.checkpoints[0].files['policy.bin']);
+
+    const d = recorder();
+    const rd = await runTraining(cfg, poolDeps(), d.hooks, c.rec.checkpoints[0]);
+    expect(rd.step).toBe(3);
+    expect(deterministicPart(d.rec.metrics)).toEqual(deterministicPart(a.rec.metrics.filter((m) => m.step > 1)));
+    expect(rd.checkpoint.files['policy.bin']).toEqual(ra.checkpoint.files['policy.bin']);
+  }, 240_000);
+
+  it('K = 1 and K = 2 differ by float32 summation order only (first step: same rollouts, update within tolerance)', async () => {
+    const one = recorder();
+    const two = recorder();
+    await runTraining(tinyConfig('grpo', { 'compute.workers': 1 }), poolDeps(), one.hooks);
+    await runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), poolDeps(), two.hooks);
+    const v1 = deterministicPart(one.rec.metrics)[0].values;
+    const v2 = deterministicPart(two.rec.metrics)[0].values;
+    for (const k of Object.keys(v1)) {
+      if (k.startsWith('episode/') || k.startsWith('batch/') || k.startsWith('response_length/') || k.startsWith('critic/')) expect(v2[k], k).toEqual(v1[k]);
+    }
+    for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/ppo_kl', 'actor/grad_norm', 'actor/pg_clipfrac']) {
+      const x = v1[k] as number;
+      const y = v2[k] as number;
+      expect(Number.isFinite(x), k).toBe(true);
+      expect(Math.abs(x - y), `${k}: K=1 ${x}, K=2 ${y}`).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(x)));
+    }
+    expect(v1['actor/grad_norm']).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('an explicit K > 1 without a pool factory is a clear error', async () => {
+    await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(/compute.workers 2: .*without a gradient worker pool.*compute.workers=1/);
+  });
+});
