@@ -9,6 +9,7 @@ export type Route =
   | { view: 'compare'; ids: string[]; group?: string }
   | { view: 'studies' }
   | { view: 'alerts' }
+  | { view: 'cluster' }
   | { view: 'about' };
 
 export type ViewName = Route['view'];
@@ -36,6 +37,8 @@ export function parseRoute(search: string): Route {
       return { view: 'studies' };
     case 'about':
       return { view: 'about' };
+    case 'cluster':
+      return { view: 'cluster' };
     case 'run': {
       const id = q.get('id') ?? '';
       if (!ID.test(id)) return { view: 'runs' };
