@@ -57,15 +57,15 @@ describe('runs, live metrics, compare and bundles', () => {
   it('validates a customised field inline with the backend\'s message', async () => {
     await page.locator('[data-preset="sampo"] button', { hasText: 'Customise' }).click();
     await page.waitForSelector('[data-testid="config-editor"]');
-    await setField(page, 'training.steps', '0');
+    await setField(page, 'algorithm.kl.coef', '-1');
     const err = page.locator('.field.bad .err').first();
     await err.waitFor({ timeout: 15_000 });
     expect((await err.innerText()).length).toBeGreaterThan(5);
     expect(await page.locator('[data-testid="start-custom"]').isDisabled()).toBe(true);
     await screenshot(page, 'ui-new-run-validation');
-    await setField(page, 'training.steps', '3');
+    await setField(page, 'algorithm.kl.coef', '0.02');
     await page.waitForSelector('.field.bad', { state: 'detached', timeout: 15_000 });
-    expect(await field(page, 'training.steps').inputValue()).toBe('3');
+    expect(await field(page, 'algorithm.kl.coef').inputValue()).toBe('0.02');
   });
 
   it('starts a tiny SAMPO run with one click and streams its metrics into the run detail', async () => {

@@ -44,13 +44,21 @@ export function field(page: Page, path: string) {
   return page.locator(`[id="f-${path}"]`);
 }
 
-/** Sets one editor field (opening its section if collapsed) and waits until the backend has re-checked it. */
+/**
+ * Sets one editor field (opening its folded sections) and waits until the backend has re-checked it. Steps and
+ * seed are not editor fields: they sit at the top of the New run view and are typed there.
+ */
 export async function setField(page: Page, path: string, value: string): Promise<void> {
-  const input = field(page, path);
-  if (!(await input.isVisible())) {
-    const section = page.locator('[data-testid="config-editor"] details').filter({ has: input });
-    await section.locator('summary').click();
+  if (path === 'training.steps' || path === 'seed') {
+    const box = page.locator(`[data-testid="${path === 'seed' ? 'run-seed' : 'run-steps'}"]`);
+    await box.fill(value);
+    await box.press('Tab');
+    return;
   }
+  const input = field(page, path);
+  // Machine-facing sections are folded inside "Advanced": open every closed fold around the field, outermost first.
+  const closed = page.locator('[data-testid="config-editor"] details:not([open])').filter({ has: input });
+  while (!(await input.isVisible()) && (await closed.count()) > 0) await closed.first().locator(':scope > summary').click();
   const kind = await input.evaluate((el: { tagName: string; type?: string }) => (el.type === 'checkbox' ? 'checkbox' : el.tagName.toLowerCase()));
   if (kind === 'checkbox') await input.setChecked(value === 'true');
   else if (kind === 'select') await input.selectOption(value);
