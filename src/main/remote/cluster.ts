@@ -12,6 +12,22 @@ function iso(ms: number | null | undefined): string | null {
   return typeof ms === 'number' && ms > 0 ? new Date(ms).toISOString() : null;
 }
 
+/**
+ * The node a job's entrypoint runs on: the driver's address when it is a Ray driver, else the host of the node
+ * agent that supervises it (Ray's JobInfo.driver_agent_http_address), else the node id; null while pending.
+ */
+function nodeOf(j: RayJobDetails): string | null {
+  if (j.driver_info?.node_ip_address) return j.driver_info.node_ip_address;
+  if (j.driver_agent_http_address) {
+    try {
+      return new URL(j.driver_agent_http_address).hostname;
+    } catch {
+      // not a URL: fall through to the node id
+    }
+  }
+  return j.driver_node_id ? j.driver_node_id.slice(0, 12) : null;
+}
+
 export function toClusterJob(j: RayJobDetails): ClusterJob | null {
   const meta = j.metadata ?? {};
   const runId = typeof meta.arlarena_run === 'string' ? meta.arlarena_run : null;
@@ -23,7 +39,7 @@ export function toClusterJob(j: RayJobDetails): ClusterJob | null {
     runId,
     verl,
     status: j.status,
-    node: j.driver_info?.node_ip_address || null,
+    node: nodeOf(j),
     startTime: iso(j.start_time),
     endTime: iso(j.end_time),
     message: j.message ? j.message.trim().split('\n').pop()!.slice(0, 500) : null,

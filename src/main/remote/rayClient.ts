@@ -26,8 +26,11 @@ export interface RayJobInfo {
 /** A job as `GET /api/jobs/` lists it (Ray's JobDetails): the info above plus its metadata and driver. */
 export interface RayJobDetails extends RayJobInfo {
   readonly metadata?: Record<string, string> | null;
-  /** Where the driver (the entrypoint's process) runs; absent while the job is pending. */
+  /** Set only for an entrypoint that connects to Ray as a driver (ray.init); a lab run's `node …` never does. */
   readonly driver_info?: { readonly id?: string; readonly node_ip_address?: string; readonly pid?: string } | null;
+  /** The agent of the node the entrypoint runs on, e.g. `http://10.0.0.5:52365` (null while pending). */
+  readonly driver_agent_http_address?: string | null;
+  readonly driver_node_id?: string | null;
 }
 
 export interface JobSubmission {
