@@ -14,11 +14,14 @@
  *   scores = [q·cacheKᵀ | q·kᵀ] + bias        bias [B,1,S,cap+S]: slots not yet written (and pads) are −1e9
  *   ctx    = p_cache·cacheV + p_self·v        (softmax, then Split at cap)
  * Keys are cached transposed ([B,H,dh,cap]) so the scores are a plain MatMul with no Transpose of the cache.
+ * Fewer, larger ops (each op costs a dispatch per step, which at nano's size is much of a decoding step): the residual
+ * stream is 2-D so the linears are Gemm with their bias, residual add + LayerNorm is SkipLayerNormalization, the GELU
+ * is FastGelu, and the query scale is folded into the query weights.
  *
  * Graph interface (B batch, S appended columns, cap cache slots, H heads, dh = dModel / H):
  *   inputs   input_ids int32 [B,S] · position_ids int32 [B,S] · attn_bias float [B,1,S,cap+S]
  *            cache_key_t_<l> float [B,H,dh,cap] · cache_value_<l> float [B,H,cap,dh]
- *   outputs  logits float [B,V] (last appended column only) · new_key_<l>, new_value_<l> float [B,H,S,dh]
+ *   outputs  logits float [B,V] (last appended column only) · new_key_t_<l> float [B,H,dh,S] · new_value_<l> float [B,H,S,dh]
  * int32 ids: Gather takes int32 indices, so the host passes its Int32Arrays as they are (no BigInt64 copy).
  */
 import onnxProto from 'onnx-proto';
@@ -40,6 +43,8 @@ const ATTR_INT = 2;
 const ATTR_INTS = 7;
 
 const NEG = -1e9;
+/** onnxruntime's contrib-op domain (SkipLayerNormalization, FastGelu: kernels of every CPU build). */
+const MS = 'com.microsoft';
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -86,21 +91,29 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
     return outs[0];
   };
 
-  for (const spec of weightSpecs(cfg)) inits.push(floatTensor(spec.name, spec.shape, weights.tensors[spec.name]));
+  // The query scale 1/√dh is folded into the query columns of wqkv and bqkv (one Mul fewer per layer).
+  const scale = 1 / Math.sqrt(dh);
+  for (const spec of weightSpecs(cfg)) {
+    let data = weights.tensors[spec.name];
+    if (spec.name.endsWith('.attn.wqkv')) {
+      data = data.slice();
+      for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) data[r * 3 * d + c] *= scale;
+    } else if (spec.name.endsWith('.attn.bqkv')) {
+      data = data.slice();
+      for (let c = 0; c < d; c++) data[c] *= scale;
+    }
+    inits.push(floatTensor(spec.name, spec.shape, data));
+  }
   // Tied output projection as a transposed copy of wte, so the last MatMul needs no Transpose (as onnxExport.ts).
   const wte = weights.tensors.wte;
   const wteT = new Float32Array(d * V);
   for (let v = 0; v < V; v++) for (let j = 0; j < d; j++) wteT[j * V + v] = wte[v * d + j];
   inits.push(floatTensor('wte_t', [d, V], wteT));
   inits.push(int64Tensor('c_split3', [3], [d, d, d]));
-  inits.push(int64Tensor('c_heads_shape', [4], [0, 0, H, dh]));
-  inits.push(int64Tensor('c_model_shape', [3], [0, 0, d]));
   inits.push(int64Tensor('c_last', [], [-1]));
-  inits.push(floatTensor('c_scale', [], new Float32Array([1 / Math.sqrt(dh)])));
-  inits.push(floatTensor('c_half', [], new Float32Array([0.5])));
-  inits.push(floatTensor('c_one', [], new Float32Array([1])));
-  inits.push(floatTensor('c_gelu_a', [], new Float32Array([0.044715])));
-  inits.push(floatTensor('c_gelu_b', [], new Float32Array([Math.sqrt(2 / Math.PI)])));
+  inits.push(int64Tensor('c_hd', [2], [H, dh]));
+  inits.push(int64Tensor('c_d', [1], [d]));
+  inits.push(int64Tensor('c_rows', [2], [-1, d]));
 
   const inputs: IValueInfoProto[] = [
     valueInfo('input_ids', INT32, ['batch', 'seq']),
@@ -110,13 +123,10 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   const outputs: IValueInfoProto[] = [valueInfo('logits', FLOAT, ['batch', V])];
   for (let l = 0; l < L; l++) {
     inputs.push(valueInfo(`cache_key_t_${l}`, FLOAT, ['batch', H, dh, 'cap']), valueInfo(`cache_value_${l}`, FLOAT, ['batch', H, 'cap', dh]));
-    outputs.push(valueInfo(`new_key_${l}`, FLOAT, ['batch', H, 'seq', dh]), valueInfo(`new_value_${l}`, FLOAT, ['batch', H, 'seq', dh]));
+    outputs.push(valueInfo(`new_key_t_${l}`, FLOAT, ['batch', H, dh, 'seq']), valueInfo(`new_value_${l}`, FLOAT, ['batch', H, 'seq', dh]));
   }
 
   const layerNorm = (x: string, g: string, b: string): string => node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
-  const linear = (x: string, w: string, b: string): string => node('Add', [node('MatMul', [x, w], 'mm'), b], 'lin');
-  const toHeads = (x: string, out?: string): string =>
-    node('Transpose', [node('Reshape', [x, 'c_heads_shape'], 'rs')], 'th', [attrInts('perm', [0, 2, 1, 3])], out ? [out] : undefined);
 
   // Where the joined scores split back into (cache, self): [cap, S], read off the input shapes once.
   const splitAt = node(
@@ -126,41 +136,65 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
     [attrInt('axis', 0)],
   );
 
-  let x = node('Add', [node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]), node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)])], 'emb');
-  for (let l = 0; l < L; l++) {
-    const p = `h${l}.`;
-    const a = layerNorm(x, `${p}ln1.g`, `${p}ln1.b`);
-    const qkv = linear(a, `${p}attn.wqkv`, `${p}attn.bqkv`);
-    const [q, k, v] = [tmp('q'), tmp('k'), tmp('v')];
-    node('Split', [qkv, 'c_split3'], 'split', [attrInt('axis', 2)], [q, k, v]);
-    const qh = toHeads(node('Mul', [q, 'c_scale'], 'qs'));
-    const kh = toHeads(k, `new_key_${l}`);
-    const vh = toHeads(v, `new_value_${l}`);
+  // [B, S, H, dh] and [B, S, d] from the batch's shape: the residual stream below is 2-D, so Reshape's 0 (copy the
+  // input's dim) cannot supply B and S.
+  const heads4 = node('Concat', [node('Shape', ['input_ids'], 'bs'), 'c_hd'], 'heads4', [attrInt('axis', 0)]);
+  const model3 = node('Concat', [node('Shape', ['input_ids'], 'bs'), 'c_d'], 'model3', [attrInt('axis', 0)]);
+  const emb = node('Add', [node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]), node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)])], 'emb');
+  // Keys leave the graph already transposed to the cache's layout [B,H,dh,S]; the self scores use them as they are.
+  const keyT = (k: string, l: number): string =>
+    node('Transpose', [node('Reshape', [k, heads4], 'rs')], 'kth', [attrInts('perm', [0, 2, 3, 1])], [`new_key_t_${l}`]);
+  const attention = (qh: string, kT: string, vh: string, l: number): string => {
     const sCache = node('MatMul', [qh, `cache_key_t_${l}`], 'sc');
-    const sSelf = node('MatMul', [qh, node('Transpose', [kh], 'kt', [attrInts('perm', [0, 1, 3, 2])])], 'ss');
+    const sSelf = node('MatMul', [qh, kT], 'ss');
     const scores = node('Add', [node('Concat', [sCache, sSelf], 'scores', [attrInt('axis', 3)]), 'attn_bias'], 'biased');
     const probs = node('Softmax', [scores], 'probs', [attrInt('axis', -1)]);
     const [pCache, pSelf] = [tmp('pc'), tmp('ps')];
     node('Split', [probs, splitAt], 'psplit', [attrInt('axis', 3)], [pCache, pSelf]);
     const ctx = node('Add', [node('MatMul', [pCache, `cache_value_${l}`], 'cc'), node('MatMul', [pSelf, vh], 'cs')], 'ctx');
-    const ctxr = node('Reshape', [node('Transpose', [ctx], 'ctxt', [attrInts('perm', [0, 2, 1, 3])]), 'c_model_shape'], 'ctxr');
-    x = node('Add', [x, linear(ctxr, `${p}attn.wo`, `${p}attn.bo`)], 'res1');
-    const b = layerNorm(x, `${p}ln2.g`, `${p}ln2.b`);
-    const h = linear(b, `${p}mlp.w1`, `${p}mlp.b1`);
-    const cube = node('Mul', [node('Mul', [h, h], 'sq'), h], 'cube');
-    const inner = node('Mul', [node('Add', [h, node('Mul', [cube, 'c_gelu_a'], 'ga')], 'gi'), 'c_gelu_b'], 'gb');
-    const gelu = node('Mul', [node('Mul', [h, 'c_half'], 'gh'), node('Add', [node('Tanh', [inner], 'tanh'), 'c_one'], 'g1')], 'gelu');
-    x = node('Add', [x, linear(gelu, `${p}mlp.w2`, `${p}mlp.b2`)], 'res2');
+    return node('Transpose', [ctx], 'ctxt', [attrInts('perm', [0, 2, 1, 3])]);
+  };
+
+  // 2-D residual stream [B·S, d] so every linear is one Gemm (bias included), residual add + LayerNorm is one
+  // SkipLayerNormalization and the MLP's tanh-GELU one FastGelu (onnxruntime's com.microsoft CPU kernels).
+  let x = node('Reshape', [emb, 'c_rows'], 'x2');
+  let pending: string | null = null;
+  // SkipLayerNormalization(input, skip) → (LayerNorm(input + skip), …, input + skip): the new residual stream is its
+  // 4th output (the 2nd and 3rd, mean and inverse std, are not needed).
+  const skipLn = (input: string, skip: string, g: string, b: string): [string, string] => {
+    const [out, sum] = [tmp('sln'), tmp('sum')];
+    nodes.push({ opType: 'SkipLayerNormalization', domain: MS, input: [input, skip, g, b], output: [out, '', '', sum], name: tmp('n_SkipLN'), attribute: [attrFloat('epsilon', 1e-5)] });
+    return [out, sum];
+  };
+  const gemm = (a: string, w: string, b: string): string => node('Gemm', [a, w, b], 'gemm');
+  for (let l = 0; l < L; l++) {
+    const p = `h${l}.`;
+    let a: string;
+    if (pending === null) a = layerNorm(x, `${p}ln1.g`, `${p}ln1.b`);
+    else [a, x] = skipLn(pending, x, `${p}ln1.g`, `${p}ln1.b`);
+    const [q, k, v] = [tmp('q'), tmp('k'), tmp('v')];
+    node('Split', [gemm(a, `${p}attn.wqkv`, `${p}attn.bqkv`), 'c_split3'], 'split', [attrInt('axis', 1)], [q, k, v]);
+    const qh = node('Transpose', [node('Reshape', [q, heads4], 'rs')], 'qh', [attrInts('perm', [0, 2, 1, 3])]);
+    const vh = node('Transpose', [node('Reshape', [v, heads4], 'rs')], 'vh', [attrInts('perm', [0, 2, 1, 3])], [`new_value_${l}`]);
+    const ctx = node('Reshape', [attention(qh, keyT(k, l), vh, l), 'c_rows'], 'ctxr');
+    let b: string;
+    [b, x] = skipLn(gemm(ctx, `${p}attn.wo`, `${p}attn.bo`), x, `${p}ln2.g`, `${p}ln2.b`);
+    const h = gemm(b, `${p}mlp.w1`, `${p}mlp.b1`);
+    const gelu = tmp('gelu');
+    // FastGelu is the tanh approximation with the model's constants: 0.5·h·(1 + tanh(√(2/π)·(h + 0.044715·h³))).
+    nodes.push({ opType: 'FastGelu', domain: MS, input: [h], output: [gelu], name: tmp('n_FastGelu'), attribute: [] });
+    pending = gemm(gelu, `${p}mlp.w2`, `${p}mlp.b2`);
   }
-  // Only the last appended column is sampled from: project just that one (the prefill's other columns are unused).
-  const last = node('Gather', [x, 'c_last'], 'last', [attrInt('axis', 1)]);
-  node('MatMul', [layerNorm(last, 'lnf.g', 'lnf.b'), 'wte_t'], 'logits', [], ['logits']);
+  // lnf over every column costs little next to the projection (done for the last column only) and saves an Add.
+  const hf = pending === null ? layerNorm(x, 'lnf.g', 'lnf.b') : skipLn(pending, x, 'lnf.g', 'lnf.b')[0];
+  const last = node('Gather', [node('Reshape', [hf, model3], 'hf3'), 'c_last'], 'last', [attrInt('axis', 1)]);
+  node('MatMul', [last, 'wte_t'], 'logits', [], ['logits']);
 
   const model = {
     irVersion: 8,
     producerName: 'arlarena-lab',
     producerVersion: '1',
-    opsetImport: [{ domain: '', version: 17 }],
+    opsetImport: [{ domain: '', version: 17 }, { domain: MS, version: 1 }],
     graph: { name: 'policy_decoder', node: nodes, initializer: inits, input: inputs, output: outputs },
   };
   return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
@@ -237,18 +271,13 @@ export class OrtDecoderLM implements IncrementalLM {
       ...feeds,
     });
     for (let l = 0; l < L; l++) {
-      const nk = out[`new_key_${l}`].data as Float32Array;
+      const nk = out[`new_key_t_${l}`].data as Float32Array;
       const nv = out[`new_value_${l}`].data as Float32Array;
       const kt = this.keyT[l];
       const v = this.value[l];
-      for (let bh = 0; bh < B * H; bh++) {
-        for (let s = 0; s < S; s++) {
-          const from = (bh * S + s) * dh;
-          const col = P + s;
-          for (let j = 0; j < dh; j++) kt[(bh * dh + j) * cap + col] = nk[from + j];
-          v.set(nv.subarray(from, from + dh), (bh * cap + col) * dh);
-        }
-      }
+      // new keys [B·H·dh, S] go to columns P.. of the cache rows [B·H·dh, cap]; new values [B·H·S, dh] to rows P..
+      for (let r = 0; r < B * H * dh; r++) kt.set(nk.subarray(r * S, r * S + S), r * cap + P);
+      for (let bh = 0; bh < B * H; bh++) v.set(nv.subarray(bh * S * dh, (bh + 1) * S * dh), (bh * cap + P) * dh);
     }
     this.P = K;
     return out.logits.data as Float32Array;
