@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axisLabel, evidenceChartOption, forLogAxis, isSparse, metricChartOption, xValueLabel } from './chartOptions';
+import { alertBands, axisLabel, evidenceChartOption, evidenceLine, forLogAxis, isSparse, labelSide, metricChartOption, xValueLabel } from './chartOptions';
 
 type S = { name: string; type: string; data: ArrayLike<unknown>; markLine?: { data: { xAxis: number }[] } };
 
@@ -103,5 +103,102 @@ describe('chart controls', () => {
     const mean = opt.series.find((s) => s.name === 'g');
     expect(mean?.tooltip?.valueFormatter?.(0.25, 1)).toBe('0.25 · N=2');
     expect(mean?.tooltip?.valueFormatter?.(0.5, 0)).toBe('0.5 · N=3');
+  });
+});
+
+describe('alert marks (issue 18)', () => {
+  type Area = [{ xAxis: number; itemStyle: { color: string }; label: { formatter: string; position: string; offset: number[] } }, { xAxis: number }];
+  type Opt = { series: { name: string; type: string; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string; position?: string } }[] }; markArea?: { data: Area[] }; label?: { position: string; formatter: string } }[]; yAxis: { min?(e: { min: number }): number; max?(e: { max: number }): number }; dataZoom: { startValue?: number; endValue?: number }[] };
+  const x = Array.from({ length: 101 }, (_, i) => i);
+  const line = { name: 'r', color: '#4e79a7', x, y: x.map((v) => v / 100), smoothed: null, nonFinite: [] };
+  const base = { title: 't', unit: '', xName: 'step', theme: { dark: false }, lines: [line] };
+
+  it("merges one run's overlapping alerts into one band in the run's colour, and keeps runs apart", () => {
+    const bands = alertBands([
+      { x: 10, xEnd: 30, label: 'grad_norm_spike', severity: 'warning', run: 'a', color: '#111' },
+      { x: 20, xEnd: 40, label: 'validity_drop', severity: 'critical', run: 'a', color: '#111' },
+      { x: 25, xEnd: 25, label: 'kl_drift', severity: 'warning', run: 'a', color: '#111' },
+      { x: 70, xEnd: 70, label: 'kl_drift', severity: 'warning', run: 'a', color: '#111' },
+      { x: 15, xEnd: 35, label: 'grad_norm_spike', severity: 'warning', run: 'b', color: '#222' },
+    ], 1);
+    expect(bands).toEqual([
+      { run: 'a', color: '#111', from: 10, to: 40, severity: 'critical', label: 'grad_norm_spike +2', count: 3 },
+      { run: 'a', color: '#111', from: 70, to: 70, severity: 'warning', label: 'kl_drift', count: 1 },
+      { run: 'b', color: '#222', from: 15, to: 35, severity: 'warning', label: 'grad_norm_spike', count: 1 },
+    ]);
+  });
+
+  it('draws one shaded band and one line per band (not per alert), a one-step alert as its step\'s width', () => {
+    const alerts = ['a', 'b', 'c', 'd'].map((rule, i) => ({ x: 50 + i, xEnd: 60, label: rule, severity: 'critical' as const, run: 'r', color: '#4e79a7' }));
+    const opt = metricChartOption({ ...base, alerts: [...alerts, { x: 5, xEnd: 5, label: 'non_finite', severity: 'warning', run: 'r', color: '#4e79a7' }] }) as unknown as Opt;
+    const raw = opt.series[0];
+    expect(raw.markArea?.data).toHaveLength(2);
+    expect(raw.markLine?.data).toHaveLength(2);
+    const [one, many] = raw.markArea!.data;
+    expect([one[0].xAxis, one[1].xAxis]).toEqual([4.5, 5.5]);
+    expect(many[0].itemStyle.color).toBe('#4e79a7');
+    expect(many[0].label.formatter).toBe('a +3');
+  });
+
+  it('anchors labels on the side facing the middle, so none runs past the chart edge', () => {
+    expect(labelSide(90, [0, 100])).toBe('left');
+    expect(labelSide(10, [0, 100])).toBe('right');
+    const opt = metricChartOption({ ...base, alerts: [
+      { x: 2, xEnd: 6, label: 'early', severity: 'warning', run: 'r', color: '#000' },
+      { x: 95, xEnd: 100, label: 'late', severity: 'warning', run: 'r', color: '#000' },
+    ] }) as unknown as Opt;
+    const [early, late] = opt.series[0].markArea!.data;
+    expect(early[0].label.position).toBe('insideTopLeft');
+    expect(late[0].label.position).toBe('insideTopRight');
+    // A second run's labels go on a row below the first's.
+    const two = metricChartOption({ ...base, alerts: [
+      { x: 2, xEnd: 6, label: 'a', severity: 'warning', run: 'r1', color: '#000' },
+      { x: 2, xEnd: 6, label: 'b', severity: 'warning', run: 'r2', color: '#fff' },
+    ] }) as unknown as Opt;
+    expect(two.series[0].markArea!.data.map((d) => d[0].label.offset[1])).toEqual([0, 13]);
+  });
+
+  it('opens zoomed to a window with a marker at the step', () => {
+    const opt = metricChartOption({ ...base, zoom: { from: 30, to: 50, id: 'f1' }, cursor: 40 }) as unknown as Opt;
+    expect(opt.dataZoom[0]).toMatchObject({ startValue: 30, endValue: 50 });
+    expect(opt.series[0].markLine?.data).toEqual([expect.objectContaining({ xAxis: 40 })]);
+    const plain = metricChartOption(base) as unknown as Opt;
+    expect(plain.dataZoom[0].startValue).toBeUndefined();
+    expect(plain.series[0].markLine).toBeUndefined();
+  });
+});
+
+describe('evidence chart (issue 18)', () => {
+  type Opt = { series: { name: string; type: string; data: unknown; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string } }[] }; label?: { position: string } }[]; yAxis: { min(e: { min: number }): number; max(e: { max: number }): number } };
+  const alert = {
+    metric: 'episode/valid_format_ratio', rule: 'validity_drop', firstStep: 120, lastStep: 200, severity: 'critical' as const,
+    evidence: { steps: [44, 45, 46, 47, 48, 110, 111, 112, 198, 199, 200], values: [0.97, 0.98, 0.99, 0.98, 0.97, 0.9, 0.8, 0.7, 0.1, 0.05, 0] },
+    peak: { step: 46, value: 0.99 }, threshold: 0.84,
+  };
+
+  it('draws the threshold as a line the y-axis reaches, and names the cited peak at its step', () => {
+    const opt = evidenceChartOption(alert, { dark: false }) as unknown as Opt;
+    const level = opt.series[0].markLine?.data.find((d) => d.yAxis !== undefined);
+    expect(level?.yAxis).toBe(0.84);
+    expect(level?.label.formatter).toBe('threshold 0.84');
+    // A threshold above every value (a spike's threshold under a calm window) still shows.
+    expect(opt.yAxis.max({ max: 0.5 })).toBe(0.84);
+    expect(opt.yAxis.min({ min: 0.9 })).toBe(0.84);
+    const peak = opt.series.find((s) => s.type === 'scatter' && s.name === '0.99 @ 46');
+    expect(peak?.data).toEqual([[46, 0.99]]);
+    expect(peak?.label?.position).toBe('right');
+  });
+
+  it('breaks the line where the detector skipped steps instead of drawing a slope through them', () => {
+    const { x, y } = evidenceLine(alert.evidence.steps, alert.evidence.values);
+    expect(x).toEqual([44, 45, 46, 47, 48, 79, 110, 111, 112, 155, 198, 199, 200]);
+    expect(y[5]).toBeNull();
+    expect(y[9]).toBeNull();
+    expect(y.filter((v) => v === null)).toHaveLength(2);
+  });
+
+  it('does not mark validation gaps of an alert stored before they were left out as non-finite', () => {
+    const opt = evidenceChartOption({ metric: 'val/success_rate', firstStep: 30, lastStep: 30, severity: 'warning', evidence: { steps: [10, 11, 20, 21, 30], values: [0.6, null, 0.6, null, 0.1] } }, { dark: false }) as unknown as Opt;
+    expect(opt.series.some((s) => s.name.endsWith('non-finite'))).toBe(false);
   });
 });

@@ -4,9 +4,12 @@
  * runs (src/renderer/src/components/chartWorker.ts, or the page when there is no worker).
  *
  * Conventions: raw data is drawn faintly behind smoothed curves; non-finite values (null in the data) are
- * drawn as red triangles on the x-axis at their step, never silently dropped; alerts are vertical mark lines
- * at their first step with a shaded span to their last step.
+ * drawn as red triangles on the x-axis at their step, never silently dropped; alerts are shaded spans from
+ * their first to their last step, one per run and stretch of overlapping alerts, in the run's colour (the views
+ * pass a chart only the alerts on its own metric unless asked for all).
  */
+import { nanMeansNotApplicable } from '../../shared/metrics';
+
 export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 
 export interface ChartTheme {
@@ -42,8 +45,26 @@ export interface BandInput {
 export interface AlertMark {
   readonly x: number;
   readonly xEnd: number;
+  /** Short (the rule): the run is told by the band's colour. */
   readonly label: string;
   readonly severity: 'info' | 'warning' | 'critical';
+  /** The run it belongs to: one run's overlapping alerts share one band. */
+  readonly run?: string;
+  /** The run's colour (default: the severity's). */
+  readonly color?: string;
+}
+
+/** A horizontal reference line (an alert's threshold). */
+export interface LevelLine {
+  readonly y: number;
+  readonly label: string;
+}
+
+/** A point to name on the chart (the value an alert's message cites). */
+export interface CitedPoint {
+  readonly x: number;
+  readonly y: number;
+  readonly label: string;
 }
 
 export interface MetricChartInput {
@@ -58,6 +79,17 @@ export interface MetricChartInput {
   readonly logY?: boolean;
   /** What the x-axis counts, for the tooltip's "step 171" header (default: from xName). */
   readonly xKind?: XKind;
+  /** Threshold lines; the y-axis stretches to show them. */
+  readonly levels?: readonly LevelLine[];
+  /** Points named with a label (an alert's cited peak). */
+  readonly cited?: readonly CitedPoint[];
+  /**
+   * Open zoomed to this x window (an alert's step link). Applied once per `id`: the user's own zoom, and a reset,
+   * are kept through later redraws (echartsSetup.ts `draw`).
+   */
+  readonly zoom?: { readonly from: number; readonly to: number; readonly id: string };
+  /** A vertical marker at this x (the step an alert link opened the run at). */
+  readonly cursor?: number;
 }
 
 export type XKind = 'step' | 'wall' | 'tokens';
@@ -121,6 +153,78 @@ export function axisLabel(v: number): string {
 }
 
 const SEVERITY_COLOR = { info: '#4e79a7', warning: '#f28e2b', critical: '#d62728' } as const;
+const RANK = { info: 0, warning: 1, critical: 2 } as const;
+
+/** One shaded band: a run's alerts whose spans overlap or touch, merged. */
+export interface AlertBand {
+  readonly run: string;
+  readonly color: string;
+  readonly from: number;
+  readonly to: number;
+  /** The worst severity among them (the label's colour). */
+  readonly severity: AlertMark['severity'];
+  /** The first rule, and how many other rules share the band ("grad_norm_spike +2"). */
+  readonly label: string;
+  readonly count: number;
+}
+
+/**
+ * Alerts as bands: per run, spans that overlap or lie within `gap` of each other become one band (a collapse
+ * fires eight rules over the same steps: eight stacked shadings and labels hid the curve).
+ */
+export function alertBands(marks: readonly AlertMark[], gap = 0): AlertBand[] {
+  const byRun = new Map<string, AlertMark[]>();
+  for (const m of marks) {
+    const k = m.run ?? '';
+    const list = byRun.get(k);
+    if (list) list.push(m);
+    else byRun.set(k, [m]);
+  }
+  const out: AlertBand[] = [];
+  for (const [run, list] of byRun) {
+    const sorted = [...list].sort((a, b) => a.x - b.x);
+    let cur: { from: number; to: number; marks: AlertMark[] } | null = null;
+    const close = () => {
+      if (!cur) return;
+      const labels = [...new Set(cur.marks.map((m) => m.label))];
+      const worst = cur.marks.reduce((w, m) => (RANK[m.severity] > RANK[w] ? m.severity : w), cur.marks[0].severity);
+      out.push({ run, color: cur.marks[0].color ?? SEVERITY_COLOR[worst], from: cur.from, to: cur.to, severity: worst, label: labels.length > 1 ? `${labels[0]} +${labels.length - 1}` : labels[0], count: cur.marks.length });
+    };
+    for (const m of sorted) {
+      const end = Math.max(m.x, m.xEnd);
+      if (cur && m.x <= cur.to + gap) {
+        cur.to = Math.max(cur.to, end);
+        cur.marks.push(m);
+      } else {
+        close();
+        cur = { from: m.x, to: end, marks: [m] };
+      }
+    }
+    close();
+  }
+  return out;
+}
+
+/** The x range of everything drawn (for placing labels away from the chart's edges). */
+function xRange(input: MetricChartInput): [number, number] | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const take = (xs: readonly number[]) => {
+    for (let i = 0; i < xs.length; i++) {
+      if (xs[i] < lo) lo = xs[i];
+      if (xs[i] > hi) hi = xs[i];
+    }
+  };
+  for (const l of input.lines) take(l.x);
+  for (const b of input.bands ?? []) take(b.x);
+  return lo <= hi ? [lo, hi] : null;
+}
+
+/** A label anchored on the side of its x that faces the chart's middle, so it is never cut off at an edge. */
+export function labelSide(x: number, range: [number, number] | null): 'left' | 'right' {
+  if (!range || range[1] <= range[0]) return 'right';
+  return x > (range[0] + range[1]) / 2 ? 'left' : 'right';
+}
 
 function pairs(x: readonly number[], y: readonly (number | null)[]): (number | null)[][] {
   const out: (number | null)[][] = new Array(x.length);
@@ -223,17 +327,24 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
         tooltip: { formatter: (p: { data: { step: number; nonFinite: string } }) => `${l.name}: ${p.data.nonFinite} at step ${p.data.step}` },
       });
     }
-    if (idx === 0 && input.alerts && input.alerts.length > 0) {
-      raw.markLine = {
-        symbol: 'none', silent: false,
-        data: input.alerts.map((a) => ({ xAxis: a.x, name: a.label, lineStyle: { color: SEVERITY_COLOR[a.severity], type: 'dashed', width: 1.5 }, label: { formatter: a.label, color: SEVERITY_COLOR[a.severity], position: 'insideEndTop' } })),
-      };
-      raw.markArea = {
-        silent: true,
-        data: input.alerts.filter((a) => a.xEnd > a.x).map((a) => [{ xAxis: a.x, itemStyle: { color: SEVERITY_COLOR[a.severity], opacity: 0.08 } }, { xAxis: a.xEnd }]),
-      };
-    }
+    if (idx === 0) decorate(raw, input, kind, fg, log !== null);
   });
+
+  for (const p of input.cited ?? []) {
+    if (log && p.y <= 0) continue;
+    const side = labelSide(p.x, xRange(input));
+    series.push({
+      name: p.label, type: 'scatter', symbol: 'circle', symbolSize: 9, z: 6, silent: true, tooltip: { show: false },
+      itemStyle: { color: 'transparent', borderColor: fg, borderWidth: 2 },
+      label: { show: true, formatter: p.label, position: side, color: fg, fontSize: 11 },
+      data: [[p.x, p.y]],
+    });
+  }
+
+  const levels = (input.levels ?? []).filter((l) => Number.isFinite(l.y) && (!log || l.y > 0)).map((l) => l.y);
+  // The y-axis reaches the threshold lines (ECharts sizes it to the series' data alone).
+  const yFit = levels.length ? { min: (e: { min: number }) => Math.min(e.min, ...levels), max: (e: { max: number }) => Math.max(e.max, ...levels) } : {};
+  const zoomTo = input.zoom ? { startValue: input.zoom.from, endValue: input.zoom.to } : {};
 
   return {
     animation: false,
@@ -249,7 +360,7 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
     // dragging pans; the chart's "reset zoom" restores the whole range. filterMode 'none' keeps lines running
     // to the edges instead of cutting them at the first point inside the window.
-    dataZoom: [{ id: 'x', type: 'inside', xAxisIndex: 0, filterMode: 'none', zoomOnMouseWheel: 'ctrl', moveOnMouseWheel: false, moveOnMouseMove: true }],
+    dataZoom: [{ id: 'x', type: 'inside', xAxisIndex: 0, filterMode: 'none', zoomOnMouseWheel: 'ctrl', moveOnMouseWheel: false, moveOnMouseMove: true, ...zoomTo }],
     xAxis: {
       type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: kind === 'step' ? 1 : undefined,
       // The tooltip's header is the axis pointer's label: "step 171", not ECharts' "171.00".
@@ -257,20 +368,90 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
       // A zoom window's edges fall between steps (52.6): label steps as the integers they are.
       axisLabel: { formatter: kind === 'step' ? (v: number) => axisLabel(Math.round(v)) : axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
     },
-    yAxis: { type: input.logY ? 'log' : 'value', scale: true, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
+    yAxis: { type: input.logY ? 'log' : 'value', scale: true, ...yFit, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
     series,
   };
 }
 
-export type EvidenceAlert = { metric: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical'; evidence: { steps: readonly number[]; values: readonly (number | null)[] } };
+/**
+ * The alert bands, threshold lines and step marker, as mark areas and lines of the chart's first series (ECharts
+ * draws marks on a series; the first raw line is always there when anything is).
+ */
+function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: XKind, fg: string, log: boolean): void {
+  const range = xRange(input);
+  // A one-step alert covers its step's width on a step axis (a zero-width band would not show).
+  const pad = kind === 'step' ? 0.5 : 0;
+  const bands = alertBands(input.alerts ?? [], 2 * pad);
+  const runs = [...new Set(bands.map((b) => b.run))];
+  const lines: Record<string, unknown>[] = [];
+  for (const b of bands) lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
+  for (const l of input.levels ?? []) {
+    if (!Number.isFinite(l.y) || (log && l.y <= 0)) continue;
+    // Inside the plot at its right end, above the line: never past the chart's edge.
+    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: 'insideEndTop', color: SEVERITY_COLOR.critical, fontSize: 11 } });
+  }
+  if (input.cursor !== undefined) lines.push({ xAxis: input.cursor, lineStyle: { color: fg, type: 'solid', width: 1.5, opacity: 0.8 }, label: { show: false } });
+  if (lines.length > 0) raw.markLine = { symbol: 'none', silent: true, animation: false, data: lines };
+  if (bands.length > 0) {
+    raw.markArea = {
+      silent: true,
+      data: bands.map((b) => {
+        const side = labelSide((b.from + b.to) / 2, range);
+        return [
+          {
+            xAxis: b.from - pad, itemStyle: { color: b.color, opacity: 0.12 },
+            // Inside the band's top, on the side facing the chart's middle; one row per run.
+            label: { show: true, formatter: b.label, position: side === 'right' ? 'insideTopLeft' : 'insideTopRight', color: SEVERITY_COLOR[b.severity], fontSize: 11, fontWeight: 'bold', offset: [0, 13 * runs.indexOf(b.run)] },
+          },
+          { xAxis: b.to + pad },
+        ];
+      }),
+    };
+  }
+}
 
-/** A small evidence chart for an alert: the metric's window with the firing span shaded. */
+export type EvidenceAlert = {
+  metric: string; rule?: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical';
+  evidence: { steps: readonly number[]; values: readonly (number | null)[] };
+  peak?: { step: number; value: number }; threshold?: number;
+};
+
+/**
+ * The evidence's points with a gap where the detector skipped steps (the middle of a long alert, or a cited peak
+ * long before the onset): a step gap over 3× the median one becomes a break in the line, not a made-up slope.
+ */
+export function evidenceLine(steps: readonly number[], values: readonly (number | null)[]): { x: number[]; y: (number | null)[] } {
+  const gaps: number[] = [];
+  for (let i = 1; i < steps.length; i++) gaps.push(steps[i] - steps[i - 1]);
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const typical = sorted.length ? sorted[Math.floor(sorted.length / 2)] : 1;
+  const x: number[] = [];
+  const y: (number | null)[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    if (i > 0 && steps[i] - steps[i - 1] > 3 * typical) {
+      x.push((steps[i] + steps[i - 1]) / 2);
+      y.push(null);
+    }
+    x.push(steps[i]);
+    y.push(values[i]);
+  }
+  return { x, y };
+}
+
+/**
+ * A small evidence chart for an alert: the metric's window with the firing span shaded, the threshold the rule
+ * crossed as a line, and the value its message cites named at its step.
+ */
 export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricChartInput {
-  const nonFinite = a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
+  const { x, y } = evidenceLine(a.evidence.steps, a.evidence.values);
+  // Validation keys are NaN between validations (alerts stored before the detector left those out).
+  const nonFinite = nanMeansNotApplicable(a.metric) ? [] : a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
   return {
     title: a.metric, unit: '', xName: 'step', theme,
-    lines: [{ name: a.metric, color: PALETTE[0], x: a.evidence.steps, y: a.evidence.values, smoothed: null, nonFinite, sparse: false }],
-    alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: 'fired', severity: a.severity }],
+    lines: [{ name: a.metric, color: PALETTE[0], x, y, smoothed: null, nonFinite, sparse: nanMeansNotApplicable(a.metric) }],
+    alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: a.rule ?? 'fired', severity: a.severity, color: SEVERITY_COLOR[a.severity] }],
+    levels: a.threshold !== undefined ? [{ y: a.threshold, label: `threshold ${axisLabel(a.threshold)}` }] : [],
+    cited: a.peak ? [{ x: a.peak.step, y: a.peak.value, label: `${axisLabel(a.peak.value)} @ ${a.peak.step}` }] : [],
   };
 }
 

@@ -4,6 +4,7 @@ import { NO_BASELINES, baselineCells, type BaselineCell } from './baselines';
 import type { Lab } from './lab.svelte';
 import { indexSeries, mergeIndex, type SeriesIndex } from './compareModel';
 import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
+import { loadChartChoice } from './metricPicker';
 import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } from './comparePrefetch';
@@ -35,7 +36,8 @@ export class CompareState {
   /** runs.baselines per run: the reply, or why there is none and what to do; absent while it is on the way. */
   baselines = $state.raw<ReadonlyMap<string, BaselineCell>>(NO_BASELINES);
 
-  chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** The charts last chosen in Compare (lib/metricPicker.ts), else the default dashboard. */
+  chartKeys = $state.raw<string[]>(loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
   // Raw by default (as W&B): half the series to draw on first render; EMA is one click away.
   smoothing = $state<SmoothingMode>('none');
   strength = $state(0.6);

@@ -42,9 +42,12 @@ describe('chartModel', () => {
     expect(m.lines[0].nonFinite).toEqual([{ x: 20, step: 2, value: 'Infinity' }]);
     expect(m.bands).toEqual([]);
   });
-  it('places alerts only on the chart of their metric, at the x of their step', () => {
-    expect(chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: '' }).alerts).toEqual([]);
-    expect(chartModel('actor/grad_norm', runs, idx, { smoothing: 'none', strength: 0, groupBy: '' }).alerts).toEqual([{ x: 20, xEnd: 30, label: 'a: rule', severity: 'critical' }]);
+  it("places alerts only on the chart of their metric (every chart with allAlerts), at the x of their step, in their run's colour", () => {
+    const opts = { smoothing: 'none', strength: 0, groupBy: '' } as const;
+    expect(chartModel('k', runs, idx, opts).alerts).toEqual([]);
+    const color = chartModel('k', runs, idx, opts).lines[0].color;
+    expect(chartModel('actor/grad_norm', runs, idx, opts).alerts).toEqual([{ x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color }]);
+    expect(chartModel('k', runs, idx, { ...opts, allAlerts: true }).alerts).toEqual([{ x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color }]);
   });
   it('groups by a config key into bands with N in the name', () => {
     const m = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: 'preset' });

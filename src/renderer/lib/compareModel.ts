@@ -18,6 +18,8 @@ export interface CompareOptions {
   readonly band?: BandKind;
   /** Runs (ids) or, when grouping, groups (values) the legend has hidden. */
   readonly hidden?: ReadonlySet<string>;
+  /** Mark every alert on every chart (default: a chart marks only the alerts on its own metric). */
+  readonly allAlerts?: boolean;
 }
 
 /** The values a metric of this catalog unit can take, for clipping bands; null when unbounded. */
@@ -123,8 +125,9 @@ export function chartModel(key: string, runs: readonly RunRecord[], index: Serie
       faint: grouped,
     });
     for (const a of r.alerts) {
-      if (a.metric !== key) continue;
-      alerts.push({ x: xOfStep(s, a.firstStep), xEnd: xOfStep(s, a.lastStep), label: `${r.name}: ${a.rule}`, severity: a.severity });
+      if (!opts.allAlerts && a.metric !== key) continue;
+      // The rule only: the band's colour is its run's (the legend and table name it).
+      alerts.push({ x: xOfStep(s, a.firstStep), xEnd: xOfStep(s, a.lastStep), label: a.rule, severity: a.severity, run: r.id, color: colors.get(r.id) ?? runColor(0) });
     }
   });
 

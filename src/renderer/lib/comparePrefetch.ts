@@ -5,6 +5,7 @@
 import type { ApiInput, ApiOutput, ArlArenaApi } from '../../shared/api';
 import type { Result } from '../../shared/result';
 import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
+import { loadChartChoice } from './metricPicker';
 import { uniq } from './collections';
 
 /** Points per series requested from the store (LTTB keeps spikes); plenty for a chart a few hundred px wide. */
@@ -48,7 +49,8 @@ function start<T>(call: () => Promise<T>): Promise<T> {
  */
 export function prefetchCompare(api: ArlArenaApi, ids: readonly string[]): void {
   if (ids.length === 0) return;
-  const req = firstRequests(ids, DEFAULT_CHART_KEYS, 'step');
+  // The charts Compare will ask for: the ones last chosen there, else the defaults (CompareState's rule).
+  const req = firstRequests(ids, loadChartChoice('compare') ?? DEFAULT_CHART_KEYS, 'step');
   const started = { many: start(() => api.call('runs.getMany', req.many)), metrics: start(() => api.call('runs.metrics', req.metrics)) };
   // Lab.settle reports a failure once the view adopts the request; until then a rejection is not "unhandled".
   started.many.catch(() => undefined);

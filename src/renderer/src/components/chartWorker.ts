@@ -97,7 +97,7 @@ function flush(): void {
     const chart = charts.get(id);
     if (!chart) continue;
     try {
-      draw(chart, metricChartOption(input));
+      draw(chart, metricChartOption(input), input.zoom?.id);
       post({ t: 'drawn', id, seq });
       reportRange(chart, reporter(id));
     } catch (err) {

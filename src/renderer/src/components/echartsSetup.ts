@@ -106,14 +106,23 @@ export function reportRange(chart: Instance, report: (r: ChartReport) => void): 
   if (ext) report({ range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null }, yScale: model(chart)?.getComponent('yAxis', 0)?.axis?.scale.type });
 }
 
+/** Per chart, the id of the last zoom request (MetricChartInput.zoom) applied. */
+const zoomsApplied = new WeakMap<Instance, string>();
+
 /**
  * Draws a new option, keeping the user's zoom: a live run redraws every chart at every step (notMerge, so
- * series that went away do not linger), which would otherwise zoom back out each time.
+ * series that went away do not linger), which would otherwise zoom back out each time. A zoom the input asks
+ * for (`zoomId`: an alert link's window) is applied once; after that the user's zoom or reset stands.
  */
-export function draw(chart: Instance, option: Record<string, unknown>): void {
+export function draw(chart: Instance, option: Record<string, unknown>, zoomId?: string): void {
   const win = zoomWindow(chart);
   const zoom = Array.isArray(option.dataZoom) ? (option.dataZoom as Record<string, unknown>[]) : null;
-  if (win && zoom?.[0]) zoom[0] = { ...zoom[0], ...win };
+  const fresh = zoomId !== undefined && zoomsApplied.get(chart) !== zoomId;
+  if (fresh) zoomsApplied.set(chart, zoomId);
+  else if (zoom?.[0]) {
+    const { startValue: _s, endValue: _e, ...rest } = zoom[0];
+    zoom[0] = win ? { ...rest, ...win } : rest;
+  }
   const hovered = chart.group ? active.get(chart.group) : undefined;
   if (hovered && hovered !== chart && option.tooltip && typeof option.tooltip === 'object') option.tooltip = { ...option.tooltip, showContent: false };
   chart.setOption(option, { notMerge: true, lazyUpdate: false });
