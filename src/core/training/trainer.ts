@@ -301,9 +301,8 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       m.set('critic/advantages_std', std(adv));
 
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
-      await interruptAt('update');
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
-      const upd = pool ? await updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config) : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config);
+      const upd = await (pool ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, () => interruptAt('update')) : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, () => interruptAt('update')));
       for (const [k, v] of Object.entries(upd.metrics)) m.set(k as Parameters<StepMetrics['set']>[0], v);
       if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
       const tUpdate = clock.now();
@@ -476,7 +475,7 @@ function wholeDenominators(
  * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
  */
-function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig): UpdateReport {
+async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -492,6 +491,8 @@ function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], 
   const budgetMB = activationBudgetOf(config);
   for (let e = 0; e < epochs; e++) {
     for (let b = 0; b < nMb; b++) {
+      // A stop asked for meanwhile abandons the update between mini-batches (runTraining puts the weights back).
+      await beforeMiniBatch();
       const lo = b * mb;
       const hi = Math.min(rows.length, lo + mb);
       const mbRows = rows.slice(lo, hi);
@@ -576,7 +577,7 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
  * failure rejects before opt.step, so no update is half-applied.
  */
-async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig): Promise<UpdateReport> {
+async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -590,6 +591,8 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
   const shardRowsOf = rows.map(shardRow);
   for (let e = 0; e < epochs; e++) {
     for (let b = 0; b < nMb; b++) {
+      // A stop asked for meanwhile abandons the update between mini-batches (runTraining puts the weights back).
+      await beforeMiniBatch();
       const lo = b * mb;
       const hi = Math.min(rows.length, lo + mb);
       const mbRows = rows.slice(lo, hi);
