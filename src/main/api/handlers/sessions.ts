@@ -19,7 +19,11 @@ export function createSessionsHandlers(services: MainServices): Handlers<AreaMet
   const lab = () => getLab(services);
   return {
     'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
-      const { config, issues } = resolveConfig(preset, env, { ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
+      // On Ray the rollout engine is tfjs unless asked otherwise: the lab's Ray package leaves out onnxruntime-node
+      // (native; src/main/remote/labPackage.ts), so the default engine would fail on the node.
+      const onRay = on !== undefined && on !== 'local';
+      const engine: Record<string, string> = onRay && overrides?.['compute.rolloutEngine'] === undefined ? { 'compute.rolloutEngine': 'tfjs' } : {};
+      const { config, issues } = resolveConfig(preset, env, { ...engine, ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
       if (!config) {
         const first = issues[0];
         return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { field: first ? (first.field === 'preset' || first.field === 'env.name' ? first.field.replace('env.name', 'env') : `overrides.${first.field}`) : undefined });
@@ -27,7 +31,7 @@ export function createSessionsHandlers(services: MainServices): Handlers<AreaMet
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
       let targetTags: string[] = [];
-      if (on !== undefined && on !== 'local') {
+      if (onRay) {
         const { resolveTarget, runTagsFor } = await import('../../remote/computeTarget');
         const { RemoteError } = await import('../../remote/targets');
         try {
