@@ -64,6 +64,11 @@ export const ComputeBackendInfo = z.object({
   /** One line for the user, e.g. "tfjs-wasm (SIMD, 1 thread); @tensorflow/tfjs-node-gpu not installed". */
   detail: z.string(),
   available: z.array(z.string()),
+  /**
+   * Data-parallel gradient workers (compute.workers, issue 19): for a run, the K it trained with; for app.info, the
+   * K a run with compute.workers = 0 gets here (the machine's cores). Absent in records made before it existed.
+   */
+  workers: z.number().int().positive().optional(),
 });
 export type ComputeBackendInfo = z.infer<typeof ComputeBackendInfo>;
 

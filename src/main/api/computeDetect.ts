@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import type { ComputeBackendInfo } from '../../shared/api';
 
 const requireFromHere = createRequire(import.meta.url);
@@ -52,5 +53,5 @@ export function detectComputeBackend(): ComputeBackendInfo {
     none: 'no tfjs backend installed',
   };
   const detail = `${label[training]}; rollouts on ${ort ? 'onnxruntime-node (CPU)' : 'tfjs'}${notes.length ? `; ${notes.join('; ')}` : ''}`;
-  return { training, rollout, detail, available };
+  return { training, rollout, detail, available, workers: Math.max(1, availableParallelism()) };
 }

@@ -43,6 +43,9 @@ export interface ReproduceResult extends ComparisonReport {
   readonly originalBackend: string;
   readonly rerunBackend: string;
   readonly backendMatches: boolean;
+  /** Gradient workers K of the original run and of the rerun (null: not recorded; such runs trained on one). */
+  readonly originalWorkers: number | null;
+  readonly rerunWorkers: number | null;
   readonly rerunStatus: 'completed' | 'stopped' | 'failed';
   readonly error: string | null;
 }
@@ -105,6 +108,15 @@ export interface ReproduceOptions {
   readonly onProgress?: (step: number, total: number) => void;
 }
 
+/** The config with compute.workers = 0 (one per core) replaced by the K the run recorded. */
+export function withRecordedWorkers(config: Record<string, unknown>, workers: number | undefined): Record<string, unknown> {
+  const compute = config.compute;
+  if (workers === undefined || compute === null || typeof compute !== 'object') return config;
+  const asked = (compute as { workers?: unknown }).workers;
+  if (asked !== undefined && asked !== 0) return config;
+  return { ...config, compute: { ...(compute as Record<string, unknown>), workers } };
+}
+
 export async function reproduceBundle(store: RunStore, file: string, opts: ReproduceOptions = {}): Promise<ReproduceResult> {
   const { record, files } = verifyBundle(new Uint8Array(await readFile(file)));
   const original: MetricRecord[] = [];
@@ -115,7 +127,9 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   }
   // A partial check stops the rerun after `steps` steps; the config stays as recorded (changing the step count
   // could change schedules and so the stream).
-  const config = record.config;
+  // compute.workers = 0 means "one per core" where the run started: the rerun uses the K the run recorded, since K
+  // sets the float32 summation order of the gradients (issue 19).
+  const config = withRecordedWorkers(record.config, record.backend.workers);
   if (record.kind === 'imported') {
     throw new BundleError(`run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`);
   }
@@ -150,6 +164,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   });
   if (alerts.size > 0) await store.upsertAlerts(rerun.id, [...alerts.values()]);
   const rerunBackend = result.type === 'done' && result.backend ? result.backend.training : 'unknown';
+  const rerunWorkers = result.type === 'done' ? result.backend?.workers : undefined;
   await store.updateRun(rerun.id, {
     status: result.type === 'done' ? result.status : 'failed',
     error: result.type === 'failed' ? result.error : null,
@@ -165,7 +180,9 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     rerunId: rerun.id,
     originalBackend: record.backend.training,
     rerunBackend,
-    backendMatches: record.backend.training === rerunBackend && rerunBackend !== 'unknown',
+    backendMatches: record.backend.training === rerunBackend && rerunBackend !== 'unknown' && (record.backend.workers ?? 1) === (rerunWorkers ?? 1),
+    originalWorkers: record.backend.workers ?? null,
+    rerunWorkers: rerunWorkers ?? null,
     rerunStatus: result.type === 'done' ? result.status : 'failed',
     error: result.type === 'failed' ? result.error : null,
   };

@@ -26,7 +26,7 @@ export type RolloutEnginePreference = 'onnxruntime' | 'tfjs';
 
 export interface ComputeSetup {
   /** For run metadata / ComputeBackendInfo: training backend, rollout engine, one-line detail. */
-  info: { training: string; rollout: string; detail: string; available: string[] };
+  info: { training: string; rollout: string; detail: string; available: string[]; workers: number };
   backend: BackendInfo;
   createRolloutEngine: RolloutEngineFactory;
   /** K for compute.workers = 0: this machine's cores (the trainer uses compute.workers when it is > 0). */
@@ -70,7 +70,7 @@ export async function setupCompute(opts: { backend?: BackendPreference; rolloutE
     return new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'rollout'), backend.tfjsBackend, true);
   };
   return {
-    info: { training: backend.training, rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`, detail, available },
+    info: { training: backend.training, rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`, detail, available, workers: machineWorkers() },
     backend,
     createRolloutEngine,
     workers: machineWorkers(),

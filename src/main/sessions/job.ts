@@ -14,7 +14,7 @@ export interface JobInput {
 export interface JobResult {
   readonly status: 'completed' | 'stopped';
   readonly step: number;
-  readonly backend?: { readonly training: string; readonly rollout: string; readonly detail: string };
+  readonly backend?: { readonly training: string; readonly rollout: string; readonly detail: string; readonly workers?: number };
 }
 
 export interface TrainingJob {

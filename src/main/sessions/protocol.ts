@@ -37,5 +37,5 @@ export type WorkerToHost =
   | { readonly type: 'flushed'; readonly step: number }
   | { readonly type: 'paused' }
   | { readonly type: 'resumed' }
-  | { readonly type: 'done'; readonly status: 'completed' | 'stopped'; readonly step: number; readonly backend?: { training: string; rollout: string; detail: string } }
+  | { readonly type: 'done'; readonly status: 'completed' | 'stopped'; readonly step: number; readonly backend?: { training: string; rollout: string; detail: string; workers?: number } }
   | { readonly type: 'failed'; readonly error: string };

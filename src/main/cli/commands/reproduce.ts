@@ -34,7 +34,7 @@ const command: CliCommand = {
       } else {
         const out = (s: string) => ctx.stdout.write(`${s}\n`);
         out(`verdict: ${r.verdict.toUpperCase()} over ${r.stepsCompared} steps (rerun ${r.rerunId}, ${r.rerunStatus})`);
-        out(`backend: original ${r.originalBackend}, rerun ${r.rerunBackend} — ${r.backendMatches ? 'same backend: bit-identity expected' : 'different or unknown backend: a band match is the expectation'}`);
+        out(`backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${r.backendMatches ? 'same backend: bit-identity expected' : 'different or unknown backend (or worker count): a band match is the expectation'}`);
         if (r.error) out(`rerun failed: ${r.error}`);
         const worst = [...r.keys].filter((k) => !k.identical).sort((a, b) => a.inBand - b.inBand).slice(0, 8);
         for (const k of worst) out(`  ${k.key.padEnd(30)} in band ${(k.inBand * 100).toFixed(0)} %, max |Δ| ${Number(k.maxAbsDiff.toPrecision(3))}`);

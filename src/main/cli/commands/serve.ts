@@ -42,7 +42,7 @@ export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; 
   } else {
     ctx.stdout.write(`ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\nPress Ctrl+C to stop.\n`);
     // Backend detection loads tfjs (a few seconds); the URL is usable before it finishes.
-    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n`));
+    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run (compute.workers = 0: one per core)\n`));
   }
   const signal = await untilSignal();
   if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);

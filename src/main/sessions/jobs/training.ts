@@ -4,7 +4,7 @@
  * The config was resolved and validated when the session started (sessions.start → resolveConfig).
  */
 import type { RunConfig } from '../../../core/config/types';
-import { runTraining } from '../../../core/training/trainer';
+import { runTraining, workersOf } from '../../../core/training/trainer';
 import type { TrainerDeps } from '../../../core/training/types';
 import { setupCompute } from '../../compute/index';
 import { shippedLoaderFor } from '../../training/shippedWarmStart';
@@ -16,11 +16,13 @@ export const trainingJob: TrainingJob = {
     const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
-      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine },
+      // compute.workers = 0 → one gradient worker per core of this machine (issue 19).
+      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool },
       // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
       loadWarmStart: shippedLoaderFor(config),
     };
     const result = await runTraining(config, deps, hooks, resume);
-    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail } };
+    const workers = workersOf(config, deps.compute);
+    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail, workers } };
   },
 };
