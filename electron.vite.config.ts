@@ -2,6 +2,7 @@
  * electron-vite build of the three processes:
  *   src/main/index.ts    → out/main/index.js     (ESM; package.json "main"; npm deps stay external)
  *   src/main/sessions/trainingWorker.ts → out/main/trainingWorker.js (the desktop app's training process)
+ *   src/main/compute/gradWorker.ts → out/main/gradWorker.js (a data-parallel gradient worker thread)
  *   src/preload/index.ts → out/preload/index.cjs (CommonJS, so the renderer can run sandboxed)
  *   src/renderer         → out/renderer          (Svelte 5; also what `arlarena serve` serves)
  * `electron-vite build` needs no Electron binary, so browser mode and the e2e tests work without one.
@@ -20,6 +21,8 @@ export default defineConfig({
         input: {
           index: resolve(import.meta.dirname, 'src/main/index.ts'),
           trainingWorker: resolve(import.meta.dirname, 'src/main/sessions/trainingWorker.ts'),
+          // Data-parallel gradient workers (issue 19): src/main/compute/gradPool.ts starts out/main/gradWorker.js.
+          gradWorker: resolve(import.meta.dirname, 'src/main/compute/gradWorker.ts'),
         },
       },
     },
