@@ -2,8 +2,10 @@
  * Test job: a deterministic stand-in for the trainer (sessions tests, reproduce tests). It emits the synthetic
  * metric stream of src/core/stability/synthetic.ts for `config.steps` steps, a trajectory every step, and a
  * checkpoint every `config.checkpointEvery` steps; honours pause/stop and resumes from a checkpoint.
- * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit', bcUpdates? }
- * (bcUpdates: warm-start status reports before RL, as the trainer's behaviour cloning sends them).
+ * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit', bcUpdates?, busyMs?, busyChunks? }
+ * (bcUpdates: warm-start status reports before RL, as the trainer's behaviour cloning sends them; busyMs: each
+ * step also blocks its thread that long, in busyChunks pieces with `hooks.interrupted` asked before each, as the
+ * trainer's synchronous tensor work does — a stop then drops the step, as the trainer does).
  */
 import { syntheticStream, type SyntheticShape } from '../../../core/stability/synthetic';
 import type { JobInput, JobResult } from '../job';
@@ -17,6 +19,16 @@ interface SynthConfig {
   crashAtStep?: number;
   crashKind?: 'throw' | 'exit';
   bcUpdates?: number;
+  busyMs?: number;
+  busyChunks?: number;
+}
+
+/** Blocks the thread for `ms` (no event-loop turn), as a tfjs forward/backward pass does. */
+function blockFor(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy on purpose
+  }
 }
 
 export async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
@@ -48,6 +60,17 @@ export async function run(input: JobInput, hooks: TrainerHooks, resume?: Trainer
       await new Promise(() => undefined);
     }
     if (c.stepMs) await new Promise((r) => setTimeout(r, c.stepMs));
+    if (c.busyMs) {
+      const chunks = c.busyChunks ?? 1;
+      for (let k = 0; k < chunks; k++) {
+        if (hooks.interrupted && (await hooks.interrupted('update'))) {
+          step = i;
+          await hooks.onCheckpoint(checkpoint(step, input.seed));
+          return { status: 'stopped', step };
+        }
+        blockFor(c.busyMs / chunks);
+      }
+    }
     hooks.onMetrics(stream[i]);
     hooks.onTrajectory({
       step, split: 'train', env: 'sokoban', taskId: `task-${step}`, uid: `u${step}`, trajUid: `t${step}`, won: stream[i].values['episode/success_rate'] > 0.5,
