@@ -7,8 +7,11 @@
  * architecture and sizes:
  *   tfjs-wasm     training (the app's trainer path) and generation with the tfjs KV cache (the fallback engine)
  *   onnxruntime   generation with the KV cache (the app's rollout engine, src/main/compute/ortDecoder.ts), 2 intra-op
- *                 threads; its note gives the original concat-cache path timed alternately in the same process
+ *                 threads; its note gives the original engine (concat-cache, spinning threads) timed alternately
  *   pytorch       Debian python3-torch + OpenBLAS (2 torch threads, OPENBLAS_NUM_THREADS=1), eager, KV cache
+ *   tfjs-wasm-dp  training with the rows split across K gradient worker threads (compute.workers = K, issue 19;
+ *                 bench/modelDp.ts), K = 2 … the machine's cores (--workers); its note gives the in-process K = 1
+ *                 step timed alternately in the same process and the speed-up over it
  * Each (engine, size) runs in its own process so peak RSS is per row. Workload: vocab 192 (the Sokoban
  * tokenizer), training 16 rows × 128 tokens (16 response tokens), generation 16 prompts × 96 tokens → 32 tokens.
  */
@@ -23,7 +26,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const SIZES = ['nano', 'small'] as const;
 const ENGINES = ['tfjs-wasm', 'onnxruntime', 'pytorch'] as const;
 type Size = (typeof SIZES)[number] | 'base';
-type Engine = (typeof ENGINES)[number];
+type Engine = (typeof ENGINES)[number] | 'tfjs-wasm-dp';
 
 interface Row {
   engine: Engine;
@@ -33,6 +36,8 @@ interface Row {
   gen_tokens_per_s: number | null;
   peak_rss_mb: number | null;
   note?: string;
+  /** Gradient worker threads (tfjs-wasm-dp rows). */
+  workers?: number;
 }
 
 const WORK = {
@@ -64,12 +69,13 @@ async function runOne(engine: Engine, size: Size, quick: boolean, profile: boole
   const now = () => performance.now();
 
   if (engine === 'onnxruntime') {
-    // The app's decoder (split-cache) and the original concat-cache path, timed alternately in this one process so
-    // the machine's load weighs on both alike; the note gives the old path's figure and the speed-up.
+    // The app's engine (split-cache decoder, pool threads not spinning) and the original one (concat-cache, spinning),
+    // timed alternately in this one process so the machine's load weighs on both alike; the note gives the old
+    // engine's figure and the speed-up.
     const { createOrtEngine } = await import('../src/main/compute/ortEngine');
     const weights = initWeights(cfg, rng);
     const ort = await createOrtEngine(weights);
-    const old = await createOrtEngine(weights, { decoder: 'concat-cache' });
+    const old = await createOrtEngine(weights, { decoder: 'concat-cache', spin: true });
     await ort.generate(prompts, sampling, new Rng(2));
     await old.generate(prompts, sampling, new Rng(2));
     let tNew = 0;
@@ -87,7 +93,7 @@ async function runOne(engine: Engine, size: Size, quick: boolean, profile: boole
     const genOld = tokens / (tOld / 1000);
     await ort.dispose();
     await old.dispose();
-    const note = `concat-cache path ${genOld.toFixed(0)} tok/s, decoder ${(gen / genOld).toFixed(2)}× that; peak RSS holds both engines`;
+    const note = `original engine (concat-cache, spinning) ${genOld.toFixed(0)} tok/s, now ${(gen / genOld).toFixed(2)}× that; peak RSS holds both engines`;
     return { engine, size, params, train_tokens_per_s: null, gen_tokens_per_s: gen, peak_rss_mb: rss(), note };
   }
 
@@ -172,11 +178,24 @@ Options:
   --sizes A,B   model sizes to measure: nano, small, base (default: nano,small)
   --quick       fewer timed repetitions
   --profile     add the tfjs-wasm training step's kernel-time breakdown to its row's note
+  --workers A,B data-parallel training rows with these worker counts K (default: 2 up to the machine's cores, doubling)
   --json        one JSON object per line
   --help, -h    this help`;
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === '--one-dp') {
+    const { dataParallelTraining } = await import('./modelDp');
+    const size = argv[1] as Size;
+    const K = Number(argv[2]);
+    const r = await dataParallelTraining(size, K, WORK, steps(size, argv.includes('--quick')));
+    const row: Row = {
+      engine: 'tfjs-wasm-dp', size, params: r.params, train_tokens_per_s: r.train_tokens_per_s, gen_tokens_per_s: null, peak_rss_mb: r.peak_rss_mb, workers: K,
+      note: `${K} worker threads; in-process K=1 alternated in the same process ${r.single_tokens_per_s.toFixed(0)} tok/s → ${(r.train_tokens_per_s / r.single_tokens_per_s).toFixed(2)}× that`,
+    };
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+    return;
+  }
   if (argv[0] === '--one') {
     const row = await runOne(argv[1] as Engine, argv[2] as Size, argv.includes('--quick'), argv.includes('--profile'));
     process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -187,6 +206,7 @@ async function main(): Promise<void> {
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     sizes: { type: 'string' },
+    workers: { type: 'string' },
   });
   const json = opts.json;
   const quick = opts.quick;
@@ -195,6 +215,11 @@ async function main(): Promise<void> {
   const unknown = sizes.filter((s) => !known.includes(s));
   if (unknown.length) usageError('model', USAGE, `--sizes: unknown size ${unknown.join(', ')}; known sizes: ${known.join(', ')}`);
   const { resolveModelConfig } = await import('../src/core/agent');
+  const defaultWorkers: number[] = [];
+  for (let k = 2; k <= Math.max(2, cpus().length); k *= 2) defaultWorkers.push(k);
+  if (cpus().length > 2 && !defaultWorkers.includes(cpus().length)) defaultWorkers.push(cpus().length);
+  const workerCounts = opts.workers !== undefined ? opts.workers.split(',').map(Number) : defaultWorkers;
+  if (workerCounts.some((k) => !Number.isInteger(k) || k < 1)) usageError('model', USAGE, `--workers: expected worker counts ≥ 1 like 2,4, got "${opts.workers}"`);
   const rows: Row[] = [];
   for (const size of sizes) {
     for (const engine of ENGINES) {
@@ -215,6 +240,15 @@ async function main(): Promise<void> {
       rows.push(row);
       if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
     }
+    for (const K of workerCounts) {
+      const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one-dp', size, String(K), ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      const row: Row = line
+        ? (JSON.parse(line) as Row)
+        : { engine: 'tfjs-wasm-dp', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, workers: K, note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+      rows.push(row);
+      if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
+    }
   }
   if (json) return;
   const load = loadavg()[0].toFixed(1);
@@ -222,7 +256,7 @@ async function main(): Promise<void> {
   console.log('engine        size    params     train tok/s   gen tok/s   peak RSS MB   note');
   for (const r of rows) {
     console.log(
-      `${r.engine.padEnd(13)} ${r.size.padEnd(7)} ${fmt(r.params).padStart(9)}  ${fmt(r.train_tokens_per_s).padStart(12)}  ${fmt(r.gen_tokens_per_s).padStart(10)}  ${fmt(r.peak_rss_mb).padStart(12)}   ${r.note ?? ''}`,
+      `${(r.workers ? `tfjs-wasm K=${r.workers}` : r.engine).padEnd(13)} ${r.size.padEnd(7)} ${fmt(r.params).padStart(9)}  ${fmt(r.train_tokens_per_s).padStart(12)}  ${fmt(r.gen_tokens_per_s).padStart(10)}  ${fmt(r.peak_rss_mb).padStart(12)}   ${r.note ?? ''}`,
     );
   }
   for (const size of sizes) {
@@ -232,6 +266,9 @@ async function main(): Promise<void> {
     const tw = get('tfjs-wasm')?.train_tokens_per_s;
     if (pt?.gen_tokens_per_s && ort) console.log(`${size}: ORT generation / PyTorch eager generation = ${(ort / pt.gen_tokens_per_s).toFixed(2)}× (goal ≥ 1.5×)`);
     if (pt?.train_tokens_per_s && tw) console.log(`${size}: PyTorch training / tfjs-wasm training = ${(pt.train_tokens_per_s / tw).toFixed(2)}× slower on wasm (goal ≤ 3×)`);
+    for (const dp of rows.filter((r) => r.engine === 'tfjs-wasm-dp' && r.size === size && r.train_tokens_per_s)) {
+      if (pt?.train_tokens_per_s) console.log(`${size}: tfjs-wasm K=${dp.workers} training / PyTorch 2-thread training = ${(dp.train_tokens_per_s! / pt.train_tokens_per_s).toFixed(2)}× (goal ≥ 0.5× at K=2)`);
+    }
   }
 }
 
