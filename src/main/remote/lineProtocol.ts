@@ -1,7 +1,7 @@
 /**
  * The line protocol a lab trainer speaks on stdout when it runs as a Ray job (ARLARENA_LINE_PROTOCOL=1): one
  * message per line, `@arlarena:<type> <json>`, so the messages travel through the job's ordinary log (Ray keeps it
- * and serves it over `GET /api/jobs/{id}/logs/tail`) between whatever else the process prints.
+ * and serves it over its log stream; logFollow.ts) between whatever else the process prints.
  *
  *   @arlarena:status     {"phase":"rl","step":3,"totalSteps":10,"message":…}
  *   @arlarena:metric     {"step":3,"values":{…}}                      one per RL step
@@ -76,5 +76,11 @@ export class LineSplitter {
   end(): void {
     if (this.rest) this.onLine(this.rest);
     this.rest = '';
+  }
+  /** The text after the last newline (a line not finished yet, or cut off), which is then forgotten. */
+  takeRest(): string {
+    const r = this.rest.endsWith('\r') ? this.rest.slice(0, -1) : this.rest;
+    this.rest = '';
+    return r;
   }
 }

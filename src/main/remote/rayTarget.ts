@@ -13,88 +13,23 @@ import type { HostToWorker, WorkerToHost } from '../sessions/protocol';
 import type { SpawnWorker, WorkerHandle } from '../sessions/workerHost';
 import type { MetricRecord } from '../../shared/metrics';
 import type { TrainerStatus } from '../../core/training/types';
-import { decodeLine, LineSplitter } from './lineProtocol';
-import { RayClient, TERMINAL_JOB_STATUSES, type RayJobInfo } from './rayClient';
+import { decodeLine } from './lineProtocol';
+import type { RayClient } from './rayClient';
+import { followJobLog } from './logFollow';
 import { ensureLabPackage } from './labPackage';
 import { RUN_CONFIG_ENV, RUN_ID_ENV } from './remoteWorker';
 import { TransitError, verifyCheckpointLine, verifyTrajectoryLine } from './transit';
 
 /** The job's command: this lab's own CLI, bundled into the working_dir (Node ≥ 20 on the node is required). */
 export const LAB_ENTRYPOINT = 'node arlarena.mjs train --line-protocol';
-const LAST_LINES = 20;
-const CONTROL_POLL_MS = 300;
-const LOG_POLL_MS = 200;
 
 export interface RayJobOptions {
   /** Called with the job's submission id once Ray has it (tests, the CLI's "submitted" line). */
   readonly onSubmitted?: (submissionId: string, existed: boolean) => void;
 }
 
-/** A job that follows an already-submitted Ray job's log into the hooks (shared by lab runs and verl follows). */
-export async function followJobLog(
-  client: RayClient,
-  submissionId: string,
-  onLine: (line: string) => Promise<void> | void,
-  shouldStop: () => Promise<boolean>,
-): Promise<{ info: RayJobInfo; lastLines: string[] }> {
-  const lastLines: string[] = [];
-  let chain: Promise<void> = Promise.resolve();
-  let lineError: Error | null = null;
-  let ended = false;
-  let stopSent = false;
-  const poll = (async () => {
-    while (!ended) {
-      if (!stopSent && (await shouldStop())) {
-        stopSent = true;
-        await client.stopJob(submissionId).catch(() => undefined);
-      }
-      await new Promise((r) => setTimeout(r, CONTROL_POLL_MS));
-    }
-  })();
-  // Ray 2.60's `GET /api/jobs/{id}/logs/tail` websocket opened and then closed at the job's end without sending a
-  // line here (with token auth on and off), so the log is read with `GET /api/jobs/{id}/logs` — the whole log so
-  // far, append-only — and only what is past the last read is handled: no line is lost or handled twice, and a
-  // failed read is simply retried on the next round. The interval grows with the log so a long run's re-reads
-  // stay cheap.
-  let offset = 0;
-  let failures = 0;
-  const splitter = new LineSplitter((line) => {
-    lastLines.push(line);
-    if (lastLines.length > LAST_LINES) lastLines.shift();
-    chain = chain.then(() => onLine(line)).catch((e: Error) => {
-      lineError ??= e;
-    });
-  });
-  let info: RayJobInfo | null = null;
-  for (;;) {
-    let terminal = false;
-    try {
-      info = await client.jobInfo(submissionId);
-      if (!info) throw new Error(`Ray job ${submissionId} disappeared from the cluster`);
-      terminal = TERMINAL_JOB_STATUSES.includes(info.status);
-      // Read after the status: once the job is terminal this read holds its complete log.
-      const logs = await client.jobLogs(submissionId);
-      if (logs.length > offset) {
-        splitter.push(logs.slice(offset));
-        offset = logs.length;
-      }
-      failures = 0;
-    } catch (e) {
-      if (++failures > 20) throw e;
-    }
-    await chain;
-    if (terminal || lineError) break;
-    await new Promise((r) => setTimeout(r, Math.min(2000, LOG_POLL_MS + offset / 50_000)));
-  }
-  splitter.end();
-  await chain;
-  ended = true;
-  // Not awaited: a paused run's control check blocks until it is resumed or stopped; the loop ends after it.
-  void poll.catch(() => undefined);
-  if (lineError) throw lineError;
-  if (!info) throw new Error(`Ray job ${submissionId} could not be read`);
-  return { info, lastLines: lastLines.filter((l) => !l.includes('@arlarena:')) };
-}
+/** Following a job's log (shared by lab runs and verl follows) lives in logFollow.ts. */
+export { followJobLog } from './logFollow';
 
 /** The TrainingJob that runs a lab run as a Ray job and replays its line protocol into the hooks. */
 export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): TrainingJob {
@@ -124,14 +59,34 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       let lastStep = 0;
       /** Set when a file failed its check: no later line is handled, so nothing after it is written. */
       let refused: TransitError | null = null;
+      /** Set when any other line could not be used (a gap in the steps, a protocol line that does not parse). */
+      let broken: Error | null = null;
+      /**
+       * A protocol line that does not parse. If it is the job's last protocol line, the job was killed while writing
+       * it (other output, such as the shell's "Killed", may end that line), and the run fails saying so. If a
+       * protocol line follows it, the log lost data.
+       */
+      let cut: { type: string; chars: number } | null = null;
       const onLine = async (line: string): Promise<void> => {
         if (refused) return;
-        const m = decodeLine(line);
+        let m: ReturnType<typeof decodeLine>;
+        try {
+          m = decodeLine(line);
+        } catch (e) {
+          if (cut) throw e;
+          cut = { type: /@arlarena:(\w+)/.exec(line)?.[1] ?? 'protocol', chars: line.length };
+          return;
+        }
         if (!m) return;
+        if (cut) throw new Error(`a ${cut.type} line of the job's log is not valid JSON and the job went on writing after it: the log lost data`);
         switch (m.type) {
           case 'metric': {
             const rec = m.body as MetricRecord;
-            if (rec.step <= from) return;
+            // The trainer reports every step once, in order (1, 2, …); steps up to `from` are in the store already.
+            // The follow hands on each log line once (logFollow.ts); this second check, by step number, keeps a
+            // step from being stored twice and refuses a gap, which would mean the log tail lost data.
+            if (rec.step <= Math.max(from, lastStep)) return;
+            if (rec.step !== Math.max(from, lastStep) + 1) throw new Error(`the job's log went from step ${Math.max(from, lastStep)} to step ${rec.step}: steps are missing from the log tail, so the run is not continued from it`);
             lastStep = rec.step;
             hooks.onMetrics(rec);
             return;
@@ -167,6 +122,7 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
           sub.submissionId,
           (line) => onLine(line).catch((e: unknown) => {
             if (e instanceof TransitError) refused ??= e;
+            else broken ??= e instanceof Error ? e : new Error(String(e));
             throw e;
           }),
           async () => (await hooks.checkControl()) === 'stop',
@@ -174,6 +130,13 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       } catch (e) {
         // Set inside the line callback, which TypeScript's narrowing does not see.
         const why = refused as TransitError | null;
+        const lost = broken as Error | null;
+        if (lost && !why) {
+          // The log cannot be trusted past this line (steps missing, a torn protocol line): the job's further
+          // output would not be taken either, so it is stopped rather than left running for nobody.
+          await client.stopJob(sub.submissionId).catch(() => undefined);
+          throw new Error(`${lost.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (the steps stored before this line are complete)`);
+        }
         if (!why) throw e;
         // The job would go on producing files the lab no longer takes: stop it, and fail the run saying why.
         await client.stopJob(sub.submissionId).catch(() => undefined);
@@ -181,6 +144,8 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       }
       const { info, lastLines } = followed;
       const tailText = lastLines.length ? `; its last log lines:\n${lastLines.join('\n')}` : '';
+      const cutOff = cut as { type: string; chars: number } | null;
+      if (cutOff) throw new Error(`Ray job ${sub.submissionId} ended ${info.status} while writing a ${cutOff.type} line (cut off after ${cutOff.chars} characters, not used); the steps stored before it are complete${tailText}`);
       if (failed) throw new Error(`the run failed on Ray (job ${sub.submissionId}): ${failed}`);
       if (done) return done;
       if (info.status === 'STOPPED') return { status: 'stopped', step: lastStep };
