@@ -19,6 +19,11 @@
  *   npm run bench:rl -- --json                         one JSON object per line (per step, then the median)
  *   npm run bench:rl -- --clock cpu                    CPU seconds (robust on a loaded machine)
  *   npm run bench:rl -- --preset grpo --env frozenlake --steps 6 --set compute.logProbEngine=onnxruntime
+ *   npm run bench:rl -- --workers 1,2,4                 data-parallel gradient workers K to compare (default 1,2)
+ *
+ * Each K in --workers (compute.workers, issue 19) trains the same config and seed in turn in this one process,
+ * so the per-phase medians print side by side; tokens_per_s is the RL tokens a step processes (rollout prompt +
+ * generated tokens, plus each trained row once per log-prob pass and once for the update) per second of step.
  */
 import { cpus, loadavg } from 'node:os';
 import { benchArgs, usageError } from './args';
@@ -30,6 +35,7 @@ import { setupCompute, silenceTfjsBanner } from '../src/main/compute/index';
 import { shippedLoaderFor } from '../src/main/training/shippedWarmStart';
 
 interface Row {
+  workers: number;
   preset: string;
   clock: string;
   env: string;
@@ -41,6 +47,7 @@ interface Row {
   logprob_s: number;
   update_s: number;
   step_s: number;
+  tokens_per_s: number;
 }
 
 const USAGE = `Usage: npm run bench:rl -- [options]
@@ -52,6 +59,7 @@ Options:
   --steps N         timed RL steps, ≥ 1 (default 4; the first is a warm-up left out of the median)
   --clock wall|cpu  wall seconds (default) or this process's CPU seconds (robust on a loaded machine)
   --set key=value   a config override (repeatable), e.g. --set compute.logProbEngine=onnxruntime
+  --workers A,B     data-parallel gradient workers K to compare, run in turn (default 1,2)
   --json            one JSON object per line (per step, then the median)
   --help, -h        this help`;
 
@@ -61,6 +69,7 @@ const values = benchArgs('rl', USAGE, {
   steps: { type: 'string', default: '4' },
   clock: { type: 'string', default: 'wall' },
   set: { type: 'string', multiple: true },
+  workers: { type: 'string', default: '1,2' },
   json: { type: 'boolean', default: false },
 });
 
@@ -95,55 +104,71 @@ async function main(): Promise<void> {
     ...overrides,
   });
   if (!config) throw new Error(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  const workerCounts = values.workers!.split(',').map(Number);
+  if (workerCounts.some((k) => !Number.isInteger(k) || k < 1)) usageError('rl', USAGE, `--workers: expected worker counts ≥ 1 like 1,2, got "${values.workers}"`);
   const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
-  const records: MetricRecord[] = [];
-  const hooks: TrainerHooks = {
-    onMetrics: (r) => {
-      records.push(r);
-      if (!values.json) process.stderr.write(`step ${r.step}: ${r.values['batch/rows']} rows, ${r.values['perf/step_s'].toFixed(2)} s (${values.clock})\n`);
-    },
-    onTrajectory: () => undefined,
-    onCheckpoint: async () => undefined,
-    onStatus: (s) => {
-      if (!values.json && s.message) process.stderr.write(`[${s.phase}] ${s.message}\n`);
-    },
-    checkControl: async () => 'continue',
-  };
-  const t0 = performance.now();
-  await runTraining(config, { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine }, loadWarmStart: shippedLoaderFor(config) }, hooks);
-  const wall = (performance.now() - t0) / 1000;
-  const rows: Row[] = records.slice(0, timed + 1).map((r) => {
-    const v = r.values;
-    const n = v['batch/rows'];
-    return {
+  const all: Row[] = [];
+  const walls: string[] = [];
+  for (const K of workerCounts) {
+    const records: MetricRecord[] = [];
+    const hooks: TrainerHooks = {
+      onMetrics: (r) => {
+        records.push(r);
+        if (!values.json) process.stderr.write(`K=${K} step ${r.step}: ${r.values['batch/rows']} rows, ${r.values['perf/step_s'].toFixed(2)} s (${values.clock})\n`);
+      },
+      onTrajectory: () => undefined,
+      onCheckpoint: async () => undefined,
+      onStatus: (s) => {
+        if (!values.json && s.message) process.stderr.write(`[${s.phase}] ${s.message}\n`);
+      },
+      checkControl: async () => 'continue',
+    };
+    const t0 = performance.now();
+    const cfgK = { ...config, compute: { ...config.compute, workers: K } };
+    await runTraining(
+      cfgK,
+      { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool }, loadWarmStart: shippedLoaderFor(cfgK) },
+      hooks,
+    );
+    const wall = (performance.now() - t0) / 1000;
+    const rows: Row[] = records.slice(0, timed + 1).map((r) => {
+      const v = r.values;
+      const n = v['batch/rows'];
+      return {
+        workers: K,
+        preset: config.preset,
+        clock: values.clock!,
+        env: config.env.name,
+        step: r.step,
+        rows: n,
+        prompt_tokens: Math.round(v['prompt_length/mean'] * n),
+        response_tokens: Math.round(v['response_length/mean'] * n),
+        rollout_s: v['perf/rollout_s'],
+        logprob_s: v['perf/logprob_s'],
+        update_s: v['perf/update_s'],
+        step_s: v['perf/step_s'],
+        tokens_per_s: v['perf/tokens_per_s'],
+      };
+    });
+    const steady = rows.slice(1);
+    const med: Row = {
+      workers: K,
       preset: config.preset,
       clock: values.clock!,
       env: config.env.name,
-      step: r.step,
-      rows: n,
-      prompt_tokens: Math.round(v['prompt_length/mean'] * n),
-      response_tokens: Math.round(v['response_length/mean'] * n),
-      rollout_s: v['perf/rollout_s'],
-      logprob_s: v['perf/logprob_s'],
-      update_s: v['perf/update_s'],
-      step_s: v['perf/step_s'],
+      step: 'median',
+      rows: median(steady.map((r) => r.rows)),
+      prompt_tokens: median(steady.map((r) => r.prompt_tokens)),
+      response_tokens: median(steady.map((r) => r.response_tokens)),
+      rollout_s: median(steady.map((r) => r.rollout_s)),
+      logprob_s: median(steady.map((r) => r.logprob_s)),
+      update_s: median(steady.map((r) => r.update_s)),
+      step_s: median(steady.map((r) => r.step_s)),
+      tokens_per_s: median(steady.map((r) => r.tokens_per_s)),
     };
-  });
-  const steady = rows.slice(1);
-  const med: Row = {
-    preset: config.preset,
-    clock: values.clock!,
-    env: config.env.name,
-    step: 'median',
-    rows: median(steady.map((r) => r.rows)),
-    prompt_tokens: median(steady.map((r) => r.prompt_tokens)),
-    response_tokens: median(steady.map((r) => r.response_tokens)),
-    rollout_s: median(steady.map((r) => r.rollout_s)),
-    logprob_s: median(steady.map((r) => r.logprob_s)),
-    update_s: median(steady.map((r) => r.update_s)),
-    step_s: median(steady.map((r) => r.step_s)),
-  };
-  const all = [...rows, med];
+    all.push(...rows, med);
+    walls.push(`K=${K} ${wall.toFixed(0)} s`);
+  }
   if (values.json) {
     for (const r of all) process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
@@ -153,14 +178,22 @@ async function main(): Promise<void> {
     `${c.preset} on ${c.env.name}: B ${c.rollout.tasksPerStep} × G ${c.rollout.groupSize}, history ${c.env.historyWindow}, maxSteps ${c.env.maxSteps}, ` +
       `model ${c.model.size}, filter ${c.algorithm.filter.enabled ? `on (${c.algorithm.filter.maxRounds} rounds, cold start ${c.algorithm.filter.coldStartSteps})` : 'off'}, ` +
       `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, old log-probs on ${c.compute.logProbEngine}, ref log-probs on ${c.compute.refLogProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
-      `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${wall.toFixed(0)} s (incl. warm start); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
+      `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${walls.join(', ')} (incl. warm start); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
   );
-  const head = ['step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s'];
-  const fmt = (r: Row): string[] => [String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2)];
+  const head = ['K', 'step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s', 'tok/s'];
+  const fmt = (r: Row): string[] => [String(r.workers), String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2), r.tokens_per_s.toFixed(0)];
   const table = [head, ...all.map(fmt)];
   const w = head.map((_, i) => Math.max(...table.map((t) => t[i].length)));
   for (const t of table) process.stdout.write(`${t.map((x, i) => x.padStart(w[i])).join('  ')}\n`);
   process.stdout.write('(step 1 is a warm-up and is left out of the median)\n');
+  const meds = all.filter((r) => r.step === 'median');
+  const base = meds.find((r) => r.workers === 1);
+  if (base) {
+    for (const m of meds.filter((r) => r.workers !== 1)) {
+      const x = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+      process.stdout.write(`K=${m.workers} vs K=1 (medians): step ${x(base.step_s, m.step_s)} faster (log-probs ${x(base.logprob_s, m.logprob_s)}, update ${x(base.update_s, m.update_s)}), tokens/s ${x(m.tokens_per_s, base.tokens_per_s)}\n`);
+    }
+  }
 }
 
 main().catch((e: unknown) => {
