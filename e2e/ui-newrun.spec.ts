@@ -168,7 +168,6 @@ describe('Trajectory viewer', () => {
     expect(await grid.getAttribute('aria-label')).toBe('grid world, 6 by 6');
     const prompt = viewer().locator('[data-testid="traj-prompt"] pre');
     expect(await prompt.innerText()).toContain('you are solving a sokoban puzzle');
-    await viewer().scrollIntoViewIfNeeded();
     await shots('ui-newrun-trajectory');
   });
 
