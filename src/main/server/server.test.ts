@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import type { MainServices } from '../services';
 import type { ApiMethodName } from '../../shared/api';
 import { ok } from '../../shared/result';
 import type { CallContext, Handlers } from '../api/types';
-import { TOKEN_HEADER, startServer, type RunningServer } from './server';
+import { IMMUTABLE_CACHE, TOKEN_HEADER, startServer, type RunningServer } from './server';
 
 const TOKEN = 'test-token-0123456789';
 let server: RunningServer;
@@ -31,6 +31,9 @@ beforeAll(async () => {
   staticDir = mkdtempSync(join(tmpdir(), 'arlarena-static-'));
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>ARLArena Lab</title>');
   writeFileSync(join(staticDir, 'app.js'), 'console.log(1)');
+  mkdirSync(join(staticDir, 'assets'));
+  writeFileSync(join(staticDir, 'assets', 'index-DgoIQNdT.js'), 'console.log(2)');
+  writeFileSync(join(staticDir, 'assets', 'notes.js'), 'console.log(3)');
   const handlers = {
     ...createHandlers(services),
     // Stands in for the bundle exporter: writes a file and publishes it for download, as bundles.export does.
@@ -188,6 +191,15 @@ describe('browser-mode server: static files', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await fetch(`${server.origin}/app.js`)).headers.get('content-type')).toContain('javascript');
+  });
+
+  it('lets the browser keep content-hashed assets for good, and nothing else', async () => {
+    const hashed = await fetch(`${server.origin}/assets/index-DgoIQNdT.js`);
+    expect(hashed.status).toBe(200);
+    expect(hashed.headers.get('cache-control')).toBe(IMMUTABLE_CACHE);
+    for (const path of ['/', '/index.html', '/app.js', '/assets/notes.js', '/?view=compare']) {
+      expect((await fetch(`${server.origin}${path}`)).headers.get('cache-control'), path).toBe('no-cache');
+    }
   });
 
   it('falls back to the shell for client routes and never leaves the folder', async () => {

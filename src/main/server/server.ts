@@ -74,6 +74,16 @@ const MIME: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/**
+ * A built asset whose name carries its content hash (Vite's `assets/<name>-<hash>.<ext>`): its bytes never change
+ * under that name, so the browser may keep it for good. That lets a page opened again (a Compare link in a new
+ * tab) take the app's and ECharts' scripts from the cache without a request, and lets Chromium use its compiled
+ * code cache for them, which it does only for scripts served from the HTTP cache. Everything else (index.html,
+ * the API) is fetched afresh.
+ */
+const HASHED_ASSET = /^\/assets\/[^/]+-[A-Za-z0-9_-]{8}\.(?:js|mjs|css|wasm|woff2?|png|svg)$/;
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
 function sameToken(given: string | undefined | null, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -258,7 +268,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': stat.size,
       'Content-Security-Policy': csp,
-      'Cache-Control': 'no-cache',
+      'Cache-Control': HASHED_ASSET.test(rel) ? IMMUTABLE_CACHE : 'no-cache',
     });
     if (req.method === 'HEAD') return res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
