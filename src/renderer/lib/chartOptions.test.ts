@@ -137,7 +137,7 @@ describe('alert marks (issue 18)', () => {
     const [one, many] = raw.markArea!.data;
     expect([one[0].xAxis, one[1].xAxis]).toEqual([4.5, 5.5]);
     expect(many[0].itemStyle.color).toBe('#4e79a7');
-    expect(many[0].label.formatter).toBe('a +3');
+    expect(many[0].label.formatter).toBe('critical · a +3');
   });
 
   it('anchors labels on the side facing the middle, so none runs past the chart edge', () => {
@@ -169,7 +169,7 @@ describe('alert marks (issue 18)', () => {
 });
 
 describe('evidence chart (issue 18)', () => {
-  type Opt = { series: { name: string; type: string; data: unknown; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string } }[] }; label?: { position: string } }[]; yAxis: { min(e: { min: number }): number; max(e: { max: number }): number } };
+  type Opt = { series: { name: string; type: string; data: unknown; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string } }[] }; label?: { position: string } }[]; yAxis: { min(e: { min: number }): number | null; max(e: { max: number }): number | null } };
   const alert = {
     metric: 'episode/valid_format_ratio', rule: 'validity_drop', firstStep: 120, lastStep: 200, severity: 'critical' as const,
     evidence: { steps: [44, 45, 46, 47, 48, 110, 111, 112, 198, 199, 200], values: [0.97, 0.98, 0.99, 0.98, 0.97, 0.9, 0.8, 0.7, 0.1, 0.05, 0] },
@@ -181,10 +181,13 @@ describe('evidence chart (issue 18)', () => {
     const level = opt.series[0].markLine?.data.find((d) => d.yAxis !== undefined);
     expect(level?.yAxis).toBe(0.84);
     expect(level?.label.formatter).toBe('threshold 0.84');
-    // A threshold above every value (a spike's threshold under a calm window) still shows.
+    // A threshold beyond every value (a spike's threshold under a calm window) still shows; inside the data's
+    // span, ECharts keeps its own rounded bound (null).
     expect(opt.yAxis.max({ max: 0.5 })).toBe(0.84);
     expect(opt.yAxis.min({ min: 0.9 })).toBe(0.84);
-    const peak = opt.series.find((s) => s.type === 'scatter' && s.name === '0.99 @ 46');
+    expect(opt.yAxis.max({ max: 0.99 })).toBeNull();
+    expect(opt.yAxis.min({ min: 0 })).toBeNull();
+    const peak = opt.series.find((s) => s.type === 'scatter' && s.name === '0.99 at step 46');
     expect(peak?.data).toEqual([[46, 0.99]]);
     expect(peak?.label?.position).toBe('right');
   });

@@ -342,8 +342,11 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
   }
 
   const levels = (input.levels ?? []).filter((l) => Number.isFinite(l.y) && (!log || l.y > 0)).map((l) => l.y);
-  // The y-axis reaches the threshold lines (ECharts sizes it to the series' data alone).
-  const yFit = levels.length ? { min: (e: { min: number }) => Math.min(e.min, ...levels), max: (e: { max: number }) => Math.max(e.max, ...levels) } : {};
+  // The y-axis reaches the threshold lines (ECharts sizes it to the series' data alone); null leaves ECharts its
+  // own rounded bound when the data already spans them.
+  const lowest = Math.min(...levels);
+  const highest = Math.max(...levels);
+  const yFit = levels.length ? { min: (e: { min: number }) => (lowest < e.min ? lowest : null), max: (e: { max: number }) => (highest > e.max ? highest : null) } : {};
   const zoomTo = input.zoom ? { startValue: input.zoom.from, endValue: input.zoom.to } : {};
 
   return {
@@ -387,8 +390,9 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
   for (const b of bands) lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
   for (const l of input.levels ?? []) {
     if (!Number.isFinite(l.y) || (log && l.y <= 0)) continue;
-    // Inside the plot at its right end, above the line: never past the chart's edge.
-    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: 'insideEndTop', color: SEVERITY_COLOR.critical, fontSize: 11 } });
+    // Inside the plot at its left end, under the line: never past the chart's edge, clear of the alert band's
+    // label (top right, where an alert's span usually ends) and of a cited best level above the threshold.
+    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 } });
   }
   if (input.cursor !== undefined) lines.push({ xAxis: input.cursor, lineStyle: { color: fg, type: 'solid', width: 1.5, opacity: 0.8 }, label: { show: false } });
   if (lines.length > 0) raw.markLine = { symbol: 'none', silent: true, animation: false, data: lines };
@@ -400,8 +404,9 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
         return [
           {
             xAxis: b.from - pad, itemStyle: { color: b.color, opacity: 0.12 },
-            // Inside the band's top, on the side facing the chart's middle; one row per run.
-            label: { show: true, formatter: b.label, position: side === 'right' ? 'insideTopLeft' : 'insideTopRight', color: SEVERITY_COLOR[b.severity], fontSize: 11, fontWeight: 'bold', offset: [0, 13 * runs.indexOf(b.run)] },
+            // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
+            // (which row is whose), the worst severity named.
+            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: side === 'right' ? 'insideTopLeft' : 'insideTopRight', color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, 13 * runs.indexOf(b.run)] },
           },
           { xAxis: b.to + pad },
         ];
@@ -438,6 +443,11 @@ export function evidenceLine(steps: readonly number[], values: readonly (number 
   return { x, y };
 }
 
+/** Three significant digits (a threshold or cited value named on a small chart). */
+function short(v: number): string {
+  return Math.abs(v) >= 1e5 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(1) : String(Number(v.toPrecision(3)));
+}
+
 /**
  * A small evidence chart for an alert: the metric's window with the firing span shaded, the threshold the rule
  * crossed as a line, and the value its message cites named at its step.
@@ -450,8 +460,8 @@ export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricC
     title: a.metric, unit: '', xName: 'step', theme,
     lines: [{ name: a.metric, color: PALETTE[0], x, y, smoothed: null, nonFinite, sparse: nanMeansNotApplicable(a.metric) }],
     alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: a.rule ?? 'fired', severity: a.severity, color: SEVERITY_COLOR[a.severity] }],
-    levels: a.threshold !== undefined ? [{ y: a.threshold, label: `threshold ${axisLabel(a.threshold)}` }] : [],
-    cited: a.peak ? [{ x: a.peak.step, y: a.peak.value, label: `${axisLabel(a.peak.value)} @ ${a.peak.step}` }] : [],
+    levels: a.threshold !== undefined ? [{ y: a.threshold, label: `threshold ${short(a.threshold)}` }] : [],
+    cited: a.peak ? [{ x: a.peak.step, y: a.peak.value, label: `${short(a.peak.value)} at step ${a.peak.step}` }] : [],
   };
 }
 
