@@ -181,10 +181,12 @@ export function bcShardGradient(model: PolicyModel, s: BcShard): ShardGrad {
 }
 
 /** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
-export async function trainerLogProbs(model: PolicyModel, rows: readonly LogProbRow[], temperature: number, budgetMB: number): Promise<LogProbsOut> {
+export async function trainerLogProbs(model: PolicyModel, rows: readonly LogProbRow[], temperature: number, budgetMB: number, beforeChunk?: () => Promise<void>): Promise<LogProbsOut> {
   const logProbs: number[][] = [];
   const entropyMean: number[] = [];
   for (const [lo, hi] of chunkRows(rows, model.config, budgetMB, LOGPROB_CHUNK)) {
+    // The trainer's stop check (hooks.interrupted): a stop asked for meanwhile abandons the pass here.
+    if (beforeChunk) await beforeChunk();
     const chunk = rows.slice(lo, hi);
     const out = tf.tidy(() => {
       const r = model.tokenLogProbs(chunk, { temperature });

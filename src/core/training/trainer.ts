@@ -124,7 +124,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const K = workersOf(config, deps.compute);
   let pool: GradientPool | null = null;
   const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
-    pool ? poolLogProbs(pool, rs, temperature, budgetMB) : trainerLogProbs(model, rs, temperature, budgetMB);
+    pool ? poolLogProbs(pool, rs, temperature, budgetMB) : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
 
   const rolloutRng = new Rng(hashSeed(config.seed, 'rollout'));
   if (state) rolloutRng.setState(state.rng.rollout);
@@ -280,7 +280,8 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       }
       let ref: number[][] | null = null;
       if (needRef) {
-        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp, budgetMB)).logProbs;
+        await interruptAt('logprobs');
+        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
       }
       const tLogProb = clock.now();
 

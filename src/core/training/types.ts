@@ -40,8 +40,8 @@ export interface TrainerHooks {
   /** Awaited between steps; blocks while paused; 'stop' ends the run after the current step (a checkpoint is written). */
   checkControl(): Promise<TrainerControl>;
   /**
-   * Optional, awaited inside a step: before each rollout or validation turn (one batched generation), before the
-   * log-prob phase and before each update mini-batch. True once a stop was asked for: the trainer abandons the
+   * Optional, awaited inside a step: before each rollout or validation turn (one batched generation), between
+   * log-prob chunks and before each update mini-batch. True once a stop was asked for: the trainer abandons the
    * step in progress (nothing of it is logged; weights, optimizer, RNG and task cursor go back to the last
    * completed step) and ends 'stopped' with that step's checkpoint, so a stop waits for the piece of work in
    * progress rather than the rest of the step (issue 18).
