@@ -34,6 +34,14 @@
  *           and the data all on the clock (the columns above)
  *   in-app  the runs table opened, the runs ticked, 3 s idle (a user choosing runs; the app loads the chart
  *           worker then), then a click on "Compare selected": click_to_render_ms is that click → first render
+ * and, a browser that has had the app open before, a new tab straight on the Compare URL (the cold columns):
+ *   tab, cached    the browser's cache kept: the server marks content-hashed assets immutable, so the scripts
+ *                  come from the cache and Chromium reuses its compiled code for them (two untimed opens first:
+ *                  Chromium keeps compiled code from a script's second run on)
+ *   tab, no cache  the same with the browser's cache disabled (CDP Network.setCacheDisabled): every asset is
+ *                  fetched and compiled afresh, which is what every open did while the server sent no-cache
+ *                  without validators (before e409d50)
+ *           The two alternate load by load, so the machine's load weighs on both alike.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -45,7 +53,7 @@ import type { SyntheticShape } from '../src/core/stability/synthetic';
 import { RESULTS_DIR, launchBrowser } from '../e2e/support/browser';
 import { LIGHT_CATEGORIES, TRACE_CATEGORIES, analyzeTrace, mainThreadToMark, type ProfileReport } from './uiProfile';
 import { startLab } from '../e2e/support/lab';
-import type { Browser, CDPSession } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession } from 'playwright-core';
 
 const USAGE = `Usage: npm run bench:ui -- [options]
 Time to first render of the Compare view (cold deep link and in-app click) in Debian's Chromium, on synthetic runs.
@@ -121,29 +129,25 @@ async function main(): Promise<void> {
   const samples: Sample[] = [];
   const profiles: ProfileReport[] = [];
   const inApp: InAppSample[] = [];
+  const tabs: Record<TabMode, Sample[]> = { cached: [], 'no cache': [] };
+  const compareUrl = `${lab.origin}/?view=compare&runs=${ids.join(',')}#token=${lab.token}`;
   try {
     for (let load = 1; load <= repeat; load++) {
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-      const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Performance.enable');
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      await browser.startTracing(page, { categories: args.profile ? TRACE_CATEGORIES : LIGHT_CATEGORIES });
-      await page.goto(`${lab.origin}/?view=compare&runs=${ids.join(',')}#token=${lab.token}`);
-      const m = await waitForRender(cdp, errors);
-      const metrics = (await cdp.send('Performance.getMetrics')).metrics;
-      const trace = (await browser.stopTracing()).toString('utf8');
-      const cpu = mainThreadToMark(trace);
+      const { sample, trace } = await coldLoad(browser, context, compareUrl, load, false);
       if (args.profile) profiles.push(saveProfile(load, trace));
-      const task = metrics.find((x) => x.name === 'TaskDuration')?.value ?? NaN;
-      samples.push({
-        load, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs,
-        main_thread_ms: task * 1000, cpu_ms: cpu.cpuMs, worker_cpu_ms: cpu.workerCpuMs, api_ms: m.apiMs, charts: m.charts, charts_drawn: m.chartsDrawn,
-      });
+      samples.push(sample);
       await context.close();
     }
     for (let load = 1; load <= repeat; load++) inApp.push(await inAppLoad(browser, lab.origin, lab.token, ids, load));
+    const contexts = { cached: await browser.newContext({ viewport: { width: 1400, height: 900 } }), 'no cache': await browser.newContext({ viewport: { width: 1400, height: 900 } }) };
+    for (const [mode, context] of Object.entries(contexts) as [TabMode, BrowserContext][]) {
+      for (let warm = 0; warm < 2; warm++) await coldLoad(browser, context, compareUrl, 0, mode === 'no cache');
+    }
+    for (let load = 1; load <= repeat; load++) {
+      for (const mode of (load % 2 ? ['cached', 'no cache'] : ['no cache', 'cached']) as TabMode[]) tabs[mode].push((await coldLoad(browser, contexts[mode], compareUrl, load, mode === 'no cache')).sample);
+    }
+    for (const context of Object.values(contexts)) await context.close();
   } finally {
     await browser.close();
     await lab.stop();
@@ -167,6 +171,10 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ bench: 'ui.compare_first_render', summary: 'median', runs: nRuns, steps, nav_to_render_ms: med.nav, mount_to_render_ms: med.mount, data_ms: med.data, draw_ms: med.draw, main_thread_ms: med.main, cpu_ms: med.cpu, worker_cpu_ms: med.worker, load_average: load, goal_ms: 500, met: med.nav < 500 }));
     for (const s of inApp) console.log(JSON.stringify({ bench: 'ui.compare_in_app_render', runs: nRuns, steps, ...s }));
     console.log(JSON.stringify({ bench: 'ui.compare_in_app_render', summary: 'median', runs: nRuns, steps, click_to_render_ms: med.click, mount_to_render_ms: median(inApp.map((s) => s.mount_to_render_ms)), data_ms: median(inApp.map((s) => s.data_ms)), draw_ms: median(inApp.map((s) => s.draw_ms)), idle_ms: IDLE_MS, load_average: load, goal_ms: 500, met: med.click < 500 }));
+    for (const [mode, xs] of Object.entries(tabs)) {
+      for (const s of xs) console.log(JSON.stringify({ bench: 'ui.compare_new_tab_render', cache: mode, runs: nRuns, steps, ...s }));
+      console.log(JSON.stringify({ bench: 'ui.compare_new_tab_render', cache: mode, summary: 'median', runs: nRuns, steps, nav_to_render_ms: median(xs.map((s) => s.nav_to_render_ms)), cpu_ms: median(xs.map((s) => s.cpu_ms)), worker_cpu_ms: median(xs.map((s) => s.worker_cpu_ms)), load_average: load, goal_ms: 500, met: median(xs.map((s) => s.nav_to_render_ms)) < 500 }));
+    }
     return;
   }
   const f = (v: number | null) => (v === null ? '—' : v.toFixed(0));
@@ -183,6 +191,55 @@ async function main(): Promise<void> {
   for (const s of inApp) console.log(`| ${s.load} | ${f(s.click_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.api_ms)} |`);
   console.log(`| median | ${f(med.click)} | ${f(median(inApp.map((s) => s.mount_to_render_ms)))} | ${f(median(inApp.map((s) => s.data_ms)))} | ${f(median(inApp.map((s) => s.draw_ms)))} | |`);
   console.log(`goal: first render < 500 ms → ${med.click < 500 ? 'met' : 'NOT met'} (median click → render)`);
+  console.log(`\nNew tab on the Compare URL in a browser that has opened the app before (2 untimed opens), the two ways alternating`);
+  console.log('| load | cache | nav→render ms | mount→render ms | data ms | draw ms | main-thread CPU ms | worker CPU ms | slowest api ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (let i = 0; i < repeat; i++) {
+    for (const mode of ['cached', 'no cache'] as TabMode[]) {
+      const s = tabs[mode][i];
+      console.log(`| ${s.load} | ${mode} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`);
+    }
+  }
+  for (const mode of ['cached', 'no cache'] as TabMode[]) {
+    const xs = tabs[mode];
+    const m = (k: keyof Sample) => f(median(xs.map((s) => s[k] as number)));
+    console.log(`| median | ${mode} | ${m('nav_to_render_ms')} | ${m('mount_to_render_ms')} | ${m('data_ms')} | ${m('draw_ms')} | ${m('cpu_ms')} | ${m('worker_cpu_ms')} | |`);
+  }
+  const ratio = median(tabs.cached.map((s) => s.nav_to_render_ms)) / median(tabs['no cache'].map((s) => s.nav_to_render_ms));
+  console.log(`cached / no cache (median nav→render): ${ratio.toFixed(2)}; goal: first render < 500 ms → ${median(tabs.cached.map((s) => s.nav_to_render_ms)) < 500 ? 'met' : 'NOT met'} (cached)`);
+}
+
+type TabMode = 'cached' | 'no cache';
+
+/**
+ * One page opened straight on the Compare URL in `context`, traced, until its first render. A fresh context has
+ * nothing cached; a context used before has its cache unless `noCache`.
+ */
+async function coldLoad(browser: Browser, context: BrowserContext, url: string, load: number, noCache: boolean): Promise<{ sample: Sample; trace: string }> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  if (noCache) {
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  }
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await browser.startTracing(page, { categories: args.profile ? TRACE_CATEGORIES : LIGHT_CATEGORIES });
+  await page.goto(url);
+  const m = await waitForRender(cdp, errors);
+  const metrics = (await cdp.send('Performance.getMetrics')).metrics;
+  const trace = (await browser.stopTracing()).toString('utf8');
+  const cpu = mainThreadToMark(trace);
+  const task = metrics.find((x) => x.name === 'TaskDuration')?.value ?? NaN;
+  await page.close();
+  return {
+    trace,
+    sample: {
+      load, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs,
+      main_thread_ms: task * 1000, cpu_ms: cpu.cpuMs, worker_cpu_ms: cpu.workerCpuMs, api_ms: m.apiMs, charts: m.charts, charts_drawn: m.chartsDrawn,
+    },
+  };
 }
 
 interface RenderTimes {
