@@ -21,20 +21,40 @@ import { flatLength, type ActorShard, type BcShard, type GradientPool, type LogP
 import type { BackendPreference } from './backends';
 import type { GradReply, GradTask, GradWorkerInit } from './gradWorker';
 
-/** compute.workers = 0 resolves to the machine's cores (at least 1). */
+/** compute.workers = 0 resolves to the machine's cores (at least 1); 1 where this build cannot start workers. */
 export function machineWorkers(): number {
-  return Math.max(1, availableParallelism());
+  return gradWorkersAvailable() ? Math.max(1, availableParallelism()) : 1;
 }
 
-/** How the worker script is started: from sources through tsx (CLI, tests, bench) or the built gradWorker.js. */
-function spawn(init: GradWorkerInit): Worker {
+/**
+ * The worker script: from sources through tsx (CLI, tests, bench: gradWorker.ts + the sessions' tsx bootstrap) or the
+ * built out/main/gradWorker.js (next to this chunk or one folder up). Null where neither is on disk — the
+ * single-file CLI bundle a Ray node runs has no worker script, so runs there train on one thread.
+ */
+function workerScript(): { url: URL; boot?: URL } | null {
   const here = import.meta.url;
-  const built = [new URL('./gradWorker.js', here), new URL('../gradWorker.js', here)].find((u) => u.protocol === 'file:' && existsSync(fileURLToPath(u)));
-  const name = `grad-${init.index}`;
-  if (here.endsWith('.ts') || !built) {
-    return new Worker(new URL('../sessions/workerBoot.mjs', here), { workerData: { ...init, entry: new URL('./gradWorker.ts', here).href }, name });
+  if (!here.startsWith('file:')) return null;
+  const onDisk = (u: URL): boolean => existsSync(fileURLToPath(u));
+  if (here.endsWith('.ts')) {
+    const boot = new URL('../sessions/workerBoot.mjs', here);
+    const src = new URL('./gradWorker.ts', here);
+    return onDisk(boot) && onDisk(src) ? { url: src, boot } : null;
   }
-  return new Worker(built, { workerData: init, name });
+  const built = [new URL('./gradWorker.js', here), new URL('../gradWorker.js', here)].find(onDisk);
+  return built ? { url: built } : null;
+}
+
+/** Whether this build can start gradient workers at all (see workerScript). */
+export function gradWorkersAvailable(): boolean {
+  return workerScript() !== null;
+}
+
+function spawn(init: GradWorkerInit): Worker {
+  const script = workerScript();
+  if (!script) throw new Error('this build has no gradient worker script (out/main/gradWorker.js)');
+  const name = `grad-${init.index}`;
+  if (script.boot) return new Worker(script.boot, { workerData: { ...init, entry: script.url.href }, name });
+  return new Worker(script.url, { workerData: init, name });
 }
 
 interface Pending {
@@ -122,6 +142,7 @@ export class GradPool implements GradientPool {
     const onDeath = (e: Error): void => {
       if (pool && !pool.disposing) pool.broken ??= e;
     };
+    if (!gradWorkersAvailable()) throw new Error(`compute.workers ${K}: this build has no gradient worker script (out/main/gradWorker.js; the single-file bundle Ray nodes run has none); set compute.workers=1`);
     for (let i = 0; i < K; i++) {
       const gradBuf = new SharedArrayBuffer(P * 4);
       const init: GradWorkerInit = { index: i, backend: opts.backend, config: opts.weights.config, weights: weightsBuf, version: versionBuf, grad: gradBuf };
