@@ -29,6 +29,17 @@ describe('line protocol', () => {
     s.end();
     expect(lines).toEqual(['abc', 'def', 'g']);
   });
+
+  it('takeRest hands back the unfinished last line without passing it on (a line the job\'s end cut off), then forgets it', () => {
+    const lines: string[] = [];
+    const s = new LineSplitter((l) => lines.push(l));
+    s.push('whole\n@arlarena:metric {"st');
+    expect(s.takeRest()).toBe('@arlarena:metric {"st');
+    expect(lines).toEqual(['whole']);
+    expect(s.takeRest()).toBe('');
+    s.end();
+    expect(lines).toEqual(['whole']);
+  });
 });
 
 describe('remote targets (no cluster needed)', () => {
