@@ -4,10 +4,13 @@
  * - K = 1 and K = 2 differ only by float32 summation order: the first step (same rollouts) has the same episode
  *   metrics exactly and update metrics equal within float tolerance;
  * - a gradient worker that dies mid-run fails the run naming the worker (no hang), nothing of the failed step is
- *   applied or checkpointed, and resuming from the last checkpoint reproduces the uninterrupted run.
+ *   applied or checkpointed, and resuming from the last checkpoint reproduces the uninterrupted run;
+ * - behaviour cloning sharded over K = 2 ends at the single-thread weights within float32 tolerance, and at the same
+ *   weights bit for bit when repeated.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runTraining } from '../src/core/training/trainer';
+import { warmStartRecipe } from '../src/core/training/warmstart';
 import type { GradientPool } from '../src/core/training/shards';
 import type { TrainerDeps } from '../src/core/training/types';
 import { GradPool } from '../src/main/compute/gradPool';
@@ -99,6 +102,33 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     }
     expect(v1['actor/grad_norm']).toBeGreaterThan(0);
   }, 240_000);
+
+  it('behaviour cloning over 2 workers: bit-identical when repeated, the K = 1 weights within float32 tolerance', async () => {
+    const cfg = tinyConfig('grpo', { 'warmStart.bcUpdates': 3, 'warmStart.bcBatchRows': 6 });
+    const create = poolDeps().compute.createGradientPool!;
+    const clock = deps().clock;
+    const one = await warmStartRecipe(cfg, clock);
+    const a = await warmStartRecipe(cfg, clock, { gradientPool: { workers: 2, create } });
+    const b = await warmStartRecipe(cfg, clock, { gradientPool: { workers: 2, create } });
+    expect(a.report.updates).toBe(3);
+    expect(a.report.finalLoss).toBeCloseTo(one.report.finalLoss, 5);
+    const w1 = one.model.getWeights().tensors;
+    const wa = a.model.getWeights().tensors;
+    const wb = b.model.getWeights().tensors;
+    let maxDiff = 0;
+    let moved = 0;
+    const init = (await warmStartRecipe(tinyConfig('grpo', { 'warmStart.bcUpdates': 0 }), clock)).model.getWeights().tensors;
+    for (const k of Object.keys(w1)) {
+      expect(wb[k]).toEqual(wa[k]);
+      for (let i = 0; i < w1[k].length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(w1[k][i] - wa[k][i]));
+        moved = Math.max(moved, Math.abs(w1[k][i] - init[k][i]));
+      }
+    }
+    expect(moved).toBeGreaterThan(1e-4);
+    expect(maxDiff).toBeLessThan(1e-5);
+    for (const m of [one, a, b]) m.model.dispose();
+  }, 120_000);
 
   it('an explicit K > 1 without a pool factory is a clear error', async () => {
     await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(/compute.workers 2: .*without a gradient worker pool.*compute.workers=1/);

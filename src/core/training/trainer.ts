@@ -384,9 +384,12 @@ async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, ho
     hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: 0, message: `loaded shipped warm start ${shipped.ref}` });
     return { tok: loaded.tokenizer, model: PolicyModel.fromWeights(loaded.weights), refSource: shipped.ref };
   }
+  // compute.workers = K > 1: behaviour cloning shards each batch over a pool of its own (stopped when BC ends).
+  const K = workersOf(config, deps.compute);
   const { tok, model, report } = await warmStartRecipe(config, deps.clock, {
     onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
     checkControl: () => hooks.checkControl(),
+    ...(K > 1 && deps.compute.createGradientPool ? { gradientPool: { workers: K, create: deps.compute.createGradientPool } } : {}),
   });
   if (ws.source === 'none') return { tok, model, refSource: 'none' };
   return { tok, model, refSource: `bc:${report.updates}` };

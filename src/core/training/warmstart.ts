@@ -15,6 +15,7 @@ import type { RunConfig } from '../config/types';
 import { AdamW, type AdamWOptions } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows, DEFAULT_ACTIVATION_BUDGET_MB } from './chunking';
 import { expertRows, fitEnvTokenizer, type BcRow, type EnvSpec } from './data';
+import { combineShards, shardRanges, shardRow, type GradientPool, type GradientPoolFactory } from './shards';
 
 export interface BcOptions {
   readonly spec: EnvSpec;
@@ -36,6 +37,11 @@ export interface BcOptions {
   readonly progressEvery?: number;
   /** Awaited between updates; 'stop' ends BC early (the run then stops). */
   readonly checkControl?: () => Promise<'continue' | 'stop'>;
+  /**
+   * compute.workers = K > 1 (issue 19): each BC batch's rows are split into K contiguous shards on a gradient pool
+   * started here; every shard divides by the whole batch's token count, the gradients are summed in worker order.
+   */
+  readonly gradientPool?: { readonly workers: number; readonly create: GradientPoolFactory };
 }
 
 export interface BcReport {
@@ -83,13 +89,29 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
   let skipped = 0;
   let done = 0;
   let stopped = false;
+  let pool: GradientPool | null = null;
   try {
+    if (o.gradientPool && o.gradientPool.workers > 1) pool = await o.gradientPool.create({ weights: model.getWeights(), workers: o.gradientPool.workers });
     for (let u = 1; u <= o.updates; u++) {
       if (o.checkControl && (await o.checkControl()) === 'stop') {
         stopped = true;
         break;
       }
       const batch = nextBatch();
+      if (pool) {
+        const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
+        const budgetMB = o.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
+        const parts = await pool.bc(shardRanges(batch.length, pool.size).map(([a, z]) => ({ rows: batch.slice(a, z).map(shardRow), tokens, budgetMB })));
+        const { grads, metrics } = combineShards(model.trainableVariables(), parts);
+        loss = metrics['bc/loss'];
+        const rep = opt.step(grads, o.lr);
+        for (const g of Object.values(grads)) g.dispose();
+        if (rep.skipped) skipped++;
+        else await pool.setWeights(model.getWeights());
+        done = u;
+        if (o.onProgress && (u % every === 0 || u === o.updates)) o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
+        continue;
+      }
       // A batch over compute.activationBudgetMB is differentiated in chunks (chunking.ts); every chunk divides by
       // the whole batch's token count, so the chunks' losses and gradients sum to the batch's. Within the budget
       // the batch is one chunk.
@@ -114,6 +136,7 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
       if (o.onProgress && (u % every === 0 || u === o.updates)) o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
     }
   } finally {
+    if (pool) await pool.dispose();
     opt.dispose();
   }
   return { updates: done, episodes, rows: rows.length, finalLoss: loss, skipped, seconds: (clock.now() - t0) / 1000, stopped };
@@ -127,7 +150,7 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
 export async function warmStartRecipe(
   config: RunConfig,
   clock: Clock,
-  hooks: Pick<BcOptions, 'onProgress' | 'checkControl' | 'progressEvery'> = {},
+  hooks: Pick<BcOptions, 'onProgress' | 'checkControl' | 'progressEvery' | 'gradientPool'> = {},
 ): Promise<{ tok: Tokenizer; model: PolicyModel; report: BcReport }> {
   const spec = envSpecOf(config);
   const tok = fitEnvTokenizer(spec);
