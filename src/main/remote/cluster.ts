@@ -53,14 +53,14 @@ export async function labJobs(client: RayClient): Promise<ClusterJob[]> {
 }
 
 /**
- * The last `n` lines of a job's log, and how many it has. Line-protocol lines (`@arlarena:` metric, checkpoint …)
+ * The last `n` non-blank lines of a job's log, and how many it has. Line-protocol lines (`@arlarena:` metric, checkpoint …)
  * are the lab's own traffic — a checkpoint line holds megabytes of base64 — so they are shown shortened to their
  * kind and first characters; the lab has already stored what they carry.
  */
 export async function jobLogTail(client: RayClient, submissionId: string, n: number): Promise<{ lines: string[]; totalLines: number }> {
   const text = await client.jobLogs(submissionId);
-  const all = text.split('\n');
-  if (all.length > 0 && all[all.length - 1] === '') all.pop();
+  // Blank lines are left out: Ray's job log has one between most of the entrypoint's lines.
+  const all = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   const tail = all.slice(-n).map((l) => (l.includes('@arlarena:') && l.length > 200 ? `${l.slice(0, 160)}… (${l.length} characters)` : l));
   return { lines: tail, totalLines: all.length };
 }
