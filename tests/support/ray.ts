@@ -74,7 +74,15 @@ export async function startRayHead(opts: { numCpus?: number; timeoutMs?: number 
   writeFileSync(tokenFile, token);
   chmodSync(tokenFile, 0o600);
   const ports: Record<string, number> = {};
-  for (const k of ['port', 'dashboard-port', 'node-manager-port', 'object-manager-port', 'dashboard-agent-listen-port', 'dashboard-agent-grpc-port', 'metrics-export-port', 'runtime-env-agent-port', 'ray-client-server-port']) ports[k] = await freePort();
+  // Each port free and distinct: a port released by freePort() can be handed out again by the next call, and Ray
+  // refuses to start when two of its components share one (seen in CI: object_manager = metrics_export).
+  const taken = new Set<number>();
+  for (const k of ['port', 'dashboard-port', 'node-manager-port', 'object-manager-port', 'dashboard-agent-listen-port', 'dashboard-agent-grpc-port', 'metrics-export-port', 'runtime-env-agent-port', 'ray-client-server-port']) {
+    let p = await freePort();
+    while (taken.has(p)) p = await freePort();
+    taken.add(p);
+    ports[k] = p;
+  }
   // Worker ports below the kernel's ephemeral range (32768+), where the free ports above were picked.
   const minWorker = 11000 + (process.pid % 200) * 100;
   const args = [

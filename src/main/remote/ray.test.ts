@@ -33,7 +33,9 @@ function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => 
   return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
 }
 
-const TINY_ARGS = Object.entries({ ...TINY, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+// K pinned: a run is a function of (config, seed, K), and compute.workers = 0 resolves to this machine's cores
+// here but to 1 on Ray (the CPUs the job reserves), so the default would compare two different Ks.
+const TINY_ARGS = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -285,7 +287,7 @@ describe('arena --on a Ray cluster', () => {
 
 describe('re-attach after a lab restart', () => {
   it('the lab killed (-9) mid-run on Ray: resume re-attaches to the job that went on, catches up from its log, no step missing or twice, same metrics as an uninterrupted run', async () => {
-    const steps = Object.entries({ ...TINY, 'training.steps': 16, 'training.checkpointEvery': 4 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    const steps = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 16, 'training.checkpointEvery': 4 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
     const bin = join(import.meta.dirname, '..', '..', '..', 'bin', 'arlarena.mjs');
     const child = spawn(process.execPath, [bin, '--data-dir', dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';

@@ -13,6 +13,7 @@ import type { HostToWorker, WorkerToHost } from '../sessions/protocol';
 import type { SpawnWorker, WorkerHandle } from '../sessions/workerHost';
 import type { MetricRecord } from '../../shared/metrics';
 import type { TrainerStatus } from '../../core/training/types';
+import type { RunConfig } from '../../core/config/types';
 import { decodeLine } from './lineProtocol';
 import type { RayClient } from './rayClient';
 import { followJobLog } from './logFollow';
@@ -45,12 +46,19 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       if (existing) sub = { submissionId: existing.submission_id, existed: true };
       else {
         const pkg = await ensureLabPackage(client);
+        // compute.workers = 0 means "one per core" of the machine the run starts on; on a cluster that would be the
+        // node's cores, which Ray did not grant the job. A Ray run trains with the K it reserves: compute.workers
+        // when set, else 1 (issue 19: a run is a function of its config, seed and K, so K is pinned in the config sent).
+        // The job input holds the validated RunConfig as a plain record (job.ts); only compute is read here.
+        const compute = (input.config as unknown as Pick<RunConfig, 'compute'>).compute;
+        const workers = compute.workers > 0 ? compute.workers : 1;
+        const config = { ...input.config, compute: { ...compute, workers } };
         sub = await client.submitJob({
           submissionId: input.runId,
           entrypoint: LAB_ENTRYPOINT,
-          runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(input.config), [RUN_ID_ENV]: input.runId } },
+          runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(config), [RUN_ID_ENV]: input.runId } },
           metadata: { arlarena_run: input.runId },
-          entrypointNumCpus: 1,
+          entrypointNumCpus: workers,
         });
       }
       opts.onSubmitted?.(sub.submissionId, sub.existed);
