@@ -9,7 +9,8 @@
  *   weights bit for bit when repeated.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runTraining } from '../src/core/training/trainer';
+import { runTraining, workersOf } from '../src/core/training/trainer';
+import { readCheckpoint } from '../src/core/training/checkpoint';
 import { warmStartRecipe } from '../src/core/training/warmstart';
 import type { GradientPool } from '../src/core/training/shards';
 import type { TrainerDeps } from '../src/core/training/types';
@@ -18,13 +19,14 @@ import { deps, deterministicPart, recorder, tinyConfig, useWasm } from './tinyTr
 
 beforeAll(useWasm);
 
-/** Trainer deps with a K-worker pool on wasm; `onPool` sees each pool the trainer starts. */
-function poolDeps(onPool?: (p: GradPool) => GradientPool): TrainerDeps {
+/** Trainer deps with a K-worker pool on wasm; `onPool` sees each pool the trainer starts; `cores` = what src/main resolves compute.workers = 0 to. */
+function poolDeps(onPool?: (p: GradPool) => GradientPool, cores?: number): TrainerDeps {
   const base = deps();
   return {
     ...base,
     compute: {
       ...base.compute,
+      ...(cores !== undefined ? { workers: cores } : {}),
       createGradientPool: async (init) => {
         const p = await GradPool.start({ ...init, backend: 'wasm' });
         return onPool ? onPool(p) : p;
@@ -129,6 +131,28 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     expect(maxDiff).toBeLessThan(1e-5);
     for (const m of [one, a, b]) m.model.dispose();
   }, 120_000);
+
+  it('compute.workers = 0 keeps the K the run started with when it resumes on a machine with other cores; a stored config without the field stays at K = 1', async () => {
+    const cfg = tinyConfig('grpo', { 'training.steps': 2, 'training.checkpointEvery': 1, 'compute.workers': 0 });
+    const whole = recorder();
+    const rw = await runTraining(cfg, poolDeps(undefined, 2), whole.hooks);
+    expect(rw.workers).toBe(2);
+    expect(readCheckpoint(whole.rec.checkpoints[0]).state.workers).toBe(2);
+    // Resumed from step 1 where "one per core" would mean 1: it goes on with K = 2 and ends bit for bit where the
+    // uninterrupted run ended (K = 1 would change the summation order and so the weights).
+    const resumed = recorder();
+    const rr = await runTraining(cfg, poolDeps(undefined, 1), resumed.hooks, whole.rec.checkpoints[0]);
+    expect(rr.workers).toBe(2);
+    expect(deterministicPart(resumed.rec.metrics)).toEqual(deterministicPart(whole.rec.metrics.filter((m) => m.step > 1)));
+    expect(rr.checkpoint.files['policy.bin']).toEqual(rw.checkpoint.files['policy.bin']);
+
+    const compute = poolDeps(undefined, 2).compute;
+    const { workers: _w, ...computeWithout } = cfg.compute;
+    expect(workersOf({ ...cfg, compute: computeWithout as typeof cfg.compute }, compute)).toBe(1);
+    expect(workersOf(cfg, compute)).toBe(2);
+    expect(workersOf(cfg, compute, 3)).toBe(3);
+    expect(workersOf({ ...cfg, compute: { ...cfg.compute, workers: 1 } }, compute, 2)).toBe(1);
+  }, 240_000);
 
   it('an explicit K > 1 without a pool factory is a clear error', async () => {
     await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(/compute.workers 2: .*without a gradient worker pool.*compute.workers=1/);

@@ -30,6 +30,12 @@ export interface TrainerState {
   readonly configHash: string;
   /** Cumulative counters carried across resume (tokens seen, wall seconds before this session). */
   readonly totals: { readonly tokens: number; readonly wallSeconds: number };
+  /**
+   * K, the gradient workers the run trained with (issue 19). A resume with compute.workers = 0 ("one per core")
+   * keeps this K instead of taking the cores of the machine it resumes on: K sets the float32 summation order.
+   * Absent in checkpoints written before it was recorded.
+   */
+  readonly workers?: number;
 }
 
 export interface CheckpointContent {

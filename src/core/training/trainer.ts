@@ -121,7 +121,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   if (optimState && state) opt.setState({ t: state.optimStep, tensors: optimState });
   // compute.workers = K > 1: a pool of K gradient workers holding θ (started in the try below, so it is always
   // stopped). K = 1 keeps the single-thread path.
-  const K = workersOf(config, deps.compute);
+  const K = workersOf(config, deps.compute, state?.workers);
   let pool: GradientPool | null = null;
   const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
     pool ? poolLogProbs(pool, rs, temperature, budgetMB) : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
@@ -149,6 +149,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         refSource,
         configHash: cfgHash,
         totals: { tokens: totalTokens, wallSeconds: wallBefore + (clock.now() - t0) / 1000 },
+        workers: K,
       },
       policy: toNamed(model.getWeights()),
       ref: toNamed(refWeights),
@@ -167,7 +168,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     const final = snapshot();
     await hooks.onCheckpoint(final);
     hooks.onStatus({ phase: 'done', step, totalSteps, message: status });
-    return { status, step, lastMetrics, validation: lastVal, checkpoint: final, wallSeconds: (clock.now() - t0) / 1000 };
+    return { status, step, lastMetrics, validation: lastVal, checkpoint: final, wallSeconds: (clock.now() - t0) / 1000, workers: K };
   };
 
   /** One validation at `at`: its status, its metrics into `m`, its trajectories; remembered as the latest. */
@@ -641,13 +642,17 @@ function actorParamsOf(config: RunConfig): ActorLossParams {
 }
 
 /**
- * K, the gradient workers of this run: compute.workers when set (> 0), else what src/main resolved for the machine
- * (its cores), else 1. K > 1 needs the pool factory from src/main; an explicit K without one is an error.
+ * K, the gradient workers of this run: compute.workers when set (> 0); for 0 ("one per core") the K the run's
+ * checkpoint recorded when it resumes (`recorded`), else what src/main resolved for the machine (its cores), else 1.
+ * A stored config without the field was written before compute.workers existed, when every run trained on one
+ * thread: it stays at K = 1 on resume and reproduce. K > 1 needs the pool factory from src/main; an explicit K
+ * without one is an error.
  */
-export function workersOf(config: RunConfig, compute: TrainerDeps['compute']): number {
-  const asked = config.compute.workers ?? 0;
+export function workersOf(config: RunConfig, compute: TrainerDeps['compute'], recorded?: number): number {
+  const asked = (config.compute.workers as number | undefined) ?? 1;
   if (!Number.isInteger(asked) || asked < 0) throw new Error(`compute.workers: must be an integer ≥ 0 (0 = one per core), got ${asked}`);
-  const k = asked > 0 ? asked : Math.max(1, compute.workers ?? 1);
+  const resumedK = recorded !== undefined && Number.isInteger(recorded) && recorded >= 1 ? recorded : undefined;
+  const k = asked > 0 ? asked : (resumedK ?? Math.max(1, compute.workers ?? 1));
   if (k > 1 && !compute.createGradientPool) {
     if (asked > 0) throw new Error(`compute.workers ${asked}: this trainer was started without a gradient worker pool (src/main/compute builds one); set compute.workers=1 to train on one thread`);
     return 1;

@@ -131,4 +131,6 @@ export interface TrainingResult {
   readonly checkpoint: TrainerCheckpoint;
   /** Seconds of wall time in this call (clock-based). */
   readonly wallSeconds: number;
+  /** K, the gradient workers this run trained with (workersOf). */
+  readonly workers: number;
 }

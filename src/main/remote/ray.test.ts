@@ -36,6 +36,9 @@ function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => 
 // K pinned: a run is a function of (config, seed, K), and compute.workers = 0 resolves to this machine's cores
 // here but to 1 on Ray (the CPUs the job reserves), so the default would compare two different Ks.
 const TINY_ARGS = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+// The same without the rollout engine: train --on sets tfjs itself (the lab's Ray package has no onnxruntime-node).
+const { 'compute.rolloutEngine': _engine, ...TINY_NO_ENGINE } = TINY;
+const TINY_ARGS_RAY = Object.entries({ ...TINY_NO_ENGINE, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -121,10 +124,10 @@ describe('compute targets on a real Ray head with token auth', () => {
 });
 
 describe('lab runs as Ray jobs', () => {
-  it('the same config and seed give the same metrics on Ray as on this machine; checkpoint and trajectories come back; the token stays in its file', async () => {
+  it('the same config and seed give the same metrics on Ray as on this machine (train --on picks the tfjs rollout engine itself); checkpoint and trajectories come back; the token stays in its file', async () => {
     const onRay = ctx(dataDir);
     const t0 = Date.now();
-    expect(await train.run(['--preset', 'sampo', '--seed', '7', '--on', 'head', '--json', ...TINY_ARGS], onRay.ctx)).toBe(0);
+    expect(await train.run(['--preset', 'sampo', '--seed', '7', '--on', 'head', '--json', ...TINY_ARGS_RAY], onRay.ctx)).toBe(0);
     const rayRun = JSON.parse(onRay.out());
     console.log(`[ray] tiny 3-step run on Ray: ${Date.now() - t0} ms (package build/upload included)`);
     const here = ctx(dataDir);

@@ -19,10 +19,9 @@ export function createSessionsHandlers(services: MainServices): Handlers<AreaMet
   const lab = () => getLab(services);
   return {
     'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
-      // On Ray the rollout engine is tfjs unless asked otherwise: the lab's Ray package leaves out onnxruntime-node
-      // (native; src/main/remote/labPackage.ts), so the default engine would fail on the node.
+      // On Ray the rollout engine is tfjs unless asked otherwise (computeTarget.rayRunDefaults says why).
       const onRay = on !== undefined && on !== 'local';
-      const engine: Record<string, string> = onRay && overrides?.['compute.rolloutEngine'] === undefined ? { 'compute.rolloutEngine': 'tfjs' } : {};
+      const engine = onRay ? (await import('../../remote/computeTarget')).rayRunDefaults(overrides ?? {}) : {};
       const { config, issues } = resolveConfig(preset, env, { ...engine, ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
       if (!config) {
         const first = issues[0];

@@ -1,6 +1,6 @@
 import { parseCommandArgs, UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
-import { resolveTarget } from '../../remote/computeTarget';
+import { isRayTarget, rayRunDefaults, resolveTarget } from '../../remote/computeTarget';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
 
@@ -51,6 +51,8 @@ const train: CliCommand = {
     if (steps !== undefined) overrides['training.steps'] = steps;
     if (seed !== undefined) overrides.seed = seed;
     if (model !== undefined) overrides['model.size'] = model;
+    // On Ray: the engine the lab's Ray package can run, unless --set chose one (as the app's Run on does).
+    if (isRayTarget(values.on)) Object.assign(overrides, rayRunDefaults(overrides));
     const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
     const json = values.json === true;
     const tty = ctx.isTTY && !json;

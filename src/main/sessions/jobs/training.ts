@@ -4,7 +4,7 @@
  * The config was resolved and validated when the session started (sessions.start → resolveConfig).
  */
 import type { RunConfig } from '../../../core/config/types';
-import { runTraining, workersOf } from '../../../core/training/trainer';
+import { runTraining } from '../../../core/training/trainer';
 import type { TrainerDeps } from '../../../core/training/types';
 import { setupCompute } from '../../compute/index';
 import { shippedLoaderFor } from '../../training/shippedWarmStart';
@@ -22,7 +22,6 @@ export const trainingJob: TrainingJob = {
       loadWarmStart: shippedLoaderFor(config),
     };
     const result = await runTraining(config, deps, hooks, resume);
-    const workers = workersOf(config, deps.compute);
-    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail, workers } };
+    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail, workers: result.workers } };
   },
 };
