@@ -100,7 +100,10 @@ export async function followJobLog(
       await sleep(CONTROL_POLL_MS);
     }
   })();
+  // The failure message's tail keeps only lines a person reads: the metric protocol's lines and Ray's blank
+  // separators would otherwise fill all LAST_LINES slots and push out the lines that say what happened.
   const remember = (line: string) => {
+    if (line.trim() === '' || line.includes(LINE_PREFIX)) return;
     lastLines.push(line);
     if (lastLines.length > LAST_LINES) lastLines.shift();
   };
@@ -307,5 +310,5 @@ export async function followJobLog(
   }
   if (lineError) throw lineError;
   if (!info) throw new Error(`Ray job ${submissionId} could not be read`);
-  return { info, lastLines: lastLines.filter((l) => !l.includes(LINE_PREFIX)) };
+  return { info, lastLines };
 }
