@@ -20,7 +20,10 @@
  *   npm run bench:rl -- --clock cpu                    CPU seconds (robust on a loaded machine)
  *   npm run bench:rl -- --preset grpo --env frozenlake --steps 6 --set compute.logProbEngine=onnxruntime
  *   npm run bench:rl -- --workers 1,2,4                 data-parallel gradient workers K to compare (default 1,2)
+ *   npm run bench:rl -- --vs compute.reuseFirstMiniBatch=false   each K also with these overrides, A then B
  *
+ * --vs (repeatable) adds a variant B: for each K the default config (A) trains, then the same config with the --vs
+ * overrides (B), in this one process, so work-saving changes (issue 19 item 2) are timed side by side.
  * Each K in --workers (compute.workers, issue 19) trains the same config and seed in turn in this one process,
  * so the per-phase medians print side by side; tokens_per_s is the RL tokens a step processes (rollout prompt +
  * generated tokens, plus each trained row once per log-prob pass and once for the update) per second of step.
@@ -36,6 +39,7 @@ import { shippedLoaderFor } from '../src/main/training/shippedWarmStart';
 
 interface Row {
   workers: number;
+  variant: 'A' | 'B';
   preset: string;
   clock: string;
   env: string;
@@ -60,6 +64,7 @@ Options:
   --clock wall|cpu  wall seconds (default) or this process's CPU seconds (robust on a loaded machine)
   --set key=value   a config override (repeatable), e.g. --set compute.logProbEngine=onnxruntime
   --workers A,B     data-parallel gradient workers K to compare, run in turn (default 1,2)
+  --vs key=value    a variant B (repeatable): each K also runs with these overrides, right after A
   --json            one JSON object per line (per step, then the median)
   --help, -h        this help`;
 
@@ -70,6 +75,7 @@ const values = benchArgs('rl', USAGE, {
   clock: { type: 'string', default: 'wall' },
   set: { type: 'string', multiple: true },
   workers: { type: 'string', default: '1,2' },
+  vs: { type: 'string', multiple: true },
   json: { type: 'boolean', default: false },
 });
 
@@ -94,6 +100,8 @@ async function main(): Promise<void> {
       : (): number => performance.now();
   const { overrides, issues: setIssues } = parseSetArgs(values.set ?? []);
   if (setIssues.length > 0) throw new Error(setIssues.map((i) => i.message).join('; '));
+  const { overrides: vsOverrides, issues: vsIssues } = parseSetArgs(values.vs ?? []);
+  if (vsIssues.length > 0) usageError('rl', USAGE, `--vs: ${vsIssues.map((i) => i.message).join('; ')}`);
   // +1 warm-up step, +1 final step (validation) that is not timed.
   const { config, issues } = resolveConfig(values.preset!, values.env!, {
     'training.steps': timed + 2,
@@ -104,17 +112,24 @@ async function main(): Promise<void> {
     ...overrides,
   });
   if (!config) throw new Error(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  const variants: Array<{ name: 'A' | 'B'; config: typeof config }> = [{ name: 'A', config }];
+  if (values.vs && values.vs.length > 0) {
+    const b = resolveConfig(values.preset!, values.env!, { 'training.steps': timed + 2, 'training.validateEvery': 0, 'training.valEpisodes': 1, 'training.checkpointEvery': 0, 'training.sampleTrajectories': 0, ...overrides, ...vsOverrides });
+    if (!b.config) usageError('rl', USAGE, `--vs: ${b.issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    variants.push({ name: 'B', config: b.config });
+  }
   const workerCounts = values.workers!.split(',').map(Number);
   if (workerCounts.some((k) => !Number.isInteger(k) || k < 1)) usageError('rl', USAGE, `--workers: expected worker counts ≥ 1 like 1,2, got "${values.workers}"`);
   const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
   const all: Row[] = [];
   const walls: string[] = [];
-  for (const K of workerCounts) {
+  for (const K of workerCounts) for (const variant of variants) {
     const records: MetricRecord[] = [];
+    const tag = variants.length > 1 ? `K=${K}${variant.name}` : `K=${K}`;
     const hooks: TrainerHooks = {
       onMetrics: (r) => {
         records.push(r);
-        if (!values.json) process.stderr.write(`K=${K} step ${r.step}: ${r.values['batch/rows']} rows, ${r.values['perf/step_s'].toFixed(2)} s (${values.clock})\n`);
+        if (!values.json) process.stderr.write(`${tag} step ${r.step}: ${r.values['batch/rows']} rows, ${r.values['perf/step_s'].toFixed(2)} s (${values.clock})\n`);
       },
       onTrajectory: () => undefined,
       onCheckpoint: async () => undefined,
@@ -124,7 +139,7 @@ async function main(): Promise<void> {
       checkControl: async () => 'continue',
     };
     const t0 = performance.now();
-    const cfgK = { ...config, compute: { ...config.compute, workers: K } };
+    const cfgK = { ...variant.config, compute: { ...variant.config.compute, workers: K } };
     await runTraining(
       cfgK,
       { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool }, loadWarmStart: shippedLoaderFor(cfgK) },
@@ -136,6 +151,7 @@ async function main(): Promise<void> {
       const n = v['batch/rows'];
       return {
         workers: K,
+        variant: variant.name,
         preset: config.preset,
         clock: values.clock!,
         env: config.env.name,
@@ -153,6 +169,7 @@ async function main(): Promise<void> {
     const steady = rows.slice(1);
     const med: Row = {
       workers: K,
+      variant: variant.name,
       preset: config.preset,
       clock: values.clock!,
       env: config.env.name,
@@ -167,7 +184,7 @@ async function main(): Promise<void> {
       tokens_per_s: median(steady.map((r) => r.tokens_per_s)),
     };
     all.push(...rows, med);
-    walls.push(`K=${K} ${wall.toFixed(0)} s`);
+    walls.push(`${tag} ${wall.toFixed(0)} s`);
   }
   if (values.json) {
     for (const r of all) process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -180,19 +197,24 @@ async function main(): Promise<void> {
       `KL ${c.algorithm.kl.enabled ? 'on' : 'off'}, old log-probs on ${c.compute.logProbEngine}, ref log-probs on ${c.compute.refLogProbEngine}, mini-batch ${c.optim.miniBatchRows} rows\n` +
       `${compute.info.detail}\n${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${walls.join(', ')} (incl. warm start); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
   );
-  const head = ['K', 'step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s', 'tok/s'];
-  const fmt = (r: Row): string[] => [String(r.workers), String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2), r.tokens_per_s.toFixed(0)];
+  if (variants.length > 1) process.stdout.write(`variant B: ${(values.vs ?? []).join(' ')}\n\n`);
+  const head = ['K', 'var', 'step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s', 'tok/s'];
+  const fmt = (r: Row): string[] => [String(r.workers), r.variant, String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2), r.tokens_per_s.toFixed(0)];
   const table = [head, ...all.map(fmt)];
   const w = head.map((_, i) => Math.max(...table.map((t) => t[i].length)));
   for (const t of table) process.stdout.write(`${t.map((x, i) => x.padStart(w[i])).join('  ')}\n`);
   process.stdout.write('(step 1 is a warm-up and is left out of the median)\n');
   const meds = all.filter((r) => r.step === 'median');
-  const base = meds.find((r) => r.workers === 1);
+  const x = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+  const base = meds.find((r) => r.workers === 1 && r.variant === 'A');
   if (base) {
-    for (const m of meds.filter((r) => r.workers !== 1)) {
-      const x = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+    for (const m of meds.filter((r) => r.workers !== 1 && r.variant === 'A')) {
       process.stdout.write(`K=${m.workers} vs K=1 (medians): step ${x(base.step_s, m.step_s)} faster (log-probs ${x(base.logprob_s, m.logprob_s)}, update ${x(base.update_s, m.update_s)}), tokens/s ${x(m.tokens_per_s, base.tokens_per_s)}\n`);
     }
+  }
+  for (const b of meds.filter((r) => r.variant === 'B')) {
+    const a = meds.find((r) => r.workers === b.workers && r.variant === 'A')!;
+    process.stdout.write(`K=${b.workers}, A vs B (medians): A's step is ${x(b.step_s, a.step_s)} faster than B's (log-probs ${x(b.logprob_s, a.logprob_s)}, update ${x(b.update_s, a.update_s)})\n`);
   }
 }
 

@@ -57,6 +57,11 @@ export interface RunConfig {
     readonly activationBudgetMB: number;
     /** K data-parallel gradient workers; 0 = one per core (resolved in src/main, the core cannot see the machine). */
     readonly workers: number;
+    /**
+     * The first mini-batch's old log-probs come from the update's own first forward pass (θ = θ_old there) instead
+     * of a separate pass; absent in configs stored before the field (they keep the separate pass).
+     */
+    readonly reuseFirstMiniBatch?: boolean;
   };
   readonly rollout: {
     /** B: task instances per step (laptop 4; paper 16). */

@@ -36,8 +36,13 @@ export interface ActorShard {
   readonly adv: readonly number[];
   /** With `pgDenominator` and `auxDenominator` of the whole mini-batch. */
   readonly params: ActorLossParams;
-  /** One mini-batch × one epoch: π_old := sg(π_θ), the IS ratio is exactly 1 (spec §6.1-4). */
+  /**
+   * π_old := sg(π_θ), the IS ratio exactly 1 (spec §6.1-4): one mini-batch × one epoch, or the first mini-batch of
+   * the first epoch, which runs before any AdamW step (θ is still θ_old).
+   */
   readonly onPolicy: boolean;
+  /** Also send back each row's current log-probs: the trainer takes them as π_old for rows it did not recompute. */
+  readonly returnLogProbs?: boolean;
   readonly temperature: number;
   /** Response tokens of the whole mini-batch: token-mean metrics are weighted by the shard's share of them. */
   readonly mbTokens: number;
@@ -68,6 +73,8 @@ export interface ShardGrad {
   readonly grad: Float32Array;
   readonly present: readonly boolean[];
   readonly metrics: Record<string, number>;
+  /** Each row's current log-probs (its response length), when the shard asked for them (`returnLogProbs`). */
+  readonly logProbs?: number[][];
 }
 
 /**
@@ -126,19 +133,22 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
   const chunks = chunkRows(s.rows, model.config, s.budgetMB);
   const metrics: Record<string, number> = {};
   const grads: tf.NamedTensorMap = {};
+  const logProbs: number[][] = [];
   for (const [lo, hi] of chunks) {
     const rows = s.rows.slice(lo, hi);
     const R = Math.max(1, ...rows.map((r) => r.responseIds.length));
-    const oldT = padded(s.old.slice(lo, hi), R);
+    const oldT = s.onPolicy ? null : padded(s.old.slice(lo, hi), R);
     const refT = s.ref ? padded(s.ref.slice(lo, hi), R) : undefined;
     const advT = broadcastRows(s.adv.slice(lo, hi), R);
     let lossMetrics: Record<string, tf.Scalar> = {};
+    let current = null as tf.Tensor2D | null;
     const r = tf.variableGrads(() => {
       const cur = model.tokenLogProbs(rows, { temperature: s.temperature });
+      if (s.returnLogProbs) current = tf.keep(cur.logProbs);
       const res = actorLoss(
         {
           logProb: cur.logProbs,
-          oldLogProb: s.onPolicy ? (stopGradient(cur.logProbs) as tf.Tensor2D) : oldT,
+          oldLogProb: oldT ?? (stopGradient(cur.logProbs) as tf.Tensor2D),
           advantages: advT,
           mask: cur.mask,
           entropy: cur.entropy,
@@ -158,9 +168,18 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     }
     r.value.dispose();
     accumulateGrads(grads, r.grads);
-    tf.dispose([oldT, advT, ...(refT ? [refT] : [])]);
+    if (current) logProbs.push(...responseRows(current, rows));
+    tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : [])]);
   }
-  return { ...flattenGrads(model, grads), metrics };
+  return { ...flattenGrads(model, grads), metrics, ...(s.returnLogProbs ? { logProbs } : {}) };
+}
+
+/** The rows of a [rows, R] log-prob tensor cut to each row's response length, as plain arrays; disposes it. */
+export function responseRows(t: tf.Tensor2D, rows: readonly { readonly responseIds: ArrayLike<number> }[]): number[][] {
+  const R = t.shape[1];
+  const data = t.dataSync() as Float32Array;
+  t.dispose();
+  return rows.map((r, i) => Array.from(data.subarray(i * R, i * R + r.responseIds.length)));
 }
 
 /** One shard's behaviour-cloning gradient (worker side); metric `bc/loss` is the shard's part of the batch loss. */

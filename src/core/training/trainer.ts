@@ -36,7 +36,7 @@ import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
-import { SUMMED_METRICS, broadcastRows, combineShards, padded, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
+import { SUMMED_METRICS, broadcastRows, combineShards, padded, responseRows, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -267,6 +267,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       const temp = config.rollout.temperature;
       await interruptAt('logprobs');
       let old: { logProbs: number[][]; entropyMean: number[] };
+      // The first mini-batch's rows are not recomputed when nothing before the update needs them: the update's
+      // first forward pass runs at θ = θ_old and returns them (firstFromUpdate).
+      const firstFromUpdate = oldEngine ? 0 : firstMiniBatchFromUpdate(config, rows.length, needRef);
       if (oldEngine) {
         if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
@@ -274,10 +277,11 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         const ent = config.algorithm.advantage.estimator === 'empg' ? (await policyLogProbs(rows, temp)).entropyMean : rows.map(() => NaN);
         old = { logProbs: lp, entropyMean: ent };
       } else {
-        old = await policyLogProbs(rows, temp);
-        const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
-        m.set('mismatch/logprob_abs_max', mm.max);
-        m.set('mismatch/logprob_abs_mean', mm.mean);
+        const rest = firstFromUpdate < rows.length ? await policyLogProbs(rows.slice(firstFromUpdate), temp) : { logProbs: [], entropyMean: [] };
+        old = {
+          logProbs: [...Array.from({ length: firstFromUpdate }, (): number[] => []), ...rest.logProbs],
+          entropyMean: [...Array.from({ length: firstFromUpdate }, () => NaN), ...rest.entropyMean],
+        };
       }
       let ref: number[][] | null = null;
       if (needRef) {
@@ -304,8 +308,16 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
-      const upd = await (pool ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, () => interruptAt('update')) : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, () => interruptAt('update')));
+      const upd = await (pool
+        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, () => interruptAt('update'))
+        : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, () => interruptAt('update')));
       for (const [k, v] of Object.entries(upd.metrics)) m.set(k as Parameters<StepMetrics['set']>[0], v);
+      if (!oldEngine) {
+        // After the update: the first mini-batch's π_old log-probs came from its forward pass (firstFromUpdate).
+        const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
+        m.set('mismatch/logprob_abs_max', mm.max);
+        m.set('mismatch/logprob_abs_mean', mm.mean);
+      }
       if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
       const tUpdate = clock.now();
 
@@ -480,7 +492,7 @@ function wholeDenominators(
  * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
  */
-async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -502,26 +514,30 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
       const hi = Math.min(rows.length, lo + mb);
       const mbRows = rows.slice(lo, hi);
       const chunks = chunkRows(mbRows, model.config, budgetMB);
+      const capture = firstFromUpdate && e === 0 && b === 0;
+      const onPolicy = onPolicyShortcut || capture;
       // One chunk: the mini-batch is differentiated whole. Several: every chunk divides by the whole mini-batch's
       // denominators, so losses, metrics and gradients add up to the unsplit mini-batch's (chunking.ts).
-      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicyShortcut, temp);
+      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp);
       const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
       const chunkSums: Record<string, number> = {};
       let grads: tf.NamedTensorMap = {};
       for (const [cLo, cHi] of chunks) {
         const cRows = mbRows.slice(cLo, cHi);
         const R = Math.max(1, ...cRows.map((r) => r.responseIds.length));
-        const oldT = padded(old.slice(lo + cLo, lo + cHi), R);
+        const oldT = onPolicy ? null : padded(old.slice(lo + cLo, lo + cHi), R);
         const refT = ref ? padded(ref.slice(lo + cLo, lo + cHi), R) : undefined;
         const advT = broadcastRows(adv.slice(lo + cLo, lo + cHi), R);
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
+        let current = null as tf.Tensor2D | null;
         const r = tf.variableGrads(() => {
           const cur = model.tokenLogProbs(cRows, { temperature: temp });
+          if (capture) current = tf.keep(cur.logProbs);
           const res = actorLoss(
             {
               logProb: cur.logProbs,
-              oldLogProb: onPolicyShortcut ? (stopGradient(cur.logProbs) as tf.Tensor2D) : oldT,
+              oldLogProb: oldT ?? (stopGradient(cur.logProbs) as tf.Tensor2D),
               advantages: advT,
               mask: cur.mask,
               entropy: cur.entropy,
@@ -544,7 +560,8 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
         r.value.dispose();
         if (chunks.length === 1) grads = r.grads;
         else accumulateGrads(grads, r.grads);
-        tf.dispose([oldT, advT, ...(refT ? [refT] : [])]);
+        if (current) responseRows(current, cRows).forEach((lp, i) => (old[lo + cLo + i] = lp));
+        tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : [])]);
       }
       for (const [k, v] of Object.entries(chunkSums)) push(k, v);
       const rep = opt.step(grads, config.optim.lr);
@@ -582,11 +599,11 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
  * failure rejects before opt.step, so no update is half-applied.
  */
-async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
-  const onPolicy = nMb === 1 && epochs === 1;
+  const onPolicyShortcut = nMb === 1 && epochs === 1;
   const params = actorParamsOf(config);
   const vars = model.trainableVariables();
   const sums: Record<string, number[]> = {};
@@ -601,6 +618,8 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
       const lo = b * mb;
       const hi = Math.min(rows.length, lo + mb);
       const mbRows = rows.slice(lo, hi);
+      const capture = firstFromUpdate && e === 0 && b === 0;
+      const onPolicy = onPolicyShortcut || capture;
       const whole = wholeDenominators(model, chunkRows(mbRows, model.config, budgetMB), mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp);
       const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
       const shardParams: ActorLossParams = { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux };
@@ -612,11 +631,13 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
           adv: adv.slice(lo + a, lo + z),
           params: shardParams,
           onPolicy,
+          returnLogProbs: capture,
           temperature: temp,
           mbTokens,
           budgetMB,
         })),
       );
+      if (capture) parts.flatMap((p) => p.logProbs ?? []).forEach((lp, i) => (old[lo + i] = lp));
       const { grads, metrics } = combineShards(vars, parts);
       for (const [k, v] of Object.entries(metrics)) (sums[k] ??= []).push(v);
       const rep = opt.step(grads, config.optim.lr);
@@ -627,6 +648,19 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
     }
   }
   return summariseUpdate(sums, skipped, nMb * epochs, config);
+}
+
+/**
+ * How many leading rows (the first mini-batch) skip the old-log-prob pass: before the first AdamW step θ is still
+ * θ_old, so spec §6.1-4's π_old := sg(π_θ) holds exactly for the first mini-batch of the first epoch, and its
+ * forward pass returns those rows' old log-probs for later epochs and the mismatch metrics. 0 when something before
+ * the update needs every row's π_old: EMPG's entropies, or the KL penalty in the reward (spec §2.4); and 0 unless
+ * compute.reuseFirstMiniBatch is true (a stored config from before the field keeps the separate pass).
+ */
+export function firstMiniBatchFromUpdate(config: RunConfig, nRows: number, needRef: boolean): number {
+  const a = config.algorithm;
+  if (config.compute.reuseFirstMiniBatch !== true || a.advantage.estimator === 'empg' || (a.kl.inReward && needRef)) return 0;
+  return Math.min(nRows, Math.max(1, config.optim.miniBatchRows));
 }
 
 /** The actor-loss parameters of a config (spec §2.1). */

@@ -199,7 +199,7 @@ export class GradPool implements GradientPool {
   private async gradients(tasks: Array<Omit<GradTask, 'id'>>): Promise<ShardGrad[]> {
     const replies = await this.all(tasks);
     // Copied out of the shared buffers: the next call overwrites them.
-    return replies.map((r, i) => ({ grad: new Float32Array(this.slots[i].grad), present: r.present ?? [], metrics: r.metrics ?? {} }));
+    return replies.map((r, i) => ({ grad: new Float32Array(this.slots[i].grad), present: r.present ?? [], metrics: r.metrics ?? {}, ...(r.logProbs ? { logProbs: r.logProbs } : {}) }));
   }
 
   private async all(tasks: Array<Omit<GradTask, 'id'>>): Promise<Array<GradReply & { type: 'done' }>> {

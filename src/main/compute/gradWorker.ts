@@ -31,7 +31,7 @@ export type GradTask =
 
 export type GradReply =
   | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly id: number; readonly present?: boolean[]; readonly metrics?: Record<string, number>; readonly out?: { logProbs: number[][]; entropyMean: number[] } }
+  | { readonly type: 'done'; readonly id: number; readonly present?: boolean[]; readonly metrics?: Record<string, number>; readonly logProbs?: number[][]; readonly out?: { logProbs: number[][]; entropyMean: number[] } }
   | { readonly type: 'error'; readonly id: number | null; readonly message: string };
 
 function weightsFrom(cfg: ModelConfig, buf: SharedArrayBuffer): ModelWeights {
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         }
         const r = task.kind === 'actor' ? actorShardGradient(model, task.input) : bcShardGradient(model, task.input);
         grad.set(r.grad);
-        reply({ type: 'done', id: task.id, present: [...r.present], metrics: r.metrics });
+        reply({ type: 'done', id: task.id, present: [...r.present], metrics: r.metrics, ...(r.logProbs ? { logProbs: r.logProbs } : {}) });
       } catch (e) {
         reply({ type: 'error', id: task.id, message: (e as Error).message ?? String(e) });
       }
