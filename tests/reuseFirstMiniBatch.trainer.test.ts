@@ -96,12 +96,12 @@ describe('the first mini-batch takes its old log-probs from its own update pass'
   it('applies to the first mini-batch only when nothing before the update needs every row’s π_old', () => {
     const base = tinyConfig('grpo', { 'optim.miniBatchRows': 4 });
     expect(base.compute.reuseFirstMiniBatch).toBe(true);
-    expect(firstMiniBatchFromUpdate(base, 10, base.algorithm.kl.enabled)).toBe(4);
-    expect(firstMiniBatchFromUpdate(base, 3, false)).toBe(3);
-    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'compute.reuseFirstMiniBatch': false }), 10, false)).toBe(0);
-    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'algorithm.advantage.estimator': 'empg' }), 10, false)).toBe(0);
-    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'algorithm.kl.inReward': true }), 10, true)).toBe(0);
+    expect(firstMiniBatchFromUpdate(base, 10)).toBe(4);
+    expect(firstMiniBatchFromUpdate(base, 3)).toBe(3);
+    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'compute.reuseFirstMiniBatch': false }), 10)).toBe(0);
+    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'algorithm.advantage.estimator': 'empg' }), 10)).toBe(0);
+    expect(firstMiniBatchFromUpdate(tinyConfig('grpo', { 'algorithm.kl.inReward': true }), 10)).toBe(0);
     const { reuseFirstMiniBatch: _r, ...stored } = base.compute;
-    expect(firstMiniBatchFromUpdate({ ...base, compute: stored as typeof base.compute }, 10, false)).toBe(0);
+    expect(firstMiniBatchFromUpdate({ ...base, compute: stored as typeof base.compute }, 10)).toBe(0);
   });
 });

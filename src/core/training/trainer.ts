@@ -269,7 +269,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       let old: { logProbs: number[][]; entropyMean: number[] };
       // The first mini-batch's rows are not recomputed when nothing before the update needs them: the update's
       // first forward pass runs at θ = θ_old and returns them (firstFromUpdate).
-      const firstFromUpdate = oldEngine ? 0 : firstMiniBatchFromUpdate(config, rows.length, needRef);
+      const firstFromUpdate = oldEngine ? 0 : firstMiniBatchFromUpdate(config, rows.length);
       if (oldEngine) {
         if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
@@ -654,12 +654,13 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
  * How many leading rows (the first mini-batch) skip the old-log-prob pass: before the first AdamW step θ is still
  * θ_old, so spec §6.1-4's π_old := sg(π_θ) holds exactly for the first mini-batch of the first epoch, and its
  * forward pass returns those rows' old log-probs for later epochs and the mismatch metrics. 0 when something before
- * the update needs every row's π_old: EMPG's entropies, or the KL penalty in the reward (spec §2.4); and 0 unless
+ * the update needs every row's π_old: EMPG's entropies, or the KL penalty in the reward (`use_kl_in_reward`, spec §2.1;
+ * scoreShaping); and 0 unless
  * compute.reuseFirstMiniBatch is true (a stored config from before the field keeps the separate pass).
  */
-export function firstMiniBatchFromUpdate(config: RunConfig, nRows: number, needRef: boolean): number {
+export function firstMiniBatchFromUpdate(config: RunConfig, nRows: number): number {
   const a = config.algorithm;
-  if (config.compute.reuseFirstMiniBatch !== true || a.advantage.estimator === 'empg' || (a.kl.inReward && needRef)) return 0;
+  if (config.compute.reuseFirstMiniBatch !== true || a.advantage.estimator === 'empg' || a.kl.inReward) return 0;
   return Math.min(nRows, Math.max(1, config.optim.miniBatchRows));
 }
 
