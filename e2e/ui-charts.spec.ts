@@ -76,10 +76,10 @@ async function settled(page: Page, scope: string): Promise<void> {
 }
 
 /** Moves the mouse to a fraction of a chart's plot width, mid-height. */
-async function hover(page: Page, chart: Locator, fx: number): Promise<void> {
+async function hover(page: Page, chart: Locator, fx: number, steps = 4): Promise<void> {
   const box = await chart.boundingBox();
   if (!box) throw new Error('chart has no box');
-  await page.mouse.move(box.x + 56 + (box.width - 72) * fx, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.move(box.x + 56 + (box.width - 72) * fx, box.y + box.height / 2, { steps });
 }
 
 for (const inPage of [false, true]) {
@@ -216,8 +216,15 @@ for (const inPage of [false, true]) {
       const first = cards().first().locator('.chart');
       const second = cards().nth(1).locator('.chart');
       await settled(page, '[data-testid="compare"]');
-      await hover(page, first, 0.6);
-      await waitUntil('a hovered step', async () => /^step \d+$/.test(await attr(first, 'data-hover')), 10_000, 100);
+      // The other chart hovered first, then one single move onto this one: the group's hovered chart must change
+      // before that move is handled, or the move is reported with the other chart's x (a flake seen in CI).
+      await hover(page, second, 0.3);
+      await waitUntil('the other chart hovered', async () => /^step \d+$/.test(await attr(second, 'data-hover')), 10_000, 100);
+      await hover(page, first, 0.6, 1);
+      await waitUntil('a hovered step past the other chart\'s', async () => {
+        const h = await attr(first, 'data-hover');
+        return /^step \d+$/.test(h) && Number(h.slice(5)) > 80;
+      }, 10_000, 100);
       const label = await attr(first, 'data-hover');
       const step = Number(label.slice(5));
       expect(step).toBeGreaterThan(80);

@@ -154,6 +154,44 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     expect(workersOf({ ...cfg, compute: { ...cfg.compute, workers: 1 } }, compute, 2)).toBe(1);
   }, 240_000);
 
+  it('the old-log-prob pass goes in rounds of 32 rows per worker and a stop is answered between rounds', async () => {
+    // 9 tasks × 4 rollouts × 2 turns: more than one round (64 rows at K = 2); every row's π_old from the separate pass.
+    const cfg = tinyConfig('grpo', { 'compute.workers': 2, 'rollout.tasksPerStep': 9, 'rollout.groupSize': 4, 'compute.reuseFirstMiniBatch': false, 'optim.miniBatchRows': 36 });
+    const counting = (calls: number[][]) => (p: GradPool): GradientPool => ({
+      get size() {
+        return p.size;
+      },
+      setWeights: (w) => p.setWeights(w),
+      bc: (s) => p.bc(s),
+      actor: (s) => p.actor(s),
+      dispose: () => p.dispose(),
+      logProbs: (s) => {
+        calls.push(s.map((x) => x.rows.length));
+        return p.logProbs(s);
+      },
+    });
+    const whole: number[][] = [];
+    const w = recorder();
+    const done = await runTraining(cfg, poolDeps(counting(whole)), w.hooks);
+    expect(done.status).toBe('completed');
+    const rows = w.rec.metrics[0].values['batch/rows'] as number;
+    expect(rows).toBeGreaterThan(64);
+    expect(whole.flat().reduce((a, b) => a + b, 0)).toBe(rows);
+    expect(whole.length).toBe(Math.ceil(rows / 64));
+    expect(whole.slice(0, -1).every((c) => c.length === 2 && c[0] === 32 && c[1] === 32)).toBe(true);
+
+    // Asked before the pass, before round 1, then before round 2: the stop lands there, after one round.
+    const stopped: number[][] = [];
+    const s = recorder();
+    let asks = 0;
+    s.hooks.interrupted = async (where) => where === 'logprobs' && ++asks === 3;
+    const res = await runTraining(cfg, poolDeps(counting(stopped)), s.hooks);
+    expect(res.status).toBe('stopped');
+    expect(res.step).toBe(0);
+    expect(stopped).toEqual([[32, 32]]);
+    expect(s.rec.metrics).toEqual([]);
+  }, 240_000);
+
   it('an explicit K > 1 without a pool factory is a clear error', async () => {
     await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(/compute.workers 2: .*without a gradient worker pool.*compute.workers=1/);
   });

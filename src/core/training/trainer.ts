@@ -36,7 +36,7 @@ import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
-import { SUMMED_METRICS, broadcastRows, combineShards, padded, responseRows, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
+import { LOGPROB_CHUNK, SUMMED_METRICS, broadcastRows, combineShards, padded, responseRows, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -124,7 +124,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const K = workersOf(config, deps.compute, state?.workers);
   let pool: GradientPool | null = null;
   const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
-    pool ? poolLogProbs(pool, rs, temperature, budgetMB) : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
+    pool ? poolLogProbs(pool, rs, temperature, budgetMB, () => interruptAt('logprobs')) : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
 
   const rolloutRng = new Rng(hashSeed(config.seed, 'rollout'));
   if (state) rolloutRng.setState(state.rng.rollout);
@@ -695,11 +695,28 @@ export function workersOf(config: RunConfig, compute: TrainerDeps['compute'], re
   return k;
 }
 
-/** Old log-probs of `rows` on the pool: contiguous shards, one per worker, concatenated in order. */
-async function poolLogProbs(pool: GradientPool, rows: readonly TurnRow[], temperature: number, budgetMB: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
-  const shards = shardRanges(rows.length, pool.size);
-  const outs = await pool.logProbs(shards.map(([a, z]) => ({ rows: rows.slice(a, z).map(shardRow), temperature, budgetMB })));
-  return { logProbs: outs.flatMap((o) => o.logProbs), entropyMean: outs.flatMap((o) => o.entropyMean) };
+/**
+ * Old log-probs of `rows` on the pool, in rounds of LOGPROB_CHUNK rows per worker: each round's rows are split into
+ * contiguous shards, one per worker, and the outputs concatenated in order. Rounds, not one call for all rows, so a
+ * stop (`beforeRound`, the trainer's hooks.interrupted) is answered within one round instead of after the whole
+ * pass (issue 18: a K = 2 pass over ≈130 rows was one uninterruptible call). A worker chunks its shard by
+ * LOGPROB_CHUNK rows anyway, so a round is one chunk per worker; the last, shorter round is split evenly.
+ */
+async function poolLogProbs(pool: GradientPool, rows: readonly TurnRow[], temperature: number, budgetMB: number, beforeRound: () => Promise<void>): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
+  const logProbs: number[][] = [];
+  const entropyMean: number[] = [];
+  const round = LOGPROB_CHUNK * pool.size;
+  for (let lo = 0; lo < rows.length; lo += round) {
+    await beforeRound();
+    const part = rows.slice(lo, lo + round);
+    const shards = shardRanges(part.length, pool.size);
+    const outs = await pool.logProbs(shards.map(([a, z]) => ({ rows: part.slice(a, z).map(shardRow), temperature, budgetMB })));
+    for (const o of outs) {
+      logProbs.push(...o.logProbs);
+      entropyMean.push(...o.entropyMean);
+    }
+  }
+  return { logProbs, entropyMean };
 }
 
 /** A validation's metrics: held-out success, score, episode count and success per task type. */

@@ -7,7 +7,7 @@
  * Pointer events arrive as messages and are handed to zrender's handler as it would get them from the DOM;
  * the tooltip is drawn into the canvas (there is no DOM here).
  */
-import { draw, echarts, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
+import { draw, echarts, hovering, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
 import type { FromWorker, ToWorker } from './chartProtocol';
 
@@ -43,10 +43,14 @@ function handle(m: ToWorker): void {
     case 'resize':
       charts.get(m.id)?.resize({ width: m.width, height: m.height });
       return;
-    case 'pointer':
+    case 'pointer': {
+      const chart = charts.get(m.id);
+      if (!chart) return;
+      if (m.kind === 'mousemove') hovering(chart);
       // zrender reads the DOM event's modifier keys and calls preventDefault on it (roam controller): a stand-in.
-      charts.get(m.id)?.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y, zrDelta: m.delta, ctrlKey: m.ctrl === true, preventDefault() {}, stopPropagation() {} });
+      chart.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y, zrDelta: m.delta, ctrlKey: m.ctrl === true, preventDefault() {}, stopPropagation() {} });
       return;
+    }
     case 'resetZoom': {
       const chart = charts.get(m.id);
       if (chart) resetZoom(chart);

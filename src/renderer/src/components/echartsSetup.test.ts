@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SVGRenderer } from 'echarts/renderers';
-import { draw, echarts, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
+import { draw, echarts, hovering, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
 
 // No DOM here: ECharts' server-side mode (SVG renderer) runs the same models, zoom and axis code as the canvas.
@@ -90,6 +90,29 @@ describe('chart wiring (zoom, reports, crosshair sync)', () => {
     a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: py - 20 });
     expect(hovers.a.at(-1)).toBeCloseTo(150, 0);
     expect(hovers.b.at(-1)).toBe(hovers.a.at(-1));
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'leave' });
+    for (const c of [a, b]) c.dispose();
+  });
+  it('takes the x of the chart a single move lands on, when another chart of the group was hovered before', () => {
+    const a = chart();
+    const b = chart();
+    const hovers: Record<string, (number | null)[]> = { a: [], b: [] };
+    wireChart(a, 'switch', (r) => r.hover !== undefined && hovers.a.push(r.hover));
+    wireChart(b, 'switch', (r) => r.hover !== undefined && hovers.b.push(r.hover));
+    draw(a, metricChartOption(input(200)));
+    draw(b, metricChartOption(input(100)));
+    // b was the hovered chart; the pointer then reaches a in one move, which the chart worker (or, in the page,
+    // the container's capture listener) announces before ECharts handles the move.
+    hovering(b);
+    const [px, py] = a.convertToPixel({ gridIndex: 0 }, [150, 0]) as number[];
+    hovering(a);
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: py - 20 });
+    expect(hovers.a.at(-1)).toBeCloseTo(150, 0);
+    expect(hovers.b.at(-1)).toBe(hovers.a.at(-1));
+    // Without the announcement the group still names b: b's own x at that pixel (≈75), on both charts.
+    hovering(b);
+    a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px + 1, y: py - 20 });
+    expect(hovers.a.at(-1)).not.toBeCloseTo(150, 0);
     a.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'leave' });
     for (const c of [a, b]) c.dispose();
   });

@@ -79,6 +79,15 @@ export function wireChart(chart: Instance, group: string | undefined, report: (r
     let set = members.get(group);
     if (!set) members.set(group, (set = new Set()));
     set.add(chart);
+    // The group's hovered chart must be known before ECharts handles the move: connect hands the move to the
+    // other charts inside that same call, and their reports read `active`. Set only after it (a zrender listener),
+    // a single move onto another chart was reported with the previously hovered chart's x, or each chart's own
+    // (e2e ui-charts, the crosshair after a zoom reset). In the page the container's capture listeners run before
+    // zrender's; in the worker the host calls `hovering` before dispatching the move.
+    const dom = chart.getDom() as unknown as EventTarget | undefined;
+    if (typeof HTMLElement !== 'undefined' && dom instanceof HTMLElement) {
+      for (const kind of ['pointermove', 'mousemove']) dom.addEventListener(kind, () => activate(chart, group), { capture: true });
+    }
     chart.getZr().on('mousemove', () => activate(chart, group));
   }
   reporters.set(chart, report);
@@ -98,6 +107,11 @@ export function wireChart(chart: Instance, group: string | undefined, report: (r
     for (const c of members.get(group) ?? []) if (!c.isDisposed()) reporters.get(c)?.({ hover });
   });
   chart.on('datazoom', () => reportRange(chart, report));
+}
+
+/** The pointer moves over `chart`: it becomes its group's hovered chart (called before the move is dispatched). */
+export function hovering(chart: Instance): void {
+  if (chart.group) activate(chart, chart.group);
 }
 
 /** Reports the x range in view (after a zoom, or a setOption, which draws synchronously with lazyUpdate off). */
