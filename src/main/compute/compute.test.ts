@@ -73,6 +73,45 @@ describe('wasm BatchMatMul fix', () => {
   });
 });
 
+describe('wasm kernel replacements (issue 19)', () => {
+  it('GatherV2 of rows copies the indexed rows, refuses an index out of range, and leaves other gathers to wasm', () => {
+    const rng = new Rng(9);
+    const rows = 13;
+    const inner = 7;
+    const table = Float32Array.from({ length: rows * inner }, () => rng.float() * 2 - 1);
+    const ids = [[3, 0, 12], [12, 5, 3]];
+    const got = tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor2d(ids, [2, 3], 'int32')).arraySync()) as number[][][];
+    expect(got.map((r) => r.map((v) => v.length))).toEqual([[7, 7, 7], [7, 7, 7]]);
+    ids.forEach((r, i) => r.forEach((id, j) => expect(Float32Array.from(got[i][j])).toEqual(table.subarray(id * inner, (id + 1) * inner))));
+    expect(() => tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor1d([2, rows], 'int32')))).toThrow(/index value 13 is not in \[0, 12\]/);
+    // Along axis 1: wasm's own kernel.
+    const cols = tf.tidy(() => tf.gather(tf.tensor2d([[1, 2, 3], [4, 5, 6]]), tf.tensor1d([2, 0], 'int32'), 1).arraySync());
+    expect(cols).toEqual([[3, 1], [6, 4]]);
+  });
+  it('UnsortedSegmentSum (the embedding gradient) sums rows per segment and skips ids out of range', () => {
+    const x = tf.tensor2d([[1, 2], [3, 4], [5, 6], [7, 8]]);
+    const sums = tf.tidy(() => tf.unsortedSegmentSum(x, tf.tensor1d([2, 0, 2, 9], 'int32'), 3).arraySync());
+    expect(sums).toEqual([[3, 4], [0, 0], [6, 8]]);
+    x.dispose();
+  });
+  it('Identity and a same-dtype Cast share the buffer: each survives the other being disposed, and memory is freed once', () => {
+    const before = tf.memory().numBytes;
+    const a = tf.tensor1d([1, 2, 3]);
+    const b = tf.clone(a);
+    const c = tf.cast(a, 'float32');
+    a.dispose();
+    expect(Array.from(b.dataSync())).toEqual([1, 2, 3]);
+    b.dispose();
+    expect(Array.from(c.dataSync())).toEqual([1, 2, 3]);
+    c.dispose();
+    expect(tf.memory().numBytes).toBe(before);
+    const d = tf.tidy(() => tf.cast(tf.tensor1d([1.5, -2.5]), 'int32'));
+    expect(d.dtype).toBe('int32');
+    expect(Array.from(d.dataSync())).toEqual([1, -2]);
+    d.dispose();
+  });
+});
+
 describe('onnxruntime engine vs tfjs', () => {
   it('ORT logits equal tfjs logits within 1e-4 on random inputs', async () => {
     const rng = new Rng(11);
