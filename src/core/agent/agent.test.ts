@@ -134,6 +134,30 @@ describe('model', () => {
     m.dispose();
   });
 
+  it('GELU as x·σ(2u) (model.geluForm sigmoid) is the tanh form within float rounding; absent means tanh, bit for bit', () => {
+    const w = PolicyModel.create(cfg, new Rng(3), 't_gelu').getWeights();
+    const ids = tf.tensor2d([[1, 10, 11, 12, 4, 13, 5, 7, 6, 15]], [1, 10], 'int32');
+    const logits = (form?: 'sigmoid' | 'tanh'): Float32Array => {
+      const { geluForm: _g, ...base } = w.config;
+      const m = PolicyModel.fromWeights({ ...w, config: form ? { ...base, geluForm: form } : base }, `t_gelu_${form ?? 'absent'}`);
+      const out = m.forward(ids).dataSync() as Float32Array;
+      m.dispose();
+      return out;
+    };
+    const absent = logits();
+    const tanh = logits('tanh');
+    const sigmoid = logits('sigmoid');
+    expect(tanh).toEqual(absent);
+    let worst = 0;
+    for (let i = 0; i < tanh.length; i++) worst = Math.max(worst, Math.abs(sigmoid[i] - tanh[i]));
+    expect(worst).toBeLessThan(1e-5);
+    // Two float roundings of one function: some logits differ in their last bits.
+    expect(Array.from(sigmoid).some((v, i) => v !== tanh[i])).toBe(true);
+    expect(resolveModelConfig({ size: 'nano', geluForm: 'sigmoid' }, 200).geluForm).toBe('sigmoid');
+    expect(resolveModelConfig({ size: 'nano' }, 200).geluForm).toBeUndefined();
+    ids.dispose();
+  });
+
   it('gives gradients for every variable through tokenLogProbs', () => {
     const m = PolicyModel.create(cfg, new Rng(2), 't_grad');
     const { value, grads } = tf.variableGrads(() => {

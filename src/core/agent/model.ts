@@ -28,6 +28,11 @@ export interface ModelShape {
 export interface ModelConfig extends ModelShape {
   size: ModelSize;
   vocabSize: number;
+  /**
+   * How GELU is computed (RunConfig model.geluForm): 'sigmoid' x·σ(2u) or 'tanh' 0.5·x·(1 + tanh u), one function
+   * in two float roundings. Absent (checkpoints written before the field) = 'tanh', what they were trained with.
+   */
+  geluForm?: 'sigmoid' | 'tanh';
 }
 
 /**
@@ -45,7 +50,7 @@ export const MODEL_SIZES: Record<Exclude<ModelSize, 'custom'>, ModelShape & { wh
  * Resolve a model config: a named size fills every shape field (explicit fields override it); `custom` needs all
  * of them. Throws with the field, the value and the fix.
  */
-export function resolveModelConfig(spec: { size: ModelSize } & Partial<ModelShape>, vocabSize: number): ModelConfig {
+export function resolveModelConfig(spec: { size: ModelSize; geluForm?: 'sigmoid' | 'tanh' } & Partial<ModelShape>, vocabSize: number): ModelConfig {
   let base: Partial<ModelShape>;
   if (spec.size === 'custom') base = {};
   else if (spec.size in MODEL_SIZES) {
@@ -68,6 +73,7 @@ export function resolveModelConfig(spec: { size: ModelSize } & Partial<ModelShap
     nHeads: pick('nHeads'),
     dFF: pick('dFF'),
     maxSeqLen: pick('maxSeqLen'),
+    ...(spec.geluForm ? { geluForm: spec.geluForm } : {}),
   };
   if (!Number.isInteger(vocabSize) || vocabSize < 8) throw new Error(`model.vocabSize: must be an integer ≥ 8 (the special tokens), got ${vocabSize}`);
   if (cfg.dModel % cfg.nHeads !== 0) {
@@ -270,7 +276,7 @@ export class PolicyModel {
       const ctx = tf.reshape(tf.transpose(tf.matMul(probs, heads(vv)), [0, 2, 1, 3]), [N * T, d]);
       x = tf.add(x, tf.add(tf.matMul(ctx, v[`${p}attn.wo`]), v[`${p}attn.bo`])) as tf.Tensor2D;
       const b = layerNorm(x, v[`${p}ln2.g`], v[`${p}ln2.b`]);
-      const h1 = gelu(tf.add(tf.matMul(b, v[`${p}mlp.w1`]), v[`${p}mlp.b1`]));
+      const h1 = gelu(tf.add(tf.matMul(b, v[`${p}mlp.w1`]), v[`${p}mlp.b1`]), this.config.geluForm);
       x = tf.add(x, tf.add(tf.matMul(h1, v[`${p}mlp.w2`]), v[`${p}mlp.b2`])) as tf.Tensor2D;
     }
     return layerNorm(x, v['lnf.g'], v['lnf.b']);
@@ -311,7 +317,7 @@ export class PolicyModel {
         const ctx = tf.reshape(tf.transpose(tf.matMul(tf.softmax(scores), vAll), [0, 2, 1, 3]), [B * S, d]);
         x = tf.add(x, tf.add(tf.matMul(ctx, v[`${p}attn.wo`]), v[`${p}attn.bo`])) as tf.Tensor2D;
         const b = layerNorm(x, v[`${p}ln2.g`], v[`${p}ln2.b`]);
-        const h1 = gelu(tf.add(tf.matMul(b, v[`${p}mlp.w1`]), v[`${p}mlp.b1`]));
+        const h1 = gelu(tf.add(tf.matMul(b, v[`${p}mlp.w1`]), v[`${p}mlp.b1`]), this.config.geluForm);
         x = tf.add(x, tf.add(tf.matMul(h1, v[`${p}mlp.w2`]), v[`${p}mlp.b2`])) as tf.Tensor2D;
       }
       const last = tf.reshape(tf.slice(tf.reshape(x, [B, S, d]), [0, S - 1, 0], [B, 1, d]), [B, d]) as tf.Tensor2D;
@@ -426,12 +432,15 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
 }
 
 /**
- * GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³), computed as x·σ(2u), the
- * same function (½(1 + tanh(u)) = σ(2u)) in two ops fewer. On wasm, Tanh is a scalar loop (46 ms for a
- * [5728, 256] activation) where Sigmoid is vectorised (6 ms): a 32-row forward pass at history 0 took 312 ms with
- * tanh (issue 19). The cube as x·x·x (tf.pow is slow on wasm).
+ * GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³). 'sigmoid' computes it as
+ * x·σ(2u), the same function (½(1 + tanh u) = σ(2u)) in two ops fewer: on wasm, Tanh is a scalar loop (46 ms for
+ * a [5728, 256] activation) where Sigmoid is vectorised (6 ms), and a 32-row forward pass at history 0 took
+ * 312 ms with tanh (issue 19). 'tanh' (absent = checkpoints and configs from before the choice) keeps the old
+ * arithmetic bit for bit. The cube as x·x·x (tf.pow is slow on wasm).
  */
-function gelu(x: tf.Tensor): tf.Tensor {
-  const u2 = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), 2 * Math.sqrt(2 / Math.PI));
-  return tf.mul(x, tf.sigmoid(u2));
+function gelu(x: tf.Tensor, form: 'sigmoid' | 'tanh' = 'tanh'): tf.Tensor {
+  const cube = tf.mul(tf.mul(x, x), x);
+  if (form === 'sigmoid') return tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(cube, 0.044715)), 2 * Math.sqrt(2 / Math.PI))));
+  const inner = tf.mul(tf.add(x, tf.mul(cube, 0.044715)), Math.sqrt(2 / Math.PI));
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
 }

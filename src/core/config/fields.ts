@@ -48,6 +48,8 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'model.dFF', type: 'integer', default: 256, min: 8, max: 16384, section: 'model', doc: 'Feed-forward width (custom size only), usually 4 × dModel.' },
   { path: 'model.maxSeqLen', type: 'integer', default: 384, min: 32, max: 8192, section: 'model',
     doc: 'Context length in tokens (prompt + response), settable with any model size. Default: the size\'s own (nano 384, small/base 768), raised to what the environment\'s prompts need (shop 640). Prompts longer than this lose their oldest tokens; raise it with a long history window. Cost per row grows with it; a shipped warm start only loads with its own context. Paper: 2048–4096 prompt + 512 response.' },
+  { path: 'model.geluForm', type: 'enum', default: 'sigmoid', choices: ['sigmoid', 'tanh'], section: 'model',
+    doc: 'How the MLP\'s GELU (GPT-2\'s tanh approximation) is computed; both are the same function and differ only in float rounding. sigmoid (default): x·σ(2u), ≈ 7× faster than tanh on tfjs-wasm, whose Tanh is a scalar loop (a forward pass ≈ 25 % faster). tanh: 0.5·x·(1 + tanh u), what builds before this field computed; configs stored before it (older runs, bundles, the shipped warm starts\' recipes) keep it, so they reproduce bit for bit.' },
   // ---- compute
   { path: 'compute.backend', type: 'enum', default: 'auto', choices: ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'], section: 'compute',
     doc: 'tfjs backend for training. auto picks the fastest one present (tfjs-node-gpu, tfjs-node, wasm, cpu) and the run records which ran. Force one to compare speed or to reproduce a run recorded on it.' },

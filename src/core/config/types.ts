@@ -14,6 +14,7 @@ import type { PolicyLossName } from '../algorithms/losses/types';
 export type EnvName = 'sokoban' | 'frozenlake' | 'household' | 'shop';
 export type ModelSizeName = 'nano' | 'small' | 'base' | 'custom';
 export type BackendName = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
+export type GeluForm = 'sigmoid' | 'tanh';
 
 export interface RunConfig {
   /** Name of the preset this config was resolved from (presets/). */
@@ -43,6 +44,11 @@ export interface RunConfig {
     readonly dFF: number;
     /** Context length in tokens (prompt + response). */
     readonly maxSeqLen: number;
+    /**
+     * How GELU's tanh approximation is computed (one function, two float roundings): absent in configs stored
+     * before the field, which keep 'tanh' and so reproduce bit for bit.
+     */
+    readonly geluForm?: GeluForm;
   };
   readonly compute: {
     /** tfjs backend for training; `auto` picks the fastest available and the run records which ran. */

@@ -395,7 +395,8 @@ async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, ho
       throw new Error(`warmStart: the shipped ${spec.name} checkpoint has model ${JSON.stringify(got)} but the run asks for ${JSON.stringify(want)}; use the checkpoint's model size or set warmStart.source=scratch`);
     }
     hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: 0, message: `loaded shipped warm start ${shipped.ref}` });
-    return { tok: loaded.tokenizer, model: PolicyModel.fromWeights(loaded.weights), refSource: shipped.ref };
+    // The checkpoint's weights with the run's arithmetic (model.geluForm): the same function, so π_ref is unchanged.
+    return { tok: loaded.tokenizer, model: PolicyModel.fromWeights({ ...loaded.weights, config: { ...got, geluForm: want.geluForm } }), refSource: shipped.ref };
   }
   // compute.workers = K > 1: behaviour cloning shards each batch over a pool of its own (stopped when BC ends).
   const K = workersOf(config, deps.compute);

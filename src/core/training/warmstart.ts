@@ -183,5 +183,7 @@ export function envSpecOf(config: RunConfig): EnvSpec {
 
 export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
   const m = config.model;
-  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen } : { size: m.size, maxSeqLen: m.maxSeqLen };
+  // A config stored before model.geluForm keeps the tanh arithmetic it was run with.
+  const geluForm = m.geluForm ?? 'tanh';
+  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen, geluForm } : { size: m.size, maxSeqLen: m.maxSeqLen, geluForm };
 }

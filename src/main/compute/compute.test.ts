@@ -80,7 +80,7 @@ describe('wasm kernel replacements (issue 19)', () => {
     const inner = 7;
     const table = Float32Array.from({ length: rows * inner }, () => rng.float() * 2 - 1);
     const ids = [[3, 0, 12], [12, 5, 3]];
-    const got = tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor2d(ids, [2, 3], 'int32')).arraySync()) as number[][][];
+    const got = tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor2d(ids, [2, 3], 'int32')).arraySync()) as unknown as number[][][];
     expect(got.map((r) => r.map((v) => v.length))).toEqual([[7, 7, 7], [7, 7, 7]]);
     ids.forEach((r, i) => r.forEach((id, j) => expect(Float32Array.from(got[i][j])).toEqual(table.subarray(id * inner, (id + 1) * inner))));
     expect(() => tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor1d([2, rows], 'int32')))).toThrow(/index value 13 is not in \[0, 12\]/);
