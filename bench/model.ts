@@ -58,7 +58,9 @@ function steps(size: Size, quick: boolean): { warmup: number; trainSteps: number
 async function runOne(engine: Engine, size: Size, quick: boolean, profile: boolean): Promise<Row> {
   const { resolveModelConfig, initWeights, paramCount } = await import('../src/core/agent');
   const { Rng } = await import('../src/core/util/rng');
-  const cfg = resolveModelConfig({ size }, WORK.vocab);
+  const { DEFAULT_CONFIG } = await import('../src/core/config/index');
+  // The GELU arithmetic a new run uses (model.geluForm), so the tfjs rows time what training runs.
+  const cfg = resolveModelConfig({ size, geluForm: DEFAULT_CONFIG.model.geluForm }, WORK.vocab);
   const params = paramCount(cfg);
   const s = steps(size, quick);
   const rng = new Rng(1);

@@ -29,8 +29,9 @@ export async function dataParallelTraining(
   const { combineShards, shardRanges } = await import('../src/core/training/shards');
   const { initBackend } = await import('../src/main/compute/backends');
   const { GradPool } = await import('../src/main/compute/gradPool');
+  const { DEFAULT_CONFIG } = await import('../src/core/config/index');
   await initBackend('wasm');
-  const cfg = resolveModelConfig({ size }, work.vocab);
+  const cfg = resolveModelConfig({ size, geluForm: DEFAULT_CONFIG.model.geluForm }, work.vocab);
   const rng = new Rng(1);
   const randIds = (n: number): number[] => Array.from({ length: n }, () => 8 + rng.int(work.vocab - 8));
   const rows = Array.from({ length: work.trainRows }, () => ({ promptIds: [1, ...randIds(work.trainLen - work.respLen)], responseIds: randIds(work.respLen) }));

@@ -41,6 +41,9 @@ describe('warm-start recipe (arlarena warmstart)', () => {
     expect(rec.bcUpdates).toBe(6);
     expect(rec.bcUpdatesDone).toBe(3);
     expect(String(rec.reproduce)).toContain('--stop-after 3');
+    // The GELU arithmetic is part of the recipe (model.geluForm), so a later default cannot change what it reproduces.
+    expect(String(rec.reproduce)).toContain('--set model.geluForm=sigmoid');
+    expect((rec.model as { geluForm?: string }).geluForm).toBe('sigmoid');
     // A different budget gives different weights (the hash is not insensitive to the recipe).
     const c = await recipe(join(dir, 'c'), ['--updates', '6']);
     expect(c.files['weights.bin'].sha256).not.toBe(a.files['weights.bin'].sha256);

@@ -118,7 +118,7 @@ const warmstart: CliCommand = {
       seed: config.seed,
       bcUpdates: config.warmStart.bcUpdates,
       bcUpdatesDone: report.updates,
-      reproduce: `arlarena warmstart --env ${config.env.name} --model ${config.model.size} --history ${config.env.historyWindow} --seed ${config.seed} --updates ${config.warmStart.bcUpdates} --batch ${config.warmStart.bcBatchRows} --set warmStart.bcLr=${config.warmStart.bcLr}${report.updates < config.warmStart.bcUpdates ? ` --stop-after ${report.updates}` : ''}`,
+      reproduce: `arlarena warmstart --env ${config.env.name} --model ${config.model.size} --history ${config.env.historyWindow} --seed ${config.seed} --updates ${config.warmStart.bcUpdates} --batch ${config.warmStart.bcBatchRows} --set warmStart.bcLr=${config.warmStart.bcLr} --set model.geluForm=${policy.config.geluForm ?? 'tanh'}${report.updates < config.warmStart.bcUpdates ? ` --stop-after ${report.updates}` : ''}`,
       bcBatchRows: config.warmStart.bcBatchRows,
       bcLr: config.warmStart.bcLr,
       optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
