@@ -1,5 +1,5 @@
 /**
- * Two fixes that make tfjs-backend-wasm usable for training (measured in ../shared/notes/stack.md):
+ * Kernel replacements that make tfjs-backend-wasm usable for training (measured in ../shared/notes/stack.md and issue 19):
  *
  * 1. BatchMatMul with transposeA/transposeB is ~10× slower on wasm than an explicit Transpose followed by a plain
  *    matMul, and every matMul gradient uses the transposed forms. We re-register the kernel so it transposes
@@ -9,8 +9,9 @@
  *    XNNPACK path that a product with an unbatched right operand takes; on a BC update at history 0 the attention
  *    products were 58 % of the step. We therefore run such products one batch slice at a time through the fast path
  *    (copying each slice inside the wasm heap), which is exact and deterministic (same single-threaded kernel).
- * 2. wasm has no UnsortedSegmentSum kernel, which is the gradient of `gather` (e.g. an embedding lookup). The
- *    policy avoids gather in its differentiable path, but other callers may not: a small JS kernel fills the gap.
+ * 2. wasm has no UnsortedSegmentSum kernel, which is the gradient of `gather` (e.g. an embedding lookup): a small JS
+ *    kernel fills the gap, summing inside the wasm heap. With it the policy embeds tokens with gather
+ *    (model.ts canGatherGrad) instead of a one-hot matMul.
  * 3. GatherV2 of whole rows (a float32 matrix along axis 0: the policy's token embedding) copies each row with one
  *    copyWithin inside the wasm heap. wasm's kernel walks element by element: 14–21 ms for 5,728 rows of 64
  *    (a 32-row log-prob chunk at history 0; issue 19), ≈2 % of a forward-backward pass; a copy is exact.
@@ -170,6 +171,7 @@ export function applyWasmFixes(): void {
         const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
         const { numSegments } = attrs as unknown as { numSegments: number };
         const wasm = backend as BackendWasm;
+        if (x.dtype !== 'float32') throw new Error(`UnsortedSegmentSum on wasm: float32 values only (a gradient), got ${x.dtype}`);
         const ids = wasm.readSync(segmentIds.dataId) as Int32Array;
         const n = segmentIds.shape.reduce((p, q) => p * q, 1);
         const inner = x.shape.reduce((p, q) => p * q, 1) / Math.max(1, n);

@@ -86,7 +86,10 @@ export function wireChart(chart: Instance, group: string | undefined, report: (r
     // zrender's; in the worker the host calls `hovering` before dispatching the move.
     const dom = chart.getDom() as unknown as EventTarget | undefined;
     if (typeof HTMLElement !== 'undefined' && dom instanceof HTMLElement) {
-      for (const kind of ['pointermove', 'mousemove']) dom.addEventListener(kind, () => activate(chart, group), { capture: true });
+      const onMove = (): void => {
+        if (!chart.isDisposed()) activate(chart, group);
+      };
+      for (const kind of ['pointermove', 'mousemove']) dom.addEventListener(kind, onMove, { capture: true });
     }
     chart.getZr().on('mousemove', () => activate(chart, group));
   }
