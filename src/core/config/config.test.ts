@@ -129,6 +129,18 @@ describe('presets', () => {
 });
 
 describe('overrides and validation messages (field, value, fix)', () => {
+  it('a config stored before a field with a defined absence still validates; any other missing field is named', () => {
+    // What a bundle or run record from an older build holds: no compute.workers (K = 1), no
+    // compute.reuseFirstMiniBatch (the separate pass), no model.geluForm (tanh). Import and reproduce validate it.
+    const old = JSON.parse(JSON.stringify(DEFAULT_CONFIG)) as { compute: Record<string, unknown>; model: Record<string, unknown>; optim: Record<string, unknown> };
+    delete old.compute.workers;
+    delete old.compute.reuseFirstMiniBatch;
+    delete old.model.geluForm;
+    expect(validateConfig(old)).toEqual([]);
+    delete old.optim.lr;
+    expect(validateConfig(old).map((i) => i.message)).toEqual([expect.stringMatching(/optim.lr is missing; add it/)]);
+  });
+
   it('a null override leaves the preset\'s value', () => {
     expect(ok('sampo', 'sokoban', { 'algorithm.policyLoss.clipRatioLow': null }).algorithm.policyLoss.clipRatioLow).toBe(3e-3);
   });

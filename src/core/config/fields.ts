@@ -24,6 +24,11 @@ export interface FieldDef {
   /** The bound is strict (value must be > min / < max). */
   readonly minExclusive?: boolean;
   readonly maxExclusive?: boolean;
+  /**
+   * A field added after configs were first stored: what its absence means to the code that reads it. A stored
+   * config without it (an older run, bundle or recipe) is still a valid config and keeps that behaviour.
+   */
+  readonly absentMeans?: string;
 }
 
 const ENVS = ['sokoban', 'frozenlake', 'household', 'shop'] as const;
@@ -48,7 +53,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
   { path: 'model.dFF', type: 'integer', default: 256, min: 8, max: 16384, section: 'model', doc: 'Feed-forward width (custom size only), usually 4 × dModel.' },
   { path: 'model.maxSeqLen', type: 'integer', default: 384, min: 32, max: 8192, section: 'model',
     doc: 'Context length in tokens (prompt + response), settable with any model size. Default: the size\'s own (nano 384, small/base 768), raised to what the environment\'s prompts need (shop 640). Prompts longer than this lose their oldest tokens; raise it with a long history window. Cost per row grows with it; a shipped warm start only loads with its own context. Paper: 2048–4096 prompt + 512 response.' },
-  { path: 'model.geluForm', type: 'enum', default: 'sigmoid', choices: ['sigmoid', 'tanh'], section: 'model',
+  { path: 'model.geluForm', type: 'enum', default: 'sigmoid', choices: ['sigmoid', 'tanh'], section: 'model', absentMeans: 'tanh',
     doc: 'How the MLP\'s GELU (GPT-2\'s tanh approximation) is computed; both are the same function and differ only in float rounding. sigmoid (default): x·σ(2u), ≈ 7× faster than tanh on tfjs-wasm, whose Tanh is a scalar loop (a forward pass ≈ 25 % faster). tanh: 0.5·x·(1 + tanh u), what builds before this field computed; configs stored before it (older runs, bundles, the shipped warm starts\' recipes) keep it, so they reproduce bit for bit.' },
   // ---- compute
   { path: 'compute.backend', type: 'enum', default: 'auto', choices: ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'], section: 'compute',
@@ -61,9 +66,9 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     doc: 'Where reference log-probs (frozen π_ref, for the KL term) are computed. onnxruntime (default): π_ref never changes, so it is exported once and costs a forward pass on the fast engine; the engine gap (≈1e-6 per token) only touches the KL estimate. trainer: a second tfjs model, the reference implementation\'s choice, several times slower.' },
   { path: 'compute.activationBudgetMB', type: 'integer', default: 2048, min: 1, max: 1048576, section: 'compute',
     doc: 'Most estimated activation memory (MB) one differentiated batch may take. A BC batch or RL mini-batch over it is split into chunks whose gradients are summed: the same update up to float rounding, a little slower. tfjs-wasm\'s heap ends at ≈4 GB, so keep it ≤ 2048 there; raise it on tfjs-node(-gpu) for fewer chunks; lower it if a run dies with "Aborted()" or "table index is out of bounds".' },
-  { path: 'compute.workers', type: 'integer', default: 0, min: 0, max: 256, section: 'compute',
+  { path: 'compute.workers', type: 'integer', default: 0, min: 0, max: 256, section: 'compute', absentMeans: '1 (one thread)',
     doc: 'K: data-parallel training workers. Each RL mini-batch (and each old-log-prob pass) is split by row into K contiguous shards, each differentiated on its own worker thread with its own tfjs backend; the gradients are summed in worker order and applied in one AdamW update. 0 (default) = one per CPU core of the machine the run starts on; the K used is recorded with the run and reused by reproduce. 1 = the single-thread trainer. Same config, seed and K give bit-identical runs; a different K changes only the float32 summation order (tiny drift, not a different method). Lower it when other work shares the cores.' },
-  { path: 'compute.reuseFirstMiniBatch', type: 'boolean', default: true, section: 'compute',
+  { path: 'compute.reuseFirstMiniBatch', type: 'boolean', default: true, section: 'compute', absentMeans: 'false (the separate old-log-prob pass)',
     doc: 'Skip recomputing old log-probs for the first mini-batch of a step: its update runs before any AdamW step, at θ = θ_old, so its own forward pass gives π_old (under stop-gradient) and returns those log-probs for later epochs and mismatch/*. Saves that mini-batch\'s share of the old-log-prob pass (all of it with one mini-batch). The reference recomputes every row and uses the stored π_old on the first mini-batch too, where w ≈ 1 differs from 1 only by float rounding (spec §6.1-4); here w = 1 exactly there. Off by itself for EMPG and an in-reward KL, which need every row\'s π_old before the advantages; false restores the reference\'s separate pass.' },
   // ---- rollout / batch
   { path: 'rollout.tasksPerStep', type: 'integer', default: 4, min: 1, max: 1024, section: 'batch',

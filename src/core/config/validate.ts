@@ -82,6 +82,8 @@ export function validateConfig(config: unknown): ConfigIssue[] {
   for (const f of FIELD_TABLE) {
     const v = getPath(config, f.path);
     if (v === undefined) {
+      // A field newer than the stored config (an older run or bundle): its absence has a defined meaning.
+      if (f.absentMeans !== undefined) continue;
       issues.push({ field: f.path, value: v, message: `${f.path} is missing; add it (default ${JSON.stringify(f.default)})` });
       continue;
     }
