@@ -88,6 +88,22 @@ describe('wasm kernel replacements (issue 19)', () => {
     const cols = tf.tidy(() => tf.gather(tf.tensor2d([[1, 2, 3], [4, 5, 6]]), tf.tensor1d([2, 0], 'int32'), 1).arraySync());
     expect(cols).toEqual([[3, 1], [6, 4]]);
   });
+  it('Slice and SplitV copy the same values as a plain-array reference, for every rank and dtype they take', () => {
+    const data = Array.from({ length: 4 * 6 * 5 }, (_, i) => i - 37);
+    const x3 = tf.tensor3d(data, [4, 6, 5]);
+    const x2 = tf.tensor2d(data, [24, 5]);
+    const i2 = tf.tensor2d(data, [24, 5], 'int32');
+    const rows2 = (b: [number, number], s: [number, number]) => Array.from({ length: s[0] }, (_, r) => data.slice((b[0] + r) * 5 + b[1], (b[0] + r) * 5 + b[1] + s[1]));
+    expect(tf.slice(x2, [3, 1], [7, 3]).arraySync()).toEqual(rows2([3, 1], [7, 3]));
+    expect(tf.slice(i2, [0, 2], [24, 2]).arraySync()).toEqual(rows2([0, 2], [24, 2]));
+    expect(tf.slice(x2, [5, 0], [2, 5]).arraySync()).toEqual(rows2([5, 0], [2, 5]));
+    // A contiguous 3-D slice (whole inner dims) and a non-contiguous one (wasm's own kernel).
+    expect(tf.slice(x3, [1, 0, 0], [2, 6, 5]).arraySync()).toEqual(x3.arraySync().slice(1, 3));
+    expect(tf.slice(x3, [0, 2, 1], [4, 3, 2]).arraySync()).toEqual(x3.arraySync().map((m) => m.slice(2, 5).map((r) => r.slice(1, 3))));
+    const [q, k, v] = tf.split(x2, [2, 2, 1], 1);
+    expect([q.arraySync(), k.arraySync(), v.arraySync()]).toEqual([rows2([0, 0], [24, 2]), rows2([0, 2], [24, 2]), rows2([0, 4], [24, 1])]);
+    for (const t of [x3, x2, i2, q, k, v]) t.dispose();
+  });
   it('UnsortedSegmentSum (the embedding gradient) sums rows per segment and skips ids out of range', () => {
     const x = tf.tensor2d([[1, 2], [3, 4], [5, 6], [7, 8]]);
     const sums = tf.tidy(() => tf.unsortedSegmentSum(x, tf.tensor1d([2, 0, 2, 9], 'int32'), 3).arraySync());

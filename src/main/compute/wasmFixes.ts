@@ -18,6 +18,9 @@
  * 4. Identity, and Cast to the tensor's own dtype, share the input's buffer (reference-counted, as tfjs's cpu and
  *    webgl backends do) instead of copying it: tfjs tensors are immutable, and the gradient code calls them on
  *    every activation (≈200 copies, 65 ms of a 960 ms forward-backward pass over 32 rows; issue 19).
+ * 5. Slice (and so SplitV, which slices each part) copies straight between heap views: wasm's kernel first reads the
+ *    whole input out of the heap (readSync copies it), so splitting attention's [rows·T, 3d] projection into Q, K
+ *    and V copied that tensor three times over (1.1 s of main-thread readSync in a 5-step bench:rl run at K = 1).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
@@ -129,6 +132,73 @@ export function applyWasmFixes(): void {
         const oo = off(out);
         for (let i = 0; i < ids.length; i++) heap.copyWithin(oo + i * inner, xo + ids[i] * inner, xo + (ids[i] + 1) * inner);
         return out;
+      },
+    });
+  }
+
+  const slice = tf.getKernel('Slice', 'wasm');
+  const splitV = tf.getKernel('SplitV', 'wasm');
+  if (slice && splitV) {
+    /** x[begin : begin + size] copied between heap views; null where wasm's own kernel must do it. */
+    const sliceInHeap = (wasm: BackendWasm, x: tf.TensorInfo, begin: number[], size: number[]): tf.TensorInfo | null => {
+      if (x.dtype !== 'float32' && x.dtype !== 'int32') return null;
+      const contiguous = tf.slice_util.isSliceContinous(x.shape, begin, size);
+      if (!contiguous && x.shape.length !== 2) return null;
+      const out = wasm.makeOutput(size, x.dtype);
+      // The heap view read after the allocation, which may grow (and so replace) it; rows copied with copyWithin
+      // (one subarray per row cost as much as the copies on a [5728, 192] split).
+      const mod = wasm.wasm as unknown as { HEAPF32: Float32Array; HEAP32: Int32Array };
+      const heap = x.dtype === 'float32' ? mod.HEAPF32 : mod.HEAP32;
+      const xo = wasm.dataIdMap.get(x.dataId)!.memoryOffset / 4;
+      const oo = wasm.dataIdMap.get(out.dataId)!.memoryOffset / 4;
+      const strides = tf.util.computeStrides(x.shape);
+      if (contiguous) {
+        const from = xo + tf.slice_util.computeFlatOffset(begin, strides);
+        heap.copyWithin(oo, from, from + tf.util.sizeFromShape(size));
+      } else {
+        for (let r = 0; r < size[0]; r++) {
+          const from = xo + (begin[0] + r) * strides[0] + begin[1];
+          heap.copyWithin(oo + r * size[1], from, from + size[1]);
+        }
+      }
+      return out;
+    };
+    tf.unregisterKernel('Slice', 'wasm');
+    tf.registerKernel({
+      kernelName: 'Slice',
+      backendName: 'wasm',
+      kernelFunc: (args) => {
+        const { x } = args.inputs as { x: tf.TensorInfo };
+        const { begin, size } = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
+        const [b, s] = tf.slice_util.parseSliceParams(x as tf.Tensor, begin, size);
+        return sliceInHeap(args.backend as BackendWasm, x, b, s) ?? slice.kernelFunc(args);
+      },
+    });
+    // wasm's SplitV calls its own slice function directly, not the registered kernel: split here the same way.
+    tf.unregisterKernel('SplitV', 'wasm');
+    tf.registerKernel({
+      kernelName: 'SplitV',
+      backendName: 'wasm',
+      kernelFunc: (args) => {
+        const { x } = args.inputs as { x: tf.TensorInfo };
+        const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
+        const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+        const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+        const wasm = args.backend as BackendWasm;
+        const begin = x.shape.map(() => 0);
+        const parts: tf.TensorInfo[] = [];
+        for (const n of sizes) {
+          const size = [...x.shape];
+          size[ax] = n;
+          const part = sliceInHeap(wasm, x, [...begin], size);
+          if (!part) {
+            for (const p of parts) wasm.disposeData(p.dataId);
+            return splitV.kernelFunc(args);
+          }
+          parts.push(part);
+          begin[ax] += n;
+        }
+        return parts;
       },
     });
   }
