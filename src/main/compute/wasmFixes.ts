@@ -27,43 +27,58 @@ import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
 let applied = false;
 
+/** Where a tensor's data starts in the wasm heap, in 4-byte elements. */
+function heapOffset(wasm: BackendWasm, info: tf.TensorInfo): number {
+  return wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
+}
+
+/**
+ * The heap's float32 and int32 views. The emscripten module exports them, but tfjs's type for the module does not
+ * declare them. Read them after every allocation: growing wasm memory replaces them.
+ */
+function heaps(wasm: BackendWasm): { f32: Float32Array; i32: Int32Array } {
+  const m = wasm.wasm as unknown as { HEAPF32: Float32Array; HEAP32: Int32Array };
+  return { f32: m.HEAPF32, i32: m.HEAP32 };
+}
+
+/** Puts `make(original)` in place of wasm's kernel `name`, keeping its setup and dispose; no-op where wasm has none. */
+function replaceKernel(name: string, make: (original: tf.KernelConfig) => tf.KernelFunc): void {
+  const original = tf.getKernel(name, 'wasm');
+  if (!original) return;
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel({ kernelName: name, backendName: 'wasm', setupFunc: original.setupFunc, disposeFunc: original.disposeFunc, kernelFunc: make(original) });
+}
+
 export function applyWasmFixes(): void {
   if (applied) return;
   applied = true;
   const original = tf.getKernel('BatchMatMul', 'wasm');
   const transpose = tf.getKernel('Transpose', 'wasm');
   if (!original || !transpose) throw new Error('applyWasmFixes: the wasm backend is not registered (import @tensorflow/tfjs-backend-wasm first)');
-  tf.unregisterKernel('BatchMatMul', 'wasm');
-  tf.registerKernel({
-    kernelName: 'BatchMatMul',
-    backendName: 'wasm',
-    setupFunc: original.setupFunc,
-    disposeFunc: original.disposeFunc,
-    kernelFunc: ({ inputs, backend, attrs }) => {
-      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-      const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
-      const wasm = backend as BackendWasm;
-      if (!transposeA && !transposeB) return sliced(wasm, a, b) ?? original.kernelFunc({ inputs, backend, attrs });
-      const swapLast = (x: tf.TensorInfo): tf.TensorInfo => {
-        const r = x.shape.length;
-        const perm = [...Array(r).keys()];
-        perm[r - 2] = r - 1;
-        perm[r - 1] = r - 2;
-        return transpose.kernelFunc({ inputs: { x }, backend, attrs: { perm } }) as tf.TensorInfo;
-      };
-      const ta = transposeA ? swapLast(a) : a;
-      const tb = transposeB ? swapLast(b) : b;
-      const out =
-        sliced(wasm, ta, tb) ??
-        original.kernelFunc({
-          inputs: { a: ta, b: tb },
-          backend,
-          attrs: { ...attrs, transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap,
-        });
-      if (ta !== a) wasm.disposeData(ta.dataId);
-      if (tb !== b) wasm.disposeData(tb.dataId);
-      return out;
-    },
+  replaceKernel('BatchMatMul', () => ({ inputs, backend, attrs }) => {
+    const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+    const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
+    const wasm = backend as BackendWasm;
+    if (!transposeA && !transposeB) return sliced(wasm, a, b) ?? original.kernelFunc({ inputs, backend, attrs });
+    const swapLast = (x: tf.TensorInfo): tf.TensorInfo => {
+      const r = x.shape.length;
+      const perm = [...Array(r).keys()];
+      perm[r - 2] = r - 1;
+      perm[r - 1] = r - 2;
+      return transpose.kernelFunc({ inputs: { x }, backend, attrs: { perm } }) as tf.TensorInfo;
+    };
+    const ta = transposeA ? swapLast(a) : a;
+    const tb = transposeB ? swapLast(b) : b;
+    const out =
+      sliced(wasm, ta, tb) ??
+      original.kernelFunc({
+        inputs: { a: ta, b: tb },
+        backend,
+        attrs: { ...attrs, transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap,
+      });
+    if (ta !== a) wasm.disposeData(ta.dataId);
+    if (tb !== b) wasm.disposeData(tb.dataId);
+    return out;
   });
 
   /**
@@ -82,20 +97,18 @@ export function applyWasmFixes(): void {
     const N = b.shape[rb - 1];
     const out = wasm.makeOutput([...batchShape, M, N], 'float32');
     const ai = wasm.makeOutput([1, M, K], 'float32');
-    const off = (info: tf.TensorInfo): number => wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
-    // The emscripten module exports its heap views, but tfjs's type for the module does not declare them.
-    const heapF32 = (): Float32Array => (wasm.wasm as unknown as { HEAPF32: Float32Array }).HEAPF32;
+    const off = (info: tf.TensorInfo): number => heapOffset(wasm, info);
     try {
       for (let i = 0; i < B; i++) {
         // A fresh right operand per slice: the fast path caches its packed weights under the operand's id, so
         // reusing one buffer with new contents would multiply by stale weights.
         const bi = wasm.makeOutput([K, N], 'float32');
         // Read the heap view after every allocation: growing wasm memory replaces it.
-        let heap = heapF32();
+        let heap = heaps(wasm).f32;
         heap.copyWithin(off(ai), off(a) + i * M * K, off(a) + (i + 1) * M * K);
         heap.copyWithin(off(bi), off(b) + i * K * N, off(b) + (i + 1) * K * N);
         const oi = original.kernelFunc({ inputs: { a: ai, b: bi }, backend: wasm, attrs: { transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
-        heap = heapF32();
+        heap = heaps(wasm).f32;
         heap.copyWithin(off(out) + i * M * N, off(oi), off(oi) + M * N);
         wasm.disposeData(oi.dataId);
         wasm.disposeData(bi.dataId);
@@ -106,132 +119,89 @@ export function applyWasmFixes(): void {
     return out;
   };
 
-  const gather = tf.getKernel('GatherV2', 'wasm');
-  if (gather) {
-    tf.unregisterKernel('GatherV2', 'wasm');
-    tf.registerKernel({
-      kernelName: 'GatherV2',
-      backendName: 'wasm',
-      setupFunc: gather.setupFunc,
-      disposeFunc: gather.disposeFunc,
-      kernelFunc: (args) => {
-        const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
-        const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims?: number };
-        if (x.dtype !== 'float32' || x.shape.length !== 2 || (axis !== 0 && axis !== -2) || (batchDims ?? 0) !== 0) return gather.kernelFunc(args);
-        const wasm = args.backend as BackendWasm;
-        const ids = wasm.readSync(indices.dataId) as ArrayLike<number>;
-        const [rows, inner] = x.shape;
-        for (let i = 0; i < ids.length; i++) {
-          if (!(ids[i] >= 0 && ids[i] < rows)) throw new Error(`GatherV2: the index value ${ids[i]} is not in [0, ${rows - 1}]`);
-        }
-        const out = wasm.makeOutput([...indices.shape, inner], 'float32');
-        const off = (info: tf.TensorInfo): number => wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
-        // Read the heap view after the allocation: growing wasm memory replaces it.
-        const heap = (wasm.wasm as unknown as { HEAPF32: Float32Array }).HEAPF32;
-        const xo = off(x);
-        const oo = off(out);
-        for (let i = 0; i < ids.length; i++) heap.copyWithin(oo + i * inner, xo + ids[i] * inner, xo + (ids[i] + 1) * inner);
-        return out;
-      },
-    });
-  }
+  replaceKernel('GatherV2', (gather) => (args) => {
+    const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+    const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims?: number };
+    if (x.dtype !== 'float32' || x.shape.length !== 2 || (axis !== 0 && axis !== -2) || (batchDims ?? 0) !== 0) return gather.kernelFunc(args);
+    const wasm = args.backend as BackendWasm;
+    const ids = wasm.readSync(indices.dataId) as ArrayLike<number>;
+    const [rows, inner] = x.shape;
+    for (let i = 0; i < ids.length; i++) {
+      if (!(ids[i] >= 0 && ids[i] < rows)) throw new Error(`GatherV2: the index value ${ids[i]} is not in [0, ${rows - 1}]`);
+    }
+    const out = wasm.makeOutput([...indices.shape, inner], 'float32');
+    const heap = heaps(wasm).f32;
+    const xo = heapOffset(wasm, x);
+    const oo = heapOffset(wasm, out);
+    for (let i = 0; i < ids.length; i++) heap.copyWithin(oo + i * inner, xo + ids[i] * inner, xo + (ids[i] + 1) * inner);
+    return out;
+  });
 
-  const slice = tf.getKernel('Slice', 'wasm');
-  const splitV = tf.getKernel('SplitV', 'wasm');
-  if (slice && splitV) {
-    /** x[begin : begin + size] copied between heap views; null where wasm's own kernel must do it. */
-    const sliceInHeap = (wasm: BackendWasm, x: tf.TensorInfo, begin: number[], size: number[]): tf.TensorInfo | null => {
-      if (x.dtype !== 'float32' && x.dtype !== 'int32') return null;
-      const contiguous = tf.slice_util.isSliceContinous(x.shape, begin, size);
-      if (!contiguous && x.shape.length !== 2) return null;
-      const out = wasm.makeOutput(size, x.dtype);
-      // The heap view read after the allocation, which may grow (and so replace) it; rows copied with copyWithin
-      // (one subarray per row cost as much as the copies on a [5728, 192] split).
-      const mod = wasm.wasm as unknown as { HEAPF32: Float32Array; HEAP32: Int32Array };
-      const heap = x.dtype === 'float32' ? mod.HEAPF32 : mod.HEAP32;
-      const xo = wasm.dataIdMap.get(x.dataId)!.memoryOffset / 4;
-      const oo = wasm.dataIdMap.get(out.dataId)!.memoryOffset / 4;
-      const strides = tf.util.computeStrides(x.shape);
-      if (contiguous) {
-        const from = xo + tf.slice_util.computeFlatOffset(begin, strides);
-        heap.copyWithin(oo, from, from + tf.util.sizeFromShape(size));
-      } else {
-        for (let r = 0; r < size[0]; r++) {
-          const from = xo + (begin[0] + r) * strides[0] + begin[1];
-          heap.copyWithin(oo + r * size[1], from, from + size[1]);
-        }
+  /** x[begin : begin + size] copied between heap views; null where wasm's own kernel must do it. */
+  const sliceInHeap = (wasm: BackendWasm, x: tf.TensorInfo, begin: number[], size: number[]): tf.TensorInfo | null => {
+    if (x.dtype !== 'float32' && x.dtype !== 'int32') return null;
+    const contiguous = tf.slice_util.isSliceContinous(x.shape, begin, size);
+    if (!contiguous && x.shape.length !== 2) return null;
+    const out = wasm.makeOutput(size, x.dtype);
+    // The heap view read after the allocation, which may grow (and so replace) it; rows copied with copyWithin
+    // (one subarray per row cost as much as the copies on a [5728, 192] split).
+    const heap = x.dtype === 'float32' ? heaps(wasm).f32 : heaps(wasm).i32;
+    const xo = heapOffset(wasm, x);
+    const oo = heapOffset(wasm, out);
+    const strides = tf.util.computeStrides(x.shape);
+    if (contiguous) {
+      const from = xo + tf.slice_util.computeFlatOffset(begin, strides);
+      heap.copyWithin(oo, from, from + tf.util.sizeFromShape(size));
+    } else {
+      for (let r = 0; r < size[0]; r++) {
+        const from = xo + (begin[0] + r) * strides[0] + begin[1];
+        heap.copyWithin(oo + r * size[1], from, from + size[1]);
       }
-      return out;
-    };
-    tf.unregisterKernel('Slice', 'wasm');
-    tf.registerKernel({
-      kernelName: 'Slice',
-      backendName: 'wasm',
-      kernelFunc: (args) => {
-        const { x } = args.inputs as { x: tf.TensorInfo };
-        const { begin, size } = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
-        const [b, s] = tf.slice_util.parseSliceParams(x as tf.Tensor, begin, size);
-        return sliceInHeap(args.backend as BackendWasm, x, b, s) ?? slice.kernelFunc(args);
-      },
-    });
-    // wasm's SplitV calls its own slice function directly, not the registered kernel: split here the same way.
-    tf.unregisterKernel('SplitV', 'wasm');
-    tf.registerKernel({
-      kernelName: 'SplitV',
-      backendName: 'wasm',
-      kernelFunc: (args) => {
-        const { x } = args.inputs as { x: tf.TensorInfo };
-        const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
-        const ax = tf.util.parseAxisParam(axis, x.shape)[0];
-        const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
-        const wasm = args.backend as BackendWasm;
-        const begin = x.shape.map(() => 0);
-        const parts: tf.TensorInfo[] = [];
-        for (const n of sizes) {
-          const size = [...x.shape];
-          size[ax] = n;
-          const part = sliceInHeap(wasm, x, [...begin], size);
-          if (!part) {
-            for (const p of parts) wasm.disposeData(p.dataId);
-            return splitV.kernelFunc(args);
-          }
-          parts.push(part);
-          begin[ax] += n;
-        }
-        return parts;
-      },
-    });
-  }
+    }
+    return out;
+  };
+  replaceKernel('Slice', (slice) => (args) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    const { begin, size } = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
+    const [b, s] = tf.slice_util.parseSliceParams(x as tf.Tensor, begin, size);
+    return sliceInHeap(args.backend as BackendWasm, x, b, s) ?? slice.kernelFunc(args);
+  });
+  // wasm's SplitV calls its own slice function directly, not the registered kernel: split here the same way.
+  replaceKernel('SplitV', (splitV) => (args) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
+    const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+    const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+    const wasm = args.backend as BackendWasm;
+    const begin = x.shape.map(() => 0);
+    const parts: tf.TensorInfo[] = [];
+    for (const n of sizes) {
+      const size = [...x.shape];
+      size[ax] = n;
+      const part = sliceInHeap(wasm, x, [...begin], size);
+      if (!part) {
+        for (const p of parts) wasm.disposeData(p.dataId);
+        return splitV.kernelFunc(args);
+      }
+      parts.push(part);
+      begin[ax] += n;
+    }
+    return parts;
+  });
 
   const shared = (wasm: BackendWasm, x: tf.TensorInfo): tf.TensorInfo => {
     wasm.incRef(x.dataId);
     return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
   };
-  const identity = tf.getKernel('Identity', 'wasm');
-  if (identity) {
-    tf.unregisterKernel('Identity', 'wasm');
-    tf.registerKernel({
-      kernelName: 'Identity',
-      backendName: 'wasm',
-      kernelFunc: (args) => {
-        const { x } = args.inputs as { x: tf.TensorInfo };
-        return x.dtype === 'string' ? identity.kernelFunc(args) : shared(args.backend as BackendWasm, x);
-      },
-    });
-  }
-  const cast = tf.getKernel('Cast', 'wasm');
-  if (cast) {
-    tf.unregisterKernel('Cast', 'wasm');
-    tf.registerKernel({
-      kernelName: 'Cast',
-      backendName: 'wasm',
-      kernelFunc: (args) => {
-        const { x } = args.inputs as { x: tf.TensorInfo };
-        const { dtype } = args.attrs as unknown as { dtype: string };
-        return dtype === x.dtype && dtype !== 'string' ? shared(args.backend as BackendWasm, x) : cast.kernelFunc(args);
-      },
-    });
-  }
+  replaceKernel('Identity', (identity) => (args) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    return x.dtype === 'string' ? identity.kernelFunc(args) : shared(args.backend as BackendWasm, x);
+  });
+  replaceKernel('Cast', (cast) => (args) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    const { dtype } = args.attrs as unknown as { dtype: string };
+    return dtype === x.dtype && dtype !== 'string' ? shared(args.backend as BackendWasm, x) : cast.kernelFunc(args);
+  });
 
   if (!tf.getKernel('UnsortedSegmentSum', 'wasm')) {
     tf.registerKernel({
@@ -248,10 +218,9 @@ export function applyWasmFixes(): void {
         const outShape = [numSegments, ...x.shape.slice(segmentIds.shape.length)];
         // Summed in place in the wasm heap (a readSync of x and an output array cost more than the sums).
         const out = wasm.makeOutput(outShape, 'float32');
-        const heap = (wasm.wasm as unknown as { HEAPF32: Float32Array }).HEAPF32;
-        const at = (info: tf.TensorInfo): number => wasm.dataIdMap.get(info.dataId)!.memoryOffset / 4;
-        const xo = at(x);
-        const oo = at(out);
+        const heap = heaps(wasm).f32;
+        const xo = heapOffset(wasm, x);
+        const oo = heapOffset(wasm, out);
         heap.fill(0, oo, oo + numSegments * inner);
         for (let i = 0; i < n; i++) {
           const s = ids[i];
