@@ -5,6 +5,7 @@
  */
 import type { Alert, ApiEventName, ApiEventPayload, ApiInput, ApiMethodName, ApiOutput, ArlArenaApi, ConfigFieldDoc, EnvInfo, PresetInfo, RunSummary } from '../../shared/api';
 import type { ApiError, Result } from '../../shared/result';
+import { liveAlert } from './liveAlert';
 export type MetricInfo = ApiOutput<'catalog.metrics'>[number];
 
 export type AppInfo = ApiOutput<'app.info'>;
@@ -107,8 +108,8 @@ export class Lab {
         this.scheduleReload(2000);
       }),
       this.on('run.alert', ({ alert }) => {
-        const rest = this.alerts.filter((a) => !(a.id === alert.id && a.runId === alert.runId));
-        this.alerts = [alert, ...rest];
+        const same = (a: Alert): boolean => a.id === alert.id && a.runId === alert.runId;
+        this.alerts = [liveAlert(this.alerts.find(same), alert), ...this.alerts.filter((a) => !same(a))];
         this.scheduleReload();
       }),
     );

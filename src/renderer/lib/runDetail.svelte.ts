@@ -1,6 +1,7 @@
 /** State of the run detail view: the record, its live metric series and its alerts, kept current by events. */
 import type { Alert, RunBaselines, RunRecord } from '../../shared/api';
 import { baselineError } from './baselines';
+import { liveAlert } from './liveAlert';
 import type { Lab } from './lab.svelte';
 import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
 import { DEFAULT_CHART_KEYS, VAL_SUCCESS_KEY } from './metricKeys';
@@ -145,7 +146,7 @@ export class RunDetail {
       }),
       this.lab.on('run.alert', ({ runId, alert }) => {
         if (runId !== this.runId || !this.record) return;
-        const alerts = [...this.record.alerts.filter((a) => a.id !== alert.id), alert];
+        const alerts = [...this.record.alerts.filter((a) => a.id !== alert.id), liveAlert(this.record.alerts.find((a) => a.id === alert.id), alert)];
         this.record = { ...this.record, alerts, alertCount: alerts.length };
       }),
       this.lab.on('run.trajectory', (p) => {
