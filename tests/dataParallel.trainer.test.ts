@@ -35,6 +35,21 @@ function poolDeps(onPool?: (p: GradPool) => GradientPool, cores?: number): Train
   };
 }
 
+/** `p` as the trainer sees it, with some of its calls replaced (fault injection, call counting). */
+function wrapPool(p: GradPool, over: Partial<Omit<GradientPool, 'size'>>): GradientPool {
+  return {
+    get size() {
+      return p.size;
+    },
+    setWeights: (w) => p.setWeights(w),
+    bc: (s) => p.bc(s),
+    logProbs: (s) => p.logProbs(s),
+    actor: (s) => p.actor(s),
+    dispose: () => p.dispose(),
+    ...over,
+  };
+}
+
 const CFG = { 'training.steps': 3, 'training.checkpointEvery': 1, 'compute.workers': 2 };
 
 describe('data-parallel trainer (compute.workers = 2)', () => {
@@ -54,14 +69,7 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     // Worker 1 dies during the first update after the step-1 checkpoint.
     const c = recorder();
     let killed = false;
-    const killing = (p: GradPool): GradientPool => ({
-      get size() {
-        return p.size;
-      },
-      setWeights: (w) => p.setWeights(w),
-      bc: (s) => p.bc(s),
-      logProbs: (s) => p.logProbs(s),
-      dispose: () => p.dispose(),
+    const killing = (p: GradPool): GradientPool => wrapPool(p, {
       actor: async (s) => {
         if (!killed && c.rec.checkpoints.length > 0) {
           killed = true;
@@ -157,14 +165,7 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
   it('the old-log-prob pass goes in rounds of 32 rows per worker and a stop is answered between rounds', async () => {
     // 9 tasks × 4 rollouts × 2 turns: more than one round (64 rows at K = 2); every row's π_old from the separate pass.
     const cfg = tinyConfig('grpo', { 'compute.workers': 2, 'rollout.tasksPerStep': 9, 'rollout.groupSize': 4, 'compute.reuseFirstMiniBatch': false, 'optim.miniBatchRows': 36 });
-    const counting = (calls: number[][]) => (p: GradPool): GradientPool => ({
-      get size() {
-        return p.size;
-      },
-      setWeights: (w) => p.setWeights(w),
-      bc: (s) => p.bc(s),
-      actor: (s) => p.actor(s),
-      dispose: () => p.dispose(),
+    const counting = (calls: number[][]) => (p: GradPool): GradientPool => wrapPool(p, {
       logProbs: (s) => {
         calls.push(s.map((x) => x.rows.length));
         return p.logProbs(s);

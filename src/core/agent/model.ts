@@ -25,6 +25,9 @@ export interface ModelShape {
   maxSeqLen: number;
 }
 
+/** How GELU is computed: one function, two float roundings (gelu below; RunConfig model.geluForm). */
+export type GeluForm = 'sigmoid' | 'tanh';
+
 export interface ModelConfig extends ModelShape {
   size: ModelSize;
   vocabSize: number;
@@ -32,7 +35,7 @@ export interface ModelConfig extends ModelShape {
    * How GELU is computed (RunConfig model.geluForm): 'sigmoid' x·σ(2u) or 'tanh' 0.5·x·(1 + tanh u), one function
    * in two float roundings. Absent (checkpoints written before the field) = 'tanh', what they were trained with.
    */
-  geluForm?: 'sigmoid' | 'tanh';
+  geluForm?: GeluForm;
 }
 
 /**
@@ -50,7 +53,7 @@ export const MODEL_SIZES: Record<Exclude<ModelSize, 'custom'>, ModelShape & { wh
  * Resolve a model config: a named size fills every shape field (explicit fields override it); `custom` needs all
  * of them. Throws with the field, the value and the fix.
  */
-export function resolveModelConfig(spec: { size: ModelSize; geluForm?: 'sigmoid' | 'tanh' } & Partial<ModelShape>, vocabSize: number): ModelConfig {
+export function resolveModelConfig(spec: { size: ModelSize; geluForm?: GeluForm } & Partial<ModelShape>, vocabSize: number): ModelConfig {
   let base: Partial<ModelShape>;
   if (spec.size === 'custom') base = {};
   else if (spec.size in MODEL_SIZES) {
@@ -438,7 +441,7 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
  * 312 ms with tanh (issue 19). 'tanh' (absent = checkpoints and configs from before the choice) keeps the old
  * arithmetic bit for bit. The cube as x·x·x (tf.pow is slow on wasm).
  */
-function gelu(x: tf.Tensor, form: 'sigmoid' | 'tanh' = 'tanh'): tf.Tensor {
+function gelu(x: tf.Tensor, form: GeluForm = 'tanh'): tf.Tensor {
   const cube = tf.mul(tf.mul(x, x), x);
   if (form === 'sigmoid') return tf.mul(x, tf.sigmoid(tf.mul(tf.add(x, tf.mul(cube, 0.044715)), 2 * Math.sqrt(2 / Math.PI))));
   const inner = tf.mul(tf.add(x, tf.mul(cube, 0.044715)), Math.sqrt(2 / Math.PI));

@@ -10,11 +10,11 @@ import type { AdvantageName } from '../algorithms/advantages/types';
 import type { AggregationName } from '../algorithms/aggregation/types';
 import type { KlName } from '../algorithms/kl/types';
 import type { PolicyLossName } from '../algorithms/losses/types';
+import type { GeluForm } from '../agent/model';
 
 export type EnvName = 'sokoban' | 'frozenlake' | 'household' | 'shop';
 export type ModelSizeName = 'nano' | 'small' | 'base' | 'custom';
 export type BackendName = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
-export type GeluForm = 'sigmoid' | 'tanh';
 
 export interface RunConfig {
   /** Name of the preset this config was resolved from (presets/). */
