@@ -12,7 +12,9 @@
  *                                       (open in DevTools → Performance) and the raw trace next to it
  *
  "First render" = the summary table and every chart on the first screen drawn and painted (charts further
- * down draw as they scroll into view). Columns, per page load (a fresh browser page each time):
+ * down draw as they scroll into view). Columns, per page load (a fresh browser page each time; each load starts
+ * once the previous page's requests have all been answered, so that its deferred work — the baselines, the other
+ * charts' metrics — is not served during the next load, which no single user's open of a link would meet):
  *   nav_to_render_ms   navigation start → first render (HTML, JS, API calls, model, ECharts, paint)
  *   mount_to_render_ms Compare view mounted → first render
  *   data_ms            mount → runs.getMany and runs.metrics answered (server read + downsampling + transfer;
@@ -53,7 +55,7 @@ import type { SyntheticShape } from '../src/core/stability/synthetic';
 import { RESULTS_DIR, launchBrowser } from '../e2e/support/browser';
 import { LIGHT_CATEGORIES, TRACE_CATEGORIES, analyzeTrace, mainThreadToMark, type ProfileReport } from './uiProfile';
 import { startLab } from '../e2e/support/lab';
-import type { Browser, BrowserContext, CDPSession } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 
 const USAGE = `Usage: npm run bench:ui -- [options]
 Time to first render of the Compare view (cold deep link and in-app click) in Debian's Chromium, on synthetic runs.
@@ -232,6 +234,7 @@ async function coldLoad(browser: Browser, context: BrowserContext, url: string, 
   const trace = (await browser.stopTracing()).toString('utf8');
   const cpu = mainThreadToMark(trace);
   const task = metrics.find((x) => x.name === 'TaskDuration')?.value ?? NaN;
+  await settle(page);
   await page.close();
   return {
     trace,
@@ -240,6 +243,15 @@ async function coldLoad(browser: Browser, context: BrowserContext, url: string, 
       main_thread_ms: task * 1000, cpu_ms: cpu.cpuMs, worker_cpu_ms: cpu.workerCpuMs, api_ms: m.apiMs, charts: m.charts, charts_drawn: m.chartsDrawn,
     },
   };
+}
+
+/**
+ * Waits until the page's deferred requests (sent once the first screen is drawn and the page is idle: the
+ * baselines, the other charts' metrics) have been answered, so the server is idle again for the next load.
+ */
+async function settle(page: Page): Promise<void> {
+  await page.waitForTimeout(1500);
+  await page.waitForLoadState('networkidle');
 }
 
 interface RenderTimes {
@@ -304,6 +316,7 @@ async function inAppLoad(browser: Browser, origin: string, token: string, ids: s
     await page.click('[data-testid="compare-selected"]');
     const m = await waitForRender(cdp, errors);
     if (m.clickAt === null) throw new Error('the click on "Compare selected" was not recorded');
+    await settle(page);
     return { load, click_to_render_ms: m.sinceNavMs - m.clickAt, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs, api_ms: m.apiMs, charts_drawn: m.chartsDrawn };
   } finally {
     await context.close();
