@@ -27,3 +27,28 @@ describe('encodeMetricRecord', () => {
   });
 });
 
+
+describe('decodeMetricRecord', () => {
+  it('decodes spelled-out non-finite values and null (NaN) in the parsed object itself, keeping key order', () => {
+    const parsed = JSON.parse('{"step":3,"values":{"a":1,"val/success_rate":"NaN","up":"Infinity","down":"-Infinity","gone":null,"b":2}}');
+    const rec = decodeMetricRecord(parsed)!;
+    expect(rec.values).toBe(parsed.values);
+    expect(Object.keys(rec.values)).toEqual(['a', 'val/success_rate', 'up', 'down', 'gone', 'b']);
+    expect(rec.values['val/success_rate']).toBeNaN();
+    expect(rec.values.up).toBe(Infinity);
+    expect(rec.values.down).toBe(-Infinity);
+    expect(rec.values.gone).toBeNaN();
+  });
+
+  it('drops values that are not numbers (a copy without them), keeps a key named __proto__ as a key, and rejects malformed lines', () => {
+    const parsed = JSON.parse('{"step":1,"values":{"a":1,"note":"hello","__proto__":"NaN","flag":true,"c":"Infinity"}}');
+    const rec = decodeMetricRecord(parsed)!;
+    expect(Object.keys(rec.values)).toEqual(['a', '__proto__', 'c']);
+    expect(Object.getPrototypeOf(rec.values)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(rec.values, '__proto__')?.value).toBeNaN();
+    expect(rec.values.c).toBe(Infinity);
+    for (const bad of ['{"step":1.5,"values":{}}', '{"step":"1","values":{}}', '{"step":1,"values":[1,2]}', '{"step":1}', '[1]', 'null']) {
+      expect(decodeMetricRecord(JSON.parse(bad))).toBeUndefined();
+    }
+  });
+});

@@ -67,16 +67,35 @@ function encodeSpelled(rec: MetricRecord): string {
   return `${out}}}`;
 }
 
+/**
+ * A parsed metrics line as a record, decoded in place: its parsed values object is kept, with spelled-out
+ * non-finite values ("NaN" for a validation metric on a step without validation, on nearly every line) replaced
+ * by the numbers. Building a new object key by key cost as much as JSON.parse itself (≈ 0.1 s of a Compare's first
+ * read of 8 runs × 2,000 steps). A value that is not a number at all makes a copy without it (null reads as NaN).
+ */
 export function decodeMetricRecord(obj: unknown): MetricRecord | undefined {
   if (!obj || typeof obj !== 'object') return undefined;
   const o = obj as { step?: unknown; values?: unknown };
-  if (typeof o.step !== 'number' || !Number.isInteger(o.step) || !o.values || typeof o.values !== 'object') return undefined;
-  const values: Record<string, number> = {};
-  for (const [k, raw] of Object.entries(o.values as Record<string, unknown>)) {
-    const v = decodeValue(raw);
-    if (v !== undefined) values[k] = v;
+  if (typeof o.step !== 'number' || !Number.isInteger(o.step) || !o.values || typeof o.values !== 'object' || Array.isArray(o.values)) return undefined;
+  const raw = o.values as Record<string, unknown>;
+  for (const k in raw) {
+    const v = raw[k];
+    if (typeof v === 'number') continue;
+    const d = decodeValue(v);
+    if (d === undefined) return { step: o.step, values: withoutInvalid(raw) };
+    raw[k] = d;
   }
-  return { step: o.step, values };
+  return { step: o.step, values: raw as Record<string, number> };
+}
+
+function withoutInvalid(raw: Record<string, unknown>): Record<string, number> {
+  const values: Record<string, number> = {};
+  for (const k of Object.keys(raw)) {
+    const v = decodeValue(raw[k]);
+    // defineProperty: a key named "__proto__" stays a key instead of setting the object's prototype.
+    if (v !== undefined) Object.defineProperty(values, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return values;
 }
 
 export interface JsonlChunk {

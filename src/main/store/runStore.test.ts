@@ -92,9 +92,12 @@ describe('RunStore', () => {
     expect(series.nonFinite).toEqual([{ step: 2, value: 'NaN' }, { step: 3, value: '-Infinity' }]);
     // validation NaN is "not applicable", not an event
     expect((await s2.series(r.id, 'val/success_rate')).nonFinite).toEqual([]);
+    expect(await s2.metricKeys(r.id)).toEqual(['actor/grad_norm', 'actor/pg_loss', 'val/success_rate']);
     // next append repairs the torn tail first
-    await s2.appendMetrics(r.id, [{ step: 4, values: { 'actor/grad_norm': 1 } }]);
+    await s2.appendMetrics(r.id, [{ step: 4, values: { 'actor/grad_norm': 1, 'actor/entropy': 0.7 } }]);
     await s2.flush(r.id);
+    // Keys are collected when asked for: one logged after the first read is there too.
+    expect(await s2.metricKeys(r.id)).toEqual(['actor/entropy', 'actor/grad_norm', 'actor/pg_loss', 'val/success_rate']);
     const text = await readFile(join(s2.runDir(r.id), 'metrics.jsonl'), 'utf8');
     expect(text.trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([1, 2, 3, 4]);
   });

@@ -92,7 +92,9 @@ export interface OpenOptions {
 interface MetricCache {
   offset: number;
   rows: MetricRecord[];
+  /** The keys of rows[0, keysUpTo): collected only when asked for (metricKeys), not on every read. */
   keys: Set<string>;
+  keysUpTo: number;
 }
 
 function stamp(): string {
@@ -828,14 +830,12 @@ export class RunStore {
     } catch {
       size = 0;
     }
-    if (!cache || size < cache.offset) cache = { offset: 0, rows: [], keys: new Set() };
+    if (!cache || size < cache.offset) cache = { offset: 0, rows: [], keys: new Set(), keysUpTo: 0 };
     if (size > cache.offset) {
       const chunk = await readJsonl(file, cache.offset);
       for (const item of chunk.items) {
         const r = decodeMetricRecord(item);
-        if (!r) continue;
-        cache.rows.push(r);
-        for (const k of Object.keys(r.values)) cache.keys.add(k);
+        if (r) cache.rows.push(r);
       }
       cache.offset = chunk.offset;
     }
@@ -844,7 +844,11 @@ export class RunStore {
   }
 
   async metricKeys(id: string): Promise<string[]> {
-    return [...(await this.metricRows(id)).keys].sort();
+    const cache = await this.metricRows(id);
+    for (; cache.keysUpTo < cache.rows.length; cache.keysUpTo++) {
+      for (const k in cache.rows[cache.keysUpTo].values) cache.keys.add(k);
+    }
+    return [...cache.keys].sort();
   }
 
   /** One metric as a chart series (x by step, wall seconds or tokens), LTTB-downsampled with non-finite markers kept. */
