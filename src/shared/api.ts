@@ -120,6 +120,12 @@ export const RunSummary = z.object({
   summary: z.record(z.string(), z.number().nullable()),
   alertCount: z.number().int(),
   worstSeverity: Severity.nullable(),
+  /**
+   * The last step the collapse detector has checked: live while a lab run trains, as an import or a follow reads
+   * the log, or by runs.detect with `save` (`arlarena check --save`). Null or absent: never checked (a synthetic
+   * run, a record from before this was kept), so an empty alert list says nothing about collapse.
+   */
+  detectedThrough: z.number().int().nullable().optional(),
   /** The record's estimate of the seconds left (RunRecord.etaSeconds), for the runs table's ETA column. */
   etaSeconds: z.number().nullable().optional(),
   /** The config's training.valTemperature (0 = greedy validation); null for runs without one (imports, synthetic). */

@@ -156,7 +156,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     job,
     stopAfterStep: limit,
     post: (m) => {
-      if (m.type === 'metrics') void store.noteMetrics(rerun.id, m.records);
+      if (m.type === 'metrics') void store.noteMetrics(rerun.id, m.records, { detected: true });
       // The rerun runs the live detector like any run; its alerts are stored with it.
       if (m.type === 'alert') alerts.set(m.alert.id, m.alert);
       if (m.type === 'metrics' && opts.onProgress) opts.onProgress(m.records[m.records.length - 1].step, limit ?? record.totalSteps);

@@ -55,6 +55,8 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
     expect(rec.name).toBe('mine');
     expect(rec.tags).toEqual(['ext']);
     expect(rec.step).toBe(2);
+    // Every stored step went through the collapse detector: its empty alert list means something.
+    expect(rec.detectedThrough).toBe(2);
     expect(rec.source).toMatchObject({
       format: 'verl-console',
       framework: 'verl',

@@ -177,7 +177,7 @@ export class RunWriter {
         changed.set(u.alert.id, { alert: u.alert, kind: prev?.kind === 'raised' ? 'raised' : u.kind });
       }
     }
-    await this.store.appendMetrics(run.id, records);
+    await this.store.appendMetrics(run.id, records, { detected: true });
     this.stored += records.length;
     this.opts.onRecords?.(run.id, records);
     if (this.opts.following && changed.size > 0) {

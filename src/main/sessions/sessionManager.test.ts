@@ -50,6 +50,8 @@ describe('SessionManager (worker_threads)', () => {
     const rec = (await store.getRun(runId))!;
     expect(rec.status).toBe('completed');
     expect(rec.step).toBe(120);
+    // The job's live detector read every step it stored.
+    expect(rec.detectedThrough).toBe(120);
     expect(rec.backend.training).toBe('synthetic');
     const rows = await store.readMetrics(runId);
     expect(rows.map((r) => r.step)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));

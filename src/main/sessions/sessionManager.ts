@@ -360,7 +360,8 @@ export class SessionManager {
           s.detail = null;
         }
         s.progressDirty = true;
-        await this.store.noteMetrics(s.runId, m.records);
+        // The job fed each record to its live detector as it posted it (jobRunner.ts).
+        await this.store.noteMetrics(s.runId, m.records, { detected: true });
         return;
       case 'trajectory':
         s.pendingTrajectories.push({ step: m.step, trajUid: m.trajUid });

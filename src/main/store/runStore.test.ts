@@ -102,6 +102,47 @@ describe('RunStore', () => {
     expect(text.trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([1, 2, 3, 4]);
   });
 
+  it('keeps how far the collapse detector has read a run: from detected appends, a saved detection, or (old records) where the run came from', async () => {
+    const s = await openStore(dir);
+    const r = await s.createRun(base);
+    expect((await s.getRun(r.id))!.detectedThrough).toBeNull();
+    // A writer that did not feed the detector (a synthetic run) leaves it null.
+    await s.appendMetrics(r.id, [{ step: 1, values: { x: 1 } }, { step: 2, values: { x: 2 } }]);
+    expect((await s.getRun(r.id))!.detectedThrough).toBeNull();
+    // A training session or an import feeds each record to the detector as it stores it.
+    await s.appendMetrics(r.id, [{ step: 3, values: { x: 3 } }], { detected: true });
+    await s.noteMetrics(r.id, [{ step: 4, values: { x: 4 } }], { detected: true });
+    expect((await s.getRun(r.id))!.detectedThrough).toBe(4);
+    await s.flush(r.id);
+    await s.close();
+    const s2 = await openStore(dir);
+    expect((await s2.getRun(r.id))!.detectedThrough).toBe(4);
+    expect((await s2.listRuns()).find((x) => x.id === r.id)!.detectedThrough).toBe(4);
+    // A detection pass never moves it back, and one over an empty run leaves it as it was.
+    expect((await s2.recordDetection(r.id, [], 2)).detectedThrough).toBe(4);
+    expect((await s2.recordDetection(r.id, [], null)).detectedThrough).toBe(4);
+    expect((await s2.recordDetection(r.id, [], 9)).detectedThrough).toBe(9);
+
+    // Records written before the field existed: a lab run or an import was read live, a synthetic one never.
+    const legacy = await s2.createRun({ ...base, name: 'old lab run' });
+    const legacySynth = await s2.createRun({ ...base, name: 'old synthetic run', tags: ['synthetic'] });
+    for (const id of [legacy.id, legacySynth.id]) {
+      await s2.appendMetrics(id, [{ step: 1, values: { x: 1 } }, { step: 2, values: { x: 2 } }]);
+      await s2.flush(id);
+    }
+    await s2.close();
+    for (const id of [legacy.id, legacySynth.id]) {
+      const file = join(dir, 'runs', id, 'run.json');
+      const { detectedThrough: _dropped, ...old } = JSON.parse(await readFile(file, 'utf8'));
+      await writeFile(file, JSON.stringify(old));
+    }
+    await rm(join(dir, 'runs.json'), { force: true });
+    const s3 = await openStore(dir);
+    const list = await s3.listRuns();
+    expect(list.find((x) => x.id === legacy.id)!.detectedThrough).toBe(2);
+    expect(list.find((x) => x.id === legacySynth.id)!.detectedThrough).toBeNull();
+  });
+
   it('moves a corrupt catalog aside and rebuilds it from run folders', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);

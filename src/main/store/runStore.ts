@@ -30,6 +30,7 @@ import { appCommit, appVersion } from '../appInfo';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
+import { detectedThroughOf } from '../../shared/detection';
 import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
 import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
@@ -65,6 +66,11 @@ export interface CreateRunInput {
 
 export type RunPatch = Partial<Omit<RunRecord, 'id' | 'createdAt' | 'alertCount' | 'worstSeverity'>>;
 
+export interface NoteOptions {
+  /** The writer fed these records to the collapse detector (RunRecord.detectedThrough follows their last step). */
+  readonly detected?: boolean;
+}
+
 export interface SeriesOptions {
   readonly xAxis?: XAxisName;
   /** Downsample to at most this many points (LTTB; non-finite markers kept). Default: no downsampling. */
@@ -82,7 +88,7 @@ const STOP_REQUEST_FILE = '.stop-request';
 export const UNKNOWN_BACKEND: ComputeBackendInfo = { training: 'unknown', rollout: 'unknown', detail: 'not recorded', available: [] };
 
 /** Record fields folded from metric records by this process and not yet written to run.json. */
-type MetricFold = Pick<RunRecord, 'summary' | 'step' | 'wallSeconds' | 'etaSeconds'>;
+type MetricFold = Pick<RunRecord, 'summary' | 'step' | 'wallSeconds' | 'etaSeconds' | 'detectedThrough'>;
 
 export interface OpenOptions {
   /** Cross-process lock timing (tests shorten it). */
@@ -118,11 +124,19 @@ export function defaultRunName(lead: string, seed: number, id: string, taken: (n
   return taken(short) ? `${lead} · seed ${seed} · ${id}` : short;
 }
 
+/** `current` with `found` replacing or adding alerts by id, sorted by first step; acknowledgements are kept. */
+function mergeAlerts(current: readonly Alert[], found: readonly Alert[]): Alert[] {
+  const byId = new Map(current.map((a) => [a.id, a]));
+  for (const a of found) byId.set(a.id, { ...a, acknowledged: a.acknowledged || (byId.get(a.id)?.acknowledged ?? false) });
+  return [...byId.values()].sort((a, b) => a.firstStep - b.firstStep);
+}
+
 export function toSummary(r: RunRecord): RunSummary {
   return {
     id: r.id, kind: r.kind ?? 'lab', name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
     totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
     alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds, valTemperature: valTemperatureOf(r.config),
+    detectedThrough: detectedThroughOf(r),
   };
 }
 
@@ -462,6 +476,7 @@ export class RunStore {
         finishedAt: null,
         error: null,
         alerts: [],
+        detectedThrough: null,
         wallSeconds: 0,
         etaSeconds: null,
         ...(input.source ? { source: input.source } : {}),
@@ -591,11 +606,19 @@ export class RunStore {
 
   /** Replace or add alerts by id; an alert already acknowledged stays acknowledged. */
   async upsertAlerts(id: string, alerts: readonly Alert[]): Promise<RunRecord> {
-    return this.updateRun(id, (r) => {
-      const byId = new Map(r.alerts.map((a) => [a.id, a]));
-      for (const a of alerts) byId.set(a.id, { ...a, acknowledged: a.acknowledged || (byId.get(a.id)?.acknowledged ?? false) });
-      return { alerts: [...byId.values()].sort((a, b) => a.firstStep - b.firstStep) };
-    });
+    return this.updateRun(id, (r) => ({ alerts: mergeAlerts(r.alerts, alerts) }));
+  }
+
+  /**
+   * A detector pass over the run's stored metrics (runs.detect with save, `arlarena check --save`): its alerts
+   * merged as upsertAlerts does, and the record's detectedThrough moved to `through`, the last step it read (null:
+   * the run has no metrics yet, nothing was checked).
+   */
+  async recordDetection(id: string, alerts: readonly Alert[], through: number | null): Promise<RunRecord> {
+    return this.updateRun(id, (r) => ({
+      alerts: mergeAlerts(r.alerts, alerts),
+      ...(through === null ? {} : { detectedThrough: Math.max(r.detectedThrough ?? -1, through) }),
+    }));
   }
 
   async deleteRun(id: string): Promise<boolean> {
@@ -747,19 +770,21 @@ export class RunStore {
 
   /**
    * Append metric records (this process must be the run's single writer). Folds step, wall time, ETA and summary
-   * into the record, written at most every 2 s from here (call `flush` to write now).
+   * into the record, written at most every 2 s from here (call `flush` to write now). `detected`: the writer has
+   * fed these records to the collapse detector, so the record's detectedThrough follows them.
    */
-  async appendMetrics(id: string, records: readonly MetricRecord[]): Promise<void> {
+  async appendMetrics(id: string, records: readonly MetricRecord[], opts: NoteOptions = {}): Promise<void> {
     if (records.length === 0) return;
     await this.filesOf(id).appendMetrics(records);
-    await this.noteMetrics(id, records);
+    await this.noteMetrics(id, records, opts);
   }
 
   /**
    * Fold metric records another writer already appended (a session worker) into the run record: step, wall
-   * time, ETA, summary. The record is written at most every 2 s from here; `flush` writes it now.
+   * time, ETA, summary, and with `detected` the detector's progress. The record is written at most every 2 s
+   * from here; `flush` writes it now.
    */
-  async noteMetrics(id: string, records: readonly MetricRecord[]): Promise<void> {
+  async noteMetrics(id: string, records: readonly MetricRecord[], opts: NoteOptions = {}): Promise<void> {
     if (records.length === 0) return;
     const cur = this.db.data.runs[id];
     if (!cur) return;
@@ -770,6 +795,7 @@ export class RunStore {
     const wallSeconds = wall !== undefined && Number.isFinite(wall) ? wall : cur.wallSeconds;
     const eta = last.step > 0 && wallSeconds > 0 ? (wallSeconds / last.step) * Math.max(0, cur.totalSteps - last.step) : null;
     const fold: MetricFold = { summary, step: Math.max(cur.step, last.step), wallSeconds, etaSeconds: eta };
+    if (opts.detected) fold.detectedThrough = Math.max(cur.detectedThrough ?? -1, last.step);
     this.folds.set(id, fold);
     this.db.data.runs[id] = { ...cur, ...fold };
     if (Date.now() - (this.lastRecordWrite.get(id) ?? 0) >= RECORD_WRITE_INTERVAL_MS) await this.updateRun(id, {});

@@ -114,6 +114,18 @@ export class CompareState {
     this.loading = false;
   }
 
+  /**
+   * Runs the collapse detector over these stored runs, saving its alerts (runs.detect with save, as
+   * `arlarena check --save`), then reads the compared runs' records again: their alerts, counts and verdicts.
+   */
+  async detect(runIds: readonly string[]): Promise<void> {
+    const seq = this.loadSeq;
+    for (const runId of runIds) await this.lab.call('runs.detect', { runId, save: true });
+    if (seq !== this.loadSeq || this.records.length === 0) return;
+    const recs = await this.lab.call('runs.getMany', { runIds: this.records.map((r) => r.id) });
+    if (recs.ok && seq === this.loadSeq) this.records = recs.value.runs;
+  }
+
   private async loadBaselines(ids: readonly string[], seq: number): Promise<void> {
     const replies = await Promise.all(ids.map((runId) => this.lab.call('runs.baselines', { runId }, { quiet: true })));
     if (seq !== this.loadSeq) return;

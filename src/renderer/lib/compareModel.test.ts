@@ -105,6 +105,14 @@ describe('summaryRows', () => {
     expect(row.verdict.level).toBe('stable');
     expect(row.verdict.reason).toContain('within sampling noise');
   });
+  it('says "not checked" for a run the detector never read (a synthetic run, or detectedThrough null), stable once it has', () => {
+    const idx = indexSeries([ser('s', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]), ser('n', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]), ser('c', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8])]);
+    const synthetic = { ...rec('s', 'synthetic'), tags: ['synthetic'] };
+    const never = { ...rec('n', 'grpo'), detectedThrough: null };
+    const checked = { ...rec('c', 'grpo'), tags: ['synthetic'], detectedThrough: 4 };
+    const rows = summaryRows([synthetic, never, checked], idx, 0.5);
+    expect(rows.map((r) => [r.checkedThrough, r.verdict.level])).toEqual([[null, 'unchecked'], [null, 'unchecked'], [4, 'stable']]);
+  });
   it('counts a non-finite gradient norm as a collapse', () => {
     const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
     expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');

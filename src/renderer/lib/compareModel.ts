@@ -3,6 +3,7 @@
  * verdicts. Kept out of the component so it is unit-tested and cheap to recompute.
  */
 import type { Alert, RunRecord, Series } from '../../shared/api';
+import { detectedThroughOf } from '../../shared/detection';
 import { PALETTE, type AlertMark, type BandInput, type LineInput } from './chartOptions';
 import { bandStats, clipBand, groupRuns, type BandKind } from './grouping';
 import { smooth, type SmoothingMode } from './smoothing';
@@ -149,6 +150,8 @@ export interface SummaryRow {
   readonly success: Headline;
   readonly stepsToThreshold: number | null;
   readonly alerts: { critical: number; warning: number; info: number };
+  /** The last step the collapse detector has checked; null: never (the alert counts then say nothing). */
+  readonly checkedThrough: number | null;
   readonly verdict: Verdict;
 }
 
@@ -172,6 +175,7 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       if (b) for (const n of b.nonFinite) if (n.value !== 'NaN' || b.y.some((v) => v !== null)) nonFiniteSteps.push(n.step);
     }
     const count = (sev: Alert['severity']) => r.alerts.filter((a) => a.severity === sev).length;
+    const checkedThrough = detectedThroughOf(r);
     return {
       runId: r.id,
       name: r.name,
@@ -179,7 +183,8 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       success: headline(success),
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
-      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config) }),
+      checkedThrough,
+      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config), detector: { through: checkedThrough, lastStep: r.step } }),
     };
   });
 }

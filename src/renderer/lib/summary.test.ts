@@ -71,4 +71,17 @@ describe('verdict', () => {
     expect(verdict({ success: { steps: [0], y: [0.1] }, alerts: [], nonFiniteSteps: [] }).level).toBe('too-early');
     expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [] }).level).toBe('stable');
   });
+  it('does not call a run the detector never read stable: no alerts is no evidence then', () => {
+    const never = verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: null, lastStep: 5 } });
+    expect(never).toEqual({ level: 'unchecked', reason: 'no alerts, but the collapse detector has not checked this run: run it to judge' });
+    const part = verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: 3, lastStep: 5 } });
+    expect(part).toEqual({ level: 'unchecked', reason: 'the collapse detector has checked steps up to 3 of 5: run it again to judge the rest' });
+    expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: 5, lastStep: 5 } }).level).toBe('stable');
+    // What the run's own data shows still counts without the detector: non-finite values, a fall beyond noise.
+    expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [4], detector: { through: null, lastStep: 5 } }).level).toBe('collapsed');
+    const steps = Array.from({ length: 60 }, (_, i) => i + 1);
+    const fell = verdict({ success: { steps, y: steps.map((s) => (s <= 40 ? 0.8 : 0.05)) }, alerts: [], nonFiniteSteps: [], episodesPerPoint: 16, detector: { through: null, lastStep: 60 } });
+    expect(fell.level).toBe('watch');
+    expect(fell.reason).toMatch(/the detector has not checked this run — run it to check$/);
+  });
 });

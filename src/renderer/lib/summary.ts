@@ -43,7 +43,7 @@ export function stepsToThreshold(s: StepSeries, threshold: number, better: 'high
   return null;
 }
 
-export type VerdictLevel = 'stable' | 'watch' | 'collapsed' | 'too-early';
+export type VerdictLevel = 'stable' | 'watch' | 'collapsed' | 'too-early' | 'unchecked';
 
 export interface Verdict {
   readonly level: VerdictLevel;
@@ -63,6 +63,11 @@ export interface VerdictInput {
    * noise; null/absent when unknown (the noise is then estimated from the series' step-to-step spread).
    */
   readonly episodesPerPoint?: number | null;
+  /**
+   * The last step the collapse detector has checked (detectedThroughOf the record), null when it never has; and
+   * the run's last step. Without a check, "no alerts" is no evidence of stability. Absent: taken as checked.
+   */
+  readonly detector?: { readonly through: number | null; readonly lastStep: number };
 }
 
 /** z at which a fall counts as beyond sampling noise: the detector's held-out test (successCollapse.valZ). */
@@ -129,9 +134,10 @@ export function successFall(s: StepSeries, episodesPerPoint?: number | null): Su
 /**
  * Collapsed: a critical alert or a non-finite gradient/loss — never on the success curve alone, so the verdict
  * cannot say "Collapsed" while the detector (the Alerts column) says nothing. Watch: warnings, or success that
- * fell below half of a real peak (≥ 0.2) by more than sampling noise explains (z ≥ FALL_Z) with no alert (the
- * detector may not have run on this run). Too early: fewer than `minPoints` finite points. Otherwise stable; a
- * fall within noise is said in the reason.
+ * fell below half of a real peak (≥ 0.2) by more than sampling noise explains (z ≥ FALL_Z) with no alert. Too
+ * early: fewer than `minPoints` finite points. Not checked: nothing of the above, but the detector has not read
+ * the run (or not its last steps), so its empty alert list proves nothing. Otherwise stable; a fall within noise
+ * is said in the reason.
  */
 export function verdict(input: VerdictInput): Verdict {
   const critical = [...input.alerts].filter((a) => a.severity === 'critical').sort((a, b) => a.firstStep - b.firstStep);
@@ -145,17 +151,23 @@ export function verdict(input: VerdictInput): Verdict {
     const w = [...warnings].sort((a, b) => a.firstStep - b.firstStep)[0];
     return { level: 'watch', reason: `${warnings.length} warning${warnings.length > 1 ? 's' : ''}; first at step ${w.firstStep}: ${w.message}` };
   }
+  const unchecked = input.detector !== undefined && input.detector.through === null;
   const fall = successFall(input.success, input.episodesPerPoint);
   const halved = fall !== null && fall.best >= 0.2 && fall.final < fall.best / 2;
   const means = fall && fall.window > 1 ? ` (means of ${fall.window} steps)` : '';
   if (fall && halved && fall.z >= FALL_Z) {
     return {
       level: 'watch',
-      reason: `success fell from ${fmt(fall.best)} (step ${fall.bestStep}) to ${fmt(fall.final)} (step ${fall.finalStep})${means}, beyond sampling noise (z = ${fmtZ(fall.z)}); no detector alert on this run — run the detector to check`,
+      reason: `success fell from ${fmt(fall.best)} (step ${fall.bestStep}) to ${fmt(fall.final)} (step ${fall.finalStep})${means}, beyond sampling noise (z = ${fmtZ(fall.z)}); ${unchecked ? 'the detector has not checked this run — run it to check' : 'no detector alert on this run'}`,
     };
   }
   const finite = input.success.y.filter((v) => v !== null && Number.isFinite(v)).length;
   if (finite < (input.minPoints ?? 5)) return { level: 'too-early', reason: `too short to judge: ${finite} logged step${finite === 1 ? '' : 's'}` };
+  const det = input.detector;
+  if (det && det.through === null) return { level: 'unchecked', reason: 'no alerts, but the collapse detector has not checked this run: run it to judge' };
+  if (det && det.through !== null && det.through < det.lastStep) {
+    return { level: 'unchecked', reason: `the collapse detector has checked steps up to ${det.through} of ${det.lastStep}: run it again to judge the rest` };
+  }
   if (fall && halved) {
     return { level: 'stable', reason: `no alerts, finite gradients; success went from ${fmt(fall.best)} to ${fmt(fall.final)}${means}, within sampling noise (z = ${fmtZ(fall.z)} < ${FALL_Z})` };
   }

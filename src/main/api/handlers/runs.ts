@@ -90,13 +90,14 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
       const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
       if (coverageOnly) return ok({ alerts: [], coverage, saved: false });
-      const found = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeForRun(rec));
+      const rows = await store.readMetrics(runId);
+      const found = detectAlerts(runId, rows, undefined, recipeForRun(rec));
       if (!save) {
         const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
         return ok({ alerts: found.map((a) => ({ ...a, acknowledged: acked.has(a.id) })), coverage, saved: false });
       }
       // As `arlarena check --save`: merged by alert id, an acknowledgement already given is kept.
-      const next = await store.upsertAlerts(runId, found);
+      const next = await store.recordDetection(runId, found, rows.length > 0 ? rows[rows.length - 1].step : null);
       const ids = new Set(found.map((a) => a.id));
       const alerts = next.alerts.filter((a) => ids.has(a.id));
       for (const alert of alerts) services.bus.emit('run.alert', { runId, alert });

@@ -27,6 +27,9 @@ describe('runs.detect', () => {
     const { store } = await getLab(services);
     const run = await writeSyntheticRun(store, { steps: 120, seed: 3, shape: 'cispo_collapse', name: 'collapse' });
     expect((await call('runs.get', { runId: run.id })).value.alerts).toEqual([]);
+    // A synthetic run was never read by the detector: its empty alert list is not "no collapse".
+    expect((await call('runs.get', { runId: run.id })).value.detectedThrough).toBeNull();
+    expect((await call('runs.list', {})).value.find((r: { id: string }) => r.id === run.id).detectedThrough).toBeNull();
 
     const dry = await call('runs.detect', { runId: run.id });
     expect(dry.ok).toBe(true);
@@ -35,6 +38,7 @@ describe('runs.detect', () => {
     expect(dry.value.alerts.every((a: Alert) => a.runId === run.id)).toBe(true);
     // Without save nothing is stored.
     expect((await call('runs.get', { runId: run.id })).value.alerts).toEqual([]);
+    expect((await call('runs.get', { runId: run.id })).value.detectedThrough).toBeNull();
 
     const events: Alert[] = [];
     const off = services.bus.subscribe('run.alert', (p) => events.push(p.alert));
@@ -45,6 +49,9 @@ describe('runs.detect', () => {
     const rec = (await call('runs.get', { runId: run.id })).value;
     expect(rec.alerts.map((a: Alert) => a.id).sort()).toEqual(dry.value.alerts.map((a: Alert) => a.id).sort());
     expect(rec.alertCount).toBe(dry.value.alerts.length);
+    // Saved: the record says the detector has read it to its last step (120 steps, 1–120).
+    expect(rec.detectedThrough).toBe(120);
+    expect((await call('runs.list', {})).value.find((r: { id: string }) => r.id === run.id).detectedThrough).toBe(120);
     expect(events.map((a) => a.id).sort()).toEqual(rec.alerts.map((a: Alert) => a.id).sort());
 
     // Running it again keeps an acknowledgement and adds no duplicate.

@@ -32,7 +32,7 @@ const command: CliCommand = {
     const alerts = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
     // Every key the run logged counts, even one whose every value is NaN (the non-finite rule reads it).
     const coverage = ruleCoverage(await store.metricKeys(run.id));
-    if (v.save) await store.upsertAlerts(run.id, alerts);
+    if (v.save) await store.recordDetection(run.id, alerts, metrics.length > 0 ? metrics[metrics.length - 1].step : null);
     await store.close();
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     if (v.json) {

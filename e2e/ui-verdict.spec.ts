@@ -1,0 +1,95 @@
+/**
+ * Compare's verdict on runs the collapse detector never read. Synthetic runs (`arlarena runs synth`) are written
+ * without the detector, so "no alerts" there is no evidence: before this, Compare called a synthetic collapse run
+ * "Stable — no alerts". Now such a run is "Not checked" (or "Watch" when its own success curve fell beyond noise,
+ * saying the detector has not looked); the Alerts column and the runs table say "not checked", and Compare's
+ * button runs the detector on them (runs.detect with save), after which the collapse run shows its alerts and
+ * is "Collapsed" while the calm one is "Stable". Screenshots: test-results/ui-verdict-*.png.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from './support/browser';
+import { ROOT, startLab, type Lab } from './support/lab';
+import { waitUntil } from './uiHelpers';
+
+let work = '';
+let lab: Lab;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+let calm = '';
+let collapse = '';
+
+function synth(shape: string, name: string, dataDir: string): string {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '300', '--shape', shape, '--seed', '1', '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
+  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'arlarena-verdict-e2e-'));
+  const dataDir = join(work, 'data');
+  calm = synth('calm', 'calm run', dataDir);
+  collapse = synth('cispo_collapse', 'collapse run', dataDir);
+  lab = await startLab({ dataDir });
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const verdictOf = (id: string) => page.locator(`[data-testid="summary-table"] tr:has(a[href="?view=run&id=${id}"]) [data-verdict]`);
+
+describe('Compare on runs the detector never read', () => {
+  it('says "not checked" in the runs table', async () => {
+    await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
+    await page.waitForSelector(`tr:has-text("collapse run") [data-col="not-checked"]`, { timeout: 30_000 });
+    expect(await page.locator('[data-col="not-checked"]').count()).toBe(2);
+  });
+
+  it('calls neither run stable, says why, and offers to run the detector on both', async () => {
+    await page.goto(`${lab.origin}/?view=compare&runs=${calm},${collapse}#token=${lab.token}`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    expect(await verdictOf(calm).getAttribute('data-verdict')).toBe('unchecked');
+    expect(await verdictOf(calm).innerText()).toBe('Not checked');
+    // The collapse run's own curve already shows the fall; the verdict says the detector has not looked.
+    expect(await verdictOf(collapse).getAttribute('data-verdict')).toBe('watch');
+    const reason = page.locator(`[data-testid="summary-table"] tr:has(a[href="?view=run&id=${collapse}"]) td:last-child`);
+    expect(await reason.innerText()).toMatch(/beyond sampling noise .*; the detector has not checked this run — run it to check$/);
+    expect(await page.locator('[data-testid="summary-table"] [data-col="not-checked"]').count()).toBe(2);
+    const note = page.locator('[data-testid="unchecked-runs"]');
+    expect(await note.innerText()).toMatch(/^2 runs have not been checked by the collapse detector/);
+    await screenshot(page, 'ui-verdict-unchecked');
+  });
+
+  it('runs the detector from Compare: the collapse run gets its alerts and "Collapsed", the calm one "Stable"', async () => {
+    await page.locator('[data-testid="unchecked-runs"] button').click();
+    await waitUntil('the verdicts after the detector ran', async () => (await verdictOf(collapse).getAttribute('data-verdict')) === 'collapsed', 30_000, 100);
+    expect(await verdictOf(calm).getAttribute('data-verdict')).toBe('stable');
+    expect(await page.locator('[data-testid="unchecked-runs"]').count()).toBe(0);
+    const row = page.locator(`[data-testid="summary-table"] tr:has(a[href="?view=run&id=${collapse}"])`);
+    expect(await row.innerText()).toMatch(/\d+ critical/);
+    // Stored, not only shown: the record says the detector read the run to its last step.
+    const rec = await lab.call('runs.get', { runId: collapse });
+    expect(rec).toMatchObject({ ok: true, value: { detectedThrough: 300 } });
+    expect((rec as { value: { alerts: unknown[] } }).value.alerts.length).toBeGreaterThan(0);
+    await screenshot(page, 'ui-verdict-checked');
+  });
+
+  it('ran without CSP violations or uncaught page errors', () => {
+    expect(problems).toEqual([]);
+  });
+});
