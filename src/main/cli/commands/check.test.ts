@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testCliContext as ctxFor } from '../testContext';
 import check from './check';
 import importCommand from './import';
+import runs from './runs';
 
 let dir: string;
 beforeEach(async () => {
@@ -63,5 +64,24 @@ describe('arlarena check: rule coverage', () => {
     expect(kl).toMatchObject({ applicable: false, needs: 'any' });
     expect(kl.missing.length).toBeGreaterThan(0);
     expect(r.coverage.find((x) => x.rule === 'entropy_shift')).toMatchObject({ applicable: true, missing: [] });
+  });
+});
+
+describe('arlarena check --save and runs list', () => {
+  it('lists a synthetic run as "not checked" until check --save has read it', async () => {
+    const data = join(dir, 'data');
+    const synth = ctxFor(data);
+    expect(await runs.run(['synth', '--steps', '40', '--shape', 'calm', '--json'], synth.ctx)).toBe(0);
+    const id = (JSON.parse(synth.out().trim().split('\n').pop()!) as { runId: string }).runId;
+    const alertsCell = async (): Promise<string> => {
+      const c = ctxFor(data);
+      expect(await runs.run([], c.ctx)).toBe(0);
+      const [head, row] = c.out().trim().split('\n');
+      return row.slice(head.indexOf('alerts'), head.indexOf('name')).trim();
+    };
+    expect(await alertsCell()).toBe('not checked');
+    const c = ctxFor(data);
+    expect(await check.run([id, '--save'], c.ctx)).toBe(0);
+    expect(await alertsCell()).toBe('–');
   });
 });

@@ -126,7 +126,8 @@ const command: CliCommand = {
     const rows = runs.map((r) => [
       r.id, r.status, `${r.step}/${r.totalSteps}`, r.env, r.preset,
       fmtNum(r.summary['val/success_rate'] ?? r.summary['episode/success_rate'], true),
-      r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : '–', r.name,
+      // A run the detector never read has no alerts for want of looking (`arlarena check RUN --save` reads it).
+      r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : r.detectedThrough === null ? 'not checked' : '–', r.name,
     ]);
     const head = ['id', 'status', 'step', 'env', 'preset', 'success', 'alerts', 'name'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
