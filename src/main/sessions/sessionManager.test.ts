@@ -178,6 +178,7 @@ describe('SessionManager (worker_threads)', () => {
     expect(await mgr2.waitFor(runId)).toBe('completed');
     const steps = (await store2.readMetrics(runId)).map((r) => r.step);
     expect(steps).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect((await store2.getRun(runId))!.detectedThrough).toBe(60);
     await mgr2.dispose();
     await store2.close();
   });

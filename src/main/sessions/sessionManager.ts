@@ -347,7 +347,9 @@ export class SessionManager {
         s.flushedStep = m.fromStep;
         if (s.resume) {
           s.step = m.fromStep;
-          await this.store.updateRun(s.runId, { step: m.fromStep });
+          // The job kept the stream up to its checkpoint and feeds its detector again from there: steps an earlier
+          // attempt logged after it are gone, and so is their reading.
+          await this.store.updateRun(s.runId, { step: m.fromStep, detectedThrough: m.fromStep });
         }
         return;
       case 'metrics':
