@@ -143,6 +143,20 @@ describe('RunStore', () => {
     expect(list.find((x) => x.id === legacySynth.id)!.detectedThrough).toBeNull();
   });
 
+  it('reads a growing run\'s new lines once when asked for its metrics twice at the same time', async () => {
+    const s = await openStore(dir);
+    const r = await s.createRun(base);
+    await s.appendMetrics(r.id, [1, 2, 3].map((step) => ({ step, values: { x: step } })));
+    await s.flush(r.id);
+    expect((await s.readMetrics(r.id)).map((x) => x.step)).toEqual([1, 2, 3]);
+    await s.appendMetrics(r.id, [4, 5].map((step) => ({ step, values: { x: step } })));
+    await s.flush(r.id);
+    const [a, b, series] = await Promise.all([s.readMetrics(r.id), s.readMetrics(r.id), s.series(r.id, 'x')]);
+    expect(a.map((x) => x.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(b).toBe(a);
+    expect(series.steps).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('moves a corrupt catalog aside and rebuilds it from run folders', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);

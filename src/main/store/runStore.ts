@@ -162,6 +162,8 @@ export class RunStore {
   readonly warnings: string[] = [];
   private files = new Map<string, RunFiles>();
   private metricCache = new Map<string, MetricCache>();
+  /** Per run, the end of its chain of metric reads (metricRows). */
+  private metricReads = new Map<string, Promise<void>>();
   private trajIndex = new Map<string, { offset: number; refs: LineRef[] }>();
   private trajIndexing = new Map<string, Promise<void>>();
   /** Per run: the run.json version last read or written here, and the catalog entry's updatedAt it gave. */
@@ -629,6 +631,7 @@ export class RunStore {
       await this.files.get(id)?.close().catch(() => undefined);
       this.files.delete(id);
       this.metricCache.delete(id);
+      this.metricReads.delete(id);
       this.trajIndex.delete(id);
       this.trajIndexing.delete(id);
       if (exists) {
@@ -847,26 +850,27 @@ export class RunStore {
     return (await this.metricRows(id)).rows;
   }
 
-  private async metricRows(id: string): Promise<MetricCache> {
-    const file = join(this.runDir(id), METRICS_FILE);
-    let cache = this.metricCache.get(id);
-    let size = 0;
-    try {
-      size = (await stat(file)).size;
-    } catch {
-      size = 0;
-    }
-    if (!cache || size < cache.offset) cache = { offset: 0, rows: [], keys: new Set(), keysUpTo: 0 };
-    if (size > cache.offset) {
-      const chunk = await readJsonl(file, cache.offset);
-      for (const item of chunk.items) {
-        const r = decodeMetricRecord(item);
-        if (r) cache.rows.push(r);
+  private metricRows(id: string): Promise<MetricCache> {
+    // Reads of one run are chained: two that extend its cache from the same offset would both append the lines
+    // found there (a live run's view asking for two things at once).
+    const read = (this.metricReads.get(id) ?? Promise.resolve()).then(async () => {
+      const file = join(this.runDir(id), METRICS_FILE);
+      let cache = this.metricCache.get(id);
+      const size = await stat(file).then((st) => st.size, () => 0);
+      if (!cache || size < cache.offset) cache = { offset: 0, rows: [], keys: new Set(), keysUpTo: 0 };
+      if (size > cache.offset) {
+        const chunk = await readJsonl(file, cache.offset);
+        for (const item of chunk.items) {
+          const r = decodeMetricRecord(item);
+          if (r) cache.rows.push(r);
+        }
+        cache.offset = chunk.offset;
       }
-      cache.offset = chunk.offset;
-    }
-    this.metricCache.set(id, cache);
-    return cache;
+      this.metricCache.set(id, cache);
+      return cache;
+    });
+    this.metricReads.set(id, read.then(() => undefined, () => undefined));
+    return read;
   }
 
   async metricKeys(id: string): Promise<string[]> {
