@@ -4,7 +4,8 @@
  * "Stable — no alerts". Now such a run is "Not checked" (or "Watch" when its own success curve fell beyond noise,
  * saying the detector has not looked); the Alerts column and the runs table say "not checked", and Compare's
  * button runs the detector on them (runs.detect with save), after which the collapse run shows its alerts and
- * is "Collapsed" while the calm one is "Stable". Screenshots: test-results/ui-verdict-*.png.
+ * is "Collapsed" while the calm one is "Stable". The Alerts view says how many runs the detector has not read and
+ * has the same button. Screenshots: test-results/ui-verdict-*.png.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ let page: Page;
 const problems: string[] = [];
 let calm = '';
 let collapse = '';
+let third = '';
 
 function synth(shape: string, name: string, dataDir: string): string {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '300', '--shape', shape, '--seed', '1', '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
@@ -35,6 +37,7 @@ beforeAll(async () => {
   const dataDir = join(work, 'data');
   calm = synth('calm', 'calm run', dataDir);
   collapse = synth('cispo_collapse', 'collapse run', dataDir);
+  third = synth('entropy_collapse', 'entropy run', dataDir);
   lab = await startLab({ dataDir });
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -57,7 +60,15 @@ describe('Compare on runs the detector never read', () => {
   it('says "not checked" in the runs table', async () => {
     await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
     await page.waitForSelector(`tr:has-text("collapse run") [data-col="not-checked"]`, { timeout: 30_000 });
-    expect(await page.locator('[data-col="not-checked"]').count()).toBe(2);
+    expect(await page.locator('[data-col="not-checked"]').count()).toBe(3);
+  });
+
+  it('says in the Alerts view that the runs have not been checked', async () => {
+    await page.goto(`${lab.origin}/?view=alerts#token=${lab.token}`, { waitUntil: 'load' });
+    const note = page.locator('[data-testid="alerts-unchecked"]');
+    await note.waitFor({ timeout: 30_000 });
+    expect(await note.innerText()).toMatch(/^3 runs have not been checked by the collapse detector/);
+    expect(await page.locator('[data-testid="alert-card"]').count()).toBe(0);
   });
 
   it('calls neither run stable, says why, and offers to run the detector on both', async () => {
@@ -87,6 +98,24 @@ describe('Compare on runs the detector never read', () => {
     expect(rec).toMatchObject({ ok: true, value: { detectedThrough: 300 } });
     expect((rec as { value: { alerts: unknown[] } }).value.alerts.length).toBeGreaterThan(0);
     await screenshot(page, 'ui-verdict-checked');
+  });
+
+  it('lists those alerts in the Alerts view, and its own button checks the run Compare did not', async () => {
+    await page.goto(`${lab.origin}/?view=alerts#token=${lab.token}`, { waitUntil: 'load' });
+    const note = page.locator('[data-testid="alerts-unchecked"]');
+    await note.waitFor({ timeout: 30_000 });
+    expect(await note.innerText()).toMatch(/^1 run has not been checked by the collapse detector/);
+    const cards = page.locator('[data-testid="alert-card"]');
+    const runsOf = async () => new Set((await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-alert') ?? ''))).map((a) => a.split('/')[0]));
+    expect([...(await runsOf())]).toEqual([collapse]);
+    await note.locator('button').click();
+    await waitUntil('the third run\'s alerts', async () => (await runsOf()).has(third), 30_000, 100);
+    expect(await page.locator('[data-testid="alerts-unchecked"]').count()).toBe(0);
+    await waitUntil('the evidence charts to draw', async () => {
+      const states = await page.locator('[data-testid="alert-card"] .chart').evaluateAll((els) => els.map((e) => e.getAttribute('data-rendered')));
+      return states.length > 0 && states.every((s) => s === 'true');
+    }, 30_000, 100);
+    await screenshot(page, 'ui-verdict-alerts');
   });
 
   it('ran without CSP violations or uncaught page errors', () => {

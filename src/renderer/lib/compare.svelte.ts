@@ -120,7 +120,7 @@ export class CompareState {
    */
   async detect(runIds: readonly string[]): Promise<void> {
     const seq = this.loadSeq;
-    for (const runId of runIds) await this.lab.call('runs.detect', { runId, save: true });
+    await this.lab.detectRuns(runIds);
     if (seq !== this.loadSeq || this.records.length === 0) return;
     const recs = await this.lab.call('runs.getMany', { runIds: this.records.map((r) => r.id) });
     if (recs.ok && seq === this.loadSeq) this.records = recs.value.runs;

@@ -136,6 +136,17 @@ export class Lab {
     this.runsLoaded = true;
   }
 
+  /**
+   * Runs the collapse detector over these stored runs and stores what it finds (runs.detect with save, as
+   * `arlarena check --save`), then reloads the runs and the alerts. Answers how many runs it could not check.
+   */
+  async detectRuns(runIds: readonly string[]): Promise<number> {
+    let failed = 0;
+    for (const runId of runIds) if (!(await this.call('runs.detect', { runId, save: true })).ok) failed++;
+    await Promise.all([this.loadRuns(), this.loadAlerts()]);
+    return failed;
+  }
+
   async loadAlerts(): Promise<void> {
     const res = await this.call('alerts.list', {});
     if (res.ok) this.alerts = [...res.value].sort((a, b) => Number(a.acknowledged) - Number(b.acknowledged) || b.firstStep - a.firstStep);
