@@ -168,15 +168,16 @@ export class SessionManager {
   async pause(runId: string): Promise<SessionInfo> {
     const s = this.live(runId);
     if (s.status === 'paused') return this.info(s);
-    if (s.handle) {
-      s.handle.post({ type: 'pause' });
-    } else if (!this.queue.includes(runId)) {
-      s.pendingControl = 'pause'; // its worker is starting
-    } else {
-      // A queued run is held back until resumed.
-      this.queue = this.queue.filter((id) => id !== runId);
+    const handle = s.handle;
+    if (!handle) {
+      if (!this.queue.includes(runId)) s.pendingControl = 'pause'; // its worker is starting
+      else this.queue = this.queue.filter((id) => id !== runId); // a queued run is held back until resumed
     }
     await this.setStatus(s, 'paused');
+    // Posted once the run is marked paused: a target that cannot pause (a Ray job) answers 'resumed' at once, and
+    // that answer must find the run paused to set it running again. Posted first, the answer could be handled
+    // while setStatus was still flushing events, and the run stayed "paused" with its steps arriving (ray.test.ts).
+    handle?.post({ type: 'pause' });
     return this.info(s);
   }
 
