@@ -50,6 +50,8 @@ export class RunDetail {
   readonly alerts = $derived<Alert[]>(this.record ? [...this.record.alerts].sort((a, b) => a.firstStep - b.firstStep) : []);
 
   async load(): Promise<void> {
+    // The record and the key list in parallel: neither needs the other, and a cold deep link waits for both.
+    const keysCall = this.lab.call('runs.metricKeys', { runId: this.runId }, { quiet: true });
     const res = await this.lab.call('runs.get', { runId: this.runId }, { quiet: true });
     if (!res.ok) {
       this.notFound = res.error.code === 'NOT_FOUND' ? `No run with id “${this.runId}”: it may have been deleted.` : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
@@ -59,7 +61,7 @@ export class RunDetail {
     if (!TERMINAL.has(res.value.status)) void this.loadElapsed();
     // An imported run has no lab environment to run random / expert policies on.
     if (!this.imported) void this.loadBaselines();
-    const keysRes = await this.lab.call('runs.metricKeys', { runId: this.runId });
+    const keysRes = await keysCall;
     // Union: live records may have arrived (and grown the set) while the store's keys were being read.
     if (keysRes.ok) this.availableKeys = unionKeys(this.availableKeys, keysRes.value) ?? this.availableKeys;
     if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
@@ -102,8 +104,11 @@ export class RunDetail {
   }
 
   async loadSeries(): Promise<void> {
-    if (this.chartKeys.length > 0) {
-      const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: this.chartKeys, xAxis: 'step', maxPoints: 2000 });
+    const keys = this.chartKeys;
+    if (keys.length > 0) {
+      const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys, xAxis: 'step', maxPoints: 2000 });
+      // Charts picked again while this was on the way: the newer request's answer is the one to show.
+      if (keys !== this.chartKeys) return;
       if (res.ok) this.series = fromStored(res.value);
     }
     this.seriesLoaded = true;
