@@ -192,6 +192,22 @@ describe('evidence chart (issue 18)', () => {
     expect(peak?.label?.position).toBe('right');
   });
 
+  it('puts the alert\'s label at the band\'s bottom when the value it cites sits high inside the band, else at its top', () => {
+    type Band = { series: { markArea?: { data: { label: { position: string } }[][] } }[] };
+    const spike = {
+      metric: 'actor/grad_norm', rule: 'grad_norm_spike', firstStep: 183, lastStep: 300, severity: 'critical' as const,
+      evidence: { steps: [150, 160, 170, 180, 190, 200, 300], values: [0.5, 0.5, 0.5, 0.6, 6000, 6400, 6430] },
+      peak: { step: 300, value: 6430 }, threshold: 2.5,
+    };
+    const position = (a: typeof spike | typeof alert) => (evidenceChartOption(a, { dark: false }) as unknown as Band).series[0].markArea!.data[0][0].label.position;
+    // The grad-norm peak at the band's top right: the label moves to the bottom, on the same side.
+    expect(position(spike)).toBe('insideBottomRight');
+    // The validity drop cites its best value before the band: the label stays at the top.
+    expect(position(alert)).toBe('insideTopRight');
+    // A cited value low in the band (entropy collapsed to ~0) leaves the top free.
+    expect(position({ ...spike, evidence: { ...spike.evidence, values: [1.2, 1.2, 1.1, 1.1, 0.01, 0.005, 0.001] }, peak: { step: 300, value: 0.001 } })).toBe('insideTopRight');
+  });
+
   it('breaks the line where the detector skipped steps instead of drawing a slope through them', () => {
     const { x, y } = evidenceLine(alert.evidence.steps, alert.evidence.values);
     expect(x).toEqual([44, 45, 46, 47, 48, 79, 110, 111, 112, 155, 198, 199, 200]);

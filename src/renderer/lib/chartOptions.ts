@@ -401,18 +401,41 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
       silent: true,
       data: bands.map((b) => {
         const side = labelSide((b.from + b.to) / 2, range);
+        const bottom = citedHighIn(input, b.from, b.to);
+        const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
         return [
           {
             xAxis: b.from - pad, itemStyle: { color: b.color, opacity: 0.12 },
             // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
-            // (which row is whose), the worst severity named.
-            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: side === 'right' ? 'insideTopLeft' : 'insideTopRight', color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, 13 * runs.indexOf(b.run)] },
+            // (which row is whose), the worst severity named. At the band's bottom instead when a value the alert
+            // cites sits high inside the band (a grad-norm peak): the two labels overlapped there.
+            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, (bottom ? -13 : 13) * runs.indexOf(b.run)] },
           },
           { xAxis: b.to + pad },
         ];
       }),
     };
   }
+}
+
+/** Whether a cited value lies in [from, to] on the upper half of the chart's values (lines and cited points). */
+function citedHighIn(input: MetricChartInput, from: number, to: number): boolean {
+  const inside = (input.cited ?? []).filter((p) => p.x >= from && p.x <= to && Number.isFinite(p.y));
+  if (inside.length === 0) return false;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const l of input.lines) {
+    for (const v of l.y) {
+      if (v === null || !Number.isFinite(v)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  for (const p of input.cited ?? []) {
+    if (p.y < lo) lo = p.y;
+    if (p.y > hi) hi = p.y;
+  }
+  return hi > lo && inside.some((p) => p.y >= (lo + hi) / 2);
 }
 
 export type EvidenceAlert = {
