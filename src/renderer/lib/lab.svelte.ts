@@ -138,13 +138,12 @@ export class Lab {
 
   /**
    * Runs the collapse detector over these stored runs and stores what it finds (runs.detect with save, as
-   * `arlarena check --save`), then reloads the runs and the alerts. Answers how many runs it could not check.
+   * `arlarena check --save`; a run it cannot check is reported like any failed call), then reloads the runs and
+   * the alerts.
    */
-  async detectRuns(runIds: readonly string[]): Promise<number> {
-    let failed = 0;
-    for (const runId of runIds) if (!(await this.call('runs.detect', { runId, save: true })).ok) failed++;
+  async detectRuns(runIds: readonly string[]): Promise<void> {
+    for (const runId of runIds) await this.call('runs.detect', { runId, save: true });
     await Promise.all([this.loadRuns(), this.loadAlerts()]);
-    return failed;
   }
 
   async loadAlerts(): Promise<void> {
