@@ -84,4 +84,17 @@ describe('arlarena check --save and runs list', () => {
     expect(await check.run([id, '--save'], c.ctx)).toBe(0);
     expect(await alertsCell()).toBe('–');
   });
+
+  it('runs synth --check writes the run already read by the detector, with its alerts; --check elsewhere is refused', async () => {
+    const data = join(dir, 'data');
+    const synth = ctxFor(data);
+    expect(await runs.run(['synth', '--steps', '120', '--shape', 'cispo_collapse', '--check', '--json'], synth.ctx)).toBe(0);
+    const { runId, alerts } = JSON.parse(synth.out().trim().split('\n').pop()!) as { runId: string; alerts: number };
+    expect(alerts).toBeGreaterThan(0);
+    const list = ctxFor(data);
+    expect(await runs.run(['--json'], list.ctx)).toBe(0);
+    const row = list.out().trim().split('\n').map((l) => JSON.parse(l) as { id: string; alertCount: number; detectedThrough: number | null }).find((r) => r.id === runId)!;
+    expect(row).toMatchObject({ alertCount: alerts, detectedThrough: 120 });
+    await expect(runs.run(['--check'], ctxFor(data).ctx)).rejects.toThrow(/--check is an option of `arlarena runs synth` only/);
+  });
 });

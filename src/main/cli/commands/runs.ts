@@ -6,6 +6,8 @@ import { RunStatus, type RunRecord } from '../../../shared/api';
 import type { SyntheticShape } from '../../../core/stability/synthetic';
 import { RunStore } from '../../store/runStore';
 import { writeSyntheticRun } from '../../store/synthetic';
+import { detectAlerts } from '../../../core/stability/detector';
+import { recipeForRun } from '../../../core/stability/hints';
 import { UsageError, type CliCommand, type CliContext, parseCommandArgs } from '../types';
 
 const SORTS = ['createdAt', 'updatedAt', 'name', 'step', 'success'] as const;
@@ -17,8 +19,10 @@ const USAGE = `Usage:
   arlarena runs rename RUN NAME                                      rename a run
   arlarena runs tag RUN TAG[,TAG…]                                   set a run's tags
   arlarena runs delete RUN                                           delete a run and its files
-  arlarena runs synth [--steps N] [--shape ${SHAPES.join('|')}] [--seed N] [--name NAME]
-                                                                     write a synthetic run (demo / UI data)
+  arlarena runs synth [--steps N] [--shape ${SHAPES.join('|')}] [--seed N] [--name NAME] [--check]
+                                                                     write a synthetic run (demo / UI data);
+                                                                     --check: run the collapse detector over it
+                                                                     and store its alerts (else it is "not checked")
 RUN is a run id, a unique id prefix, or a unique run name. Statuses: ${RunStatus.options.join(', ')}.`;
 
 export async function openStore(ctx: CliContext): Promise<RunStore> {
@@ -62,12 +66,14 @@ const command: CliCommand = {
         options: {
           status: { type: 'string' }, env: { type: 'string' }, preset: { type: 'string' }, tag: { type: 'string' }, search: { type: 'string' },
           sort: { type: 'string' }, asc: { type: 'boolean' }, json: { type: 'boolean' },
-          steps: { type: 'string' }, shape: { type: 'string' }, seed: { type: 'string' }, name: { type: 'string' },
+          steps: { type: 'string' }, shape: { type: 'string' }, seed: { type: 'string' }, name: { type: 'string' }, check: { type: 'boolean' },
         },
       });
     const { values: v, positionals: pos } = parsed;
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     const sub = pos[0];
+    const synthOnly = (['steps', 'shape', 'seed', 'name', 'check'] as const).find((k) => v[k] !== undefined);
+    if (sub !== 'synth' && synthOnly) throw new UsageError(`--${synthOnly} is an option of \`arlarena runs synth\` only`);
     if (sub === 'rename' || sub === 'tag' || sub === 'delete') {
       const need = sub === 'delete' ? 2 : 3;
       if (pos.length !== need) throw new UsageError(`${sub}: expected ${sub === 'delete' ? 'RUN' : sub === 'tag' ? 'RUN TAG[,TAG…]' : 'RUN NAME'}`);
@@ -101,8 +107,17 @@ const command: CliCommand = {
       if (!Number.isInteger(seed)) throw new UsageError(`--seed ${v.seed}: expected an integer`);
       const store = await openStore(ctx);
       const run = await writeSyntheticRun(store, { steps, shape, seed, name: v.name });
+      let alerts: number | null = null;
+      if (v.check) {
+        // As `arlarena check --save`: the detector over the stored stream, its alerts and reading kept with the run.
+        const metrics = await store.readMetrics(run.id);
+        const found = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
+        await store.recordDetection(run.id, found, metrics.length > 0 ? metrics[metrics.length - 1].step : null);
+        alerts = found.length;
+      }
       await store.close();
-      out(v.json ? JSON.stringify({ runId: run.id }) : `wrote synthetic run ${run.id} (${steps} steps, ${shape})`);
+      const checked = alerts === null ? '' : `, ${alerts} alert${alerts === 1 ? '' : 's'}`;
+      out(v.json ? JSON.stringify({ runId: run.id, ...(alerts === null ? {} : { alerts }) }) : `wrote synthetic run ${run.id} (${steps} steps, ${shape}${checked})`);
       return 0;
     }
     if (sub !== undefined) throw new UsageError(`unknown sub-command "${sub}"; valid: rename, tag, delete, synth (or none to list)`);
