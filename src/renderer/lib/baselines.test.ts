@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunBaselines } from '../../shared/api';
-import { baselineCells, baselineError, baselineParts, fmtInterval, warmStartTitle } from './baselines';
+import { baselineCells, baselineError, baselineParts, fmtInterval, groupBaselineErrors, warmStartTitle } from './baselines';
 
 const base: RunBaselines = {
   env: 'sokoban',
@@ -29,5 +29,22 @@ describe('baselines line', () => {
     const cells = baselineCells(['a', 'b'], [{ ok: true, value: base }, { ok: false, error: { code: 'NOT_FOUND', message: 'no run with id "b"' } }]);
     expect(cells.get('a')).toEqual({ value: base });
     expect(cells.get('b')).toEqual({ error: 'no run with id "b"' });
+  });
+});
+
+describe('groupBaselineErrors', () => {
+  it('says a reason once for every run it applies to, and keeps other texts on lines of their own', () => {
+    const why = 'has no config.env, so there are no validation tasks to run baselines on — synthetic demo runs have no environment config';
+    const groups = groupBaselineErrors([
+      { id: 'r1', name: 'calm', error: `run r1 ${why}` },
+      { id: 'r2', name: 'calm', error: `run r2 ${why}` },
+      { id: 'r3', name: 'old', error: 'run r3 trained on environment "maze", which this build does not have' },
+      { id: 'r4', name: 'odd', error: 'the server could not be reached' },
+    ]);
+    expect(groups).toEqual([
+      { runs: [{ id: 'r1', name: 'calm' }, { id: 'r2', name: 'calm' }], reason: `each ${why}` },
+      { runs: [{ id: 'r3', name: 'old' }], reason: 'it trained on environment "maze", which this build does not have' },
+      { runs: [{ id: 'r4', name: 'odd' }], reason: 'the server could not be reached' },
+    ]);
   });
 });

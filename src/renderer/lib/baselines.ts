@@ -56,3 +56,27 @@ export function baselineCells(ids: readonly string[], replies: readonly Result<R
     return [id, r.ok ? { value: r.value } : { error: baselineError(r.error) }];
   }));
 }
+
+/** Runs whose baselines failed for the same reason, and that reason said once ("each …" / "it …"). */
+export interface BaselineErrorGroup {
+  readonly runs: readonly { readonly id: string; readonly name: string }[];
+  readonly reason: string;
+}
+
+/**
+ * One line per reason rather than per run: Compare of N synthetic runs showed the same "run X has no config.env"
+ * N times. The server names the run first (`run <id> …`, runBaselines.ts); that prefix becomes "it" or "each".
+ * A text in another shape keeps its own line.
+ */
+export function groupBaselineErrors(errors: readonly { id: string; name: string; error: string }[]): BaselineErrorGroup[] {
+  const groups = new Map<string, { runs: { id: string; name: string }[]; rest: string | null; raw: string }>();
+  for (const e of errors) {
+    const prefix = `run ${e.id} `;
+    const rest = e.error.startsWith(prefix) ? e.error.slice(prefix.length) : null;
+    const key = rest ?? `${e.id}\u0000${e.error}`;
+    const g = groups.get(key);
+    if (g) g.runs.push({ id: e.id, name: e.name });
+    else groups.set(key, { runs: [{ id: e.id, name: e.name }], rest, raw: e.error });
+  }
+  return [...groups.values()].map((g) => ({ runs: g.runs, reason: g.rest === null ? g.raw : `${g.runs.length === 1 ? 'it' : 'each'} ${g.rest}` }));
+}
