@@ -3,14 +3,13 @@
  * expert / warm-start baselines a run's validation success is read against (./runBaselines.ts).
  */
 import { err, ok } from '../../../shared/result';
-import { detectAlerts } from '../../../core/stability/detector';
-import { recipeForRun } from '../../../core/stability/hints';
 import { ruleCoverage } from '../../../core/stability/coverage';
 import type { RunRecord } from '../../../shared/api';
 import type { MainServices } from '../../services';
 import { getLab } from '../../sessions/lab';
 import { getFollowManager } from './imports';
 import { toSummary } from '../../store/runStore';
+import { detectStored } from '../../store/detectStored';
 import type { AreaMethods, Handlers } from '../types';
 import { createRunBaselines } from './runBaselines';
 
@@ -79,7 +78,7 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       const rec = await store.getRun(runId);
       if (!rec) return notFound(runId);
       const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
-      const alerts = detectAlerts(runId, await store.readMetrics(runId), undefined, recipeForRun(rec)).map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
+      const alerts = (await detectStored(store, rec)).alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) }));
       return ok(alerts);
     },
     'runs.detect': async ({ runId, save, coverageOnly }) => {
@@ -90,14 +89,12 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
       const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
       if (coverageOnly) return ok({ alerts: [], coverage, saved: false });
-      const rows = await store.readMetrics(runId);
-      const found = detectAlerts(runId, rows, undefined, recipeForRun(rec));
+      // With save as `arlarena check --save`: merged by alert id, an acknowledgement already given is kept.
+      const { alerts: found, record: next } = await detectStored(store, rec, { save });
       if (!save) {
         const acked = new Set(rec.alerts.filter((a) => a.acknowledged).map((a) => a.id));
         return ok({ alerts: found.map((a) => ({ ...a, acknowledged: acked.has(a.id) })), coverage, saved: false });
       }
-      // As `arlarena check --save`: merged by alert id, an acknowledgement already given is kept.
-      const next = await store.recordDetection(runId, found, rows.length > 0 ? rows[rows.length - 1].step : null);
       const ids = new Set(found.map((a) => a.id));
       const alerts = next.alerts.filter((a) => ids.has(a.id));
       for (const alert of alerts) services.bus.emit('run.alert', { runId, alert });

@@ -3,8 +3,7 @@
  * and which could not (an imported run has only the metrics its source logged; coverage.ts `ruleCoverage`).
  */
 import { ruleCoverage, type RuleCoverage } from '../../../core/stability/coverage';
-import { detectAlerts } from '../../../core/stability/detector';
-import { recipeForRun } from '../../../core/stability/hints';
+import { detectStored } from '../../store/detectStored';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -28,11 +27,9 @@ const command: CliCommand = {
     const found = await openRun(ctx, 'check', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
-    const metrics = await store.readMetrics(run.id);
-    const alerts = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
+    const { metrics, alerts } = await detectStored(store, run, { save: v.save });
     // Every key the run logged counts, even one whose every value is NaN (the non-finite rule reads it).
     const coverage = ruleCoverage(await store.metricKeys(run.id));
-    if (v.save) await store.recordDetection(run.id, alerts, metrics.length > 0 ? metrics[metrics.length - 1].step : null);
     await store.close();
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     if (v.json) {

@@ -6,8 +6,7 @@ import { RunStatus, type RunRecord } from '../../../shared/api';
 import type { SyntheticShape } from '../../../core/stability/synthetic';
 import { RunStore } from '../../store/runStore';
 import { writeSyntheticRun } from '../../store/synthetic';
-import { detectAlerts } from '../../../core/stability/detector';
-import { recipeForRun } from '../../../core/stability/hints';
+import { detectStored } from '../../store/detectStored';
 import { UsageError, type CliCommand, type CliContext, parseCommandArgs } from '../types';
 
 const SORTS = ['createdAt', 'updatedAt', 'name', 'step', 'success'] as const;
@@ -108,13 +107,8 @@ const command: CliCommand = {
       const store = await openStore(ctx);
       const run = await writeSyntheticRun(store, { steps, shape, seed, name: v.name });
       let alerts: number | null = null;
-      if (v.check) {
-        // As `arlarena check --save`: the detector over the stored stream, its alerts and reading kept with the run.
-        const metrics = await store.readMetrics(run.id);
-        const found = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
-        await store.recordDetection(run.id, found, metrics.length > 0 ? metrics[metrics.length - 1].step : null);
-        alerts = found.length;
-      }
+      // As `arlarena check --save`: its alerts and the detector's reading kept with the run.
+      if (v.check) alerts = (await detectStored(store, run, { save: true })).alerts.length;
       await store.close();
       const checked = alerts === null ? '' : `, ${alerts} alert${alerts === 1 ? '' : 's'}`;
       out(v.json ? JSON.stringify({ runId: run.id, ...(alerts === null ? {} : { alerts }) }) : `wrote synthetic run ${run.id} (${steps} steps, ${shape}${checked})`);
