@@ -110,6 +110,14 @@ export class Lab {
       this.on('run.alert', ({ alert }) => {
         const same = (a: Alert): boolean => a.id === alert.id && a.runId === alert.runId;
         this.alerts = [liveAlert(this.alerts.find(same), alert), ...this.alerts.filter((a) => !same(a))];
+        // An alert means the detector has read its run at least to the alert's last step: say so now, not after
+        // the reload, or the run's new alerts would show beside a "not checked" note for it.
+        const i = this.runs.findIndex((r) => r.id === alert.runId);
+        if (i >= 0 && (this.runs[i].detectedThrough ?? -1) < alert.lastStep) {
+          const next = this.runs.slice();
+          next[i] = { ...next[i], detectedThrough: alert.lastStep };
+          this.runs = next;
+        }
         this.scheduleReload();
       }),
     );
@@ -130,7 +138,10 @@ export class Lab {
   }
 
   async loadRuns(): Promise<void> {
-    const res = await this.call('runs.list', {});
+    this.applyRuns(await this.call('runs.list', {}));
+  }
+
+  private applyRuns(res: Result<ApiOutput<'runs.list'>>): void {
     if (res.ok) this.runs = res.value;
     this.runsError = res.ok ? null : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
     this.runsLoaded = true;
@@ -143,11 +154,17 @@ export class Lab {
    */
   async detectRuns(runIds: readonly string[]): Promise<void> {
     for (const runId of runIds) await this.call('runs.detect', { runId, save: true });
-    await Promise.all([this.loadRuns(), this.loadAlerts()]);
+    // Both lists change in the same tick (the runs' detectedThrough with their alerts).
+    const [runs, alerts] = await Promise.all([this.call('runs.list', {}), this.call('alerts.list', {})]);
+    this.applyRuns(runs);
+    this.applyAlerts(alerts);
   }
 
   async loadAlerts(): Promise<void> {
-    const res = await this.call('alerts.list', {});
+    this.applyAlerts(await this.call('alerts.list', {}));
+  }
+
+  private applyAlerts(res: Result<ApiOutput<'alerts.list'>>): void {
     if (res.ok) this.alerts = [...res.value].sort((a, b) => Number(a.acknowledged) - Number(b.acknowledged) || b.firstStep - a.firstStep);
     this.alertsLoaded = true;
   }
