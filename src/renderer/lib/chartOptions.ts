@@ -356,8 +356,8 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     title: { text: input.title, subtext: log ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}` : input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
     // Fixed margins, wide enough for axisLabel's short labels: ECharts 6's default outer-bounds layout lays out
     // every axis label twice (estimate, then determine) to shrink the grid to fit them, ~17 % of a chart's draw
-    // in the compare view's profile (bench:ui --profile).
-    grid: { left: 56, right: 16, top: 48, bottom: 36, outerBoundsMode: 'none' },
+    // in the compare view's profile (bench:ui --profile). The top leaves the highest y label clear of the subtitle.
+    grid: { left: 56, right: 16, top: 54, bottom: 36, outerBoundsMode: 'none' },
     // Themed: ECharts' default tooltip is white, a glare in dark mode (and its text then unreadable in the canvas).
     tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: fmtTip },
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
