@@ -142,6 +142,11 @@ describe('importing training logs through the UI', () => {
     expect(await source.locator('[data-testid="source-format"]').innerText()).toContain('verl-console');
     expect(await source.innerText()).toContain('verl_grpo_qwen.log');
     expect(await source.innerText()).toMatch(/sha256 [0-9a-f]{12}…/);
+    // The log names no seed and no backend: the header says so instead of the 0 and "unknown" the record stores.
+    expect(await page.locator('[data-testid="run-seed"]').innerText()).toBe('seed unknown');
+    const head = await page.locator('.head').first().innerText();
+    expect(head).toMatch(/imported by app \d+\.\d+\.\d+/);
+    expect(head).not.toContain('backend');
     // Source keys: the verl key that fed a catalog key, and a key the catalog does not know, still chartable.
     const keys = page.locator('[data-testid="source-keys"]');
     const mapped = keys.locator('tr[data-mapped="true"]', { hasText: 'actor/pg_loss' });

@@ -1,7 +1,7 @@
 /**
  * Issue 18's "Broken" items as a new user meets them, against the real backend:
  *  - Compare with runs that share a name (the default names of `runs synth` did): no page error, and the
- *    "Baselines unavailable" list keeps one line per run; new runs get unique default names;
+ *    "No baselines" note names all three runs on one line; new runs get unique default names;
  *  - a live run: the elapsed time ticks, the ETA is hidden while paused, the step-0 validation leaves no NaN
  *    marker (and no "No finite value logged" note) on the training charts, Stop answers at once;
  *  - the bundle download link carries no token, and still downloads.
@@ -82,18 +82,21 @@ describe('issue 18: what a new user hits', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('compares runs that share a name without a page error, the baselines reason said once for all three', async () => {
+  it('compares runs that share a name without a page error, the no-baselines reason said once for all three', async () => {
     // A user may still name runs alike (and stored runs keep their old default names): key by id, not name.
     for (const runId of synthIds) expect((await lab.call('runs.rename', { runId, name: 'synthetic calm (60 steps)' })).ok).toBe(true);
     for (const dark of [false, true]) {
       await setTheme(dark);
       await openCompare(synthIds);
-      const lines = page.locator('[data-testid="baseline-errors"] li');
-      // One reason (no environment config) for the three runs: one line naming each by its short id.
+      const lines = page.locator('[data-testid="no-baselines"] li');
+      // One reason (synthetic: no environment) for the three runs: one line naming each by its short id, in
+      // muted text rather than as an error, since a synthetic run cannot have baselines.
       await waitUntil('the baselines line', async () => (await lines.count()) === 1, 60_000);
       const text = await lines.first().innerText();
       for (const runId of synthIds) expect(text).toContain(runId.slice(-6));
-      expect(text).toMatch(/: each has no config\.env, so there are no validation tasks/);
+      expect(text).toMatch(/^No baselines for .*: synthetic demo curves, with no environment to play the random and expert policies on\.$/);
+      await waitUntil('the n/a baseline cells', async () => (await page.locator('[data-testid="summary-table"] td[data-col="random"]').allInnerTexts()).every((t) => t === 'n/a'), 60_000);
+      expect(await page.locator('[data-testid="baseline-errors"]').count()).toBe(0);
       expect(await page.locator('[data-testid="summary-table"] tbody tr').count()).toBe(3);
       await screenshot(page, `ui-first-run-compare-same-names-${dark ? 'dark' : 'light'}`);
     }
@@ -104,6 +107,13 @@ describe('issue 18: what a new user hits', () => {
   it('downloads an exported bundle through a link that carries no token', async () => {
     await page.goto(`${lab.origin}/?view=run&id=${synthIds[0]}#token=${lab.token}`);
     await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${synthIds[0]}"]`);
+    // A synthetic run cannot have baselines: the held-out panel says so quietly, with no error and no Retry.
+    const noBase = page.locator('[data-testid="run-no-baselines"]');
+    await noBase.waitFor({ timeout: 30_000 });
+    expect(await noBase.innerText()).toMatch(/^No baselines: synthetic demo curves/);
+    expect(await page.locator('[data-testid="run-baselines-error"]').count()).toBe(0);
+    // Nor will it ever store episodes: the viewer says so rather than "they appear as the run progresses".
+    expect(await page.locator('[data-testid="no-episodes"]').innerText()).toBe('This run stored no sampled episodes. Synthetic runs are curves only.');
     await page.click('[data-testid="export-bundle"]');
     const result = page.locator('[data-testid="export-result"]');
     await result.waitFor({ timeout: 60_000 });

@@ -4,6 +4,8 @@
  * a preset (verl's advantage estimator, e.g. `gae` or `grpo`, else 'imported'), an env (the dataset, e.g.
  * `gsm8k` from `data.train_files`, else 'external') and a seed (0 unless the config names one).
  */
+import { configAt, importedSeed } from '../../shared/importedSeed';
+
 export interface ImportedRecipe {
   readonly preset: string;
   readonly env: string;
@@ -13,17 +15,6 @@ export interface ImportedRecipe {
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The value at a dotted path, also accepting a flat key with dots in it (flattened configs). */
-function at(cfg: Record<string, unknown>, path: string): unknown {
-  if (path in cfg) return cfg[path];
-  let cur: unknown = cfg;
-  for (const part of path.split('.')) {
-    if (!isObj(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
 }
 
 /** A name safe for the record's env / preset fields (short, printable). */
@@ -50,16 +41,9 @@ export function datasetName(trainFiles: unknown): string | null {
 
 export function describeConfig(config: Record<string, unknown> | undefined): ImportedRecipe {
   const cfg = isObj(config) ? config : {};
-  const est = at(cfg, 'algorithm.adv_estimator');
+  const est = configAt(cfg, 'algorithm.adv_estimator');
   const preset = typeof est === 'string' && label(est) ? label(est) : 'imported';
-  const dataset = datasetName(at(cfg, 'data.train_files')) ?? (typeof at(cfg, 'dataset_name') === 'string' ? label(at(cfg, 'dataset_name') as string) : null);
-  let seed = 0;
-  for (const p of ['seed', 'data.seed', 'trainer.seed']) {
-    const v = at(cfg, p);
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 2 ** 31 - 1) {
-      seed = v;
-      break;
-    }
-  }
+  const dataset = datasetName(configAt(cfg, 'data.train_files')) ?? (typeof configAt(cfg, 'dataset_name') === 'string' ? label(configAt(cfg, 'dataset_name') as string) : null);
+  const seed = importedSeed(cfg) ?? 0;
   return { preset, env: dataset || 'external', seed, config: { ...cfg } };
 }

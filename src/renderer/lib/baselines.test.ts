@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunBaselines } from '../../shared/api';
-import { baselineCells, baselineError, baselineParts, fmtInterval, groupBaselineErrors, warmStartTitle } from './baselines';
+import { baselineCells, baselineError, baselineParts, fmtInterval, groupBaselineErrors, groupNoBaselines, noBaselinesReason, warmStartTitle } from './baselines';
 
 const base: RunBaselines = {
   env: 'sokoban',
@@ -45,6 +45,28 @@ describe('groupBaselineErrors', () => {
       { runs: [{ id: 'r1', name: 'calm' }, { id: 'r2', name: 'calm' }], reason: `each ${why}` },
       { runs: [{ id: 'r3', name: 'old' }], reason: 'it trained on environment "maze", which this build does not have' },
       { runs: [{ id: 'r4', name: 'odd' }], reason: 'the server could not be reached' },
+    ]);
+  });
+});
+
+describe('noBaselinesReason', () => {
+  const env = { name: 'sokoban', settings: {} };
+  it('is null for a run with an environment, whatever its kind, and names why for one without', () => {
+    expect(noBaselinesReason({ kind: 'lab', tags: [], config: { env } })).toBeNull();
+    expect(noBaselinesReason({ kind: 'imported', tags: ['synthetic'], config: { env } })).toBeNull();
+    expect(noBaselinesReason({ kind: 'imported', tags: [], config: {} })).toMatch(/^imported from a training log/);
+    expect(noBaselinesReason({ tags: ['synthetic'], config: { env: null } })).toMatch(/^synthetic demo curves/);
+    expect(noBaselinesReason({ kind: 'lab', tags: [], config: { env: 'sokoban' } })).toMatch(/^no environment in the config/);
+  });
+
+  it('groups runs by reason in first-seen order', () => {
+    expect(groupNoBaselines([
+      { id: 'a', name: 'A', reason: 'x' },
+      { id: 'b', name: 'B', reason: 'y' },
+      { id: 'c', name: 'C', reason: 'x' },
+    ])).toEqual([
+      { runs: [{ id: 'a', name: 'A' }, { id: 'c', name: 'C' }], reason: 'x' },
+      { runs: [{ id: 'b', name: 'B' }], reason: 'y' },
     ]);
   });
 });

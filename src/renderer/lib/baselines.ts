@@ -2,7 +2,7 @@
  * How the run views write a run's baselines (runs.baselines): success rates as percentages with their 95 %
  * Wilson interval — the same numbers `arlarena eval` prints beside a checkpoint's held-out success.
  */
-import type { RunBaselines, SuccessInterval } from '../../shared/api';
+import type { RunBaselines, RunRecord, SuccessInterval } from '../../shared/api';
 import type { ApiError, Result } from '../../shared/result';
 
 function pct(v: number): string {
@@ -79,4 +79,29 @@ export function groupBaselineErrors(errors: readonly { id: string; name: string;
     else groups.set(key, { runs: [{ id: e.id, name: e.name }], rest, raw: e.error });
   }
   return [...groups.values()].map((g) => ({ runs: g.runs, reason: g.rest === null ? g.raw : `${g.runs.length === 1 ? 'it' : 'each'} ${g.rest}` }));
+}
+
+/**
+ * Why a run has no baselines by its nature, or null when it should have them. The random and expert policies
+ * play the run's own environment (config.env, runBaselines.ts); synthetic demo runs and imported training logs
+ * have none, so for them "no baselines" is expected and is said in muted text, while a failure on a run that
+ * has an environment stays an error.
+ */
+export function noBaselinesReason(rec: Pick<RunRecord, 'kind' | 'tags' | 'config'>): string | null {
+  const env = rec.config.env;
+  if (env !== null && typeof env === 'object') return null;
+  if (rec.kind === 'imported') return 'imported from a training log, with no lab environment to play the random and expert policies on';
+  if (rec.tags.includes('synthetic')) return 'synthetic demo curves, with no environment to play the random and expert policies on';
+  return 'no environment in the config to play the random and expert policies on';
+}
+
+/** Runs with no baselines by nature (noBaselinesReason), one line per reason. */
+export function groupNoBaselines(runs: readonly { id: string; name: string; reason: string }[]): BaselineErrorGroup[] {
+  const groups = new Map<string, { id: string; name: string }[]>();
+  for (const r of runs) {
+    const g = groups.get(r.reason);
+    if (g) g.push({ id: r.id, name: r.name });
+    else groups.set(r.reason, [{ id: r.id, name: r.name }]);
+  }
+  return [...groups].map(([reason, rs]) => ({ runs: rs, reason }));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMPORTED_CHART_COUNT, baseName, importedChartKeys, notApplicableReason, sourceKeyRows } from './importedRun';
+import { IMPORTED_CHART_COUNT, baseName, importedChartKeys, notApplicableReason, seedLabel, sourceKeyRows } from './importedRun';
 
 const DASH = ['episode/success_rate', 'actor/grad_norm', 'actor/entropy', 'actor/kl_loss'];
 
@@ -54,4 +54,14 @@ it('baseName takes the file name of POSIX and Windows paths', () => {
   expect(baseName('/data/runs/train.log')).toBe('train.log');
   expect(baseName('C:\\logs\\a.jsonl')).toBe('a.jsonl');
   expect(baseName('plain.csv')).toBe('plain.csv');
+});
+
+describe('seedLabel', () => {
+  it('says "seed unknown" only for an imported run whose config names no seed', () => {
+    expect(seedLabel({ kind: 'imported', seed: 0, config: {} })).toBe('seed unknown');
+    expect(seedLabel({ kind: 'imported', seed: 0, config: { data: { seed: 0 } } })).toBe('seed 0');
+    expect(seedLabel({ kind: 'imported', seed: 42, config: { data: { seed: 42 } } })).toBe('seed 42');
+    expect(seedLabel({ kind: 'lab', seed: 0, config: {} })).toBe('seed 0');
+    expect(seedLabel({ seed: 5, config: {} })).toBe('seed 5');
+  });
 });

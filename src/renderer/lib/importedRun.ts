@@ -2,6 +2,16 @@
  * The run view's reading of an imported run (issue 15) and of the detector's coverage (which rules ran):
  * which charts an imported run opens with, its "Source keys" table, and one line per rule. Pure, unit-tested.
  */
+import type { RunRecord } from '../../shared/api';
+import { importedSeed } from '../../shared/importedSeed';
+
+/**
+ * "seed 3", or "seed unknown" for an imported run whose source config named no seed: the importer stores 0 there
+ * (the record's seed is an integer), which must not read as the source's own seed.
+ */
+export function seedLabel(rec: Pick<RunRecord, 'kind' | 'seed' | 'config'>): string {
+  return rec.kind === 'imported' && importedSeed(rec.config) === null ? 'seed unknown' : `seed ${rec.seed}`;
+}
 
 /** How many charts an imported run opens with (the lab's own dashboard has ten). */
 export const IMPORTED_CHART_COUNT = 10;
