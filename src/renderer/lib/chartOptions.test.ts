@@ -216,6 +216,38 @@ describe('evidence chart (issue 18)', () => {
     expect(y.filter((v) => v === null)).toHaveLength(2);
   });
 
+  it('names a threshold that runs along the plot\'s floor above its line, and lifts a bottom band label off it', () => {
+    type Marks = { series: { markLine?: { data: { yAxis?: number; label: { position: string } }[] }; markArea?: { data: { label?: { offset: number[]; position: string } }[][] } }[] };
+    const runaway = {
+      metric: 'response_length/mean', rule: 'length_runaway', firstStep: 124, lastStep: 200, severity: 'warning' as const,
+      evidence: { steps: [114, 120, 130, 140, 200], values: [15, 16, 56, 96, 336] }, peak: { step: 200, value: 336 }, threshold: 23.9,
+    };
+    const opt = evidenceChartOption(runaway, { dark: false }) as unknown as Marks;
+    expect(opt.series[0].markLine!.data.find((d) => d.yAxis === 23.9)!.label.position).toBe('insideStartTop');
+    const band = opt.series[0].markArea!.data[0][0].label!;
+    expect(band.position).toBe('insideBottomRight');
+    expect(band.offset).toEqual([0, -13]);
+    // A threshold high in the range keeps its label under the line, and the band label its place.
+    const drop = evidenceChartOption({ ...runaway, threshold: 300 }, { dark: false }) as unknown as Marks;
+    expect(drop.series[0].markLine!.data.find((d) => d.yAxis === 300)!.label.position).toBe('insideStartBottom');
+    expect(drop.series[0].markArea!.data[0][0].label!.offset).toEqual([0, 0]);
+  });
+
+  it('shades and names the stretches the evidence window left out, counting steps only when every step was logged', () => {
+    type Areas = { series: { markArea?: { data: { xAxis: number; label?: { formatter: string } }[][] } }[] };
+    const areas = (a: typeof alert) => (evidenceChartOption(a, { dark: false }) as unknown as Areas).series[0].markArea!.data.filter((d) => d[0].label?.formatter.includes('not kept'));
+    const everyStep = { ...alert, evidence: { steps: [114, 115, 116, 117, 143, 191, 192, 193], values: [1, 2, 3, 4, 5, 6, 7, 8] } };
+    expect(evidenceLine(everyStep.evidence.steps, everyStep.evidence.values).skipped).toEqual([
+      { from: 117, to: 143, label: '25 steps\nnot kept' },
+      { from: 143, to: 191, label: '47 steps\nnot kept' },
+    ]);
+    expect(areas(everyStep).map((d) => [d[0].xAxis, d[1].xAxis, d[0].label!.formatter])).toEqual([[117, 143, '25 steps\nnot kept'], [143, 191, '47 steps\nnot kept']]);
+    const everyTen = { ...alert, evidence: { steps: [10, 20, 30, 40, 300, 310, 320], values: [1, 2, 3, 4, 5, 6, 7] } };
+    expect(areas(everyTen).map((d) => d[0].label!.formatter)).toEqual(['steps\nnot kept']);
+    const whole = { ...alert, evidence: { steps: [1, 2, 3, 4, 5], values: [1, 2, 3, 4, 5] } };
+    expect(areas(whole)).toEqual([]);
+  });
+
   it('does not mark validation gaps of an alert stored before they were left out as non-finite', () => {
     const opt = evidenceChartOption({ metric: 'val/success_rate', firstStep: 30, lastStep: 30, severity: 'warning', evidence: { steps: [10, 11, 20, 21, 30], values: [0.6, null, 0.6, null, 0.1] } }, { dark: false }) as unknown as Opt;
     expect(opt.series.some((s) => s.name.endsWith('non-finite'))).toBe(false);

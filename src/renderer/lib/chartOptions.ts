@@ -90,6 +90,15 @@ export interface MetricChartInput {
   readonly zoom?: { readonly from: number; readonly to: number; readonly id: string };
   /** A vertical marker at this x (the step an alert link opened the run at). */
   readonly cursor?: number;
+  /** Stretches of x with no points on purpose (the middle an alert's evidence window leaves out), shaded and named. */
+  readonly skipped?: readonly SkippedSpan[];
+}
+
+/** Between two kept points `from` and `to`, nothing was kept; `label` says so on the chart. */
+export interface SkippedSpan {
+  readonly from: number;
+  readonly to: number;
+  readonly label: string;
 }
 
 export type XKind = 'step' | 'wall' | 'tokens';
@@ -349,15 +358,17 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
   const yFit = levels.length ? { min: (e: { min: number }) => (lowest < e.min ? lowest : null), max: (e: { max: number }) => (highest > e.max ? highest : null) } : {};
   const zoomTo = input.zoom ? { startValue: input.zoom.from, endValue: input.zoom.to } : {};
 
+  const subtext = log ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}` : input.unit;
   return {
     animation: false,
     backgroundColor: 'transparent',
     textStyle: { color: fg },
-    title: { text: input.title, subtext: log ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}` : input.unit, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
+    title: { text: input.title, subtext, left: 8, top: 4, textStyle: { fontSize: 13, color: fg }, subtextStyle: { fontSize: 11 } },
     // Fixed margins, wide enough for axisLabel's short labels: ECharts 6's default outer-bounds layout lays out
     // every axis label twice (estimate, then determine) to shrink the grid to fit them, ~17 % of a chart's draw
-    // in the compare view's profile (bench:ui --profile). The top leaves the highest y label clear of the subtitle.
-    grid: { left: 56, right: 16, top: 54, bottom: 36, outerBoundsMode: 'none' },
+    // in the compare view's profile (bench:ui --profile). The top leaves the highest y label clear of the subtitle
+    // (an alert card's small evidence chart has none, and needs the height).
+    grid: { left: 56, right: 16, top: subtext ? 54 : 36, bottom: 36, outerBoundsMode: 'none' },
     // Themed: ECharts' default tooltip is white, a glare in dark mode (and its text then unreadable in the canvas).
     tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: fmtTip },
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
@@ -388,53 +399,71 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
   const runs = [...new Set(bands.map((b) => b.run))];
   const lines: Record<string, unknown>[] = [];
   for (const b of bands) lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
+  const [lo, hi] = valueRange(input);
+  let lowLevel = false;
   for (const l of input.levels ?? []) {
     if (!Number.isFinite(l.y) || (log && l.y <= 0)) continue;
     // Inside the plot at its left end, under the line: never past the chart's edge, clear of the alert band's
     // label (top right, where an alert's span usually ends) and of a cited best level above the threshold.
-    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 } });
+    // Above it when the line runs along the plot's floor (a length threshold far below the runaway), where the
+    // label under it would sit on the x-axis.
+    const low = hi > lo && l.y <= lo + 0.15 * (hi - lo);
+    lowLevel ||= low;
+    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: low ? 'insideStartTop' : 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 } });
   }
   if (input.cursor !== undefined) lines.push({ xAxis: input.cursor, lineStyle: { color: fg, type: 'solid', width: 1.5, opacity: 0.8 }, label: { show: false } });
   if (lines.length > 0) raw.markLine = { symbol: 'none', silent: true, animation: false, data: lines };
-  if (bands.length > 0) {
+  const skipped = (input.skipped ?? []).map((g) => [
+    {
+      xAxis: g.from, itemStyle: { color: fg, opacity: 0.07 },
+      label: { show: true, formatter: g.label, position: 'inside', color: fg, opacity: 0.75, fontSize: 10 },
+    },
+    { xAxis: g.to },
+  ]);
+  if (bands.length > 0 || skipped.length > 0) {
     raw.markArea = {
       silent: true,
-      data: bands.map((b) => {
+      data: [...bands.map((b) => {
         const side = labelSide((b.from + b.to) / 2, range);
         const bottom = citedHighIn(input, b.from, b.to);
         const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
+        const row = runs.indexOf(b.run) + (bottom && lowLevel ? 1 : 0);
         return [
           {
             xAxis: b.from - pad, itemStyle: { color: b.color, opacity: 0.12 },
             // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
             // (which row is whose), the worst severity named. At the band's bottom instead when a value the alert
-            // cites sits high inside the band (a grad-norm peak): the two labels overlapped there.
-            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, (bottom ? -13 : 13) * runs.indexOf(b.run)] },
+            // cites sits high inside the band (a grad-norm peak): the two labels overlapped there. One row up from
+            // the bottom when a threshold line runs along the floor.
+            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, row === 0 ? 0 : (bottom ? -13 : 13) * row] },
           },
           { xAxis: b.to + pad },
         ];
-      }),
+      }), ...skipped],
     };
   }
 }
 
-/** Whether a cited value lies in [from, to] on the upper half of the chart's values (lines and cited points). */
+/** The lowest and highest value the chart shows: its lines, cited points and threshold levels. */
+function valueRange(input: MetricChartInput): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const see = (v: number | null): void => {
+    if (v === null || !Number.isFinite(v)) return;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  };
+  for (const l of input.lines) for (const v of l.y) see(v);
+  for (const p of input.cited ?? []) see(p.y);
+  for (const l of input.levels ?? []) see(l.y);
+  return [lo, hi];
+}
+
+/** Whether a cited value lies in [from, to] on the upper half of the chart's values. */
 function citedHighIn(input: MetricChartInput, from: number, to: number): boolean {
   const inside = (input.cited ?? []).filter((p) => p.x >= from && p.x <= to && Number.isFinite(p.y));
   if (inside.length === 0) return false;
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const l of input.lines) {
-    for (const v of l.y) {
-      if (v === null || !Number.isFinite(v)) continue;
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-  }
-  for (const p of input.cited ?? []) {
-    if (p.y < lo) lo = p.y;
-    if (p.y > hi) hi = p.y;
-  }
+  const [lo, hi] = valueRange(input);
   return hi > lo && inside.some((p) => p.y >= (lo + hi) / 2);
 }
 
@@ -448,22 +477,26 @@ export type EvidenceAlert = {
  * The evidence's points with a gap where the detector skipped steps (the middle of a long alert, or a cited peak
  * long before the onset): a step gap over 3× the median one becomes a break in the line, not a made-up slope.
  */
-export function evidenceLine(steps: readonly number[], values: readonly (number | null)[]): { x: number[]; y: (number | null)[] } {
-  const gaps: number[] = [];
-  for (let i = 1; i < steps.length; i++) gaps.push(steps[i] - steps[i - 1]);
-  const sorted = [...gaps].sort((a, b) => a - b);
+export function evidenceLine(steps: readonly number[], values: readonly (number | null)[]): { x: number[]; y: (number | null)[]; skipped: SkippedSpan[] } {
+  const diffs: number[] = [];
+  for (let i = 1; i < steps.length; i++) diffs.push(steps[i] - steps[i - 1]);
+  const sorted = [...diffs].sort((a, b) => a - b);
   const typical = sorted.length ? sorted[Math.floor(sorted.length / 2)] : 1;
   const x: number[] = [];
   const y: (number | null)[] = [];
+  const skipped: SkippedSpan[] = [];
   for (let i = 0; i < steps.length; i++) {
     if (i > 0 && steps[i] - steps[i - 1] > 3 * typical) {
       x.push((steps[i] + steps[i - 1]) / 2);
       y.push(null);
+      // A count only where every step was logged: on a log written every k steps the span's width is not it.
+      const label = typical === 1 ? `${steps[i] - steps[i - 1] - 1} steps\nnot kept` : 'steps\nnot kept';
+      skipped.push({ from: steps[i - 1], to: steps[i], label });
     }
     x.push(steps[i]);
     y.push(values[i]);
   }
-  return { x, y };
+  return { x, y, skipped };
 }
 
 /** Three significant digits (a threshold or cited value named on a small chart). */
@@ -476,7 +509,7 @@ function short(v: number): string {
  * crossed as a line, and the value its message cites named at its step.
  */
 export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricChartInput {
-  const { x, y } = evidenceLine(a.evidence.steps, a.evidence.values);
+  const { x, y, skipped } = evidenceLine(a.evidence.steps, a.evidence.values);
   // Validation keys are NaN between validations (alerts stored before the detector left those out).
   const nonFinite = nanMeansNotApplicable(a.metric) ? [] : a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
   return {
@@ -485,6 +518,9 @@ export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricC
     alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: a.rule ?? 'fired', severity: a.severity, color: SEVERITY_COLOR[a.severity] }],
     levels: a.threshold !== undefined ? [{ y: a.threshold, label: `threshold ${short(a.threshold)}` }] : [],
     cited: a.peak ? [{ x: a.peak.step, y: a.peak.value, label: `${short(a.peak.value)} at step ${a.peak.step}` }] : [],
+    // The detector keeps an alert's onset and latest steps (evidenceMax points): the middle it left out is named,
+    // or the break in the line reads as missing data. The run view's chart at the alert has every step.
+    skipped,
   };
 }
 
