@@ -11,7 +11,7 @@
  * Screenshots (light and dark) land in test-results/ui-charts-*.png.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -288,3 +288,40 @@ for (const inPage of [false, true]) {
     });
   });
 }
+
+describe('a chart\'s CSV button', () => {
+  it('downloads every logged point of the runs the chart draws, in W&B\'s chart-export layout', async () => {
+    const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, false);
+    await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    await settled(page, '[data-testid="compare"]');
+    // Hide the second run: the file holds the runs the chart draws.
+    await page.locator('[data-testid="compare-legend"] .entry').nth(1).click();
+    const card = page.locator('[data-testid="compare"] .chart-card').first();
+    const key = await attr(card, 'data-metric');
+    const [download] = await Promise.all([page.waitForEvent('download'), card.locator('[data-testid="chart-csv"]').click()]);
+    expect(download.suggestedFilename()).toBe(`compare.${key.replace(/[^A-Za-z0-9._-]+/g, '_')}.csv`);
+    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe(['Step', ...['calm seed 1', 'entropy collapse'].flatMap((r) => [`${r} - ${key}`, `${r} - ${key}__MIN`, `${r} - ${key}__MAX`])].join(','));
+    // 200 steps of both runs, not the chart's downsampled points; each row's MIN and MAX equal its value.
+    expect(lines.length).toBe(201);
+    expect(lines[1].split(',')[0]).toBe('1');
+    for (const line of lines.slice(1)) {
+      const c = line.split(',');
+      expect(c[1]).toBe(c[2]);
+      expect(c[4]).toBe(c[6]);
+    }
+
+    await page.goto(`${lab.origin}/?view=run&id=${ids[2]}#token=${lab.token}`);
+    await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${ids[2]}"]`);
+    await settled(page, '[data-testid="run-detail"]');
+    const runCard = page.locator('[data-testid="run-detail"] .chart-card').first();
+    const runKey = await attr(runCard, 'data-metric');
+    const [one] = await Promise.all([page.waitForEvent('download'), runCard.locator('[data-testid="chart-csv"]').click()]);
+    expect(one.suggestedFilename()).toBe(`entropy_collapse.${runKey.replace(/[^A-Za-z0-9._-]+/g, '_')}.csv`);
+    const runLines = readFileSync((await one.path())!, 'utf8').trimEnd().split('\n');
+    expect(runLines[0]).toBe(`Step,entropy collapse - ${runKey},entropy collapse - ${runKey}__MIN,entropy collapse - ${runKey}__MAX`);
+    expect(runLines.length).toBeGreaterThan(100);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -452,6 +452,14 @@ export const apiMethods = {
     }).strict(),
     output: z.array(Series),
   },
+  /**
+   * One metric of these runs as a CSV file's text, every logged point (not downsampled), in W&B's chart "Export
+   * CSV" layout: a chart's CSV button. `fileName` is a suggestion; `rows` counts the distinct steps.
+   */
+  'runs.chartCsv': {
+    input: z.object({ runIds: z.array(RunId).min(1).max(64), key: z.string().min(1) }).strict(),
+    output: z.object({ fileName: z.string(), csv: z.string(), rows: z.number().int() }),
+  },
   'runs.metricKeys': { input: RunRef, output: z.array(z.string()) },
   'runs.trajectories': {
     input: z.object({ runId: RunId, step: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() }).strict(),

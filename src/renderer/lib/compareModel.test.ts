@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord, Series } from '../../shared/api';
-import { chartModel, indexSeries, legendEntries, mergeIndex, runColors, summaryRows, unitRange, xOfStep } from './compareModel';
+import { chartModel, indexSeries, legendEntries, mergeIndex, runColors, summaryRows, unitRange, visibleRunIds, xOfStep } from './compareModel';
 import { PALETTE } from './chartOptions';
 
 function rec(id: string, preset: string, alerts: RunRecord['alerts'] = []): RunRecord {
@@ -66,6 +66,12 @@ describe('chartModel', () => {
     ]);
     expect(summaryRows(runs, idx, 0.5, 'preset').map((r) => r.color)).toEqual([PALETTE[0], PALETTE[1], PALETTE[0]]);
     expect([...runColors(runs, '').values()]).toEqual([PALETTE[0], PALETTE[1], PALETTE[2]]);
+  });
+  it('names the runs a chart draws (its CSV\'s columns): all, minus a hidden run or a hidden group\'s runs', () => {
+    expect(visibleRunIds(runs, '', new Set())).toEqual(['a', 'b', 'c']);
+    expect(visibleRunIds(runs, '', new Set(['b']))).toEqual(['a', 'c']);
+    expect(visibleRunIds(runs, 'preset', new Set(['sampo']))).toEqual(['b']);
+    expect(visibleRunIds(runs, 'preset', new Set(['b']))).toEqual(['a', 'b', 'c']);
   });
   it('leaves out what the legend hid: a run, or a whole group with its band', () => {
     const byRun = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: '', hidden: new Set(['b']) });

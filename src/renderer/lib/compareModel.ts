@@ -54,6 +54,13 @@ export function legendEntries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'co
   return groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).map((g, gi) => ({ key: g.value, label: `${groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi) }));
 }
 
+/** The runs the charts draw, in record order: those whose legend entry (the run, or its group) is not hidden. */
+export function visibleRunIds(runs: readonly Pick<RunRecord, 'id' | 'config'>[], groupBy: string, hidden: ReadonlySet<string>): string[] {
+  if (groupBy === '') return runs.filter((r) => !hidden.has(r.id)).map((r) => r.id);
+  const shown = new Set(groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).filter((g) => !hidden.has(g.value)).flatMap((g) => g.runIds));
+  return runs.filter((r) => shown.has(r.id)).map((r) => r.id);
+}
+
 export type SeriesIndex = ReadonlyMap<string, ReadonlyMap<string, Series>>;
 
 /** key → runId → series. */

@@ -23,7 +23,11 @@ export async function downloadPublished(path: string, fileName: string): Promise
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(`the download failed (HTTP ${res.status}): ${body?.error?.message ?? res.statusText}`);
   }
-  const href = URL.createObjectURL(await res.blob());
+  saveBlob(fileName, await res.blob());
+}
+
+function saveBlob(fileName: string, blob: Blob): void {
+  const href = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = href;
   a.download = fileName;
@@ -33,4 +37,9 @@ export async function downloadPublished(path: string, fileName: string): Promise
   a.remove();
   // Revoked later: the browser reads the blob after the click returns.
   setTimeout(() => URL.revokeObjectURL(href), 60_000);
+}
+
+/** Hands `text` to the browser (or Electron's download handler) as a file named `fileName`. */
+export function downloadText(fileName: string, text: string, type = 'text/csv'): void {
+  saveBlob(fileName, new Blob([text], { type }));
 }

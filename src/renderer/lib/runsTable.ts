@@ -22,13 +22,7 @@ export function runSuccess(r: RunSummary): number | null {
 
 export const VAL_EPISODES_KEY = 'val/episodes';
 
-/**
- * The id's last 6 characters: the random part of a generated id (runStore's newRunId), which default names
- * also carry, so a row can be told apart from its twins at a glance. Shorter ids are shown whole.
- */
-export function shortId(id: string): string {
-  return id.length > 6 ? id.slice(-6) : id;
-}
+export { shortId } from '../../shared/shortId';
 
 /** z for a two-sided 95 % interval (the same constant as src/core/training/wilson.ts). */
 const Z95 = 1.959963984540054;

@@ -12,6 +12,7 @@ import { toSummary } from '../../store/runStore';
 import { detectStored } from '../../store/detectStored';
 import type { AreaMethods, Handlers } from '../types';
 import { createRunBaselines } from './runBaselines';
+import { chartCsv, csvFileName } from '../../exports/chartCsv';
 
 export function createRunsHandlers(services: MainServices): Handlers<AreaMethods<'runs'>> {
   const lab = () => getLab(services);
@@ -62,6 +63,20 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
         for (const key of keys) out.push(await store.series(id, key, { xAxis, maxPoints }));
       }
       return ok(out);
+    },
+    'runs.chartCsv': async ({ runIds, key }) => {
+      const { store } = await lab();
+      const runs = [];
+      for (const id of runIds) {
+        const rec = await store.getRun(id);
+        if (!rec) return notFound(id);
+        runs.push({ id, name: rec.name, series: await store.series(id, key) });
+      }
+      if (runs.every((r) => r.series.totalPoints === 0)) {
+        return err('NOT_FOUND', `no point of "${key}" in ${runIds.length === 1 ? `run ${runIds[0]}` : `any of the ${runIds.length} runs`}`, { field: 'key', hint: 'pick a metric the runs logged (runs.metricKeys lists them)' });
+      }
+      const { csv, rows } = chartCsv(key, runs);
+      return ok({ fileName: csvFileName(key, runs.length === 1 ? runs[0].name : 'compare'), csv, rows });
     },
     'runs.metricKeys': async ({ runId }) => {
       const { store } = await lab();
