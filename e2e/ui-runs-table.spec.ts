@@ -1,7 +1,8 @@
 /**
  * The runs table tells runs apart (issue 18): seed and short id on every row (and in Compare's summary),
  * held-out validation success with its 95 % Wilson interval beside the training success, an ETA column that
- * is blank for finished runs, and ticked runs still ticked after opening a run or Compare and coming back.
+ * is blank for finished runs, ticked runs still ticked after opening a run or Compare and coming back, and
+ * summary columns added from the Columns menu (sortable, kept across reloads).
  * Three synthetic runs (`arlarena runs synth`, which logs val/success_rate and val/episodes every 10 steps),
  * two of them with the same name. Screenshots (light and dark) land in test-results/ui-runs-table-*.png.
  */
@@ -100,6 +101,39 @@ describe('runs table columns and kept selection', () => {
     expect(await row(ids[0]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
     expect(await row(ids[1]!).locator('input[type="checkbox"]').isChecked()).toBe(true);
     expect(await page.locator('[data-testid="compare-selected"]').innerText()).toContain('(2)');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('adds a summary column from the Columns menu, sorts by it, and still has it after a reload', async () => {
+    const key = 'best/val/success_rate';
+    const columns = page.locator('[data-testid="runs-columns"]');
+    await columns.locator('summary').click();
+    await columns.locator(`input[data-key="${key}"]`).check();
+    expect(await columns.locator('summary').innerText()).toBe('Columns (+1)');
+    const heads = await page.locator('table.runs thead th').allInnerTexts();
+    // Beside the other success columns.
+    const names = heads.map((h) => h.trim());
+    expect(names.slice(names.indexOf('Validation'), names.indexOf('Validation') + 3)).toEqual(['Validation', 'Train success', 'Best validation']);
+    // Each cell is the run's stored best validation success.
+    const best = new Map<string, number>();
+    for (const id of ids) {
+      const rec = await lab.call('runs.get', { runId: id });
+      if (!rec.ok) throw new Error(rec.error.message);
+      const v = rec.value.summary[key];
+      expect(typeof v).toBe('number');
+      best.set(id, v as number);
+      expect(await row(id).locator(`[data-col="summary:${key}"]`).innerText()).toBe(`${((v as number) * 100).toFixed(1)} %`);
+    }
+    await page.locator('table.runs thead th', { hasText: 'Best validation' }).locator('button').click();
+    const order = await page.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
+    expect(new Set(order)).toEqual(new Set(ids));
+    const values = order.map((id) => best.get(id!)!);
+    expect(values).toEqual([...values].sort((a, b) => b - a));
+    expect(await page.locator('table.runs thead th', { hasText: 'Best validation' }).getAttribute('aria-sort')).toBe('descending');
+    await shots('ui-runs-table-columns');
+    await page.reload();
+    await row(ids[0]!).waitFor();
+    expect(await row(ids[0]!).locator(`[data-col="summary:${key}"]`).count()).toBe(1);
     expect(app.problems).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { filterRuns, fmtValSuccess, loadSelection, parseTags, runEta, runValSuccess, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, valMode } from './runsTable';
+import { COLUMNS_STORAGE_KEY, filterRuns, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
@@ -109,11 +109,39 @@ describe('seed, short id, validation and ETA columns (issue 18)', () => {
   });
 });
 
+function memory(): Storage {
+  const m = new Map<string, string>();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k), clear: () => m.clear(), key: () => null, get length() { return m.size; } };
+}
+
+describe('added summary columns', () => {
+  it('sorts by a summary key, runs without it last either way', () => {
+    const rs = [
+      run({ id: 'a', summary: { 'best/val/success_rate': 0.3 } }),
+      run({ id: 'b', summary: {} }),
+      run({ id: 'c', summary: { 'best/val/success_rate': 0.9 } }),
+      run({ id: 'd', summary: { 'best/val/success_rate': null } }),
+    ];
+    expect(sortRuns(rs, 'summary:best/val/success_rate', 'desc').map((r) => r.id)).toEqual(['c', 'a', 'b', 'd']);
+    expect(sortRuns(rs, 'summary:best/val/success_rate', 'asc').map((r) => r.id)).toEqual(['a', 'c', 'b', 'd']);
+    expect(summaryValue(rs[3], 'best/val/success_rate')).toBeNull();
+  });
+
+  it('keeps the chosen columns in catalog order and drops unknown or malformed entries', () => {
+    const s = memory();
+    expect(loadColumns(s)).toEqual([]);
+    saveColumns(s, ['actor/grad_norm', 'best/val/success_rate']);
+    expect(s.getItem(COLUMNS_STORAGE_KEY)).toBe('["actor/grad_norm","best/val/success_rate"]');
+    expect(loadColumns(s)).toEqual(['best/val/success_rate', 'actor/grad_norm']);
+    s.setItem(COLUMNS_STORAGE_KEY, '["no/such", 4, "actor/entropy"]');
+    expect(loadColumns(s)).toEqual(['actor/entropy']);
+    s.setItem(COLUMNS_STORAGE_KEY, 'not json');
+    expect(loadColumns(s)).toEqual([]);
+    expect(loadColumns(undefined)).toEqual([]);
+  });
+});
+
 describe('ticked runs in session storage', () => {
-  function memory(): Storage {
-    const m = new Map<string, string>();
-    return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k), clear: () => m.clear(), key: () => null, get length() { return m.size; } };
-  }
   it('round-trips the ids and reads a missing, corrupt or foreign entry as none', () => {
     const s = memory();
     expect(loadSelection(s)).toEqual([]);

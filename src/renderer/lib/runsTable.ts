@@ -2,7 +2,52 @@
 import type { RunStatus, RunSummary } from '../../shared/api';
 import { VAL_SUCCESS_KEY } from './metricKeys';
 
-export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt';
+export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt' | `summary:${string}`;
+
+/**
+ * Columns the table can add from a run's headline numbers (RunSummary.summary, store/summary.ts), as the
+ * trackers' runs tables add summary metrics: the last value of a key, or its best (`best/…`). `pct` keys are
+ * rates shown as percentages.
+ */
+export const SUMMARY_COLUMNS: readonly { readonly key: string; readonly label: string; readonly pct: boolean; readonly title: string }[] = [
+  { key: 'best/val/success_rate', label: 'Best validation', pct: true, title: 'Highest held-out validation success the run reached (val/success_rate)' },
+  { key: 'best/episode/success_rate', label: 'Best train success', pct: true, title: 'Highest training success rate over its steps (episode/success_rate)' },
+  { key: 'episode/reward_mean', label: 'Return', pct: false, title: 'Mean episode return at the last step (episode/reward_mean)' },
+  { key: 'episode/score_mean', label: 'Score', pct: false, title: 'Task score at the last step (episode/score_mean; what verl and TRL runs log)' },
+  { key: 'best/val/score_mean', label: 'Best val score', pct: false, title: 'Highest validation score (val/score_mean)' },
+  { key: 'episode/valid_format_ratio', label: 'Valid format', pct: true, title: 'Share of well-formed <think>…</think><action>…</action> outputs at the last step' },
+  { key: 'episode/valid_action_ratio', label: 'Valid action', pct: true, title: 'Share of admissible actions at the last step' },
+  { key: 'actor/grad_norm', label: 'Grad norm', pct: false, title: 'Gradient norm at the last step (actor/grad_norm)' },
+  { key: 'actor/entropy', label: 'Entropy', pct: false, title: 'Policy entropy at the last step (actor/entropy)' },
+];
+
+/** A summary value, or null when the run has none (finite only: the store folds finite values). */
+export function summaryValue(r: RunSummary, key: string): number | null {
+  const v = r.summary[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** Where the table keeps the summary columns the user added (local storage: they outlive the tab). */
+export const COLUMNS_STORAGE_KEY = 'arlarena.runs.columns';
+
+/** The added columns, in catalog order; unknown or malformed entries are dropped. */
+export function loadColumns(store: Pick<Storage, 'getItem'> | undefined): string[] {
+  try {
+    const v: unknown = JSON.parse(store?.getItem(COLUMNS_STORAGE_KEY) ?? '[]');
+    const want = new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    return SUMMARY_COLUMNS.filter((c) => want.has(c.key)).map((c) => c.key);
+  } catch {
+    return [];
+  }
+}
+
+export function saveColumns(store: Pick<Storage, 'setItem'> | undefined, keys: readonly string[]): void {
+  try {
+    store?.setItem(COLUMNS_STORAGE_KEY, JSON.stringify(keys));
+  } catch {
+    // Storage full or disabled: the columns simply do not outlive the page.
+  }
+}
 
 export interface RunFilter {
   readonly search?: string;
@@ -112,6 +157,9 @@ function sortValue(r: RunSummary, key: RunSortKey): string | number | null {
       return r.alertCount;
     case 'createdAt':
       return r.createdAt;
+    default:
+      // `summary:<key>`: an added summary column.
+      return summaryValue(r, key.slice('summary:'.length));
   }
 }
 
