@@ -289,6 +289,58 @@ for (const inPage of [false, true]) {
   });
 }
 
+/** A PNG's width and height (its IHDR) and the RGBA of some of its pixels, decoded by the page's own image decoder. */
+async function pngFacts(page: Page, bytes: Buffer, at: [number, number][]): Promise<{ width: number; height: number; pixels: number[][] }> {
+  expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  const pixels = await page.evaluate(async ({ b64, at }) => {
+    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+    // A page canvas: the in-page mode's test hides OffscreenCanvas.
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    return at.map(([x, y]) => [...ctx.getImageData(x, y, 1, 1).data]);
+  }, { b64: bytes.toString('base64'), at });
+  return { width, height, pixels };
+}
+
+describe('a chart\'s PNG button', () => {
+  for (const inPage of [false, true]) {
+    it(`saves a chart drawn in the ${inPage ? 'page' : 'worker'} as a PNG of its size with a legend strip, on an opaque background`, async () => {
+      const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, inPage);
+      await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+      await settled(page, '[data-testid="compare"]');
+      const card = page.locator('[data-testid="compare"] .chart-card').first();
+      const chart = card.locator('.chart');
+      expect(await attr(chart, 'data-mode')).toBe(inPage ? 'page' : 'worker');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await settled(page, '[data-testid="compare"]');
+      const key = await attr(card, 'data-metric');
+      const [download] = await Promise.all([page.waitForEvent('download'), card.locator('[data-testid="chart-png"]').click()]);
+      expect(download.suggestedFilename()).toBe(`compare.${key.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`);
+      const box = await chart.evaluate((el) => ({ w: el.clientWidth, h: el.clientHeight, dpr: window.devicePixelRatio }));
+      const chartH = Math.round(box.h * box.dpr);
+      // The first legend swatch (chartPng.ts: 8 px padding, a 10 px swatch centred on a 12 px line).
+      const swatch: [number, number] = [Math.round(13 * box.dpr), chartH + Math.round(14 * box.dpr)];
+      const facts = await pngFacts(page, readFileSync((await download.path())!), [[0, 0], swatch]);
+      await download.saveAs(join(ROOT, 'test-results', `ui-charts-png-${inPage ? 'page' : 'worker'}-dark.png`));
+      expect(facts.width).toBe(Math.round(box.w * box.dpr));
+      // Three runs: a legend strip under the chart says which line is which.
+      expect(facts.height).toBeGreaterThan(chartH + 20 * box.dpr);
+      // Dark mode: a transparent PNG would be light text on nothing once pasted into a document.
+      expect(facts.pixels[0][3]).toBe(255);
+      const first = await page.locator('[data-testid="compare-legend"] .entry .sw').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(`rgb(${facts.pixels[1].slice(0, 3).join(', ')})`).toBe(first);
+      expect(await card.locator('[data-testid="chart-tool-error"]').count()).toBe(0);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+  }
+});
+
 describe('a chart\'s CSV button', () => {
   it('downloads every logged point of the runs the chart draws, in W&B\'s chart-export layout', async () => {
     const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, false);

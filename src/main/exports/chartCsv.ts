@@ -6,6 +6,7 @@
  */
 import type { Series } from '../../shared/api';
 import { shortId } from '../../shared/shortId';
+import { chartFileStem } from '../../shared/fileNames';
 import { wandbChartCsv, type ChartCsvColumn } from '../../core/formats/export/wandbCsv';
 
 const NON_FINITE = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY } as const;
@@ -39,8 +40,7 @@ export function chartCsv(metric: string, runs: readonly { id: string; name: stri
   return { csv, rows: new Set(columns.flatMap((c) => c.steps)).size };
 }
 
-/** "sampo-seed-1.actor_grad_norm.csv": a prefix (one run's name, or "compare") and the metric, made file-safe. */
+/** The CSV's suggested file name (chartFileStem + ".csv"). */
 export function csvFileName(metric: string, prefix: string): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '');
-  return `${safe(prefix) || 'runs'}.${safe(metric) || 'metric'}.csv`;
+  return `${chartFileStem(prefix, metric)}.csv`;
 }

@@ -23,10 +23,11 @@ export async function downloadPublished(path: string, fileName: string): Promise
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(`the download failed (HTTP ${res.status}): ${body?.error?.message ?? res.statusText}`);
   }
-  saveBlob(fileName, await res.blob());
+  downloadBlob(fileName, await res.blob());
 }
 
-function saveBlob(fileName: string, blob: Blob): void {
+/** Hands `blob` to the browser (or Electron's download handler) as a file named `fileName`. */
+export function downloadBlob(fileName: string, blob: Blob): void {
   const href = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = href;
@@ -41,5 +42,15 @@ function saveBlob(fileName: string, blob: Blob): void {
 
 /** Hands `text` to the browser (or Electron's download handler) as a file named `fileName`. */
 export function downloadText(fileName: string, text: string, type = 'text/csv'): void {
-  saveBlob(fileName, new Blob([text], { type }));
+  downloadBlob(fileName, new Blob([text], { type }));
+}
+
+/** The bytes of a base64 `data:` URL (ECharts' getDataURL) as a Blob, without fetch (the CSP's connect-src). */
+export function dataUrlBlob(url: string): Blob {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (!m) throw new Error('not a base64 data URL');
+  const bin = atob(m[2]);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new Blob([bytes], { type: m[1] });
 }

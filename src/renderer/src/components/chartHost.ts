@@ -5,7 +5,8 @@
  * answers null or the handle's `onFail` fires, and the Chart draws with ECharts in the page instead.
  */
 import type { MetricChartInput } from '../../lib/chartOptions';
-import type { FromWorker, PointerKind, ToWorker } from './chartProtocol';
+import type { FromWorker, PngStyle, PointerKind, ToWorker } from './chartProtocol';
+import type { PngLegendEntry } from '../../lib/chartPng';
 import type { ChartReport } from './echartsSetup';
 import { loadEcharts } from './echarts';
 
@@ -16,6 +17,8 @@ export interface ChartHandle {
   pointer(kind: PointerKind, x: number, y: number, extra?: { delta?: number; ctrl?: boolean }): void;
   /** Zooms back out to the whole x range (and the connected charts with it). */
   resetZoom(): void;
+  /** The chart as drawn, as a PNG (chartPng.ts); rejects with why it could not be made. */
+  png(style: PngStyle, legend: PngLegendEntry[]): Promise<Blob>;
   dispose(): void;
 }
 
@@ -54,6 +57,9 @@ function createHost(): Host | null {
   }
   const charts = new Map<number, ChartCallbacks>();
   let nextId = 1;
+  /** PNG requests waiting for the worker, by request number. */
+  const pngs = new Map<number, { resolve: (b: Blob) => void; reject: (e: Error) => void }>();
+  let nextReq = 1;
   let failed: string | null = null;
 
   const fail = (why: string) => {
@@ -64,6 +70,8 @@ function createHost(): Host | null {
     worker.terminate();
     for (const cb of charts.values()) cb.onFail(why);
     charts.clear();
+    for (const p of pngs.values()) p.reject(new Error(why));
+    pngs.clear();
   };
   worker.onerror = (e) => fail(`the chart worker failed (${e.message || 'it could not be loaded'})`);
   worker.onmessageerror = () => fail('a message from the chart worker could not be read');
@@ -74,6 +82,12 @@ function createHost(): Host | null {
     if (m.t === 'ready') clearTimeout(notReady);
     else if (m.t === 'drawn') charts.get(m.id)?.onDrawn(m.seq);
     else if (m.t === 'report') charts.get(m.id)?.onReport(m.report);
+    else if (m.t === 'png') {
+      const p = pngs.get(m.req);
+      pngs.delete(m.req);
+      if (m.blob) p?.resolve(m.blob);
+      else p?.reject(new Error(m.message ?? 'the chart could not be saved as PNG'));
+    }
     else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
   };
   const send = (m: ToWorker, transfer: Transferable[] = []) => {
@@ -86,7 +100,7 @@ function createHost(): Host | null {
       const id = nextId++;
       if (failed) {
         queueMicrotask(() => cb.onFail(failed ?? 'the chart worker failed'));
-        return { set: () => 0, resize() {}, pointer() {}, resetZoom() {}, dispose() {} };
+        return { set: () => 0, resize() {}, pointer() {}, resetZoom() {}, png: () => Promise.reject(new Error(failed ?? 'the chart worker failed')), dispose() {} };
       }
       charts.set(id, cb);
       let seq = 0;
@@ -108,6 +122,13 @@ function createHost(): Host | null {
         resize: (w, h) => send({ t: 'resize', id, width: w, height: h }),
         pointer: (kind, x, y, extra) => send({ t: 'pointer', id, kind, x, y, ...extra }),
         resetZoom: () => send({ t: 'resetZoom', id }),
+        png: (style, legend) =>
+          new Promise<Blob>((resolve, reject) => {
+            if (failed) return reject(new Error(failed));
+            const req = nextReq++;
+            pngs.set(req, { resolve, reject });
+            send({ t: 'png', id, req, style, legend });
+          }),
         dispose: () => {
           charts.delete(id);
           send({ t: 'dispose', id });

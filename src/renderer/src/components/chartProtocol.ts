@@ -1,6 +1,14 @@
 /** Messages between the page (chartHost.ts) and the chart worker (chartWorker.ts). */
 import type { MetricChartInput } from '../../lib/chartOptions';
 import type { ChartReport } from './echartsSetup';
+import type { PngLegendEntry } from '../../lib/chartPng';
+
+/** CSS colours and the font family of the PNG's background, legend text and legend. */
+export interface PngStyle {
+  background: string;
+  foreground: string;
+  fontFamily: string;
+}
 
 export type PointerKind = 'mousemove' | 'mouseout' | 'mousedown' | 'mouseup' | 'click' | 'mousewheel';
 
@@ -12,6 +20,8 @@ export type ToWorker =
   /** `delta`: a wheel's zrender delta (+1 a notch away from the user); `ctrl`: the key held (zoom). */
   | { t: 'pointer'; id: number; kind: PointerKind; x: number; y: number; delta?: number; ctrl?: boolean }
   | { t: 'resetZoom'; id: number }
+  /** The chart as it is drawn, as a PNG (chartPng.ts: opaque background, legend strip), answered by `png`. */
+  | { t: 'png'; id: number; req: number; style: PngStyle; legend: PngLegendEntry[] }
   | { t: 'dispose'; id: number }
   /** Draw one throwaway chart now, while nothing waits for the worker (sent at idle by `preloadCharts`). */
   | { t: 'warm' };
@@ -20,4 +30,6 @@ export type FromWorker =
   | { t: 'ready' }
   | { t: 'drawn'; id: number; seq: number }
   | { t: 'error'; id: number | null; message: string }
-  | { t: 'report'; id: number; report: ChartReport };
+  | { t: 'report'; id: number; report: ChartReport }
+  /** `blob` null: the chart is gone, or the canvas could not be encoded (`message` says why). */
+  | { t: 'png'; id: number; req: number; blob: Blob | null; message?: string };

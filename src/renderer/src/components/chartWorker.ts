@@ -9,12 +9,16 @@
  */
 import { draw, echarts, hovering, reportRange, resetZoom, wireChart, type ChartReport } from './echartsSetup';
 import { metricChartOption, type MetricChartInput } from '../../lib/chartOptions';
-import type { FromWorker, ToWorker } from './chartProtocol';
+import type { FromWorker, PngStyle, ToWorker } from './chartProtocol';
+import { composeChartPng, layoutLegend, legendFont, type PngLegendEntry } from '../../lib/chartPng';
 
 type ECharts = ReturnType<typeof echarts.init>;
 
 const scope = self as unknown as { onmessage: ((e: MessageEvent<ToWorker>) => void) | null; postMessage(m: FromWorker): void };
 const charts = new Map<number, ECharts>();
+/** Each chart's canvas and pixel ratio, for its PNG. */
+const canvases = new Map<number, OffscreenCanvas>();
+const dprs = new Map<number, number>();
 
 function post(m: FromWorker): void {
   scope.postMessage(m);
@@ -27,6 +31,8 @@ function handle(m: ToWorker): void {
       // the page, which owns the element's layout.
       const chart = echarts.init(m.canvas as unknown as HTMLElement, undefined, { renderer: 'canvas', width: m.width, height: m.height, devicePixelRatio: m.dpr });
       charts.set(m.id, chart);
+      canvases.set(m.id, m.canvas);
+      dprs.set(m.id, m.dpr);
       // Every chart of the page lives in this worker, so ECharts' connect syncs a view's crosshair here.
       wireChart(chart, m.group, reporter(m.id));
       return;
@@ -56,9 +62,14 @@ function handle(m: ToWorker): void {
       if (chart) resetZoom(chart);
       return;
     }
+    case 'png':
+      void png(m.id, m.req, m.style, m.legend);
+      return;
     case 'dispose':
       charts.get(m.id)?.dispose();
       charts.delete(m.id);
+      canvases.delete(m.id);
+      dprs.delete(m.id);
       pending.delete(m.id);
       return;
     case 'warm':
@@ -66,6 +77,26 @@ function handle(m: ToWorker): void {
       // draw would only delay them.
       if (!warmed && charts.size === 0 && pending.size === 0) warmUp();
       return;
+  }
+}
+
+/** The chart's canvas as drawn, with its background and legend (chartPng.ts), encoded as a PNG. */
+async function png(id: number, req: number, style: PngStyle, legend: PngLegendEntry[]): Promise<void> {
+  const src = canvases.get(id);
+  if (!src) return post({ t: 'png', id, req, blob: null, message: 'the chart is no longer on the page' });
+  try {
+    const dpr = dprs.get(id) ?? 1;
+    const measure = new OffscreenCanvas(1, 1).getContext('2d');
+    if (!measure) throw new Error('no 2D context to measure the legend');
+    measure.font = legendFont(dpr, style.fontFamily);
+    const layout = layoutLegend(legend, src.width, dpr, (t) => measure.measureText(t).width);
+    const out = new OffscreenCanvas(src.width, src.height + layout.height);
+    const ctx = out.getContext('2d');
+    if (!ctx) throw new Error('no 2D context for the image');
+    composeChartPng(ctx, src, { width: src.width, height: src.height }, layout, { ...style, dpr });
+    post({ t: 'png', id, req, blob: await out.convertToBlob({ type: 'image/png' }) });
+  } catch (err) {
+    post({ t: 'png', id, req, blob: null, message: describe(err) });
   }
 }
 
