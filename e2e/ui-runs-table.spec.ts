@@ -131,6 +131,16 @@ describe('runs table columns and kept selection', () => {
     expect(values).toEqual([...values].sort((a, b) => b - a));
     expect(await page.locator('table.runs thead th', { hasText: 'Best validation' }).getAttribute('aria-sort')).toBe('descending');
     await shots('ui-runs-table-columns');
+    // A menu: the click on the column header closed it; so do Escape and a click elsewhere.
+    expect(await columns.getAttribute('open')).toBeNull();
+    await columns.locator('summary').click();
+    expect(await columns.getAttribute('open')).not.toBeNull();
+    await page.keyboard.press('Escape');
+    expect(await columns.getAttribute('open')).toBeNull();
+    await columns.locator('summary').click();
+    expect(await columns.getAttribute('open')).not.toBeNull();
+    await page.locator('h2#runs-title').click();
+    expect(await columns.getAttribute('open')).toBeNull();
     await page.reload();
     await row(ids[0]!).waitFor();
     expect(await row(ids[0]!).locator(`[data-col="summary:${key}"]`).count()).toBe(1);
