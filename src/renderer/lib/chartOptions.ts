@@ -399,7 +399,9 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
   const runs = [...new Set(bands.map((b) => b.run))];
   const lines: Record<string, unknown>[] = [];
   for (const b of bands) lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
-  const [lo, hi] = valueRange(input);
+  // The value range is read by threshold labels and alert bands only: scanned once, and only for charts that have them.
+  let yRange: [number, number] | null = null;
+  const values = (): [number, number] => (yRange ??= valueRange(input));
   let lowLevel = false;
   for (const l of input.levels ?? []) {
     if (!Number.isFinite(l.y) || (log && l.y <= 0)) continue;
@@ -407,6 +409,7 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
     // label (top right, where an alert's span usually ends) and of a cited best level above the threshold.
     // Above it when the line runs along the plot's floor (a length threshold far below the runaway), where the
     // label under it would sit on the x-axis.
+    const [lo, hi] = values();
     const low = hi > lo && l.y <= lo + 0.15 * (hi - lo);
     lowLevel ||= low;
     lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: low ? 'insideStartTop' : 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 } });
@@ -425,7 +428,7 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
       silent: true,
       data: [...bands.map((b) => {
         const side = labelSide((b.from + b.to) / 2, range);
-        const bottom = citedHighIn(input, b.from, b.to);
+        const bottom = citedHighIn(input, b.from, b.to, values);
         const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
         const row = runs.indexOf(b.run) + (bottom && lowLevel ? 1 : 0);
         return [
@@ -460,10 +463,10 @@ function valueRange(input: MetricChartInput): [number, number] {
 }
 
 /** Whether a cited value lies in [from, to] on the upper half of the chart's values. */
-function citedHighIn(input: MetricChartInput, from: number, to: number): boolean {
+function citedHighIn(input: MetricChartInput, from: number, to: number, values: () => [number, number]): boolean {
   const inside = (input.cited ?? []).filter((p) => p.x >= from && p.x <= to && Number.isFinite(p.y));
   if (inside.length === 0) return false;
-  const [lo, hi] = valueRange(input);
+  const [lo, hi] = values();
   return hi > lo && inside.some((p) => p.y >= (lo + hi) / 2);
 }
 
