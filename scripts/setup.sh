@@ -35,5 +35,26 @@ if [ ! -x .peers-venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want"
   echo "$want" > "$stamp"
 fi
 
+# More peer venvs, one per file tests/peers/venvs/<name>.txt → .venvs/<name> (pinned requirements; kept apart so that
+# the trackers', Transformers' and Hydra's pins never fight Ray's or TensorBoard's). A first line
+# `# venv: --system-site-packages` makes the venv with Debian's /usr/bin/python3 and its site packages (Debian's
+# python3-torch, which PyPI's CPU-less torch wheels cannot replace here).
+for req in tests/peers/venvs/*.txt; do
+  [ -f "$req" ] || continue
+  name=$(basename "$req" .txt); dir=.venvs/$name; stamp=$dir/.requirements.sha256
+  want=$(sha256sum "$req" | cut -d' ' -f1)
+  if [ ! -x "$dir/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setup: creating $dir from $req"
+    rm -rf "$dir"
+    if head -n1 "$req" | grep -q -- '--system-site-packages'; then
+      /usr/bin/python3 -m venv --system-site-packages "$dir"
+    else
+      python3 -m venv "$dir"
+    fi
+    "$dir/bin/pip" install -q --disable-pip-version-check --no-input -r "$req" </dev/null
+    echo "$want" > "$stamp"
+  fi
+done
+
 echo "setup: node $(node --version), npm $(npm --version)"
 npm ci </dev/null

@@ -14,3 +14,10 @@ export function peerPython(): string {
   if (!existsSync(p)) throw new Error(`the Python peer venv is missing (${p}): run \`bash scripts/setup.sh\` (creates .peers-venv from tests/peers/requirements.txt)`);
   return p;
 }
+
+/** The python of the named peer venv (.venvs/<name>, made by scripts/setup.sh from tests/peers/venvs/<name>.txt). */
+export function venvPython(name: string): string {
+  const p = join(ROOT, '.venvs', name, 'bin', 'python');
+  if (!existsSync(p)) throw new Error(`the Python peer venv ${name} is missing (${p}): run \`bash scripts/setup.sh\` (creates .venvs/${name} from tests/peers/venvs/${name}.txt)`);
+  return p;
+}
