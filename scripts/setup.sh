@@ -15,6 +15,7 @@ need=()
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 dpkg -s libopenblas0-pthread >/dev/null 2>&1 || need+=(libopenblas0-pthread)
 command -v python3 >/dev/null 2>&1 && python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || need+=(g++ make)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing Debian packages: ${need[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else
@@ -58,3 +59,9 @@ done
 
 echo "setup: node $(node --version), npm $(npm --version)"
 npm ci </dev/null
+
+# Native TensorFlow for training (docs/guides/native-tensorflow.md): the tensorflow-cpu wheel into .venvs/tensorflow
+# and tfjs-node's binding built against it. After npm ci, which removes the binding from node_modules (the compile is
+# kept in .venvs/tensorflow, so this is then a copy). On failure it says why in one line and training stays on
+# tfjs-wasm; the tests that need the native backend then fail naming `npm run setup:tensorflow`.
+bash scripts/setup-tensorflow.sh || echo "setup: continuing without native TensorFlow (reason above)"
