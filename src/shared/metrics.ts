@@ -60,6 +60,42 @@ const defs = [
   // train/inference mismatch
   { key: 'mismatch/logprob_abs_max', label: 'Mismatch (max)', meaning: 'Max |log π_rollout − log π_trainer| over response tokens (rollout engine vs trainer engine).', unit: 'nats', group: 'mismatch', better: 'lower' },
   { key: 'mismatch/logprob_abs_mean', label: 'Mismatch (mean)', meaning: 'Mean |log π_rollout − log π_trainer| over response tokens.', unit: 'nats', group: 'mismatch', better: 'lower' },
+  // rollout correction (verl's algorithm.rollout_correction, the same names verl logs; docs/guides/rollout-correction.md).
+  // Off-policy diagnostics between the trainer's log-probs and the rollout engine's (compute_offpolicy_metrics).
+  { key: 'rollout_corr/training_ppl', label: 'Trainer perplexity', meaning: 'Mean over rows of exp(−masked mean log π_train); fully padded rows count as 1.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/training_log_ppl', label: 'Trainer log-perplexity', meaning: 'Mean over rows of −masked mean log π_train.', unit: 'nats', group: 'mismatch' },
+  { key: 'rollout_corr/kl', label: 'KL(rollout‖trainer), k1', meaning: 'Token mean of log π_rollout − log π_train.', unit: 'nats', group: 'mismatch', better: 'lower' },
+  { key: 'rollout_corr/k3_kl', label: 'KL(rollout‖trainer), k3', meaning: 'Token mean of e^r − r − 1 with r = log π_train − log π_rollout (unclamped).', unit: 'nats', group: 'mismatch', better: 'lower' },
+  { key: 'rollout_corr/rollout_ppl', label: 'Rollout perplexity', meaning: 'Mean over rows of exp(−masked mean log π_rollout).', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_log_ppl', label: 'Rollout log-perplexity', meaning: 'Mean over rows of −masked mean log π_rollout.', unit: 'nats', group: 'mismatch' },
+  { key: 'rollout_corr/log_ppl_diff', label: 'Log-PPL difference', meaning: 'Mean over rows of (mean log π_rollout − mean log π_train): > 0 when the trainer finds the responses less likely.', unit: 'nats', group: 'mismatch' },
+  { key: 'rollout_corr/log_ppl_abs_diff', label: 'Log-PPL |difference|', meaning: 'Mean over rows of |mean log π_rollout − mean log π_train|.', unit: 'nats', group: 'mismatch', better: 'lower' },
+  { key: 'rollout_corr/log_ppl_diff_max', label: 'Log-PPL difference (max)', meaning: 'Largest per-row log-PPL difference.', unit: 'nats', group: 'mismatch' },
+  { key: 'rollout_corr/log_ppl_diff_min', label: 'Log-PPL difference (min)', meaning: 'Smallest per-row log-PPL difference.', unit: 'nats', group: 'mismatch' },
+  { key: 'rollout_corr/ppl_ratio', label: 'PPL ratio', meaning: 'Mean over rows of trainer PPL / rollout PPL.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/chi2_token', label: 'χ² (token)', meaning: 'Token mean of ρ² − 1, ρ = exp(clamp(log π_train − log π_rollout, ±20)): the IS weights\' variance.', unit: 'value', group: 'mismatch', better: 'lower' },
+  { key: 'rollout_corr/chi2_seq', label: 'χ² (sequence)', meaning: 'Mean over rows of (Π_t ρ_t)² − 1 (row log-ratio sum clamped to ±20).', unit: 'value', group: 'mismatch', better: 'lower' },
+  // Importance weights (compute_is_metrics): taken before truncation; NaN when algorithm.rolloutCorrection.is is off.
+  { key: 'rollout_corr/rollout_is_mean', label: 'IS weight (mean)', meaning: 'Token mean of the IS weights before truncation.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_max', label: 'IS weight (max)', meaning: 'Largest IS weight before truncation (sequence level: over all rows, from the log-ratio sums).', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_min', label: 'IS weight (min)', meaning: 'Smallest IS weight before truncation.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_std', label: 'IS weight (std)', meaning: 'Std of the IS weights clamped to [1/threshold, threshold].', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_eff_sample_size', label: 'IS effective sample size', meaning: '1 / mean of (w/mean w)² over tokens, w clamped to [1/threshold, threshold]: 1 = all weights equal.', unit: 'ratio', group: 'mismatch', better: 'higher' },
+  { key: 'rollout_corr/rollout_is_ratio_fraction_high', label: 'IS weights above threshold', meaning: 'Share of tokens (sequence level: rows) whose weight exceeds rollout_is_threshold.', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_ratio_fraction_low', label: 'IS weights below 1/threshold', meaning: 'Share of tokens (sequence level: rows) whose weight is below 1/rollout_is_threshold.', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_mean', label: 'IS row weight (mean)', meaning: 'Mean over all rows of the per-row mean weight (fully padded rows count as 0).', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_std', label: 'IS row weight (std)', meaning: 'Unbiased std over rows of the per-row mean weight.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_max', label: 'IS row weight (max)', meaning: 'Largest per-row mean weight.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_min', label: 'IS row weight (min)', meaning: 'Smallest per-row mean weight.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_max_deviation', label: 'IS row weight (max |w − 1|)', meaning: 'Largest distance of a per-row mean weight from 1.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_fraction_high', label: 'IS rows above threshold', meaning: 'Share of rows whose mean weight exceeds the threshold.', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_seq_fraction_low', label: 'IS rows below 1/threshold', meaning: 'Share of rows whose mean weight is below 1/threshold (fully padded rows count).', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_is_batch_norm_factor', label: 'IS batch-norm factor', meaning: 'Batch mean the truncated weights were divided by (1 when it was ≤ 1e-8); NaN without rollout_is_batch_normalize.', unit: 'value', group: 'mismatch' },
+  { key: 'rollout_corr/icepop_masked_fraction', label: 'IcePop masked tokens', meaning: 'Share of tokens IcePop gives weight 0 (ratio outside [lower, upper]); slime\'s tis_clipfrac.', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/icepop_ratio_abs_dev', label: 'IcePop |ratio − 1|', meaning: 'Token mean of |π_train/π_rollout − 1|; slime\'s tis_abs.', unit: 'value', group: 'mismatch', better: 'lower' },
+  // Rejection (compute_rollout_rejection_mask), all options chained; per-option keys: rolloutRsOptionKey.
+  { key: 'rollout_corr/rollout_rs_masked_fraction', label: 'RS rejected tokens', meaning: 'Share of response tokens rejected by the chained rollout_rs options.', unit: 'ratio', group: 'mismatch' },
+  { key: 'rollout_corr/rollout_rs_seq_masked_fraction', label: 'RS rows with a rejection', meaning: 'Share of ALL rows (fully padded ones included) with at least one rejected token.', unit: 'ratio', group: 'mismatch' },
   // throughput
   { key: 'perf/tokens_per_s', label: 'Throughput', meaning: 'Prompt + response tokens processed per wall-clock second in the step.', unit: 'tokens/s', group: 'throughput', better: 'higher' },
   { key: 'perf/step_s', label: 'Step time', meaning: 'Wall-clock seconds for the whole step.', unit: 'seconds', group: 'throughput', better: 'lower' },
@@ -97,11 +133,58 @@ export function nanMeansNotApplicable(key: string): boolean {
 export function metricDef(key: string): MetricDef | undefined {
   const d = byKey.get(key);
   if (d) return d;
+  const rs = rolloutRsOptionDef(key);
+  if (rs) return rs;
   const m = /^val\/([^/]+)\/([^/]+)\/success_rate$/.exec(key);
   if (m) {
     return { key, label: `Validation success (${m[1]} · ${m[2]})`, meaning: `Held-out success on ${m[1]} tasks of type ${m[2]}.`, unit: 'ratio', group: 'validation', better: 'higher' };
   }
   return undefined;
+}
+
+/** verl's rejection options (`rollout_rs`), the parameter of the per-option metric family below. */
+export const ROLLOUT_RS_OPTIONS = ['token_k1', 'token_k2', 'token_k3', 'seq_sum_k1', 'seq_sum_k2', 'seq_sum_k3', 'seq_mean_k1', 'seq_mean_k2', 'seq_mean_k3', 'seq_max_k2', 'seq_max_k3'] as const;
+export type RolloutRsOption = (typeof ROLLOUT_RS_OPTIONS)[number];
+
+/** The per-option statistics verl logs as `rollout_corr/rollout_rs_<option>_<stat>` (compute_rs_metrics + masked fractions). */
+export const ROLLOUT_RS_STATS: Readonly<Record<string, string>> = {
+  mean: 'token mean of the option\'s statistic (a sequence statistic counts once per token of its row)',
+  max: 'largest value of the statistic (sequence options: over rows with tokens)',
+  min: 'smallest value of the statistic',
+  std: 'std of the statistic clamped to [lower, upper] (k1: log bounds; else [0, upper])',
+  fraction_high: 'share of tokens (sequence options: rows) above the upper bound',
+  fraction_low: 'share below the lower bound (k1 options; 0 otherwise)',
+  seq_mean: 'mean over rows with tokens of the per-row statistic (token options: its row mean)',
+  seq_std: 'unbiased std over rows of the per-row statistic',
+  seq_max: 'largest per-row statistic',
+  seq_min: 'smallest per-row statistic',
+  seq_max_deviation: 'largest |per-row statistic|',
+  seq_fraction_high: 'share of rows whose statistic is above the upper bound',
+  seq_fraction_low: 'share of rows whose statistic is below the lower bound (k1 options only)',
+  masked_fraction: 'share of response tokens this option rejects',
+  seq_masked_fraction: 'share of rows with tokens where this option rejects any token',
+};
+
+/** `rollout_corr/rollout_rs_<option>_<stat>`: logged only for the options a run enables (like val/<env>/<type>). */
+export function rolloutRsOptionKey(option: RolloutRsOption, stat: string): string {
+  return `rollout_corr/rollout_rs_${option}_${stat}`;
+}
+
+function rolloutRsOptionDef(key: string): MetricDef | undefined {
+  for (const o of ROLLOUT_RS_OPTIONS) {
+    const prefix = `rollout_corr/rollout_rs_${o}_`;
+    if (!key.startsWith(prefix)) continue;
+    const stat = key.slice(prefix.length);
+    const meaning = ROLLOUT_RS_STATS[stat];
+    if (meaning === undefined) return undefined;
+    const ratio = stat.includes('fraction');
+    return { key, label: `RS ${o} ${stat.replace(/_/g, ' ')}`, meaning: `Rejection option ${o}: ${meaning}.`, unit: ratio ? 'ratio' : 'value', group: 'mismatch' };
+  }
+  return undefined;
+}
+
+export function isRolloutRsOptionKey(key: string): boolean {
+  return rolloutRsOptionDef(key) !== undefined;
 }
 
 export function isMetricKey(key: string): key is MetricKey {
