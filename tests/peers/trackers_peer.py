@@ -1,0 +1,295 @@
+"""The trackers' own Python packages, offline, as the importer's and exporter's peers.
+
+  python trackers_peer.py write DIR [--only wandb,mlflow-file,mlflow-sqlite,trackio,swift]
+      Writes, with the real writers and nothing uploaded: DIR/wandb (offline W&B runs: a finished one, a crashed one
+      (the process dies without finishing), a failed one (exit code 1), a resumed one (two processes, one run id)),
+      DIR/mlruns (MLflow file store), DIR/mlflow.db (MLflow SQLite store), DIR/trackio/<project>.db (Trackio),
+      DIR/trackio-old/<project>.db (the same rows in Trackio's older schema without run_id), DIR/swift/logging.jsonl
+      (ms-swift's line layout) and DIR/expected.json: per run, what was logged (steps, values, config), with
+      NaN / ±inf as the strings "NaN" / "Infinity" / "-Infinity".
+  python trackers_peer.py wandb-big FILE_DIR MB
+      One offline W&B run of about MB megabytes of .wandb (the import benchmark's input).
+  python trackers_peer.py read-mlflow URI
+      MLflow's own client reads every run of a store: prints JSON {runs: [{name, experiment, params, tags,
+      metrics: {key: [[step, value], …]}}]}.
+  python trackers_peer.py read-wandb RUN_DIR
+      W&B's own transaction-log reader (wandb-core's, through `wandb sync --view`-free path: the Python
+      sync service is not used) — see wandb_read() below.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+INF = float("inf")
+
+
+def enc(v):
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def verl_config(name):
+    """A config shaped like verl's Hydra config (nested dicts, lists, None, booleans)."""
+    return {
+        "data": {"train_batch_size": 256, "max_prompt_length": 512, "max_response_length": 1024, "train_files": ["~/data/gsm8k/train.parquet"]},
+        "actor_rollout_ref": {
+            "model": {"path": "Qwen/Qwen2.5-0.5B-Instruct", "use_remove_padding": True},
+            "actor": {"ppo_mini_batch_size": 64, "clip_ratio": 0.2, "loss_agg_mode": "token-mean", "use_kl_loss": True, "kl_loss_coef": 0.001, "optim": {"lr": 1e-6}},
+            "rollout": {"name": "vllm", "n": 5, "temperature": 1.0},
+        },
+        "algorithm": {"adv_estimator": "grpo", "kl_ctrl": {"type": "fixed", "kl_coef": 0.001}, "use_kl_in_reward": False},
+        "trainer": {"project_name": "arl-peer", "experiment_name": name, "total_training_steps": 20, "logger": ["console", "wandb"], "seed": None},
+    }
+
+
+def series(run_index, step):
+    """The values of one step: verl keys (with '@'), a nested dict, and planted NaN / ±inf."""
+    s = float(step)
+    vals = {
+        "actor/pg_loss": 0.5 / (1.0 + s) - 0.01 * run_index,
+        "actor/entropy": 1.2 - 0.03 * s + 0.001 * run_index,
+        "critic/score/mean": 0.1 + 0.02 * s,
+        "val-core/gsm8k/reward/mean@1": 0.25 + 0.01 * s,
+        "response_length/mean": 100.0 + 3 * s,
+    }
+    if step == 3:
+        vals["actor/grad_norm"] = float("nan")
+    elif step == 4:
+        vals["actor/grad_norm"] = INF
+    elif step == 5:
+        vals["actor/grad_norm"] = -INF
+    else:
+        vals["actor/grad_norm"] = 1.0 + 0.1 * s
+    return vals
+
+
+def flat_nested(step):
+    return {"timing": {"gen": 1.5 + step, "update": {"actor": 0.25 * step}}}
+
+
+# ---------------------------------------------------------------- W&B
+
+
+def wandb_child(root, mode, run_id, name, start, end, run_index, group, tags, exit_code):
+    import wandb
+
+    run = wandb.init(
+        dir=root, project="arl-peer", id=run_id, name=name, group=group, tags=tags, config=verl_config(name),
+        resume="allow" if mode == "resume" else None, mode="offline", settings=wandb.Settings(console="off", x_disable_stats=True),
+    )
+    for step in range(start, end):
+        vals = series(run_index, step)
+        vals.update(flat_nested(step))
+        run.log(vals, step=step)
+    run.summary["final/score"] = 0.75 + run_index
+    if mode == "crash":
+        # Dies as a killed job does: no exit record. wandb-core writes what reached it; give it a moment, as a job
+        # that ran on after its last log would.
+        import time
+
+        time.sleep(3)
+        sys.stdout.flush()
+        os._exit(3)
+    run.finish(exit_code=exit_code)
+
+
+def write_wandb(d, expected):
+    root = os.path.join(d)
+    plan = [
+        # (mode, id, name, start, end, run_index, group, tags, exit_code)
+        ("plain", "peerfin1", "finished", 0, 12, 0, "sweep-a", ["grpo", "peer"], 0),
+        ("crash", "peercrs2", "crashed", 0, 400, 1, "sweep-a", ["grpo"], 0),
+        ("plain", "peerfail", "failed", 0, 4, 2, "sweep-b", [], 1),
+        ("plain", "peerres3", "resumed", 0, 6, 3, "sweep-b", [], 0),
+        ("resume", "peerres3", "resumed", 6, 10, 3, "sweep-b", [], 0),
+    ]
+    for mode, rid, name, start, end, idx, group, tags, code in plan:
+        env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DISABLE_GIT="true", WANDB_API_KEY="", WANDB_DIR=root)
+        args = [sys.executable, __file__, "wandb-child", root, mode, rid, name, str(start), str(end), str(idx), group, json.dumps(tags), str(code)]
+        subprocess.run(args, env=env, check=(mode != "crash"))
+    for mode, rid, name, start, end, idx, group, tags, code in plan:
+        e = expected.setdefault("wandb", {}).setdefault(rid, {"name": name, "group": group, "tags": tags, "config": verl_config(name), "steps": {}, "state": None})
+        if mode == "crash":
+            e["state"] = "crashed"
+        elif e["state"] != "crashed":
+            e["state"] = "finished" if code == 0 else "failed"
+        e["summary"] = {"final/score": 0.75 + idx}
+        for step in range(start, end):
+            vals = {k: enc(v) for k, v in series(idx, step).items()}
+            vals["timing.gen"] = 1.5 + step
+            vals["timing.update.actor"] = 0.25 * step
+            e["steps"][str(step)] = vals
+
+
+def wandb_big(root, mb):
+    import wandb
+
+    os.environ.update(WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DISABLE_GIT="true")
+    run = wandb.init(dir=root, project="arl-bench", id="benchbig", name="big", config=verl_config("big"), mode="offline", settings=wandb.Settings(console="off", x_disable_stats=True))
+    keys = [f"bench/metric_{i:03d}" for i in range(100)]
+    step = 0
+    target = mb * 1024 * 1024
+    path = None
+    while True:
+        run.log({k: (step * 0.001 + i) for i, k in enumerate(keys)}, step=step)
+        step += 1
+        if step % 2000 == 0:
+            path = path or next(os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if f.endswith(".wandb"))
+            if os.path.getsize(path) >= target:
+                break
+    run.finish()
+    print(json.dumps({"steps": step}))
+
+
+# ---------------------------------------------------------------- MLflow
+
+
+def write_mlflow(uri, expected, tag):
+    import mlflow
+    from mlflow.tracking import MlflowClient
+
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
+    mlflow.set_tracking_uri(uri)
+    client = MlflowClient(uri)
+    out = expected.setdefault(tag, {})
+    for exp_name, runs in (("arl-peer", ["grpo-a", "grpo-b"]), ("arl-other", ["ppo-c"])):
+        exp_id = mlflow.set_experiment(exp_name).experiment_id
+        for idx, name in enumerate(runs):
+            with mlflow.start_run(run_name=name, experiment_id=exp_id) as run:
+                cfg = verl_config(name)
+                # verl's MLflow adapter logs the flattened config as params and rewrites '@' in metric keys to '_at_'.
+                params = {}
+
+                def flat(prefix, o):
+                    for k, v in o.items():
+                        key = f"{prefix}/{k}" if prefix else k
+                        if isinstance(v, dict):
+                            flat(key, v)
+                        else:
+                            params[key] = v
+
+                flat("", cfg)
+                mlflow.log_params(params)
+                mlflow.set_tag("verl.peer", "yes")
+                steps = {}
+                for step in range(8):
+                    vals = series(idx, step)
+                    mlflow.log_metrics({k.replace("@", "_at_"): v for k, v in vals.items()}, step=step)
+                    steps[str(step)] = {k: enc(v) for k, v in vals.items()}
+                out[run.info.run_id] = {"name": name, "experiment": exp_name, "steps": steps, "params": {k: str(v) for k, v in params.items()}}
+
+
+def read_mlflow(uri):
+    from mlflow.tracking import MlflowClient
+
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
+    client = MlflowClient(uri)
+    runs = []
+    for exp in client.search_experiments():
+        for r in client.search_runs([exp.experiment_id]):
+            metrics = {}
+            for key in r.data.metrics:
+                hist = client.get_metric_history(r.info.run_id, key)
+                metrics[key] = [[m.step, enc(m.value)] for m in sorted(hist, key=lambda m: (m.step, m.timestamp))]
+            runs.append({"id": r.info.run_id, "name": r.info.run_name, "experiment": exp.name, "status": r.info.status, "params": dict(r.data.params), "tags": {k: v for k, v in r.data.tags.items() if not k.startswith("mlflow.")}, "metrics": metrics})
+    print(json.dumps({"runs": runs}))
+
+
+# ---------------------------------------------------------------- Trackio
+
+
+def write_trackio(d, expected):
+    os.environ["TRACKIO_DIR"] = d
+    import trackio
+
+    out = expected.setdefault("trackio", {})
+    for idx, name in enumerate(["tr-a", "tr-b"]):
+        trackio.init(project="arl-peer", name=name, config={"lr": 1e-6 * (idx + 1), "algo": "grpo", "nested": {"n": 5}})
+        steps = {}
+        for step in range(6):
+            vals = series(idx, step)
+            trackio.log(vals, step=step)
+            steps[str(step)] = {k: enc(v) for k, v in vals.items()}
+        trackio.finish()
+        out[name] = {"name": name, "steps": steps}
+
+
+def trackio_old_schema(src, dst):
+    """The same rows in Trackio's older layout (metrics/configs without run_id), as releases before it wrote."""
+    import sqlite3
+
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    a = sqlite3.connect(src)
+    b = sqlite3.connect(dst)
+    b.execute("CREATE TABLE metrics (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp TEXT NOT NULL, run_name TEXT NOT NULL, step INTEGER NOT NULL, metrics TEXT NOT NULL)")
+    b.execute("CREATE TABLE configs (id INTEGER PRIMARY KEY AUTOINCREMENT, run_name TEXT NOT NULL, config TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE(run_name))")
+    b.executemany("INSERT INTO metrics (timestamp, run_name, step, metrics) VALUES (?,?,?,?)", a.execute("SELECT timestamp, run_name, step, metrics FROM metrics ORDER BY id"))
+    b.executemany("INSERT INTO configs (run_name, config, created_at) VALUES (?,?,?)", a.execute("SELECT run_name, config, created_at FROM configs ORDER BY id"))
+    b.commit()
+
+
+# ---------------------------------------------------------------- ms-swift
+
+
+def write_swift(d, expected):
+    """ms-swift's logging.jsonl lines: its trainer callback writes json.dumps of the logs dict plus its progress
+    fields (global_step/max_steps, percentage, elapsed/remaining time, memory(GiB), train_speed(iter/s))."""
+    os.makedirs(d, exist_ok=True)
+    steps = {}
+    with open(os.path.join(d, "logging.jsonl"), "w") as f:
+        for step in range(1, 6):
+            logs = {
+                "loss": 0.3 / step, "grad_norm": 1.0 + step, "learning_rate": 1e-6,
+                "completions/mean_length": 120.0 + step, "completions/clipped_ratio": 0.1,
+                "rewards/accuracy_reward/mean": 0.2 * step / 5, "rewards/accuracy_reward/std": 0.1,
+                "rewards/format_reward/mean": 0.9, "reward": 0.5 + 0.1 * step, "reward_std": 0.2,
+                "frac_reward_zero_std": 0.25, "kl": 0.001 * step, "clip_ratio/region_mean": 0.02, "epoch": step / 10,
+            }
+            if step == 3:
+                logs["kl"] = float("nan")
+            line = dict(logs)
+            line.update({"global_step/max_steps": f"{step}/5", "percentage": f"{step * 20:.2f}%", "elapsed_time": f"{step}m {step}s", "remaining_time": "1m 2s", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12})
+            f.write(json.dumps(line) + "\n")
+            steps[str(step)] = {k: enc(v) for k, v in logs.items()}
+    expected["swift"] = {"logging": {"steps": steps}}
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "wandb-child":
+        root, mode, rid, name, start, end, idx, group, tags, code = sys.argv[2:12]
+        wandb_child(root, mode, rid, name, int(start), int(end), int(idx), group, json.loads(tags), int(code))
+    elif cmd == "write":
+        d = os.path.abspath(sys.argv[2])
+        only = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[3] == "--only" else {"wandb", "mlflow-file", "mlflow-sqlite", "trackio", "swift"}
+        os.makedirs(d, exist_ok=True)
+        expected = {}
+        if "wandb" in only:
+            write_wandb(d, expected)
+        if "mlflow-file" in only:
+            write_mlflow("file://" + os.path.join(d, "mlruns"), expected, "mlflow-file")
+        if "mlflow-sqlite" in only:
+            write_mlflow("sqlite:///" + os.path.join(d, "mlflow.db"), expected, "mlflow-sqlite")
+        if "trackio" in only:
+            write_trackio(os.path.join(d, "trackio"), expected)
+            trackio_old_schema(os.path.join(d, "trackio", "arl-peer.db"), os.path.join(d, "trackio-old", "arl-peer.db"))
+        if "swift" in only:
+            write_swift(os.path.join(d, "swift"), expected)
+        with open(os.path.join(d, "expected.json"), "w") as f:
+            json.dump(expected, f, allow_nan=False)
+    elif cmd == "wandb-big":
+        wandb_big(os.path.abspath(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "read-mlflow":
+        read_mlflow(sys.argv[2])
+    else:
+        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, read-mlflow")
+
+
+if __name__ == "__main__":
+    main()
