@@ -39,7 +39,8 @@ fi
 # More peer venvs, one per file tests/peers/venvs/<name>.txt → .venvs/<name> (pinned requirements; kept apart so that
 # the trackers', Transformers' and Hydra's pins never fight Ray's or TensorBoard's). A first line
 # `# venv: --system-site-packages` makes the venv with Debian's /usr/bin/python3 and its site packages (Debian's
-# python3-torch, which PyPI's CPU-less torch wheels cannot replace here).
+# python3-torch, which PyPI's CPU-less torch wheels cannot replace here). A line `# pip: --no-deps` installs exactly
+# the pinned list and nothing it would pull in (a package wanted for its files, not its heavy dependencies).
 for req in tests/peers/venvs/*.txt; do
   [ -f "$req" ] || continue
   name=$(basename "$req" .txt); dir=.venvs/$name; stamp=$dir/.requirements.sha256
@@ -52,7 +53,8 @@ for req in tests/peers/venvs/*.txt; do
     else
       python3 -m venv "$dir"
     fi
-    "$dir/bin/pip" install -q --disable-pip-version-check --no-input -r "$req" </dev/null
+    nodeps=(); grep -q '^# pip: --no-deps' "$req" && nodeps=(--no-deps)
+    "$dir/bin/pip" install -q --disable-pip-version-check --no-input "${nodeps[@]}" -r "$req" </dev/null
     echo "$want" > "$stamp"
   fi
 done
