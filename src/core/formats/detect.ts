@@ -4,7 +4,8 @@
  * certain signature to the least:
  *
  * 1. a zip (`PK\x03\x04`) is a reproducibility bundle: null here, main's bundle importer owns zips;
- * 2. a TensorBoard event file: a TFRecord — 8-byte little-endian length, then the masked CRC32C of those
+ * 2. a W&B transaction log (`:W&B` + magic 0xBEE1, wandbLog.ts);
+ * 2b. a TensorBoard event file: a TFRecord — 8-byte little-endian length, then the masked CRC32C of those
  *    8 bytes (crc32c.ts), then an Event proto; the length's CRC is a 32-bit check no text passes by chance;
  * 3. JSON: verl's file logger (`{"step":…,"data":{…}}`), a flat JSONL stream, or a trainer_state.json;
  * 4. console logs: a verl `step:N - key:value` line, DeepSpeed-Chat's `epoch: E|step: N|…`, a TRL / HF
@@ -12,6 +13,7 @@
  * 5. a verl log whose head is still all start-up (config echo, Ray worker prefixes) and has no step yet.
  */
 import { maskedCrc32c } from './crc32c';
+import { isWandbLog } from './wandbLog';
 import { parsePyLiteral } from './pyLiteral';
 import { rayContentStart } from './verlConsole';
 import { FLAT_STEP_KEYS, stepFrom } from './jsonl';
@@ -28,6 +30,10 @@ export const FORMAT_DESCRIPTIONS: Readonly<Record<LogFormat, string>> = {
   'trl-console': "TRL / Hugging Face Trainer console log: printed dicts such as {'loss': …, 'epoch': …}",
   'trainer-state': 'Hugging Face trainer_state.json: a JSON object with a "log_history" list',
   tensorboard: 'TensorBoard event file: TFRecord framing (length + masked CRC32C) of Event protos',
+  wandb: 'W&B run transaction log (run-<id>.wandb): the ":W&B" header, then LevelDB-log records of W&B protobuf Records',
+  'mlflow-file': 'MLflow file store: a folder (mlruns/) of <experiment>/<run>/meta.yaml with metrics/, params/, tags/',
+  'mlflow-sqlite': 'MLflow SQLite store (mlflow.db): a SQLite database with runs, metrics, params, tags, experiments tables',
+  trackio: 'Trackio database (<project>.db): a SQLite database with a metrics table of JSON payloads',
   'wandb-csv': 'W&B "Export CSV": a "Step" column and "<run> - <metric>" columns',
   csv: 'CSV with a header row holding a step column (step, Step, global_step, _step, iteration)',
   'deepspeed-chat': 'DeepSpeed-Chat step-3 RLHF log: "epoch: E|step: N|ppo_ep: …|act_loss: …" lines',
@@ -63,6 +69,7 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
   const name = typeof opts === 'string' ? opts : opts.name;
   const named = name ? ` (${name})` : '';
   if (isZip(head)) return null;
+  if (isWandbLog(head)) return { format: 'wandb', why: `the ":W&B" transaction-log header (magic 0xBEE1)${named}` };
   if (isTfRecord(head)) return { format: 'tensorboard', why: `TFRecord framing with a valid masked CRC32C of the first record's length${named}` };
   const bytes = head.length > HEAD_BYTES ? head.subarray(0, HEAD_BYTES) : head;
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/^\ufeff/, '');

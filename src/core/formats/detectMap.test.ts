@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isMetricKey } from '../../shared/metrics';
 import { describeRealRuns } from '../../../tests/support/realRuns';
 import { maskedCrc32c } from './crc32c';
-import { describeFormats, detectFormat, guessFramework, LOG_FORMATS, MAPPING_TABLE, mapSourceStep } from './index';
+import { describeFormats, detectFormat, guessFramework, LOG_FORMATS, MAPPING_TABLE, TRACKER_STORE_FORMATS, mapSourceStep } from './index';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const fmt = (s: string | Uint8Array, name?: string) => detectFormat(typeof s === 'string' ? enc(s) : s, { name })?.format ?? null;
@@ -58,7 +58,7 @@ describe('detectFormat', () => {
 
   it('describes every format, one line each, for the "no known format" message', () => {
     const lines = describeFormats().split('\n');
-    expect(lines.map((l) => l.split(':')[0]).sort()).toEqual([...LOG_FORMATS].sort());
+    expect(lines.map((l) => l.split(':')[0]).sort()).toEqual([...LOG_FORMATS, ...TRACKER_STORE_FORMATS].sort());
   });
 });
 

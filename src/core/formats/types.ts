@@ -16,12 +16,41 @@ export type LogFormat =
   | 'tensorboard'
   | 'wandb-csv'
   | 'csv'
-  | 'deepspeed-chat';
+  | 'deepspeed-chat'
+  | 'wandb'
+  | TrackerStoreFormat;
 
-export const LOG_FORMATS: readonly LogFormat[] = ['verl-console', 'verl-jsonl', 'jsonl', 'trl-console', 'trainer-state', 'tensorboard', 'wandb-csv', 'csv', 'deepspeed-chat'];
+/**
+ * Trackers' stores that are read as stores, not streamed as one file (main's src/main/imports reads them with
+ * SQLite or by walking the folder): an MLflow file store (`mlruns/`), an MLflow SQLite store, a Trackio database.
+ */
+export type TrackerStoreFormat = 'mlflow-file' | 'mlflow-sqlite' | 'trackio';
+export const TRACKER_STORE_FORMATS: readonly TrackerStoreFormat[] = ['mlflow-file', 'mlflow-sqlite', 'trackio'];
+
+/** The formats a single file streams through a parser of this layer. */
+export const LOG_FORMATS: readonly LogFormat[] = ['verl-console', 'verl-jsonl', 'jsonl', 'trl-console', 'trainer-state', 'tensorboard', 'wandb', 'wandb-csv', 'csv', 'deepspeed-chat'];
 
 /** The training framework a log came from, as far as its keys and shape tell. */
-export type Framework = 'verl' | 'verl-agent' | 'arlarena' | 'openrlhf' | 'trl' | 'tinker' | 'deepspeed-chat' | 'unknown';
+export type Framework = 'verl' | 'verl-agent' | 'arlarena' | 'openrlhf' | 'trl' | 'ms-swift' | 'tinker' | 'deepspeed-chat' | 'unknown';
+
+/** The tracker run a source step stream came from (W&B, MLflow, Trackio): who it was there. */
+export interface SourceRunInfo {
+  readonly tracker: 'wandb' | 'mlflow' | 'trackio';
+  /** The tracker's run id (W&B's 8-character id, MLflow's run UUID, Trackio's run id or name). */
+  readonly id: string;
+  readonly name?: string;
+  /** W&B project, MLflow experiment, Trackio project. */
+  readonly project?: string;
+  readonly entity?: string;
+  readonly group?: string;
+  readonly tags?: readonly string[];
+  /** ISO 8601. */
+  readonly startTime?: string;
+  readonly resumed?: boolean;
+  /** How the tracker saw the run end: finished, failed (non-zero exit / FAILED), crashed (no exit record), killed, or still running. */
+  readonly state?: 'finished' | 'failed' | 'crashed' | 'killed' | 'running';
+  readonly exitCode?: number;
+}
 
 /**
  * One step of one source run with the source's own keys. Values are numbers; a source's NaN / ±Infinity (and
@@ -49,6 +78,8 @@ export interface SourceMeta {
    * HF Trainer's `train_runtime` / `train_loss` dict), with the source's own keys; absent when none was read.
    */
   finalMetrics?: Record<string, number>;
+  /** The tracker run behind the source (W&B run record, MLflow run, Trackio run), when the source says. */
+  run?: SourceRunInfo;
 }
 
 /**

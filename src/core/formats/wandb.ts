@@ -1,0 +1,228 @@
+/**
+ * W&B's `.wandb` transaction log → source steps (format 'wandb'). The framing is wandbLog.ts; each payload is a
+ * `wandb_internal.Record` (wandbProto.ts). What is read:
+ *
+ * - history rows: one step each. A row's items carry `key` or `nested_key` (wandb-core writes `nested_key`; a
+ *   nested dict logged as `{"timing": {"gen": 1}}` is `nested_key: ["timing", "gen"]`, which W&B itself shows as
+ *   `timing.gen`, so the parts join with '.') and a JSON value. The step is the row's `_step` item (else its
+ *   `step.num`); `_timestamp` is the wall time; `_runtime` stays a value. W&B writes NaN / ±inf as the JSON
+ *   tokens `NaN` / `Infinity` / `-Infinity`; they are kept. Strings, lists, booleans and media are not metrics:
+ *   counted in the notes.
+ * - config records (and the config inside the run record): applied in order (update, remove) onto one nested
+ *   object — a verl run's Hydra config, as the trainer passed it to `wandb.init(config=…)`. W&B's own `_wandb`
+ *   entry is left out.
+ * - summary records: numeric values (not `_…`) → `meta.finalMetrics`.
+ * - the run record: id, name, project, entity, group, tags, start time (→ `meta.run`).
+ * - the exit record: exit code 0 → finished, else failed; a file that ends without one is a run that crashed
+ *   (or, while followed, one still running).
+ */
+import { bump, StepAccumulator } from './steps';
+import type { ByteParser, SourceMeta, SourceRunInfo, StepSink } from './types';
+import { decodeWandbRecord, int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
+import { WandbLogReader } from './wandbLog';
+
+export const SKIP_UNDECODABLE = 'W&B record that is not a valid protobuf Record';
+export const SKIP_NO_STEP = 'W&B history row without a step';
+
+/** A history item's key path: the nested parts when present, else the flat key. */
+export function itemPath(it: WandbItem): string[] {
+  return it.nestedKey && it.nestedKey.length > 0 ? it.nestedKey : [it.key ?? ''];
+}
+
+/** W&B's JSON value, with Python's NaN / Infinity tokens allowed (they are what W&B writes). */
+export function parseValueJson(s: string): unknown {
+  const c = s.charCodeAt(0);
+  // Fast path: a plain number (most history values).
+  if ((c >= 48 && c <= 57) || c === 45) {
+    const n = Number(s);
+    if (!Number.isNaN(n)) return n;
+    if (s === '-Infinity') return Number.NEGATIVE_INFINITY;
+  }
+  if (s === 'NaN') return Number.NaN;
+  if (s === 'Infinity') return Number.POSITIVE_INFINITY;
+  try {
+    return JSON.parse(s);
+  } catch {
+    try {
+      return JSON.parse(s.replace(/"(?:[^"\\]|\\.)*"|-Infinity|Infinity|NaN/g, (m) => (m.charCodeAt(0) === 34 ? m : 'null')));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function setPath(o: Record<string, unknown>, path: readonly string[], v: unknown): void {
+  let cur = o;
+  for (let i = 0; i < path.length - 1; i++) {
+    const k = path[i];
+    const next = cur[k];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]] = v;
+}
+
+function deletePath(o: Record<string, unknown>, path: readonly string[]): void {
+  let cur: unknown = o;
+  for (let i = 0; i < path.length - 1; i++) {
+    if (cur === null || typeof cur !== 'object') return;
+    cur = (cur as Record<string, unknown>)[path[i]];
+  }
+  if (cur !== null && typeof cur === 'object') delete (cur as Record<string, unknown>)[path[path.length - 1]];
+}
+
+/** W&B config values arrive as `{"value": …, "desc": …}` in older clients' config.yaml; the records hold the value itself. */
+function applyConfig(into: Record<string, unknown>, rec: { update?: WandbItem[]; remove?: WandbItem[] } | null | undefined): void {
+  if (!rec) return;
+  for (const it of rec.update ?? []) {
+    const path = itemPath(it);
+    if (path[0] === '_wandb') continue;
+    setPath(into, path, parseValueJson(it.valueJson ?? 'null'));
+  }
+  for (const it of rec.remove ?? []) deletePath(into, itemPath(it));
+}
+
+function addNumbers(prefix: string, v: unknown, out: Record<string, number>, onIgnored: (k: string) => void): void {
+  if (typeof v === 'number') out[prefix] = v;
+  else if (typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    // A W&B media or table value (`{"_type": "image-file", …}`) is not a metric.
+    if (typeof o._type === 'string') {
+      onIgnored(prefix);
+      return;
+    }
+    for (const [k, x] of Object.entries(o)) addNumbers(`${prefix}.${k}`, x, out, onIgnored);
+  } else onIgnored(prefix);
+}
+
+export interface WandbParserOptions {
+  /** Live follow: a missing exit record means "still running", not "crashed". */
+  readonly following?: boolean;
+}
+
+export interface WandbByteParser extends ByteParser {
+  /** The W&B run this file belongs to (from its run record), once read. */
+  readonly runInfo: SourceRunInfo | null;
+  /** Whether the file ended with W&B's exit record. */
+  readonly exited: boolean;
+}
+
+export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {}): WandbByteParser {
+  const skipped: Record<string, number> = {};
+  const acc = new StepAccumulator(onStep, skipped);
+  const config: Record<string, unknown> = {};
+  const summary: Record<string, number> = {};
+  const meta: SourceMeta = { framework: 'unknown', notes: [] };
+  const ignored = new Map<string, number>();
+  const onIgnored = (k: string): void => { ignored.set(k, (ignored.get(k) ?? 0) + 1); };
+  let run: SourceRunInfo | null = null;
+  let exitCode: number | null = null;
+  let producer: string | null = null;
+  let rows = 0;
+
+  function history(h: NonNullable<WandbRecordMsg['history']>): void {
+    const values: Record<string, number> = {};
+    let step: number | undefined;
+    let wall: number | undefined;
+    for (const it of h.item ?? []) {
+      const path = itemPath(it);
+      const key = path.length === 1 ? path[0] : path.join('.');
+      const raw = it.valueJson ?? '';
+      if (key === '_step') {
+        const v = parseValueJson(raw);
+        if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
+        continue;
+      }
+      if (key === '_timestamp') {
+        const v = parseValueJson(raw);
+        if (typeof v === 'number') wall = v;
+        continue;
+      }
+      addNumbers(key, parseValueJson(raw), values, onIgnored);
+    }
+    if (step === undefined && h.step) step = int64(h.step.num);
+    if (step === undefined) {
+      bump(skipped, SKIP_NO_STEP);
+      return;
+    }
+    rows++;
+    acc.add(step, values, '', wall);
+  }
+
+  function record(payload: Uint8Array): void {
+    let r: WandbRecordMsg;
+    try {
+      r = decodeWandbRecord(payload);
+    } catch {
+      bump(skipped, SKIP_UNDECODABLE);
+      return;
+    }
+    if (r.history) history(r.history);
+    else if (r.config) applyConfig(config, r.config);
+    else if (r.summary) {
+      for (const it of r.summary.update ?? []) {
+        const path = itemPath(it);
+        if (path[0].startsWith('_')) continue;
+        addNumbers(path.join('.'), parseValueJson(it.valueJson ?? 'null'), summary, () => undefined);
+      }
+      for (const it of r.summary.remove ?? []) delete summary[itemPath(it).join('.')];
+    } else if (r.run) {
+      const x = r.run;
+      applyConfig(config, x.config);
+      const start = x.startTime ? int64(x.startTime.seconds) * 1000 + Math.floor((x.startTime.nanos ?? 0) / 1e6) : 0;
+      run = {
+        tracker: 'wandb',
+        id: x.runId ?? '',
+        ...(x.displayName ? { name: x.displayName } : {}),
+        ...(x.project ? { project: x.project } : {}),
+        ...(x.entity ? { entity: x.entity } : {}),
+        ...(x.runGroup ? { group: x.runGroup } : {}),
+        ...(x.tags && x.tags.length > 0 ? { tags: [...x.tags] } : {}),
+        ...(start > 0 ? { startTime: new Date(start).toISOString() } : {}),
+        ...(x.resumed ? { resumed: true } : {}),
+        state: 'running',
+      };
+    } else if (r.exit) exitCode = r.exit.exitCode ?? 0;
+    else if (r.header?.versionInfo?.producer) producer = r.header.versionInfo.producer;
+  }
+
+  const reader = new WandbLogReader(record, skipped);
+
+  return {
+    format: 'wandb',
+    skipped,
+    meta,
+    get runInfo() {
+      return run;
+    },
+    get exited() {
+      return exitCode !== null;
+    },
+    push(chunk: Uint8Array): void {
+      reader.push(chunk);
+      if (Object.keys(config).length > 0) meta.config = config;
+      if (run) meta.run = run;
+    },
+    flushPending: () => acc.flushPending(),
+    end(): void {
+      reader.end();
+      acc.flush();
+      if (Object.keys(config).length > 0) meta.config = config;
+      if (Object.keys(summary).length > 0) meta.finalMetrics = { ...summary };
+      if (run) {
+        const r = run as SourceRunInfo;
+        const state = exitCode === null ? (opts.following ? 'running' : 'crashed') : exitCode === 0 ? 'finished' : 'failed';
+        run = { ...r, state, ...(exitCode !== null ? { exitCode } : {}) };
+        meta.run = run;
+      }
+      if (producer) meta.notes.push(`written by W&B ${producer.split('+')[0]}`);
+      if (exitCode === null && !opts.following) meta.notes.push('the W&B file ends without an exit record: the run crashed or was killed (or its writer is still running)');
+      else if (exitCode !== null && exitCode !== 0) meta.notes.push(`the W&B run exited with code ${exitCode}`);
+      if (rows === 0) meta.notes.push('no history rows');
+      if (ignored.size > 0) {
+        const keys = [...ignored.keys()];
+        meta.notes.push(`${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+      }
+    },
+  };
+}
