@@ -68,6 +68,10 @@ export interface RunConfig {
      * of a separate pass; absent in configs stored before the field (they keep the separate pass).
      */
     readonly reuseFirstMiniBatch?: boolean;
+    /** Native TensorFlow's intra-op threads (0 = one per core); absent in configs stored before the field (= 0). */
+    readonly intraOpThreads?: number;
+    /** Native TensorFlow's inter-op threads (0 = one per core); absent in configs stored before the field (= 0). */
+    readonly interOpThreads?: number;
   };
   readonly rollout: {
     /** B: task instances per step (laptop 4; paper 16). */

@@ -2,9 +2,11 @@
  * tfjs backend selection for training: the fastest that works, in the order
  *   @tensorflow/tfjs-node-gpu (GPU) → @tensorflow/tfjs-node → tfjs-backend-wasm (SIMD + the two kernel fixes) → cpu.
  *
- * tfjs-node(-gpu) download libtensorflow in their install script, which cannot succeed on offline machines; npm then
- * drops them (optional dependency) or leaves a package whose `import` throws. Both are probed in try/catch and the
- * reason is reported in one line. A forced backend that is unavailable is an error naming the backend and the fix.
+ * tfjs-node(-gpu) are installed without their install script (it downloads libtensorflow, which offline machines
+ * cannot); scripts/setup-tensorflow.sh builds their binding against PyPI's TensorFlow wheel. Without that build the
+ * `import` throws: both are probed in try/catch and the reason is reported in one line with the fix. A forced
+ * backend that is unavailable is an error naming the backend and the fix. TensorFlow's process settings (threads,
+ * deterministic ops, log level) are written before its first import (tensorflow.ts).
  *
  * The "Hi, looks like you are running TensorFlow.js in Node.js…" banner comes from the pure-JS cpu backend on its
  * first tensor write; it advertises tfjs-node, which we already probed, so it is silenced and the one-line
@@ -14,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
 import { applyWasmFixes } from './wasmFixes';
+import { applyTensorflowEnv, nvidiaGpuPresent, tensorflowInfo, tensorflowLoadProblem, type TensorflowInfo, type TensorflowThreadRequest } from './tensorflow';
 
 export type BackendPreference = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'];
@@ -29,6 +32,8 @@ export interface BackendInfo {
   available: string[];
   /** Why each unavailable backend is unavailable. */
   unavailable: Record<string, string>;
+  /** Native TensorFlow's version, threads, determinism and GPU when training runs on it; absent otherwise. */
+  tensorflow?: TensorflowInfo;
 }
 
 export class BackendUnavailableError extends Error {
@@ -42,6 +47,8 @@ export class BackendUnavailableError extends Error {
 // second top-level `require` in the same chunk is a SyntaxError in the desktop build.
 const requireFromHere = createRequire(import.meta.url);
 let current: BackendInfo | null = null;
+/** The native package whose binding provides the `tensorflow` backend in this thread. */
+let nativePackage: string | null = null;
 
 /** Silence the cpu backend's tfjs-node advert (see the file comment). */
 export function silenceTfjsBanner(): void {
@@ -54,17 +61,17 @@ export function wasmDir(): string {
   return join(dirname(requireFromHere.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
 }
 
-async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node'): Promise<string | null> {
+async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node', threads: TensorflowThreadRequest): Promise<string | null> {
   try {
+    applyTensorflowEnv(threads);
     // A variable specifier: the packages are optional and usually absent.
     const spec: string = pkg;
     await import(spec);
     if (!(await tf.setBackend('tensorflow'))) return `${pkg} loaded but its backend did not initialise`;
+    nativePackage = pkg;
     return null;
   } catch (e) {
-    const msg = (e as Error).message ?? String(e);
-    if (/Cannot find (module|package)/.test(msg)) return `${pkg} is not installed`;
-    return `${pkg} failed to load (${msg.split('\n')[0]})`;
+    return tensorflowLoadProblem(pkg, (e as Error).message ?? String(e));
   }
 }
 
@@ -90,7 +97,7 @@ async function tryWasm(): Promise<string | null> {
  * Initialise tfjs for training. Idempotent for the same preference; call once per process (worker) before
  * creating models.
  */
-export async function initBackend(pref: BackendPreference = 'auto'): Promise<BackendInfo> {
+export async function initBackend(pref: BackendPreference = 'auto', threads: TensorflowThreadRequest = {}): Promise<BackendInfo> {
   if (!BACKEND_PREFERENCES.includes(pref)) {
     throw new Error(`compute.backend: unknown backend ${JSON.stringify(pref)}; known: ${BACKEND_PREFERENCES.join(', ')}`);
   }
@@ -104,7 +111,8 @@ export async function initBackend(pref: BackendPreference = 'auto'): Promise<Bac
   for (const b of order) {
     let why: string | null;
     if (b === 'tensorflow-gpu') {
-      why = await tryNode('@tensorflow/tfjs-node-gpu');
+      // No GPU visible to a driver: say so without loading CUDA (which would only log "failed call to cuInit").
+      why = nvidiaGpuPresent() ? await tryNode('@tensorflow/tfjs-node-gpu', threads) : 'no NVIDIA GPU on this machine (its driver lists none under /proc/driver/nvidia/gpus)';
       if (why === null && !usingGpu()) {
         why = '@tensorflow/tfjs-node-gpu loaded but found no usable GPU (CUDA/cuDNN)';
         // Its libtensorflow still beats wasm on the CPU: under `auto`, use it as the CPU backend.
@@ -116,7 +124,9 @@ export async function initBackend(pref: BackendPreference = 'auto'): Promise<Bac
         }
       }
     } else if (b === 'tensorflow') {
-      why = await tryNode('@tensorflow/tfjs-node');
+      why = await tryNode('@tensorflow/tfjs-node', threads);
+      // Only the GPU build present (setup:tensorflow --gpu): its libtensorflow runs on the CPU too.
+      if (why !== null && nativePackage === null && (await tryNode('@tensorflow/tfjs-node-gpu', threads)) === null) why = null;
     } else if (b === 'wasm') {
       why = await tryWasm();
     } else {
@@ -135,15 +145,19 @@ export async function initBackend(pref: BackendPreference = 'auto'): Promise<Bac
     throw new BackendUnavailableError(b, unavailable[b]);
   }
   silenceTfjsBanner();
+  const tfInfo = chosen === 'tensorflow' || chosen === 'tensorflow-gpu'
+    ? tensorflowInfo(tf.backend(), nativePackage ?? '@tensorflow/tfjs-node') ?? undefined
+    : undefined;
+  const threadsNote = tfInfo ? `${tfInfo.intraOpThreads} intra-op / ${tfInfo.interOpThreads} inter-op threads${tfInfo.deterministicOps ? ', deterministic ops' : ''}` : '';
   const label: Record<string, string> = {
-    'tensorflow-gpu': 'tfjs-node-gpu (libtensorflow, GPU)',
-    tensorflow: 'tfjs-node (libtensorflow, CPU)',
+    'tensorflow-gpu': `tfjs-node-gpu (libtensorflow ${tfInfo?.version ?? '?'}, GPU ${tfInfo?.gpu ?? '?'}, ${threadsNote})`,
+    tensorflow: `tfjs-node (libtensorflow ${tfInfo?.version ?? '?'}, CPU, ${threadsNote})`,
     wasm: 'tfjs-wasm (SIMD, 1 thread, transpose-first BatchMatMul)',
     cpu: 'tfjs cpu (pure JS, slow)',
   };
   const skipped = Object.entries(unavailable).map(([, why]) => why);
   const detail = `${label[chosen]}${skipped.length ? `; ${skipped.join('; ')}` : ''}`;
-  current = { training: chosen, tfjsBackend: tf.getBackend(), detail, available, unavailable };
+  current = { training: chosen, tfjsBackend: tf.getBackend(), detail, available, unavailable, ...(tfInfo ? { tensorflow: tfInfo } : {}) };
   return current;
 }
 

@@ -4,6 +4,7 @@ import { mismatchStats, PolicyModel, resolveModelConfig, TfjsRolloutEngine, type
 import { Rng } from '../../core/util/rng';
 import { BackendUnavailableError, initBackend, setupCompute } from './index';
 import { createOrtEngine } from './ortEngine';
+import { nvidiaGpuPresent, tensorflowLoadProblem } from './tensorflow';
 
 let cfg: ModelConfig;
 
@@ -18,10 +19,25 @@ function randomRows(rng: Rng, n: number, V: number, minLen: number, maxLen: numb
 }
 
 describe('backends', () => {
-  it('a forced backend that is not installed is a clear error', async () => {
-    await expect(initBackend('tensorflow')).rejects.toThrow(BackendUnavailableError);
-    await expect(initBackend('tensorflow')).rejects.toThrow(/not installed.*compute.backend "auto"/);
-    expect(tf.getBackend()).toBe('wasm');
+  it('compute.backend tensorflow-gpu on a machine without an NVIDIA GPU is refused with the reason; on one with a GPU it trains there', async () => {
+    if (!nvidiaGpuPresent()) {
+      await expect(initBackend('tensorflow-gpu')).rejects.toThrow(BackendUnavailableError);
+      await expect(initBackend('tensorflow-gpu')).rejects.toThrow(/"tensorflow-gpu" is not available on this machine: no NVIDIA GPU on this machine.*compute.backend "auto"/);
+      expect(tf.getBackend()).toBe('wasm');
+    } else {
+      const info = await initBackend('tensorflow-gpu');
+      expect(info.training).toBe('tensorflow-gpu');
+      expect(info.tensorflow?.gpu).toBeTruthy();
+      await initBackend('wasm');
+    }
+  });
+  it('a native package that cannot load says why in one line, with the fix', () => {
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', "Cannot find package '@tensorflow/tfjs-node' imported from x")).toBe('@tensorflow/tfjs-node is not installed (npm ci installs it)');
+    const unbuilt = 'The Node.js native addon module (tfjs_binding.node) can not be found at path: /x/lib/napi-v8/tfjs_binding.node. \nPlease run command ...';
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', unbuilt)).toBe("@tensorflow/tfjs-node's native binding is not built (run `npm run setup:tensorflow`)");
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node-gpu', unbuilt)).toMatch(/setup:tensorflow -- --gpu/);
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', 'libtensorflow_cc.so.2: cannot open shared object file: No such file or directory\nmore')).toMatch(/cannot find the TensorFlow library .*setup:tensorflow/);
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', 'boom\nstack')).toBe('@tensorflow/tfjs-node failed to load (boom)');
   });
   it('setupCompute records the choice', async () => {
     const c = await setupCompute({ backend: 'wasm', rolloutEngine: 'onnxruntime' });

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { ComputeBackendInfo } from '../../shared/api';
+import { nvidiaGpuPresent } from './tensorflow';
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -37,8 +38,11 @@ export function detectComputeBackend(): ComputeBackendInfo {
   const notes: string[] = [];
   for (const [pkg, backend] of [['@tensorflow/tfjs-node-gpu', 'tensorflow-gpu'], ['@tensorflow/tfjs-node', 'tensorflow']] as const) {
     const state = tfjsNodeUsable(pkg);
-    if (state === 'usable') available.push(backend);
-    else notes.push(`${pkg} ${state === 'missing' ? 'not installed' : 'installed without libtensorflow'}`);
+    // A GPU build on a machine without a GPU trains on the CPU: not `tensorflow-gpu` (a run asking for it is refused
+    // before it starts, with this reason).
+    if (state === 'usable' && backend === 'tensorflow-gpu' && !nvidiaGpuPresent()) notes.push('no NVIDIA GPU on this machine');
+    else if (state === 'usable') available.push(backend);
+    else notes.push(`${pkg} ${state === 'missing' ? 'not installed' : 'installed without its native binding (npm run setup:tensorflow)'}`);
   }
   if (packageDir('@tensorflow/tfjs-backend-wasm')) available.push('wasm');
   if (packageDir('@tensorflow/tfjs')) available.push('cpu');

@@ -5,11 +5,14 @@
  */
 import { PolicyModel, TfjsRolloutEngine, type ModelWeights, type RolloutEngine, type RolloutEngineFactory } from '../../core/agent';
 import { initBackend, type BackendInfo, type BackendPreference } from './backends';
+import type { TensorflowInfo } from './tensorflow';
 import type { GradientPoolFactory } from '../../core/training/shards';
 import { GradPool, machineWorkers } from './gradPool';
 
 export { initBackend, BackendUnavailableError, BACKEND_PREFERENCES, silenceTfjsBanner, wasmDir, currentBackend } from './backends';
 export type { BackendInfo, BackendPreference } from './backends';
+export { applyTensorflowEnv, nvidiaGpuPresent } from './tensorflow';
+export type { TensorflowInfo, TensorflowThreadRequest } from './tensorflow';
 // ortEngine loads onnxruntime-node's native binding at import time; it is only imported dynamically here so a machine
 // where the binding cannot load still gets the tfjs engine and a clear message instead of a failed import.
 export type { OrtRolloutEngine, OrtEngineOptions } from './ortEngine';
@@ -26,10 +29,10 @@ export type RolloutEnginePreference = 'onnxruntime' | 'tfjs';
 
 export interface ComputeSetup {
   /** For run metadata / ComputeBackendInfo: training backend, rollout engine, one-line detail. */
-  info: { training: string; rollout: string; detail: string; available: string[]; workers: number };
+  info: { training: string; rollout: string; detail: string; available: string[]; workers: number; tensorflow?: TensorflowInfo };
   backend: BackendInfo;
   createRolloutEngine: RolloutEngineFactory;
-  /** K for compute.workers = 0: this machine's cores (the trainer uses compute.workers when it is > 0). */
+  /** K for compute.workers = 0: this machine's cores on tfjs-wasm, 1 on native TensorFlow (the trainer uses compute.workers when > 0). */
   workers: number;
   /** K gradient workers on this run's tfjs backend (gradPool.ts). */
   createGradientPool: GradientPoolFactory;
@@ -44,8 +47,14 @@ async function probeOrt(): Promise<string | null> {
   }
 }
 
-export async function setupCompute(opts: { backend?: BackendPreference; rolloutEngine?: RolloutEnginePreference } = {}): Promise<ComputeSetup> {
-  const backend = await initBackend(opts.backend ?? 'auto');
+export async function setupCompute(opts: {
+  backend?: BackendPreference;
+  rolloutEngine?: RolloutEnginePreference;
+  /** compute.intraOpThreads / compute.interOpThreads (native TensorFlow only; 0 or absent = one per core). */
+  intraOpThreads?: number;
+  interOpThreads?: number;
+} = {}): Promise<ComputeSetup> {
+  const backend = await initBackend(opts.backend ?? 'auto', { intraOpThreads: opts.intraOpThreads, interOpThreads: opts.interOpThreads });
   const want = opts.rolloutEngine ?? 'onnxruntime';
   if (want !== 'onnxruntime' && want !== 'tfjs') {
     throw new Error(`compute.rolloutEngine: unknown engine ${JSON.stringify(want)}; known: onnxruntime, tfjs`);
@@ -69,11 +78,21 @@ export async function setupCompute(opts: { backend?: BackendPreference; rolloutE
     }
     return new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'rollout'), backend.tfjsBackend, true);
   };
+  // compute.workers = 0: one gradient worker per core on tfjs-wasm (single-threaded); one on native TensorFlow, whose
+  // kernels already use every core and whose K workers share one process-wide thread pool (measured: K = 2 slower).
+  const workers = backend.tensorflow ? 1 : machineWorkers();
   return {
-    info: { training: backend.training, rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`, detail, available, workers: machineWorkers() },
+    info: {
+      training: backend.training,
+      rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`,
+      detail,
+      available,
+      workers,
+      ...(backend.tensorflow ? { tensorflow: backend.tensorflow } : {}),
+    },
     backend,
     createRolloutEngine,
-    workers: machineWorkers(),
+    workers,
     createGradientPool: (init) => GradPool.start({ ...init, backend: backend.training }),
   };
 }
