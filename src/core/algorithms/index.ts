@@ -22,6 +22,8 @@
  *   - KL_ESTIMATORS  (logProb, refLogProb) → per-token KL [N,T]                 kl/
  *   - ADVANTAGES     (TurnRow[] (plain numbers), AdvantageParams) → number per row   advantages/
  *   - filtering      DAPO dynamic filtering state machine + overlong shaping    filtering/
+ *   - ROLLOUT_IS / ROLLOUT_RS / BYPASS_LOSSES  rollout correction (verl algorithm.rollout_correction): IS weights,
+ *                    chained rejection masks and bypass-mode losses against the rollout engine's log-probs   correction/
  * `actorLoss` combines them: pg_loss − β_H·Agg[H] + β_KL·Agg[KL]. Catalog lookups throw an error listing the
  * known names on an unknown name.
  *
@@ -43,6 +45,8 @@ export type { KlFn, KlName } from './kl/index';
 export { ADVANTAGES, episodeReturns, gigpoCore, groupStats, normalizeInGroups, rowScores, stepReturns } from './advantages/index';
 export type { AdvantageFn, AdvantageName, AdvantageParams, TurnRow } from './advantages/index';
 export * from './filtering/index';
+export { BYPASS_LOSSES, ROLLOUT_IS, ROLLOUT_RS, RolloutCorrectionError, rejectionMask, rolloutCorrection } from './correction/index';
+export type { BypassLossType, RolloutCorrectionParams, RolloutCorrectionResult, RolloutIsName, RolloutRsName } from './correction/index';
 export { UnknownVariantError, makeCatalog } from './catalog';
 export type { Catalog, CatalogEntry } from './catalog';
 export { maskedMean, perToken, stopGradient } from './tensor';

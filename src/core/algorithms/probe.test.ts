@@ -130,3 +130,42 @@ describe('algo probe: malformed input names the problem', () => {
     });
   }
 });
+
+describe('algo probe: rollout correction with verl\'s names', () => {
+  const inputs = { old_log_prob: [[-1, -2, -0.5]], rollout_log_prob: [[-1.5, -2, -0.5]], response_mask: [[1, 1, 0]] };
+  it('rollout_correction: weights null when rollout_is is off; mask and rollout_corr/* metrics always', () => {
+    const off = out('rollout_correction', {}, inputs);
+    expect(off.rollout_is_weights).toBeNull();
+    expect(off.modified_response_mask).toEqual([[1, 1, 0]]);
+    expect(off.metrics['rollout_corr/kl']).toBeCloseTo(-0.5 / 2, 8);
+    const on = out('rollout_correction', { rollout_is: 'token', rollout_is_threshold: 1.5, rollout_rs: 'token_k1', rollout_rs_threshold: '0.8_1.25' }, inputs);
+    expect(on.rollout_is_weights[0][0]).toBeCloseTo(1.5, 12);
+    expect(on.rollout_is_weights[0][2]).toBe(0);
+    expect(on.modified_response_mask).toEqual([[0, 1, 0]]);
+    // an explicit null threshold turns IS off, as verl's `rollout_is_threshold is not None` check does
+    expect(out('rollout_correction', { rollout_is: 'token', rollout_is_threshold: null }, inputs).rollout_is_weights).toBeNull();
+  });
+
+  it('policy_loss_bypass_mode: pg_loss, metrics and grad_log_prob', () => {
+    const o = out('policy_loss_bypass_mode', { loss_type: 'reinforce', rollout_is: 'token', rollout_is_threshold: 1.5 }, { old_log_prob: [[-1.5, -2]], log_prob: [[-1, -2]], advantages: [2], response_mask: [[1, 1]] });
+    expect(o.pg_loss).toBeCloseTo(3.5, 5);
+    expect(o.grad_log_prob[0][0]).toBeCloseTo(-1.5, 5);
+    expect(o.metrics['actor/ppo_kl']).toBeCloseTo(-0.25, 5);
+  });
+
+  it('bad correction params and empty masks are one-line errors', () => {
+    expect(() => out('rollout_correction', { rollout_rs: 'token_k9', rollout_rs_threshold: 2 }, inputs)).toThrow(/unknown rollout_rs option "token_k9"; known options/);
+    expect(() => out('rollout_correction', { rollout_rs: 'token_k2' }, inputs)).toThrow(/rollout_rs_threshold must be given/);
+    expect(() => out('rollout_correction', { rollout_is: 'geo' }, inputs)).toThrow(/rollout_is for rollout_correction must be one of token, sequence/);
+    expect(() => out('rollout_correction', {}, { ...inputs, response_mask: [[0, 0, 0]] })).toThrow(/at least one valid token/);
+    expect(() => out('policy_loss_bypass_mode', { loss_type: 'ppo' }, { old_log_prob: [[-1]], log_prob: [[-1]], advantages: [1], response_mask: [[1]] })).toThrow(/loss_type .* must be one of ppo_clip, reinforce/);
+    for (const e of [() => out('rollout_correction', { rollout_rs: 'token_k2' }, inputs)]) expect(e).toThrow(ProbeInputError);
+  });
+
+  it('icepop_function: slime\'s per-token tensors', () => {
+    const o = out('icepop_function', { tis_clip_low: 0.5, tis_clip: 1.5 }, { train_log_probs: [[0, Math.log(2)]], rollout_log_probs: [[0, 0]], loss_masks: [[1, 1]] });
+    expect(o.ice_weight).toEqual([[1, 0]]);
+    expect(o.tis_clipfrac).toEqual([[0, 1]]);
+    expect(o.tis_abs[0][1]).toBeCloseTo(1, 12);
+  });
+});

@@ -12,6 +12,7 @@ import { AGGREGATIONS } from './aggregation/index';
 import { gigpoCore } from './advantages/gigpo';
 import { groupBy, normalizeInGroups } from './advantages/stats';
 import { entropyFromLogits, KL_ESTIMATORS } from './kl/index';
+import { BYPASS_LOSSES, ROLLOUT_IS, RolloutCorrectionError, rolloutCorrection, type BypassLossType, type RolloutCorrectionParams, type RolloutIsName } from './correction/index';
 import { POLICY_LOSSES } from './losses/index';
 import type { PolicyLossName, PolicyLossParams } from './losses/types';
 
@@ -40,6 +41,15 @@ export const PROBE_FUNCTIONS: Record<string, { params: string[]; inputs: string[
     params: ['norm_adv_by_std_in_grpo', 'compute_mean_std_cross_steps', 'epsilon'],
     inputs: ['token_level_rewards', 'response_mask', 'uid', 'traj_uid?'],
   },
+  rollout_correction: {
+    params: ['rollout_is', 'rollout_is_threshold', 'rollout_is_batch_normalize', 'rollout_rs', 'rollout_rs_threshold'],
+    inputs: ['old_log_prob', 'rollout_log_prob', 'response_mask'],
+  },
+  policy_loss_bypass_mode: {
+    params: ['loss_agg_mode', 'clip_ratio', 'clip_ratio_low', 'clip_ratio_high', 'clip_ratio_c', 'loss_type', 'rollout_is', 'rollout_is_threshold', 'rollout_is_batch_normalize', 'rollout_rs', 'rollout_rs_threshold'],
+    inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'],
+  },
+  icepop_function: { params: ['tis_clip_low', 'tis_clip'], inputs: ['train_log_probs', 'rollout_log_probs', 'loss_masks'] },
   compute_gigpo_outcome_advantage: {
     params: ['step_advantage_w', 'mode', 'epsilon', 'gamma', 'invalid_action_penalty_coef'],
     inputs: ['token_level_rewards', 'step_rewards', 'response_mask', 'anchor_obs', 'uid', 'traj_uid', 'is_action_valid?'],
@@ -216,6 +226,12 @@ export function runProbe(raw: Json): { outputs: Record<string, Json> } {
       return { outputs: entropy(inputs, P) };
     case 'compute_grpo_outcome_advantage':
       return { outputs: grpoAdvantage(inputs, P) };
+    case 'rollout_correction':
+      return { outputs: rolloutCorrectionProbe(inputs, P, params) };
+    case 'policy_loss_bypass_mode':
+      return { outputs: bypassProbe(inputs, P, params) };
+    case 'icepop_function':
+      return { outputs: icepopProbe(inputs, P) };
     default:
       return { outputs: gigpoAdvantage(inputs, P) };
   }
@@ -392,5 +408,110 @@ function gigpoAdvantage(inputs: Record<string, Json>, P: Params) {
     episode_advantage: core.episode,
     step_advantage: core.step,
     step_returns: stepReturns,
+  };
+}
+
+/**
+ * verl's rollout_correction parameters with verl's defaults: rollout_is null (off) | "token" | "sequence";
+ * rollout_is_threshold 2.0 (an explicit null turns IS off, as in verl); rollout_rs null (off) or comma-separated
+ * options; rollout_rs_threshold a number or a string ("0.5_2.0" for k1, comma separated per option).
+ */
+function correctionParams(P: Params, raw: Record<string, Json>): RolloutCorrectionParams {
+  const is = P.choice('rollout_is', ['token', 'sequence'] as const, 'token');
+  const rs = raw.rollout_rs;
+  if (rs !== undefined && rs !== null && typeof rs !== 'string') throw new ProbeInputError(`params.rollout_rs must be a string of comma-separated options or null, got ${describe(rs)}`);
+  const rsT = raw.rollout_rs_threshold;
+  if (rsT !== undefined && rsT !== null && typeof rsT !== 'string' && !(typeof rsT === 'number' && Number.isFinite(rsT))) {
+    throw new ProbeInputError(`params.rollout_rs_threshold must be a number or a string such as "0.5_2.0", got ${describe(rsT)}`);
+  }
+  const thresholdOff = Object.hasOwn(raw, 'rollout_is_threshold') && raw.rollout_is_threshold === null;
+  return {
+    rolloutIs: raw.rollout_is === undefined || raw.rollout_is === null || thresholdOff ? null : (is as RolloutIsName),
+    rolloutIsThreshold: P.number('rollout_is_threshold', 2.0),
+    rolloutIsThresholdLower: 0,
+    rolloutIsBatchNormalize: P.bool('rollout_is_batch_normalize', false),
+    rolloutRs: typeof rs === 'string' ? rs : null,
+    rolloutRsThreshold: rsT === undefined ? null : (rsT as string | number | null),
+  };
+}
+
+function atLeastOneToken(M: Matrix, where: string): void {
+  if (!M.some((row) => row.some((v) => v !== 0))) throw new ProbeInputError(`${where} must contain at least one valid token (1), as verl requires`);
+}
+
+function runCorrection<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RolloutCorrectionError) throw new ProbeInputError(`params: ${e.message}`);
+    throw e;
+  }
+}
+
+/** verl compute_rollout_correction_and_rejection_mask in float64: weights (null when off), the masked mask, metrics. */
+function rolloutCorrectionProbe(inputs: Record<string, Json>, P: Params, raw: Record<string, Json>) {
+  const old = matrix(inputs.old_log_prob, 'inputs.old_log_prob');
+  const roll = matrix(inputs.rollout_log_prob, 'inputs.rollout_log_prob');
+  const M = mask(inputs.response_mask, 'inputs.response_mask');
+  sameShape(old, roll, 'inputs.old_log_prob', 'inputs.rollout_log_prob');
+  sameShape(old, M, 'inputs.old_log_prob', 'inputs.response_mask');
+  atLeastOneToken(M, 'inputs.response_mask');
+  const r = runCorrection(() => rolloutCorrection(old, roll, M, correctionParams(P, raw)));
+  return { rollout_is_weights: r.weights, modified_response_mask: r.mask, metrics: r.metrics };
+}
+
+/** verl compute_policy_loss_bypass_mode: old_log_prob is the rollout's; float32 tfjs with the gradient wrt log_prob. */
+function bypassProbe(inputs: Record<string, Json>, P: Params, raw: Record<string, Json>) {
+  const old = matrix(inputs.old_log_prob, 'inputs.old_log_prob');
+  const lp = matrix(inputs.log_prob, 'inputs.log_prob');
+  const M = mask(inputs.response_mask, 'inputs.response_mask');
+  sameShape(lp, old, 'inputs.log_prob', 'inputs.old_log_prob');
+  sameShape(lp, M, 'inputs.log_prob', 'inputs.response_mask');
+  atLeastOneToken(M, 'inputs.response_mask');
+  const width = lp[0]?.length ?? 0;
+  const A = advantagesInput(inputs.advantages, lp.length, width);
+  sameShape(lp, A, 'inputs.log_prob', 'inputs.advantages');
+  const params = lossParams(P);
+  if (!(params.clipRatioC > 1)) throw new ProbeInputError(`params.clip_ratio_c must be > 1 for dual-clip PPO, got ${params.clipRatioC}`);
+  const lossType = P.choice('loss_type', BYPASS_LOSSES.names, 'ppo_clip') as BypassLossType;
+  const correction = correctionParams(P, raw);
+  const loss = BYPASS_LOSSES.get(lossType).fn;
+  return runCorrection(() => tf.tidy(() => {
+    const oldT = t2(old, width);
+    const advT = t2(A, width);
+    const maskT = t2(M, width);
+    let metrics: Record<string, number> = {};
+    const { value, grad: grads } = tf.valueAndGrad((x: tf.Tensor) => {
+      const r = loss({ logProb: x as tf.Tensor2D, oldLogProb: oldT, advantages: advT, mask: maskT }, { ...params, lossType, correction });
+      metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, scalarOf(v)]));
+      return r.value;
+    })(t2(lp, width));
+    return { pg_loss: scalarOf(value), metrics, grad_log_prob: toMatrix(grads) };
+  }));
+}
+
+/**
+ * slime's icepop_function (and OpenRLHF's icepop branch): per token, ice_weight = ρ when tis_clip_low ≤ ρ ≤
+ * tis_clip else 0, ρ = exp(train − rollout); returns slime's per-token tensors before its reducer (tis = ρ,
+ * tis_clipfrac = [weight ≠ ρ], tis_abs = |ρ − 1|), all as [row][token] matrices zeroed outside loss_masks.
+ */
+function icepopProbe(inputs: Record<string, Json>, P: Params) {
+  const train = matrix(inputs.train_log_probs, 'inputs.train_log_probs');
+  const roll = matrix(inputs.rollout_log_probs, 'inputs.rollout_log_probs');
+  const M = mask(inputs.loss_masks, 'inputs.loss_masks');
+  sameShape(train, roll, 'inputs.train_log_probs', 'inputs.rollout_log_probs');
+  sameShape(train, M, 'inputs.train_log_probs', 'inputs.loss_masks');
+  atLeastOneToken(M, 'inputs.loss_masks');
+  const lower = P.number('tis_clip_low', 0);
+  const upper = P.number('tis_clip', 2.0);
+  const lr = train.map((row, i) => row.map((v, j) => v - roll[i][j]));
+  const r = ROLLOUT_IS.get('icepop').fn(lr, M, { threshold: upper, thresholdLower: lower, batchNormalize: false });
+  const rho = lr.map((row, i) => row.map((v, j) => Math.exp(v) * M[i][j]));
+  return {
+    ice_weight: r.value,
+    tis: rho,
+    tis_clipfrac: lr.map((row, i) => row.map((v, j) => (r.value[i][j] !== Math.exp(v) ? 1 : 0) * M[i][j])),
+    tis_abs: lr.map((row, i) => row.map((v, j) => Math.abs(Math.exp(v) - 1) * M[i][j])),
+    metrics: r.metrics,
   };
 }

@@ -5,6 +5,7 @@ Reads a JSON list of probe cases on stdin, writes a JSON list of {"outputs": {..
 Run with Debian's /usr/bin/python3 (python3-torch).
 """
 import json
+import math
 import sys
 
 import torch
@@ -192,16 +193,240 @@ def gigpo(p, x):
     return {"episode_advantage": ep, "step_advantage": st, "advantages": [[a * mm for mm in row] for a, row in zip(adv, x["response_mask"])]}
 
 
+# ---- rollout correction (verl algorithm.rollout_correction; slime / OpenRLHF IcePop) ------------------------------
+# Written from verl's definitions (verl/trainer/ppo/rollout_corr_helper.py, core_algos.py bypass mode): log-ratio
+# r = log pi_train - log pi_rollout; exp taken after clamping to +-20; masked means divide by count + 1e-8.
+
+BOUND = 20.0
+RS_OPTIONS = ["token_k1", "token_k2", "token_k3", "seq_sum_k1", "seq_sum_k2", "seq_sum_k3",
+              "seq_mean_k1", "seq_mean_k2", "seq_mean_k3", "seq_max_k2", "seq_max_k3"]
+
+
+def msum(x, m, dim=None):
+    v = torch.where(m.bool(), x, torch.zeros_like(x)) * m
+    return v.sum() if dim is None else v.sum(dim)
+
+
+def mmean(x, m, dim=None):
+    return msum(x, m, dim) / ((m.sum() if dim is None else m.sum(dim)) + 1e-8)
+
+
+def clamped_std(x, m, lo, hi):
+    if m.sum() <= 1:
+        return 0.0
+    c = torch.clamp(x, min=lo, max=hi)
+    return torch.sqrt(torch.clamp(mmean(c * c, m) - mmean(c, m) ** 2, min=0.0)).item()
+
+
+def is_weights(r, m, level, thr, normalize):
+    out = {}
+    lo = 1.0 / thr
+    if level == "token":
+        w = torch.exp(torch.clamp(r, -BOUND, BOUND)) * m
+        out["rollout_is_mean"] = mmean(w, m).item()
+        out["rollout_is_ratio_fraction_high"] = mmean((w > thr).double(), m).item()
+        out["rollout_is_ratio_fraction_low"] = mmean((w < lo).double(), m).item()
+        out["rollout_is_max"] = w.masked_fill(~m.bool(), float("-inf")).max().item()
+        out["rollout_is_min"] = w.masked_fill(~m.bool(), float("inf")).min().item()
+    else:
+        s = msum(r, m, -1)
+        w = torch.exp(torch.clamp(s, -BOUND, BOUND)).unsqueeze(-1).expand_as(r) * m
+        out["rollout_is_max"] = math.exp(min(s.max().item(), BOUND))
+        out["rollout_is_min"] = math.exp(s.min().item())
+        out["rollout_is_mean"] = mmean(w, m).item()
+        out["rollout_is_ratio_fraction_high"] = (s > math.log(thr)).double().mean().item()
+        out["rollout_is_ratio_fraction_low"] = (s < math.log(lo)).double().mean().item()
+    out["rollout_is_std"] = clamped_std(w, m, lo, thr)
+    c = torch.clamp(w, min=lo, max=thr)
+    out["rollout_is_eff_sample_size"] = 1.0 / mmean((c / (mmean(c, m) + 1e-8)) ** 2, m).item()
+    sw = mmean(w, m, -1)
+    out["rollout_is_seq_mean"] = sw.mean().item()
+    out["rollout_is_seq_std"] = sw.std().item() if sw.numel() > 1 else 0.0
+    out["rollout_is_seq_max"] = sw.max().item()
+    out["rollout_is_seq_min"] = sw.min().item()
+    out["rollout_is_seq_max_deviation"] = (sw - 1).abs().max().item()
+    out["rollout_is_seq_fraction_high"] = (sw > thr).double().mean().item()
+    out["rollout_is_seq_fraction_low"] = (sw < lo).double().mean().item()
+    w = torch.clamp(w, max=thr)
+    if normalize:
+        if level == "token":
+            mu = mmean(w, m)
+        else:
+            has = (m.sum(-1) > 0).double()
+            mu = (mmean(w, m, -1) * has).sum() / has.sum().clamp_min(1e-8)
+        if mu > 1e-8:
+            w = w / mu
+            out["rollout_is_batch_norm_factor"] = mu.item()
+        else:
+            out["rollout_is_batch_norm_factor"] = 1.0
+    return w, out
+
+
+def rs_bounds(options, spec):
+    parts = [str(spec)] if isinstance(spec, (int, float)) else [p.strip() for p in spec.split(",") if p.strip()]
+    if len(parts) == 1:
+        parts = parts * len(options)
+    b = {}
+    for o, p in zip(options, parts):
+        if o.endswith("k1"):
+            up = float(p.split("_")[-1])
+            b[o] = (float(p.split("_")[0]) if "_" in p else 1.0 / up, up)
+        else:
+            b[o] = (None, float(p))
+    return b
+
+
+def rs_mask(r, m, rs, spec):
+    opts = []
+    for o in [x.strip() for x in rs.split(",") if x.strip()]:
+        if o not in opts:
+            opts.append(o)
+    bounds = rs_bounds(opts, spec)
+    rc = torch.clamp(r, -BOUND, BOUND)
+    k = {"k1": -rc, "k2": 0.5 * rc * rc, "k3": torch.exp(rc) - 1 - rc}
+    valid = m.sum(-1) > 0
+    out = {}
+    total = torch.ones_like(m)
+    for o in opts:
+        est = o[-2:]
+        lo, up = bounds[o]
+        if est == "k1":
+            lo_t, up_t = math.log(lo), math.log(up)
+        else:
+            lo_t, up_t = 0.0, up
+        keep_fn = (lambda v: (v >= lo_t) & (v <= up_t)) if est == "k1" else (lambda v: v <= up_t)
+        if o.startswith("token"):
+            stat, seq = k[est], None
+            keep = keep_fn(stat)
+        else:
+            if o.startswith("seq_sum"):
+                seq = msum(k[est], m, -1)
+            elif o.startswith("seq_mean"):
+                seq = mmean(k[est], m, -1)
+            else:
+                mx = k[est].masked_fill(~m.bool(), float("-inf")).max(-1).values
+                seq = torch.where(torch.isinf(mx), torch.zeros_like(mx), mx)
+            stat = seq.unsqueeze(-1).expand_as(r)
+            keep = keep_fn(seq).unsqueeze(-1).expand_as(r)
+        pre = "rollout_rs_" + o
+        seqv = (seq if seq is not None else mmean(stat, m, -1))[valid]
+        out[pre + "_mean"] = mmean(stat, m).item()
+        if seq is not None:
+            out[pre + "_max"], out[pre + "_min"] = seqv.max().item(), seqv.min().item()
+            out[pre + "_fraction_high"] = (seqv > up_t).double().mean().item()
+            out[pre + "_fraction_low"] = (seqv < lo_t).double().mean().item() if est == "k1" else 0.0
+        else:
+            out[pre + "_max"] = stat.masked_fill(~m.bool(), float("-inf")).max().item()
+            out[pre + "_min"] = stat.masked_fill(~m.bool(), float("inf")).min().item()
+            out[pre + "_fraction_high"] = mmean((stat > up_t).double(), m).item()
+            out[pre + "_fraction_low"] = mmean((stat < lo_t).double(), m).item() if est == "k1" else 0.0
+        out[pre + "_std"] = clamped_std(stat, m, lo_t if est == "k1" else 0.0, up_t)
+        out[pre + "_seq_mean"] = seqv.mean().item()
+        out[pre + "_seq_std"] = seqv.std().item() if seqv.numel() > 1 else 0.0
+        out[pre + "_seq_max"] = seqv.max().item()
+        out[pre + "_seq_min"] = seqv.min().item()
+        out[pre + "_seq_max_deviation"] = seqv.abs().max().item()
+        out[pre + "_seq_fraction_high"] = (seqv > up_t).double().mean().item()
+        if est == "k1":
+            out[pre + "_seq_fraction_low"] = (seqv < lo_t).double().mean().item()
+        kf = keep.double()
+        total = total * kf
+        out[pre + "_masked_fraction"] = mmean(1 - kf, m).item()
+        rejected = ((kf == 0) & m.bool()).any(-1)
+        out[pre + "_seq_masked_fraction"] = (rejected & valid).double().sum().item() / max(valid.double().sum().item(), 1) if valid.any() else 0.0
+    out["rollout_rs_masked_fraction"] = mmean(1 - total, m).item()
+    out["rollout_rs_seq_masked_fraction"] = (((total <= 0.5) & m.bool()).any(-1)).double().mean().item()
+    return m * total, out
+
+
+def offpolicy(train, roll, m):
+    lt, lr_ = mmean(train, m, -1), mmean(roll, m, -1)
+    r = train - roll
+    d = lr_ - lt
+    s = msum(r, m, -1)
+    return {
+        "training_ppl": torch.exp(-lt).mean().item(), "training_log_ppl": (-lt).mean().item(),
+        "kl": mmean(roll - train, m).item(), "k3_kl": mmean(torch.exp(r) - r - 1, m).item(),
+        "rollout_ppl": torch.exp(-lr_).mean().item(), "rollout_log_ppl": (-lr_).mean().item(),
+        "log_ppl_diff": d.mean().item(), "log_ppl_abs_diff": d.abs().mean().item(),
+        "log_ppl_diff_max": d.max().item(), "log_ppl_diff_min": d.min().item(), "ppl_ratio": torch.exp(d).mean().item(),
+        "chi2_token": (mmean(torch.exp(torch.clamp(r, -BOUND, BOUND)) ** 2, m) - 1).item(),
+        "chi2_seq": (torch.exp(2 * torch.clamp(s, -BOUND, BOUND)).mean() - 1).item(),
+    }
+
+
+def correction(train, roll, m, p):
+    r = train - roll
+    metrics = {}
+    w = None
+    if p.get("rollout_is") is not None and p.get("rollout_is_threshold", 2.0) is not None:
+        w, mi = is_weights(r, m, p["rollout_is"], p.get("rollout_is_threshold", 2.0), p.get("rollout_is_batch_normalize", False))
+        metrics.update(mi)
+    mask = m.clone()
+    if p.get("rollout_rs") is not None:
+        mask, mr = rs_mask(r, m, p["rollout_rs"], p["rollout_rs_threshold"])
+        metrics.update(mr)
+    metrics.update(offpolicy(train, roll, m))
+    return w, mask, {"rollout_corr/" + k: v for k, v in metrics.items()}
+
+
+def rollout_correction(p, x):
+    w, mask, metrics = correction(T(x["old_log_prob"]), T(x["rollout_log_prob"]), T(x["response_mask"]), p)
+    return {"rollout_is_weights": None if w is None else w.tolist(), "modified_response_mask": mask.tolist(), "metrics": metrics}
+
+
+def bypass(p, x):
+    roll = T(x["old_log_prob"])
+    lp = T(x["log_prob"], requires_grad=True)
+    A = T(x["advantages"])
+    if A.dim() == 1:
+        A = A.unsqueeze(-1).expand_as(roll)
+    m = T(x["response_mask"])
+    with torch.no_grad():
+        w, mask, metrics = correction(lp.detach(), roll, m, p)
+    aggm = p.get("loss_agg_mode", "token-mean")
+    if p.get("loss_type", "ppo_clip") == "reinforce":
+        L = -A * lp * (w if w is not None else 1.0)
+        loss = agg(L, mask, aggm)
+        metrics["actor/ppo_kl"] = mmean(roll - lp.detach(), mask).item()
+    else:
+        clip = p.get("clip_ratio", 0.2)
+        lo, hi = p.get("clip_ratio_low", clip), p.get("clip_ratio_high", clip)
+        c = p.get("clip_ratio_c", 3.0)
+        d = torch.clamp(lp - roll, -20.0, 20.0)
+        ratio = torch.exp(d)
+        l1, l2 = -A * ratio, -A * torch.clamp(ratio, 1 - lo, 1 + hi)
+        c1 = torch.maximum(l1, l2)
+        l3 = -A * c
+        L = torch.where(A < 0, torch.min(l3, c1), c1)
+        loss = agg(L, mask, aggm)
+        metrics["actor/pg_clipfrac"] = mmean((l2 > l1).double(), mask).item()
+        metrics["actor/ppo_kl"] = mmean(-d.detach(), mask).item()
+        metrics["actor/pg_clipfrac_lower"] = mmean((c1 > l3).double() * (A < 0).double(), mask).item()
+    return {"pg_loss": loss.item(), "metrics": metrics, "grad_log_prob": grad_of(loss, lp)}
+
+
+def icepop(p, x):
+    """slime icepop_function / OpenRLHF icepop: weight = ratio inside [tis_clip_low, tis_clip], else 0."""
+    m = T(x["loss_masks"])
+    rho = torch.exp(T(x["train_log_probs"]) - T(x["rollout_log_probs"]))
+    lo, hi = p.get("tis_clip_low", 0.0), p.get("tis_clip", 2.0)
+    w = torch.where((rho >= lo) & (rho <= hi), rho, torch.zeros_like(rho))
+    return {"ice_weight": (w * m).tolist(), "tis": (rho * m).tolist(), "tis_clipfrac": ((w != rho).double() * m).tolist(),
+            "tis_abs": ((rho - 1).abs() * m).tolist()}
+
+
 def run(case):
     fn, p, x = case["fn"], case.get("params", {}), case["inputs"]
-    if fn.startswith("policy_loss_"):
+    if fn.startswith("policy_loss_") and fn != "policy_loss_bypass_mode":
         return policy(fn[len("policy_loss_"):], p, x)
     if fn == "agg_loss":
         L = T(x["loss_mat"], requires_grad=True)
         loss = agg(L, T(x["loss_mask"]), p.get("loss_agg_mode", "token-mean"))
         return {"loss": loss.item(), "grad_loss_mat": grad_of(loss, L)}
     return {"kl_penalty": kl_penalty, "entropy": entropy, "compute_grpo_outcome_advantage": grpo,
-            "compute_gigpo_outcome_advantage": gigpo}[fn](p, x)
+            "compute_gigpo_outcome_advantage": gigpo, "rollout_correction": rollout_correction,
+            "policy_loss_bypass_mode": bypass, "icepop_function": icepop}[fn](p, x)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AGGREGATIONS } from '../aggregation/index';
+import { BYPASS_LOSSES, type BypassParams } from '../correction/index';
 import { KL_ESTIMATORS } from '../kl/index';
 import type { KlName } from '../kl/types';
 import type { TensorResult } from '../types';
@@ -25,6 +26,11 @@ export interface ActorLossParams extends PolicyLossParams {
   readonly kl: { readonly enabled: boolean; readonly type: KlName; readonly coef: number };
   /** The whole mini-batch's denominator of `aggregation` (entropy and KL terms) when this batch is one chunk of it. */
   readonly auxDenominator?: number;
+  /**
+   * Rollout-correction bypass mode (verl bypass_mode): `oldLogProb` holds the rollout engine's log-probs and the
+   * policy loss is BYPASS_LOSSES[lossType] instead of `mode`. Absent = the configured policy loss.
+   */
+  readonly bypass?: Pick<BypassParams, 'lossType' | 'correction'>;
 }
 
 /**
@@ -38,7 +44,7 @@ export interface ActorLossParams extends PolicyLossParams {
  */
 export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorResult {
   const agg = AGGREGATIONS.get(params.aggregation).fn;
-  const pg = POLICY_LOSSES.get(params.mode).fn(batch, params);
+  const pg = params.bypass ? BYPASS_LOSSES.get(params.bypass.lossType).fn(batch, { ...params, ...params.bypass }) : POLICY_LOSSES.get(params.mode).fn(batch, params);
   let value: tf.Scalar = pg.value;
   const metrics: Record<string, tf.Scalar> = { ...pg.metrics, 'actor/pg_loss': pg.value };
   if (batch.entropy) {

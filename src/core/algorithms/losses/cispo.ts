@@ -3,6 +3,7 @@ import { AGGREGATIONS } from '../aggregation/index';
 import { asFloat, maskedMean, stopGradient } from '../tensor';
 import { effectiveMask } from './seq-mask';
 import type { PolicyLossFn } from './types';
+import { withRolloutIs } from './types';
 
 /**
  * `cispo` — clipped IS weight with stop-gradient (spec §1.2b, MiniMax-M1):
@@ -19,7 +20,7 @@ export const cispo: PolicyLossFn = (input, p) => {
   const hi = 1 + p.clipRatioHigh;
   const weight = stopGradient(tf.clipByValue(ratio, lo, hi));
   const losses = tf.mul(tf.mul(tf.neg(weight), input.advantages), input.logProb) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(withRolloutIs(losses, input), mask, p.pgDenominator);
   const isClipped = tf.logicalOr(tf.less(ratio, lo), tf.greater(ratio, hi));
   return {
     value: agg.value,

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { seqMeanTokenMean } from '../aggregation/seq-mean-token-mean';
 import { asFloat, maskedMean, rowMaskedMean, stopGradient } from '../tensor';
 import type { PolicyLossFn } from './types';
+import { withRolloutIs } from './types';
 
 /**
  * `gspo` — sequence-level clip on the length-normalised ratio (spec §1.2d, used by SAMPO). One "sequence"
@@ -23,7 +24,7 @@ export const gspo: PolicyLossFn = (input, p) => {
   const l2 = tf.mul(tf.neg(A), tf.clipByValue(seqRatio, 1 - p.clipRatioLow, 1 + p.clipRatioHigh));
   const losses = tf.maximum(l1, l2) as tf.Tensor2D;
   return {
-    value: seqMeanTokenMean(losses, mask, p.pgDenominator).value,
+    value: seqMeanTokenMean(withRolloutIs(losses, input), mask, p.pgDenominator).value,
     metrics: {
       'actor/pg_clipfrac': maskedMean(asFloat(tf.greater(l2, l1)), mask),
       'actor/pg_clipfrac_lower': tf.scalar(0),

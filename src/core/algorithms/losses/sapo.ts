@@ -3,6 +3,7 @@ import { AGGREGATIONS } from '../aggregation/index';
 import { asFloat, maskedMean, rowMaskedMean } from '../tensor';
 import { effectiveMask } from './seq-mask';
 import type { PolicyLossFn } from './types';
+import { withRolloutIs } from './types';
 
 /**
  * `sapo` — soft adaptive gate instead of a hard clip (spec §1.2c, Qwen SAPO):
@@ -28,7 +29,7 @@ export const sapo: PolicyLossFn = (input, p) => {
   const tau = tf.where(positive, tf.fill(positive.shape, p.tauPos), tf.fill(positive.shape, p.tauNeg));
   const gate = tf.div(tf.mul(4, tf.sigmoid(tf.mul(tau, tf.sub(ratio, 1)))), tau);
   const losses = tf.mul(tf.neg(gate), A) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(withRolloutIs(losses, input), mask, p.pgDenominator);
   return {
     value: agg.value,
     metrics: {

@@ -1,4 +1,4 @@
-import type * as tf from '@tensorflow/tfjs-core';
+import * as tf from '@tensorflow/tfjs-core';
 import type { AggregationName } from '../aggregation/types';
 import type { TensorResult } from '../types';
 
@@ -17,6 +17,16 @@ export interface PolicyLossInput {
   readonly oldLogProb: tf.Tensor2D;
   readonly advantages: tf.Tensor2D;
   readonly mask: tf.Tensor2D;
+  /**
+   * Rollout-correction IS weights [N,T] (constant; verl `rollout_is_weights`, decoupled mode): each token's
+   * policy loss is multiplied by its weight before aggregation. Absent = no correction.
+   */
+  readonly rolloutIsWeights?: tf.Tensor2D;
+}
+
+/** The per-token policy losses times the rollout IS weights when the batch has them (verl: pg_losses * rollout_is_weights). */
+export function withRolloutIs(losses: tf.Tensor2D, input: PolicyLossInput): tf.Tensor2D {
+  return input.rolloutIsWeights ? (tf.mul(losses, input.rolloutIsWeights) as tf.Tensor2D) : losses;
 }
 
 /** Parameters, named after the config fields (algorithm.policyLoss.* and algorithm.aggregation). */

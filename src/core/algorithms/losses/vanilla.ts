@@ -3,6 +3,7 @@ import { AGGREGATIONS } from '../aggregation/index';
 import { asFloat, maskedMean } from '../tensor';
 import { effectiveMask } from './seq-mask';
 import type { PolicyLossFn } from './types';
+import { withRolloutIs } from './types';
 
 /**
  * `vanilla` — GRPO/PPO token clip with asymmetric ε and dual clip (spec §1.2a):
@@ -23,7 +24,7 @@ export const vanilla: PolicyLossFn = (input, p) => {
   const dual = tf.minimum(l3, clipped);
   const negative = tf.less(A, 0);
   const losses = tf.where(negative, dual, clipped) as tf.Tensor2D;
-  const agg = AGGREGATIONS.get(p.aggregation).fn(losses, mask, p.pgDenominator);
+  const agg = AGGREGATIONS.get(p.aggregation).fn(withRolloutIs(losses, input), mask, p.pgDenominator);
   return {
     value: agg.value,
     metrics: {
