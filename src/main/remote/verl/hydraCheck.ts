@@ -1,0 +1,90 @@
+/**
+ * `remote verl --check`: the launch's overrides composed against the Hydra config of the user's own checkout
+ * (checkScript.ts, run by that checkout's Python), before anything is submitted. Nothing of verl is imported.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { CHECK_SCRIPT } from './checkScript';
+
+export interface HydraCheckInput {
+  /** The Python that has hydra-core (the verl checkout's environment). */
+  readonly python: string;
+  /** The checkout's root: Hydra's relative search paths (ARLArena's `file://verl/trainer/config`) start there. */
+  readonly workdir: string;
+  /** The config directory, relative to workdir or absolute. */
+  readonly configDir: string;
+  readonly configName: string;
+  readonly overrides: readonly string[];
+  readonly timeoutMs?: number;
+}
+
+export interface HydraCheckReport {
+  readonly unknown: readonly { override: string; key: string; suggestion: string | null }[];
+  readonly typeErrors: readonly { override: string; key: string; expected: string; got: string }[];
+  /** `+key=…` where the config already has the key (Hydra refuses to add it twice). */
+  readonly exists: readonly { override: string; key: string }[];
+  /** Overrides Hydra cannot parse, or sweeps. */
+  readonly invalid: readonly { override: string; message: string }[];
+  /** `???` fields the composed config leaves unset. */
+  readonly missing: readonly string[];
+  /** Composing every valid override together failed (a problem no single override shows). */
+  readonly composeError: string | null;
+}
+
+/** The problems as one line each, for the terminal; empty when the launch composes cleanly. */
+export function describeHydraReport(r: HydraCheckReport): string[] {
+  return [
+    ...r.unknown.map((u) => `unknown key: ${u.override} — the config has no ${u.key}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`),
+    ...r.typeErrors.map((t) => `type error: ${t.override} — ${t.key} takes a ${t.expected}, got ${t.got}`),
+    ...r.exists.map((e) => `already there: ${e.override} — ${e.key} exists, drop the leading +`),
+    ...r.invalid.map((i) => `invalid override: ${i.override} — ${i.message}`),
+    ...r.missing.map((k) => `missing required field: ${k} is ??? in the config and no override sets it`),
+    ...(r.composeError ? [`composing every override together failed: ${r.composeError}`] : []),
+  ];
+}
+
+export function hydraReportClean(r: HydraCheckReport): boolean {
+  return describeHydraReport(r).length === 0;
+}
+
+/** Runs the check; rejects (one line naming the fix) when the Python or its hydra-core cannot run it. */
+export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckReport> {
+  const workdir = resolvePath(input.workdir);
+  const configDir = resolvePath(workdir, input.configDir);
+  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) return Promise.reject(new Error(`--workdir ${input.workdir}: no such directory on this machine; pass the root of a local checkout of the stack`));
+  return new Promise((resolve, reject) => {
+    const child = spawn(input.python, ['-c', CHECK_SCRIPT, workdir, configDir, input.configName, JSON.stringify(input.overrides)], {
+      cwd: workdir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Keep Hydra's own output (and any .hydra folder) out of the user's checkout; the compose API writes none.
+      env: { ...process.env, HYDRA_FULL_ERROR: '0', PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), input.timeoutMs ?? 60_000);
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new Error(e.code === 'ENOENT' ? `--python ${input.python}: not found; pass the Python of the verl checkout's environment (it has hydra-core)` : `--python ${input.python}: ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').pop() ?? '';
+      let parsed: (HydraCheckReport & { error: string | null }) | null = null;
+      try {
+        parsed = JSON.parse(line) as HydraCheckReport & { error: string | null };
+      } catch {
+        const tail = err.trim().split('\n').slice(-1)[0] ?? '';
+        reject(new Error(signal ? `the Hydra check was killed (${signal}) after ${(input.timeoutMs ?? 60_000) / 1000} s` : `the Hydra check exited ${code} without a report: ${tail || '(no output)'}`));
+        return;
+      }
+      if (parsed.error) reject(new Error(parsed.error));
+      else {
+        const { error: _error, ...report } = parsed;
+        resolve(report);
+      }
+    });
+  });
+}
