@@ -129,10 +129,21 @@ describeRealRuns('collapse detector on real healthy runs: nothing critical', (di
 });
 
 describeRealRuns('collapse detector on real broken and collapsing runs: critical from the rule that should fire', (dir) => {
-  it('verl-jsonl HanlinDu: pg_loss and ppo_kl turn NaN at step 3 → critical non_finite', () => {
+  it('verl-jsonl HanlinDu: pg_loss and ppo_kl turn NaN at step 3 → one critical non_finite naming both; the 11 rollout_corr/* keys null from step 2 → one warning listing them', () => {
     const alerts = alertsOf(one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl'));
-    const nf = critical(alerts).filter((a) => a.rule === 'non_finite').map((a) => `${a.metric}@${a.firstStep}`);
-    expect(nf).toEqual(expect.arrayContaining(['actor/pg_loss@3', 'actor/ppo_kl@3']));
+    const nf = alerts.filter((a) => a.rule === 'non_finite');
+    expect(nf.map((a) => `${a.severity} ${a.metric}@${a.firstStep}-${a.lastStep}`)).toEqual(['warning rollout_corr/kl@2-3', 'critical actor/pg_loss@3-3']);
+    expect(nf[0].message).toMatch(/^11 metrics under rollout_corr\/ became NaN at step 2, and are still NaN at step 3: rollout_corr\/kl, rollout_corr\/k3_kl, .*rollout_corr\/chi2_seq\.$/);
+    expect(nf[1].message).toBe('2 metrics under actor/ became NaN at step 3: actor/pg_loss, actor/ppo_kl.');
+  });
+
+  it('verl-jsonl HanlinDu: responses 61 → 512 tokens, clip ratio 1.0 with a score of 0 at every step → critical length_runaway (the cap with no reward)', () => {
+    const alerts = alertsOf(one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl'));
+    const cap = alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/clip_ratio');
+    expect(cap).toMatchObject({ severity: 'critical', firstStep: 2, lastStep: 3 });
+    expect(cap!.message).toContain('from 2 % at step 1 to 100 % at step 2');
+    expect(cap!.message).toContain('response_length/mean from 61.2 tokens at step 1 to 512 tokens at step 2');
+    expect(cap!.message).toContain('episode/score_mean 0 % at step 1 and at every logged step through step 3');
   });
 
   it('TRL-DAPO 18-14-56 (logged every 10 steps): entropy 1.03 → 0.0085 with the gradient dead → critical entropy_shift; format → 0 and responses at the cap are critical too', () => {
@@ -144,7 +155,7 @@ describeRealRuns('collapse detector on real broken and collapsing runs: critical
     const alerts = alertsOf(run);
     const entropy = alerts.find((a) => a.rule === 'entropy_shift');
     expect(entropy).toMatchObject({ severity: 'critical', firstStep: 20 });
-    expect(entropy!.message).toMatch(/collapsed.*gradient norm 0/);
+    expect(entropy!.message).toMatch(/collapsed.*actor\/grad_norm mean 0 /);
     expect(alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/clip_ratio')?.severity).toBe('critical');
     expect(alerts.find((a) => a.rule === 'validity_drop' && a.metric === 'episode/valid_format_ratio')?.severity).toBe('critical');
   });

@@ -180,6 +180,12 @@ export interface DetectorConfig {
     readonly jumpWindow: number;
     readonly baselineSteps: number;
     readonly patience: number;
+    /**
+     * Responses at the cap with no reward: logged points in a row with the share at the cap ≥ clipCritical (risen
+     * by clipRise from the run's lowest first share) while the step's score or success is 0. No baseline wait: a
+     * run that breaks like this (verl-jsonl HanlinDu, 61 → 512 tokens, clip ratio 1.0, score 0) may log 3 steps.
+     */
+    readonly capNoRewardPatience: number;
   };
   readonly mismatch: {
     readonly enabled: boolean;
@@ -204,7 +210,7 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },
   deadSignal: { enabled: true, share: 0.95, patience: 5 },
-  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3 },
+  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3, capNoRewardPatience: 2 },
   mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
 };
 

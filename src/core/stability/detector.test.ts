@@ -67,7 +67,10 @@ describe('collapse detector', () => {
   it('non-finite: NaN grad norm and infinite loss are critical; validation NaNs are not events', () => {
     const alerts = detectAlerts('r', syntheticStream({ steps: 60, seed: 4, nanAt: 40 }));
     const nf = alerts.filter((a) => a.rule === 'non_finite');
-    expect(nf.map((a) => a.metric).sort()).toEqual(['actor/grad_norm', 'actor/grad_norm_max', 'actor/pg_loss', 'actor/skipped_updates'].sort());
+    // The two gradient norms turn NaN together: one alert for that cause, naming both; the infinite loss is another.
+    expect(nf.map((a) => a.metric).sort()).toEqual(['actor/grad_norm', 'actor/pg_loss', 'actor/skipped_updates'].sort());
+    expect(nf.find((a) => a.metric === 'actor/grad_norm')!.message).toBe('2 metrics under actor/ became NaN at step 40: actor/grad_norm, actor/grad_norm_max.');
+    expect(nf.find((a) => a.metric === 'actor/pg_loss')!.message).toMatch(/^Policy-gradient loss became Infinity at step 40; it was -?[\d.]+ at step 39\.$/);
     expect(nf.find((a) => a.metric === 'actor/grad_norm')!.severity).toBe('critical');
     expect(nf.find((a) => a.metric === 'actor/grad_norm')!.evidence.values.at(-1)).toBeNull();
     expect(alerts.every((a) => a.firstStep === 40)).toBe(true);
@@ -117,7 +120,7 @@ describe('success collapse over sparse validations', () => {
     const alerts = detectAlerts('r', vals([[1, 0.3, 64], [10, 0, 64]])).filter((a) => a.rule === 'success_collapse');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ metric: 'val/success_rate', severity: 'critical', firstStep: 10 });
-    expect(alerts[0].message).toMatch(/0\/64\) from its best 30 % \(19\/64, step 1\)/);
+    expect(alerts[0].message).toMatch(/0 % \(0\/64\) at step 10 from its best 30 % \(19\/64\) at step 1/);
   });
 
   it('a fall within sampling noise, or below the peak that counts as learned, is quiet', () => {
@@ -144,7 +147,9 @@ describe('alert merging', () => {
     const base = syntheticStream({ steps: 60, seed: 7 });
     const recs = base.map((r) => ({ step: r.step, values: { ...r.values, 'filter/zero_variance_share': (r.step >= 10 && r.step < 20) || r.step >= 40 ? 1 : 0.3 } }));
     const dead = detectAlerts('r', recs).filter((a) => a.rule === 'dead_signal');
-    expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([[14, 19], [44, 60]]);
+    // Each alert's window opens where its streak began (steps 10 and 40), though it is raised 5 steps later.
+    expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([[10, 19], [40, 60]]);
+    expect(dead.map((a) => a.id)).toEqual(['dead_signal:filter/zero_variance_share:14', 'dead_signal:filter/zero_variance_share:44']);
   });
 });
 
@@ -165,7 +170,10 @@ describe('alert evidence window (read straight from the history ring)', () => {
     expect([a.firstStep, a.lastStep]).toEqual([200, 1198]);
     const onset = Array.from({ length: 30 }, (_, i) => 400 + 2 * i);
     const latest = Array.from({ length: 10 }, (_, i) => 1180 + 2 * i);
-    expect(a.evidence.steps).toEqual([...onset, ...latest]);
-    expect(a.evidence.values.every((v) => v === null)).toBe(true);
+    // The message quotes the last finite value (99 at step 198), so the evidence holds it too, ahead of the ring's.
+    expect(a.message).toContain('it was 99 at step 198');
+    expect(a.evidence.steps).toEqual([198, ...onset, ...latest]);
+    expect(a.evidence.values.slice(1).every((v) => v === null)).toBe(true);
+    expect(a.evidence.values[0]).toBe(99);
   });
 });

@@ -102,6 +102,23 @@ class Ring {
   }
 }
 
+/**
+ * `ev` with every point the message quotes: one the window left out (a start many steps before the event) is put
+ * in at its step, so the evidence chart shows each number the text names.
+ */
+function withQuoted(ev: Alert['evidence'], quotes: NonNullable<Finding['quotes']>): Alert['evidence'] {
+  let steps = ev.steps;
+  let values = ev.values;
+  for (const q of quotes) {
+    if (!Number.isFinite(q.value) || steps.includes(q.step)) continue;
+    let i = 0;
+    while (i < steps.length && steps[i] < q.step) i++;
+    steps = [...steps.slice(0, i), q.step, ...steps.slice(i)];
+    values = [...values.slice(0, i), q.value, ...values.slice(i)];
+  }
+  return { steps, values };
+}
+
 /** A finding's cited point and threshold as alert fields (absent ones left out, not undefined). */
 function cites(f: Pick<Finding, 'peak' | 'threshold'>): Pick<Alert, 'peak' | 'threshold'> {
   const out: { peak?: Alert['peak']; threshold?: number } = {};
@@ -126,6 +143,8 @@ export class CollapseDetector {
   /** Index in `all` of each alert by id (an update replaces it in place). */
   private at = new Map<string, number>();
   private lastStep = -Infinity;
+  /** Per open alert: the logged points its current message quotes (kept in its evidence as it is updated). */
+  private quotes = new Map<string, Finding['quotes']>();
 
   /** `recipe` (hints.ts: recipeOf(run config)) fits each alert's hint to what the run already does. */
   constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe | SourceRecipe) {
@@ -166,6 +185,7 @@ export class CollapseDetector {
       if (q > this.config.mergeGap) {
         this.open.delete(key);
         this.quiet.delete(key);
+        this.quotes.delete(key);
       } else this.quiet.set(key, q);
     }
     return updates;
@@ -185,10 +205,11 @@ export class CollapseDetector {
       // was most of the detector's time on a 20,000-step collapse run.
       const peak = takeNew ? (f.peak && Number.isFinite(f.peak.value) ? { step: f.peak.step, value: f.peak.value } : undefined) : cur.peak;
       const threshold = takeNew ? (f.threshold !== undefined && Number.isFinite(f.threshold) ? f.threshold : undefined) : cur.threshold;
+      if (takeNew) this.quotes.set(key, f.quotes);
       const next: Alert = {
         id: cur.id, runId: cur.runId, rule: cur.rule, severity, metric: cur.metric, firstStep: cur.firstStep, lastStep: step,
         message: takeNew ? f.message : cur.message, hint: takeNew ? f.hint : cur.hint,
-        evidence: this.evidence(f.metric, cur.firstStep, step, peak), acknowledged: cur.acknowledged,
+        evidence: this.evidence(f.metric, cur.firstStep, step, peak, this.quotes.get(key)), acknowledged: cur.acknowledged,
       };
       if (peak) next.peak = peak;
       if (threshold !== undefined) next.threshold = threshold;
@@ -196,18 +217,21 @@ export class CollapseDetector {
       this.open.set(key, next);
       return { kind: 'updated', alert: next };
     }
+    // The window opens where the event did (a smoothed or streak rule fires points after it began).
+    const first = f.onset !== undefined && f.onset < step ? f.onset : step;
+    this.quotes.set(key, f.quotes);
     const alert: Alert = {
       id: `${def.id}:${f.metric}:${step}`,
       runId: this.runId,
       rule: def.id,
       severity: f.severity,
       metric: f.metric,
-      firstStep: step,
+      firstStep: first,
       lastStep: step,
       message: f.message,
       hint: f.hint,
       ...cites(f),
-      evidence: this.evidence(f.metric, step, step, f.peak),
+      evidence: this.evidence(f.metric, first, step, f.peak, f.quotes),
       acknowledged: false,
     };
     this.open.set(key, alert);
@@ -221,15 +245,18 @@ export class CollapseDetector {
     if (i !== undefined) this.all[i] = next;
   }
 
-  private evidence(metric: string, first: number, last: number, peak?: { step: number; value: number }): Alert['evidence'] {
+  private evidence(metric: string, first: number, last: number, peak?: { step: number; value: number }, quotes?: Finding['quotes']): Alert['evidence'] {
     const ring = this.history.get(metric);
-    if (!ring) return peak ? { steps: [peak.step], values: [peak.value] } : { steps: [], values: [] };
-    return ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax, peak);
+    const ev = ring ? ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax, peak) : peak ? { steps: [peak.step], values: [peak.value] } : { steps: [], values: [] };
+    return quotes && quotes.length > 0 ? withQuoted(ev, quotes) : ev;
   }
 
-  /** Every alert so far (raised order). */
+  /**
+   * Every alert so far, by first step (raised order among equal ones), as the run store keeps them: an alert's
+   * window opens where its event began, which may be before an alert raised earlier.
+   */
   alerts(): Alert[] {
-    return [...this.all];
+    return [...this.all].sort((a, b) => a.firstStep - b.firstStep);
   }
 }
 

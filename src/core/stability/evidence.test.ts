@@ -33,16 +33,20 @@ describe('alert evidence', () => {
     expect(steps).toContain(a.firstStep);
     expect(steps.at(-1)).toBe(a.lastStep);
     expect(increasing(steps)).toBe(true);
-    expect(steps.length).toBeLessThanOrEqual(cfg.evidenceMax);
-    // The message cites the same best level, and the threshold is that level less the warning drop.
-    expect(a.message).toContain(`from its best ${Math.round(a.peak!.value * 100)} %`);
-    expect(a.threshold).toBeCloseTo(a.peak!.value - cfg.validityDrop.warnDrop, 12);
+    // Beyond the window's points: the logged points the message quotes (at most three) are kept in it too.
+    expect(steps.length).toBeLessThanOrEqual(cfg.evidenceMax + 3);
+    // The cited point is a logged one, the highest of the best window, and the message names it at its step; the
+    // threshold is the best window's mean (labelled as a mean) less the warning drop.
+    expect(a.evidence.values[steps.indexOf(a.peak!.step)]).toBe(a.peak!.value);
+    expect(a.message).toContain(`(highest ${Math.round(a.peak!.value * 100)} % at step ${a.peak!.step})`);
+    const bestMean = Number(/from its best mean (\d+) %/.exec(a.message)![1]) / 100;
+    expect(Math.abs(a.threshold! + cfg.validityDrop.warnDrop - bestMean)).toBeLessThanOrEqual(0.005);
   });
 
   it('charts validations only (NaN between them is not evidence) and holds the best validation cited', () => {
     const alerts = detectAlerts('r', syntheticStream({ steps: 1000, seed: 1, shape: 'cispo_collapse' }));
     const a = find(alerts, 'success_collapse', 'val/success_rate');
-    const cited = /best \d+ % \(\d+\/\d+, step (\d+)\)/.exec(a.message);
+    const cited = /best \d+ % \(\d+\/\d+\) at step (\d+)/.exec(a.message);
     expect(cited).not.toBeNull();
     expect(a.peak?.step).toBe(Number(cited![1]));
     expect(a.evidence.steps).toContain(a.peak!.step);

@@ -12,6 +12,7 @@
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfig } from './config';
 import { Baseline, Cadence, Window, fmt, pct } from './stats';
+import { at } from './quote';
 import { finite } from './types';
 
 /** One metric smoothed over a window given in training steps, with its early baseline and its best so far. */
@@ -62,7 +63,7 @@ export class CollapseSigns {
   private rates: Track[];
   private reward: Track;
   private clip: Track;
-  private zeroVar: number | undefined;
+  private zeroVar: { step: number; value: number } | undefined;
   private tracks: Track[];
   constructor(private readonly cfg: DetectorConfig) {
     const e = cfg.entropyShift;
@@ -77,29 +78,32 @@ export class CollapseSigns {
   feed(rec: MetricRecord): void {
     for (const t of this.tracks) t.feed(rec);
     const z = finite(rec, ZERO_VAR);
-    if (z !== undefined) this.zeroVar = z;
+    if (z !== undefined) this.zeroVar = { step: rec.step, value: z };
   }
 
-  /** The signs holding at the last fed step, each a short phrase with its numbers (empty: none). */
+  /**
+   * The signs holding at the last fed step, each a short phrase naming its metric, with its numbers labelled as
+   * quote.ts says (a smoothed level is a "mean", an early level a "median"); empty: none.
+   */
   current(): string[] {
     const e = this.cfg.entropyShift;
     const out: string[] = [];
     const gb = this.grad.baseline;
     if (gb !== null && gb > 0 && this.grad.seen && this.grad.sm <= e.deadGradFrac * gb) {
-      out.push(`gradient norm ${fmt(this.grad.sm)} against its early ${fmt(gb)}`);
+      out.push(`${GRAD} mean ${fmt(this.grad.sm)} against its early median ${fmt(gb)}`);
     }
-    if (this.zeroVar !== undefined && this.zeroVar >= this.cfg.deadSignal.share) out.push(`${pct(this.zeroVar)} of groups with identical returns`);
+    if (this.zeroVar !== undefined && this.zeroVar.value >= this.cfg.deadSignal.share) out.push(`${ZERO_VAR} ${at(ZERO_VAR, this.zeroVar)} (groups with identical returns)`);
     for (const t of this.format) {
-      if (t.seen && Number.isFinite(t.best) && t.best - t.sm >= this.cfg.validityDrop.warnDrop) out.push(`${t.key} ${pct(t.sm)} from its best ${pct(t.best)}`);
+      if (t.seen && Number.isFinite(t.best) && t.best - t.sm >= this.cfg.validityDrop.warnDrop) out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
     }
     for (const t of this.rates) {
-      if (t.seen && t.best >= this.cfg.successCollapse.minPeak && t.sm <= (1 - e.scoreFallFrac) * t.best) out.push(`${t.key} ${fmt(t.sm)} from its best ${fmt(t.best)}`);
+      if (t.seen && t.best >= this.cfg.successCollapse.minPeak && t.sm <= (1 - e.scoreFallFrac) * t.best) out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
     }
     const r = this.reward;
-    if (r.seen && Number.isFinite(r.best) && r.best > 0 && r.sm <= (1 - e.scoreFallFrac) * r.best) out.push(`${REWARD_KEY} ${fmt(r.sm)} from its best ${fmt(r.best)}`);
+    if (r.seen && Number.isFinite(r.best) && r.best > 0 && r.sm <= (1 - e.scoreFallFrac) * r.best) out.push(`${REWARD_KEY} mean ${fmt(r.sm)} against its best mean ${fmt(r.best)}`);
     const cb = this.clip.baseline;
     const l = this.cfg.lengthRunaway;
-    if (cb !== null && this.clip.seen && this.clip.sm >= l.clipCritical && this.clip.sm >= cb + l.clipRise) out.push(`${pct(this.clip.sm)} of responses at the length cap (from ${pct(cb)})`);
+    if (cb !== null && this.clip.seen && this.clip.sm >= l.clipCritical && this.clip.sm >= cb + l.clipRise) out.push(`${CLIP} mean ${pct(this.clip.sm)} (responses at the length cap) against its start ${pct(cb)}`);
     return out;
   }
 }

@@ -1,17 +1,42 @@
 /** Small streaming statistics shared by the detector rules. */
 
-/** The last `n` values; mean and median over them. */
+/** A logged point of one metric: the value a message may quote, at the step it names. */
+export interface Pt {
+  readonly step: number;
+  readonly value: number;
+}
+
+/** The last `n` values (with their steps, when given); mean and median over them. */
 export class Window {
   private buf: number[] = [];
+  private at: number[] = [];
   constructor(public n: number) {}
   /** Change the length (a Cadence learnt the stream's logging interval); keeps the newest values. */
   resize(n: number): void {
     this.n = n;
-    if (this.buf.length > n) this.buf.splice(0, this.buf.length - n);
+    if (this.buf.length > n) {
+      this.buf.splice(0, this.buf.length - n);
+      this.at.splice(0, this.at.length - n);
+    }
   }
-  push(v: number): void {
+  push(v: number, step = NaN): void {
     this.buf.push(v);
-    if (this.buf.length > this.n) this.buf.shift();
+    this.at.push(step);
+    if (this.buf.length > this.n) {
+      this.buf.shift();
+      this.at.shift();
+    }
+  }
+  /** The logged points in the window (oldest first): what a mean over it is a mean of. */
+  points(): Pt[] {
+    return this.buf.map((value, i) => ({ step: this.at[i], value }));
+  }
+  /** First and last step in the window. */
+  get firstStep(): number {
+    return this.at.length ? this.at[0] : NaN;
+  }
+  get lastStep(): number {
+    return this.at.length ? this.at[this.at.length - 1] : NaN;
   }
   get size(): number {
     return this.buf.length;
@@ -73,8 +98,23 @@ export function fmt(v: number): string {
   return Number(v.toPrecision(3)).toString();
 }
 
+/** A share as a percentage: whole percents, two significant digits under 1 % (a verl clip fraction of 0.002). */
 export function pct(v: number): string {
-  return `${Math.round(v * 100)} %`;
+  const p = v * 100;
+  if (p !== 0 && Math.abs(p) < 1) return `${Number(p.toPrecision(2))} %`;
+  return `${Math.round(p)} %`;
+}
+
+/** The point of `pts` with the largest (`dir` 'up') or smallest value; the earliest on ties. */
+export function extreme(pts: readonly Pt[], dir: 'up' | 'down'): Pt | null {
+  let best: Pt | null = null;
+  for (const p of pts) if (best === null || (dir === 'up' ? p.value > best.value : p.value < best.value)) best = p;
+  return best;
+}
+
+/** "step 7" or "steps 5–7". */
+export function span(first: number, last: number): string {
+  return first === last ? `step ${first}` : `steps ${first}–${last}`;
 }
 
 /**
@@ -130,5 +170,54 @@ export class Cadence {
   /** Logged points covering `steps` training steps: at least 1. */
   points(steps: number): number {
     return Math.max(1, Math.round(steps / this.cached));
+  }
+}
+
+/**
+ * The logged points of one metric through an event (a streak of a rule's condition), so that a message quotes
+ * logged values at the steps it names and the alert's window opens where the event did: a smoothed mean crosses
+ * a level points after the value that pushed it there (a KL of 6.4 at step 2 lifts the 3-step mean until step 4).
+ */
+export class Episode {
+  private recent: Pt[] = [];
+  private isOpen = false;
+  /** First logged step of the event, the point before it, its extreme (largest for 'up'), and the latest. */
+  onset = NaN;
+  before: Pt | null = null;
+  extreme: Pt | null = null;
+  latest: Pt | null = null;
+  /** `by`: what "largest" compares (|x| for a KL estimate that may come out negative). */
+  constructor(private readonly dir: 'up' | 'down', private readonly by: (v: number) => number = (v) => v, private keep = 64) {}
+  push(step: number, value: number): void {
+    const p = { step, value };
+    this.recent.push(p);
+    if (this.recent.length > this.keep) this.recent.shift();
+    this.latest = p;
+    if (this.isOpen && this.extreme && this.beats(p, this.extreme)) this.extreme = p;
+  }
+  private beats(a: Pt, b: Pt): boolean {
+    return this.dir === 'up' ? this.by(a.value) > this.by(b.value) : this.by(a.value) < this.by(b.value);
+  }
+  /**
+   * The condition holds at the latest point. A closed event opens at the first of the last `lookback` points
+   * that `beyond` accepts (the first of them when none does).
+   */
+  hold(lookback: number, beyond: (v: number) => boolean = () => true): void {
+    if (this.isOpen) return;
+    this.isOpen = true;
+    const from = Math.max(0, this.recent.length - Math.max(1, lookback));
+    let i = from;
+    while (i < this.recent.length - 1 && !beyond(this.by(this.recent[i].value))) i++;
+    if (!beyond(this.by(this.recent[i].value))) i = from;
+    this.onset = this.recent[i].step;
+    this.before = i > 0 ? this.recent[i - 1] : null;
+    this.extreme = null;
+    for (const p of this.recent.slice(i)) if (this.extreme === null || this.beats(p, this.extreme)) this.extreme = p;
+  }
+  end(): void {
+    this.isOpen = false;
+  }
+  get open(): boolean {
+    return this.isOpen;
   }
 }

@@ -20,6 +20,13 @@ export interface Finding {
   readonly peak?: { readonly step: number; readonly value: number };
   /** The level this finding crossed (in the metric's units), drawn as the evidence chart's threshold line. */
   readonly threshold?: number;
+  /**
+   * The first logged step of the event (a smoothed mean or a streak fires points after the value that started
+   * it): a new alert's window opens here, so it covers the event it describes.
+   */
+  readonly onset?: number;
+  /** Every logged point of `metric` the message quotes (quote.ts): kept in the alert's evidence window. */
+  readonly quotes?: readonly { readonly step: number; readonly value: number }[];
 }
 
 export interface RuleInstance {

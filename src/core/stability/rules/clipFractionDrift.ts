@@ -1,5 +1,6 @@
 /** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
-import { Baseline, Cadence, Streak, Window, fmt, pct } from '../stats';
+import { Baseline, Cadence, Episode, Streak, Window, pct, span } from '../stats';
+import { at } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/pg_clipfrac';
@@ -16,6 +17,7 @@ export const clipFractionDriftRule: RuleDef = {
     const base = new Baseline(c.baselineSteps);
     const win = new Window(c.smooth);
     const streak = new Streak();
+    const ep = new Episode('up');
     const cad = new Cadence();
     return {
       feed(rec) {
@@ -25,21 +27,30 @@ export const clipFractionDriftRule: RuleDef = {
         base.resize(cad.points(c.baselineSteps));
         win.resize(cad.points(c.smooth));
         base.push(v);
-        win.push(v);
+        win.push(v, rec.step);
+        ep.push(rec.step, v);
         const b = base.get();
         if (!win.full) return [];
         const sm = win.mean();
         const absolute = sm > c.warn;
         const relative = b !== null && sm > c.factor * b && sm > c.relativeFloor;
+        // The lower of the levels crossed (absolute, or relative to the baseline).
+        const limit = Math.min(absolute ? c.warn : Infinity, relative ? Math.max(c.factor * b!, c.relativeFloor) : Infinity);
+        if (absolute || relative) ep.hold(win.size, (x) => x > limit);
+        else ep.end();
         if (streak.update(absolute || relative) < cad.points(c.patience)) return [];
+        const top = ep.extreme!;
+        const last = { step: rec.step, value: v };
+        const peakText = top.step !== rec.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`;
         return [{
           metric: KEY,
           severity: sm > c.critical ? 'critical' : 'warning',
-          message: `Clip fraction is ${pct(sm)} (step ${rec.step})${b !== null ? `, baseline ${fmt(b)}` : ''}: many tokens sit outside the trust region.`,
+          message: `Clip fraction mean ${pct(sm)} over ${span(win.firstStep, win.lastStep)}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, the median of its first ${base.n} logged steps)` : ''}${peakText}: many tokens sit outside the trust region.`,
           hint: hints.clipping,
-          peak: { step: rec.step, value: sm },
-          // The lower of the levels crossed (absolute, or relative to the baseline).
-          threshold: Math.min(absolute ? c.warn : Infinity, relative ? Math.max(c.factor * b!, c.relativeFloor) : Infinity),
+          peak: top,
+          threshold: limit,
+          onset: ep.onset,
+          quotes: [top, last],
         }];
       },
     };

@@ -1,5 +1,6 @@
 /** dead_signal: nearly every group has identical returns, so group-relative advantages are zero. */
-import { Cadence, Streak, pct } from '../stats';
+import { Cadence, Episode, Streak, pct, span } from '../stats';
+import { at } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'filter/zero_variance_share';
@@ -15,19 +16,26 @@ export const deadSignalRule: RuleDef = {
     const c = cfg.deadSignal;
     const streak = new Streak();
     const cad = new Cadence();
+    const ep = new Episode('up');
     return {
       feed(rec) {
         const v = finite(rec, KEY);
         if (v === undefined) return [];
         cad.push(rec.step);
+        ep.push(rec.step, v);
+        if (v >= c.share) ep.hold(1);
+        else ep.end();
         const n = streak.update(v >= c.share);
         if (n < cad.points(c.patience)) return [];
+        const last = { step: rec.step, value: v };
         return [{
           metric: KEY,
           severity: 'warning',
-          message: `${pct(v)} of groups had identical returns at step ${rec.step} (${n} logged steps in a row at ≥ ${pct(c.share)}): almost no learning signal.`,
+          message: `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(ep.onset, rec.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
           hint: hints.deadSignal,
-          peak: { step: rec.step, value: v },
+          peak: last,
+          onset: ep.onset,
+          quotes: [last],
           threshold: c.share,
         }];
       },

@@ -5,7 +5,8 @@
  * when the entropy crashed within `crashSteps`, or when a sign from signs.ts (dead gradient, identical-return
  * groups, score or format falling, responses at the cap) says learning stopped; with a sign it is critical.
  */
-import { Baseline, Cadence, Streak, Window, fmt } from '../stats';
+import { Baseline, Cadence, Episode, Streak, Window, fmt, span } from '../stats';
+import { at } from '../quote';
 import { CollapseSigns } from '../signs';
 import { finite, type RuleDef } from '../types';
 
@@ -29,6 +30,8 @@ export const entropyShiftRule: RuleDef = {
     const low = new Streak();
     const high = new Streak();
     let crashed = false;
+    const lowEp = new Episode('down');
+    const highEp = new Episode('up');
     return {
       feed(rec) {
         signs.feed(rec);
@@ -38,7 +41,9 @@ export const entropyShiftRule: RuleDef = {
         base.resize(cad.points(c.baselineSteps));
         win.resize(cad.points(c.smooth));
         base.push(v);
-        win.push(v);
+        win.push(v, rec.step);
+        lowEp.push(rec.step, v);
+        highEp.push(rec.step, v);
         const sm = win.mean();
         while (recent.length > 0 && recent[0].step < rec.step - c.crashSteps) recent.shift();
         const level = recent.reduce((m, p) => Math.max(m, p.sm), -Infinity);
@@ -51,29 +56,45 @@ export const entropyShiftRule: RuleDef = {
         if (!isLow) crashed = false;
         else if (sm < c.collapseFrac * level) crashed = true;
         const held = signs.current();
-        if (low.update(isLow && (crashed || held.length > 0)) >= patience) {
-          const why = held.length > 0 ? ` together with ${held.join(', ')}` : ` within ${c.crashSteps} steps`;
+        const mean = `mean ${fmt(sm)} nats over ${span(win.firstStep, win.lastStep)}`;
+        const baseline = `its baseline ${fmt(b)} nats (median of its first ${base.n} logged steps)`;
+        const last = { step: rec.step, value: v };
+        const collapsing = isLow && (crashed || held.length > 0);
+        if (collapsing) lowEp.hold(win.size, (x) => x < c.collapseFrac * b);
+        else lowEp.end();
+        if (low.update(collapsing) >= patience) {
+          const why = held.length > 0 ? `, together with ${held.join(', ')}` : `, crashed within ${c.crashSteps} steps`;
+          const bottom = lowEp.extreme!;
           return [{
             metric: KEY,
             severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
-            message: `Entropy collapsed to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step})${why}: the policy has stopped exploring.`,
+            message: `Entropy collapsed: ${mean}, below ${fmt(c.collapseFrac)}× ${baseline}${why}; ${bottom.step !== rec.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
             hint: hints.entropyCollapse,
-            peak: { step: rec.step, value: sm },
+            peak: bottom,
             threshold: c.collapseFrac * b,
+            onset: lowEp.onset,
+            quotes: [bottom, last],
           }];
         }
         const warnHigh = sm > c.blowupWarnFactor * b && sm > b + c.blowupWarnNats;
+        const warnLevel = Math.max(c.blowupWarnFactor * b, b + c.blowupWarnNats);
+        if (warnHigh) highEp.hold(win.size, (x) => x > warnLevel);
+        else highEp.end();
         if (high.update(warnHigh) >= patience) {
           const blown = sm > c.blowupFactor * b && sm > b + c.blowupMinNats;
+          const top = highEp.extreme!;
+          const tail = `${top.step !== rec.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`;
           return [{
             metric: KEY,
             severity: blown ? 'critical' : 'warning',
             message: blown
-              ? `Entropy blew up to ${fmt(sm)} nats from a baseline of ${fmt(b)} (step ${rec.step}): outputs are turning to noise.`
-              : `Entropy is drifting up: ${fmt(sm)} nats against a baseline of ${fmt(b)} (step ${rec.step}).`,
+              ? `Entropy blew up: ${mean}, above ${fmt(c.blowupFactor)}× ${baseline}${tail}. Outputs are turning to noise.`
+              : `Entropy is drifting up: ${mean}, above ${fmt(c.blowupWarnFactor)}× ${baseline}${tail}.`,
             hint: hints.entropyBlowup,
-            peak: { step: rec.step, value: sm },
-            threshold: Math.max(c.blowupWarnFactor * b, b + c.blowupWarnNats),
+            peak: top,
+            threshold: warnLevel,
+            onset: highEp.onset,
+            quotes: [top, last],
           }];
         }
         return [];

@@ -1,5 +1,6 @@
 /** grad_norm_spike: gradient norm far above its rolling median (spec §4: "gradient norms explode" before collapse). */
-import { Streak, Window, fmt } from '../stats';
+import { Episode, Streak, Window, fmt, span } from '../stats';
+import { at } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/grad_norm';
@@ -15,6 +16,7 @@ export const gradNormSpikeRule: RuleDef = {
     const c = cfg.gradNormSpike;
     const win = new Window(c.window);
     const streak = new Streak();
+    const ep = new Episode('up');
     let prevTall = false;
     return {
       feed(rec) {
@@ -24,12 +26,15 @@ export const gradNormSpikeRule: RuleDef = {
         const judged = win.size >= c.minHistory && med > 0;
         const spike = judged && v > c.factor * med && v > c.minValue;
         const n = streak.update(spike);
+        ep.push(rec.step, v);
         // Spikes stay out of the baseline window, so a sustained explosion keeps firing.
         if (!spike) win.push(v);
         if (!spike) {
           prevTall = false;
+          ep.end();
           return [];
         }
+        ep.hold(1);
         const ratio = v / med;
         // Tall on two points in a row, or sustained: one isolated spike is a warning (config.ts says why).
         const tall = ratio > c.criticalFactor && prevTall;
@@ -37,9 +42,11 @@ export const gradNormSpikeRule: RuleDef = {
         return [{
           metric: KEY,
           severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
-          message: `Gradient norm ${fmt(v)} at step ${rec.step} is ${fmt(ratio)}× its rolling median ${fmt(med)} (last ${win.size} calm steps)${n > 1 ? `, ${n} steps in a row` : ''}.`,
+          message: `Gradient norm ${at(KEY, { step: rec.step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${win.size} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(ep.onset, rec.step)}), highest ${at(KEY, ep.extreme!)}` : ''}.`,
           hint: hints.gradNorm,
-          peak: { step: rec.step, value: v },
+          peak: n > 1 ? ep.extreme! : { step: rec.step, value: v },
+          onset: ep.onset,
+          quotes: [{ step: rec.step, value: v }, ep.extreme!],
           threshold: Math.max(c.factor * med, c.minValue),
         }];
       },

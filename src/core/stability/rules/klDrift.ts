@@ -1,5 +1,6 @@
 /** kl_drift: the update drifting off-policy (PPO KL) or far from the reference policy (KL loss). */
-import { Baseline, Cadence, Streak, Window, fmt } from '../stats';
+import { Baseline, Cadence, Episode, Streak, Window, fmt, span } from '../stats';
+import { at } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const PPO_KL = 'actor/ppo_kl';
@@ -16,9 +17,11 @@ export const klDriftRule: RuleDef = {
     const c = cfg.klDrift;
     const ppoWin = new Window(c.smooth);
     const ppoStreak = new Streak();
+    const ppoEp = new Episode('up', Math.abs);
     const klBase = new Baseline(c.baselineSteps);
     const klWin = new Window(c.smooth);
     const klStreak = new Streak();
+    const klEp = new Episode('up');
     const ppoCad = new Cadence();
     const klCad = new Cadence();
     return {
@@ -28,16 +31,26 @@ export const klDriftRule: RuleDef = {
         if (p !== undefined) {
           ppoCad.push(rec.step);
           ppoWin.resize(ppoCad.points(c.smooth));
-          ppoWin.push(Math.abs(p));
+          // |KL|: verl's k1 estimate can come out negative; its size is the drift.
+          ppoWin.push(Math.abs(p), rec.step);
+          ppoEp.push(rec.step, p);
           const sm = ppoWin.mean();
-          if (ppoStreak.update(ppoWin.full && sm > c.ppoKlWarn) >= ppoCad.points(c.patience)) {
+          const over = ppoWin.full && sm > c.ppoKlWarn;
+          if (over) ppoEp.hold(ppoWin.size, (v) => v > c.ppoKlWarn);
+          else ppoEp.end();
+          if (ppoStreak.update(over) >= ppoCad.points(c.patience)) {
+            const top = ppoEp.extreme!;
+            const last = { step: rec.step, value: p };
+            const peakText = top.step !== rec.step ? `; highest ${at(PPO_KL, top)}, latest ${at(PPO_KL, last)}` : `; ${at(PPO_KL, last)}`;
             out.push({
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
-              message: `PPO KL (old‖new) is ${fmt(sm)} nats per token (step ${rec.step}), above ${fmt(c.ppoKlWarn)}: updates drift far off-policy.`,
+              message: `PPO KL (old‖new) mean ${fmt(sm)} nats per token over ${span(ppoWin.firstStep, ppoWin.lastStep)}, above the limit ${fmt(c.ppoKlWarn)}${peakText}: updates drift far off-policy.`,
               hint: hints.klStep,
-              peak: { step: rec.step, value: sm },
+              peak: top,
               threshold: c.ppoKlWarn,
+              onset: ppoEp.onset,
+              quotes: [top, last],
             });
           }
         }
@@ -47,19 +60,28 @@ export const klDriftRule: RuleDef = {
           klBase.resize(klCad.points(c.baselineSteps));
           klWin.resize(klCad.points(c.smooth));
           klBase.push(k);
-          klWin.push(k);
+          klWin.push(k, rec.step);
+          klEp.push(rec.step, k);
           const b = klBase.get();
           if (b !== null && klWin.full) {
             const sm = klWin.mean();
             const limit = Math.max(c.klLossFloor, c.klLossFactor * b);
-            if (klStreak.update(sm > limit) >= klCad.points(c.patience)) {
+            const over = sm > limit;
+            if (over) klEp.hold(klWin.size, (v) => v > limit);
+            else klEp.end();
+            if (klStreak.update(over) >= klCad.points(c.patience)) {
+              const top = klEp.extreme!;
+              const last = { step: rec.step, value: k };
+              const peakText = top.step !== rec.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',
-                message: `KL to the reference policy reached ${fmt(sm)} nats (step ${rec.step}), above ${fmt(limit)} (baseline ${fmt(b)}).`,
+                message: `KL to the reference policy mean ${fmt(sm)} nats over ${span(klWin.firstStep, klWin.lastStep)}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, the median of its first ${klBase.n} logged steps)${peakText}.`,
                 hint: hints.klDrift,
-                peak: { step: rec.step, value: sm },
+                peak: top,
                 threshold: limit,
+                onset: klEp.onset,
+                quotes: [top, last],
               });
             }
           }

@@ -1,9 +1,31 @@
-/** non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for a non-finite gradient or result. */
+/**
+ * non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for a non-finite gradient or
+ * result.
+ *
+ * Keys that break together for one cause are one alert (issue 33 item 5: a broken verl run turned 11
+ * `rollout_corr/*` keys null at one step, and 11 identical warnings buried the two that mattered): the keys of
+ * one namespace (`rollout_corr/`, `actor/`) that became the same kind of non-finite at the same step, at the same
+ * severity, make one finding on the first of them, its message listing them all. A key that stays non-finite
+ * keeps its alert open, and the message keeps naming the step it broke at, with the last finite value before it.
+ */
 import { metricDef } from '../../../shared/metrics';
-import { reportableNonFinite } from '../nonFinite';
-import { finite, type Finding, type RuleDef } from '../types';
+import { reportableNonFinite, type NonFiniteKind } from '../nonFinite';
+import { at } from '../quote';
+import { finite, type Finding, type RuleDef, type Severity } from '../types';
 
 const CRITICAL_PREFIXES = ['actor/', 'critic/'];
+interface Broken {
+  kind: NonFiniteKind;
+  /** The step it became non-finite (this stretch). */
+  since: number;
+  /** Its last finite value before that. */
+  lastFinite: { step: number; value: number } | null;
+}
+
+const namespace = (key: string): string => {
+  const i = key.indexOf('/');
+  return i < 0 ? '' : key.slice(0, i + 1);
+};
 
 export const nonFiniteRule: RuleDef = {
   id: 'non_finite',
@@ -13,35 +35,51 @@ export const nonFiniteRule: RuleDef = {
   needs: { anyOf: ['*'] },
   enabled: (c) => c.nonFinite.enabled,
   create(cfg, hints) {
-    const seen = new Set<string>();
+    const lastFinite = new Map<string, { step: number; value: number }>();
+    const broken = new Map<string, Broken>();
     const ignore = new Set(cfg.nonFinite.ignoreGroups);
     return {
       feed(rec) {
         const out: Finding[] = [];
+        const groups = new Map<string, { keys: string[]; b: Broken; severity: Severity }>();
         for (const key in rec.values) {
           const v = rec.values[key];
           // Fast path: an imported verl step carries ~140 keys, nearly all finite.
           if (Number.isFinite(v)) {
-            seen.add(key);
+            lastFinite.set(key, { step: rec.step, value: v });
+            broken.delete(key);
             continue;
           }
           const group = metricDef(key)?.group;
           if (group && ignore.has(group)) continue;
-          const kind = reportableNonFinite(key, v, seen.has(key));
+          const kind = reportableNonFinite(key, v, lastFinite.has(key));
           if (kind === null) continue;
-          out.push({
-            metric: key,
-            severity: CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning',
-            message: `${metricDef(key)?.label ?? key} became ${kind} at step ${rec.step}.`,
-            hint: hints.nonFinite,
-          });
+          let b = broken.get(key);
+          if (!b || b.kind !== kind) broken.set(key, (b = { kind, since: rec.step, lastFinite: lastFinite.get(key) ?? null }));
+          const severity: Severity = CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning';
+          const id = `${namespace(key)}|${kind}|${b.since}|${severity}`;
+          const g = groups.get(id);
+          if (g) g.keys.push(key);
+          else groups.set(id, { keys: [key], b, severity });
+        }
+        for (const { keys, b, severity } of groups.values()) {
+          const first = keys[0];
+          const still = b.since < rec.step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${rec.step}` : '';
+          let message: string;
+          if (keys.length === 1) {
+            const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
+            message = `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
+          } else {
+                        message = `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
+          }
+          out.push({ metric: first, severity, message, hint: hints.nonFinite, onset: b.since, quotes: keys.length === 1 && b.lastFinite ? [b.lastFinite] : [] });
         }
         const skipped = finite(rec, 'actor/skipped_updates');
         if (skipped !== undefined && skipped > 0) {
           out.push({
             metric: 'actor/skipped_updates',
             severity: 'warning',
-            message: `${skipped} mini-batch update(s) were skipped at step ${rec.step} because the gradient or the update's result was non-finite.`,
+            message: `Skipped updates ${at('actor/skipped_updates', { step: rec.step, value: skipped })}: mini-batch updates were skipped because the gradient or the update's result was non-finite.`,
             hint: hints.skipped,
           });
         }

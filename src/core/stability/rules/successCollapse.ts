@@ -1,5 +1,6 @@
 /** success_collapse: success or reward giving back most of what was learned (spec §4: CISPO/SAPO peak then fall). */
-import { Baseline, Cadence, NoiseEstimator, Streak, Window, fmt, pct } from '../stats';
+import { Baseline, Cadence, Episode, NoiseEstimator, Streak, Window, extreme, fmt, pct, span, type Pt } from '../stats';
+import { at } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
@@ -27,19 +28,23 @@ interface Track {
   win: Window;
   noise: NoiseEstimator;
   max: number;
-  /** Where `max` was reached (the alert cites it), and the last logged step (the window's mean before a push). */
-  maxStep: number;
-  prevStep: number;
+  /** The logged points whose mean is `max` (the message names their span, the alert cites their highest). */
+  best: Pt[];
   streak: Streak;
+  /** The fall: where it began and its lowest logged point. */
+  ep: Episode;
 }
 
-/** Raises the best smoothed level to `level`, reached at `step`. */
-function best(t: Track, level: number, step: number): void {
+/** Raises the best smoothed level to `level`, the mean of `pts`. */
+function best(t: Track, level: number, pts: Pt[]): void {
   if (level > t.max) {
     t.max = level;
-    t.maxStep = step;
+    t.best = pts;
   }
 }
+
+/** The best level's span: "steps 11–20". */
+const bestSpan = (t: Track): string => span(t.best[0].step, t.best[t.best.length - 1].step);
 
 export const successCollapseRule: RuleDef = {
   id: 'success_collapse',
@@ -50,7 +55,7 @@ export const successCollapseRule: RuleDef = {
   enabled: (c) => c.successCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.successCollapse;
-    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, maxStep: 0, prevStep: 0, streak: new Streak() });
+    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, best: [], streak: new Streak(), ep: new Episode('down') });
     const succ = [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK)].map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
     /**
      * Training windows are in steps: a TRL point (logged every 10 steps) is already a mean over 10 steps.
@@ -60,7 +65,7 @@ export const successCollapseRule: RuleDef = {
       t.cad.push(step);
       if (val) return;
       t.win.resize(t.cad.points(c.smooth));
-      if (t.win.full) best(t, t.win.mean(), t.prevStep);
+      if (t.win.full) best(t, t.win.mean(), t.win.points());
     };
     const rw = { t: track(c.smooth), base: new Baseline(c.smooth) };
     /** Best validation so far with its episode count (validations logged with val/episodes). */
@@ -77,13 +82,16 @@ export const successCollapseRule: RuleDef = {
           if (bestVal && bestVal.p >= c.minPeak && valP <= (1 - c.warnFrac) * bestVal.p) {
             const z = proportionFallZ(bestVal.p, bestVal.n, valP, valN);
             if (z >= c.valZ) {
+              const peak = { step: bestVal.step, value: bestVal.p };
+              const last = { step: rec.step, value: valP };
               out.push({
                 metric: VAL_KEY,
                 severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
-                message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}, step ${bestVal.step}); z = ${fmt(z)}, beyond held-out sampling noise (step ${rec.step}).`,
+                message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) at step ${rec.step} from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}) at step ${bestVal.step}; z = ${fmt(z)}, beyond held-out sampling noise.`,
                 hint: hints.successLoss,
-                peak: { step: bestVal.step, value: bestVal.p },
+                peak,
                 threshold: (1 - c.warnFrac) * bestVal.p,
+                quotes: [peak, last],
               });
             }
           }
@@ -97,22 +105,30 @@ export const successCollapseRule: RuleDef = {
           if (v === undefined) continue; // validation keys are NaN between validations
           const isVal = key.startsWith('val/');
           advance(t, rec.step, isVal);
-          t.win.push(v);
+          t.win.push(v, rec.step);
           t.noise.push(v);
-          t.prevStep = rec.step;
+          t.ep.push(rec.step, v);
           if (!t.win.full) continue;
           const sm = t.win.mean();
-          best(t, sm, rec.step);
+          best(t, sm, t.win.points());
           const patience = isVal ? 1 : t.cad.points(c.patience);
           const fell = t.max >= c.minPeak && sm <= (1 - c.warnFrac) * t.max && beyondNoise(t, t.max - sm);
+          if (fell) t.ep.hold(t.win.size, (x) => x <= (1 - c.warnFrac) * t.max);
+          else t.ep.end();
           if (t.streak.update(fell) < patience) continue;
+          const top = extreme(t.best, 'up')!;
+          const low = t.ep.extreme!;
+          const last = { step: rec.step, value: v };
+          const unit = isVal ? 'validations' : 'logged steps';
           out.push({
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
-            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} fell to ${pct(sm)} from its best ${pct(t.max)} (means of ${t.win.size} ${key.startsWith('val/') ? 'validations' : 'steps'}; step ${rec.step}).`,
+            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} mean ${pct(sm)} over ${span(t.win.firstStep, t.win.lastStep)} (${t.win.size} ${unit}), down from its best mean ${pct(t.max)} over ${bestSpan(t)} (highest ${at(key, top)}); ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: hints.successLoss,
-            peak: { step: t.maxStep, value: t.max },
+            peak: top,
             threshold: (1 - c.warnFrac) * t.max,
+            onset: t.ep.onset,
+            quotes: [top, low, last],
           });
         }
         const r = finite(rec, REWARD_KEY);
@@ -121,23 +137,30 @@ export const successCollapseRule: RuleDef = {
           advance(t, rec.step, false);
           rw.base.resize(t.cad.points(c.smooth));
           rw.base.push(r);
-          t.win.push(r);
+          t.win.push(r, rec.step);
           t.noise.push(r);
-          t.prevStep = rec.step;
+          t.ep.push(rec.step, r);
           const base = rw.base.get();
           if (base !== null && t.win.full) {
             const sm = t.win.mean();
-            best(t, sm, rec.step);
+            best(t, sm, t.win.points());
             const gain = t.max - base;
             const fell = gain >= c.rewardMinGain && t.max - sm >= c.rewardGiveBack * gain && beyondNoise(t, t.max - sm);
+            if (fell) t.ep.hold(t.win.size, (x) => x <= t.max - c.rewardGiveBack * gain);
+            else t.ep.end();
             if (t.streak.update(fell) >= t.cad.points(c.patience)) {
+              const top = extreme(t.best, 'up')!;
+              const low = t.ep.extreme!;
+              const last = { step: rec.step, value: r };
               out.push({
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',
-                message: `Mean episode return fell to ${fmt(sm)} from its best ${fmt(t.max)} (start ${fmt(base)}), giving back ${pct((t.max - sm) / gain)} of the gain (step ${rec.step}).`,
+                message: `Mean episode return mean ${fmt(sm)} over ${span(t.win.firstStep, t.win.lastStep)}, down from its best mean ${fmt(t.max)} over ${bestSpan(t)} (highest ${at(REWARD_KEY, top)}) against a start median ${fmt(base)}, a fall ${fmt(t.max - sm)} against a gain ${fmt(gain)}; ${low.step !== rec.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
                 hint: hints.successLoss,
-                peak: { step: t.maxStep, value: t.max },
+                peak: top,
                 threshold: t.max - c.rewardGiveBack * gain,
+                onset: t.ep.onset,
+                quotes: [top, low, last],
               });
             }
           }

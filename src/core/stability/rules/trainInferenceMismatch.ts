@@ -1,5 +1,6 @@
 /** train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's. */
-import { Cadence, Streak, fmt } from '../stats';
+import { Cadence, Streak, fmt, span } from '../stats';
+import { at } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const MAX = 'mismatch/logprob_abs_max';
@@ -18,6 +19,8 @@ export const trainInferenceMismatchRule: RuleDef = {
     const meanStreak = new Streak();
     const cad = new Cadence();
     const hint = hints.mismatch;
+    let maxOnset = 0;
+    let meanOnset = 0;
     return {
       feed(rec) {
         const out: Finding[] = [];
@@ -25,11 +28,21 @@ export const trainInferenceMismatchRule: RuleDef = {
         const mn = finite(rec, MEAN);
         if (mx !== undefined || mn !== undefined) cad.push(rec.step);
         const patience = cad.points(c.patience);
-        if (mx !== undefined && maxStreak.update(mx > c.maxWarn) >= patience) {
-          out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${fmt(mx)} nats (step ${rec.step}).`, hint, peak: { step: rec.step, value: mx }, threshold: c.maxWarn });
+        if (mx !== undefined) {
+          const n = maxStreak.update(mx > c.maxWarn);
+          if (n === 1) maxOnset = rec.step;
+          if (n >= patience) {
+            const p = { step: rec.step, value: mx };
+            out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(maxOnset, rec.step)}).`, hint, peak: p, threshold: c.maxWarn, onset: maxOnset, quotes: [p] });
+          }
         }
-        if (mn !== undefined && meanStreak.update(mn > c.meanWarn) >= patience) {
-          out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ by ${fmt(mn)} nats per token on average (step ${rec.step}).`, hint, peak: { step: rec.step, value: mn }, threshold: c.meanWarn });
+        if (mn !== undefined) {
+          const n = meanStreak.update(mn > c.meanWarn);
+          if (n === 1) meanOnset = rec.step;
+          if (n >= patience) {
+            const p = { step: rec.step, value: mn };
+            out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(meanOnset, rec.step)}).`, hint, peak: p, threshold: c.meanWarn, onset: meanOnset, quotes: [p] });
+          }
         }
         return out;
       },

@@ -1,5 +1,6 @@
 /** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
-import { Cadence, Streak, Window, fmt, pct } from '../stats';
+import { Cadence, Episode, Streak, Window, extreme, pct, span, type Pt } from '../stats';
+import { at } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
@@ -13,8 +14,9 @@ export const validityDropRule: RuleDef = {
   enabled: (c) => c.validityDrop.enabled,
   create(cfg, hints) {
     const c = cfg.validityDrop;
-    // `maxStep`: where the best smoothed level was reached (the alert cites it as its peak).
-    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, maxStep: 0, prevStep: 0, n: 0, streak: new Streak() }));
+    // `best`: the logged points of the window whose mean is the best level so far (the message names its span and
+    // the alert cites its highest point).
+    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, best: [] as Pt[], n: 0, streak: new Streak(), ep: new Episode('down') }));
     return {
       feed(rec) {
         const out: Finding[] = [];
@@ -28,28 +30,35 @@ export const validityDropRule: RuleDef = {
           // A window that just shrank to a sparse run's interval may hold earlier points that count toward the best.
           if (s.n >= minSteps && s.win.full && s.win.mean() > s.max) {
             s.max = s.win.mean();
-            // The window's mean before this point is the level at the previous logged step.
-            s.maxStep = s.prevStep;
+            s.best = s.win.points();
           }
-          s.win.push(v);
-          s.prevStep = rec.step;
+          s.win.push(v, rec.step);
+          s.ep.push(rec.step, v);
           s.n++;
           const sm = s.win.mean();
           if (s.n >= minSteps && s.win.full && sm > s.max) {
             s.max = sm;
-            s.maxStep = rec.step;
+            s.best = s.win.points();
           }
           const drop = s.max - sm;
-          const n = s.streak.update(Number.isFinite(drop) && drop >= c.warnDrop);
+          const fell = Number.isFinite(drop) && drop >= c.warnDrop;
+          if (fell) s.ep.hold(s.win.size, (x) => x <= s.max - c.warnDrop);
+          else s.ep.end();
+          const n = s.streak.update(fell);
           if (n < s.cad.points(c.patience)) return;
           const what = key === 'episode/valid_format_ratio' ? 'Valid-format ratio' : 'Valid-action ratio';
+          const top = extreme(s.best, 'up')!;
+          const low = s.ep.extreme!;
+          const last = { step: rec.step, value: v };
           out.push({
             metric: key,
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
-            message: `${what} fell to ${pct(sm)} (mean of last ${s.win.size} steps) from its best ${pct(s.max)} — down ${fmt(drop)} at step ${rec.step}.`,
+            message: `${what} mean ${pct(sm)} over ${span(s.win.firstStep, s.win.lastStep)}, down ${Math.round(drop * 100)} percentage points from its best mean ${pct(s.max)} over ${span(s.best[0].step, s.best[s.best.length - 1].step)} (highest ${at(key, top)}); ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
-            peak: { step: s.maxStep, value: s.max },
+            peak: top,
             threshold: s.max - c.warnDrop,
+            onset: s.ep.onset,
+            quotes: [top, low, last],
           });
         });
         return out;
