@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildVerlLaunch, verlLabConfig, VerlMappingError } from './launch';
 import { PAPER_SCALE } from './paperScale';
@@ -241,5 +242,31 @@ describe('remote verl: every preset knob at the key its stack has, or a refusal 
   it('the catalog: two stacks, arlarena first; an unknown one names the known', () => {
     expect(Object.keys(VERL_STACKS)).toEqual(['arlarena', 'verl-agent']);
     expect(() => verlStack('verl')).toThrow(/unknown verl stack "verl"; known stacks: arlarena, verl-agent \(default arlarena\)/);
+  });
+});
+
+describe('docs/guides/verl.md names every key a launch sets', () => {
+  it('each key of each preset × env × stack launch appears in the mapping tables', () => {
+    const doc = readFileSync(new URL('../../../../docs/guides/verl.md', import.meta.url), 'utf8');
+    const named = new Set([...doc.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+    const missing = new Set<string>();
+    for (const stack of ['arlarena', 'verl-agent'] as const) {
+      for (const env of ['alfworld', 'webshop', 'sokoban'] as const) {
+        for (const preset of ['sampo', 'grpo', 'grpo_sm', 'sapo', 'cispo', 'gspo', 'gigpo', 'empg', 'dapo_grpo', 'dapo_gigpo']) {
+          let l;
+          try {
+            l = launch(stack, env, { preset });
+          } catch (e) {
+            if (e instanceof VerlMappingError) continue;
+            throw e;
+          }
+          for (const o of l.overrides) {
+            const key = o.slice(0, o.indexOf('=')).replace(/^\+\+/, '');
+            if (!named.has(key)) missing.add(key);
+          }
+        }
+      }
+    }
+    expect([...missing]).toEqual([]);
   });
 });
