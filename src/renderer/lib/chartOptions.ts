@@ -52,6 +52,8 @@ export interface AlertMark {
   readonly run?: string;
   /** The run's colour (default: the severity's). */
   readonly color?: string;
+  /** How bad, among one run's alerts of the same rule (larger is worse): the value the alert cites, e.g. a spike's. */
+  readonly weight?: number;
 }
 
 /** A horizontal reference line (an alert's threshold). */
@@ -175,6 +177,8 @@ export interface AlertBand {
   /** The first rule, and how many other rules share the band ("grad_norm_spike +2"). */
   readonly label: string;
   readonly count: number;
+  /** The largest weight among its alerts (absent when none has one). */
+  readonly weight?: number;
 }
 
 /**
@@ -197,7 +201,10 @@ export function alertBands(marks: readonly AlertMark[], gap = 0): AlertBand[] {
       if (!cur) return;
       const labels = [...new Set(cur.marks.map((m) => m.label))];
       const worst = cur.marks.reduce((w, m) => (RANK[m.severity] > RANK[w] ? m.severity : w), cur.marks[0].severity);
-      out.push({ run, color: cur.marks[0].color ?? SEVERITY_COLOR[worst], from: cur.from, to: cur.to, severity: worst, label: labels.length > 1 ? `${labels[0]} +${labels.length - 1}` : labels[0], count: cur.marks.length });
+      const band: { -readonly [K in keyof AlertBand]: AlertBand[K] } = { run, color: cur.marks[0].color ?? SEVERITY_COLOR[worst], from: cur.from, to: cur.to, severity: worst, label: labels.length > 1 ? `${labels[0]} +${labels.length - 1}` : labels[0], count: cur.marks.length };
+      const weights = cur.marks.map((m) => m.weight).filter((w): w is number => w !== undefined && Number.isFinite(w));
+      if (weights.length > 0) band.weight = Math.max(...weights);
+      out.push(band);
     };
     for (const m of sorted) {
       const end = Math.max(m.x, m.xEnd);
@@ -212,6 +219,41 @@ export function alertBands(marks: readonly AlertMark[], gap = 0): AlertBand[] {
     close();
   }
   return out;
+}
+
+/**
+ * Which bands carry a label. Of one run's bands with the same label (a healthy run with eight separate grad-norm
+ * spikes: eight "warning · grad_norm_spike" labels overlapped into a smear), only the worst is labelled —
+ * highest severity, then largest weight, then earliest — and says "worst of N"; every band's tooltip lists the
+ * steps of all of them, so none is lost.
+ */
+export function bandLabels(bands: readonly AlertBand[]): { text: string | null; tip: string }[] {
+  const groups = new Map<string, number[]>();
+  bands.forEach((b, i) => {
+    const k = `${b.run}\u0000${b.label}`;
+    const g = groups.get(k);
+    if (g) g.push(i);
+    else groups.set(k, [i]);
+  });
+  const out: { text: string | null; tip: string }[] = bands.map((b) => ({ text: `${b.severity} · ${b.label}`, tip: `${b.severity} · ${b.label}, ${stepSpan(b)}` }));
+  for (const idx of groups.values()) {
+    if (idx.length < 2) continue;
+    const worse = (i: number, j: number) => {
+      const a = bands[i];
+      const b = bands[j];
+      if (RANK[a.severity] !== RANK[b.severity]) return RANK[a.severity] > RANK[b.severity];
+      return (a.weight ?? -Infinity) > (b.weight ?? -Infinity);
+    };
+    const worst = idx.reduce((w, i) => (worse(i, w) ? i : w), idx[0]);
+    const b = bands[worst];
+    const tip = `${b.label}: ${idx.length} alerts, at ${idx.map((i) => stepSpan(bands[i])).join(', ')}; the label marks the worst, ${stepSpan(b)}${b.weight !== undefined ? ` (${short(b.weight)})` : ''}`;
+    for (const i of idx) out[i] = { text: i === worst ? `${b.severity} · ${b.label} (worst of ${idx.length})` : null, tip };
+  }
+  return out;
+}
+
+function stepSpan(b: AlertBand): string {
+  return b.from === b.to ? `step ${b.from}` : `steps ${b.from}–${b.to}`;
 }
 
 /** The x range of everything drawn (for placing labels away from the chart's edges). */
@@ -418,27 +460,30 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
   if (lines.length > 0) raw.markLine = { symbol: 'none', silent: true, animation: false, data: lines };
   const skipped = (input.skipped ?? []).map((g) => [
     {
-      xAxis: g.from, itemStyle: { color: fg, opacity: 0.07 },
+      xAxis: g.from, name: g.label.replace('\n', ' '), itemStyle: { color: fg, opacity: 0.07 },
       label: { show: true, formatter: g.label, position: 'inside', color: fg, opacity: 0.75, fontSize: 10 },
     },
     { xAxis: g.to },
   ]);
   if (bands.length > 0 || skipped.length > 0) {
+    const labels = bandLabels(bands);
     raw.markArea = {
-      silent: true,
-      data: [...bands.map((b) => {
+      // Hovering a band names it and, for a rule with several bands, the steps of all of them (bandLabels).
+      silent: false,
+      tooltip: { trigger: 'item', confine: true, formatter: (p: { name?: string }) => p.name ?? '' },
+      data: [...bands.map((b, i) => {
         const side = labelSide((b.from + b.to) / 2, range);
         const bottom = citedHighIn(input, b.from, b.to, values);
         const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
         const row = runs.indexOf(b.run) + (bottom && lowLevel ? 1 : 0);
         return [
           {
-            xAxis: b.from - pad, itemStyle: { color: b.color, opacity: 0.12 },
+            xAxis: b.from - pad, name: labels[i].tip, itemStyle: { color: b.color, opacity: 0.12 },
             // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
             // (which row is whose), the worst severity named. At the band's bottom instead when a value the alert
             // cites sits high inside the band (a grad-norm peak): the two labels overlapped there. One row up from
             // the bottom when a threshold line runs along the floor.
-            label: { show: true, formatter: `${b.severity} · ${b.label}`, position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, row === 0 ? 0 : (bottom ? -13 : 13) * row] },
+            label: { show: labels[i].text !== null, formatter: labels[i].text ?? '', position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, row === 0 ? 0 : (bottom ? -13 : 13) * row] },
           },
           { xAxis: b.to + pad },
         ];
