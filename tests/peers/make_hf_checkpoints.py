@@ -36,6 +36,7 @@ import sys
 import torch
 from torch import nn
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, decoders, processors, trainers, Regex
+from safetensors.torch import load_file
 from transformers import (LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM)
 from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb, repeat_kv
 
@@ -378,7 +379,17 @@ def main():
         if name.startswith("qwen3"):
             with open(os.path.join(d, "config.json"), "w") as f:
                 json.dump(qwen3_config_json(q3kw, "float16"), f, indent=2)
-        ref = reference(model, toks[tokname], grads)
+        # The reference runs on the checkpoint as loaded back in float32 (what the lab does), not on the in-memory
+        # model: converting a model to bf16/fp16 also rounds its rotary inv_freq buffer, which a fresh load recomputes.
+        if name.startswith("qwen3"):
+            fresh = make_qwen3(q3kw)
+            state = load_file(os.path.join(d, "model.safetensors"))
+            missing, unexpected = fresh.load_state_dict({k: v.float() for k, v in state.items()}, strict=False)
+            assert not unexpected and all(k == "lm_head.weight" for k in missing), (missing, unexpected)
+            fresh.tie_weights()
+        else:
+            fresh = type(model).from_pretrained(d, torch_dtype=torch.float32, attn_implementation="eager")
+        ref = reference(fresh, toks[tokname], grads)
         ref["name"] = name
         ref["dtype"] = str(dtype).replace("torch.", "")
         with open(os.path.join(d, "reference.json"), "w") as f:

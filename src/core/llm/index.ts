@@ -1,0 +1,19 @@
+/**
+ * Pretrained Hugging Face causal LMs (Qwen2, Qwen3, Llama) in the engine: pure tfjs, one file per piece.
+ *
+ *   config.ts       config.json → LlmConfig (validated), llmWeightSpecs (tensor names and shapes)
+ *   safetensors.ts  header parsing, bf16/fp16/fp32 → float32, shard index, a float32 writer (bytes in/out)
+ *   tokenizer.ts    HfTokenizer: tokenizer.json via @huggingface/tokenizers, chat template via @huggingface/jinja
+ *   rmsNorm.ts · rope.ts · linear.ts · attention.ts · mlp.ts · decoderLayer.ts · lmHead.ts   the layers
+ *   causalLm.ts     HfCausalLM: forward (padded batch), tokenLogProbs (response mask), step (KV cache)
+ *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
+ *
+ * File reading (streamed tensor by tensor) is main-side: src/main/models/hfFolder.ts.
+ */
+export * from './config';
+export * from './safetensors';
+export * from './tokenizer';
+export * from './rope';
+export * from './causalLm';
+export * from './generate';
+export type { KvEntry } from './attention';

@@ -1,0 +1,148 @@
+/**
+ * The lab's tfjs Qwen2 / Qwen3 / Llama against Hugging Face Transformers on checkpoints made by Transformers itself
+ * (tests/support/hfCheckpoints.ts): logits of right- and left-padded batches and response-token log-probs
+ * (max |Δ| ≤ 1e-4, float32), the gradient of a token-mean loss w.r.t. several weights (relative L2 error ≤ 1e-3), and
+ * 32 greedy tokens with the KV cache (identical), on each tfjs backend this machine has (wasm and cpu here; the
+ * native backend when installed). Needs the `llm` peer venv (bash scripts/setup.sh).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HfCausalLM } from '../../core/llm/causalLm';
+import { generateLlm } from '../../core/llm/generate';
+import { Rng } from '../../core/util/rng';
+import { initBackend } from '../compute/backends';
+import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../tests/support/hfCheckpoints';
+import { loadHfFolder } from './hfFolder';
+
+interface Reference {
+  rows: Array<{ promptIds: number[]; responseIds: number[] }>;
+  padId: number;
+  logits: number[][][];
+  tokenLogProbs: number[][];
+  loss: number;
+  grads: Record<string, { shape: number[]; values: number[] }>;
+  leftPadded: { prompts: number[][]; logits: number[][][] };
+  greedy: { prompts: number[][]; tokens: number[][] };
+}
+
+let root = '';
+beforeAll(() => {
+  root = hfTestCheckpoints();
+}, 300_000);
+
+/** Pack rows into [N, T] ids and a 0/1 mask, right- or left-aligned. */
+function pack(seqs: number[][], pad: number, left: boolean): { ids: Int32Array; mask: Uint8Array; T: number; at: (i: number, k: number) => number } {
+  const T = Math.max(...seqs.map((s) => s.length));
+  const ids = new Int32Array(seqs.length * T).fill(pad);
+  const mask = new Uint8Array(seqs.length * T);
+  const at = (i: number, k: number): number => i * T + (left ? T - seqs[i].length : 0) + k;
+  seqs.forEach((s, i) => s.forEach((t, k) => {
+    ids[at(i, k)] = t;
+    mask[at(i, k)] = 1;
+  }));
+  return { ids, mask, T, at };
+}
+
+function maxAbsLogitDiff(got: Float32Array, V: number, ref: number[][][], at: (i: number, k: number) => number): number {
+  let m = 0;
+  ref.forEach((row, i) => row.forEach((col, k) => col.forEach((r, v) => {
+    m = Math.max(m, Math.abs(got[at(i, k) * V + v] - r));
+  })));
+  return m;
+}
+
+for (const backend of ['wasm', 'cpu'] as const) {
+  describe(`HfCausalLM vs Transformers 4.44.2 on tfjs-${backend}`, () => {
+    beforeAll(async () => {
+      await initBackend(backend);
+    });
+
+    for (const name of HF_TEST_MODELS) {
+      it(`${name}: logits, log-probs, gradients and greedy tokens match`, async () => {
+        const folder = await loadHfFolder(join(root, name));
+        const ref = JSON.parse(readFileSync(join(root, name, 'reference.json'), 'utf8')) as Reference;
+        const model = HfCausalLM.fromTensors(folder.config, folder.tensors);
+        const V = folder.config.vocabSize;
+        try {
+          const right = pack(ref.rows.map((r) => [...r.promptIds, ...r.responseIds]), ref.padId, false);
+          const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
+          const dRight = maxAbsLogitDiff(lg.dataSync() as Float32Array, V, ref.logits, right.at);
+          lg.dispose();
+
+          const left = pack(ref.leftPadded.prompts, ref.padId, true);
+          const lg2 = model.forward(left.ids, ref.leftPadded.prompts.length, left.T, left.mask);
+          const dLeft = maxAbsLogitDiff(lg2.dataSync() as Float32Array, V, ref.leftPadded.logits, left.at);
+          lg2.dispose();
+
+          const names = Object.keys(ref.grads);
+          let dLogp = 0;
+          const { value, grads } = tf.variableGrads(() => {
+            const o = model.tokenLogProbs(ref.rows);
+            const lp = o.logProbs.arraySync();
+            ref.rows.forEach((r, i) => r.responseIds.forEach((_, j) => {
+              dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.tokenLogProbs[i][j]));
+            }));
+            // Token-mean: every response token of the batch weighs the same.
+            return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+          }, names.map((n) => model.vars[n]));
+          const loss = value.dataSync()[0];
+          const rel: Record<string, number> = {};
+          for (const n of names) {
+            const g = grads[model.vars[n].name].dataSync();
+            const r = ref.grads[n].values;
+            expect(g.length).toBe(r.length);
+            let num = 0;
+            let den = 0;
+            for (let i = 0; i < r.length; i++) {
+              num += (g[i] - r[i]) ** 2;
+              den += r[i] ** 2;
+            }
+            rel[n] = Math.sqrt(num / den);
+          }
+          tf.dispose([value, ...Object.values(grads)]);
+
+          const gen = await generateLlm(model, ref.greedy.prompts, { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(7), ref.padId);
+          console.log(`${backend} ${name}: max|Δ| logits ${dRight.toExponential(2)} (left-padded ${dLeft.toExponential(2)}), log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+          expect(dRight).toBeLessThanOrEqual(1e-4);
+          expect(dLeft).toBeLessThanOrEqual(1e-4);
+          expect(dLogp).toBeLessThanOrEqual(1e-4);
+          expect(Math.abs(loss - ref.loss)).toBeLessThanOrEqual(1e-4);
+          for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
+          expect(gen.tokens).toEqual(ref.greedy.tokens);
+          expect(gen.finish).toEqual(ref.greedy.tokens.map(() => 'length'));
+        } finally {
+          model.dispose();
+        }
+      });
+    }
+  });
+}
+
+describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1', () => {
+  for (const name of ['chatml', 'llama'] as const) {
+    it(`${name}: ids, decodes and rendered chats identical on ${'>'}300 strings`, async () => {
+      const { HfTokenizer } = await import('../../core/llm/tokenizer');
+      const dir = join(root, 'tokenizers', name);
+      const tok = new HfTokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
+      const ref = JSON.parse(readFileSync(join(root, 'tokenizer_reference.json'), 'utf8'))[name] as {
+        strings: Array<{ text: string; ids: number[]; idsWithSpecial: number[]; decoded: string; decodedSkip: string }>;
+        chats: Array<{ messages: Array<{ role: string; content: string }>; addGenerationPrompt: boolean; text: string; ids: number[] }>;
+      };
+      expect(ref.strings.length).toBeGreaterThan(300);
+      const mismatches: string[] = [];
+      for (const s of ref.strings) {
+        if (JSON.stringify(tok.encode(s.text)) !== JSON.stringify(s.ids)) mismatches.push(`encode ${JSON.stringify(s.text)}`);
+        if (JSON.stringify(tok.encode(s.text, { addSpecialTokens: true })) !== JSON.stringify(s.idsWithSpecial)) mismatches.push(`encode+special ${JSON.stringify(s.text)}`);
+        if (tok.decode(s.ids) !== s.decoded) mismatches.push(`decode ${JSON.stringify(s.text)}`);
+        if (tok.decode(s.ids, { skipSpecialTokens: true }) !== s.decodedSkip) mismatches.push(`decode(skip) ${JSON.stringify(s.text)}`);
+      }
+      for (const c of ref.chats) {
+        if (tok.renderChat(c.messages, { addGenerationPrompt: c.addGenerationPrompt }) !== c.text) mismatches.push(`chat text ${JSON.stringify(c.messages)}`);
+        if (JSON.stringify(tok.applyChatTemplate(c.messages, { addGenerationPrompt: c.addGenerationPrompt })) !== JSON.stringify(c.ids)) mismatches.push(`chat ids ${JSON.stringify(c.messages)}`);
+      }
+      expect(mismatches).toEqual([]);
+    });
+  }
+});
