@@ -103,6 +103,23 @@ describe('README.md and docs/ links', () => {
     expect(hits, 'write "where the shared real-run folder is present" instead').toEqual([]);
   });
 
+  it('every page under docs/ can be reached from README.md by following links', () => {
+    const seen = new Set<string>();
+    const queue = [join(ROOT, 'README.md')];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file) || !existsSync(file) || !file.endsWith('.md')) continue;
+      seen.add(file);
+      for (const target of linkTargets(readFileSync(file, 'utf8'))) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        const path = decodeURIComponent(target.split('#', 1)[0]);
+        if (path !== '') queue.push(resolve(dirname(file), path));
+      }
+    }
+    const orphans = files.filter((f) => !seen.has(f)).map((f) => relative(ROOT, f));
+    expect(orphans, 'link these pages from docs/README.md (or from a page it links)').toEqual([]);
+  });
+
   it('README.md is a front door: at most 200 lines', () => {
     const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n').length;
     expect(lines).toBeLessThanOrEqual(200);
