@@ -183,6 +183,9 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
     }
     const count = (sev: Alert['severity']) => r.alerts.filter((a) => a.severity === sev).length;
     const checkedThrough = detectedThroughOf(r);
+    // The run's own length: its longest loaded series before downsampling (a run may log no success rate at all).
+    let loggedSteps = 0;
+    for (const byRun of index.values()) loggedSteps = Math.max(loggedSteps, byRun.get(r.id)?.totalPoints ?? 0);
     return {
       runId: r.id,
       name: r.name,
@@ -191,7 +194,7 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
       checkedThrough,
-      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config), detector: { through: checkedThrough, lastStep: r.step } }),
+      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config), detector: { through: checkedThrough, lastStep: r.step }, ...(loggedSteps > 0 ? { loggedSteps } : {}) }),
     };
   });
 }

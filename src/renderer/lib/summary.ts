@@ -59,6 +59,11 @@ export interface VerdictInput {
   /** Minimum finite success points before calling a run stable. */
   readonly minPoints?: number;
   /**
+   * Steps the run logged (its longest series, any metric). A run with too few success points but this many steps
+   * is not "too short": it logs no success rate (an imported verl run of 335 steps), and is judged on its alerts.
+   */
+  readonly loggedSteps?: number;
+  /**
    * Episodes behind each training-success point (rollout.tasksPerStep × rollout.groupSize), for its binomial
    * noise; null/absent when unknown (the noise is then estimated from the series' step-to-step spread).
    */
@@ -162,15 +167,22 @@ export function verdict(input: VerdictInput): Verdict {
     };
   }
   const finite = input.success.y.filter((v) => v !== null && Number.isFinite(v)).length;
-  if (finite < (input.minPoints ?? 5)) return { level: 'too-early', reason: `too short to judge: ${finite} logged step${finite === 1 ? '' : 's'}` };
+  const minPoints = input.minPoints ?? 5;
+  const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+  // The level's label already says "Too short": the reason gives the count, the run's own when it is known.
+  if (finite < minPoints && (input.loggedSteps === undefined || input.loggedSteps < minPoints)) {
+    return { level: 'too-early', reason: input.loggedSteps === undefined ? plural(finite, 'logged success point') : plural(input.loggedSteps, 'logged step') };
+  }
+  const noSuccess = finite < minPoints ? (finite === 0 ? 'no success rate logged' : `only ${plural(finite, 'success point')} of ${plural(input.loggedSteps!, 'logged step')}`) : null;
   const det = input.detector;
-  if (det && det.through === null) return { level: 'unchecked', reason: 'no alerts, but the collapse detector has not checked this run: run it to judge' };
+  if (det && det.through === null) return { level: 'unchecked', reason: `no alerts, but the collapse detector has not checked this run: run it to judge${noSuccess ? ` (${noSuccess})` : ''}` };
   if (det && det.through !== null && det.through < det.lastStep) {
     return { level: 'unchecked', reason: `the collapse detector has checked steps up to ${det.through} of ${det.lastStep}: run it again to judge the rest` };
   }
   if (fall && halved) {
     return { level: 'stable', reason: `no alerts, finite gradients; success went from ${fmt(fall.best)} to ${fmt(fall.final)}${means}, within sampling noise (z = ${fmtZ(fall.z)} < ${FALL_Z})` };
   }
+  if (noSuccess) return { level: 'stable', reason: `no alerts, finite gradients over ${plural(input.loggedSteps!, 'logged step')}; ${noSuccess}, so no fall in success to judge` };
   return { level: 'stable', reason: 'no alerts, finite gradients, no drop in success beyond sampling noise' };
 }
 
