@@ -2,7 +2,10 @@
  * JSON-lines metric streams, one JSON object per line:
  * - 'verl-jsonl': verl's file logger, `{"step": N, "data": {"actor/pg_loss": …, …}}` (README §4: a compact,
  *   orjson-like writer that serialises NaN as `null`);
- * - 'jsonl': flat records, a step field plus metrics, as Tinker's `metrics.jsonl` and many scripts write.
+ * - 'jsonl': flat records, a step field plus metrics, as Tinker's `metrics.jsonl` and many scripts write; also
+ *   ms-swift's `logging.jsonl`, whose step is only in `"global_step/max_steps": "300/1296"` (framework
+ *   'ms-swift'; its progress fields `percentage`, `elapsed_time`, `remaining_time`, `memory(GiB)` and
+ *   `train_speed(iter/s)` are dropped).
  *
  * Tolerated beyond strict JSON: Python's `json.dumps` default of bare `NaN` / `Infinity` / `-Infinity`.
  * `null` is NaN (verl's writer). String values are not metrics: they are ignored and listed in the notes,
@@ -17,7 +20,11 @@ import type { LineParser, LogFormat, SourceMeta, StepSink } from './types';
  * `_step` (a W&B history dump), `train/global_step`, `iteration` / `iter`, `progress/batch` (Tinker's own
  * batch counter when a record has no `step`).
  */
-export const FLAT_STEP_KEYS = ['step', 'global_step', '_step', 'train/global_step', 'trainer/global_step', 'iteration', 'iter', 'progress/batch'] as const;
+export const FLAT_STEP_KEYS = ['step', 'global_step', '_step', 'train/global_step', 'trainer/global_step', 'global_step/max_steps', 'iteration', 'iter', 'progress/batch'] as const;
+
+/** ms-swift's logging.jsonl: its step field, and the progress fields it adds to every record that are not metrics. */
+export const SWIFT_STEP_KEY = 'global_step/max_steps';
+export const SWIFT_PROGRESS_FIELDS: ReadonlySet<string> = new Set(['percentage', 'elapsed_time', 'remaining_time', 'memory(GiB)', 'train_speed(iter/s)']);
 
 const NAN_MARK = '\u0000NaN';
 const INF_MARK = '\u0000+Inf';
@@ -77,10 +84,19 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
         bump(skipped, `record without a step field (${FLAT_STEP_KEYS.join(', ')})`);
         return;
       }
-      if (stepKey === null) stepKey = key;
+      if (stepKey === null) {
+        stepKey = key;
+        if (key === SWIFT_STEP_KEY) meta.framework = 'ms-swift';
+      }
       step = stepFrom(o[key]);
       data = o;
       skip = key;
+      if (key === SWIFT_STEP_KEY) {
+        // ms-swift's progress fields (time strings, memory, iterations per second) are not training metrics.
+        const rest: Record<string, unknown> = {};
+        for (const k in o) if (!SWIFT_PROGRESS_FIELDS.has(k)) rest[k] = o[k];
+        data = rest;
+      }
     }
     if (step === undefined) {
       bump(skipped, 'record whose step is not a non-negative integer');

@@ -26,8 +26,9 @@ export interface MappingRule {
 }
 
 /** Bare key names several tools share (`loss`, `reward`, `kl`): only trusted for these frameworks. */
-const PLAIN: readonly Framework[] = ['trl', 'openrlhf', 'tinker', 'deepspeed-chat', 'unknown'];
-const TRL: readonly Framework[] = ['trl', 'unknown'];
+const PLAIN: readonly Framework[] = ['trl', 'ms-swift', 'openrlhf', 'tinker', 'deepspeed-chat', 'unknown'];
+/** TRL's key names; ms-swift's GRPO trainer is built on TRL's and logs the same names (completions/*, rewards/<fn>/mean, clip_ratio/*, kl). */
+const TRL: readonly Framework[] = ['trl', 'ms-swift', 'unknown'];
 
 /** `…(1e-4)` at the end of an old verl key: the logged value is the quantity divided by that number. */
 const parenScale = (key: string): number => {

@@ -1,0 +1,55 @@
+/**
+ * Read-only SQLite for trackers' databases (MLflow's `mlflow.db`, Trackio's `<project>.db`), through
+ * better-sqlite3 (major 12: the last that runs on Node 20).
+ *
+ * Opened `readonly` with `fileMustExist`, so the lab never creates, migrates or writes a tracker's database, and
+ * with a busy timeout, so a read that meets the writer's lock waits for it instead of failing (Trackio writes in
+ * WAL mode, where readers never block the writer; MLflow's default rollback journal locks briefly per commit).
+ */
+import { createRequire } from 'node:module';
+
+/** The part of better-sqlite3's API this lab uses (the package ships no types). */
+export interface SqliteStatement {
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+  raw(on?: boolean): SqliteStatement;
+}
+
+export interface SqliteDb {
+  prepare(sql: string): SqliteStatement;
+  pragma(sql: string, opts?: { simple?: boolean }): unknown;
+  close(): void;
+}
+
+type SqliteCtor = new (path: string, opts: { readonly: boolean; fileMustExist: boolean; timeout: number }) => SqliteDb;
+
+let ctor: SqliteCtor | null = null;
+
+/** The first 16 bytes of every SQLite 3 database file. */
+export const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+export function isSqlite(head: Uint8Array): boolean {
+  if (head.length < 16) return false;
+  for (let i = 0; i < 16; i++) if (head[i] !== SQLITE_MAGIC.charCodeAt(i)) return false;
+  return true;
+}
+
+export function openReadOnly(path: string, busyMs = 10_000): SqliteDb {
+  if (ctor === null) {
+    const require = createRequire(import.meta.url);
+    ctor = require('better-sqlite3') as SqliteCtor;
+  }
+  return new ctor(path, { readonly: true, fileMustExist: true, timeout: busyMs });
+}
+
+/** Table name → its column names. */
+export function tablesOf(db: SqliteDb): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  for (const { name } of names) {
+    const cols = db.prepare(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all() as { name: string }[];
+    out.set(name, new Set(cols.map((c) => c.name)));
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+/**
+ * The trackers' own Python writers (tests/peers/trackers_peer.py in the `trackers` venv: wandb 0.31 offline,
+ * mlflow-skinny 3.18 with both stores, trackio 0.43) write the inputs; the lab reads them back value for value.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { venvPython } from '../../../tests/support/peers';
+import type { SourceStep } from '../../core/formats/types';
+import { RunStore } from '../store/runStore';
+import { importTrackerRuns } from './importTrackers';
+import { scanTrackers, type TrackerRun } from './trackers';
+
+const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
+
+type Expected = Record<string, Record<string, { name: string; steps: Record<string, Record<string, number | string>>; config?: unknown; state?: string; group?: string; tags?: string[]; params?: Record<string, string> }>>;
+
+let dir: string;
+let expected: Expected;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'arl-trackers-'));
+  execFileSync(venvPython('trackers'), [PEER, 'write', dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 170_000 });
+  expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Expected;
+}, 180_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function num(v: number | string): number {
+  return v === 'NaN' ? Number.NaN : v === 'Infinity' ? Number.POSITIVE_INFINITY : v === '-Infinity' ? Number.NEGATIVE_INFINITY : (v as number);
+}
+
+async function readSteps(run: TrackerRun): Promise<{ steps: SourceStep[]; meta: Awaited<ReturnType<TrackerRun['read']>>['meta']; skipped: Record<string, number> }> {
+  const steps: SourceStep[] = [];
+  const r = await run.read({ add: (s) => steps.push(s), afterChunk: async () => undefined });
+  return { steps, ...r };
+}
+
+/** Every logged value is there at its step, with NaN and ±inf kept. */
+function expectValues(steps: readonly SourceStep[], want: Record<string, Record<string, number | string>>, opts: { prefixOnly?: boolean } = {}): void {
+  const byStep = new Map(steps.map((s) => [s.step, s.values]));
+  const wantSteps = Object.keys(want).map(Number).sort((a, b) => a - b);
+  if (opts.prefixOnly) {
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.map((s) => s.step)).toEqual(wantSteps.slice(0, steps.length));
+  } else expect(steps.map((s) => s.step)).toEqual(wantSteps);
+  for (const s of steps) {
+    for (const [k, v] of Object.entries(want[String(s.step)])) {
+      const got = byStep.get(s.step)?.[k];
+      expect(got, `step ${s.step} ${k}`).toBeDefined();
+      if (Number.isNaN(num(v))) expect(got).toBeNaN();
+      else expect(got).toBe(num(v));
+    }
+  }
+}
+
+describe('W&B offline run folder (wandb 0.31 wandb-core writer)', () => {
+  it('finds one run per W&B run id (a resumed run is one run over its two files) with its steps, values, config and end', async () => {
+    const scan = await scanTrackers(join(dir, 'wandb'));
+    const runs = scan.runs.filter((r) => r.format === 'wandb');
+    expect(runs.map((r) => r.info.id).sort()).toEqual(Object.keys(expected.wandb).sort());
+    for (const run of runs) {
+      const want = expected.wandb[run.info.id];
+      const { steps, meta, skipped } = await readSteps(run);
+      // The crashed process died before W&B wrote its last rows; what is there must be the logged prefix.
+      expectValues(steps, want.steps, { prefixOnly: want.state === 'crashed' });
+      expect(skipped).toEqual({});
+      expect(meta.config).toEqual(want.config);
+      expect(meta.run).toMatchObject({ tracker: 'wandb', id: run.info.id, name: want.name, project: 'arl-peer', group: want.group, state: want.state });
+      if ((want.tags ?? []).length > 0) expect(meta.run?.tags).toEqual(want.tags);
+    }
+    const resumed = runs.find((r) => r.info.id === 'peerres3')!;
+    expect(resumed.files.length).toBe(2);
+  });
+
+  it('imports the folder as lab runs: names, tags, true step counts, mapped values, config', async () => {
+    const store = await RunStore.open(join(dir, 'store-wandb'));
+    try {
+      const scan = await scanTrackers(join(dir, 'wandb'));
+      const out = await importTrackerRuns(store, scan.runs);
+      expect(out.trackers).toEqual({ wandb: 4 });
+      const recs = await Promise.all(out.runIds.map((id) => store.getRun(id)));
+      const fin = recs.find((r) => r?.name === 'finished')!;
+      expect(fin.tags).toEqual(expect.arrayContaining(['wandb', 'project:arl-peer', 'group:sweep-a', 'grpo', 'peer']));
+      expect(fin.step).toBe(11);
+      expect(fin.preset).toBe('grpo');
+      expect(fin.env).toBe('gsm8k');
+      const rows = await store.readMetrics(fin.id);
+      expect(rows.length).toBe(12);
+      // verl's critic/score/mean is the catalog's episode/score_mean; val-core/…/mean@1 its val/score_mean.
+      expect(rows[2].values['episode/score_mean']).toBe(0.14);
+      expect(rows[2].values['val/score_mean']).toBe(0.27);
+      expect(rows[3].values['actor/grad_norm']).toBeNaN();
+      expect(rows[4].values['actor/grad_norm']).toBe(Number.POSITIVE_INFINITY);
+      const crashed = recs.find((r) => r?.name === 'crashed')!;
+      expect(crashed.tags).toContain('crashed');
+      const resumed = recs.find((r) => r?.name === 'resumed')!;
+      expect((await store.readMetrics(resumed.id)).map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('MLflow stores (mlflow-skinny 3.18)', () => {
+  for (const [tag, sub] of [['mlflow-file', 'mlruns'], ['mlflow-sqlite', 'mlflow.db']] as const) {
+    it(`${tag}: one run per MLflow run, experiment and run names kept, "_at_" back to "@", NaN and ±inf kept, params as config`, async () => {
+      const scan = await scanTrackers(join(dir, sub));
+      const runs = scan.runs.filter((r) => r.format === tag);
+      expect(runs.map((r) => r.info.id).sort()).toEqual(Object.keys(expected[tag]).sort());
+      for (const run of runs) {
+        const want = expected[tag][run.info.id];
+        expect(run.label).toBe(want.name);
+        const { steps, meta } = await readSteps(run);
+        expectValues(steps, want.steps);
+        expect(meta.run).toMatchObject({ tracker: 'mlflow', name: want.name, state: 'finished' });
+        const cfg = meta.config as { actor_rollout_ref: { actor: { clip_ratio: number; use_kl_loss: boolean } }; algorithm: { adv_estimator: string } };
+        expect(cfg.algorithm.adv_estimator).toBe('grpo');
+        expect(cfg.actor_rollout_ref.actor.clip_ratio).toBe(0.2);
+        expect(cfg.actor_rollout_ref.actor.use_kl_loss).toBe(true);
+      }
+    });
+  }
+});
+
+describe('Trackio (trackio 0.43)', () => {
+  for (const sub of ['trackio', 'trackio-old']) {
+    it(`${sub}: runs, steps, "NaN" strings, config${sub === 'trackio-old' ? ' (schema without run_id)' : ''}`, async () => {
+      const scan = await scanTrackers(join(dir, sub));
+      const runs = scan.runs.filter((r) => r.format === 'trackio');
+      expect(runs.map((r) => r.label)).toEqual(['tr-a', 'tr-b']);
+      for (const run of runs) {
+        const { steps, meta } = await readSteps(run);
+        expectValues(steps, expected.trackio[run.label].steps);
+        expect(meta.config).toMatchObject({ algo: 'grpo', nested: { n: 5 } });
+      }
+    });
+  }
+});

@@ -1,0 +1,475 @@
+/**
+ * Trackers' own stores as sources of lab runs: W&B run folders (`.wandb` transaction logs, several files of one
+ * resumed run read as one), MLflow's file store (`mlruns/`) and SQLite store (`mlflow.db`), Trackio's SQLite
+ * database. One `TrackerRun` per run the tracker knows; `importTrackerRuns` writes each as an imported lab run.
+ *
+ * Found by content, never by name: a file is a W&B log by its `:W&B` header, a database by SQLite's magic and then
+ * its tables (MLflow: `runs` + `metrics.run_uuid`; Trackio: `metrics.metrics` JSON + `run_name`), an MLflow
+ * file-store run by its meta.yaml's content (`run_id`, `experiment_id`, `lifecycle_stage`).
+ *
+ * Sources of truth for the layouts: wandb's wandb_internal.proto and datastore (core/formats/wandb*.ts); MLflow's
+ * FileStore (mlflow/store/tracking/file_store.py: `metrics/<key>` lines `timestamp value step`, `params/<key>`,
+ * `tags/<key>`, meta.yaml) and SqlAlchemyStore (mlflow/store/tracking/dbmodels/models.py: NaN stored as value 0
+ * with is_nan = 1, ±inf clamped to ±sys.float_info.max); Trackio's SQLiteStorage (trackio/sqlite_storage.py:
+ * metrics rows with a JSON `metrics` payload, NaN / ±inf as the strings "NaN" / "Infinity" / "-Infinity").
+ * verl's MLflow logger writes `@` in metric keys as `_at_` (MLflow refuses `@`); it is turned back here.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { createWandbParser } from '../../core/formats/wandb';
+import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
+import { CHUNK_BYTES, listTree, readHead } from './files';
+import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
+
+export type TrackerFormat = TrackerStoreFormat | 'wandb';
+
+/** How a run's steps reach the importer: `add` per step (synchronous), then `afterChunk` is awaited. */
+export interface StepFeed {
+  add(s: SourceStep): void;
+  afterChunk(meta: SourceMeta): Promise<void>;
+}
+
+export interface TrackerRun {
+  readonly format: TrackerFormat;
+  /** The run's name for the lab: the tracker's run name (W&B display name, MLflow run name, Trackio run name). */
+  readonly label: string;
+  readonly info: SourceRunInfo;
+  /** The files read (hashed for the duplicate check). */
+  readonly files: readonly string[];
+  /** Stream the run's steps in order; returns its meta (config, notes, summary) and what was skipped. */
+  read(feed: StepFeed): Promise<{ meta: SourceMeta; skipped: Record<string, number> }>;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function bump(into: Record<string, number>, reason: string, n = 1): void {
+  into[reason] = (into[reason] ?? 0) + n;
+}
+
+/** verl's MLflow adapter writes `@` as `_at_` (MLflow metric names may not hold `@`). */
+export function unMlflowKey(key: string): string {
+  return key.includes('_at_') ? key.split('_at_').join('@') : key;
+}
+
+/** A param / tag string as the value it most likely was (Python's str() of a number, bool, None, list). */
+export function paramValue(s: string): unknown {
+  if (s === 'True') return true;
+  if (s === 'False') return false;
+  if (s === 'None') return null;
+  if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(s)) return Number(s);
+  return s;
+}
+
+/** Flat `a/b/c` (verl's MLflow params) or `a.b.c` keys → a nested object. */
+export function nestParams(flat: Readonly<Record<string, string>>, sepChar = '/'): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flat)) {
+    const parts = k.split(sepChar);
+    let cur = out;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const next = cur[parts[i]];
+      if (!isObj(next)) cur[parts[i]] = {};
+      cur = cur[parts[i]] as Record<string, unknown>;
+    }
+    cur[parts[parts.length - 1]] = paramValue(v);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------- W&B
+
+interface WandbFile {
+  readonly path: string;
+  readonly runId: string;
+  readonly startMs: number;
+  readonly info: SourceRunInfo;
+}
+
+/** The run id and start time a `.wandb` file's head names (its run record is among the first records). */
+async function wandbHead(path: string): Promise<WandbFile | null> {
+  const parser = createWandbParser(() => undefined);
+  parser.push(await readHead(path, 256 * 1024));
+  const info = parser.runInfo;
+  if (!info || !info.id) return null;
+  return { path, runId: info.id, startMs: info.startTime ? Date.parse(info.startTime) : 0, info };
+}
+
+function wandbRun(files: WandbFile[], following: boolean): TrackerRun {
+  // A resumed run: several files with one run id, read in the order they started (their run records say when).
+  const ordered = [...files].sort((a, b) => a.startMs - b.startMs || (a.path < b.path ? -1 : 1));
+  // Until the files are read, what the first one's run record says (the state is known only at the end).
+  const { state: _unknown, ...first } = ordered[0].info;
+  let info: SourceRunInfo = first;
+  return {
+    format: 'wandb',
+    get label() {
+      return info.name ?? info.id;
+    },
+    get info() {
+      return info;
+    },
+    files: ordered.map((f) => f.path),
+    async read(feed) {
+      const skipped: Record<string, number> = {};
+      const meta: SourceMeta = { framework: 'unknown', notes: [] };
+      for (const [i, f] of ordered.entries()) {
+        const last = i === ordered.length - 1;
+        const parser = createWandbParser((s) => feed.add(s), { following: following && last });
+        for await (const chunk of createReadStream(f.path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+          parser.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+          await feed.afterChunk({ ...meta, ...(parser.meta.config ? { config: parser.meta.config } : {}) });
+        }
+        parser.end();
+        for (const [k, n] of Object.entries(parser.skipped)) bump(skipped, k, n);
+        // Later files of a resumed run carry its newest config and summary; the first names it.
+        if (parser.meta.config) meta.config = parser.meta.config;
+        if (parser.meta.finalMetrics) meta.finalMetrics = { ...meta.finalMetrics, ...parser.meta.finalMetrics };
+        for (const n of parser.meta.notes) if (!meta.notes.includes(n) && (last || !n.startsWith('the W&B file ends without'))) meta.notes.push(n);
+        const r = parser.meta.run;
+        if (r) info = i === 0 ? r : { ...info, ...r, name: info.name ?? r.name, startTime: info.startTime ?? r.startTime, state: r.state, ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}) };
+      }
+      if (ordered.length > 1) meta.notes.push(`W&B run ${info.id} was resumed: ${ordered.length} transaction logs read in start order`);
+      meta.run = info;
+      return { meta, skipped };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------- MLflow
+
+const MLFLOW_MAX = 1.7976931348623157e308;
+
+/** MLflow's stored value back to what was logged: NaN from is_nan, ±inf from ±sys.float_info.max. */
+function mlflowValue(v: number, isNan: number | boolean): number {
+  if (isNan) return Number.NaN;
+  if (v >= MLFLOW_MAX) return Number.POSITIVE_INFINITY;
+  if (v <= -MLFLOW_MAX) return Number.NEGATIVE_INFINITY;
+  return v;
+}
+
+const MLFLOW_STATE: Record<string, SourceRunInfo['state']> = { FINISHED: 'finished', FAILED: 'failed', KILLED: 'killed', RUNNING: 'running', SCHEDULED: 'running' };
+/** The file store's meta.yaml writes RunStatus as its number (mlflow/entities/run_status.py). */
+const MLFLOW_STATUS_NUM: Record<string, string> = { '1': 'RUNNING', '2': 'SCHEDULED', '3': 'FINISHED', '4': 'FAILED', '5': 'KILLED' };
+
+/** Groups (step, key, value) rows, ordered by step, into steps; the last value of a key within a step wins. */
+class StepGrouper {
+  private step = Number.NaN;
+  private values: Record<string, number> | null = null;
+  private wall = 0;
+  constructor(private readonly feed: StepFeed) {}
+  add(step: number, key: string, value: number, tsMs: number): void {
+    if (step !== this.step || this.values === null) {
+      this.flush();
+      this.step = step;
+      this.values = {};
+      this.wall = 0;
+    }
+    this.values[key] = value;
+    if (tsMs > this.wall) this.wall = tsMs;
+  }
+  flush(): void {
+    if (this.values === null) return;
+    this.feed.add({ run: '', step: this.step, values: this.values, ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
+    this.values = null;
+  }
+}
+
+function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
+  const rows = db.prepare(
+    `SELECT r.run_uuid AS id, r.name AS name, r.status AS status, r.start_time AS start, r.lifecycle_stage AS stage, e.name AS exp
+     FROM runs r LEFT JOIN experiments e ON e.experiment_id = r.experiment_id ORDER BY r.start_time, r.run_uuid`,
+  ).all() as { id: string; name: string | null; status: string | null; start: number | null; stage: string | null; exp: string | null }[];
+  return rows.filter((r) => r.stage !== 'deleted').map((r) => {
+    const info: SourceRunInfo = {
+      tracker: 'mlflow', id: r.id, ...(r.name ? { name: r.name } : {}), ...(r.exp ? { project: r.exp } : {}),
+      ...(r.start ? { startTime: new Date(r.start).toISOString() } : {}), state: MLFLOW_STATE[r.status ?? ''] ?? 'running',
+    };
+    return {
+      format: 'mlflow-sqlite' as const,
+      label: r.name ?? r.id,
+      info,
+      files: [path],
+      async read(feed: StepFeed) {
+        const db2 = openReadOnly(path);
+        const skipped: Record<string, number> = {};
+        const meta: SourceMeta = { framework: 'unknown', notes: [], run: info };
+        try {
+          const params: Record<string, string> = {};
+          for (const p of db2.prepare('SELECT key, value FROM params WHERE run_uuid = ?').all(r.id) as { key: string; value: string }[]) params[p.key] = p.value;
+          if (Object.keys(params).length > 0) meta.config = nestParams(params);
+          const tags = db2.prepare("SELECT key, value FROM tags WHERE run_uuid = ? AND key NOT LIKE 'mlflow.%'").all(r.id) as { key: string; value: string | null }[];
+          if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
+          const g = new StepGrouper(feed);
+          const keys = new Map<string, string>();
+          // Ordered by step, then timestamp: a value logged twice at one step keeps its latest (MLflow's own
+          // "latest metric" rule orders by step, then timestamp).
+          const it = db2.prepare('SELECT step, key, value, is_nan, timestamp FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp').raw(true).iterate(r.id) as IterableIterator<[number, string, number, number, number]>;
+          let n = 0;
+          for (const [step, key, value, isNan, ts] of it) {
+            let k = keys.get(key);
+            if (k === undefined) keys.set(key, (k = unMlflowKey(key)));
+            g.add(step, k, mlflowValue(value, isNan), ts);
+            // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
+            // this connection (ours alone) busy meanwhile, which nothing else needs.
+            if (++n % 65_536 === 0) await feed.afterChunk(meta);
+          }
+          g.flush();
+          await feed.afterChunk(meta);
+          if ([...keys.keys()].some((k) => k.includes('_at_'))) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
+        } finally {
+          db2.close();
+        }
+        return { meta, skipped };
+      },
+    };
+  });
+}
+
+/** A meta.yaml's top-level `key: value` lines (MLflow writes flat scalars; quoted strings unquoted). */
+export function flatYaml(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*):\s?(.*)$/.exec(line);
+    if (!m) continue;
+    let v = m[2].trim();
+    if ((v.startsWith("'") && v.endsWith("'")) || (v.startsWith('"') && v.endsWith('"'))) v = v.slice(1, -1).replace(/''/g, "'");
+    out[m[1]] = v;
+  }
+  return out;
+}
+
+export function isMlflowRunMeta(text: string): boolean {
+  const y = flatYaml(text);
+  return 'run_id' in y && 'experiment_id' in y && 'lifecycle_stage' in y;
+}
+
+/** MLflow's file store writes Python's float repr: `nan`, `inf`, `-inf`. */
+function fileStoreValue(s: string): number {
+  if (s === 'nan') return Number.NaN;
+  if (s === 'inf') return Number.POSITIVE_INFINITY;
+  if (s === '-inf') return Number.NEGATIVE_INFINITY;
+  return Number(s);
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    return await listTree(dir);
+  } catch {
+    return [];
+  }
+}
+
+async function mlflowFileRun(metaPath: string): Promise<TrackerRun | null> {
+  const y = flatYaml(await readFile(metaPath, 'utf8'));
+  if (y.lifecycle_stage === 'deleted') return null;
+  const dir = dirname(metaPath);
+  let exp: string | undefined;
+  try {
+    exp = flatYaml(await readFile(join(dirname(dir), 'meta.yaml'), 'utf8')).name;
+  } catch {
+    exp = undefined;
+  }
+  const status = MLFLOW_STATUS_NUM[y.status] ?? y.status;
+  const start = Number(y.start_time);
+  const info: SourceRunInfo = {
+    tracker: 'mlflow', id: y.run_id, ...(y.run_name ? { name: y.run_name } : {}), ...(exp ? { project: exp } : {}),
+    ...(start > 0 ? { startTime: new Date(start).toISOString() } : {}), state: MLFLOW_STATE[status] ?? 'running',
+  };
+  const metricFiles = await filesUnder(join(dir, 'metrics'));
+  return {
+    format: 'mlflow-file',
+    label: y.run_name || y.run_id,
+    info,
+    files: [metaPath, ...metricFiles],
+    async read(feed) {
+      const skipped: Record<string, number> = {};
+      const meta: SourceMeta = { framework: 'unknown', notes: [], run: info };
+      const params: Record<string, string> = {};
+      const pdir = join(dir, 'params');
+      for (const f of await filesUnder(pdir)) params[relative(pdir, f).split(sep).join('/')] = await readFile(f, 'utf8');
+      if (Object.keys(params).length > 0) meta.config = nestParams(params);
+      // Each metric is its own file: read them all, then merge by step (a run's metrics fit in memory as numbers).
+      const bySteps = new Map<number, { values: Record<string, number>; wall: number }>();
+      let fixed = false;
+      const mdir = join(dir, 'metrics');
+      for (const f of metricFiles) {
+        const raw = relative(mdir, f).split(sep).join('/');
+        const key = unMlflowKey(raw);
+        if (key !== raw) fixed = true;
+        for (const line of (await readFile(f, 'utf8')).split('\n')) {
+          if (line.trim() === '') continue;
+          const [ts, v, st] = line.trim().split(/\s+/);
+          const step = st === undefined ? 0 : Number(st);
+          const value = fileStoreValue(v ?? '');
+          if (!Number.isSafeInteger(step) || (Number.isNaN(value) && v !== 'nan')) {
+            bump(skipped, 'MLflow metric line that is not "timestamp value step"');
+            continue;
+          }
+          let s = bySteps.get(step);
+          if (!s) bySteps.set(step, (s = { values: {}, wall: 0 }));
+          s.values[key] = value;
+          s.wall = Math.max(s.wall, Number(ts) || 0);
+        }
+      }
+      for (const step of [...bySteps.keys()].sort((a, b) => a - b)) {
+        const s = bySteps.get(step)!;
+        feed.add({ run: '', step, values: s.values, ...(s.wall > 0 ? { wallTime: s.wall / 1000 } : {}) });
+      }
+      await feed.afterChunk(meta);
+      if (fixed) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
+      return { meta, skipped };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------- Trackio
+
+/** Trackio's JSON payload values: numbers, and NaN / ±inf written as strings. */
+function trackioNumbers(o: Record<string, unknown>, out: Record<string, number>, prefix = ''): void {
+  for (const [k, v] of Object.entries(o)) {
+    const key = prefix ? `${prefix}/${k}` : k;
+    if (typeof v === 'number') out[key] = v;
+    else if (v === 'NaN') out[key] = Number.NaN;
+    else if (v === 'Infinity') out[key] = Number.POSITIVE_INFINITY;
+    else if (v === '-Infinity') out[key] = Number.NEGATIVE_INFINITY;
+    else if (isObj(v) && typeof v._type !== 'string') trackioNumbers(v, out, key);
+  }
+}
+
+function trackioRuns(path: string, db: SqliteDb, tables: Map<string, Set<string>>): TrackerRun[] {
+  const cols = tables.get('metrics')!;
+  const byId = cols.has('run_id');
+  const project = basename(path).replace(/\.db$/, '');
+  const runs = db.prepare(byId ? 'SELECT run_id AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_id ORDER BY first' : 'SELECT run_name AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_name ORDER BY first').all() as { id: string; name: string; start: string }[];
+  const hasConfigs = tables.has('configs');
+  const cfgById = hasConfigs && tables.get('configs')!.has('run_id');
+  return runs.map((r) => {
+    const info: SourceRunInfo = { tracker: 'trackio', id: r.id, name: r.name, project, ...(r.start ? { startTime: r.start } : {}) };
+    return {
+      format: 'trackio' as const,
+      label: r.name,
+      info,
+      files: [path],
+      async read(feed: StepFeed) {
+        const db2 = openReadOnly(path);
+        const skipped: Record<string, number> = {};
+        const meta: SourceMeta = { framework: 'unknown', notes: [`Trackio project ${project}`], run: info };
+        try {
+          if (hasConfigs) {
+            const c = db2.prepare(cfgById ? 'SELECT config FROM configs WHERE run_id = ?' : 'SELECT config FROM configs WHERE run_name = ?').get(r.id) as { config: string } | undefined;
+            if (c) {
+              try {
+                const o = JSON.parse(c.config) as unknown;
+                if (isObj(o)) meta.config = Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));
+              } catch {
+                bump(skipped, 'Trackio config that is not JSON');
+              }
+            }
+          }
+          const g = new StepGrouper(feed);
+          const it = db2.prepare(`SELECT step, metrics, timestamp FROM metrics WHERE ${byId ? 'run_id' : 'run_name'} = ? ORDER BY step, id`).raw(true).iterate(r.id) as IterableIterator<[number, string, string]>;
+          for (const [step, json, ts] of it) {
+            let o: unknown;
+            try {
+              o = JSON.parse(json);
+            } catch {
+              bump(skipped, 'Trackio metrics row that is not JSON');
+              continue;
+            }
+            if (!isObj(o)) continue;
+            const vals: Record<string, number> = {};
+            trackioNumbers(o, vals);
+            const ms = Date.parse(ts);
+            for (const [k, v] of Object.entries(vals)) g.add(step, k, v, Number.isNaN(ms) ? 0 : ms);
+          }
+          g.flush();
+          await feed.afterChunk(meta);
+        } finally {
+          db2.close();
+        }
+        return { meta, skipped };
+      },
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------- finding runs
+
+/** What a SQLite database is, from its tables. */
+export function sqliteKind(tables: Map<string, Set<string>>): 'mlflow-sqlite' | 'trackio' | null {
+  const metrics = tables.get('metrics');
+  if (tables.has('runs') && tables.has('experiments') && metrics?.has('run_uuid')) return 'mlflow-sqlite';
+  if (metrics?.has('metrics') && metrics.has('run_name') && metrics.has('step')) return 'trackio';
+  return null;
+}
+
+function sqliteRuns(path: string): TrackerRun[] | null {
+  const db = openReadOnly(path);
+  try {
+    const tables = tablesOf(db);
+    const kind = sqliteKind(tables);
+    if (kind === 'mlflow-sqlite') return mlflowSqliteRuns(path, db);
+    if (kind === 'trackio') return trackioRuns(path, db, tables);
+    return null;
+  } finally {
+    db.close();
+  }
+}
+
+export interface TrackerScan {
+  readonly runs: TrackerRun[];
+  /** Files looked at that belong to no tracker run (logs, configs, media). */
+  readonly others: string[];
+}
+
+/**
+ * Every tracker run under `path` (a file or a folder), found by content. A W&B run id seen in several `.wandb`
+ * files is one resumed run. Returns null runs when nothing tracker-shaped is there.
+ */
+export async function scanTrackers(path: string, opts: { following?: boolean } = {}): Promise<TrackerScan> {
+  const st = await stat(path);
+  const files = st.isDirectory() ? await listTree(path) : [path];
+  const wandb = new Map<string, WandbFile[]>();
+  const runs: TrackerRun[] = [];
+  const others: string[] = [];
+  for (const f of files) {
+    const head = await readHead(f, 4096);
+    if (head.length >= 7 && head[0] === 0x3a && head[1] === 0x57 && head[2] === 0x26 && head[3] === 0x42) {
+      const w = await wandbHead(f);
+      if (!w) {
+        others.push(f);
+        continue;
+      }
+      const list = wandb.get(w.runId) ?? [];
+      list.push(w);
+      wandb.set(w.runId, list);
+      continue;
+    }
+    if (isSqlite(head)) {
+      const r = sqliteRuns(f);
+      if (r) runs.push(...r);
+      else others.push(f);
+      continue;
+    }
+    const text = new TextDecoder().decode(head);
+    if (isMlflowRunMeta(text)) {
+      const r = await mlflowFileRun(f);
+      if (r) runs.push(r);
+      continue;
+    }
+    others.push(f);
+  }
+  // MLflow file-store runs own their metric / param / tag files.
+  const owned = new Set(runs.filter((r) => r.format === 'mlflow-file').map((r) => dirname(r.files[0]) + sep));
+  const rest = others.filter((f) => ![...owned].some((d) => f.startsWith(d)));
+  for (const list of wandb.values()) runs.push(wandbRun(list, opts.following ?? false));
+  return { runs, others: rest };
+}
+
+/** One line per tracker with its run count, e.g. `wandb: 3 runs, mlflow-sqlite: 2 runs`. */
+export function trackerCounts(runs: readonly TrackerRun[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of runs) out[r.format] = (out[r.format] ?? 0) + 1;
+  return out;
+}
