@@ -54,6 +54,10 @@ const defs = [
   { key: 'response_length/clip_ratio', label: 'Responses at max length', meaning: 'Share of turn rows whose response hit the max response length.', unit: 'ratio', group: 'lengths', better: 'lower' },
   { key: 'prompt_length/mean', label: 'Prompt length', meaning: 'Mean prompt tokens per turn row.', unit: 'tokens', group: 'lengths' },
   { key: 'batch/rows', label: 'Turn rows', meaning: 'Number of turn rows (training samples) in the step\'s batch.', unit: 'count', group: 'lengths' },
+  // response diversity (collapse onto one repeated token or template: RAGEN #52, RAGEN-2's template collapse)
+  { key: 'response/identical_share', label: 'Identical responses', meaning: "Share of the step's responses equal, token for token, to its most common response.", unit: 'ratio', group: 'policy', better: 'lower' },
+  { key: 'response/distinct_2', label: 'Distinct bigrams', meaning: "Distinct token bigrams over all bigrams of the step's responses (distinct-2); near 0 when responses repeat one token.", unit: 'ratio', group: 'policy', better: 'higher' },
+  { key: 'response/prompt_mi', label: 'Prompt dependence (MI)', meaning: "Mutual information between a row's prompt and the tokens of its response (plug-in estimate over the step's rows): how much responses depend on their input; near 0 when every prompt gets the same template.", unit: 'nats', group: 'policy', better: 'higher' },
   // filtering
   { key: 'filter/zero_variance_share', label: 'Zero-variance groups', meaning: 'Share of rolled-out groups whose G episode returns were all equal (no GRPO signal).', unit: 'ratio', group: 'filtering' },
   { key: 'filter/rounds', label: 'Filter rounds', meaning: 'Rollout rounds used by dynamic filtering this step (1 when off or in cold start).', unit: 'count', group: 'filtering' },
