@@ -3,7 +3,7 @@
  * covered where ../shared/data/real-runs is absent.
  */
 import { describe, expect, it } from 'vitest';
-import { createLineParser, type LogFormat, type SourceStep } from './index';
+import { createLineParser, detectFormat, mapSourceStep, type LogFormat, type SourceStep } from './index';
 import { parseRecord } from './csv';
 import { createTrainerStateParser } from './trl';
 import { literalEnd, LiteralScanner, parsePprintDict, parsePyLiteral } from './pyLiteral';
@@ -160,7 +160,24 @@ describe('JSONL', () => {
     expect(steps[0].values.neg).toBe(-Infinity);
     expect('note' in steps[0].values).toBe(false);
     expect(steps[1].values).toEqual({ 'env/all/reward/total': 0.5 });
-    expect(p.skipped).toEqual({ 'record without a step field (step, global_step, _step, train/global_step, trainer/global_step, iteration, iter, progress/batch)': 1, 'line that is not a JSON object': 1 });
+    expect(p.skipped).toEqual({ 'record without a step field (step, global_step, _step, train/global_step, trainer/global_step, global_step/max_steps, iteration, iter, progress/batch)': 1, 'line that is not a JSON object': 1 });
+  });
+
+  it("ms-swift logging.jsonl: the step from global_step/max_steps, its progress fields dropped, framework ms-swift, its GRPO keys mapped", () => {
+    // The layout of ms-swift's trainer callback (json.dumps of the logs dict plus its progress fields).
+    const { steps, p } = run('jsonl', [
+      '{"loss": 0.3, "grad_norm": 2.0, "learning_rate": 1e-06, "completions/mean_length": 121.0, "rewards/accuracy_reward/mean": 0.04, "rewards/format_reward/mean": 0.9, "reward": 0.6, "reward_std": 0.2, "kl": NaN, "clip_ratio/region_mean": 0.02, "global_step/max_steps": "1/5", "percentage": "20.00%", "elapsed_time": "1m 1s", "remaining_time": "1m 2s", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
+      '{"loss": 0.15, "kl": 0.002, "global_step/max_steps": "2/5", "percentage": "40.00%", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
+    ].join('\n'));
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(detectFormat(new TextEncoder().encode('{"loss": 0.3, "global_step/max_steps": "1/5", "percentage": "20.00%"}\n'))?.format).toBe('jsonl');
+    expect(p.meta.framework).toBe('ms-swift');
+    for (const k of ['memory(GiB)', 'train_speed(iter/s)', 'percentage', 'elapsed_time']) expect(k in steps[0].values).toBe(false);
+    expect(p.meta.notes.join(' ')).not.toContain('percentage');
+    const m = mapSourceStep(steps[0].values, 'ms-swift');
+    expect(m.keyMap).toMatchObject({ 'actor/pg_loss': 'loss', 'actor/kl_loss': 'kl', 'response_length/mean': 'completions/mean_length', 'episode/success_rate': 'rewards/accuracy_reward/mean', 'episode/valid_format_ratio': 'rewards/format_reward/mean', 'actor/pg_clipfrac': 'clip_ratio/region_mean', 'episode/reward_mean': 'reward' });
+    expect(m.values['actor/kl_loss']).toBeNaN();
+    expect(m.values.reward_std).toBe(0.2);
   });
 });
 
