@@ -18,6 +18,23 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, (c) => (c === '*' ? '.
 const nodePatterns = nodeBuiltins.map((name) => ({ regex: `^${escapeRe(name)}(/.*)?$`, message: 'Node built-ins are not allowed in this layer.' }));
 const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
 
+// src/main in layers, bottom to top: each folder imports only from the folders before it (and src/core,
+// src/shared); test kits (src/main/testing) only from tests. docs/architecture.md draws it; tests/layers.test.ts
+// checks the same order on the import graph.
+const MAIN_LAYERS = ['platform', 'compute', 'store', 'sessions', 'bundles', 'imports', 'remote', 'app', 'api', 'server', 'electron', 'cli'];
+const mainLayerRules = MAIN_LAYERS.map((layer, i) => ({
+  files: [`src/main/${layer}/**/*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [{
+        regex: `^(\\.\\./)+(${[...MAIN_LAYERS.slice(i + 1), 'testing'].join('|')})(/|\\.ts$|$)`,
+        message: `src/main/${layer} may import only from the layers below it (${MAIN_LAYERS.slice(0, i).join(', ') || 'none in src/main'}); test kits only from tests. See docs/architecture.md.`,
+      }],
+    }],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.peers-venv/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
   js.configs.recommended,
@@ -87,8 +104,15 @@ export default tseslint.config(
       }],
     },
   },
+  ...mainLayerRules,
   {
-    files: ['src/main/**/*.ts', 'e2e/**/*.{ts,mjs,js}', 'bin/**/*.mjs', 'bench/**/*.{ts,mjs}', 'tests/**/*.ts', '*.config.{js,ts}'],
+    files: ['src/main/index.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./testing(/|$)', message: 'The product never imports test kits (src/main/testing).' }] }],
+    },
+  },
+  {
+    files: ['src/main/**/*.{ts,mjs}', 'e2e/**/*.{ts,mjs,js}', 'bin/**/*.mjs', 'bench/**/*.{ts,mjs}', 'tests/**/*.ts', '*.config.{js,ts}'],
     languageOptions: { globals: { ...globals.node } },
   },
 );

@@ -35,7 +35,7 @@ import { runTraining } from '../src/core/training/trainer';
 import type { TrainerHooks } from '../src/core/training/types';
 import type { MetricRecord } from '../src/shared/metrics';
 import { setupCompute, silenceTfjsBanner } from '../src/main/compute/index';
-import { shippedLoaderFor } from '../src/main/training/shippedWarmStart';
+import { shippedLoaderFor } from '../src/main/store/shippedWarmStart';
 
 interface Row {
   workers: number;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findElectronBinary } from '../src/main/electron/binary';
+import { findElectronBinary } from '../src/main/platform/electronBinary';
 import { screenshot } from './support/browser';
 import { ROOT } from './support/lab';
 

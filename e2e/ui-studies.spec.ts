@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../src/main/store/runStore';
-import { writeStudy, type StudyState } from '../src/main/studies/studyFiles';
+import { writeStudy, type StudyState } from '../src/main/app/studies/studyFiles';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
 
 let app: LabSession;

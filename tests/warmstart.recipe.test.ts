@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../src/main/cli/types';
 import warmstart from '../src/main/cli/commands/warmstart';
-import { readWarmStartDir, type Manifest } from '../src/main/training/warmStartFiles';
+import { readWarmStartDir, type Manifest } from '../src/main/store/warmStartFiles';
 
 function ctx(): CliContext {
   const sink = new Writable({ write: (_c, _e, cb) => cb() });

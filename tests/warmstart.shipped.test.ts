@@ -19,8 +19,8 @@ import { runTraining } from '../src/core/training/trainer';
 import { heldOutSeeds } from '../src/core/envs/index';
 import { Rng } from '../src/core/util/rng';
 import { setupCompute, type ComputeSetup } from '../src/main/compute/index';
-import { readWarmStartDir, shippedWarmStartRoot } from '../src/main/training/warmStartFiles';
-import { shippedLoaderFor, shippedWarmStartDir } from '../src/main/training/shippedWarmStart';
+import { readWarmStartDir, shippedWarmStartRoot } from '../src/main/store/warmStartFiles';
+import { shippedLoaderFor, shippedWarmStartDir } from '../src/main/store/shippedWarmStart';
 import { recorder, useWasm } from './tinyTrainer';
 
 const ENVS = ['sokoban', 'frozenlake', 'household', 'shop'] as const;

@@ -11,12 +11,11 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './api/index';
-import { resolveDataDir } from './dataDir';
+import { resolveDataDir } from './platform/dataDir';
 import { installIpc } from './electron/ipc';
 import { hardenApp, hardenSession } from './electron/security';
 import { rendererCsp } from './server/csp';
-import { createMainServices, type MainServices } from './services';
-import { initLab } from './sessions/lab';
+import { createLab, type LabServices } from './app/lab';
 import { utilityProcessSpawner } from './sessions/workerHost';
 
 const APP_SCHEME = 'app';
@@ -69,7 +68,7 @@ function serveRenderer(): void {
 }
 
 let mainWindow: BrowserWindow | null = null;
-let services: MainServices | null = null;
+let services: LabServices | null = null;
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow({
@@ -113,10 +112,10 @@ async function boot(): Promise<void> {
   await app.whenReady();
   hardenSession(session.defaultSession);
   serveRenderer();
-  services = await createMainServices({ dataDir: resolveDataDir(), insideElectron: true });
   // Training runs in utility processes (out/main/trainingWorker.js); runs a dead app left running are marked
   // interrupted before the window opens.
-  await initLab(services, { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) });
+  services = createLab({ dataDir: resolveDataDir(), insideElectron: true, sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) } });
+  await services.lab();
   const router = createApi(services, { validateOutput: !app.isPackaged });
   installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });
   mainWindow = createWindow();

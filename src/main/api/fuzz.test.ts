@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../shared/result';
-import { getLab } from '../sessions/lab';
 import { writeSyntheticRun } from '../store/synthetic';
 import { createHandlers } from './handlers/index';
-import { openHandlerTestLab, type HandlerTestLab } from './handlers/testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
 
 const CALLS = Number(process.env.ARLARENA_FUZZ_CALLS ?? 1500);
 /** Left out: they watch or read arbitrary paths on this machine (covered by their own tests). */
@@ -20,7 +19,7 @@ const runIds: string[] = [];
 
 beforeAll(async () => {
   lab = await openHandlerTestLab('arl-fuzz-', (s) => createHandlers(s) as unknown as Record<string, unknown>);
-  const { store } = await getLab(lab.services);
+  const { store } = await lab.services.lab();
   for (const seed of [1, 2]) runIds.push((await writeSyntheticRun(store, { steps: 30, seed, shape: 'cispo_collapse', collapseAt: 20 })).id);
 });
 afterAll(() => lab.close());

@@ -1,5 +1,5 @@
 /** The main-side API: router + handlers over the services, shared by both transports. */
-import type { MainServices } from '../services';
+import type { LabServices } from '../app/lab';
 import { createHandlers } from './handlers/index';
 import { createRouter, type Router, type RouterOptions } from './router';
 
@@ -7,6 +7,6 @@ export type { Router } from './router';
 export type { CallContext, Handler, Handlers, AreaMethods, ParsedInput } from './types';
 export { ApiFailure } from './errors';
 
-export function createApi(services: MainServices, options: RouterOptions = {}): Router {
+export function createApi(services: LabServices, options: RouterOptions = {}): Router {
   return createRouter(createHandlers(services), options);
 }

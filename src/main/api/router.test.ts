@@ -5,21 +5,13 @@ import { createHandlers } from './handlers/index';
 import { createRouter } from './router';
 import type { CallContext, Handlers } from './types';
 import type { ApiMethodName } from '../../shared/api';
-import type { MainServices } from '../services';
-import { createEventBus } from './events';
+import { createLab, type LabServices } from '../app/lab';
 import { unavailableArea } from './handlers/unavailable';
 
 const ctx: CallContext = { transport: 'browser', publishDownload: null };
 
-function fakeServices(): MainServices {
-  return {
-    dataDir: '/tmp/arlarena-router-test',
-    bus: createEventBus(),
-    computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
-    electronAvailable: () => false,
-    onDispose: () => undefined,
-    dispose: async () => undefined,
-  };
+function fakeServices(): LabServices {
+  return createLab({ dataDir: '/tmp/arlarena-router-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
 }
 
 /** The real handler map with a few methods replaced. */

@@ -18,7 +18,7 @@ import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { zipSync } from 'fflate';
 import type { RunRecord } from '../../shared/api';
-import { appCommit, appVersion, projectRoot } from '../appInfo';
+import { appCommit, appVersion, projectRoot } from '../platform/appInfo';
 import { writeFileAtomic } from '../store/atomic';
 import { readJsonl } from '../store/jsonl';
 import { CHECKPOINTS_DIR, METRICS_FILE, TRAJECTORIES_FILE, checkpointDirName } from '../store/runFiles';

@@ -11,10 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { RunStore } from '../store/runStore';
-import { bundleTestProcess } from '../store/testProcess';
+import { bundleTestProcess } from '../testing/testProcess';
 import { detectAlerts } from '../../core/stability/detector';
 import { resolveConfig } from '../../core/config/index';
 import { syntheticStream } from '../../core/stability/synthetic';
@@ -22,9 +21,9 @@ import { exportRun } from './exportBundle';
 import { importBundle } from './importBundle';
 import { BundleError, sha256Hex } from './manifest';
 import { reproduceBundle } from './reproduce';
-import { craftZip, zeroBomb } from './testZip';
+import { craftZip, zeroBomb } from '../testing/testZip';
+import { syntheticRerun } from '../testing/jobs/index';
 
-const JOB = fileURLToPath(new URL('../sessions/testJobs/synthetic.ts', import.meta.url));
 const dec = new TextDecoder();
 type Entries = Record<string, Uint8Array>;
 
@@ -210,7 +209,7 @@ describe('bundle mutation suite', () => {
     const ex = await exportRun(src, run.id);
     await src.close();
     const store = await RunStore.open(join(work, 'syn-b'));
-    const res = await reproduceBundle(store, ex.path, { jobModule: JOB });
+    const res = await reproduceBundle(store, ex.path, { job: syntheticRerun });
     const rerun = (await store.getRun(res.rerunId))!;
     const offline = detectAlerts(rerun.id, await store.readMetrics(rerun.id));
     expect(offline.length).toBeGreaterThan(0);

@@ -15,7 +15,7 @@ import type { MetricRecord } from '../../shared/metrics';
 import { decodeMetricRecord } from '../store/jsonl';
 import type { RunStore } from '../store/runStore';
 import { runJob } from '../sessions/jobRunner';
-import { loadJobModule, type TrainingJob } from '../sessions/job';
+import type { TrainingJob } from '../sessions/job';
 import { verifyBundle } from './importBundle';
 import { BundleError } from './manifest';
 import { validateConfig } from '../../core/config/index';
@@ -103,8 +103,11 @@ export function compareStreams(original: readonly MetricRecord[], rerun: readonl
 export interface ReproduceOptions {
   /** Rerun only the first N steps (a quicker check); the comparison covers those steps. */
   readonly steps?: number;
-  /** Tests: a job module instead of the real trainer. */
-  readonly jobModule?: string;
+  /**
+   * What reruns the config (default: the real trainer) and the check its config must pass first (default: the
+   * trainer's validateConfig). Test kits pass a stand-in job with its own check.
+   */
+  readonly job?: { readonly job: TrainingJob; readonly validateConfig: (config: Record<string, unknown>) => ReadonlyArray<{ readonly message: string }> };
   readonly onProgress?: (step: number, total: number) => void;
 }
 
@@ -133,11 +136,9 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   if (record.kind === 'imported') {
     throw new BundleError(`run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`);
   }
-  // What trains must validate like a new run's config (issue 17, defect 9); the test jobs take their own configs.
-  if (!opts.jobModule) {
-    const issues = validateConfig(config);
-    if (issues.length > 0) throw new BundleError(`the bundle's config is not a valid run config: ${issues.slice(0, 3).map((i) => i.message).join('; ')}`);
-  }
+  // What trains must validate like a new run's config (a bundle is input from outside).
+  const issues = (opts.job?.validateConfig ?? validateConfig)(config);
+  if (issues.length > 0) throw new BundleError(`the bundle's config is not a valid run config: ${issues.slice(0, 3).map((i) => i.message).join('; ')}`);
   const limit = opts.steps;
   const rerun = await store.createRun({
     name: `reproduce: ${record.name}`,
@@ -150,7 +151,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     status: 'running',
   });
   const alerts = new Map<string, Alert>();
-  const job: TrainingJob = opts.jobModule ? await loadJobModule(opts.jobModule) : (await import('../sessions/jobs/training')).trainingJob;
+  const job: TrainingJob = opts.job?.job ?? (await import('../sessions/jobs/training')).trainingJob;
   const result = await runJob({
     start: { type: 'start', runId: rerun.id, runDir: store.runDir(rerun.id), dataDir: store.dataDir, config, seed: record.seed, resume: false },
     job,

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { commands } from './commands/index';
 import { UsageError, type CliContext } from './types';
-import { appVersion } from '../appInfo';
-import { resolveDataDir } from '../dataDir';
+import { appVersion } from '../platform/appInfo';
+import { resolveDataDir } from '../platform/dataDir';
 
 const HELP_HEAD = `arlarena — ARLArena Lab command line
 
@@ -56,8 +56,11 @@ export function takeGlobalOptions(args: readonly string[]): { dataDir?: string; 
   return { dataDir, rest };
 }
 
-/** Entry point; returns the exit code (0 ok, 1 failure, 2 bad usage). */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Entry point; returns the exit code (0 ok, 1 failure, 2 bad usage). `jobs`: where runs train (default the real
+ * trainer); only test helper processes pass one.
+ */
+export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<number> {
   const stdout = process.stdout;
   const stderr = process.stderr;
   // `arlarena show RUN | head`: the reader went away; stop quietly instead of crashing on EPIPE.
@@ -107,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     stdout.write(`${cmd.usage}\n`);
     return 0;
   }
-  const ctx: CliContext = { dataDir: resolveDataDir(values['data-dir']), stdout, stderr, isTTY: Boolean(stdout.isTTY) };
+  const ctx: CliContext = { dataDir: resolveDataDir(values['data-dir']), stdout, stderr, isTTY: Boolean(stdout.isTTY), ...(jobs ? { jobs } : {}) };
   try {
     return await cmd.run(rest, ctx);
   } catch (e) {

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { TrainingJobs } from '../sessions/sessionManager';
 
 type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 
@@ -19,6 +20,8 @@ export interface CliContext {
   readonly stderr: NodeJS.WritableStream;
   /** True when stdout is a terminal (progress bars); false under `--json` or pipes. */
   readonly isTTY: boolean;
+  /** Where resumed runs train (default: the real trainer in a worker thread); test kits pass a stand-in job's. */
+  readonly jobs?: TrainingJobs;
 }
 
 /** Thrown by argument parsing: printed as one line, exit code 2. */

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../appInfo';
+import { projectRoot } from '../platform/appInfo';
 
 /** Files whose presence means a complete build. */
 export const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];

@@ -15,10 +15,9 @@ vi.mock('electron', () => ({
 }));
 
 import { IPC_CALL, IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE } from '../../shared/ipcChannels';
-import { createEventBus } from '../api/events';
 import { createHandlers } from '../api/handlers/index';
 import { createRouter } from '../api/router';
-import type { MainServices } from '../services';
+import { createLab } from '../app/lab';
 import { installIpc } from './ipc';
 
 interface FakeContents {
@@ -51,15 +50,9 @@ function fakeContents(id: number): FakeContents {
 }
 
 const APP_URL = 'app://lab/index.html';
-const bus = createEventBus();
-const services = {
-  dataDir: '/tmp/arlarena-ipc-test',
-  bus,
-  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
-  electronAvailable: () => true,
-  onDispose: () => undefined,
-  dispose: async () => undefined,
-} satisfies MainServices;
+
+const services = createLab({ dataDir: '/tmp/arlarena-ipc-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: true });
+const bus = services.bus;
 
 let win: FakeContents;
 const event = (sender: unknown, url = APP_URL, parent: unknown = null) => ({ sender, senderFrame: { url, parent } });

@@ -7,7 +7,7 @@ import { ipcMain, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents }
 import { isApiEvent, type ApiEventName } from '../../shared/api';
 import { IPC_CALL, IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE } from '../../shared/ipcChannels';
 import { err } from '../../shared/result';
-import type { EventBus } from '../api/events';
+import type { EventBus } from '../app/events';
 import type { Router } from '../api/router';
 import { defaultThrottleMs } from '../api/throttle';
 import type { CallContext } from '../api/types';

@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportRun } from '../bundles/exportBundle';
 import importCommand from '../cli/commands/import';
-import { testCliContext as ctxFor } from '../cli/testContext';
+import { testCliContext as ctxFor } from '../testing/testContext';
 import { createImportsHandlers } from '../api/handlers/imports';
-import { openHandlerTestLab, type HandlerTestLab } from '../api/handlers/testLab';
-import { getLab } from '../sessions/lab';
+import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
 
 let lab: HandlerTestLab;
 beforeEach(async () => {
@@ -32,7 +31,7 @@ function verlLines(n: number): string {
 async function aBundle(): Promise<{ path: string; sourceRun: string }> {
   const first = await lab.call('imports.file', { fileName: 'a.log', dataBase64: Buffer.from(verlLines(8)).toString('base64') });
   const sourceRun = first.value.runIds[0];
-  const { store } = await getLab(lab.services);
+  const { store } = await lab.services.lab();
   const bundle = await exportRun(store, sourceRun, { out: join(lab.dir, 'a.arlarena.zip') });
   return { path: bundle.path, sourceRun };
 }
@@ -45,7 +44,7 @@ describe('importing a bundle that is already in the lab', () => {
     expect(once.value).toMatchObject({ format: 'bundle', steps: 8, runIds: [expect.any(String)] });
     const copy = once.value.runIds[0];
     expect(copy).not.toBe(sourceRun);
-    const { store } = await getLab(lab.services);
+    const { store } = await lab.services.lab();
     expect((await store.getRun(copy))!.importedBundle).toEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), originalId: sourceRun });
     const twice = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
     expect(twice.value).toEqual({ runIds: [], format: 'bundle', steps: 0, skipped: {}, duplicateOf: [copy] });

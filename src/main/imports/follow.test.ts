@@ -6,7 +6,7 @@ import type { Alert } from '../../shared/api';
 import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
 import { ImportError } from './importLogs';
-import { tinyRegistry } from './testRegistry';
+import { tinyRegistry } from '../testing/testRegistry';
 
 let dir: string;
 let store: RunStore;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { RunStore } from '../store/runStore';
 import { ImportError, importLogs } from './importLogs';
 import { LineSplitter } from './files';
-import { tinyRegistry } from './testRegistry';
+import { tinyRegistry } from '../testing/testRegistry';
 import { SOURCE_DIR } from './runWriter';
 import { exportRun } from '../bundles/exportBundle';
 import { importBundle } from '../bundles/importBundle';

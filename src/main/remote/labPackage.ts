@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
 import type { Plugin } from 'esbuild';
-import { appVersion, projectRoot } from '../appInfo';
+import { appVersion, projectRoot } from '../platform/appInfo';
 import { writeFileAtomic } from '../store/atomic';
 import type { RayClient } from './rayClient';
 

@@ -4,7 +4,7 @@ import { resolveConfig } from '../../core/config/index';
 import type { CliContext } from '../cli/types';
 import { UsageError } from '../cli/types';
 import { buildVerlLaunch } from './verl';
-import { runVerl } from './verlCli';
+import { runVerl } from '../cli/commands/remoteVerl';
 
 function cfg(preset: string, env: string, o: Record<string, string | number | boolean> = {}) {
   const { config, issues } = resolveConfig(preset, env, o);

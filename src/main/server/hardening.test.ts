@@ -6,24 +6,16 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEventBus } from '../api/events';
 import { createHandlers } from '../api/handlers/index';
 import { createRouter } from '../api/router';
-import type { MainServices } from '../services';
+import { createLab, type LabServices } from '../app/lab';
 import type { ApiMethodName } from '../../shared/api';
 import type { Handlers } from '../api/types';
 import { startServer, type RunningServer } from './server';
 
 const TOKEN = 'test-token-hardening-0123';
 let server: RunningServer;
-const services: MainServices = {
-  dataDir: '/tmp/arlarena-server-hardening',
-  bus: createEventBus(),
-  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
-  electronAvailable: () => false,
-  onDispose: () => undefined,
-  dispose: async () => undefined,
-};
+const services: LabServices = createLab({ dataDir: '/tmp/arlarena-server-hardening', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
 const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, { validateOutput: true, onInternalError: () => undefined });
 
 beforeAll(async () => {

@@ -4,9 +4,8 @@
  */
 import { join } from 'node:path';
 import { createApi } from '../api/index';
-import { projectRoot } from '../appInfo';
-import { createMainServices, type MainServices } from '../services';
-import { initLab } from '../sessions/lab';
+import { projectRoot } from '../platform/appInfo';
+import { createLab, type LabServices } from '../app/lab';
 import { startServer, type RunningServer } from './server';
 
 export interface BrowserModeOptions {
@@ -18,16 +17,16 @@ export interface BrowserModeOptions {
 
 export interface BrowserMode {
   readonly server: RunningServer;
-  readonly services: MainServices;
+  readonly services: LabServices;
   /** Stops the server, then the services (flushing the run store). */
   stop(): Promise<void>;
 }
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
-  const services = await createMainServices({ dataDir: options.dataDir });
+  const services = createLab({ dataDir: options.dataDir });
   // Opens the run store and marks runs a dead process left running as interrupted, before serving.
   try {
-    await initLab(services);
+    await services.lab();
   } catch (e) {
     await services.dispose();
     throw e;

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createEventBus } from '../api/events';
 import { createHandlers } from '../api/handlers/index';
 import { createRouter } from '../api/router';
-import type { MainServices } from '../services';
+import { createLab, type LabServices } from '../app/lab';
 import type { ApiMethodName } from '../../shared/api';
 import { ok } from '../../shared/result';
 import type { CallContext, Handlers } from '../api/types';
@@ -16,16 +15,10 @@ import { IMMUTABLE_CACHE, TOKEN_HEADER, startServer, type RunningServer } from '
 const TOKEN = 'test-token-0123456789';
 let server: RunningServer;
 let staticDir: string;
-const bus = createEventBus();
 
-const services: MainServices = {
-  dataDir: '/tmp/arlarena-server-test',
-  bus,
-  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
-  electronAvailable: () => false,
-  onDispose: () => undefined,
-  dispose: async () => undefined,
-};
+
+const services: LabServices = createLab({ dataDir: '/tmp/arlarena-server-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
+const bus = services.bus;
 
 beforeAll(async () => {
   staticDir = mkdtempSync(join(tmpdir(), 'arlarena-static-'));

@@ -23,7 +23,7 @@ import { basename, extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isApiEvent, type ApiEventName } from '../../shared/api';
 import { err, type ApiError, type Result } from '../../shared/result';
-import type { EventBus } from '../api/events';
+import type { EventBus } from '../app/events';
 import type { Router } from '../api/router';
 import { defaultThrottleMs } from '../api/throttle';
 import type { CallContext } from '../api/types';

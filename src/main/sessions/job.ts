@@ -1,6 +1,6 @@
 /**
  * What a training worker runs: a `TrainingJob`. Production is jobs/training.ts (the real trainer,
- * `runTraining` from src/core/training); tests inject small deterministic jobs (testJobs/) by module path.
+ * `runTraining` from src/core/training); tests inject a small deterministic job through the session manager's worker spawner.
  */
 import type { TrainerCheckpoint, TrainerHooks } from '../../core/training/types';
 
@@ -19,13 +19,4 @@ export interface JobResult {
 
 export interface TrainingJob {
   run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult>;
-}
-
-/** Load a job module (exporting `run`) by file path or URL. */
-export async function loadJobModule(spec: string): Promise<TrainingJob> {
-  const url = spec.startsWith('file:') ? spec : (await import('node:url')).pathToFileURL(spec).href;
-  const mod = (await import(url)) as Partial<TrainingJob> & { default?: Partial<TrainingJob> };
-  const run = mod.run ?? mod.default?.run;
-  if (typeof run !== 'function') throw new Error(`job module ${spec} does not export run(input, hooks, resume)`);
-  return { run };
 }

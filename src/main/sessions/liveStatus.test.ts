@@ -7,12 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RunStore } from '../store/runStore';
 import { SessionManager, type EmitFn } from './sessionManager';
 import type { ApiEventName, ApiEventPayload } from '../../shared/api';
+import { syntheticJobs } from '../testing/jobs/index';
 
-const JOB = fileURLToPath(new URL('./testJobs/synthetic.ts', import.meta.url));
 
 let dir: string;
 let store: RunStore;
@@ -46,7 +45,7 @@ afterEach(async () => {
 
 describe('live session status', () => {
   it('reports running seconds that grow while running and stand still while paused', async () => {
-    mgr = new SessionManager({ store, emit, jobModule: JOB, concurrency: 1, flushMs: 50, throttleMs: 100 });
+    mgr = new SessionManager({ store, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50, throttleMs: 100 });
     const { runId } = await mgr.startNew({ preset: 'test', env: 'sokoban', seed: 1, config: { steps: 400, stepMs: 20 }, totalSteps: 400 });
     await until('running', () => mgr!.list().some((s) => s.runId === runId && s.status === 'running'));
     await sleep(600);
@@ -72,7 +71,7 @@ describe('live session status', () => {
   });
 
   it('says "stopping…" at once when Stop is asked for, then stops', async () => {
-    mgr = new SessionManager({ store, emit, jobModule: JOB, concurrency: 1, flushMs: 50, throttleMs: 100 });
+    mgr = new SessionManager({ store, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50, throttleMs: 100 });
     const { runId } = await mgr.startNew({ preset: 'test', env: 'sokoban', seed: 1, config: { steps: 400, stepMs: 20 }, totalSteps: 400 });
     await until('running', () => mgr!.list().some((s) => s.runId === runId && s.status === 'running' && s.step > 2));
     const before = events.length;
@@ -86,7 +85,7 @@ describe('live session status', () => {
   });
 
   it('names the kind of each non-finite value in run.metrics', async () => {
-    mgr = new SessionManager({ store, emit, jobModule: JOB, concurrency: 1, flushMs: 50, throttleMs: 100 });
+    mgr = new SessionManager({ store, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50, throttleMs: 100 });
     const { runId } = await mgr.startNew({ preset: 'test', env: 'sokoban', seed: 1, config: { steps: 30 }, totalSteps: 30 });
     expect(await mgr.waitFor(runId)).toBe('completed');
     const records = events.filter((e) => e.event === 'run.metrics').flatMap((e) => (e.payload as ApiEventPayload<'run.metrics'>).records);

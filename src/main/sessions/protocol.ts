@@ -17,8 +17,6 @@ export interface StartMessage {
   readonly seed: number;
   /** Continue from the run's latest checkpoint (streams after it are dropped first). */
   readonly resume: boolean;
-  /** Tests only: a module exporting `run` (TrainingJob) instead of the real trainer. */
-  readonly jobModule?: string;
   readonly detector?: DetectorConfigOverrides;
   /** Milliseconds between fsyncs of the run's streams. */
   readonly flushMs?: number;

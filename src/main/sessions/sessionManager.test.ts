@@ -2,12 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RunStore } from '../store/runStore';
 import { SessionManager, type EmitFn } from './sessionManager';
 import type { ApiEventName } from '../../shared/api';
+import { syntheticJobs } from '../testing/jobs/index';
 
-const JOB = fileURLToPath(new URL('./testJobs/synthetic.ts', import.meta.url));
 
 let dir: string;
 let store: RunStore;
@@ -18,7 +17,7 @@ const emit: EmitFn = (event, payload) => {
 };
 
 function make(opts: { concurrency?: number } = {}): SessionManager {
-  return new SessionManager({ store, emit, jobModule: JOB, concurrency: opts.concurrency ?? 1, flushMs: 50, throttleMs: 250 });
+  return new SessionManager({ store, emit, ...syntheticJobs(), concurrency: opts.concurrency ?? 1, flushMs: 50, throttleMs: 250 });
 }
 
 async function until(cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -170,7 +169,7 @@ describe('SessionManager (worker_threads)', () => {
     await store.updateRun(runId, { status: 'running', error: null });
     await mgr.dispose();
     const store2 = await RunStore.open(dir);
-    const mgr2 = new SessionManager({ store: store2, emit, jobModule: JOB, concurrency: 1, flushMs: 50 });
+    const mgr2 = new SessionManager({ store: store2, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50 });
     expect(await mgr2.recover()).toEqual([runId]);
     expect((await store2.getRun(runId))!.status).toBe('interrupted');
     await store2.updateRun(runId, { config: { steps: 60, stepMs: 1, checkpointEvery: 20 } });

@@ -10,7 +10,7 @@
  * Status transitions (paused, completed, failed…) go out at once, after flushing that run's pending batch.
  */
 import { availableParallelism } from 'node:os';
-import { detectComputeBackend } from '../api/computeDetect';
+import { detectComputeBackend } from '../compute/detect';
 import { validateConfig } from '../../core/config/validate';
 import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
@@ -32,7 +32,7 @@ export class SessionError extends Error {
 
 export interface SessionManagerOptions {
   readonly store: RunStore;
-  /** The event bus's `emit` (src/main/api/events.ts). */
+  /** The event bus's `emit` (src/main/app/events.ts). */
   readonly emit?: EmitFn;
   /** Runs training at once; default: half the cores, at least 1 (1 on a 2-core laptop). */
   readonly concurrency?: number;
@@ -42,8 +42,11 @@ export interface SessionManagerOptions {
    * src/main/remote/computeTarget.ts targetOfRun); undefined = `spawn`. Lets one manager run local and Ray runs.
    */
   readonly spawnForRun?: (tags: readonly string[]) => Promise<SpawnWorker | undefined>;
-  /** Tests: a job module path instead of the real trainer. */
-  readonly jobModule?: string;
+  /**
+   * The check a run's config must pass before it trains (default: the trainer's validateConfig). A test kit
+   * that spawns a stand-in job passes that job's own check with its spawner.
+   */
+  readonly validateConfig?: (config: Record<string, unknown>) => ReadonlyArray<{ readonly message: string }>;
   readonly detector?: DetectorConfigOverrides;
   /** Event throttle tick (ms). Default 250. */
   readonly throttleMs?: number;
@@ -54,6 +57,9 @@ export interface SessionManagerOptions {
   /** Which compute backends this machine has, without loading them (tests inject one). */
   readonly detectBackends?: () => ComputeBackendInfo;
 }
+
+/** Where a manager's runs train and what their configs must pass: the trainer by default, a test kit's stand-in. */
+export type TrainingJobs = Pick<SessionManagerOptions, 'spawn' | 'validateConfig'>;
 
 interface Session {
   readonly runId: string;
@@ -204,8 +210,8 @@ export class SessionManager {
     if (rec.status === 'running' || rec.status === 'queued') throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
     // An imported run's config came from a file: it trains only if it validates like a new run's (issue 17, 9).
-    if (!this.opts.jobModule && rec.tags.includes('imported')) {
-      const issues = validateConfig(rec.config);
+    if (rec.tags.includes('imported')) {
+      const issues = (this.opts.validateConfig ?? validateConfig)(rec.config);
       if (issues.length > 0) throw new SessionError('VALIDATION', `run ${runId} was imported with a config that is not a valid run config (${issues.slice(0, 2).map((i) => i.message).join('; ')}); it can be viewed but not trained`);
     }
     return this.submit(runId, true);
@@ -268,7 +274,7 @@ export class SessionManager {
   // ------------------------------------------------------------------------------------------------------
 
   /**
-   * compute.backend other than auto must be present here, checked by looking (computeDetect: no libtensorflow
+   * compute.backend other than auto must be present here, checked by looking (compute/detect.ts: no libtensorflow
    * is loaded), before a run record exists: otherwise the worker fails at start and leaves a failed run behind.
    */
   private checkBackend(config: Record<string, unknown>): void {
@@ -327,7 +333,7 @@ export class SessionManager {
     });
     handle.post({
       type: 'start', runId: s.runId, runDir: this.store.runDir(s.runId), dataDir: this.store.dataDir, config: rec.config, seed: rec.seed,
-      resume: s.resume, jobModule: this.opts.jobModule, detector: this.opts.detector, flushMs: this.opts.flushMs,
+      resume: s.resume, detector: this.opts.detector, flushMs: this.opts.flushMs,
     });
     const control = s.pendingControl;
     s.pendingControl = null;

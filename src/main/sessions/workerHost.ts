@@ -19,14 +19,18 @@ export interface WorkerHandle {
 
 export type SpawnWorker = (runId: string) => WorkerHandle;
 
-/** worker_threads spawner. */
-export function threadWorkerSpawner(): SpawnWorker {
+/**
+ * worker_threads spawner. `entry`: a worker entry source file that calls serveJob (default: the trainer's,
+ * trainingWorker.ts, or the built trainingWorker.js next to the bundle); test kits pass their own.
+ */
+export function threadWorkerSpawner(entry?: URL): SpawnWorker {
   const here = import.meta.url;
   const builtEntry = new URL('./trainingWorker.js', here);
-  const fromSources = here.endsWith('.ts') || !existsSync(fileURLToPath(builtEntry));
+  const sourceEntry = entry ?? new URL('./trainingWorker.ts', here);
+  const fromSources = entry !== undefined || here.endsWith('.ts') || !existsSync(fileURLToPath(builtEntry));
   return (runId) => {
     const w = fromSources
-      ? new Worker(new URL('./workerBoot.mjs', here), { workerData: { entry: new URL('./trainingWorker.ts', here).href }, name: `run-${runId}` })
+      ? new Worker(new URL('./workerBoot.mjs', here), { workerData: { entry: sourceEntry.href }, name: `run-${runId}` })
       : new Worker(builtEntry, { name: `run-${runId}` });
     let exitCb: ((info: { code: number | null; error: string | null }) => void) | null = null;
     let crash: string | null = null;

@@ -9,7 +9,7 @@
 import { open, rename, unlink, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { testKillPoint } from './killPoint';
+import { storeFaults } from './faults';
 
 let counter = 0;
 
@@ -36,14 +36,14 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   } finally {
     await fh.close();
   }
-  testKillPoint('atomic-before-rename');
+  storeFaults().at('atomic-before-rename');
   try {
     await rename(tmp, file);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
     throw e;
   }
-  testKillPoint('atomic-after-rename');
+  storeFaults().at('atomic-after-rename');
   await fsyncDir(dir);
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunRecord } from '../../shared/api';
 import { RunStore } from './runStore';
-import { bundleTestProcess } from './testProcess';
+import { bundleTestProcess } from '../testing/testProcess';
 
 const ITERATIONS = 20;
 let work: string;
@@ -18,7 +18,7 @@ let writer: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'arl-conc-'));
-  writer = await bundleTestProcess(new URL('./concurrentWriter.ts', import.meta.url), join(work, 'concurrentWriter.mjs'));
+  writer = await bundleTestProcess(new URL('../testing/concurrentWriter.ts', import.meta.url), join(work, 'concurrentWriter.mjs'));
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });

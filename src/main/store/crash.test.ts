@@ -12,7 +12,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
-import { bundleTestProcess } from './testProcess';
+import { bundleTestProcess } from '../testing/testProcess';
 
 const ITERATIONS = Number(process.env.ARLARENA_KILL_ITERATIONS ?? 15);
 let work: string;
@@ -20,7 +20,7 @@ let writer: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'arl-kill-'));
-  writer = await bundleTestProcess(new URL('./crashWriter.ts', import.meta.url), join(work, 'crashWriter.mjs'));
+  writer = await bundleTestProcess(new URL('../testing/crashWriter.ts', import.meta.url), join(work, 'crashWriter.mjs'));
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });

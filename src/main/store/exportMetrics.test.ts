@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStore } from '../store/runStore';
+import { RunStore } from './runStore';
 import { exportMetrics, exportPath } from './exportMetrics';
 
 let dir: string;

@@ -16,7 +16,7 @@ import { csvChunks } from '../../core/formats/export/csv';
 import { exportableKeys } from '../../core/formats/export/keys';
 import { tensorboardChunks } from '../../core/formats/export/tensorboard';
 import { verlJsonlChunks } from '../../core/formats/export/verlJsonl';
-import type { RunStore } from '../store/runStore';
+import type { RunStore } from './runStore';
 
 export const METRIC_EXPORT_FORMATS = ['tensorboard', 'csv', 'jsonl'] as const;
 export type MetricExportFormat = (typeof METRIC_EXPORT_FORMATS)[number];

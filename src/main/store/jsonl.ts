@@ -9,7 +9,7 @@
 import { open, stat, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { MetricRecord } from '../../shared/metrics';
-import { killPointsArmed, testKillPoint } from './killPoint';
+import { storeFaults } from './faults';
 
 export type EncodedValue = number | 'NaN' | 'Infinity' | '-Infinity';
 
@@ -198,12 +198,12 @@ export class JsonlAppender {
     const data = lines.map((l) => `${l}\n`).join('');
     const p = this.chain.then(async () => {
       const fh = await this.handle();
-      if (killPointsArmed) {
-        // Crash soak only: write the batch in two parts with a kill point between, so a kill tears a line.
+      if (storeFaults().armed) {
+        // Fault tests only: write the batch in two parts with a kill point between, so a kill tears a line.
         const bytes = Buffer.from(data, 'utf8');
         const half = Math.max(1, Math.floor(bytes.length / 2));
         await fh.write(bytes.subarray(0, half));
-        testKillPoint('jsonl-append');
+        storeFaults().at('jsonl-append');
         await fh.write(bytes.subarray(half));
       } else {
         await fh.write(data);

@@ -1,6 +1,6 @@
 /**
  * Deterministic kill soak (issue 17): a writer (killWriter.ts) is killed by SIGKILL at an exact write boundary
- * named by ARLARENA_TEST_KILL_AT / ARLARENA_TEST_KILL_POINT (killPoint.ts) — half-way through a JSONL append,
+ * named on its command line (the store's fault hook, armed by testing/killPoints.ts) — half-way through a JSONL append,
  * before and after an atomic rename, before a checkpoint folder is renamed into place, mid-prune — instead of
  * after a timer. After every kill: the files show what the kill left (a torn metrics/trajectories line for the
  * mid-append kills), the store opens with no warnings, a torn line is skipped on read, steps are contiguous,
@@ -13,22 +13,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from './runStore';
 import { readJsonl } from './jsonl';
-import { bundleTestProcess } from './testProcess';
+import { bundleTestProcess } from '../testing/testProcess';
 
 let work: string;
 let writer: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'arl-soak-'));
-  writer = await bundleTestProcess(new URL('./killWriter.ts', import.meta.url), join(work, 'killWriter.mjs'));
+  writer = await bundleTestProcess(new URL('../testing/killWriter.ts', import.meta.url), join(work, 'killWriter.mjs'));
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-function runWriter(dataDir: string, steps: number, env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function runWriter(dataDir: string, steps: number, kill: { at: number; label: string } | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [writer, dataDir, String(steps)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const args = [writer, dataDir, String(steps), ...(kill ? [String(kill.at), kill.label] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
@@ -60,8 +61,8 @@ describe('deterministic kill soak', () => {
     for (const [label, at] of KILLS) {
       const dataDir = join(work, `d-${label || 'any'}-${at}`);
       // A clean first session, then the session that is killed, then one that continues.
-      expect((await runWriter(dataDir, 6, {})).code).toBe(0);
-      const killed = await runWriter(dataDir, 12, { ARLARENA_TEST_KILL_AT: String(at), ARLARENA_TEST_KILL_POINT: label });
+      expect((await runWriter(dataDir, 6, null)).code).toBe(0);
+      const killed = await runWriter(dataDir, 12, { at, label });
       expect(killed.signal, `${label}@${at}: ${killed.stderr}`).toBe('SIGKILL');
 
       const runDir = join(dataDir, 'runs', 'soak');
@@ -88,7 +89,7 @@ describe('deterministic kill soak', () => {
       await store.close();
 
       // The next session repairs the torn tail and continues the same run.
-      expect((await runWriter(dataDir, 4, {})).code).toBe(0);
+      expect((await runWriter(dataDir, 4, null)).code).toBe(0);
       const again = await RunStore.open(dataDir);
       expect(again.warnings).toEqual([]);
       const after = (await again.readMetrics('soak')).map((m) => m.step);

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { fsyncDir, writeFileAtomic } from './atomic';
-import { testKillPoint } from './killPoint';
+import { storeFaults } from './faults';
 import { JsonlAppender, decodeMetricRecord, encodeMetricRecord, readJsonl } from './jsonl';
 
 /** Structurally the trainer's `TrainerCheckpoint` (src/core/training/types.ts). */
@@ -119,7 +119,7 @@ export class RunFiles {
     const sha256 = Object.fromEntries(fileNames.map((f) => [f, createHash('sha256').update(c.files[f]).digest('hex')]));
     await writeFileAtomic(join(tmp, 'meta.json'), JSON.stringify({ step: c.step, files: fileNames, sha256, meta: c.meta }));
     const dest = join(root, name);
-    testKillPoint('checkpoint-rename');
+    storeFaults().at('checkpoint-rename');
     await rm(dest, { recursive: true, force: true });
     await rename(tmp, dest);
     await fsyncDir(root);
@@ -203,7 +203,7 @@ export class RunFiles {
       } catch {
         continue; // already gone
       }
-      testKillPoint('checkpoint-prune');
+      storeFaults().at('checkpoint-prune');
       await rm(trash, { recursive: true, force: true });
     }
   }

@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBackendInfo, type ImportSource, type RunKind, type RunRecord, type RunStatus, type RunSummary, type Series, type Trajectory } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
-import { appCommit, appVersion } from '../appInfo';
+import { appCommit, appVersion } from '../platform/appInfo';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';

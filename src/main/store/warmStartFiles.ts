@@ -9,8 +9,8 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { writeFileAtomic } from '../store/atomic';
-import { projectRoot } from '../appInfo';
+import { writeFileAtomic } from './atomic';
+import { projectRoot } from '../platform/appInfo';
 import type { WarmStartLoader } from '../../core/training/types';
 
 export const WARMSTART_FILES = ['model.json', 'weights.bin', 'tokenizer.json', 'recipe.json', 'heldout.json'] as const;

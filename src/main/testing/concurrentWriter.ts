@@ -6,7 +6,7 @@
  * iteration k: creates run <who>-<k>, adds tag <who>-<k> to the shared run, raises alert <who>-<k> on it and
  * acknowledges it, renames and completes its previous run, and now and then lists the runs. Prints "done".
  */
-import { RunStore } from './runStore';
+import { RunStore } from '../store/runStore';
 
 const [dataDir, who, itersArg, shared] = process.argv.slice(2);
 const iterations = Number(itersArg);

@@ -3,7 +3,7 @@
  * (creates runs, appends metrics and trajectories, updates records and alerts, saves checkpoints, flushes).
  * Usage: node --import tsx crashWriter.ts <dataDir> <seed>
  */
-import { RunStore } from './runStore';
+import { RunStore } from '../store/runStore';
 
 const [dataDir, seedArg] = process.argv.slice(2);
 const seed = Number(seedArg);

@@ -1,12 +1,14 @@
 /**
  * Test helper process for killSoak.test.ts: a fixed, finite sequence of store writes (metrics and trajectory
- * appends, record updates, checkpoints with pruning, flushes) that a kill point (killPoint.ts) interrupts at an
+ * appends, record updates, checkpoints with pruning, flushes) that a kill point (killPoints.ts) interrupts at an
  * exact write. Continues the run already in the data directory, if any, from its last complete metric line.
- * Usage: node killWriter.mjs <dataDir> <steps>   (exits 0 when no kill point fired)
+ * Usage: node killWriter.mjs <dataDir> <steps> [<killAt> [<label>]]   (exits 0 when no kill point fired)
  */
-import { RunStore } from './runStore';
+import { RunStore } from '../store/runStore';
+import { armKillPoint } from './killPoints';
 
-const [dataDir, stepsArg] = process.argv.slice(2);
+const [dataDir, stepsArg, killAtArg, labelArg] = process.argv.slice(2);
+if (killAtArg) armKillPoint(Number(killAtArg), labelArg ?? '');
 const steps = Number(stepsArg);
 const store = await RunStore.open(dataDir);
 let runId = (await store.listRuns())[0]?.id;

@@ -1,6 +1,6 @@
 /** A CliContext for tests: the command's stdout and stderr collected as strings, no terminal. */
 import { PassThrough } from 'node:stream';
-import type { CliContext } from './types';
+import type { CliContext } from '../cli/types';
 
 export function testCliContext(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   const stdout = new PassThrough();

@@ -5,18 +5,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createEventBus } from '../events';
-import { createRouter } from '../router';
-import type { MainServices } from '../../services';
-import type { CallContext } from '../types';
-import { getLab } from '../../sessions/lab';
+import { createRouter } from '../api/router';
+import { createLab, type LabServices } from '../app/lab';
+import type { CallContext } from '../api/types';
 
-const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
+import { syntheticJobs } from './jobs/index';
 
 export interface HandlerTestLab {
   readonly dir: string;
-  readonly services: MainServices;
+  readonly services: LabServices;
   /** One API call through the router; the reply is the typed Result, loosely typed for assertions. */
   call(method: string, input?: unknown): Promise<any>;
   close(): Promise<void>;
@@ -24,22 +21,17 @@ export interface HandlerTestLab {
 
 export async function openHandlerTestLab(
   prefix: string,
-  handlers: (services: MainServices) => Record<string, unknown>,
+  handlers: (services: LabServices) => Record<string, unknown>,
   ctx: CallContext = { transport: 'browser', publishDownload: null },
 ): Promise<HandlerTestLab> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  const disposers: Array<() => Promise<void> | void> = [];
-  const services: MainServices = {
+  const services = createLab({
     dataDir: dir,
-    bus: createEventBus(),
+    insideElectron: false,
     computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
-    electronAvailable: () => false,
-    onDispose: (s) => void disposers.push(s),
-    dispose: async () => {
-      for (const d of disposers.reverse()) await d();
-    },
-  };
-  await getLab(services, { jobModule: JOB, flushMs: 50 });
+    sessions: { ...syntheticJobs(), flushMs: 50 },
+  });
+  await services.lab();
   const router = createRouter(handlers(services) as never, { validateOutput: true, onInternalError: (m, e) => console.error(m, e) });
   return {
     dir,

@@ -4,7 +4,7 @@
  * from the real parsers (those are tested through the default registry on real and writer-made files).
  */
 import type { Framework, LineParser, LogFormat, SourceMeta, StepSink } from '../../core/formats/types';
-import type { FormatRegistry } from './registry';
+import type { FormatRegistry } from '../imports/registry';
 
 const TINY = 'verl-console' as LogFormat;
 

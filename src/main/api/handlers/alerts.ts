@@ -1,14 +1,13 @@
 /** alerts.* — collapse alerts stored with each run (raised live by the session workers' detector). */
 import type { Alert } from '../../../shared/api';
 import { err, ok } from '../../../shared/result';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import type { AreaMethods, Handlers } from '../types';
 
 const RANK = { critical: 0, warning: 1, info: 2 } as const;
 
-export function createAlertsHandlers(services: MainServices): Handlers<AreaMethods<'alerts'>> {
-  const lab = () => getLab(services);
+export function createAlertsHandlers(services: LabServices): Handlers<AreaMethods<'alerts'>> {
+  const lab = () => services.lab();
   return {
     'alerts.list': async (input) => {
       const { store } = await lab();

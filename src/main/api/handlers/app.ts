@@ -1,9 +1,9 @@
 import { ok } from '../../../shared/result';
-import { appCommit, appVersion } from '../../appInfo';
-import type { MainServices } from '../../services';
+import { appCommit, appVersion } from '../../platform/appInfo';
+import type { LabServices } from '../../app/lab';
 import type { Handlers } from '../types';
 
-export function createAppHandlers(services: MainServices): Handlers<'app.info'> {
+export function createAppHandlers(services: LabServices): Handlers<'app.info'> {
   return {
     async 'app.info'(_input, ctx) {
       return ok({

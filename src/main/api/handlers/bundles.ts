@@ -1,17 +1,16 @@
 /** bundles.* — reproducibility bundles (src/main/bundles). */
 import { err, ok } from '../../../shared/result';
-import type { MainServices } from '../../services';
+import type { LabServices } from '../../app/lab';
 import { exportRun } from '../../bundles/exportBundle';
 import { importBundle } from '../../bundles/importBundle';
 import { BundleError } from '../../bundles/manifest';
-import { getLab } from '../../sessions/lab';
 import type { AreaMethods, Handlers } from '../types';
 
 /** Largest bundle accepted through the API (base64 in a JSON body). */
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 
-export function createBundlesHandlers(services: MainServices): Handlers<AreaMethods<'bundles'>> {
-  const lab = () => getLab(services);
+export function createBundlesHandlers(services: LabServices): Handlers<AreaMethods<'bundles'>> {
+  const lab = () => services.lab();
   return {
     'bundles.export': async ({ runId, includeCheckpoint }, ctx) => {
       const { store } = await lab();

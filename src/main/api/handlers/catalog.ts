@@ -3,11 +3,11 @@ import { listEnvs } from '../../../core/envs/index';
 import { FORMAT_DESCRIPTIONS } from '../../../core/formats/index';
 import { METRIC_CATALOG } from '../../../shared/metrics';
 import { ok } from '../../../shared/result';
-import type { MainServices } from '../../services';
+import type { LabServices } from '../../app/lab';
 import type { AreaMethods, Handlers } from '../types';
 
 /** Static catalogs for the renderer (presets, environments, metrics, config fields) and config resolution. */
-export function createCatalogHandlers(_services: MainServices): Handlers<AreaMethods<'catalog'> | 'config.resolve'> {
+export function createCatalogHandlers(_services: LabServices): Handlers<AreaMethods<'catalog'> | 'config.resolve'> {
   return {
     'catalog.metrics': () => ok(METRIC_CATALOG.map((d) => ({ ...d }))),
     'catalog.presets': () => ok(listPresets()),

@@ -6,8 +6,7 @@ import type { ApiEventPayload } from '../../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
-import { getLab } from '../../sessions/lab';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 let lab: HandlerTestLab;
 beforeEach(async () => {
@@ -129,7 +128,7 @@ describe('sessions and an imported run', () => {
     await writeFile(p, verlLines(0, 4));
     const { value } = await lab.call('imports.path', { path: p });
     const runId = value.runIds[0];
-    await (await getLab(lab.services)).store.updateRun(runId, { status: 'interrupted' });
+    await (await lab.services.lab()).store.updateRun(runId, { status: 'interrupted' });
     const r = await lab.call('sessions.resume', { runId });
     expect(r.error.code).toBe('CONFLICT');
     expect(r.error.message).toMatch(/imported from a verl-console log, not trained in this lab: it cannot be resumed/);
@@ -140,7 +139,7 @@ describe('imports.file with a bundle', () => {
   it('routes a zip to the bundle importer: format "bundle", the run and its steps come back', async () => {
     const first = await lab.call('imports.file', { fileName: 'a.log', dataBase64: b64(verlLines(0, 6)) });
     const runId = first.value.runIds[0];
-    const { store } = await getLab(lab.services);
+    const { store } = await lab.services.lab();
     const bundle = await exportRun(store, runId, { out: join(lab.dir, 'a.arlarena.zip') });
     const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: (await readFile(bundle.path)).toString('base64') });
     expect(r.value).toMatchObject({ format: 'bundle', steps: 7, runIds: [expect.any(String)] });

@@ -10,32 +10,13 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ImportResult } from '../../../shared/api';
-import type { MainServices } from '../../services';
+import type { LabServices } from '../../app/lab';
 import { BundleError } from '../../bundles/manifest';
-import { FollowManager } from '../../imports/followManager';
 import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/importLogs';
-import { getLab } from '../../sessions/lab';
 import type { AreaMethods, Handlers } from '../types';
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
 export const MAX_UPLOAD_BYTES = 150 * 1000 * 1000;
-
-const managers = new WeakMap<MainServices, Promise<FollowManager>>();
-
-/** The follow manager of these services (created with the lab; stops every follow at shutdown). */
-export function getFollowManager(services: MainServices): Promise<FollowManager> {
-  let m = managers.get(services);
-  if (!m) {
-    m = (async () => {
-      const { store } = await getLab(services);
-      const fm = new FollowManager(store, (event, payload) => services.bus.emit(event, payload));
-      services.onDispose(() => fm.dispose());
-      return fm;
-    })();
-    managers.set(services, m);
-  }
-  return m;
-}
 
 /** The folder part of a path inside a picked folder ('' at its top), either separator. */
 function folderOf(p: string): string {
@@ -60,7 +41,7 @@ function importFailure(e: unknown, field: string): Result<never> {
   throw e;
 }
 
-export function createImportsHandlers(services: MainServices): Handlers<AreaMethods<'imports'>> {
+export function createImportsHandlers(services: LabServices): Handlers<AreaMethods<'imports'>> {
   const announce = (r: ImportResult) => {
     for (const id of r.runIds) services.bus.emit('runs.changed', { runId: id });
   };
@@ -73,7 +54,7 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
       }
       const data = Buffer.from(dataBase64, 'base64');
       if (data.length === 0) return err('VALIDATION', `${fileName}: the file is empty or not base64`, { field: 'dataBase64' });
-      const { store } = await getLab(services);
+      const { store } = await services.lab();
       const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
       const tmp = join(dir, 'upload');
       try {
@@ -108,7 +89,7 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
       const datas = order.map(({ f }) => Buffer.from(f.dataBase64, 'base64'));
       const empty = order.findIndex((_, k) => datas[k].length === 0);
       if (empty >= 0) return err('VALIDATION', `${order[empty].f.fileName}: the file is empty or not base64`, { field: 'files' });
-      const { store } = await getLab(services);
+      const { store } = await services.lab();
       const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
       const tmps = order.map((_, k) => join(dir, `upload-${k}`));
       try {
@@ -129,7 +110,7 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
     'imports.path': async ({ path, ...rest }) => {
       const p = mainSidePath(path);
       if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
-      const { store } = await getLab(services);
+      const { store } = await services.lab();
       try {
         const r = await importLogs(store, [p], options(rest));
         announce(r);
@@ -141,12 +122,12 @@ export function createImportsHandlers(services: MainServices): Handlers<AreaMeth
   };
 }
 
-export function createFollowHandlers(services: MainServices): Handlers<AreaMethods<'follow'>> {
+export function createFollowHandlers(services: LabServices): Handlers<AreaMethods<'follow'>> {
   return {
     'follow.start': async ({ path, format, name }) => {
       const p = mainSidePath(path);
       if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
-      const fm = await getFollowManager(services);
+      const fm = await services.follows();
       try {
         const info = await fm.start(p, { format, name });
         return ok({ runId: info.runId });
@@ -155,10 +136,10 @@ export function createFollowHandlers(services: MainServices): Handlers<AreaMetho
       }
     },
     'follow.stop': async ({ runId }) => {
-      const info = await (await getFollowManager(services)).stop(runId);
+      const info = await (await services.follows()).stop(runId);
       return info ? ok(info) : err('NOT_FOUND', `run ${runId} is not being followed`, { field: 'runId', hint: 'follow.list names the followed runs' });
     },
-    'follow.list': async () => ok((await getFollowManager(services)).list()),
+    'follow.list': async () => ok((await services.follows()).list()),
   };
 }
 

@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { peerPython } from '../../../../tests/support/peers';
-import { getLab } from '../../sessions/lab';
 import { createImportsHandlers } from './imports';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 let work = '';
@@ -51,7 +50,7 @@ describe('imports.files (Import folder…)', () => {
     const r = await lab.call('imports.files', { files: (await asSent(eventFiles)).reverse() });
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
     expect(r.value).toMatchObject({ format: 'tensorboard', steps: 12, runIds: [expect.any(String)] });
-    const { store } = await getLab(lab.services);
+    const { store } = await lab.services.lab();
     const rec = (await store.getRun(r.value.runIds[0]))!;
     expect(rec.name).toBe('seed1');
     expect(rec.source!.paths).toEqual([...eventFiles].sort().map((p) => `runs/seed1/${basename(p)}`));
@@ -75,7 +74,7 @@ describe('imports.files (Import folder…)', () => {
     expect(mixed.error.code).toBe('VALIDATION');
     expect(mixed.error.message).toContain('runs/seed1/metrics.csv is not a TensorBoard event file');
     expect(mixed.error.message).not.toContain('upload-');
-    const { store } = await getLab(lab.services);
+    const { store } = await lab.services.lab();
     expect(await store.listRuns()).toEqual([]);
   });
 });

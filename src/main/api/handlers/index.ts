@@ -6,7 +6,7 @@
  * module's factory (e.g. `runs: createRunsHandlers,`).
  */
 import type { ApiMethodName } from '../../../shared/api';
-import type { MainServices } from '../../services';
+import type { LabServices } from '../../app/lab';
 import type { AreaMethods, Handlers } from '../types';
 import { createAppHandlers } from './app';
 import { createCatalogHandlers } from './catalog';
@@ -19,7 +19,7 @@ import { createRemotesHandlers } from './remotes';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 
 const areas: {
-  [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: MainServices) => Handlers<AreaMethods<A>>;
+  [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: LabServices) => Handlers<AreaMethods<A>>;
 } = {
   runs: createRunsHandlers,
   sessions: createSessionsHandlers,
@@ -29,7 +29,7 @@ const areas: {
   follow: createFollowHandlers,
 };
 
-export function createHandlers(services: MainServices): Handlers<ApiMethodName> {
+export function createHandlers(services: LabServices): Handlers<ApiMethodName> {
   return {
     ...createAppHandlers(services),
     ...createCatalogHandlers(services),

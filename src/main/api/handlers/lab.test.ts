@@ -1,17 +1,16 @@
 /** runs.*, sessions.*, alerts.*, bundles.* through the real router (zod at the door, output checked). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
 
 let lab: HandlerTestLab;
-let services: MainServices;
+let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
@@ -22,7 +21,7 @@ afterAll(() => lab.close());
 
 describe('lab API handlers', () => {
   it('runs: list, get, rename, tag, metrics, keys, trajectories, check, alerts, delete', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const run = await writeSyntheticRun(store, { steps: 120, seed: 2, shape: 'cispo_collapse', collapseAt: 70 });
     const list = await call('runs.list', { sortBy: 'success' });
     expect(list.ok).toBe(true);
@@ -79,7 +78,7 @@ describe('lab API handlers', () => {
     expect(rec.backend.training).toBe('wasm');
     expect((await call('sessions.list')).value.map((s: any) => s.runId)).toContain(runId);
     expect((await call('runs.delete', { runId })).error.code).toBe('CONFLICT');
-    const { sessions } = await getLab(services);
+    const { sessions } = await services.lab();
     const stopped = await call('sessions.stop', { runId });
     expect(stopped.ok).toBe(true);
     expect(await sessions.waitFor(runId)).toBe('stopped');

@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRayHead, type RayHead } from '../../../../tests/support/ray';
 import { TINY } from '../../../../tests/tinyTrainer';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { createRemotesHandlers } from './remotes';
 import { createSessionsHandlers } from './sessions';
 import { createRunsHandlers } from './runs';

@@ -4,8 +4,7 @@
  * RayClient, plus the lab's jobs on a cluster (src/main/remote/cluster.ts). The Ray client is loaded on first use.
  */
 import { err, ok, type Result } from '../../../shared/result';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { RemoteError, RemoteTargets } from '../../remote/targets';
 import type { AreaMethods, Handlers } from '../types';
 
@@ -22,12 +21,12 @@ async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
   }
 }
 
-async function clientFor(services: MainServices, name: string) {
+async function clientFor(services: LabServices, name: string) {
   const { RayClient } = await import('../../remote/rayClient');
   return new RayClient(await new RemoteTargets(services.dataDir).resolve(name));
 }
 
-export function createRemotesHandlers(services: MainServices): Handlers<AreaMethods<'remotes'>> {
+export function createRemotesHandlers(services: LabServices): Handlers<AreaMethods<'remotes'>> {
   const targets = () => new RemoteTargets(services.dataDir);
   return {
     'remotes.list': async () => ok(await targets().list()),
@@ -56,7 +55,7 @@ export function createRemotesHandlers(services: MainServices): Handlers<AreaMeth
     'remotes.stopJob': async ({ name, submissionId }) => {
       // A lab run this app follows stops through its session: Ray's stop is sent by the run's own follower, the
       // trainer writes its checkpoint, and the run is marked stopped here rather than failed.
-      const { sessions } = await getLab(services);
+      const { sessions } = await services.lab();
       if (sessions.list().some((s) => s.runId === submissionId)) {
         await sessions.stop(submissionId);
         return ok({ stopped: true, via: 'session' as const });

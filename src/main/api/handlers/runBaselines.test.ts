@@ -2,10 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
-import { shippedWarmStartRoot } from '../../training/warmStartFiles';
+import { shippedWarmStartRoot } from '../../store/warmStartFiles';
 import { resolveConfig } from '../../../core/config/index';
 import type { RunConfig } from '../../../core/config/types';
 import { envSpecOf } from '../../../core/training/warmstart';
@@ -13,12 +12,12 @@ import { baselines } from '../../../core/training/evaluate';
 import { heldOutSeeds } from '../../../core/envs/index';
 import type { RunRecord } from '../../../shared/api';
 import { createRunsHandlers } from './runs';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { createRunBaselines } from './runBaselines';
 
 let lab: HandlerTestLab;
 let dir: string;
-let services: MainServices;
+let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 function config(env: string, overrides: Record<string, string | number>): RunConfig {
@@ -28,7 +27,7 @@ function config(env: string, overrides: Record<string, string | number>): RunCon
 }
 
 async function storeRun(c: RunConfig): Promise<RunRecord> {
-  const { store } = await getLab(services);
+  const { store } = await services.lab();
   return store.createRun({
     env: c.env.name,
     preset: c.preset,
@@ -127,7 +126,7 @@ describe('runs.baselines', () => {
       expect(res.error.code).toBe('VALIDATION');
     }
     expect((await call('runs.baselines', { runId: 'not a run id!' })).error.field).toBe('runId');
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const synthetic = await writeSyntheticRun(store, { steps: 20, seed: 1 });
     const res = await call('runs.baselines', { runId: synthetic.id });
     expect(res.error.code).toBe('UNAVAILABLE');

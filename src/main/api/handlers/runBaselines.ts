@@ -17,7 +17,7 @@ import { baselines } from '../../../core/training/evaluate';
 import type { EnvSpec } from '../../../core/training/data';
 import { ENV_CATALOG, heldOutSeeds } from '../../../core/envs/index';
 import { MAX_HELD_OUT } from '../../../core/envs/splits';
-import { sha256, shippedWarmStartRoot, type Manifest } from '../../training/warmStartFiles';
+import { sha256, shippedWarmStartRoot, type Manifest } from '../../store/warmStartFiles';
 
 /** The part of a stored run config the baselines depend on (the engine's RunConfig has all of it). */
 const BaselineConfig = z.object({
@@ -111,7 +111,7 @@ export function createRunBaselines(options: RunBaselinesOptions = {}): (rec: Run
 /** The shipped checkpoint's held-out results, verified against its manifest; a note says why when absent. */
 async function shippedHeldOut(c: BaselineConfig, root: string): Promise<NonNullable<RunBaselines['warmStart']>> {
   const env = c.env.name;
-  // Same directory as shippedWarmStartDir (src/main/training/shippedWarmStart.ts), which the trainer loads.
+  // Same directory as shippedWarmStartDir (src/main/store/shippedWarmStart.ts), which the trainer loads.
   const dir = join(root, env);
   const rebuild = `rebuild it with \`arlarena warmstart --env ${env} --out ${dir}\``;
   const none = (note: string, source = `shipped:${env}`): NonNullable<RunBaselines['warmStart']> => ({ source, sampledTemperature: null, note });

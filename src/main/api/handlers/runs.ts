@@ -5,17 +5,15 @@
 import { err, ok } from '../../../shared/result';
 import { ruleCoverage } from '../../../core/stability/coverage';
 import type { RunRecord } from '../../../shared/api';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
-import { getFollowManager } from './imports';
+import type { LabServices } from '../../app/lab';
 import { toSummary } from '../../store/runStore';
 import { detectStored } from '../../store/detectStored';
 import type { AreaMethods, Handlers } from '../types';
 import { createRunBaselines } from './runBaselines';
-import { chartCsv, csvFileName } from '../../exports/chartCsv';
+import { chartCsv, csvFileName } from '../../store/chartCsv';
 
-export function createRunsHandlers(services: MainServices): Handlers<AreaMethods<'runs'>> {
-  const lab = () => getLab(services);
+export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<'runs'>> {
+  const lab = () => services.lab();
   const notFound = (id: string) => err('NOT_FOUND', `no run with id "${id}"`, { field: 'runId' });
   const runBaselines = createRunBaselines();
   return {
@@ -48,7 +46,7 @@ export function createRunsHandlers(services: MainServices): Handlers<AreaMethods
       if (sessions.list().some((s) => s.runId === runId)) {
         return err('CONFLICT', `run ${runId} is active`, { field: 'runId', hint: 'stop the run first, then delete it' });
       }
-      if ((await getFollowManager(services)).isFollowed(runId)) {
+      if ((await services.follows()).isFollowed(runId)) {
         return err('CONFLICT', `run ${runId} is being followed (live import of a log)`, { field: 'runId', hint: 'stop following it (follow.stop), then delete it' });
       }
       const deleted = await store.deleteRun(runId);

@@ -5,14 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLineParser } from '../../../core/formats';
 import type { SourceStep } from '../../../core/formats/types';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 let lab: HandlerTestLab;
-let services: MainServices;
+let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
@@ -32,7 +31,7 @@ function parse(csv: string): SourceStep[] {
 
 describe('runs.chartCsv', () => {
   it('writes every stored point of the metric for each run, NaN kept, twins told apart by short id', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const a = await writeSyntheticRun(store, { steps: 700, seed: 1, shape: 'calm', name: 'twin', nanAt: 650 });
     const b = await writeSyntheticRun(store, { steps: 300, seed: 2, shape: 'cispo_collapse', name: 'twin' });
     const key = 'actor/grad_norm';
@@ -53,7 +52,7 @@ describe('runs.chartCsv', () => {
   });
 
   it('leaves out a validation key\'s NaN between validations, as the chart does', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const r = await writeSyntheticRun(store, { steps: 60, seed: 3, shape: 'calm', name: 'val' });
     const key = 'val/success_rate';
     const stored = (await store.readMetrics(r.id)).filter((x) => Number.isFinite(x.values[key])).map((x) => x.step);
@@ -64,7 +63,7 @@ describe('runs.chartCsv', () => {
   });
 
   it('says which run is missing, and when no run logged the metric', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const r = await writeSyntheticRun(store, { steps: 5, seed: 4, shape: 'calm', name: 'x' });
     const gone = await call('runs.chartCsv', { runIds: [r.id, 'gone-run'], key: 'actor/grad_norm' });
     expect(gone.error.code).toBe('NOT_FOUND');

@@ -5,15 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/api';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
 import { createAlertsHandlers } from './alerts';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 let lab: HandlerTestLab;
-let services: MainServices;
+let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
@@ -24,7 +23,7 @@ afterAll(() => lab.close());
 
 describe('runs.detect', () => {
   it('finds the alerts of a stored collapse run, stores them only with save, and announces them', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const run = await writeSyntheticRun(store, { steps: 120, seed: 3, shape: 'cispo_collapse', name: 'collapse' });
     expect((await call('runs.get', { runId: run.id })).value.alerts).toEqual([]);
     // A synthetic run was never read by the detector: its empty alert list is not "no collapse".
@@ -63,7 +62,7 @@ describe('runs.detect', () => {
   });
 
   it('says which rules could not run and which metric they lack on a run with few keys', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const run = await store.createRun({ name: 'two keys', tags: [], env: 'imported', preset: 'imported', seed: 0, config: {}, totalSteps: 30, status: 'running' });
     // A loss that turns NaN at step 20 and a grad norm: nothing else (as a sparse external log would have).
     const recs = Array.from({ length: 30 }, (_, i) => ({ step: i, values: { 'actor/pg_loss': i >= 20 ? Number.NaN : 0.1 - i * 0.001, 'actor/grad_norm': 1 + (i % 3) * 0.1 } }));

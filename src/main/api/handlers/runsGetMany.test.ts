@@ -1,13 +1,12 @@
 /** runs.getMany through the real router (input and output checked against the contract) and a real store. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { writeSyntheticRun } from '../../store/synthetic';
 import { createRunsHandlers } from './runs';
-import { openHandlerTestLab, type HandlerTestLab } from './testLab';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 let lab: HandlerTestLab;
-let services: MainServices;
+let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
@@ -18,7 +17,7 @@ afterAll(() => lab.close());
 
 describe('runs.getMany', () => {
   it('returns the records runs.get returns, in the order asked, and lists the ids with no run', async () => {
-    const { store } = await getLab(services);
+    const { store } = await services.lab();
     const a = await writeSyntheticRun(store, { steps: 30, seed: 1, shape: 'calm', name: 'a' });
     const b = await writeSyntheticRun(store, { steps: 30, seed: 2, shape: 'cispo_collapse', name: 'b' });
     const res = await call('runs.getMany', { runIds: [b.id, 'gone-run', a.id] });

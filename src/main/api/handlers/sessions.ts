@@ -1,8 +1,7 @@
 /** sessions.* — training sessions (src/main/sessions): resolve the config, queue, pause/resume/stop. */
 import { resolveConfig } from '../../../core/config/index';
 import { err, ok, type Result } from '../../../shared/result';
-import type { MainServices } from '../../services';
-import { getLab } from '../../sessions/lab';
+import type { LabServices } from '../../app/lab';
 import { SessionError } from '../../sessions/sessionManager';
 import type { AreaMethods, Handlers } from '../types';
 
@@ -15,8 +14,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
   }
 }
 
-export function createSessionsHandlers(services: MainServices): Handlers<AreaMethods<'sessions'>> {
-  const lab = () => getLab(services);
+export function createSessionsHandlers(services: LabServices): Handlers<AreaMethods<'sessions'>> {
+  const lab = () => services.lab();
   return {
     'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
       // On Ray the rollout engine is tfjs unless asked otherwise (computeTarget.rayRunDefaults says why).

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StudyInfo } from '../../shared/studies';
+import { StudyInfo } from '../../../shared/studies';
 import { studyInfo } from './info';
 import { listStudies, readStudy, writeStudy, type StudyState } from './studyFiles';
 

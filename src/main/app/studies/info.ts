@@ -1,6 +1,6 @@
 /** A stored study as the Study view shows it (src/shared/studies.ts): the same statistics the CLI prints. */
-import { arenaCells, type ArenaRunOutcome } from '../../core/stats/index';
-import type { StudyInfo } from '../../shared/studies';
+import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
+import type { StudyInfo } from '../../../shared/studies';
 import type { StudyState } from './studyFiles';
 
 export function studyInfo(state: StudyState): StudyInfo {

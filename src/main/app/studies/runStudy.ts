@@ -6,20 +6,20 @@
  * held-out evaluation uses fixed task seeds and a seeded sampler, and alerts come from the detector run
  * over the stored metrics, so a resumed study reports exactly what an uninterrupted one does.
  */
-import type { RunConfig } from '../../core/config/index';
-import { heldOutSeeds } from '../../core/envs/index';
-import { firstCriticalStep, trainingOutcome, type ArenaRunOutcome } from '../../core/stats/index';
-import { detectAlerts } from '../../core/stability/detector';
-import { recipeOf } from '../../core/stability/hints';
-import { evaluatePolicy } from '../../core/training/evaluate';
-import { envSpecOf, policyFromCheckpoint } from '../../core/training/trainer';
-import { Rng, hashSeed } from '../../core/util/rng';
-import type { RunRecord } from '../../shared/api';
-import { setupCompute, silenceTfjsBanner } from '../compute/index';
-import { SessionManager } from '../sessions/sessionManager';
-import { RunStore, type StoredCheckpoint } from '../store/index';
-import { trainInStore, type Progress } from '../training/cliRun';
-import type { ComputeTarget } from '../remote/computeTarget';
+import type { RunConfig } from '../../../core/config/index';
+import { heldOutSeeds } from '../../../core/envs/index';
+import { firstCriticalStep, trainingOutcome, type ArenaRunOutcome } from '../../../core/stats/index';
+import { detectAlerts } from '../../../core/stability/detector';
+import { recipeOf } from '../../../core/stability/hints';
+import { evaluatePolicy } from '../../../core/training/evaluate';
+import { envSpecOf, policyFromCheckpoint } from '../../../core/training/trainer';
+import { Rng, hashSeed } from '../../../core/util/rng';
+import type { RunRecord } from '../../../shared/api';
+import { setupCompute, silenceTfjsBanner } from '../../compute/index';
+import { SessionManager, type TrainingJobs } from '../../sessions/sessionManager';
+import { RunStore, type StoredCheckpoint } from '../../store/index';
+import { trainInStore, type Progress } from '../trainRun';
+import type { ComputeTarget } from '../../remote/computeTarget';
 import { writeStudy, type StudyEntry, type StudyState } from './studyFiles';
 
 export interface StudyRunOptions {
@@ -28,6 +28,8 @@ export interface StudyRunOptions {
   readonly state: StudyState;
   /** Write study.json after every change (arena --study); false for a one-off arena. */
   readonly persist: boolean;
+  /** Where local runs train (default: the real trainer; test kits pass theirs). */
+  readonly jobs?: TrainingJobs;
   readonly configOf: (e: StudyEntry) => RunConfig;
   readonly log: (line: string) => void;
   readonly onProgress?: (runId: string, p: Progress) => void;
@@ -78,11 +80,12 @@ export async function markDeadRunsInterrupted(dataDir: string): Promise<string[]
 }
 
 /** Continue an unfinished run (interrupted, stopped or failed) from its latest checkpoint. */
-export async function resumeInStore(dataDir: string, runId: string, onProgress?: (runId: string, p: Progress) => void): Promise<RunRecord> {
+export async function resumeInStore(dataDir: string, runId: string, onProgress?: (runId: string, p: Progress) => void, jobs?: TrainingJobs): Promise<RunRecord> {
   const store = await RunStore.open(dataDir);
   const sessions = new SessionManager({
     store,
     concurrency: 1,
+    ...jobs,
     emit: (event, payload) => {
       if (event !== 'session.status' || !onProgress) return;
       const s = payload as { runId: string; step: number; totalSteps: number; etaSeconds: number | null };
@@ -170,6 +173,7 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
       const trained = await trainInStore(o.dataDir, config, {
         tags,
         ...(o.target ? { target: o.target } : {}),
+        ...(o.jobs ? { jobs: o.jobs } : {}),
         onCreated: (id) => {
           e.runId = id;
           e.status = 'running';
@@ -181,7 +185,7 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
       rec = trained.record;
     } else if (rec.status !== 'completed') {
       o.log(`[${n}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
-      rec = await resumeInStore(o.dataDir, rec.id, o.onProgress);
+      rec = await resumeInStore(o.dataDir, rec.id, o.onProgress, o.jobs);
     } else {
       o.log(`[${n}/${todo.length}] ${label}: ${rec.id} already trained; evaluating`);
     }

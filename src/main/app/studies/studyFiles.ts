@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../store/atomic';
+import { writeFileAtomic } from '../../store/atomic';
 
 // At most 40 characters, so the runs' tag `study:<name>` stays within the 50 characters a run tag may have.
 export const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;

@@ -4,7 +4,7 @@
  * main table (spec §5.1) with 95 % intervals and verdicts. Only deterministic figures go into the summary
  * (no run ids, times or wall seconds), so a resumed study writes the same file as an uninterrupted one.
  */
-import type { ArenaCell, PairedComparison, SampleSummary } from '../../core/stats/index';
+import type { ArenaCell, PairedComparison, SampleSummary } from '../../../core/stats/index';
 import type { StudyPlan, StudyState } from './studyFiles';
 
 export const TEST_DESCRIPTION =

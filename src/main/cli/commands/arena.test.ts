@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deterministicPart } from '../../../../tests/tinyTrainer';
 import { RunStore } from '../../store/runStore';
-import { readStudy } from '../../studies/studyFiles';
+import { readStudy } from '../../app/studies/studyFiles';
 import { UsageError, type CliContext } from '../types';
 import arena from './arena';
 
@@ -74,9 +74,8 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
 
     // The same plan in a separate CLI process that SIGKILLs itself just before renaming its second
     // checkpoint into place: the first run is then mid-run, with the step-1 checkpoint on disk.
-    const killed = spawnSync(process.execPath, ['bin/arlarena.mjs', '--data-dir', data, 'arena', ...PLAN, '--study', 'killed', '--out', out], {
+    const killed = spawnSync(process.execPath, ['src/main/testing/cliKilled.mjs', '2', 'checkpoint-rename', '--data-dir', data, 'arena', ...PLAN, '--study', 'killed', '--out', out], {
       cwd: root, encoding: 'utf8', timeout: 120_000,
-      env: { ...process.env, ARLARENA_TEST_KILL_AT: '2', ARLARENA_TEST_KILL_POINT: 'checkpoint-rename' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const before = await readStudy(data, 'killed');

@@ -1,15 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
-import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../../training/cliRun';
+import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
-import { projectRoot } from '../../appInfo';
+import { projectRoot } from '../../platform/appInfo';
 import { writeFileAtomic } from '../../store/atomic';
-import { runStudy } from '../../studies/runStudy';
-import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../studies/studyFiles';
-import { formatTable, studyReadme, studySummary } from '../../studies/summary';
+import { runStudy } from '../../app/studies/runStudy';
+import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../app/studies/studyFiles';
+import { formatTable, studyReadme, studySummary } from '../../app/studies/summary';
 import { isRayTarget, rayRunDefaults, resolveTarget } from '../../remote/computeTarget';
 import { RayClient } from '../../remote/rayClient';
 import { RemoteTargets } from '../../remote/targets';
@@ -158,6 +158,7 @@ const arena: CliCommand = {
       state,
       persist: name !== undefined,
       parallel,
+      ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
       target,
       configOf: (e) => configs.get(JSON.stringify([e.env, e.preset, e.seed]))!,
       log: (line) => {

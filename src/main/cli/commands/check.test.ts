@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testCliContext as ctxFor } from '../testContext';
+import { testCliContext as ctxFor } from '../../testing/testContext';
 import check from './check';
 import importCommand from './import';
 import runs from './runs';

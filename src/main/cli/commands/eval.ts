@@ -1,5 +1,5 @@
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
-import { intArg } from '../../training/cliRun';
+import { intArg } from '../args';
 import { RunStore } from '../../store/runStore';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
 import { policyFromCheckpoint, envSpecOf } from '../../../core/training/trainer';

@@ -1,6 +1,6 @@
 /** `arlarena export RUN [--out FILE]` — write a reproducibility bundle, or with --format the run's metrics. */
 import { exportRun } from '../../bundles/exportBundle';
-import { exportMetrics, isMetricExportFormat, METRIC_EXPORT_FORMATS } from '../../exports/exportMetrics';
+import { exportMetrics, isMetricExportFormat, METRIC_EXPORT_FORMATS } from '../../store/exportMetrics';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testCliContext as ctxFor } from '../testContext';
+import { testCliContext as ctxFor } from '../../testing/testContext';
 import follow from './follow';
 import importCommand from './import';
 import show from './show';

@@ -9,21 +9,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { RunStore } from '../../store/runStore';
 import { SessionManager } from '../../sessions/sessionManager';
 import type { CliContext } from '../types';
 import runs from './runs';
 import resume from './resume';
 import stop from './stop';
-
-const JOB = fileURLToPath(new URL('../../sessions/testJobs/synthetic.ts', import.meta.url));
+import { syntheticJobs } from '../../testing/jobs/index';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let out = '';
   let err = '';
   const sink = (f: (s: string) => void) => new Writable({ write(c, _e, cb) { f(String(c)); cb(); } });
-  return { ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
+  return { ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false, jobs: syntheticJobs() }, out: () => out, err: () => err };
 }
 
 /** The pid of a process that has exited (what a kill -9 leaves in the run's .owner file). */
@@ -37,10 +35,8 @@ function deadPid(): Promise<number> {
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'arl-life-'));
-  process.env.ARLARENA_TEST_JOB_MODULE = JOB;
 });
 afterEach(async () => {
-  delete process.env.ARLARENA_TEST_JOB_MODULE;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +77,7 @@ describe('CLI and dead owners', () => {
 
   it('stop asks the process training the run to stop it; the run ends stopped with a checkpoint', async () => {
     const store = await RunStore.open(dir);
-    const mgr = new SessionManager({ store, jobModule: JOB, concurrency: 1, flushMs: 50 });
+    const mgr = new SessionManager({ store, ...syntheticJobs(), concurrency: 1, flushMs: 50 });
     const info = await mgr.startNew({ preset: 'test', env: 'sokoban', seed: 3, totalSteps: 400, config: { steps: 400, stepMs: 50 } });
     while ((store.cached(info.runId)?.step ?? 0) < 2) await new Promise((r) => setTimeout(r, 50));
     const c = ctx(dir);

@@ -61,7 +61,7 @@ const remote: CliCommand = {
           return 0;
         }
         case 'verl':
-          return (await import('../../remote/verlCli')).runVerl(rest, ctx);
+          return (await import('./remoteVerl')).runVerl(rest, ctx);
         default:
           throw new UsageError(`remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove, verl`);
       }

@@ -3,13 +3,13 @@
  * (verl.ts), printed with what needs ARLArena's fork and what has no verl equivalent; with --on NAME|URL it is
  * submitted to the cluster as a Ray job and its console log followed live into a lab run (verlFollow.ts).
  */
-import { parseCommandArgs, UsageError, type CliContext } from '../cli/types';
-import { parseSets, resolveOrUsage } from '../training/cliRun';
-import { RunStore } from '../store/runStore';
-import { RayClient } from './rayClient';
-import { RemoteTargets } from './targets';
-import { buildVerlLaunch, VERL_ENVS, type VerlEnv } from './verl';
-import { followRayJobIntoRun } from './verlFollow';
+import { parseCommandArgs, UsageError, type CliContext } from '../types';
+import { parseSets, resolveOrUsage } from '../args';
+import { RunStore } from '../../store/runStore';
+import { RayClient } from '../../remote/rayClient';
+import { RemoteTargets } from '../../remote/targets';
+import { buildVerlLaunch, VERL_ENVS, type VerlEnv } from '../../remote/verl';
+import { followRayJobIntoRun } from '../../remote/verlFollow';
 
 export async function runVerl(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseCommandArgs({

@@ -24,8 +24,6 @@ const command: CliCommand = {
     const found = await openRun(ctx, 'resume', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
-    // Tests run the deterministic stand-in job (src/main/sessions/testJobs) instead of the trainer.
-    const jobModule = process.env.ARLARENA_TEST_JOB_MODULE || undefined;
     // A run trained on a Ray cluster (tags ray:NAME / ray-url:URL) re-attaches to its job there and catches up
     // from its log.
     let target: Awaited<ReturnType<typeof targetOfRun>> | null = null;
@@ -41,7 +39,7 @@ const command: CliCommand = {
       throw e;
     }
     if (target.kind === 'ray') ctx.stderr.write(`${run.id} trained on ${target.label}: re-attaching to its Ray job (or resuming there)\n`);
-    const sessions = new SessionManager({ store, concurrency: 1, jobModule, ...(target.spawn ? { spawn: target.spawn } : {}) });
+    const sessions = new SessionManager({ store, concurrency: 1, ...ctx.jobs, ...(target.spawn ? { spawn: target.spawn } : {}) });
     const tty = ctx.isTTY && !v.json;
     try {
       try {

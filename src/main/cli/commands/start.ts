@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { projectRoot } from '../../appInfo';
+import { projectRoot } from '../../platform/appInfo';
 import { ensureBuilt } from '../../electron/build';
-import { downloadElectronBinary, findElectronBinary, type ElectronBinary } from '../../electron/binary';
+import { downloadElectronBinary, findElectronBinary, type ElectronBinary } from '../../platform/electronBinary';
 import { parseCommandArgs, type CliCommand, type CliContext } from '../types';
 import { parsePort, serveUntilStopped } from './serve';
 

@@ -1,5 +1,6 @@
 import { parseCommandArgs, UsageError, type CliCommand } from '../types';
-import { intArg, modelArg, parseSets, progressLine, resolveOrUsage, trainInStore } from '../../training/cliRun';
+import { intArg, modelArg, parseSets, progressLine, resolveOrUsage } from '../args';
+import { trainInStore } from '../../app/trainRun';
 import { isRayTarget, rayRunDefaults, resolveTarget } from '../../remote/computeTarget';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
@@ -60,6 +61,7 @@ const train: CliCommand = {
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
     const { record, budgetHit } = await trainInStore(ctx.dataDir, config, {
+      ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
       target,
       ...(values.name ? { name: values.name } : {}),
       ...(maxMinutes !== undefined ? { maxMinutes } : {}),

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
-import { intArg, modelArg, parseSets, resolveOrUsage } from '../../training/cliRun';
-import { writeWarmStartDir } from '../../training/warmStartFiles';
+import { intArg, modelArg, parseSets, resolveOrUsage } from '../args';
+import { writeWarmStartDir } from '../../store/warmStartFiles';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
 import { warmStartRecipe, envSpecOf } from '../../../core/training/warmstart';
 import { evaluatePolicy, baselines } from '../../../core/training/evaluate';
@@ -9,7 +9,7 @@ import { formatInterval } from '../../../core/training/wilson';
 import { serializeModel } from '../../../core/agent/checkpoint';
 import { heldOutSeeds } from '../../../core/envs/index';
 import { Rng, hashSeed } from '../../../core/util/rng';
-import { appCommit, appVersion } from '../../appInfo';
+import { appCommit, appVersion } from '../../platform/appInfo';
 
 const usage = `Usage: arlarena warmstart [--env NAME] [--updates N] [--batch ROWS] [--model SIZE] [--history K] [--seed N] [--episodes N] [--max-minutes M] [--stop-after U] [--set key=value …] [--out DIR] [--json]
 

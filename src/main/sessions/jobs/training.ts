@@ -7,7 +7,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { runTraining } from '../../../core/training/trainer';
 import type { TrainerDeps } from '../../../core/training/types';
 import { setupCompute } from '../../compute/index';
-import { shippedLoaderFor } from '../../training/shippedWarmStart';
+import { shippedLoaderFor } from '../../store/shippedWarmStart';
 import type { TrainingJob } from '../job';
 
 export const trainingJob: TrainingJob = {

@@ -8,7 +8,7 @@
  * trainer's synchronous tensor work does — a stop then drops the step, as the trainer does).
  */
 import { syntheticStream, type SyntheticShape } from '../../../core/stability/synthetic';
-import type { JobInput, JobResult } from '../job';
+import type { JobInput, JobResult, TrainingJob } from '../../sessions/job';
 import type { TrainerCheckpoint, TrainerHooks } from '../../../core/training/types';
 
 interface SynthConfig {
@@ -31,7 +31,7 @@ function blockFor(ms: number): void {
   }
 }
 
-export async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
+async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
   const raw = input.config as unknown as SynthConfig & { training?: { steps?: number } };
   // Accepts a real RunConfig too (training.steps), so API tests can start sessions from presets.
   const c: SynthConfig = { ...raw, steps: raw.steps ?? raw.training?.steps ?? 10 };
@@ -87,3 +87,5 @@ export async function run(input: JobInput, hooks: TrainerHooks, resume?: Trainer
 function checkpoint(step: number, seed: number): TrainerCheckpoint {
   return { step, files: { 'state.txt': new TextEncoder().encode(`step ${step} seed ${seed}`) }, meta: { format: 'synthetic-v1' } };
 }
+
+export const syntheticJob: TrainingJob = { run };
