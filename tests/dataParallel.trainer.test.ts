@@ -15,7 +15,7 @@ import { warmStartRecipe } from '../src/core/training/warmstart';
 import type { GradientPool } from '../src/core/training/shards';
 import type { TrainerDeps } from '../src/core/training/types';
 import { GradPool } from '../src/main/compute/gradPool';
-import { deps, deterministicPart, recorder, tinyConfig, useWasm } from './tinyTrainer';
+import { deps, deterministicPart, recorder, tinyConfig, useWasm, TEST_BACKEND } from './tinyTrainer';
 
 beforeAll(useWasm);
 
@@ -28,7 +28,7 @@ function poolDeps(onPool?: (p: GradPool) => GradientPool, cores?: number): Train
       ...base.compute,
       ...(cores !== undefined ? { workers: cores } : {}),
       createGradientPool: async (init) => {
-        const p = await GradPool.start({ ...init, backend: 'wasm' });
+        const p = await GradPool.start({ ...init, backend: TEST_BACKEND });
         return onPool ? onPool(p) : p;
       },
     },

@@ -16,13 +16,13 @@ import { PolicyModel, initWeights, resolveModelConfig } from '../src/core/agent/
 import { Rng } from '../src/core/util/rng';
 import type { TrainerDeps } from '../src/core/training/types';
 import { GradPool } from '../src/main/compute/gradPool';
-import { deps, deterministicPart, recorder, tinyConfig, useWasm } from './tinyTrainer';
+import { deps, deterministicPart, recorder, tinyConfig, useWasm, TEST_BACKEND } from './tinyTrainer';
 
 beforeAll(useWasm);
 
 function poolDeps(): TrainerDeps {
   const base = deps();
-  return { ...base, compute: { ...base.compute, createGradientPool: (init) => GradPool.start({ ...init, backend: 'wasm' }) } };
+  return { ...base, compute: { ...base.compute, createGradientPool: (init) => GradPool.start({ ...init, backend: TEST_BACKEND }) } };
 }
 
 function randomRows(rng: Rng, n: number, vocab: number): ShardRow[] {

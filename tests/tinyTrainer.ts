@@ -1,5 +1,6 @@
 /**
- * Shared set-up for the trainer invariant tests: the wasm backend (as the app uses it on these machines), a tiny
+ * Shared set-up for the trainer invariant tests: the wasm backend (or native TensorFlow with
+ * ARLARENA_TEST_BACKEND=tensorflow: CI runs the trainer tests both ways), a tiny
  * config (a 1-layer d16 custom model, 2 tasks × 2 rollouts, 2-turn Sokoban, short responses) and hooks that
  * record everything the trainer emits.
  */
@@ -9,6 +10,16 @@ import type { Trajectory } from '../src/shared/api';
 import type { TrainerCheckpoint, TrainerHooks, TrainerStatus, TrainerDeps } from '../src/core/training/types';
 import { initBackend, silenceTfjsBanner } from '../src/main/compute/index';
 import { isTimingKey } from '../src/core/training/metrics';
+
+/**
+ * The tfjs backend the trainer tests train on: tfjs-wasm unless ARLARENA_TEST_BACKEND says `tensorflow` (tfjs-node
+ * built by `npm run setup:tensorflow`). Gradient pools in the tests use it too.
+ */
+export const TEST_BACKEND: 'wasm' | 'tensorflow' = (() => {
+  const v = process.env.ARLARENA_TEST_BACKEND ?? 'wasm';
+  if (v !== 'wasm' && v !== 'tensorflow') throw new Error(`ARLARENA_TEST_BACKEND=${JSON.stringify(v)}: expected wasm or tensorflow`);
+  return v;
+})();
 
 export const TINY: Record<string, string | number | boolean> = {
   'model.size': 'custom',
@@ -32,7 +43,7 @@ export const TINY: Record<string, string | number | boolean> = {
   'training.sampleTrajectories': 1,
   'optim.miniBatchRows': 4,
   'compute.rolloutEngine': 'tfjs',
-  'compute.backend': 'wasm',
+  'compute.backend': TEST_BACKEND,
 };
 
 export function tinyConfig(preset: string, extra: Record<string, string | number | boolean> = {}): RunConfig {
@@ -43,7 +54,10 @@ export function tinyConfig(preset: string, extra: Record<string, string | number
 
 export async function useWasm(): Promise<void> {
   silenceTfjsBanner();
-  await initBackend('wasm');
+  const info = await initBackend(TEST_BACKEND).catch((e: Error) => {
+    throw new Error(`ARLARENA_TEST_BACKEND=${TEST_BACKEND}: ${e.message}${TEST_BACKEND === 'tensorflow' ? ' (build it with `npm run setup:tensorflow`)' : ''}`);
+  });
+  if (info.training !== TEST_BACKEND) throw new Error(`asked for ${TEST_BACKEND}, initBackend chose ${info.training}`);
 }
 
 /** A clock that advances 1 ms per reading: deterministic, so even perf/* values are reproducible in tests. */
@@ -53,7 +67,7 @@ export function fakeClock(): TrainerDeps['clock'] {
 }
 
 export function deps(): TrainerDeps {
-  return { clock: fakeClock(), compute: { info: { training: 'wasm', rollout: 'tfjs-wasm', detail: 'test' } } };
+  return { clock: fakeClock(), compute: { info: { training: TEST_BACKEND, rollout: `tfjs-${TEST_BACKEND}`, detail: 'test' } } };
 }
 
 export interface Recorded {

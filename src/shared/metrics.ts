@@ -108,6 +108,7 @@ const defs = [
   { key: 'perf/update_s', label: 'Update time', meaning: 'Seconds spent in forward/backward/optimiser updates.', unit: 'seconds', group: 'throughput' },
   { key: 'perf/wall_s', label: 'Wall time', meaning: 'Seconds since the run started (cumulative, excluding paused time).', unit: 'seconds', group: 'throughput' },
   { key: 'perf/total_tokens', label: 'Tokens seen', meaning: 'Cumulative prompt + response tokens processed by the run.', unit: 'tokens', group: 'throughput' },
+  { key: 'perf/max_memory_allocated_gb', label: 'Peak GPU memory (GB)', meaning: 'GPU memory TensorFlow holds for this run after the step, in GB (verl\'s key): its allocator grows on demand and never gives memory back, so this is the peak so far. NaN when training is not on a GPU.', unit: 'value', group: 'throughput', better: 'lower' },
   // validation (NaN on steps without validation)
   { key: 'val/success_rate', label: 'Validation success', meaning: 'Held-out success rate (group size 1, temperature 0.6); NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },
   { key: 'val/score_mean', label: 'Validation score', meaning: 'Held-out mean task score; NaN on steps without validation.', unit: 'ratio', group: 'validation', better: 'higher' },

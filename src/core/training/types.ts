@@ -100,6 +100,8 @@ export interface TrainerCompute {
   readonly workers?: number;
   /** Starts K data-parallel gradient workers (src/main/compute/gradPool.ts); absent → K = 1 only. */
   readonly createGradientPool?: GradientPoolFactory;
+  /** GPU memory the training backend holds now, GB (perf/max_memory_allocated_gb); absent off the GPU → NaN. */
+  readonly memoryGb?: () => number;
 }
 
 export interface EvalInterval {

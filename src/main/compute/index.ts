@@ -5,7 +5,7 @@
  */
 import { PolicyModel, TfjsRolloutEngine, type ModelWeights, type RolloutEngine, type RolloutEngineFactory } from '../../core/agent';
 import { initBackend, type BackendInfo, type BackendPreference } from './backends';
-import type { TensorflowInfo } from './tensorflow';
+import { gpuMemoryGb, type TensorflowInfo } from './tensorflow';
 import type { GradientPoolFactory } from '../../core/training/shards';
 import { GradPool, machineWorkers } from './gradPool';
 
@@ -36,6 +36,8 @@ export interface ComputeSetup {
   workers: number;
   /** K gradient workers on this run's tfjs backend (gradPool.ts). */
   createGradientPool: GradientPoolFactory;
+  /** On the GPU: the GPU memory this process holds, GB (perf/max_memory_allocated_gb); absent elsewhere. */
+  memoryGb?: () => number;
 }
 
 async function probeOrt(): Promise<string | null> {
@@ -94,5 +96,6 @@ export async function setupCompute(opts: {
     createRolloutEngine,
     workers,
     createGradientPool: (init) => GradPool.start({ ...init, backend: backend.training }),
+    ...(backend.training === 'tensorflow-gpu' ? { memoryGb: () => gpuMemoryGb() } : {}),
   };
 }

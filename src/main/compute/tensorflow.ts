@@ -60,6 +60,9 @@ export function applyTensorflowEnv(req: TensorflowThreadRequest = {}): { intra: 
   // Bit-identical runs (same config, seed, backend, K): TensorFlow's deterministic kernels. Measured cost in
   // docs/guides/native-tensorflow.md; TF_DETERMINISTIC_OPS=0 in the environment turns it off (runs then record it).
   set('TF_DETERMINISTIC_OPS', '1');
+  // On a GPU, allocate as the run needs instead of taking the whole card up front: other work can share it and
+  // perf/max_memory_allocated_gb (what the driver says this process holds) measures the run.
+  set('TF_FORCE_GPU_ALLOW_GROWTH', 'true');
   if (req.intraOpThreads && req.intraOpThreads > 0) set('TF_NUM_INTRAOP_THREADS', String(req.intraOpThreads));
   if (req.interOpThreads && req.interOpThreads > 0) set('TF_NUM_INTEROP_THREADS', String(req.interOpThreads));
   applied = {
@@ -89,6 +92,28 @@ export function gpuName(): string {
     // nvidia-smi absent or failing: the driver still showed a GPU.
   }
   return 'NVIDIA GPU (nvidia-smi unavailable)';
+}
+
+/**
+ * GPU memory this process holds, GB, as the driver reports it (nvidia-smi's per-process used memory); NaN when
+ * nvidia-smi cannot say. With TF_FORCE_GPU_ALLOW_GROWTH TensorFlow's allocator only grows, so this is its peak.
+ */
+export function gpuMemoryGb(pid: number = process.pid): number {
+  try {
+    const out = execFileSync('nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], { encoding: 'utf8', timeout: 5000 });
+    let mib = 0;
+    let seen = false;
+    for (const line of out.split('\n')) {
+      const [p, used] = line.split(',').map((x) => x.trim());
+      if (Number(p) === pid && Number.isFinite(Number(used))) {
+        mib += Number(used);
+        seen = true;
+      }
+    }
+    return seen ? mib / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
 /** What the loaded binding reports; null when the current tfjs backend is not native TensorFlow. */
