@@ -12,9 +12,12 @@
   python trackers_peer.py read-mlflow URI
       MLflow's own client reads every run of a store: prints JSON {runs: [{name, experiment, params, tags,
       metrics: {key: [[step, value], …]}}]}.
-  python trackers_peer.py read-wandb RUN_DIR
-      W&B's own transaction-log reader (wandb-core's, through `wandb sync --view`-free path: the Python
-      sync service is not used) — see wandb_read() below.
+  python trackers_peer.py read-wandb FILE.wandb
+      Decodes a .wandb file with W&B's own protobuf classes (wandb.proto.wandb_internal_pb2.Record) over the
+      LevelDB-log framing checked with Python's zlib.crc32, and prints JSON {run, config, history, summary,
+      exit_code, bad_crc}. wandb 0.31 has no Python reader of its own any more (wandb-core, in Go, reads the
+      file during `wandb sync`, which needs a server); `wandb beta sync --dry-run` is run too, to check that W&B's
+      CLI lists the folder as a run to sync.
 """
 import json
 import math
@@ -260,6 +263,54 @@ def write_swift(d, expected):
     expected["swift"] = {"logging": {"steps": steps}}
 
 
+def read_wandb(path):
+    import struct
+    import zlib
+
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    data = open(path, "rb").read()
+    ident, magic, version = struct.unpack("<4sHB", data[:7])
+    assert ident == b":W&B" and magic == 0xBEE1 and version == 0, (ident, magic, version)
+    pos, buf, bad = 7, b"", 0
+    out = {"run": None, "config": {}, "history": [], "summary": {}, "exit_code": None, "bad_crc": 0}
+    while pos + 7 <= len(data):
+        left = 32768 - pos % 32768
+        if left < 7:
+            pos += left
+            continue
+        crc, ln, t = struct.unpack("<IHB", data[pos : pos + 7])
+        payload = data[pos + 7 : pos + 7 + ln]
+        pos += 7 + ln
+        if zlib.crc32(payload, zlib.crc32(bytes([t]))) & 0xFFFFFFFF != crc:
+            bad += 1
+            continue
+        buf = payload if t in (1, 2) else buf + payload
+        if t not in (1, 4):
+            continue
+        rec = pb.Record()
+        rec.ParseFromString(buf)
+        kind = rec.WhichOneof("record_type")
+        key = lambda it: ".".join(it.nested_key) if it.nested_key else it.key
+        if kind == "run":
+            r = rec.run
+            out["run"] = {"id": r.run_id, "project": r.project, "name": r.display_name, "tags": list(r.tags), "start": r.start_time.seconds}
+            for it in r.config.update:
+                out["config"][key(it)] = json.loads(it.value_json)
+        elif kind == "history":
+            row = {key(it): json.loads(it.value_json) for it in rec.history.item}
+            out["history"].append({"step": row.pop("_step"), "values": {k: enc(v) for k, v in row.items() if k != "_timestamp"}})
+        elif kind == "summary":
+            for it in rec.summary.update:
+                out["summary"][key(it)] = enc(json.loads(it.value_json))
+        elif kind == "exit":
+            out["exit_code"] = rec.exit.exit_code
+    out["bad_crc"] = bad
+    dry = subprocess.run([os.path.join(os.path.dirname(sys.executable), "wandb"), "beta", "sync", "--dry-run", os.path.dirname(os.path.dirname(path))], capture_output=True, text=True, env=dict(os.environ, WANDB_MODE="offline"))
+    out["dry_run"] = dry.stdout + dry.stderr
+    print(json.dumps(out, allow_nan=False))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "wandb-child":
@@ -287,8 +338,10 @@ def main():
         wandb_big(os.path.abspath(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "read-mlflow":
         read_mlflow(sys.argv[2])
+    elif cmd == "read-wandb":
+        read_wandb(sys.argv[2])
     else:
-        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, read-mlflow")
+        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, read-mlflow, read-wandb")
 
 
 if __name__ == "__main__":
