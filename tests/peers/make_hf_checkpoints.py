@@ -1,5 +1,5 @@
 """Tiny Hugging Face checkpoints made by Hugging Face's own code, plus the reference outputs the lab's tfjs
-implementation is cross-checked against (tests/*.integration.test.ts under src/core/llm and src/main/models).
+implementation is cross-checked against (tests/*.integration.test.ts under src/core/llm and src/main/compute/models).
 
 Run with the `llm` peer venv (tests/peers/venvs/llm.txt: Transformers 4.44.2 on Debian's PyTorch 1.13):
 

@@ -1,6 +1,6 @@
 /**
  * Self-consistency of the tfjs model on a tiny random Qwen3-shaped config (the cross-check against Transformers is
- * src/main/models/hfCrossCheck.integration.test.ts): the KV-cache path equals the full forward pass, left padding
+ * src/main/compute/models/hfCrossCheck.integration.test.ts): the KV-cache path equals the full forward pass, left padding
  * does not change a row, tokenLogProbs equals log-softmax of forward, and sampling stops where it should.
  */
 import * as tf from '@tensorflow/tfjs';

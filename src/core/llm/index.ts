@@ -8,7 +8,7 @@
  *   causalLm.ts     HfCausalLM: forward (padded batch), tokenLogProbs (response mask), step (KV cache)
  *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
  *
- * File reading (streamed tensor by tensor) is main-side: src/main/models/hfFolder.ts.
+ * File reading (streamed tensor by tensor) is main-side: src/main/compute/models/hfFolder.ts.
  */
 export * from './config';
 export * from './safetensors';

@@ -1,6 +1,6 @@
 /**
  * The safetensors format (Hugging Face's weight files), read pure: bytes in, tensors out. The file reading itself is
- * streamed tensor by tensor on the main side (src/main/models), which calls these functions on each piece.
+ * streamed tensor by tensor on the main side (src/main/compute/models), which calls these functions on each piece.
  *
  * Layout (the format's specification): 8 bytes little-endian u64 N, then N bytes of UTF-8 JSON
  * `{name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__"?: {string: string}}`, then the data buffer;

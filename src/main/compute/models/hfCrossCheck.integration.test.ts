@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HfCausalLM } from '../../core/llm/causalLm';
-import { generateLlm } from '../../core/llm/generate';
-import { Rng } from '../../core/util/rng';
-import { initBackend } from '../compute/backends';
-import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../tests/support/hfCheckpoints';
+import { HfCausalLM } from '../../../core/llm/causalLm';
+import { generateLlm } from '../../../core/llm/generate';
+import { Rng } from '../../../core/util/rng';
+import { initBackend } from '../backends';
+import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
 import { loadHfFolder } from './hfFolder';
 
 interface Reference {
@@ -123,7 +123,7 @@ for (const backend of ['wasm', 'cpu'] as const) {
 describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1', () => {
   for (const name of ['chatml', 'llama'] as const) {
     it(`${name}: ids, decodes and rendered chats identical on ${'>'}300 strings`, async () => {
-      const { HfTokenizer } = await import('../../core/llm/tokenizer');
+      const { HfTokenizer } = await import('../../../core/llm/tokenizer');
       const dir = join(root, 'tokenizers', name);
       const tok = new HfTokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
       const ref = JSON.parse(readFileSync(join(root, 'tokenizer_reference.json'), 'utf8'))[name] as {

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync, statSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLlmConfig } from '../../core/llm/config';
-import { initLlmTensors } from '../../core/llm/causalLm';
-import { llmWeightSpecs } from '../../core/llm/config';
-import { writeSafetensors } from '../../core/llm/safetensors';
-import { Rng } from '../../core/util/rng';
+import { parseLlmConfig } from '../../../core/llm/config';
+import { initLlmTensors } from '../../../core/llm/causalLm';
+import { llmWeightSpecs } from '../../../core/llm/config';
+import { writeSafetensors } from '../../../core/llm/safetensors';
+import { Rng } from '../../../core/util/rng';
 import { inspectHfFolder, loadHfFolder } from './hfFolder';
 
 const configJson = {

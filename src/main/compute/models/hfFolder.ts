@@ -14,10 +14,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { parseLlmConfig, type LlmConfig } from '../../core/llm/config';
-import { checkLlmTensors, type LlmTensors } from '../../core/llm/causalLm';
-import { parseSafetensorsHeader, parseShardIndex, safetensorsHeaderLength, toFloat32, type SafetensorsHeader } from '../../core/llm/safetensors';
-import { checkTokenizerFitsVocab, HfTokenizer } from '../../core/llm/tokenizer';
+import { parseLlmConfig, type LlmConfig } from '../../../core/llm/config';
+import { checkLlmTensors, type LlmTensors } from '../../../core/llm/causalLm';
+import { parseSafetensorsHeader, parseShardIndex, safetensorsHeaderLength, toFloat32, type SafetensorsHeader } from '../../../core/llm/safetensors';
+import { checkTokenizerFitsVocab, HfTokenizer } from '../../../core/llm/tokenizer';
 
 export class HfFolderError extends Error {
   constructor(message: string) {
