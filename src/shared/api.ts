@@ -341,6 +341,8 @@ export const ImportResult = z.object({
   steps: z.number().int(),
   skipped: z.record(z.string(), z.number().int()),
   duplicateOf: z.array(RunId).optional(),
+  /** Runs found in trackers' stores, by tracker format (e.g. { wandb: 3, 'mlflow-sqlite': 2, trackio: 1 }). */
+  trackers: z.record(z.string(), z.number().int()).optional(),
 });
 export type ImportResult = z.infer<typeof ImportResult>;
 
