@@ -4,7 +4,7 @@
  * format (binary or text). Tests can hand the importer a registry of their own.
  */
 import { LOG_FORMATS, type ByteParser, type Framework, type LineParser, type LogFormat, type StepSink } from '../../core/formats/types';
-import { createByteParser, createLineParser, describeFormats, detectFormat, guessFramework, mapSourceStep } from '../../core/formats/index';
+import { createByteParser, createLineParser, describeFormats, detectFormat, guessFramework, isBinaryFormat, mapSourceStep } from '../../core/formats/index';
 
 export interface MappedValues {
   readonly values: Record<string, number>;
@@ -19,7 +19,7 @@ export interface FormatRegistry {
   detect(head: Uint8Array): { format: LogFormat; why: string } | null;
   /** One line per format, for the "no known format" refusal. */
   describe(): string;
-  /** True for formats fed as bytes (TensorBoard event files). */
+  /** True for formats fed as bytes (TensorBoard event files, W&B .wandb logs). */
   isBinary(format: LogFormat): boolean;
   lineParser(format: LogFormat, onStep: StepSink): LineParser;
   byteParser(format: LogFormat, onStep: StepSink): ByteParser;
@@ -31,7 +31,7 @@ export const defaultRegistry: FormatRegistry = {
   formats: LOG_FORMATS,
   detect: (head) => detectFormat(head),
   describe: () => describeFormats(),
-  isBinary: (format) => format === 'tensorboard',
+  isBinary: (format) => isBinaryFormat(format),
   lineParser: (format, onStep) => createLineParser(format, onStep),
   byteParser: (format, onStep) => createByteParser(format, onStep),
   map: (values, framework) => mapSourceStep(values, framework),
