@@ -12,6 +12,7 @@ import {
   listPresets,
   parseSetArgs,
   resolveConfig,
+  rolloutCorrectionOf,
   validateConfig,
   type RunConfig,
 } from './index';
@@ -244,5 +245,38 @@ describe('--set parsing', () => {
     expect(closeMatches('entropyCoef')).toContain('algorithm.entropyCoeff');
     expect(closeMatches('optim.gradclip')).toContain('optim.gradClip');
     expect(closeMatches('zzzzzzzzzz')).toEqual([]);
+  });
+});
+
+describe('rollout correction fields (algorithm.rolloutCorrection)', () => {
+  it('are off by default, and a stored config without them is valid and resolves to no correction', () => {
+    const { config } = resolveConfig('grpo', 'sokoban', {});
+    expect(config!.algorithm.rolloutCorrection).toMatchObject({ is: 'off', rs: '', bypassMode: false });
+    const old = JSON.parse(JSON.stringify(config)) as Record<string, any>;
+    delete old.algorithm.rolloutCorrection;
+    expect(validateConfig(old)).toEqual([]);
+    const rc = rolloutCorrectionOf(old as never);
+    expect(rc).toMatchObject({ bypass: false, decoupled: false, params: { rolloutIs: null, rolloutRs: null } });
+  });
+
+  it('resolve verl\'s parameters from the fields', () => {
+    const { config, issues } = resolveConfig('grpo', 'sokoban', { 'algorithm.rolloutCorrection.is': 'sequence', 'algorithm.rolloutCorrection.rs': 'token_k1,seq_max_k3', 'algorithm.rolloutCorrection.rsThreshold': '0.5_2,0.1' });
+    expect(issues).toEqual([]);
+    expect(rolloutCorrectionOf(config!)).toMatchObject({ decoupled: true, params: { rolloutIs: 'sequence', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_max_k3', rolloutRsThreshold: '0.5_2,0.1' } });
+  });
+
+  it('cross-field rules name the field and the fix', () => {
+    const issue = (o: Record<string, string>) => resolveConfig('grpo', 'sokoban', o).issues.map((i) => `${i.field}: ${i.message}`).join('\n');
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2' })).toMatch(/rolloutCorrection.rsThreshold: algorithm.rolloutCorrection.rsThreshold must be given/);
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'seq_max_k1', 'algorithm.rolloutCorrection.rsThreshold': '2' })).toMatch(/rolloutCorrection.rs: unknown algorithm.rolloutCorrection.rs option "seq_max_k1"; known options: token_k1/);
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2', 'algorithm.rolloutCorrection.rsThreshold': '0.5_2' })).toMatch(/single upper bound/);
+    expect(issue({ 'algorithm.rolloutCorrection.rsThreshold': '2' })).toMatch(/no effect without rejection options/);
+    // IcePop's interval is never empty: isThresholdLower ∈ [0, 1], isThreshold > 1.
+    expect(issue({ 'algorithm.rolloutCorrection.isThreshold': '1' })).toMatch(/isThreshold/);
+    expect(issue({ 'algorithm.rolloutCorrection.isBatchNormalize': 'true' })).toMatch(/set is=token or is=sequence/);
+    expect(resolveConfig('cispo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true' }).issues.map((i) => i.message).join()).toMatch(/set algorithm.policyLoss.mode=vanilla/);
+    expect(issue({ 'algorithm.rolloutCorrection.lossType': 'reinforce' })).toMatch(/set algorithm.rolloutCorrection.bypassMode=true/);
+    expect(issue({ 'algorithm.rolloutCorrection.is': 'token', 'compute.logProbEngine': 'onnxruntime' })).toMatch(/set compute.logProbEngine=trainer/);
+    expect(resolveConfig('grpo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true', 'algorithm.rolloutCorrection.lossType': 'reinforce', 'algorithm.rolloutCorrection.is': 'token' }).issues).toEqual([]);
   });
 });

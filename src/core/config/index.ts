@@ -18,6 +18,8 @@ export { DEFAULT_PRESET, PRESETS, PRESET_NAMES, listPresets, presetDef } from '.
 export type { PresetDef } from './presets/index';
 export { MODEL_SIZE_DIMS, baseConfig, deepFreeze, resolveConfig } from './resolve';
 export { crossFieldIssues, getPath, setPath, validateConfig } from './validate';
+export { correctionIssues, rolloutCorrectionOf } from './correction';
+export type { RunCorrection } from './correction';
 
 /** The default run: the recommended preset (SAMPO) on the default environment, resolved and frozen. */
 export const DEFAULT_ENV = 'sokoban';

@@ -138,6 +138,28 @@ export interface RunConfig {
     readonly filter: { readonly enabled: boolean; readonly maxRounds: number; readonly coldStartSteps: number };
     /** DAPO overlong-response shaping (buffer share of max length, penalty at max length). */
     readonly overlong: { readonly enabled: boolean; readonly bufferFrac: number; readonly penaltyFactor: number };
+    /**
+     * Dimension 5 — rollout correction against the rollout engine's log-probs (verl algorithm.rollout_correction):
+     * absent in configs stored before the field, which train without it (rolloutCorrectionOf resolves it).
+     */
+    readonly rolloutCorrection?: {
+      /** IS level: off, token (TIS), sequence, icepop. */
+      readonly is: 'off' | 'token' | 'sequence' | 'icepop';
+      /** Truncation (token/sequence) or upper bound (icepop) of the weights. */
+      readonly isThreshold: number;
+      /** IcePop's lower bound. */
+      readonly isThresholdLower: number;
+      /** Divide the truncated weights by their batch mean. */
+      readonly isBatchNormalize: boolean;
+      /** Comma-separated rejection options ('' = none). */
+      readonly rs: string;
+      /** Their thresholds (k1: "lower_upper"). */
+      readonly rsThreshold: string;
+      /** π_old := the rollout engine's log-probs; the loss becomes lossType. */
+      readonly bypassMode: boolean;
+      /** Bypass loss: ppo_clip or reinforce. */
+      readonly lossType: 'ppo_clip' | 'reinforce';
+    };
   };
   readonly optim: {
     /** AdamW learning rate (laptop 1e-4 for a tiny policy; paper 1e-6 for 4B). */

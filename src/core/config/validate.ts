@@ -4,6 +4,7 @@
  */
 import { FIELD_TABLE, type FieldValue } from './fields';
 import { ENV_CATALOG, resolveSettings } from '../envs/index';
+import { correctionIssues } from './correction';
 import { coerceField, RESERVED_KEYS, reservedKeyMessage } from './parse';
 import { PRESET_NAMES } from './presets/index';
 import type { ConfigIssue, RunConfig } from './types';
@@ -65,6 +66,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (a.overlong.enabled && Math.floor(c.rollout.maxResponseTokens * a.overlong.bufferFrac) < 1) {
     add('algorithm.overlong.bufferFrac', a.overlong.bufferFrac, `⌊maxResponseTokens · bufferFrac⌋ = ⌊${c.rollout.maxResponseTokens} · ${a.overlong.bufferFrac}⌋ is 0 tokens, so the overlong penalty can never apply; raise algorithm.overlong.bufferFrac or rollout.maxResponseTokens`);
   }
+  issues.push(...correctionIssues(c));
   return issues;
 }
 

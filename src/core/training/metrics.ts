@@ -3,7 +3,7 @@
  * NaN where it does not apply (spec §4; the detector and charts rely on a dense stream). Unknown keys are a
  * programming error and throw, so a typo cannot silently create a new series.
  */
-import { METRIC_CATALOG, isMetricKey, type MetricKey, type MetricRecord } from '../../shared/metrics';
+import { METRIC_CATALOG, isMetricKey, isRolloutRsOptionKey, type MetricKey, type MetricRecord } from '../../shared/metrics';
 
 export class StepMetrics {
   private readonly values: Record<string, number> = {};
@@ -18,9 +18,12 @@ export class StepMetrics {
     return this;
   }
 
-  /** Dynamic per-env / per-task-type validation keys (`val/<env>/<type>/success_rate`). */
+  /**
+   * Dynamic keys: per-env / per-task-type validation (`val/<env>/<type>/success_rate`) and the per-option
+   * rejection metrics of the rollout_rs options a run enables (`rollout_corr/rollout_rs_<option>_<stat>`).
+   */
   setDynamic(key: string, value: number): this {
-    if (!/^val\/[^/]+\/[^/]+\/success_rate$/.test(key)) throw new Error(`StepMetrics.setDynamic: "${key}" is not a dynamic validation key`);
+    if (!/^val\/[^/]+\/[^/]+\/success_rate$/.test(key) && !isRolloutRsOptionKey(key)) throw new Error(`StepMetrics.setDynamic: "${key}" is not a dynamic validation or rollout_rs option key`);
     this.values[key] = value;
     return this;
   }
@@ -32,6 +35,12 @@ export class StepMetrics {
   toRecord(): MetricRecord {
     return { step: this.step, values: { ...this.values } };
   }
+}
+
+/** Set a catalog key or a dynamic one (validation per task type, rollout_rs per option); anything else throws. */
+export function setMetric(m: StepMetrics, key: string, value: number): void {
+  if (isMetricKey(key)) m.set(key, value);
+  else m.setDynamic(key, value);
 }
 
 /** Mean of finite values; NaN for an empty list (n/a, not 0). */

@@ -34,6 +34,10 @@ export interface ActorShard {
   readonly old: readonly (readonly number[])[];
   readonly ref: readonly (readonly number[])[] | null;
   readonly adv: readonly number[];
+  /** Decoupled rollout correction: IS weights per token of each row (absent: off). */
+  readonly isWeights?: readonly (readonly number[])[];
+  /** Decoupled rollout correction: 1 keep / 0 rejected per token (absent: no rejection); masks every loss term. */
+  readonly keep?: readonly (readonly number[])[];
   /** With `pgDenominator` and `auxDenominator` of the whole mini-batch. */
   readonly params: ActorLossParams;
   /**
@@ -140,6 +144,8 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     const oldT = s.onPolicy ? null : padded(s.old.slice(lo, hi), R);
     const refT = s.ref ? padded(s.ref.slice(lo, hi), R) : undefined;
     const advT = broadcastRows(s.adv.slice(lo, hi), R);
+    const isT = s.isWeights ? padded(s.isWeights.slice(lo, hi), R) : undefined;
+    const keepT = s.keep ? padded(s.keep.slice(lo, hi), R) : undefined;
     let lossMetrics: Record<string, tf.Scalar> = {};
     let current = null as tf.Tensor2D | null;
     const r = tf.variableGrads(() => {
@@ -150,9 +156,10 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
           logProb: cur.logProbs,
           oldLogProb: oldT ?? (stopGradient(cur.logProbs) as tf.Tensor2D),
           advantages: advT,
-          mask: cur.mask,
+          mask: keepT ? (tf.mul(cur.mask, keepT) as tf.Tensor2D) : cur.mask,
           entropy: cur.entropy,
           ...(refT ? { refLogProb: refT } : {}),
+          ...(isT ? { rolloutIsWeights: isT } : {}),
         },
         s.params,
       );
@@ -169,7 +176,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     r.value.dispose();
     accumulateGrads(grads, r.grads);
     if (current) logProbs.push(...responseRows(current, rows));
-    tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : [])]);
+    tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : []), ...(isT ? [isT] : []), ...(keepT ? [keepT] : [])]);
   }
   return { ...flattenGrads(model, grads), metrics, ...(s.returnLogProbs ? { logProbs } : {}) };
 }

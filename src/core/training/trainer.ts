@@ -29,6 +29,8 @@ import { ADVANTAGES, type AdvantageParams, type TurnRow as AdvRow } from '../alg
 import { actorLoss, inRewardKl, type ActorLossParams } from '../algorithms/losses/actor-loss';
 import { pgAggregation, sequenceMask } from '../algorithms/losses/index';
 import { wholeDenominator } from '../algorithms/aggregation/index';
+import { offPolicyMetrics, rejectionMask, rolloutCorrection } from '../algorithms/correction/index';
+import { rolloutCorrectionOf, type RunCorrection } from '../config/correction';
 import { stopGradient } from '../algorithms/tensor';
 import { finishFiltering, offerRound, startFiltering, overlongPenalty, type RolledGroup } from '../algorithms/filtering/index';
 import { heldOutSeeds } from '../envs/index';
@@ -40,7 +42,7 @@ import { LOGPROB_CHUNK, SUMMED_METRICS, broadcastRows, combineShards, padded, re
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
-import { StepMetrics, maxOf, mean, minOf, std } from './metrics';
+import { StepMetrics, maxOf, mean, minOf, setMetric, std } from './metrics';
 import type { NamedTensors } from './tensorio';
 import type { EvalSummary, StepPart, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
 import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
@@ -110,6 +112,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   // compute.logProbEngine = 'onnxruntime': old log-probs too come from a forward-only engine holding θ (the rollout
   // engine itself when it is onnxruntime). Faster; the trainer/inference mismatch is then not measured.
   const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(model.getWeights())) : null;
+  // algorithm.rolloutCorrection (verl rollout_correction): decoupled IS / rejection against the rollout engine's
+  // log-probs, or bypass mode (π_old := those log-probs, no old-log-prob pass).
+  const corr = rolloutCorrectionOf(config);
 
   const opt = new AdamW(model.trainableVariables(), {
     beta1: config.optim.beta1,
@@ -269,8 +274,11 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       let old: { logProbs: number[][]; entropyMean: number[] };
       // The first mini-batch's rows are not recomputed when nothing before the update needs them: the update's
       // first forward pass runs at θ = θ_old and returns them (firstFromUpdate).
-      const firstFromUpdate = oldEngine ? 0 : firstMiniBatchFromUpdate(config, rows.length);
-      if (oldEngine) {
+      const firstFromUpdate = oldEngine || corr.bypass ? 0 : firstMiniBatchFromUpdate(config, rows.length);
+      if (corr.bypass) {
+        // Bypass mode: the rollout engine's log-probs are π_old (verl apply_bypass_mode); EMPG is refused by validation.
+        old = { logProbs: rows.map((r) => Array.from(r.behaviourLogProbs)), entropyMean: rows.map(() => NaN) };
+      } else if (oldEngine) {
         if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
         // EMPG needs π_old's entropies, which only the trainer engine returns.
@@ -288,6 +296,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         await interruptAt('logprobs');
         ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
       }
+      // Decoupled rollout correction: IS weights and rejection mask from π_old vs π_rollout, once per batch
+      // (verl compute_rollout_correction_and_add_to_batch), before the advantages as in verl.
+      const corrBatch = corr.decoupled ? correctBatch(rows, old.logProbs, corr, m) : null;
       const tLogProb = clock.now();
 
       // 4. Advantages ───────────────────────────────────────────────────────────────────────────────────
@@ -309,14 +320,20 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
       const upd = await (pool
-        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, () => interruptAt('update'))
-        : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, () => interruptAt('update')));
-      for (const [k, v] of Object.entries(upd.metrics)) m.set(k as Parameters<StepMetrics['set']>[0], v);
-      if (!oldEngine) {
+        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () => interruptAt('update'))
+        : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () => interruptAt('update')));
+      for (const [k, v] of Object.entries(upd.metrics)) setMetric(m, k, v);
+      if (!oldEngine && !corr.bypass) {
         // After the update: the first mini-batch's π_old log-probs came from its forward pass (firstFromUpdate).
         const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
         m.set('mismatch/logprob_abs_max', mm.max);
         m.set('mismatch/logprob_abs_mean', mm.mean);
+        // verl's off-policy diagnostics (rollout_corr/kl, k3_kl, ppl, χ²) of the same two engines; with decoupled
+        // correction on, correctBatch logged them already.
+        if (!corr.decoupled) {
+          const b = paddedBatch(rows, old.logProbs);
+          if (b.hasTokens) for (const [k, v] of Object.entries(offPolicyMetrics(b.train, b.rollout, b.mask))) setMetric(m, k, v);
+        }
       }
       if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
       const tUpdate = clock.now();
@@ -464,11 +481,25 @@ function wholeDenominators(
   params: ActorLossParams,
   onPolicy: boolean,
   temperature: number,
+  keep: readonly (readonly number[])[] | null,
 ): { pg: number; aux: number } {
-  const rowTok = rows.map((r) => r.responseIds.length);
-  const width = Math.max(1, ...rowTok);
+  // Decoupled rejection removes tokens from every term (verl replaces response_mask); bypass rejection only from pg.
+  const rowTok = keep ? keep.map((k) => Math.round(k.reduce((a, b) => a + b, 0))) : rows.map((r) => r.responseIds.length);
+  const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
   let pgTok = rowTok;
-  if (params.seqMask.enabled && params.mode !== 'gspo') {
+  const bypassRs = params.bypass?.correction.rolloutRs ?? null;
+  if (params.bypass && bypassRs !== null) {
+    // Bypass rejection tests the CURRENT log-probs against the rollout's, token by token or row by row (never
+    // across rows), so a no-gradient forward pass per chunk finds the tokens the loss will keep.
+    pgTok = [];
+    for (const [lo, hi] of chunks) {
+      const part = rows.slice(lo, hi);
+      const cur = tf.tidy(() => model.tokenLogProbs(part, { temperature }).logProbs.arraySync());
+      const b = paddedBatch(part, old.slice(lo, hi), cur);
+      const kept = b.hasTokens ? rejectionMask(b.logRatio, b.mask, bypassRs, params.bypass.correction.rolloutRsThreshold).value : b.mask;
+      pgTok.push(...kept.map((k) => Math.round(k.reduce((a, c) => a + c, 0))));
+    }
+  } else if (params.seqMask.enabled && params.mode !== 'gspo') {
     pgTok = [];
     for (const [lo, hi] of chunks) {
       const part = rows.slice(lo, hi);
@@ -479,7 +510,7 @@ function wholeDenominators(
           logProb: cur.logProbs,
           oldLogProb: onPolicy ? cur.logProbs : padded(old.slice(lo, hi), R),
           advantages: broadcastRows(adv.slice(lo, hi), R),
-          mask: cur.mask,
+          mask: keep ? (tf.mul(cur.mask, padded(keep.slice(lo, hi), R)) as tf.Tensor2D) : cur.mask,
         };
         return tf.sum(sequenceMask(input, params.seqMask.delta).mask, 1);
       });
@@ -494,7 +525,7 @@ function wholeDenominators(
  * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
  */
-async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, corr: CorrectedBatch | null, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -520,7 +551,7 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
       const onPolicy = onPolicyShortcut || capture;
       // One chunk: the mini-batch is differentiated whole. Several: every chunk divides by the whole mini-batch's
       // denominators, so losses, metrics and gradients add up to the unsplit mini-batch's (chunking.ts).
-      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp);
+      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp, corr?.keep ? corr.keep.slice(lo, hi) : null);
       const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
       const chunkSums: Record<string, number> = {};
       let grads: tf.NamedTensorMap = {};
@@ -530,6 +561,8 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
         const oldT = onPolicy ? null : padded(old.slice(lo + cLo, lo + cHi), R);
         const refT = ref ? padded(ref.slice(lo + cLo, lo + cHi), R) : undefined;
         const advT = broadcastRows(adv.slice(lo + cLo, lo + cHi), R);
+        const isT = corr?.weights ? padded(corr.weights.slice(lo + cLo, lo + cHi), R) : undefined;
+        const keepT = corr?.keep ? padded(corr.keep.slice(lo + cLo, lo + cHi), R) : undefined;
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
         let current = null as tf.Tensor2D | null;
@@ -541,9 +574,10 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
               logProb: cur.logProbs,
               oldLogProb: oldT ?? (stopGradient(cur.logProbs) as tf.Tensor2D),
               advantages: advT,
-              mask: cur.mask,
+              mask: keepT ? (tf.mul(cur.mask, keepT) as tf.Tensor2D) : cur.mask,
               entropy: cur.entropy,
               ...(refT ? { refLogProb: refT } : {}),
+              ...(isT ? { rolloutIsWeights: isT } : {}),
             },
             chunkParams,
           );
@@ -563,7 +597,7 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
         if (chunks.length === 1) grads = r.grads;
         else accumulateGrads(grads, r.grads);
         if (current) responseRows(current, cRows).forEach((lp, i) => (old[lo + cLo + i] = lp));
-        tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : [])]);
+        tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : []), ...(isT ? [isT] : []), ...(keepT ? [keepT] : [])]);
       }
       for (const [k, v] of Object.entries(chunkSums)) push(k, v);
       const rep = opt.step(grads, config.optim.lr);
@@ -583,6 +617,8 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
     if (sums[k]) out[k] = mean(sums[k]);
   }
   out['actor/num_masked_seqs'] = sums['actor/num_masked_seqs'] ? sums['actor/num_masked_seqs'].reduce((s, x) => s + x, 0) : 0;
+  // Bypass mode's rollout_corr/* come from inside the loss, one value per mini-batch: verl averages its micro-batches.
+  for (const [k, v] of Object.entries(sums)) if (k.startsWith('rollout_corr/')) out[k] = mean(v);
   out['actor/kl_coef'] = a.kl.enabled ? a.kl.coef : 0;
   const gn = sums['actor/grad_norm'] ?? [];
   out['actor/grad_norm'] = mean(gn);
@@ -601,7 +637,7 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
  * failure rejects before opt.step, so no update is half-applied.
  */
-async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, corr: CorrectedBatch | null, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -622,7 +658,7 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
       const mbRows = rows.slice(lo, hi);
       const capture = firstFromUpdate && e === 0 && b === 0;
       const onPolicy = onPolicyShortcut || capture;
-      const whole = wholeDenominators(model, chunkRows(mbRows, model.config, budgetMB), mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp);
+      const whole = wholeDenominators(model, chunkRows(mbRows, model.config, budgetMB), mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp, corr?.keep ? corr.keep.slice(lo, hi) : null);
       const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
       const shardParams: ActorLossParams = { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux };
       const parts = await pool.actor(
@@ -631,6 +667,8 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
           old: old.slice(lo + a, lo + z),
           ref: ref ? ref.slice(lo + a, lo + z) : null,
           adv: adv.slice(lo + a, lo + z),
+          ...(corr?.weights ? { isWeights: corr.weights.slice(lo + a, lo + z) } : {}),
+          ...(corr?.keep ? { keep: corr.keep.slice(lo + a, lo + z) } : {}),
           params: shardParams,
           onPolicy,
           returnLogProbs: capture,
@@ -663,19 +701,52 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
 export function firstMiniBatchFromUpdate(config: RunConfig, nRows: number): number {
   const a = config.algorithm;
   if (config.compute.reuseFirstMiniBatch !== true || a.advantage.estimator === 'empg' || a.kl.inReward) return 0;
+  // Rollout correction needs every row's π_old before the update (decoupled) or has no old-log-prob pass (bypass).
+  const rc = rolloutCorrectionOf(config);
+  if (rc.decoupled || rc.bypass) return 0;
   return Math.min(nRows, Math.max(1, config.optim.miniBatchRows));
 }
 
 /** The actor-loss parameters of a config (spec §2.1). */
 function actorParamsOf(config: RunConfig): ActorLossParams {
   const a = config.algorithm;
+  const rc = rolloutCorrectionOf(config);
   return {
     ...a.policyLoss,
     aggregation: a.aggregation,
     mode: a.policyLoss.mode,
     entropyCoeff: a.entropyCoeff,
     kl: { enabled: a.kl.enabled, type: a.kl.type, coef: a.kl.coef },
+    ...(rc.bypass ? { bypass: { lossType: rc.lossType, correction: rc.params } } : {}),
   };
+}
+
+/** Decoupled rollout correction of a step's batch, per row (ragged, each row its own response length). */
+interface CorrectedBatch {
+  /** IS weights to multiply each token's policy loss by (null: IS off). */
+  readonly weights: number[][] | null;
+  /** 1 = token kept, 0 = rejected (null: rejection off); applied to the loss, entropy and KL masks as in verl. */
+  readonly keep: number[][] | null;
+}
+
+/** Rows' trainer (`train`) and rollout log-probs padded to one width, with the mask and log-ratio. */
+function paddedBatch(rows: readonly TurnRow[], old: readonly (readonly number[])[], current?: readonly (readonly number[])[]) {
+  const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
+  const fill = (f: (i: number, j: number) => number) => rows.map((r, i) => Array.from({ length: width }, (_, j) => (j < r.responseIds.length ? f(i, j) : 0)));
+  const train = fill((i, j) => (current ?? old)[i][j]);
+  const rollout = current ? fill((i, j) => old[i][j]) : fill((i, j) => rows[i].behaviourLogProbs[j]);
+  const mask = fill(() => 1);
+  return { train, rollout, mask, logRatio: train.map((row, i) => row.map((v, j) => v - rollout[i][j])), hasTokens: rows.some((r) => r.responseIds.length > 0) };
+}
+
+/** verl's decoupled correction on the whole batch: π_old (trainer) vs π_rollout; logs every rollout_corr/* metric. */
+function correctBatch(rows: readonly TurnRow[], old: readonly (readonly number[])[], rc: RunCorrection, m: StepMetrics): CorrectedBatch | null {
+  const b = paddedBatch(rows, old);
+  if (!b.hasTokens) return null;
+  const r = rolloutCorrection(b.train, b.rollout, b.mask, rc.params);
+  for (const [k, v] of Object.entries(r.metrics)) setMetric(m, k, v);
+  const cut = (x: number[][]) => x.map((row, i) => row.slice(0, rows[i].responseIds.length));
+  return { weights: r.weights ? cut(r.weights) : null, keep: rc.params.rolloutRs !== null ? cut(r.mask) : null };
 }
 
 /**
