@@ -6,7 +6,7 @@
  */
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../cli/types';
@@ -24,6 +24,7 @@ import { freePort, startRayHead, treeRssMb, type RayHead } from '../../../tests/
 import { RayClient } from './rayClient';
 import { followRayJobIntoRun } from './verlFollow';
 import { realRun } from '../../../tests/support/realRuns';
+import { venvPython } from '../../../tests/support/peers';
 import type { Alert } from '../../shared/api';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
@@ -333,7 +334,11 @@ describe('re-attach after a lab restart', () => {
 describe('remote verl --on', () => {
   it('submits the printed launch as a Ray job as is; here, with no verl on the head, the job fails and the command says so', async () => {
     const c = ctx(dataDir);
-    const code = await remote.run(['verl', '--preset', 'sampo', '--env', 'sokoban', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head'], c.ctx);
+    // The check runs first, against the tests' ARLArena-layout config tree with the Hydra peer; it passes, so the
+    // launch is submitted and run from that folder on the head (which has no verl, so the job fails).
+    const fixture = resolve('tests/fixtures/verl/arlarena-layout');
+    const code = await remote.run(['verl', '--preset', 'sampo', '--env', 'sokoban', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head', '--workdir', fixture, '--python', venvPython('hydra')], c.ctx);
+    expect(c.out()).toMatch(/# check: all \d+ overrides compose against recipe\/game_agent\/config\/game_\.yaml/);
     expect(code).toBe(1);
     const id = /submitted Ray job (\S+)/.exec(c.err())?.[1];
     expect(id).toBeDefined();

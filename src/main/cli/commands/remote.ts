@@ -6,8 +6,9 @@ const usage = `Usage: arlarena remote add NAME URL [--token-file F]
        arlarena remote list [--json]
        arlarena remote test NAME|URL [--json]
        arlarena remote remove NAME
-       arlarena remote verl [--preset NAME] --env alfworld|webshop|sokoban --model HF_ID [--gpus N] [--set k=v …]
-                            [--print] [--on NAME|URL [--workdir DIR]] [--json]
+       arlarena remote verl [--preset NAME] --env alfworld|webshop|sokoban --model HF_ID [--stack arlarena|verl-agent]
+                            [--laptop] [--gpus N] [--set k=v …] [--print] [--check --workdir DIR [--python PY]]
+                            [--on NAME|URL --workdir DIR [--check-dir DIR | --no-check]] [--json]
 
 Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
   add     name a cluster by its dashboard address (e.g. http://head:8265); --token-file F holds its token when the
@@ -16,10 +17,13 @@ Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
   list    the named clusters (address, whether a token is stored)
   test    reach the cluster: Ray version, nodes, free CPUs and GPUs
   remove  forget a cluster and its token
-  verl    the preset as a launch of verl-agent's python3 -m verl.trainer.main_ppo (Hydra overrides for the four
-          dimensions, logger console + file); --print shows it; --on submits it as a Ray job (run from --workdir,
-          the cluster's verl-agent checkout) and follows its console log live into a lab run with alerts.
-          The README's "verl hand-off" table says which lab field becomes which verl key.`;
+  verl    the preset as a launch of the paper's own code (--stack arlarena, the default: ARLArena's
+          recipe.{world,shop,game}_agent entry points) or of verl-agent's main_ppo, every knob at the key that stack
+          has, at the paper's scale for a Hugging Face model (--laptop keeps the preset's values); --print shows it;
+          --check composes it against the Hydra config of the checkout at --workdir (hydra-core, run by --python;
+          nothing of verl imported) and reports unknown keys, type errors and unset required fields; --on runs that
+          check, then submits it as a Ray job (run from --workdir on the cluster) and follows its console log live
+          into a lab run with alerts. docs/guides/verl.md has the key table per stack.`;
 
 const remote: CliCommand = {
   summary: 'Ray clusters to run on: add, list, test, remove; the verl launch of a preset',

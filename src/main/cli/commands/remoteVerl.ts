@@ -1,15 +1,28 @@
 /**
- * `arlarena remote verl`: a lab preset (plus --set overrides) as a launch of verl / verl-agent's main_ppo
- * (verl.ts), printed with what needs ARLArena's fork and what has no verl equivalent; with --on NAME|URL it is
- * submitted to the cluster as a Ray job and its console log followed live into a lab run (verlFollow.ts).
+ * `arlarena remote verl`: a lab preset (plus --set overrides) as a launch of one verl stack — ARLArena's own code
+ * by default, or verl-agent — at the paper's scale for a Hugging Face model (--laptop keeps the preset's values;
+ * src/main/remote/verl/). --check composes the launch against the Hydra config of a checkout on this machine; with
+ * --on NAME|URL the same check runs first, then the launch is submitted as a Ray job and its console log followed
+ * live into a lab run (verlFollow.ts). docs/guides/verl.md has the key table.
  */
+import { existsSync, statSync } from 'node:fs';
 import { parseCommandArgs, UsageError, type CliContext } from '../types';
-import { parseSets, resolveOrUsage } from '../args';
+import { parseSets } from '../args';
 import { RunStore } from '../../store/runStore';
 import { RayClient } from '../../remote/rayClient';
 import { RemoteTargets } from '../../remote/targets';
-import { buildVerlLaunch, VERL_ENVS, type VerlEnv } from '../../remote/verl';
 import { followRayJobIntoRun } from '../../remote/verlFollow';
+import { buildVerlLaunch, verlLabConfig, VerlMappingError, type VerlLaunch } from '../../remote/verl/launch';
+import { PAPER_SCALE } from '../../remote/verl/paperScale';
+import { DEFAULT_VERL_STACK, VERL_STACK_NAMES, verlStack } from '../../remote/verl/stacks/index';
+import { checkHydraOverrides, describeHydraReport, type HydraCheckReport } from '../../remote/verl/hydraCheck';
+import { VERL_ENVS, type VerlEnv } from '../../remote/verl/types';
+
+function q(v: string): string {
+  return /^[A-Za-z0-9_./:=,+$~-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 export async function runVerl(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseCommandArgs({
@@ -18,9 +31,18 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
       preset: { type: 'string', default: 'sampo' },
       env: { type: 'string' },
       model: { type: 'string' },
+      stack: { type: 'string', default: DEFAULT_VERL_STACK },
+      laptop: { type: 'boolean', default: false },
       gpus: { type: 'string', default: '8' },
       set: { type: 'string', multiple: true },
+      experiment: { type: 'string' },
       print: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
+      python: { type: 'string', default: 'python3' },
+      'config-dir': { type: 'string' },
+      'config-name': { type: 'string' },
+      'check-dir': { type: 'string' },
+      'no-check': { type: 'boolean', default: false },
       on: { type: 'string' },
       workdir: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -30,27 +52,64 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   });
   const envs = Object.keys(VERL_ENVS);
   if (!values.env || !envs.includes(values.env)) throw new UsageError(`--env ${values.env ?? '(missing)'}: one of ${envs.join(', ')}`);
-  if (!values.model) throw new UsageError('--model HF_ID is needed (the Hugging Face model verl loads, e.g. Qwen/Qwen2.5-1.5B-Instruct)');
+  if (!values.model) throw new UsageError('--model HF_ID is needed (the Hugging Face model verl loads and keeps as π_ref; the paper: UCLA-SCAI/Qwen3-4B-rft-alfworld or -webshop)');
+  if (!VERL_STACK_NAMES.includes(values.stack as never)) throw new UsageError(`--stack ${values.stack}: one of ${VERL_STACK_NAMES.join(', ')} (default ${DEFAULT_VERL_STACK}, the paper's own code)`);
   const gpus = Number(values.gpus);
   if (!Number.isInteger(gpus) || gpus < 1) throw new UsageError(`--gpus ${values.gpus}: expected an integer ≥ 1 (GPUs per node)`);
+  if (values.check && !values.workdir && !values['check-dir']) throw new UsageError('--check needs --workdir PATH (or --check-dir PATH): the root of a checkout of the stack on this machine, whose Hydra config the launch is composed against');
   const env = values.env as VerlEnv;
-  const config = resolveOrUsage({ preset: values.preset!, env: VERL_ENVS[env], overrides: parseSets(values.set ?? []) });
-  const launch = buildVerlLaunch(config, { env, model: values.model, gpus });
-  const command = values.workdir ? `cd ${values.workdir} && ${launch.command}` : launch.command;
-  if (values.json) ctx.stdout.write(`${JSON.stringify({ command, overrides: launch.overrides, forkOnly: launch.forkOnly, noEquivalent: launch.noEquivalent })}\n`);
-  else {
+  const stack = verlStack(values.stack!);
+  const { config, issues } = verlLabConfig(values.preset!, env, parseSets(values.set ?? []), values.laptop!);
+  if (!config) throw new UsageError(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+  let launch: VerlLaunch;
+  try {
+    launch = buildVerlLaunch(config, PAPER_SCALE[env].infra, { stack, env, model: values.model, gpus, ...(values.experiment ? { experiment: values.experiment } : {}) });
+  } catch (e) {
+    if (e instanceof VerlMappingError) throw new UsageError(e.message);
+    throw e;
+  }
+  const command = values.workdir ? `cd ${q(values.workdir)} && ${launch.command}` : launch.command;
+
+  // The check: --check alone, or before a submission when a checkout is on this machine.
+  const checkDir = values['check-dir'] ?? (values.workdir && isDir(values.workdir) ? values.workdir : undefined);
+  let report: HydraCheckReport | null = null;
+  const runCheck = async (dir: string) =>
+    checkHydraOverrides({ python: values.python!, workdir: dir, configDir: values['config-dir'] ?? launch.entry.configDir, configName: values['config-name'] ?? launch.entry.configName, overrides: launch.overrides }).catch((e: unknown) => {
+      throw new UsageError(`--check: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  if (values.check || (values.on && !values['no-check'])) {
+    if (!checkDir) throw new UsageError(`--on: the launch is checked against the stack's Hydra config before it is submitted, and --workdir ${values.workdir ?? '(missing)'} is not a directory on this machine; pass --check-dir PATH (a local checkout at the cluster's commit) or --no-check`);
+    report = await runCheck(checkDir);
+  }
+  const problems = report ? describeHydraReport(report) : [];
+
+  if (values.json) {
+    ctx.stdout.write(`${JSON.stringify({ stack: stack.name, entry: launch.entry, command, overrides: launch.overrides, caveats: launch.caveats, noEquivalent: launch.noEquivalent, ...(report ? { check: report } : {}) })}\n`);
+  } else {
     // Shown before it is submitted too: the user sees exactly what runs on the cluster.
-    ctx.stdout.write(`# ${config.preset} on ${env} as a verl-agent launch (run it from a verl-agent checkout${launch.forkOnly.length ? ' — or ARLArena\'s fork, for the lines below' : ''}):\n`);
-    for (const f of launch.forkOnly) ctx.stdout.write(`#   needs ARLArena's fork: ${f}\n`);
-    ctx.stdout.write(`# batch ${config.rollout.tasksPerStep} × group ${config.rollout.groupSize}, lr ${config.optim.lr}, response ${config.rollout.maxResponseTokens} tokens, ${config.training.steps} steps are the preset's laptop values: set the paper's with --set (e.g. rollout.tasksPerStep=16 rollout.groupSize=8 optim.lr=1e-6 rollout.maxResponseTokens=512 training.steps=200)\n`);
+    const c = config;
+    ctx.stdout.write(`# ${c.preset} on ${env} for ${stack.label}, ${stack.repo}: run from the root of its checkout (config ${launch.entry.configDir}/${launch.entry.configName}.yaml)\n`);
+    ctx.stdout.write(values.laptop
+      ? `# scale: the preset's laptop values (--laptop): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps\n`
+      : `# scale: the paper's for ${env} (${PAPER_SCALE[env].sources[0]}): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps; --laptop keeps the preset's\n`);
+    for (const n of launch.caveats) ctx.stdout.write(`# note: ${n}\n`);
     ctx.stdout.write(`${command}\n`);
+    if (report) {
+      const where = `${values['config-dir'] ?? launch.entry.configDir}/${values['config-name'] ?? launch.entry.configName}.yaml in ${checkDir}`;
+      if (problems.length === 0) ctx.stdout.write(`# check: all ${launch.overrides.length} overrides compose against ${where}\n`);
+      else for (const p of problems) ctx.stdout.write(`# check: ${p}\n`);
+    }
+  }
+  if (problems.length > 0) {
+    ctx.stderr.write(`remote verl --check: ${problems.length} problem${problems.length === 1 ? '' : 's'} against the checkout's Hydra config${values.on ? '; nothing was submitted' : ''}\n`);
+    return 1;
   }
   if (!values.on) return 0;
   const access = await new RemoteTargets(ctx.dataDir).resolve(values.on);
   const client = new RayClient(access);
   await client.version();
   const submissionId = `verl-${config.preset}-${env}-${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}`;
-  await client.submitJob({ submissionId, entrypoint: command, runtimeEnv: {}, metadata: { arlarena_verl: `${config.preset}/${env}` } });
+  await client.submitJob({ submissionId, entrypoint: command, runtimeEnv: {}, metadata: { arlarena_verl: `${stack.name}/${config.preset}/${env}` } });
   ctx.stderr.write(`submitted Ray job ${submissionId} to ${access.url}; following its log into a lab run (Ctrl-C stops the job)\n`);
   const store = await RunStore.open(ctx.dataDir);
   let stop = false;
@@ -58,8 +117,8 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   process.on('SIGINT', onInt);
   try {
     const r = await followRayJobIntoRun(client, store, submissionId, {
-      name: `${config.preset} · ${env} · ${values.model} (verl on Ray)`,
-      tags: ['verl', `preset:${config.preset}`],
+      name: `${config.preset} · ${env} · ${values.model} (${stack.name} on Ray)`,
+      tags: ['verl', `stack:${stack.name}`, `preset:${config.preset}`],
       shouldStop: () => stop,
       onStarted: (runId) => ctx.stderr.write(`run ${runId}\n`),
       onAlert: (_id, a, kind) => {
