@@ -14,6 +14,7 @@
  */
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { applyWasmFixes } from './wasmFixes';
 import { applyTensorflowEnv, nvidiaGpuPresent, tensorflowInfo, tensorflowLoadProblem, type TensorflowInfo, type TensorflowThreadRequest } from './tensorflow';
@@ -61,12 +62,27 @@ export function wasmDir(): string {
   return join(dirname(requireFromHere.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
 }
 
+/**
+ * Where the native package is imported from: this install's own node_modules, or — with ARLARENA_NATIVE_TF_ROOT set
+ * to a folder where `npm run setup:tensorflow` ran (a lab checkout on a Ray node) — that folder's. The lab's Ray
+ * package ships the CLI bundled without native add-ons; a node that has its own build trains on it this way. tfjs
+ * keeps its engine and kernel registry on the global object, so a package loaded from there registers its backend
+ * with the tfjs bundled here (the same tfjs version: 4.22.0 on both sides).
+ */
+function nativeSpecifier(pkg: string): string {
+  const root = process.env.ARLARENA_NATIVE_TF_ROOT;
+  if (!root) return pkg; // a variable specifier: bundlers leave it to run time
+  try {
+    return pathToFileURL(createRequire(join(root, 'package.json')).resolve(pkg)).href;
+  } catch {
+    throw new Error(`Cannot find package '${pkg}' under ARLARENA_NATIVE_TF_ROOT=${root} (run \`npm ci && npm run setup:tensorflow\` there)`);
+  }
+}
+
 async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node', threads: TensorflowThreadRequest): Promise<string | null> {
   try {
     applyTensorflowEnv(threads);
-    // A variable specifier: the packages are optional and usually absent.
-    const spec: string = pkg;
-    await import(spec);
+    await import(nativeSpecifier(pkg));
     if (!(await tf.setBackend('tensorflow'))) return `${pkg} loaded but its backend did not initialise`;
     nativePackage = pkg;
     return null;

@@ -134,6 +134,7 @@ export function tensorflowInfo(backend: unknown, pkg: string): TensorflowInfo | 
 
 /** Why `import('@tensorflow/tfjs-node…')` failed, in one line with the fix. */
 export function tensorflowLoadProblem(pkg: string, message: string): string {
+  if (message.includes('ARLARENA_NATIVE_TF_ROOT')) return message.split('\n')[0];
   if (/Cannot find (module|package)/.test(message)) return `${pkg} is not installed (npm ci installs it)`;
   if (/tfjs_binding\.node\) can not be found/.test(message)) {
     return `${pkg}'s native binding is not built (run \`npm run setup:tensorflow${pkg.endsWith('-gpu') ? ' -- --gpu' : ''}\`)`;
