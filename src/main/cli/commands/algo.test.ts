@@ -28,6 +28,18 @@ describe('arlarena algo (JSON probe through the real CLI)', () => {
     const out = JSON.parse(r.stdout) as Record<string, Array<{ name: string }>>;
     expect(out.policyLoss.map((e) => e.name)).toEqual(['vanilla', 'cispo', 'sapo', 'gspo']);
     expect(out.presets[0].name).toBe('sampo');
+    expect(out.rolloutIs.map((e) => e.name)).toEqual(['token', 'sequence', 'icepop']);
+    expect(out.rolloutRs).toHaveLength(11);
+    expect(out.bypassLoss.map((e) => e.name)).toEqual(['ppo_clip', 'reinforce']);
+  });
+
+  it('rollout_correction through the CLI: verl\'s names in, weights / mask / rollout_corr metrics out', () => {
+    const r = probe(JSON.stringify({ fn: 'rollout_correction', params: { rollout_is: 'sequence', rollout_rs: 'seq_mean_k1', rollout_rs_threshold: 1.5 }, inputs: { old_log_prob: [[-1, -2]], rollout_log_prob: [[-1.2, -1.9]], response_mask: [[1, 1]] } }));
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout).outputs;
+    expect(out.rollout_is_weights[0][0]).toBeCloseTo(Math.exp(0.1), 12);
+    expect(out.modified_response_mask).toEqual([[1, 1]]);
+    expect(Object.keys(out.metrics).every((k: string) => k.startsWith('rollout_corr/'))).toBe(true);
   });
 
   it('malformed input: one line naming the problem, exit code 2', () => {

@@ -1,7 +1,7 @@
 // The full tfjs package registers the cpu backend and every op's gradient (tfjs-core alone has neither).
 import * as tf from '@tensorflow/tfjs';
 import { ProbeInputError, PROBE_FUNCTIONS, runProbeText } from '../../../core/algorithms/probe';
-import { ADVANTAGES, AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../../../core/algorithms/index';
+import { ADVANTAGES, AGGREGATIONS, BYPASS_LOSSES, KL_ESTIMATORS, POLICY_LOSSES, ROLLOUT_IS, ROLLOUT_RS } from '../../../core/algorithms/index';
 import { listPresets } from '../../../core/config/index';
 import { UsageError, type CliCommand } from '../types';
 
@@ -13,6 +13,9 @@ function listCatalogs() {
     policyLoss: names(POLICY_LOSSES),
     advantage: names(ADVANTAGES),
     kl: names(KL_ESTIMATORS),
+    rolloutIs: names(ROLLOUT_IS),
+    rolloutRs: names(ROLLOUT_RS),
+    bypassLoss: names(BYPASS_LOSSES),
     presets: listPresets().map(({ name, label, why, recommended, dimensions }) => ({ name, label, recommended, why, dimensions })),
   };
 }
@@ -31,6 +34,11 @@ compute_gigpo_outcome_advantage: step_rewards are the reference's precomputed st
 is given — then they are per-step env rewards, discounted within each traj_uid in row order. With
 invalid_action_penalty_coef and is_action_valid the probe subtracts λ itself (from the row score and, after
 discounting, from the row's own step return), so pass unpenalised rewards then.
+
+rollout_correction (verl compute_rollout_correction_and_rejection_mask) runs in float64 and needs at least one
+valid token; rollout_rs_threshold is a number or a string ("0.5_2.0" for k1 options, comma separated per option).
+policy_loss_bypass_mode: old_log_prob is the rollout engine's. icepop_function uses slime's names.
+See docs/guides/rollout-correction.md.
 
 Loss, KL and entropy run in float32 tfjs (cpu backend) with gradients via tf.grad wrt log_prob / loss_mat /
 logits; advantages run in float64. Non-finite outputs print as null. Malformed input: one line on stderr,
