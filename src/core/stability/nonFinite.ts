@@ -7,16 +7,9 @@
  * an event. Used by the collapse detector's `non_finite` rule and by the store's chart series.
  */
 import { nanMeansNotApplicable } from '../../shared/metrics';
+import { nonFiniteKind, type NonFiniteKind } from '../../shared/nonFinite';
 
-export { nanMeansNotApplicable };
-
-export type NonFiniteKind = 'NaN' | 'Infinity' | '-Infinity';
-
-export function nonFiniteKind(v: number): NonFiniteKind | null {
-  if (Number.isFinite(v)) return null;
-  if (Number.isNaN(v)) return 'NaN';
-  return v > 0 ? 'Infinity' : '-Infinity';
-}
+export { nanMeansNotApplicable, nonFiniteKind, type NonFiniteKind };
 
 /**
  * Classify value `v` of `key`, given whether the key has had a finite value before in this run.

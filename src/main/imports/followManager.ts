@@ -7,6 +7,7 @@
  */
 import type { FollowInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
+import { toWireRecord, type WireMetricRecord } from '../../shared/nonFinite';
 import type { EmitFn } from '../sessions/sessionManager';
 import type { RunStore } from '../store/runStore';
 import { LogFollower, type FollowOptions } from './follow';
@@ -14,24 +15,10 @@ import { LogFollower, type FollowOptions } from './follow';
 /** Event batching tick (ms), as the session manager's default. */
 const TICK_MS = 250;
 
-type EventRecord = { step: number; values: Record<string, number | null>; nonFinite?: Record<string, 'NaN' | 'Infinity' | '-Infinity'> };
-
-function toEventRecord(r: MetricRecord): EventRecord {
-  const values: Record<string, number | null> = {};
-  let nonFinite: Record<string, 'NaN' | 'Infinity' | '-Infinity'> | undefined;
-  for (const [k, v] of Object.entries(r.values)) {
-    if (Number.isFinite(v)) values[k] = v;
-    else {
-      values[k] = null;
-      (nonFinite ??= {})[k] = Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-    }
-  }
-  return nonFinite ? { step: r.step, values, nonFinite } : { step: r.step, values };
-}
 
 export class FollowManager {
   private follows = new Set<LogFollower>();
-  private pending = new Map<string, EventRecord[]>();
+  private pending = new Map<string, WireMetricRecord[]>();
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -42,7 +29,7 @@ export class FollowManager {
 
   private queue(runId: string, records: readonly MetricRecord[]): void {
     const cur = this.pending.get(runId) ?? [];
-    for (const r of records) cur.push(toEventRecord(r));
+    for (const r of records) cur.push(toWireRecord(r));
     this.pending.set(runId, cur);
     this.timer ??= setTimeout(() => this.flushEvents(), TICK_MS);
   }

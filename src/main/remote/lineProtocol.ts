@@ -15,6 +15,8 @@
  * JSON has no NaN/±Infinity, and the trainer logs NaN for every metric that does not apply: a non-finite number is
  * written as {"$nf":"NaN"|"Infinity"|"-Infinity"} and read back as the number, so a record survives exactly.
  */
+import { fromNonFiniteKind, isNonFiniteKind, nonFiniteKind } from '../../shared/nonFinite';
+
 export const LINE_PREFIX = '@arlarena:';
 
 export const LINE_TYPES = ['status', 'metric', 'trajectory', 'checkpoint', 'done', 'failed'] as const;
@@ -26,7 +28,8 @@ export interface LineMessage {
 }
 
 function replacer(_key: string, v: unknown): unknown {
-  if (typeof v === 'number' && !Number.isFinite(v)) return { $nf: Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity' };
+  const kind = typeof v === 'number' ? nonFiniteKind(v) : null;
+  if (kind !== null) return { $nf: kind };
   return v;
 }
 
@@ -34,7 +37,7 @@ function reviver(_key: string, v: unknown): unknown {
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
     const nf = o.$nf;
-    if (typeof nf === 'string' && Object.keys(o).length === 1) return nf === 'NaN' ? NaN : nf === 'Infinity' ? Infinity : -Infinity;
+    if (isNonFiniteKind(nf) && Object.keys(o).length === 1) return fromNonFiniteKind(nf);
   }
   return v;
 }

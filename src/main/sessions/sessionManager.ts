@@ -14,6 +14,7 @@ import { detectComputeBackend } from '../compute/detect';
 import { validateConfig } from '../../core/config/validate';
 import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
+import { toWireRecord } from '../../shared/nonFinite';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 import type { CreateRunInput, RunStore } from '../store/runStore';
 import type { WorkerToHost } from './protocol';
@@ -413,15 +414,7 @@ export class SessionManager {
 
   private async flushEvents(s: Session): Promise<void> {
     if (s.pendingMetrics.length > 0) {
-      const records = s.pendingMetrics.splice(0).map((r) => {
-        const entries = Object.entries(r.values);
-        const nonFinite = Object.fromEntries(entries.filter(([, v]) => !Number.isFinite(v)).map(([k, v]) => [k, Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'] as const));
-        return {
-          step: r.step,
-          values: Object.fromEntries(entries.map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-          ...(Object.keys(nonFinite).length ? { nonFinite } : {}),
-        };
-      });
+      const records = s.pendingMetrics.splice(0).map(toWireRecord);
       this.emit('run.metrics', { runId: s.runId, records });
     }
     for (const t of s.pendingTrajectories.splice(0)) this.emit('run.trajectory', { runId: s.runId, step: t.step, trajUid: t.trajUid });

@@ -16,6 +16,7 @@
  * 10 s by default), so every kill -9 during a write blocks the next process for that long, and a holder whose
  * event loop stalls past it is declared compromised and throws; it has no "holder pid is gone" test.
  */
+import { pidAlive } from '../platform/process';
 import { link, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -83,15 +84,6 @@ function parseOwner(text: string): LockOwner | null {
   return null;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function describeHolder(owner: LockOwner | null, mtimeMs: number, now: number): string {
   if (!owner) return `an unreadable lock written ${((now - mtimeMs) / 1000).toFixed(1)} s ago`;

@@ -10,20 +10,17 @@ import { open, stat, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { MetricRecord } from '../../shared/metrics';
 import { storeFaults } from './faults';
+import { fromNonFiniteKind, isNonFiniteKind, nonFiniteKind, type NonFiniteKind } from '../../shared/nonFinite';
 
-export type EncodedValue = number | 'NaN' | 'Infinity' | '-Infinity';
+export type EncodedValue = number | NonFiniteKind;
 
 export function encodeValue(v: number): EncodedValue {
-  if (Number.isFinite(v)) return v;
-  if (Number.isNaN(v)) return 'NaN';
-  return v > 0 ? 'Infinity' : '-Infinity';
+  return nonFiniteKind(v) ?? v;
 }
 
 export function decodeValue(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
-  if (v === 'NaN') return NaN;
-  if (v === 'Infinity') return Infinity;
-  if (v === '-Infinity') return -Infinity;
+  if (isNonFiniteKind(v)) return fromNonFiniteKind(v);
   if (v === null) return NaN;
   return undefined;
 }

@@ -27,6 +27,7 @@ import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBa
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../platform/appInfo';
+import { pidAlive } from '../platform/process';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
@@ -669,13 +670,7 @@ export class RunStore {
       return null;
     }
     if (!Number.isInteger(pid) || pid <= 0) return null;
-    if (pid === process.pid) return { pid, alive: true };
-    try {
-      process.kill(pid, 0);
-      return { pid, alive: true };
-    } catch (e) {
-      return { pid, alive: (e as NodeJS.ErrnoException).code === 'EPERM' };
-    }
+    return { pid, alive: pid === process.pid || pidAlive(pid) };
   }
 
   /**
@@ -729,14 +724,7 @@ export class RunStore {
     } catch {
       return false;
     }
-    if (!Number.isInteger(pid) || pid === process.pid) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (e) {
-      // EPERM: alive but not ours to signal — still alive.
-      return (e as NodeJS.ErrnoException).code === 'EPERM';
-    }
+    return Number.isInteger(pid) && pid !== process.pid && pidAlive(pid);
   }
 
   /**
