@@ -20,6 +20,12 @@ export interface CallContext {
    * URL, e.g. for `bundles.export`. `null` in Electron, where the file path itself is the answer.
    */
   readonly publishDownload: ((filePath: string, fileName: string) => string) | null;
+  /**
+   * Browser mode only: the folders a call may name files in by path (`arlarena serve --allow-dir DIR`; none by
+   * default, when a page imports only what the user uploads). Absent in Electron, where the app's own window
+   * names paths.
+   */
+  readonly importRoots?: readonly string[];
 }
 
 export type Handler<M extends ApiMethodName> = (

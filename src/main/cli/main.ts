@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { commands } from './commands/index';
+import { terminalSafe } from './terminalText';
 import { UsageError, type CliContext } from './types';
 import { appVersion } from '../platform/appInfo';
 import { resolveDataDir } from '../platform/dataDir';
@@ -61,10 +62,11 @@ export function takeGlobalOptions(args: readonly string[]): { dataDir?: string; 
  * trainer); only test helper processes pass one.
  */
 export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<number> {
-  const stdout = process.stdout;
-  const stderr = process.stderr;
+  // Text from outside (file names, cluster replies, import errors) never reaches the terminal as control codes.
+  const stdout = terminalSafe(process.stdout);
+  const stderr = terminalSafe(process.stderr);
   // `arlarena show RUN | head`: the reader went away; stop quietly instead of crashing on EPIPE.
-  stdout.on('error', (e: NodeJS.ErrnoException) => {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });

@@ -29,7 +29,7 @@ import type { RunStore } from '../store/runStore';
 import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, listTree, readHead } from './files';
 import { ImportError } from './importLogs';
 import { defaultRegistry, type FormatRegistry } from './registry';
-import { RunWriter } from './runWriter';
+import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
 
 export const SKIP_REPLAYED = 'replayed step';
 export const SKIP_OTHER_RUN = 'other source run';
@@ -157,6 +157,8 @@ export class LogFollower {
   /** Resolves once following has ended (stopped, idle, or failed). */
   readonly done: Promise<FollowInfo>;
   private readonly registry: FormatRegistry;
+  /** Lines and steps read, to judge whether the source is a log whose copy the run keeps. */
+  private readonly tally = new SourceTally();
 
   private constructor(
     private readonly store: RunStore,
@@ -328,7 +330,7 @@ export class LogFollower {
     const empty = new Uint8Array(0);
     if (this.registry.isBinary(format)) return { path, ino, pos: 0, head: empty, hash: createHash('sha256'), parser: this.registry.byteParser(format, onStep), splitter: null };
     const parser = this.registry.lineParser(format, onStep);
-    return { path, ino, pos: 0, head: empty, hash: createHash('sha256'), parser, splitter: new LineSplitter((line) => parser.push(line)) };
+    return { path, ino, pos: 0, head: empty, hash: createHash('sha256'), parser, splitter: new LineSplitter(this.tally.countLines((line) => parser.push(line))) };
   }
 
   /** End a tail's parser (its last pending step comes out) and keep what it skipped. */
@@ -415,6 +417,7 @@ export class LogFollower {
 
   /** Sync step sink: route, recognise replays and restarts, hand the step to the current writer. */
   private onStep(s: SourceStep): void {
+    this.tally.steps++;
     if (this.sourceRun === null) this.sourceRun = s.run;
     if (s.run !== this.sourceRun) {
       this.skipped[SKIP_OTHER_RUN] = (this.skipped[SKIP_OTHER_RUN] ?? 0) + 1;
@@ -507,6 +510,7 @@ export class LogFollower {
         const empty = this.writer.stored === 0 && this.runs.length === 1;
         await this.writer.finish({
           meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped, copyFrom: [...this.tails.keys()],
+          copyRefused: this.format === null ? null : sourceCopyRefusal(this.opts.format !== undefined, this.registry.isBinary(this.format), this.tally),
           ...(empty ? { status: 'stopped' as const, error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}` } : {}),
         });
         this.status = empty ? 'stopped' : 'completed';

@@ -23,7 +23,7 @@ import { BundleError, sha256Hex } from '../bundles/manifest';
 import type { RunStore } from '../store/runStore';
 import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
-import { RunWriter } from './runWriter';
+import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
 
 export type ImportErrorCode = 'NOT_FOUND' | 'UNKNOWN_FORMAT' | 'BAD_OPTION' | 'EMPTY';
 
@@ -210,7 +210,9 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     writers.push(w);
     return w;
   };
+  const tally = new SourceTally();
   const onStep = (s: SourceStep): void => {
+    tally.steps++;
     let chain = chains.get(s.run);
     if (!chain) chains.set(s.run, (chain = [newWriter(s.run, 1)]));
     let w = chain[chain.length - 1];
@@ -252,7 +254,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
       } else {
         const p = registry.lineParser(format, onStep);
         parser = p;
-        const sp = new LineSplitter((line) => p.push(line));
+        const sp = new LineSplitter(tally.countLines((line) => p.push(line)));
         splitter = sp;
         feed = (c) => sp.push(c);
         finishInput = () => {
@@ -283,8 +285,9 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
     const runIds: string[] = [];
     let stored = 0;
     const skipped: Record<string, number> = { ...parserSkipped };
+    const copyRefused = sourceCopyRefusal(opts.format !== undefined, registry.isBinary(format), tally);
     for (const w of writers) {
-      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths, notes: links(w) });
+      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths, copyRefused, notes: links(w) });
       addCounts(skipped, w.skipped);
       if (rec) {
         runIds.push(rec.id);

@@ -9,7 +9,7 @@
  * The store is append-only and charts need strictly increasing steps: a step at or below the last one taken is
  * dropped and counted in `skipped` (as 'repeated step' when equal, 'out-of-order step' when lower).
  */
-import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Alert, ImportSource, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
@@ -33,6 +33,42 @@ export const SOURCE_COPY_LIMIT_BYTES = 64 * 1024 * 1024;
 export function sourceEntryName(index: number, path: string): string {
   const name = basename(path).replace(/[^A-Za-z0-9._=+-]+/g, '_').slice(0, 120) || 'source';
   return `${index}-${name}`;
+}
+
+/**
+ * What was read of a source, to judge whether it is a log worth keeping a copy of (a bundle carries the copy, so
+ * a copy of an arbitrary file that happened to yield a step would export that file).
+ */
+export class SourceTally {
+  /** Non-blank lines of text sources. */
+  lines = 0;
+  /** Steps the parsers produced. */
+  steps = 0;
+
+  /** Wrap a line sink: counts the non-blank lines it is given. */
+  countLines(push: (line: string) => void): (line: string) => void {
+    return (line) => {
+      if (line.trim() !== '') this.lines++;
+      push(line);
+    };
+  }
+}
+
+/** Smallest step-to-line share of a text log whose copy is kept (the real verl console logs: 1 in 16 at worst). */
+export const SOURCE_COPY_MIN_STEP_SHARE = 1 / 50;
+
+/**
+ * Why no copy of the source is kept with the run, or null when it is a log: its format was detected from the
+ * content (not forced), and for a text source at least 2 steps came out and at least 1 in 50 of its lines were
+ * steps, so a file of other lines with a step-like line in it is never copied whole.
+ */
+export function sourceCopyRefusal(forced: boolean, binary: boolean, tally: SourceTally): string | null {
+  if (forced) return 'its format was forced, not detected from the content: no copy of the source is kept with the run (its bundle does not carry it)';
+  if (binary) return null;
+  if (tally.steps < 2 || tally.steps < tally.lines * SOURCE_COPY_MIN_STEP_SHARE) {
+    return `only ${tally.steps} of its ${tally.lines} lines are metric steps: it is kept as a run, but no copy of the file is kept with it (its bundle does not carry it)`;
+  }
+  return null;
 }
 
 export interface RunWriterOptions {
@@ -204,16 +240,20 @@ export class RunWriter {
     error?: string;
     /** The files read (same order as the recorded paths), copied into the run when small enough. */
     copyFrom?: readonly string[];
+    /** Why no copy is kept although copyFrom names the files (sourceCopyRefusal). */
+    copyRefused?: string | null;
   }): Promise<RunRecord | null> {
     await this.flush(f.meta);
     if (!this.run) return null;
     const id = this.run.id;
-    const copied = f.copyFrom ? await this.copySources(id, f.copyFrom) : null;
+    const copied = f.copyFrom && !f.copyRefused ? await this.copySources(id, f.copyFrom) : null;
     const skipped: Record<string, number> = { ...f.parserSkipped };
     for (const [k, n] of Object.entries(this.skipped)) skipped[k] = (skipped[k] ?? 0) + n;
     const cfg = describeConfig(f.meta?.config);
     const notes = [...(this.opts.notes ?? []), ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
     if (copied === false) notes.push(`the source is over ${SOURCE_COPY_LIMIT_BYTES / 1024 / 1024} MB: no copy is kept with the run, so its bundle does not carry it`);
+    if (copied === 'gone') notes.push('the source file was gone when the run ended: no copy is kept with the run, so its bundle does not carry it');
+    if (f.copyFrom && f.copyRefused) notes.push(f.copyRefused);
     const dropped = (this.skipped[SKIP_OUT_OF_ORDER] ?? 0) + (this.skipped[SKIP_REPEATED] ?? 0);
     if (dropped > 0) notes.push(`${dropped} step(s) at or below an earlier step were dropped (the store keeps steps strictly increasing)`);
     const alerts = this.detector?.alerts() ?? [];
@@ -249,16 +289,31 @@ export class RunWriter {
     return rec;
   }
 
-  /** Copy the source files into runs/<id>/source/ (true), or not when over the limit (false). */
-  private async copySources(id: string, from: readonly string[]): Promise<boolean> {
+  /**
+   * Copy the source files into runs/<id>/source/ (true), or not when over the limit (false) or when a file is
+   * gone (a followed log deleted before following stopped: 'gone'; its steps are stored all the same).
+   */
+  private async copySources(id: string, from: readonly string[]): Promise<boolean | 'gone'> {
+    const isGone = (e: unknown) => ['ENOENT', 'EACCES', 'EPERM'].includes((e as NodeJS.ErrnoException).code ?? '');
     let total = 0;
-    for (const p of from) total += (await stat(p)).size;
+    try {
+      for (const p of from) total += (await stat(p)).size;
+    } catch (e) {
+      if (isGone(e)) return 'gone';
+      throw e;
+    }
     if (total > SOURCE_COPY_LIMIT_BYTES) return false;
     const dir = join(this.store.runDir(id), SOURCE_DIR);
     await mkdir(dir, { recursive: true });
     // Named by what the record shows (an upload's own file name), or by the file itself when a folder was followed.
     const names = from.length === this.opts.paths.length ? this.opts.paths : from;
-    for (const [i, p] of from.entries()) await copyFile(p, join(dir, sourceEntryName(i, names[i])));
+    try {
+      for (const [i, p] of from.entries()) await copyFile(p, join(dir, sourceEntryName(i, names[i])));
+    } catch (e) {
+      if (!isGone(e)) throw e;
+      await rm(dir, { recursive: true, force: true });
+      return 'gone';
+    }
     return true;
   }
 

@@ -13,6 +13,8 @@ export interface BrowserModeOptions {
   readonly host?: string;
   readonly port?: number;
   readonly staticDir?: string;
+  /** Folders the page may name files in by path (`serve --allow-dir`). */
+  readonly allowDirs?: readonly string[];
 }
 
 export interface BrowserMode {
@@ -40,6 +42,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
       staticDir: options.staticDir ?? join(projectRoot(), 'out', 'renderer'),
       host: options.host,
       port: options.port,
+      allowDirs: options.allowDirs,
     });
   } catch (e) {
     await services.dispose();

@@ -47,6 +47,11 @@ export interface ServerOptions {
   readonly token?: string;
   /** Largest accepted request body (default 256 MiB: bundle imports carry base64 checkpoints). */
   readonly maxBodyBytes?: number;
+  /**
+   * Folders whose files API calls may name by path (imports.path, follow.start): `arlarena serve --allow-dir DIR`.
+   * None by default: a page then imports only what the user uploads.
+   */
+  readonly allowDirs?: readonly string[];
   readonly log?: (message: string) => void;
 }
 
@@ -146,7 +151,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     downloads.set(id, { path: filePath, fileName });
     return `/api/download/${id}`;
   };
-  const ctx: CallContext = { transport: 'browser', publishDownload };
+  const ctx: CallContext = { transport: 'browser', publishDownload, importRoots: [...(options.allowDirs ?? [])] };
 
   /** Reads a body up to the limit; resolves null after answering 413 itself. */
   const readBody = (req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> =>
@@ -334,7 +339,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const origin = req.headers.origin;
       if (origin && !allowedHosts().has(origin.replace(/^https?:\/\//, '').toLowerCase())) return refuse(403, 'Forbidden');
       const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-      const given = offered.find((p) => p.startsWith('token.'))?.slice('token.'.length) ?? url.searchParams.get('token');
+      // The token only in the subprotocol: one in the URL would land in logs and history, so it is refused even
+      // when it is right.
+      if (url.search !== '') return refuse(400, 'Bad Request');
+      const given = offered.find((p) => p.startsWith('token.'))?.slice('token.'.length);
       if (!sameToken(given, token)) return refuse(401, 'Unauthorized');
       if (!offered.includes(WS_PROTOCOL)) return refuse(400, 'Bad Request');
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { exportRun } from '../../bundles/exportBundle';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiEventPayload } from '../../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from './imports';
@@ -10,7 +11,8 @@ import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 
 let lab: HandlerTestLab;
 beforeEach(async () => {
-  lab = await openHandlerTestLab('arl-imports-api-', (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s), ...createSessionsHandlers(s) }));
+  // Browser mode with the temp folder allowed (serve --allow-dir): the files these tests name live there.
+  lab = await openHandlerTestLab('arl-imports-api-', (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s), ...createSessionsHandlers(s) }), { transport: 'browser', publishDownload: null, importRoots: [tmpdir()] });
 });
 afterEach(async () => {
   await lab.close();

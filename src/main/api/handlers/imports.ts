@@ -5,15 +5,15 @@
  * training session's.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ImportResult } from '../../../shared/api';
 import type { LabServices } from '../../app/lab';
 import { BundleError } from '../../bundles/manifest';
 import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/importLogs';
-import type { AreaMethods, Handlers } from '../types';
+import type { AreaMethods, CallContext, Handlers } from '../types';
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
 export const MAX_UPLOAD_BYTES = 150 * 1000 * 1000;
@@ -28,6 +28,42 @@ function folderOf(p: string): string {
 function mainSidePath(p: string): string | null {
   const expanded = p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
   return isAbsolute(expanded) ? expanded : null;
+}
+
+/** The path with its links resolved; for a path that does not exist, the nearest existing folder's, plus the rest. */
+async function realPathOf(p: string): Promise<string> {
+  const rest: string[] = [];
+  let cur = resolve(p);
+  for (;;) {
+    try {
+      return join(await realpath(cur), ...rest.reverse());
+    } catch {
+      const parent = resolve(cur, '..');
+      if (parent === cur) return resolve(p);
+      rest.push(basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/**
+ * Browser mode: a page names files by path only inside the folders `arlarena serve --allow-dir` allowed (links
+ * resolved first, so one pointing out is refused). The answer is the same whether or not the path exists, so a
+ * page cannot probe the disk. Electron: the app's own window names paths, as the user would in a terminal.
+ */
+async function pathRefusal(p: string, ctx: CallContext): Promise<Result<never> | null> {
+  if (ctx.transport !== 'browser') return null;
+  const roots = ctx.importRoots ?? [];
+  const real = await realPathOf(p);
+  for (const r of roots) {
+    const root = await realPathOf(r);
+    if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
+  }
+  const allowed = roots.length > 0 ? `only inside ${roots.map((r) => JSON.stringify(r)).join(', ')}` : 'only inside folders allowed with "arlarena serve --allow-dir DIR" (none is)';
+  return err('VALIDATION', `in browser mode the lab reads files by path ${allowed}; ${JSON.stringify(p)} is not one of them`, {
+    field: 'path',
+    hint: 'upload the file instead, or restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds your logs',
+  });
 }
 
 function importFailure(e: unknown, field: string): Result<never> {
@@ -107,9 +143,11 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
         await rm(dir, { recursive: true, force: true });
       }
     },
-    'imports.path': async ({ path, ...rest }) => {
+    'imports.path': async ({ path, ...rest }, ctx) => {
       const p = mainSidePath(path);
       if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      const refused = await pathRefusal(p, ctx);
+      if (refused) return refused;
       const { store } = await services.lab();
       try {
         const r = await importLogs(store, [p], options(rest));
@@ -124,9 +162,11 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
 
 export function createFollowHandlers(services: LabServices): Handlers<AreaMethods<'follow'>> {
   return {
-    'follow.start': async ({ path, format, name }) => {
+    'follow.start': async ({ path, format, name }, ctx) => {
       const p = mainSidePath(path);
       if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      const refused = await pathRefusal(p, ctx);
+      if (refused) return refused;
       const fm = await services.follows();
       try {
         const info = await fm.start(p, { format, name });

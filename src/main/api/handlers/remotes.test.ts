@@ -3,7 +3,7 @@
  * token (owner-only, never in a reply), each bad input named by its field, and a cluster nobody answers at (a
  * port closed here) refused before a run exists. The real-Ray side is remotes.ray.test.ts.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../../tests/support/ray';
@@ -46,13 +46,25 @@ describe('remotes API (no cluster)', () => {
     expect(await bad({ name: 'c', url: 'head:8265' })).toMatchObject({ code: 'VALIDATION', field: 'url' });
     expect(await bad({ name: 'c', url: 'http://x:8265', token: 'two words' })).toMatchObject({ code: 'VALIDATION', field: 'token', message: expect.stringContaining('only the token') });
     expect(await bad({ name: 'c', url: 'http://x:8265', token: '  ' })).toMatchObject({ code: 'VALIDATION', field: 'token' });
-    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'a', tokenFile: '/x' })).toMatchObject({ code: 'VALIDATION', field: 'token' });
+    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'a', tokenFile: '/x' })).toMatchObject({ code: 'VALIDATION', field: 'tokenFile' });
     expect(await bad({ name: 'c', url: 'http://x:8265', tokenFile: join(lab.dir, 'nope') })).toMatchObject({ code: 'VALIDATION', field: 'tokenFile' });
     expect((await call('remotes.list')).value).toEqual([]);
     expect((await call('remotes.add', { name: 'c', url: 'http://x:8265' })).ok).toBe(true);
     expect(await bad({ name: 'c', url: 'http://y:8265' })).toMatchObject({ code: 'CONFLICT', field: 'name' });
     expect((await call('remotes.test', { name: 'nope' })).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('known: c') });
     await call('remotes.remove', { name: 'c' });
+  });
+
+  it('a token file named by the page is never read: a 0600 one-word file and a missing one get the same refusal, nothing is stored', async () => {
+    const secret = join(lab.dir, 'secret-token');
+    await writeFile(secret, 'hunter2hunter2\n', { mode: 0o600 });
+    const a = await call('remotes.add', { name: 'exfil', url: 'http://127.0.0.1:9/', tokenFile: secret });
+    const b = await call('remotes.add', { name: 'exfil', url: 'http://127.0.0.1:9/', tokenFile: join(lab.dir, 'missing') });
+    expect(a.error).toMatchObject({ code: 'VALIDATION', field: 'tokenFile', message: 'the app takes a cluster token pasted, not a file on this machine' });
+    expect(b.error).toEqual(a.error);
+    expect(a.error.hint).toContain('--token-file');
+    expect((await call('remotes.list')).value).toEqual([]);
+    expect(await readdir(join(lab.dir, 'remote-tokens')).catch(() => [])).toEqual([]);
   });
 
   it('an unreachable cluster: test, jobs and a run on it all say so, and no run is created', async () => {

@@ -31,8 +31,12 @@ export function createRemotesHandlers(services: LabServices): Handlers<AreaMetho
   return {
     'remotes.list': async () => ok(await targets().list()),
     'remotes.add': async ({ name, url, token, tokenFile }) => {
-      if (token !== undefined && tokenFile !== undefined) return err('VALIDATION', 'give the token pasted or as a file on this machine, not both', { field: 'token' });
-      return guard(() => targets().add(name, url, tokenFile, token === undefined ? {} : { token }));
+      // A token file named by the page would send any one-word file of this machine to any URL: from the app,
+      // the token is pasted; `arlarena remote add --token-file F` stays for the terminal.
+      if (tokenFile !== undefined) {
+        return err('VALIDATION', 'the app takes a cluster token pasted, not a file on this machine', { field: 'tokenFile', hint: `paste the token, or add the cluster from a terminal: arlarena remote add ${name} ${url} --token-file FILE` });
+      }
+      return guard(() => targets().add(name, url, undefined, token === undefined ? {} : { token }));
     },
     'remotes.test': async ({ name }) =>
       guard(async () => {
