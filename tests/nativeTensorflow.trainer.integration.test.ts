@@ -16,6 +16,8 @@ import type { TrainerDeps } from '../src/core/training/types';
 import type { MetricRecord } from '../src/shared/metrics';
 import { initBackend, setupCompute } from '../src/main/compute/index';
 import { GradPool } from '../src/main/compute/gradPool';
+import { trainingJob } from '../src/main/sessions/jobs/training';
+import { ComputeBackendInfo } from '../src/shared/api';
 import { deps, deterministicPart, recorder, tinyConfig } from './tinyTrainer';
 
 async function onNative(): Promise<void> {
@@ -62,6 +64,13 @@ describe('native TensorFlow backend', () => {
     expect(c.info.detail).toMatch(/training on tfjs-node \(libtensorflow 2\.21\.0, CPU, \d+ intra-op \/ \d+ inter-op threads, deterministic ops\)/);
     // Native TensorFlow threads every kernel itself: compute.workers = 0 means one gradient worker there.
     expect(c.workers).toBe(1);
+    // The run's own backend record, as the production job returns it (stored with the run, in bundles, reused by
+    // reproduce), and the record parses under the shared schema with the TensorFlow part kept.
+    const r = recorder();
+    const job = await trainingJob.run({ runId: 'r1', config: tinyConfig('grpo', BASE) as unknown as Record<string, unknown>, seed: 1, dataDir: '.' }, r.hooks);
+    expect(job.backend?.training).toBe('tensorflow');
+    expect(job.backend?.tensorflow).toEqual(c.info.tensorflow);
+    expect(ComputeBackendInfo.parse({ ...job.backend, available: [] }).tensorflow).toEqual(c.info.tensorflow);
   });
 
   it('same config, seed and K → bit-identical runs on tfjs-node (K = 1 and K = 2)', async () => {

@@ -69,6 +69,21 @@ export const ComputeBackendInfo = z.object({
    * K a run with compute.workers = 0 gets here (the machine's cores). Absent in records made before it existed.
    */
   workers: z.number().int().positive().optional(),
+  /**
+   * Native TensorFlow (tfjs-node / tfjs-node-gpu) when training ran on it: libtensorflow's version, the thread pools
+   * it was given (compute.intraOpThreads / interOpThreads, fixed when it first loads in a process), whether its
+   * deterministic ops were on, and the GPU's name (null on the CPU). Absent for other backends and older records.
+   */
+  tensorflow: z
+    .object({
+      version: z.string(),
+      package: z.string(),
+      intraOpThreads: z.number().int(),
+      interOpThreads: z.number().int(),
+      deterministicOps: z.boolean(),
+      gpu: z.string().nullable(),
+    })
+    .optional(),
 });
 export type ComputeBackendInfo = z.infer<typeof ComputeBackendInfo>;
 

@@ -19,7 +19,7 @@ import type { TrainingJob } from '../sessions/job';
 import { verifyBundle } from './importBundle';
 import { BundleError } from './manifest';
 import { validateConfig } from '../../core/config/index';
-import type { Alert } from '../../shared/api';
+import type { Alert, ComputeBackendInfo } from '../../shared/api';
 
 export type ReproduceVerdict = 'bit-identical' | 'within-band' | 'diverged';
 
@@ -120,6 +120,24 @@ export function withRecordedWorkers(config: Record<string, unknown>, workers: nu
   return { ...config, compute: { ...(compute as Record<string, unknown>), workers } };
 }
 
+/**
+ * Native TensorFlow runs match only on the same libtensorflow and thread pools (the intra-op count sets how kernels
+ * split their reductions, hence float rounding); runs on other backends have no such record on either side.
+ */
+function sameTensorflow(a: ComputeBackendInfo['tensorflow'], b: ComputeBackendInfo['tensorflow']): boolean {
+  if (!a || !b) return !a && !b;
+  return a.version === b.version && a.intraOpThreads === b.intraOpThreads && a.interOpThreads === b.interOpThreads && a.deterministicOps === b.deterministicOps && a.gpu === b.gpu;
+}
+
+export function withRecordedThreads(config: Record<string, unknown>, tensorflow: ComputeBackendInfo['tensorflow']): Record<string, unknown> {
+  const compute = config.compute;
+  if (!tensorflow || compute === null || typeof compute !== 'object') return config;
+  const c = compute as { intraOpThreads?: unknown; interOpThreads?: unknown };
+  const intraOpThreads = c.intraOpThreads === undefined || c.intraOpThreads === 0 ? tensorflow.intraOpThreads : c.intraOpThreads;
+  const interOpThreads = c.interOpThreads === undefined || c.interOpThreads === 0 ? tensorflow.interOpThreads : c.interOpThreads;
+  return { ...config, compute: { ...(compute as Record<string, unknown>), intraOpThreads, interOpThreads } };
+}
+
 export async function reproduceBundle(store: RunStore, file: string, opts: ReproduceOptions = {}): Promise<ReproduceResult> {
   const { record, files } = verifyBundle(new Uint8Array(await readFile(file)));
   const original: MetricRecord[] = [];
@@ -132,7 +150,8 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // could change schedules and so the stream).
   // compute.workers = 0 means "one per core" where the run started: the rerun uses the K the run recorded, since K
   // sets the float32 summation order of the gradients (issue 19).
-  const config = withRecordedWorkers(record.config, record.backend.workers);
+  // Likewise native TensorFlow's thread pools: "one per core" (0 or absent) becomes the counts the run recorded.
+  const config = withRecordedThreads(withRecordedWorkers(record.config, record.backend.workers), record.backend.tensorflow);
   if (record.kind === 'imported') {
     throw new BundleError(`run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`);
   }
@@ -181,7 +200,11 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     rerunId: rerun.id,
     originalBackend: record.backend.training,
     rerunBackend,
-    backendMatches: record.backend.training === rerunBackend && rerunBackend !== 'unknown' && (record.backend.workers ?? 1) === (rerunWorkers ?? 1),
+    backendMatches:
+      record.backend.training === rerunBackend &&
+      rerunBackend !== 'unknown' &&
+      (record.backend.workers ?? 1) === (rerunWorkers ?? 1) &&
+      sameTensorflow(record.backend.tensorflow, result.type === 'done' ? result.backend?.tensorflow : undefined),
     originalWorkers: record.backend.workers ?? null,
     rerunWorkers: rerunWorkers ?? null,
     rerunStatus: result.type === 'done' ? result.status : 'failed',

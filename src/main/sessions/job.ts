@@ -3,6 +3,7 @@
  * `runTraining` from src/core/training); tests inject a small deterministic job through the session manager's worker spawner.
  */
 import type { TrainerCheckpoint, TrainerHooks } from '../../core/training/types';
+import type { ComputeBackendInfo } from '../../shared/api';
 
 export interface JobInput {
   readonly runId: string;
@@ -14,7 +15,8 @@ export interface JobInput {
 export interface JobResult {
   readonly status: 'completed' | 'stopped';
   readonly step: number;
-  readonly backend?: { readonly training: string; readonly rollout: string; readonly detail: string; readonly workers?: number };
+  /** The run's backend record (what ComputeBackendInfo holds, less the machine's available list). */
+  readonly backend?: Omit<ComputeBackendInfo, 'available'>;
 }
 
 export interface TrainingJob {

@@ -3,7 +3,7 @@
  * messages cross worker_threads (CLI, browser mode, tests) and Electron's utilityProcess (the desktop app).
  * Metric values keep NaN/±Infinity (structured clone preserves them).
  */
-import type { Alert, Trajectory } from '../../shared/api';
+import type { Alert, ComputeBackendInfo, Trajectory } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 
@@ -35,5 +35,5 @@ export type WorkerToHost =
   | { readonly type: 'flushed'; readonly step: number }
   | { readonly type: 'paused' }
   | { readonly type: 'resumed' }
-  | { readonly type: 'done'; readonly status: 'completed' | 'stopped'; readonly step: number; readonly backend?: { training: string; rollout: string; detail: string; workers?: number } }
+  | { readonly type: 'done'; readonly status: 'completed' | 'stopped'; readonly step: number; readonly backend?: Omit<ComputeBackendInfo, 'available'> }
   | { readonly type: 'failed'; readonly error: string };

@@ -13,15 +13,17 @@ import type { TrainingJob } from '../job';
 export const trainingJob: TrainingJob = {
   async run(input, hooks, resume) {
     const config = input.config as unknown as RunConfig;
-    const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
+    const { backend, rolloutEngine, intraOpThreads, interOpThreads } = config.compute;
+    const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads });
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       // compute.workers = 0 → one gradient worker per core of this machine (issue 19).
-      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool },
+      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool, memoryGb: compute.memoryGb },
       // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
       loadWarmStart: shippedLoaderFor(config),
     };
     const result = await runTraining(config, deps, hooks, resume);
-    return { status: result.status, step: result.step, backend: { training: compute.info.training, rollout: compute.info.rollout, detail: compute.info.detail, workers: result.workers } };
+    const { training, rollout, detail, tensorflow } = compute.info;
+    return { status: result.status, step: result.step, backend: { training, rollout, detail, workers: result.workers, ...(tensorflow ? { tensorflow } : {}) } };
   },
 };
