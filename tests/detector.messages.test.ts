@@ -86,6 +86,14 @@ describe('alert messages quote the logged values at the steps they name', () => 
     const entropy = Array.from({ length: 30 }, (_, i) => ({ step: i + 1, values: { 'actor/entropy': i < 10 ? 1 : i < 14 ? 0.5 : 0.01, 'actor/grad_norm': i < 10 ? 0.3 : 0.0005 } }));
     checked(entropy);
     checked(series('actor/entropy', [0.3, 0.31, 0.3, 0.29, 0.3, 0.5, 0.9, 1.2, 1.3, 1.4, 1.5]));
+    // The rules from the field: engine gap (rising, and far apart at once), response collapse, format hacking.
+    checked(series('mismatch/logprob_abs_mean', [0.01, 0.012, 0.011, 0.01, 0.012, 0.03, 0.05, 0.08, 0.12, 0.15, 0.2]));
+    checked(series('training/rollout_probs_diff_mean', [0.002, 0.002, 0.003, 0.002, 0.002, 0.01, 0.02, 0.03, 0.05]));
+    checked([{ step: 1, values: { 'rollout_corr/kl': 9.97, 'rollout_corr/k3_kl': 9.24 } }, { step: 2, values: { 'rollout_corr/kl': 3.1 } }]);
+    checked(series('response/identical_share', [0.03, 0.05, 0.04, 0.03, 0.05, 0.6, 0.95, 1, 1, 1]));
+    checked(series('response/distinct_2', [0.8, 0.82, 0.79, 0.8, 0.81, 0.3, 0.05, 0.02, 0.02, 0.02]));
+    checked(series('response/prompt_mi', [2, 2.1, 1.9, 2, 2.05, 1, 0.3, 0.2, 0.2, 0.2]));
+    checked(Array.from({ length: 40 }, (_, i) => ({ step: i + 1, values: { 'episode/valid_format_ratio': Math.min(0.9, 0.1 + Math.max(0, i - 8) * 0.05), 'episode/success_rate': 0.02, 'actor/kl_loss': 0.001 + Math.max(0, i - 8) * 0.02 } })));
   });
 
   it.each(['cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'] as SyntheticShape[])('synthetic %s', (shape) => {

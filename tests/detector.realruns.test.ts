@@ -12,6 +12,7 @@ import { expect, it } from 'vitest';
 import { createByteParser, createLineParser, detectFormat, guessFramework, isBinaryFormat, mapSourceStep, type SourceStep } from '../src/core/formats/index';
 import { detectAlerts } from '../src/core/stability/detector';
 import { ruleCoverage } from '../src/core/stability/coverage';
+import { sourceRecipeOf } from '../src/core/stability/hints';
 import type { Alert } from '../src/shared/api';
 import type { MetricRecord } from '../src/shared/metrics';
 import { describeRealRuns } from './support/realRuns';
@@ -195,5 +196,42 @@ describeRealRuns('collapse detector on the real warning-sign runs: a warning, no
     expect(drift!.message).toMatch(/drifting up/);
     expect(drift!.firstStep).toBeGreaterThan(40);
     expect(show(critical(alerts))).toEqual([]);
+  });
+});
+
+describeRealRuns('the rules from the field (engine_gap, response_collapse, format_hacking) on every real log', (dir) => {
+  const FIELD = ['engine_gap', 'response_collapse', 'format_hacking'];
+  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+  const runs = () => walk(dir).filter((p) => !p.endsWith('README.md')).flatMap((p) => load(p).map((r) => ({ file: p.slice(dir.length + 1), ...r })));
+
+  it('raise one alert in all: verl-jsonl HanlinDu, critical engine_gap at step 1 (rollout_corr/kl 9.97, k3_kl 9.24, log_ppl_abs_diff 9.94 nats per token)', () => {
+    const raised = runs().flatMap((r) => alertsOf(r).filter((a) => FIELD.includes(a.rule)).map((a) => `${r.file}: ${a.severity} ${a.rule} ${a.metric}@${a.firstStep}-${a.lastStep}`));
+    expect(raised).toEqual(['verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl: critical engine_gap rollout_corr/kl@1-1']);
+    const gap = alertsOf(one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl')).find((a) => a.rule === 'engine_gap')!;
+    expect(gap.message).toContain('rollout_corr/kl 9.97 nats at step 1, rollout_corr/k3_kl 9.24 nats at step 1, rollout_corr/log_ppl_abs_diff 9.94 nats at step 1');
+    // Told in verl's own words when the run is known to be verl's (an import's recipe).
+    const verlGap = detectAlerts('run', one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl').records, undefined, sourceRecipeOf({}, 'verl')).find((a) => a.rule === 'engine_gap')!;
+    expect(verlGap.hint).toMatch(/algorithm\.rollout_correction\.rollout_is=token/);
+  });
+
+  it('apply only where the metrics exist: engine_gap on HanlinDu alone, format_hacking on the TRL Qwen2-0.5B run (both of its files), response_collapse on none', () => {
+    const applies = runs().flatMap((r) => {
+      const keys = new Set(r.records.flatMap((x) => Object.keys(x.values)));
+      return ruleCoverage(keys).filter((c) => FIELD.includes(c.rule) && c.applicable).map((c) => `${c.rule} ${r.file.split('/')[0]}/${r.file.split('/').at(-1)!.slice(0, 24)}`);
+    });
+    expect(applies.sort()).toEqual([
+      'engine_gap verl-jsonl/HanlinDu-verl_verl_examp',
+      'format_hacking tensorboard/checkpoint-113_trainer_s',
+      'format_hacking tensorboard/events.out.tfevents.1743',
+    ]);
+  });
+
+  it('format_hacking is quiet on the TRL run whose gain is nearly all format (0.010 → 0.105): the gain is under 0.3 and KL stays at 0.016, under 0.05', () => {
+    const run = one(dir, 'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2');
+    const format = run.records.map((r) => r.values['episode/valid_format_ratio']).filter(Number.isFinite);
+    const kl = run.records.map((r) => r.values['actor/kl_loss']).filter(Number.isFinite);
+    expect(Math.max(...format) - Math.min(...format)).toBeLessThan(0.3);
+    expect(Math.max(...kl)).toBeLessThan(0.05);
+    expect(alertsOf(run).filter((a) => a.rule === 'format_hacking')).toEqual([]);
   });
 });

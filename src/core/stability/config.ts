@@ -196,6 +196,58 @@ export interface DetectorConfig {
     readonly meanWarn: number;
     readonly patience: number;
   };
+  /** engine_gap (rules/engineGap.ts): the rollout/trainer gap rising against its own start, or far apart at once. */
+  readonly engineGap: {
+    readonly enabled: boolean;
+    /** First logged points whose median is a gap key's start. */
+    readonly baselineSteps: number;
+    readonly smooth: number;
+    readonly patience: number;
+    /** Rising: the smoothed gap at or above riseFactor × its start (critical at riseCritical ×)… */
+    readonly riseFactor: number;
+    readonly riseCritical: number;
+    /** …and above the start by at least this much: nats for log-prob gaps, probability for the probs-diff keys. */
+    readonly riseMinNats: number;
+    readonly riseMinProb: number;
+    /**
+     * Far apart at once: one point of a per-token mean gap (verl's rollout_corr/kl, k3_kl, log_ppl_abs_diff) at or
+     * above this many nats, or of training/rollout_probs_diff_mean at or above absCriticalProb, is critical. A
+     * KL of 1 nat per token between the engines means they sample from different policies.
+     */
+    readonly absCriticalNats: number;
+    readonly absCriticalProb: number;
+  };
+  /** response_collapse (rules/responseCollapse.ts): responses collapsing onto one answer, token or template. */
+  readonly responseCollapse: {
+    readonly enabled: boolean;
+    readonly baselineSteps: number;
+    readonly smooth: number;
+    readonly patience: number;
+    /** Identical-response share: warn at or above this (critical at identicalCritical) and up identicalRise from its start. */
+    readonly identicalWarn: number;
+    readonly identicalCritical: number;
+    readonly identicalRise: number;
+    /** Distinct bigrams at or below distinctFrac × their start: warn; at distinctCriticalFrac ×: critical. */
+    readonly distinctFrac: number;
+    readonly distinctCriticalFrac: number;
+    /** Prompt–response mutual information at or below miFrac × its start (a start of at least miMinStart nats). */
+    readonly miFrac: number;
+    readonly miMinStart: number;
+  };
+  /** format_hacking (rules/formatHacking.ts): KL to the reference rising with a format-only reward gain. */
+  readonly formatHacking: {
+    readonly enabled: boolean;
+    readonly baselineSteps: number;
+    readonly smooth: number;
+    readonly patience: number;
+    /** The format share gained at least this much (absolute) over its start… */
+    readonly formatGain: number;
+    /** …while the task share gained at most this much… */
+    readonly taskGainMax: number;
+    /** …and KL to the reference is at or above max(klFloor, klFactor × its start). */
+    readonly klFactor: number;
+    readonly klFloor: number;
+  };
 }
 
 export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
@@ -212,6 +264,9 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   deadSignal: { enabled: true, share: 0.95, patience: 5 },
   lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3, capNoRewardPatience: 2 },
   mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
+  engineGap: { enabled: true, baselineSteps: 5, smooth: 3, patience: 3, riseFactor: 3, riseCritical: 10, riseMinNats: 0.01, riseMinProb: 0.005, absCriticalNats: 1, absCriticalProb: 0.2 },
+  responseCollapse: { enabled: true, baselineSteps: 5, smooth: 3, patience: 3, identicalWarn: 0.5, identicalCritical: 0.9, identicalRise: 0.3, distinctFrac: 0.3, distinctCriticalFrac: 0.1, miFrac: 0.3, miMinStart: 0.05 },
+  formatHacking: { enabled: true, baselineSteps: 5, smooth: 5, patience: 3, formatGain: 0.3, taskGainMax: 0.05, klFactor: 5, klFloor: 0.05 },
 };
 
 export type DetectorConfigOverrides = { readonly [K in keyof DetectorConfig]?: DetectorConfig[K] extends object ? Partial<DetectorConfig[K]> : DetectorConfig[K] };

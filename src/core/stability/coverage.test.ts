@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ruleCoverage, needsMet } from './coverage';
 import { resolveDetectorConfig } from './config';
 import { RULES } from './rules/index';
+import { SOURCE_NAMED_KEYS } from './rules/engineGap';
 import { METRIC_CATALOG as METRICS } from '../../shared/metrics';
 
 const byRule = (keys: string[], cfg = resolveDetectorConfig()) => new Map(ruleCoverage(keys, cfg).map((c) => [c.rule, c]));
@@ -48,8 +49,8 @@ describe('ruleCoverage', () => {
     expect(c.get('grad_norm_spike')).toMatchObject({ applicable: false, enabled: false, missing: [] });
   });
 
-  it('every key a rule needs is a catalog key (a typo would make the rule never apply)', () => {
-    const known = new Set(METRICS.map((m) => m.key));
+  it('every key a rule needs is a catalog key or a source key read under its own name (a typo would make the rule never apply)', () => {
+    const known = new Set([...METRICS.map((m) => m.key), ...SOURCE_NAMED_KEYS]);
     for (const r of RULES) {
       for (const k of [...(r.needs.allOf ?? []), ...(r.needs.anyOf ?? [])]) if (k !== '*') expect(known.has(k), `${r.id} needs ${k}`).toBe(true);
     }

@@ -71,6 +71,12 @@ export interface Hints {
   readonly nonFinite: string;
   readonly skipped: string;
   readonly mismatch: string;
+  /** The rollout engine and the trainer drift apart (engine_gap). */
+  readonly engineGap: string;
+  /** Responses collapse onto one answer, token or template (response_collapse). */
+  readonly responseCollapse: string;
+  /** The reward rises on format alone while KL to the reference climbs (format_hacking). */
+  readonly formatHacking: string;
 }
 
 type Json = Record<string, unknown>;
@@ -174,6 +180,9 @@ export function hintsFor(recipe?: RunRecipe | SourceRecipe): Hints {
       ? `updates were skipped because their result was not finite: ${odd} is far outside its usual range; set it back`
       : `skipped updates mean the loss is numerically unstable: ${lower} or ${tighten}`,
     mismatch: 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
+    engineGap: 'the rollout engine drifts away from the trainer: correct the rollouts with truncated importance sampling or reject far-off tokens (rollout correction, algorithm.rolloutCorrection), and check the rollout model is re-exported after each update at the precision the trainer uses',
+    responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}; ${r?.filtering ? `dynamic filtering is on: raise the group size (rollout.groupSize, now ${r.groupSize})` : 'enable dynamic filtering (algorithm.filter.enabled) so groups that all agree carry no update'}`,
+    formatHacking: `the reward rises on format alone while the policy drifts from π_ref (reward hacking): give the format bonus less weight than the task reward, ${kl}, or ${lower}`,
   };
 }
 
@@ -333,5 +342,12 @@ function sourceHints(r: SourceRecipe): Hints {
     nonFinite: `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep ${gradClip} on`,
     skipped: `skipped updates mean the loss is numerically unstable: ${lower} or ${tightenClip}`,
     mismatch: "the rollout engine's and the trainer's log-probs disagree: check that both hold the same weights at the same precision, or correct for the mismatch with truncated importance sampling",
+    engineGap: r.framework === 'verl'
+      ? "the rollout engine (vLLM / SGLang) and the trainer disagree more and more about the same tokens: turn on verl's rollout correction (algorithm.rollout_correction.rollout_is=token with rollout_is_threshold, or rollout_rs to reject far-off tokens), and check that the rollout weights are synced at the trainer's dtype after each update"
+      : r.framework === 'trl'
+        ? "vLLM's log-probs and the trainer's disagree more and more: correct the rollouts with truncated importance sampling on vLLM's log-probs, and check that both load the same weights at the same dtype"
+        : "the rollout engine's and the trainer's probabilities drift apart: correct the rollouts with truncated or masked importance sampling, and check that both engines hold the same weights at the same precision",
+    responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}${filter}`,
+    formatHacking: `the reward rises on format alone while KL to the reference grows (reward hacking): give the format reward less weight than correctness, ${kl}, or ${lower}`,
   };
 }

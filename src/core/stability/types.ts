@@ -44,7 +44,10 @@ export type RuleId =
   | 'clip_fraction_drift'
   | 'dead_signal'
   | 'length_runaway'
-  | 'train_inference_mismatch';
+  | 'train_inference_mismatch'
+  | 'engine_gap'
+  | 'response_collapse'
+  | 'format_hacking';
 
 /**
  * A rule's metric requirement: every key of `allOf`, and at least one key of `anyOf` when it is non-empty

@@ -10,6 +10,9 @@ import { clipFractionDriftRule } from './clipFractionDrift';
 import { deadSignalRule } from './deadSignal';
 import { lengthRunawayRule } from './lengthRunaway';
 import { trainInferenceMismatchRule } from './trainInferenceMismatch';
+import { engineGapRule } from './engineGap';
+import { responseCollapseRule } from './responseCollapse';
+import { formatHackingRule } from './formatHacking';
 
 export const RULES: readonly RuleDef[] = [
   nonFiniteRule,
@@ -22,6 +25,9 @@ export const RULES: readonly RuleDef[] = [
   deadSignalRule,
   lengthRunawayRule,
   trainInferenceMismatchRule,
+  engineGapRule,
+  responseCollapseRule,
+  formatHackingRule,
 ];
 
 export function ruleById(id: string): RuleDef {
