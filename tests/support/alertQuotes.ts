@@ -66,7 +66,7 @@ export function checkAlertMessage(alert: Alert, records: readonly MetricRecord[]
   for (const m of msg.matchAll(new RegExp(`${NUM}×`, 'g'))) cover(m.index!, m.index! + m[0].length);
   for (const m of msg.matchAll(/\b\d+\/\d+\b/g)) cover(m.index!, m.index! + m[0].length);
   for (const m of msg.matchAll(/\b\d+ (?:(?:logged|calm|more) )*(?:steps|points|validations|keys|metrics|episodes|percentage points)\b/g)) cover(m.index!, m.index! + m[0].length);
-  for (const m of msg.matchAll(new RegExp(`(?:\\b(?:mean|median|baseline|limit|start|share|fall|gain|above|below)|z =) (${NUM})( %)?`, 'g'))) {
+  for (const m of msg.matchAll(new RegExp(`(?:\\b(?:mean|median|baseline|limit|start|share|fall|gain|above|below)|z =) (${NUM})(?![\\d.×])( %)?`, 'g'))) {
     cover(m.index!, m.index! + m[0].length);
     const key = keyBefore(msg, m.index!) ?? alert.metric;
     if (m[0].startsWith('z =')) continue;
