@@ -8,7 +8,7 @@
  * detector, appended to the store; a run that fails midway is deleted, nothing half-imported remains.
  */
 import { stat } from 'node:fs/promises';
-import type { SourceMeta } from '../../core/formats/types';
+import type { SourceMeta, SourceRunInfo } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
 import { sha256File } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
@@ -45,12 +45,17 @@ function tagsOf(run: TrackerRun, extra: readonly string[]): string[] {
   return [...new Set(tags)];
 }
 
+/** The note that names a tracker run in an imported run's record (also how a re-import is recognised). */
+export function trackerRunNote(i: SourceRunInfo): string {
+  return `${i.tracker} run ${i.id}`;
+}
+
 function endNotes(meta: SourceMeta): string[] {
   const i = meta.run;
   const out: string[] = [];
   if (i) {
     const where = [i.entity, i.project].filter(Boolean).join('/');
-    out.push(`${i.tracker} run ${i.id}${i.name ? ` "${i.name}"` : ''}${where ? ` in ${where}` : ''}${i.group ? `, group ${i.group}` : ''}${i.startTime ? `, started ${i.startTime}` : ''}`);
+    out.push(`${trackerRunNote(i)}${i.name ? ` "${i.name}"` : ''}${where ? ` in ${where}` : ''}${i.group ? `, group ${i.group}` : ''}${i.startTime ? `, started ${i.startTime}` : ''}`);
     if (i.state) out.push(`${i.tracker} says the run ${i.state === 'running' ? 'was still running' : i.state}${i.exitCode !== undefined && i.exitCode !== 0 ? ` (exit code ${i.exitCode})` : ''}`);
   }
   if (meta.finalMetrics && Object.keys(meta.finalMetrics).length > 0) {

@@ -1,6 +1,7 @@
 /** `arlarena export RUN [--out FILE]` — write a reproducibility bundle, or with --format the run's metrics. */
 import { exportRun } from '../../bundles/exportBundle';
 import { exportMetrics, isMetricExportFormat, METRIC_EXPORT_FORMATS } from '../../store/exportMetrics';
+import { exportToTracker, isTrackerExportFormat, TRACKER_EXPORT_FORMATS } from '../../imports/exportTrackers';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -13,10 +14,16 @@ const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-chec
        arlarena export RUN --format tensorboard|csv|jsonl [--out PATH] [--json]
   Writes the run's metrics for other tools: tensorboard = one event file TensorBoard opens (PATH is its log
   directory unless the name contains "tfevents"), csv = a step column and one column per metric, jsonl = verl's
-  file-logger shape {"step": N, "data": {...}} per line. Default PATH: <data dir>/exports/<run id>[.csv|.jsonl|/]`;
+  file-logger shape {"step": N, "data": {...}} per line. Default PATH: <data dir>/exports/<run id>[.csv|.jsonl|/]
+
+       arlarena export RUN --format wandb|mlflow [--out DIR] [--json]
+  Hands the run to a tracker: wandb = an offline W&B run folder DIR/offline-run-<start>-<id>/ (upload it with
+  \`wandb sync DIR/offline-run-…\`), mlflow = a run in the MLflow file store DIR (experiment "arlarena"; read it
+  with mlflow.set_tracking_uri("file://DIR") and MLFLOW_ALLOW_FILE_STORE=true). History, config and summary;
+  importing the export gives back the same run. Default DIR: <data dir>/exports/<run id>-<format>`;
 
 const command: CliCommand = {
-  summary: 'export a run as a reproducibility bundle (.arlarena.zip), or its metrics as tensorboard, csv or jsonl',
+  summary: 'export a run as a reproducibility bundle (.arlarena.zip), its metrics as tensorboard, csv or jsonl, or to W&B / MLflow',
   usage: USAGE,
   async run(args, ctx) {
     const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, format: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
@@ -24,11 +31,24 @@ const command: CliCommand = {
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
     const format = v.format ?? 'bundle';
-    if (format !== 'bundle' && !isMetricExportFormat(format)) throw new UsageError(`unknown --format "${format}"; known: bundle, ${METRIC_EXPORT_FORMATS.join(', ')}`);
+    if (format !== 'bundle' && !isMetricExportFormat(format) && !isTrackerExportFormat(format)) throw new UsageError(`unknown --format "${format}"; known: bundle, ${[...METRIC_EXPORT_FORMATS, ...TRACKER_EXPORT_FORMATS].join(', ')}`);
     if (format !== 'bundle' && (v.checkpoint || v['no-checkpoint'])) throw new UsageError('--checkpoint / --no-checkpoint apply to bundles only, not to --format ' + format);
     const found = await openRun(ctx, 'export', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
+    if (isTrackerExportFormat(format)) {
+      try {
+        const t = await exportToTracker(store, run.id, { format, out: v.out });
+        if (v.json) ctx.stdout.write(`${JSON.stringify(t)}\n`);
+        else ctx.stdout.write(`wrote ${t.path}\n  ${t.format} run ${t.trackerId}: ${t.steps} steps, ${t.keys} metrics\n`);
+        return 0;
+      } catch (e) {
+        ctx.stderr.write(`arlarena export: ${(e as Error).message}\n`);
+        return 1;
+      } finally {
+        await store.close();
+      }
+    }
     if (format !== 'bundle') {
       try {
         const m = await exportMetrics(store, run.id, { format, out: v.out });

@@ -4,28 +4,32 @@
  */
 import type { RunRecord } from '../../../shared/api';
 import { BundleError } from '../../bundles/manifest';
-import { duplicateMessage, ImportError, importLogs } from '../../imports/importLogs';
+import { duplicateMessage, ImportError } from '../../imports/importLogs';
+import { describeTrackers, importSources } from '../../imports/importSources';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
 const USAGE = `Usage: arlarena import PATH… [--format F] [--name N] [--tags T] [--again] [--json]
-  PATH: a reproducibility bundle (.zip), a training log file, or a folder of TensorBoard event files (one run
-  per directory holding event files, as TensorBoard groups them). The format is detected from the content,
-  never the file name:
+  PATH: a reproducibility bundle (.zip), a training log file, a folder of TensorBoard event files (one run
+  per directory holding event files, as TensorBoard groups them), or a tracker's store: a W&B folder (wandb/,
+  a run folder or a .wandb file: one run per W&B run, a resumed run's files read as one), an MLflow file store
+  (mlruns/) or SQLite store (mlflow.db), a Trackio database (<project>.db): one run per tracker run, with its
+  config, tags and how it ended. The format is detected from the content, never the file name:
     verl console logs, verl file-logger JSONL, flat JSONL metric streams (Tinker and most scripts),
     TRL / HF Trainer printed dicts and trainer_state.json, TensorBoard event files, W&B "Export CSV" (one run
-    per "<run> - " prefix), plain CSV with a step column, DeepSpeed-Chat step-3 logs.
+    per "<run> - " prefix), plain CSV with a step column, DeepSpeed-Chat step-3 logs, ms-swift logging.jsonl.
   Every file is checked before anything is written: a file in no known format is refused, naming the formats
   tried. Lines that do not parse, corrupt TensorBoard records and repeated steps are skipped and counted. A
   text log whose steps go back (the training process was restarted and appended its own steps, from 0 or from
   a checkpoint) becomes one run per attempt: "<name> (restart 2)", … linked by notes. The collapse detector
   runs over each imported run and its alerts are stored with it.
-  --format F   force the format (verl-console, verl-jsonl, jsonl, trl-console, trainer-state, tensorboard,
-               wandb-csv, csv, deepspeed-chat, bundle)
+  --format F   force the format of a log file (verl-console, verl-jsonl, jsonl, trl-console, trainer-state,
+               tensorboard, wandb, wandb-csv, csv, deepspeed-chat, bundle)
   --name N     run name (default: the file or run-folder name; several source runs get " · <run>")
   --tags T     comma-separated tags
   --again      import even if a run already holds the same source file or bundle file (same SHA-256)
-  --json       print {"runIds": [...], "format": "...", "steps": N, "skipped": {...}} (and "duplicateOf")
+  --json       print {"runIds": [...], "format": "...", "steps": N, "skipped": {...}} (and "duplicateOf", and
+               "trackers": {"wandb": N, …} when trackers' runs were found)
   Exit code: 0 when something was imported, 1 when nothing was (refused, or already imported).`;
 
 function range(rec: RunRecord, first: number | undefined): string {
@@ -33,7 +37,7 @@ function range(rec: RunRecord, first: number | undefined): string {
 }
 
 const command: CliCommand = {
-  summary: 'import bundles and external training logs (verl, TRL, TensorBoard, W&B CSV, JSONL, …)',
+  summary: 'import bundles, external training logs (verl, TRL, TensorBoard, JSONL, …) and trackers (W&B, MLflow, Trackio)',
   usage: USAGE,
   async run(args, ctx) {
     const parsed = parseCommandArgs({
@@ -49,7 +53,7 @@ const command: CliCommand = {
     const store = await openStore(ctx);
     try {
       let lastPath = '';
-      const r = await importLogs(store, pos, {
+      const r = await importSources(store, pos, {
         format: v.format,
         name: v.name?.trim(),
         tags,
@@ -73,6 +77,7 @@ const command: CliCommand = {
           const crit = rec.alerts.filter((a) => a.severity === 'critical').length;
           ctx.stdout.write(`imported "${rec.name}" as run ${id}: ${range(rec, first)} (${what}); ${rec.alerts.length} alert${rec.alerts.length === 1 ? '' : 's'}${crit ? ` (${crit} critical)` : ''}\n`);
         }
+        if (r.trackers) ctx.stdout.write(`found ${describeTrackers(r.trackers)}\n`);
         const skipped = Object.entries(r.skipped);
         if (skipped.length > 0) ctx.stdout.write(`skipped: ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
       }

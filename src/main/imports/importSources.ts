@@ -1,0 +1,99 @@
+/**
+ * `arlarena import PATH…` over everything the lab reads: trackers' stores first (W&B run folders and `.wandb`
+ * files, MLflow file and SQLite stores, Trackio databases — trackers.ts, found by content), every other path
+ * through the log importer (importLogs.ts: bundles, console logs, JSONL, TensorBoard, CSV, …).
+ *
+ * A path is a tracker source when scanning it finds tracker runs: a `.wandb` file, a SQLite database with
+ * MLflow's or Trackio's tables, or a folder holding any of these or MLflow run folders. Such a folder's other
+ * files (W&B's debug logs, config.yaml, requirements.txt) are not imported. The result says how many runs of
+ * which tracker were found (`trackers`). A tracker run already imported from the same files (same SHA-256 list,
+ * same tracker run) is reported in `duplicateOf` unless `again`.
+ */
+import { stat } from 'node:fs/promises';
+import type { ImportResult, RunRecord } from '../../shared/api';
+import type { RunStore } from '../store/runStore';
+import { sha256File } from './files';
+import { ImportError, importLogs, type ImportLogsOptions } from './importLogs';
+import { importTrackerRuns, trackerRunNote } from './importTrackers';
+import { scanTrackers, type TrackerRun } from './trackers';
+
+function add(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [k, n] of Object.entries(from)) if (n > 0) into[k] = (into[k] ?? 0) + n;
+}
+
+/** Imported runs that came from this tracker run with these exact files. */
+async function holders(store: RunStore, run: TrackerRun, imported: readonly RunRecord[]): Promise<string[]> {
+  const sha: string[] = [];
+  for (const f of run.files) sha.push(await sha256File(f));
+  const key = sha.join(',');
+  const note = trackerRunNote(run.info);
+  return imported.filter((r) => r.source && r.source.sha256.join(',') === key && r.source.notes.some((n) => n.startsWith(note))).map((r) => r.id);
+}
+
+export async function importSources(store: RunStore, paths: readonly string[], opts: ImportLogsOptions = {}): Promise<ImportResult> {
+  if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
+  const trackerRuns: TrackerRun[] = [];
+  const logPaths: string[] = [];
+  // A forced format is a log format (or bundle): trackers are only found by content.
+  for (const p of paths) {
+    if (opts.format !== undefined) {
+      logPaths.push(p);
+      continue;
+    }
+    try {
+      await stat(p);
+    } catch {
+      throw new ImportError('NOT_FOUND', `${p}: no such file or folder`);
+    }
+    const scan = await scanTrackers(p);
+    if (scan.runs.length > 0) trackerRuns.push(...scan.runs);
+    else logPaths.push(p);
+  }
+  const result: ImportResult = { runIds: [], format: '', steps: 0, skipped: {} };
+  const formats = new Set<string>();
+  const duplicateOf: string[] = [];
+  if (trackerRuns.length > 0) {
+    let todo = trackerRuns;
+    if (!opts.again) {
+      const imported: RunRecord[] = [];
+      for (const s of await store.listRuns()) {
+        if (s.kind !== 'imported') continue;
+        const r = await store.getRun(s.id);
+        if (r?.source) imported.push(r);
+      }
+      todo = [];
+      for (const run of trackerRuns) {
+        const h = await holders(store, run, imported);
+        if (h.length > 0) duplicateOf.push(...h);
+        else todo.push(run);
+      }
+    }
+    const out = await importTrackerRuns(store, todo, { name: opts.name, tags: opts.tags });
+    result.runIds.push(...out.runIds);
+    result.steps += out.steps;
+    add(result.skipped, out.skipped);
+    result.trackers = out.trackers;
+    for (const r of trackerRuns) formats.add(r.format);
+    if (out.empty.length > 0) add(result.skipped, { 'tracker run without any step': out.empty.length });
+  }
+  if (logPaths.length > 0) {
+    const r = await importLogs(store, logPaths, opts);
+    result.runIds.push(...r.runIds);
+    result.steps += r.steps;
+    add(result.skipped, r.skipped);
+    for (const f of r.format.split(',')) if (f) formats.add(f);
+    if (r.duplicateOf) duplicateOf.push(...r.duplicateOf);
+  }
+  result.format = [...formats].join(',');
+  if (duplicateOf.length > 0) result.duplicateOf = [...new Set(duplicateOf)];
+  if (result.runIds.length === 0 && duplicateOf.length === 0) {
+    throw new ImportError('EMPTY', `${paths.join(', ')}: read as ${result.format || 'nothing'}, but no metric step was found; nothing was imported`);
+  }
+  return result;
+}
+
+/** "3 wandb runs, 2 mlflow-sqlite runs" for a CLI or UI line. */
+export function describeTrackers(trackers: Readonly<Record<string, number>> | undefined): string {
+  if (!trackers) return '';
+  return Object.entries(trackers).map(([f, n]) => `${n} ${f} run${n === 1 ? '' : 's'}`).join(', ');
+}
