@@ -1,4 +1,4 @@
-// Lint enforces the process boundaries of the tree (see README "Layout"):
+// Lint enforces the process boundaries of the tree (drawn in docs/architecture.md):
 //   src/core     pure TypeScript engine: no electron, no node: builtins, no DOM, no main/renderer imports
 //   src/shared   contracts and persisted formats: pure, imports nothing but zod and itself
 //   src/preload  thin bridge: electron + shared only
