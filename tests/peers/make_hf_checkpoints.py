@@ -319,6 +319,48 @@ def reference(model, tok, grad_params):
     return out
 
 
+LORA = {"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj", "o_proj", "down_proj"]}
+
+
+def lora_reference(model, tok, d):
+    """PEFT's LoRA on the loaded checkpoint: adapters saved with PeftModel.save_pretrained (lora/), the response
+    log-probs and token-mean loss through them, and the loss gradient w.r.t. a few adapter tensors (the base frozen).
+    lora_B starts at zero in PEFT; it is drawn at random here so that every adapter tensor has a gradient."""
+    from peft import LoraConfig, get_peft_model
+    for p in model.parameters():
+        p.grad = None  # left from the base reference's backward pass
+    torch.manual_seed(5)
+    pm = get_peft_model(model, LoraConfig(lora_dropout=0.0, task_type="CAUSAL_LM", **LORA))
+    with torch.no_grad():
+        for n, p in pm.named_parameters():
+            if "lora_B" in n:
+                p.normal_(0.0, 0.05)
+    pm.save_pretrained(os.path.join(d, "lora"))
+    rows = rows_for(tok)
+    pad = tok.pad_token_id
+    T = max(len(p) + len(r) for p, r in rows)
+    ids = torch.full((len(rows), T), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), T), dtype=torch.long)
+    for i, (p, r) in enumerate(rows):
+        ids[i, : len(p) + len(r)] = torch.tensor(p + r)
+        mask[i, : len(p) + len(r)] = 1
+    logp = torch.log_softmax(pm(input_ids=ids, attention_mask=mask).logits, dim=-1)
+    lps, total, count = [], 0, 0
+    for i, (p, r) in enumerate(rows):
+        row = [logp[i, len(p) - 1 + j, r[j]] for j in range(len(r))]
+        lps.append([float(x) for x in row])
+        total = total + sum(row)
+        count += len(r)
+    loss = -total / count
+    loss.backward()
+    params = dict(pm.named_parameters())
+    frozen_with_grad = [n for n, p in params.items() if "lora_" not in n and p.grad is not None]
+    assert not frozen_with_grad, frozen_with_grad
+    picks = [n for n in params if "lora_" in n and (".layers.0.self_attn.q_proj." in n or ".layers.1.mlp.down_proj." in n)]
+    grads = {n.replace(".default", ""): {"shape": list(params[n].shape), "values": params[n].grad.flatten().tolist()} for n in picks}
+    return {"settings": LORA, "tokenLogProbs": lps, "loss": float(loss), "grads": grads}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "hf-checkpoints"
     os.makedirs(out, exist_ok=True)
@@ -390,6 +432,7 @@ def main():
         else:
             fresh = type(model).from_pretrained(d, torch_dtype=torch.float32, attn_implementation="eager")
         ref = reference(fresh, toks[tokname], grads)
+        ref["lora"] = lora_reference(fresh, toks[tokname], d)
         ref["name"] = name
         ref["dtype"] = str(dtype).replace("torch.", "")
         with open(os.path.join(d, "reference.json"), "w") as f:

@@ -7,6 +7,7 @@
  *   rmsNorm.ts · rope.ts · linear.ts · attention.ts · mlp.ts · decoderLayer.ts · lmHead.ts   the layers
  *   causalLm.ts     HfCausalLM: forward (padded batch), tokenLogProbs (response mask), step (KV cache)
  *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
+ *   lora.ts         LoRA adapters (PEFT layout): attach, train A/B only, seeded dropout, PEFT and merged exports
  *
  * File reading (streamed tensor by tensor) is main-side: src/main/compute/models/hfFolder.ts.
  */
@@ -16,4 +17,5 @@ export * from './tokenizer';
 export * from './rope';
 export * from './causalLm';
 export * from './generate';
+export * from './lora';
 export type { KvEntry } from './attention';

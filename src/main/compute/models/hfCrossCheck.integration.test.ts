@@ -14,7 +14,8 @@ import { generateLlm } from '../../../core/llm/generate';
 import { Rng } from '../../../core/util/rng';
 import { initBackend } from '../backends';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
-import { loadHfFolder } from './hfFolder';
+import { LoraAdapters } from '../../../core/llm/lora';
+import { loadHfFolder, loadPeftAdapter } from './hfFolder';
 
 interface Reference {
   rows: Array<{ promptIds: number[]; responseIds: number[] }>;
@@ -25,6 +26,17 @@ interface Reference {
   grads: Record<string, { shape: number[]; values: number[] }>;
   leftPadded: { prompts: number[][]; logits: number[][][] };
   greedy: { prompts: number[][]; tokens: number[][] };
+  lora: { tokenLogProbs: number[][]; loss: number; grads: Record<string, { shape: number[]; values: number[] }> };
+}
+
+function relErr(g: ArrayLike<number>, r: number[]): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < r.length; i++) {
+    num += (g[i] - r[i]) ** 2;
+    den += r[i] ** 2;
+  }
+  return Math.sqrt(num / den);
 }
 
 let root = '';
@@ -113,6 +125,39 @@ for (const backend of ['wasm', 'cpu'] as const) {
           expect(gen.tokens).toEqual(ref.greedy.tokens);
           expect(gen.finish).toEqual(ref.greedy.tokens.map(() => 'length'));
         } finally {
+          model.dispose();
+        }
+      });
+
+      it(`${name}: PEFT LoRA adapters load, and log-probs and adapter gradients match PEFT's with the base frozen`, async () => {
+        const folder = await loadHfFolder(join(root, name));
+        const ref = JSON.parse(readFileSync(join(root, name, 'reference.json'), 'utf8')) as Reference;
+        const model = HfCausalLM.fromTensors(folder.config, folder.tensors, { trainable: false });
+        const peft = await loadPeftAdapter(join(root, name, 'lora'));
+        const lora = LoraAdapters.fromTensors(model, peft.settings, peft.tensors);
+        lora.attach(model);
+        try {
+          let dLogp = 0;
+          const names = Object.keys(ref.lora.grads);
+          // Gradients w.r.t. every trainable variable: only the adapters are trainable.
+          const { value, grads } = tf.variableGrads(() => {
+            const o = model.tokenLogProbs(ref.rows);
+            const lp = o.logProbs.arraySync();
+            ref.rows.forEach((r, i) => r.responseIds.forEach((_, j) => {
+              dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.lora.tokenLogProbs[i][j]));
+            }));
+            return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+          });
+          const trained = Object.keys(grads).filter((k) => k.startsWith(`${model.name}/`));
+          expect(trained.sort()).toEqual(lora.trainableVariables().map((v) => v.name).sort());
+          const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[lora.vars[n].name].dataSync(), ref.lora.grads[n].values)]));
+          const loss = value.dataSync()[0];
+          tf.dispose([value, ...Object.values(grads)]);
+          console.log(`${backend} ${name} LoRA r=${peft.settings.rank}: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+          expect(dLogp).toBeLessThanOrEqual(1e-4);
+          for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
+        } finally {
+          lora.dispose();
           model.dispose();
         }
       });

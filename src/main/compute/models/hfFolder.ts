@@ -18,6 +18,7 @@ import { parseLlmConfig, type LlmConfig } from '../../../core/llm/config';
 import { checkLlmTensors, type LlmTensors } from '../../../core/llm/causalLm';
 import { parseSafetensorsHeader, parseShardIndex, safetensorsHeaderLength, toFloat32, type SafetensorsHeader } from '../../../core/llm/safetensors';
 import { checkTokenizerFitsVocab, HfTokenizer } from '../../../core/llm/tokenizer';
+import { loraSettingsFromPeft, type LoraSettings } from '../../../core/llm/lora';
 
 export class HfFolderError extends Error {
   constructor(message: string) {
@@ -190,4 +191,46 @@ export async function loadHfFolder(dirIn: string, opts: { onTensor?: (name: stri
     weightHashes[basename(f)] = hash.digest('hex');
   }
   return { ...info, tensors, weightHashes };
+}
+
+/** Every tensor of one safetensors file as float32 (small files: adapters). Refuses truncated or corrupt files. */
+export async function readSafetensorsFile(path: string): Promise<LlmTensors> {
+  const f = basename(path);
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const first = new Uint8Array(8);
+    const r = await fh.read(first, 0, 8, 0);
+    const n = safetensorsHeaderLength(first.subarray(0, r.bytesRead), f);
+    if (8 + n > size) throw new HfFolderError(`${f} is truncated: ${size} bytes, shorter than its own ${n}-byte header`);
+    const hb = new Uint8Array(n);
+    await fh.read(hb, 0, n, 8);
+    const h = parseSafetensorsHeader(hb, size, f);
+    const out: LlmTensors = {};
+    for (const t of h.tensors) {
+      const bytes = new Uint8Array(t.end - t.begin);
+      await fh.read(bytes, 0, bytes.length, h.dataStart + t.begin);
+      out[t.name] = toFloat32(bytes, t.dtype);
+    }
+    return out;
+  } catch (e) {
+    throw e instanceof HfFolderError ? e : new HfFolderError(`${path}: ${(e as Error).message}`);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A PEFT LoRA adapter folder (adapter_config.json + adapter_model.safetensors), as PeftModel.save_pretrained writes it. */
+export async function loadPeftAdapter(dirIn: string): Promise<{ settings: LoraSettings; tensors: LlmTensors; sha256: string }> {
+  const dir = resolve(dirIn);
+  const cfgPath = join(dir, 'adapter_config.json');
+  const wPath = join(dir, 'adapter_model.safetensors');
+  if (!existsSync(cfgPath) || !existsSync(wPath)) throw new HfFolderError(`${dir} is not a LoRA adapter folder (expected adapter_config.json and adapter_model.safetensors)`);
+  let settings: LoraSettings;
+  try {
+    settings = loraSettingsFromPeft(await readJson(cfgPath, 'adapter_config.json'));
+  } catch (e) {
+    throw new HfFolderError(`${dir}: ${(e as Error).message}`);
+  }
+  return { settings, tensors: await readSafetensorsFile(wPath), sha256: sha256(await readFile(wPath)) };
 }
