@@ -111,7 +111,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const skipped: Record<string, number> = {};
   const acc = new StepAccumulator(onStep, skipped);
   const config: Record<string, unknown> = {};
-  const summary: Record<string, number> = {};
+  const summary = new Map<string, string>();
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   const onIgnored = (k: string): void => { ignored.set(k, (ignored.get(k) ?? 0) + 1); };
@@ -138,7 +138,9 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
         if (typeof v === 'number') wall = v;
         continue;
       }
-      addNumbers(key, parseValueJson(raw), values, onIgnored);
+      const v = parseValueJson(raw);
+      if (typeof v === 'number') values[key] = v;
+      else addNumbers(key, v, values, onIgnored);
     }
     if (step === undefined && h.step) step = int64(h.step.num);
     if (step === undefined) {
@@ -160,12 +162,14 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
     if (r.history) history(r.history);
     else if (r.config) applyConfig(config, r.config);
     else if (r.summary) {
+      // W&B writes a summary update with every history row: keep the latest JSON text per key and parse it once,
+      // at the end.
       for (const it of r.summary.update ?? []) {
         const path = itemPath(it);
-        if (path[0].startsWith('_')) continue;
-        addNumbers(path.join('.'), parseValueJson(it.valueJson ?? 'null'), summary, () => undefined);
+        if (path[0].charCodeAt(0) === 95 /* _ */) continue;
+        summary.set(path.length === 1 ? path[0] : path.join('.'), it.valueJson ?? 'null');
       }
-      for (const it of r.summary.remove ?? []) delete summary[itemPath(it).join('.')];
+      for (const it of r.summary.remove ?? []) summary.delete(itemPath(it).join('.'));
     } else if (r.run) {
       const x = r.run;
       applyConfig(config, x.config);
@@ -208,7 +212,9 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       reader.end();
       acc.flush();
       if (Object.keys(config).length > 0) meta.config = config;
-      if (Object.keys(summary).length > 0) meta.finalMetrics = { ...summary };
+      const final: Record<string, number> = {};
+      for (const [k, json] of summary) addNumbers(k, parseValueJson(json), final, () => undefined);
+      if (Object.keys(final).length > 0) meta.finalMetrics = final;
       if (run) {
         const r = run as SourceRunInfo;
         const state = exitCode === null ? (opts.following ? 'running' : 'crashed') : exitCode === 0 ? 'finished' : 'failed';
