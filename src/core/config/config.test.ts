@@ -13,6 +13,7 @@ import {
   parseSetArgs,
   resolveConfig,
   rolloutCorrectionOf,
+  PRESSURE_LEVELS,
   validateConfig,
   type RunConfig,
 } from './index';
@@ -278,5 +279,25 @@ describe('rollout correction fields (algorithm.rolloutCorrection)', () => {
     expect(issue({ 'algorithm.rolloutCorrection.lossType': 'reinforce' })).toMatch(/set algorithm.rolloutCorrection.bypassMode=true/);
     expect(issue({ 'algorithm.rolloutCorrection.is': 'token', 'compute.logProbEngine': 'onnxruntime' })).toMatch(/set compute.logProbEngine=trainer/);
     expect(resolveConfig('grpo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true', 'algorithm.rolloutCorrection.lossType': 'reinforce', 'algorithm.rolloutCorrection.is': 'token' }).issues).toEqual([]);
+  });
+});
+
+describe('pressure ladder (training.pressure) and policy lag', () => {
+  it('a level sets the same four knobs for every preset, after the preset and before the user', () => {
+    for (const preset of ['grpo', 'cispo', 'sampo']) {
+      const c = resolveConfig(preset, 'sokoban', { 'training.pressure': 3 }).config!;
+      expect([c.optim.miniBatchRows, c.optim.epochs, c.optim.lr, c.rollout.policyLag, c.training.pressure]).toEqual([16, 1, 1e-3, 1, 3]);
+    }
+    const sampo = resolveConfig('sampo', 'sokoban', { 'training.pressure': 2 }).config!;
+    expect(sampo.algorithm.policyLoss.clipRatioLow).toBe(0.003); // the preset's own values stay
+    expect(resolveConfig('grpo', 'sokoban', { 'training.pressure': '4', 'optim.lr': '2e-4' }).config!.optim.lr).toBe(2e-4);
+    expect(PRESSURE_LEVELS.map((l) => l.level)).toEqual([0, 1, 2, 3, 4]);
+    for (const l of PRESSURE_LEVELS) expect(l.why.length).toBeGreaterThan(20);
+    expect(resolveConfig('grpo', 'sokoban', { 'training.pressure': 5 }).issues[0].field).toBe('training.pressure');
+  });
+
+  it('policy lag needs the trainer\'s π_old', () => {
+    const { issues } = resolveConfig('grpo', 'sokoban', { 'rollout.policyLag': 1, 'compute.logProbEngine': 'onnxruntime' });
+    expect(issues.map((i) => i.message).join()).toMatch(/set compute.logProbEngine=trainer or rollout.policyLag=0/);
   });
 });

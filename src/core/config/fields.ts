@@ -83,6 +83,8 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     doc: 'Sampling temperature of training rollouts. Paper: 1.0 (keep it: the IS ratio assumes the sampler is the policy).' },
   { path: 'rollout.topP', type: 'number', default: 1.0, min: 0, minExclusive: true, max: 1, section: 'batch', doc: 'Nucleus cut of training rollouts (1 = off). Paper: 1.' },
   { path: 'rollout.topK', type: 'integer', default: 0, min: 0, max: 100000, section: 'batch', doc: 'Top-k cut of training rollouts (0 = off). Paper: off.' },
+  { path: 'rollout.policyLag', type: 'integer', default: 0, min: 0, max: 8, section: 'batch', absentMeans: '0 (rollouts by the current policy)',
+    doc: 'Policy lag k: training rollouts are sampled by the policy of k updates (RL steps) ago, as asynchronous trainers (one-step-off / k-step-off pipelines) do; π_old and validation use the current policy, so even the first mini-batch is off-policy by k steps. A pressure-ladder knob (training.pressure) and a test bed for rollout correction. Needs compute.logProbEngine=trainer. 0 = on-policy rollouts (the paper).' },
   { path: 'rollout.maxResponseTokens', type: 'integer', default: 32, min: 4, max: 4096, section: 'batch',
     doc: 'Max response tokens per turn. The templated think + action is ≈16 tokens, so 32 leaves room; responses cut here usually fail the format. Paper: 512.' },
   // ---- dimension 1: aggregation
@@ -190,6 +192,8 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     doc: 'Held-out episodes per validation (group size 1). ±6 points of noise at 64 episodes; use ≥ 200 for claims. Paper: 128 val envs.' },
   { path: 'training.valTemperature', type: 'number', default: 0.6, min: 0, max: 5, section: 'training', doc: 'Validation sampling temperature (0 = greedy). Paper: 0.6.' },
   { path: 'training.checkpointEvery', type: 'integer', default: 10, min: 0, max: 1000000, section: 'training', doc: 'Save a resumable checkpoint every n steps (0 = only at the end).' },
+  { path: 'training.pressure', type: 'integer', default: 0, min: 0, max: 4, section: 'training', absentMeans: '0',
+    doc: 'Pressure-ladder level (0–4): setting it applies that level\'s knobs — optim.miniBatchRows, optim.epochs, optim.lr, rollout.policyLag — after the preset and before your other overrides, the same knobs for every preset (src/core/config/pressure.ts lists them with a why each). 0 = the lab default. The field records the level; the knobs themselves are the fields, so an explicit override of one of them wins.' },
   { path: 'training.sampleTrajectories', type: 'integer', default: 4, min: 0, max: 1000, section: 'training', doc: 'Training trajectories stored per step for the trajectory viewer.' },
 ];
 

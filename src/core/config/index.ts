@@ -19,6 +19,8 @@ export type { PresetDef } from './presets/index';
 export { MODEL_SIZE_DIMS, baseConfig, deepFreeze, resolveConfig } from './resolve';
 export { crossFieldIssues, getPath, setPath, validateConfig } from './validate';
 export { correctionIssues, rolloutCorrectionOf } from './correction';
+export { PRESSURE_LEVELS, pressureLevel } from './pressure';
+export type { PressureLevel } from './pressure';
 export type { RunCorrection } from './correction';
 
 /** The default run: the recommended preset (SAMPO) on the default environment, resolved and frozen. */

@@ -7,6 +7,7 @@ import { ENV_CATALOG, resolveSettings } from '../envs/index';
 import { FIELD_TABLE, FIELDS_BY_PATH, type FieldValue } from './fields';
 import { coerceField, coerceSetting, ENV_SETTINGS_PREFIX, RESERVED_KEYS, reservedKeyMessage, unknownFieldMessage } from './parse';
 import { DEFAULT_PRESET, PRESET_NAMES, presetDef } from './presets/index';
+import { pressureLevel } from './pressure';
 import type { ConfigIssue, EnvName, OverrideValue, RunConfig } from './types';
 import { setPath, validateConfig } from './validate';
 
@@ -72,6 +73,12 @@ export function resolveConfig(
   };
   apply(def.overrides);
   apply(def.envOverrides?.[envEntry.name as EnvName] ?? {});
+  // A pressure level's knobs come after the preset and before the user's own overrides (which may still set one).
+  const pressure = overrides['training.pressure'];
+  if (pressure !== undefined && pressure !== null) {
+    const r = coerceField(FIELDS_BY_PATH.get('training.pressure')!, pressure);
+    if (!('error' in r)) apply(pressureLevel(r.value as number).overrides);
+  }
 
   const userDims = new Set<string>();
   const settings: Record<string, unknown> = {};

@@ -86,6 +86,8 @@ export interface RunConfig {
     readonly topK: number;
     /** Max response tokens per turn (laptop 32; paper 512). */
     readonly maxResponseTokens: number;
+    /** Policy lag k: rollouts by the policy of k RL steps ago; absent in configs stored before the field (0). */
+    readonly policyLag?: number;
   };
   readonly algorithm: {
     /** Dimension 1 — loss aggregation, also used for the entropy and KL terms (spec §1.1). */
@@ -204,6 +206,8 @@ export interface RunConfig {
     readonly checkpointEvery: number;
     /** Training trajectories stored per step for the viewer. */
     readonly sampleTrajectories: number;
+    /** Pressure-ladder level 0–4 (pressure.ts); absent in configs stored before the field (0). */
+    readonly pressure?: number;
   };
 }
 

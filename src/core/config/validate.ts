@@ -66,6 +66,9 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (a.overlong.enabled && Math.floor(c.rollout.maxResponseTokens * a.overlong.bufferFrac) < 1) {
     add('algorithm.overlong.bufferFrac', a.overlong.bufferFrac, `⌊maxResponseTokens · bufferFrac⌋ = ⌊${c.rollout.maxResponseTokens} · ${a.overlong.bufferFrac}⌋ is 0 tokens, so the overlong penalty can never apply; raise algorithm.overlong.bufferFrac or rollout.maxResponseTokens`);
   }
+  if ((c.rollout.policyLag ?? 0) > 0 && c.compute.logProbEngine === 'onnxruntime') {
+    add('rollout.policyLag', c.rollout.policyLag, 'with a policy lag the rollout engine holds a stale policy, so π_old must come from the trainer; set compute.logProbEngine=trainer or rollout.policyLag=0');
+  }
   issues.push(...correctionIssues(c));
   return issues;
 }

@@ -43,7 +43,7 @@ import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from '
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
 import { StepMetrics, maxOf, mean, minOf, setMetric, std } from './metrics';
-import type { NamedTensors } from './tensorio';
+import { decodeTensors, encodeTensors, type NamedTensors } from './tensorio';
 import type { EvalSummary, StepPart, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
 import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
 
@@ -115,6 +115,17 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   // algorithm.rolloutCorrection (verl rollout_correction): decoupled IS / rejection against the rollout engine's
   // log-probs, or bypass mode (π_old := those log-probs, no old-log-prob pass).
   const corr = rolloutCorrectionOf(config);
+  // rollout.policyLag = k (the pressure ladder): training rollouts are sampled by the policy of k updates (RL steps)
+  // ago, as asynchronous trainers do, by an engine of its own; validation and π_old use the current policy.
+  // `lagged` holds θ_{s−k} … θ_{s−1} (the oldest first): the sampler holds lagged[0].
+  const lag = config.rollout.policyLag ?? 0;
+  let lagged: ModelWeights[] = [];
+  if (lag > 0) {
+    const kept = resume ? lagWeightsOf(resume, mcfg) : [];
+    lagged = kept.length > 0 ? kept : [model.getWeights()];
+  }
+  const lagEngine: RolloutEngine | null = lag > 0 ? (useOrtRollout ? await factory(lagged[0]) : new TfjsRolloutEngine(PolicyModel.fromWeights(lagged[0], 'lag'), undefined, true)) : null;
+  const samplerEngine = lagEngine ?? rolloutEngine;
 
   const opt = new AdamW(model.trainableVariables(), {
     beta1: config.optim.beta1,
@@ -160,12 +171,14 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       ref: toNamed(refWeights),
       optim: opt.getState().tensors,
     });
-    return { ...ck, files: { ...ck.files, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tok.toJSON())) } };
+    // The policy lag's queue travels with the checkpoint, so a resumed run samples from the same stale policies.
+    const lagFiles = Object.fromEntries(lagged.map((w, i) => [`lag-${i}.bin`, encodeTensors(toNamed(w))]));
+    return { ...ck, files: { ...ck.files, ...lagFiles, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tok.toJSON())) } };
   };
 
   // A stop inside a step (hooks.interrupted) puts back what the step changed: its RNG, task cursor and totals, and
   // once the update has begun the weights and optimizer state (copied only when the hook exists).
-  let undo: { step: number; rng: ReturnType<Rng['getState']>; taskCursor: number; totalTokens: number; weights?: ModelWeights; optim?: ReturnType<AdamW['getState']> } | null = null;
+  let undo: { step: number; rng: ReturnType<Rng['getState']>; taskCursor: number; totalTokens: number; lagged: ModelWeights[]; weights?: ModelWeights; optim?: ReturnType<AdamW['getState']> } | null = null;
   const interruptAt = async (part: StepPart): Promise<void> => {
     if (hooks.interrupted && (await hooks.interrupted(part))) throw new StepInterrupted(part);
   };
@@ -207,7 +220,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         status = 'stopped';
         break;
       }
-      undo = { step, rng: rolloutRng.getState(), taskCursor, totalTokens };
+      undo = { step, rng: rolloutRng.getState(), taskCursor, totalTokens, lagged };
       step += 1;
       const tStep = clock.now();
       const m = new StepMetrics(step);
@@ -222,7 +235,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         const tasks = Array.from({ length: B }, (_, i) => ({ seed: rlTaskSeed(config.seed, taskCursor + i) }));
         taskCursor += B;
         const res = await runRollout({
-          engine: rolloutEngine,
+          engine: samplerEngine,
           tokenizer: tok,
           makeEnv,
           buildPrompt,
@@ -336,6 +349,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         }
       }
       if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
+      if (lagEngine) {
+        // Step s + 1 samples with θ_{s−k}: the warm start θ_0 until k updates have happened, then trailing by k.
+        const before = lagged[0];
+        lagged = [...lagged, model.getWeights()].slice(-(lag + 1));
+        if (lagged[0] !== before) await lagEngine.setWeights(lagged[0]);
+      }
       const tUpdate = clock.now();
 
       // 6. Validation, throughput, trajectories ─────────────────────────────────────────────────────────
@@ -379,6 +398,10 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       totalTokens = undo.totalTokens;
       if (undo.weights) model.setWeights(undo.weights);
       if (undo.optim) opt.setState(undo.optim);
+      if (lagEngine && undo.lagged !== lagged) {
+        lagged = undo.lagged;
+        await lagEngine.setWeights(lagged[0]);
+      }
     }
     status = 'stopped';
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `${e.message} of step ${abandoned}: that step is dropped, the run ends at step ${step}` });
@@ -387,6 +410,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     if (pool) await pool.dispose();
     opt.dispose();
     await rolloutEngine.dispose();
+    if (lagEngine) await lagEngine.dispose();
     if (refEngine) await refEngine.dispose();
     if (oldEngine && oldEngine !== rolloutEngine) await oldEngine.dispose();
     refModel?.dispose();
@@ -887,6 +911,13 @@ export function policyFromCheckpoint(config: RunConfig, ck: TrainerCheckpoint): 
   if (!tokFile) throw new Error(`checkpoint at step ${ck.step} lacks tokenizer.json`);
   const tok = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(tokFile)));
   return { tok, weights: fromNamed(resolveModelConfig(modelSpecOf(config), tok.size), content.policy) };
+}
+
+/** The policy-lag queue a checkpoint carries (`lag-0.bin` … oldest first); [] when it has none. */
+function lagWeightsOf(ck: TrainerCheckpoint, cfg: ModelConfig): ModelWeights[] {
+  const out: ModelWeights[] = [];
+  for (let i = 0; `lag-${i}.bin` in ck.files; i++) out.push(fromNamed(cfg, decodeTensors(ck.files[`lag-${i}.bin`])));
+  return out;
 }
 
 export function toNamed(w: ModelWeights): NamedTensors {
