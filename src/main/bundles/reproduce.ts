@@ -2,13 +2,9 @@
  * `arlarena reproduce FILE`: verify a bundle, rerun its config + seed as a new run (tagged `reproduction`),
  * and compare the metric streams.
  *
- * Verdicts:
- *   bit-identical   every deterministic metric (all but perf/* timings) equal at every compared step (NaN = NaN)
- *   within-band     not identical, but ≥ 90 % of the rerun's points of every metric lie inside the original's band
- *                   (min/max over ±5 steps, widened by 10 % of the metric's range) — expected across backends
- *   diverged        otherwise
- * Bit-identity is only expected when the compute backend matches (a run is a function of config, seed, app
- * version and backend); the report says whether it does.
+ * The comparison is src/core/stats/reproduce.ts (compareStreams): bit-identical, within float tolerance (the
+ * tolerance stated), within band, or diverged. Bit-identity is only expected when the compute backend matches (a
+ * run is a function of config, seed, app version and backend); the report says whether it does.
  */
 import { readFile } from 'node:fs/promises';
 import type { MetricRecord } from '../../shared/metrics';
@@ -20,22 +16,9 @@ import { verifyBundle } from './importBundle';
 import { BundleError } from './manifest';
 import { validateConfig } from '../../core/config/index';
 import type { Alert, ComputeBackendInfo } from '../../shared/api';
+import { compareStreams, type ComparisonReport } from '../../core/stats/reproduce';
 
-export type ReproduceVerdict = 'bit-identical' | 'within-band' | 'diverged';
-
-export interface KeyComparison {
-  readonly key: string;
-  readonly identical: boolean;
-  /** Share of compared rerun points inside the original's band. */
-  readonly inBand: number;
-  readonly maxAbsDiff: number;
-}
-
-export interface ComparisonReport {
-  readonly verdict: ReproduceVerdict;
-  readonly stepsCompared: number;
-  readonly keys: KeyComparison[];
-}
+export { compareStreams, verdictLabel, FLOAT_TOLERANCE, type ComparisonReport, type KeyComparison, type ReproduceVerdict } from '../../core/stats/reproduce';
 
 export interface ReproduceResult extends ComparisonReport {
   readonly originalRunId: string;
@@ -48,56 +31,6 @@ export interface ReproduceResult extends ComparisonReport {
   readonly rerunWorkers: number | null;
   readonly rerunStatus: 'completed' | 'stopped' | 'failed';
   readonly error: string | null;
-}
-
-const BAND_HALF_WINDOW = 5;
-const BAND_WIDEN = 0.1;
-const BAND_MIN_SHARE = 0.9;
-const BAND_REL = 0.01;
-
-function isDeterministicKey(k: string): boolean {
-  return !k.startsWith('perf/');
-}
-
-export function compareStreams(original: readonly MetricRecord[], rerun: readonly MetricRecord[]): ComparisonReport {
-  const byStep = new Map(rerun.map((r) => [r.step, r]));
-  const common = original.filter((r) => byStep.has(r.step));
-  const keys = [...new Set(original.flatMap((r) => Object.keys(r.values)))].filter(isDeterministicKey).sort();
-  const out: KeyComparison[] = [];
-  for (const key of keys) {
-    const ov = original.map((r) => r.values[key]);
-    const finite = ov.filter((v) => v !== undefined && Number.isFinite(v)) as number[];
-    const range = finite.length ? Math.max(...finite) - Math.min(...finite) : 0;
-    let identical = true;
-    let inBand = 0;
-    let n = 0;
-    let maxAbs = 0;
-    for (const o of common) {
-      const a = o.values[key];
-      const b = byStep.get(o.step)!.values[key];
-      if (a === undefined && b === undefined) continue;
-      if (!Object.is(a, b)) identical = false;
-      if (a === undefined || b === undefined || !Number.isFinite(a)) {
-        n++;
-        if (Object.is(a, b)) inBand++;
-        continue;
-      }
-      n++;
-      if (!Number.isFinite(b)) continue;
-      maxAbs = Math.max(maxAbs, Math.abs(a - b));
-      const idx = original.indexOf(o);
-      const win = original.slice(Math.max(0, idx - BAND_HALF_WINDOW), idx + BAND_HALF_WINDOW + 1).map((r) => r.values[key]).filter((v): v is number => v !== undefined && Number.isFinite(v));
-      // Widen by a share of the metric's range, and relatively for near-constant metrics (lr, kl_coef).
-      const widen = Math.max(BAND_WIDEN * range, BAND_REL * Math.abs(a), 1e-12);
-      const lo = Math.min(...win) - widen;
-      const hi = Math.max(...win) + widen;
-      if (b >= lo && b <= hi) inBand++;
-    }
-    out.push({ key, identical, inBand: n ? inBand / n : 1, maxAbsDiff: maxAbs });
-  }
-  const allIdentical = common.length > 0 && common.length === original.length && out.every((k) => k.identical);
-  const verdict: ReproduceVerdict = allIdentical ? 'bit-identical' : common.length > 0 && out.every((k) => k.inBand >= BAND_MIN_SHARE) ? 'within-band' : 'diverged';
-  return { verdict, stepsCompared: common.length, keys: out };
 }
 
 export interface ReproduceOptions {

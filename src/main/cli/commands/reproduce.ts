@@ -1,5 +1,5 @@
 /** `arlarena reproduce FILE` — rerun a bundle's run and compare the metric streams. */
-import { reproduceBundle } from '../../bundles/reproduce';
+import { FLOAT_TOLERANCE, reproduceBundle, verdictLabel } from '../../bundles/reproduce';
 import { BundleError } from '../../bundles/manifest';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
@@ -7,11 +7,13 @@ import { openStore } from './runs';
 const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
   Verifies the bundle, reruns its config and seed as a new run (tagged "reproduction") with the real trainer,
   and compares every deterministic metric (all but perf/* timings):
-    bit-identical   equal at every step (expected when the compute backend matches)
-    within-band     ≥ 90 % of points inside the original's ±5-step band (widened by 10 % of the range)
-    diverged        otherwise
+    bit-identical      equal at every step (expected when the compute backend matches)
+    within-tolerance   same within float tolerance: |Δ| ≤ ${FLOAT_TOLERANCE.atol} + ${FLOAT_TOLERANCE.rtol}·|x| at every step (expected across backends)
+    within-band        ≥ 90 % of points inside the original's ±5-step band (widened by 10 % of the range, never
+                       less than the float tolerance)
+    diverged           otherwise
   --steps N   rerun only the first N steps (a quicker check of the prefix)
-  Exit code: 0 bit-identical or within band, 3 diverged, 1 error.`;
+  Exit code: 0 bit-identical, within tolerance or within band, 3 diverged, 1 error.`;
 
 const command: CliCommand = {
   summary: 'rerun a bundle and say whether the metrics reproduce',
@@ -33,10 +35,13 @@ const command: CliCommand = {
         ctx.stdout.write(`${JSON.stringify(r)}\n`);
       } else {
         const out = (s: string) => ctx.stdout.write(`${s}\n`);
-        out(`verdict: ${r.verdict.toUpperCase()} over ${r.stepsCompared} steps (rerun ${r.rerunId}, ${r.rerunStatus})`);
-        out(`backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${r.backendMatches ? 'same backend: bit-identity expected' : 'different or unknown backend (or worker count): a band match is the expectation'}`);
+        out(`verdict: ${verdictLabel(r)} over ${r.stepsCompared} steps (rerun ${r.rerunId}, ${r.rerunStatus})`);
+        const expect = r.backendMatches
+          ? `same backend: bit-identity expected${r.verdict === 'bit-identical' ? '' : ', and not met'}`
+          : 'different or unknown backend (or worker count): the same numbers within float tolerance are the expectation';
+        out(`backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${expect}`);
         if (r.error) out(`rerun failed: ${r.error}`);
-        const worst = [...r.keys].filter((k) => !k.identical).sort((a, b) => a.inBand - b.inBand).slice(0, 8);
+        const worst = [...r.keys].filter((k) => !k.identical).sort((a, b) => a.inBand - b.inBand || b.maxAbsDiff - a.maxAbsDiff).slice(0, 8);
         for (const k of worst) out(`  ${k.key.padEnd(30)} in band ${(k.inBand * 100).toFixed(0)} %, max |Δ| ${Number(k.maxAbsDiff.toPrecision(3))}`);
       }
       return r.error ? 1 : r.verdict === 'diverged' ? 3 : 0;
