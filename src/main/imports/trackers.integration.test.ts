@@ -12,6 +12,7 @@ import type { SourceStep } from '../../core/formats/types';
 import { SKIP_TORN } from '../../core/formats/wandbLog';
 import { RunStore } from '../store/runStore';
 import { importTrackerRuns } from './importTrackers';
+import { importLogs } from './importLogs';
 import { scanTrackers, type TrackerRun } from './trackers';
 import { testCliContext } from '../testing/testContext';
 import importCommand from '../cli/commands/import';
@@ -106,6 +107,21 @@ describe('W&B offline run folder (wandb 0.31 wandb-core writer)', () => {
       expect(crashed.tags).toContain('crashed');
       const resumed = recs.find((r) => r?.name === 'resumed')!;
       expect((await store.readMetrics(resumed.id)).map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a single .wandb file through the log importer (what an upload in the app takes)', () => {
+  it('is detected by content and imported as one run with all its steps', async () => {
+    const store = await RunStore.open(join(dir, 'store-one'));
+    try {
+      const fin = (await scanTrackers(join(dir, 'wandb'))).runs.find((r) => r.info.id === 'peerfin1')!;
+      const r = await importLogs(store, [fin.files[0]]);
+      expect(r.format).toBe('wandb');
+      expect(r.steps).toBe(12);
+      expect((await store.readMetrics(r.runIds[0]))[4].values['actor/grad_norm']).toBe(Number.POSITIVE_INFINITY);
     } finally {
       await store.close();
     }
