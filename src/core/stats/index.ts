@@ -6,3 +6,5 @@ export { clopperPearson, collapseStep, collapsedShare, kaplanMeier, logRank, med
 export type { LogRank, ShareInterval, SurvivalRun, SurvivalVerdict } from './survival';
 export { FLOAT_TOLERANCE, compareStreams, verdictLabel, withinTolerance } from './reproduce';
 export type { ComparisonReport, KeyComparison, ReproduceVerdict, Tolerance } from './reproduce';
+export { ladderRows } from './ladder';
+export type { LadderRow, LadderRunOutcome } from './ladder';
