@@ -5,6 +5,11 @@
  * Training tokens/s (forward + backward + AdamW on (prompt, response) rows, loss on the response) and generation
  * tokens/s (batched sampling, prefill included) for each engine, side by side with PyTorch on the same
  * architecture and sizes:
+ *   tfjs-node     native TensorFlow (tfjs-node built by `npm run setup:tensorflow` against PyPI's libtensorflow):
+ *                 training and tfjs generation as for tfjs-wasm; its note names libtensorflow's version and threads.
+ *                 --tf-env KEY=VALUE (repeatable) adds a second tfjs-node row with those TensorFlow environment
+ *                 settings (e.g. TF_DETERMINISTIC_OPS=0, TF_ENABLE_ONEDNN_OPTS=0), alternated with the first
+ *   tfjs-node-gpu the same on the GPU build (`setup:tensorflow -- --gpu`); a row saying so where there is no GPU
  *   tfjs-wasm     training (the app's trainer path) and generation with the tfjs KV cache (the fallback engine)
  *   onnxruntime   generation with the KV cache (the app's rollout engine, src/main/compute/ortDecoder.ts), 2 intra-op
  *                 threads; its note gives the original engine (concat-cache, spinning threads) timed alternately
@@ -24,7 +29,7 @@ import type { Scalar } from '@tensorflow/tfjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SIZES = ['nano', 'small'] as const;
-const ENGINES = ['tfjs-wasm', 'onnxruntime', 'pytorch'] as const;
+const ENGINES = ['tfjs-node', 'tfjs-node-gpu', 'tfjs-wasm', 'onnxruntime', 'pytorch'] as const;
 type Size = (typeof SIZES)[number] | 'base';
 type Engine = (typeof ENGINES)[number] | 'tfjs-wasm-dp';
 
@@ -38,6 +43,8 @@ interface Row {
   note?: string;
   /** Gradient worker threads (tfjs-wasm-dp rows). */
   workers?: number;
+  /** TensorFlow environment settings of a tfjs-node variant row (--tf-env). */
+  tf_env?: string;
 }
 
 const WORK = {
@@ -99,12 +106,16 @@ async function runOne(engine: Engine, size: Size, quick: boolean, profile: boole
     return { engine, size, params, train_tokens_per_s: null, gen_tokens_per_s: gen, peak_rss_mb: rss(), note };
   }
 
-  // tfjs-wasm
+  // tfjs-wasm, tfjs-node, tfjs-node-gpu: the same training step and tfjs generation on that backend.
   const tf = await import('@tensorflow/tfjs');
   const { initBackend } = await import('../src/main/compute/backends');
   const { PolicyModel, TfjsRolloutEngine } = await import('../src/core/agent');
   const { AdamW } = await import('../src/core/training/adamw');
-  await initBackend('wasm');
+  const backend = engine === 'tfjs-node' ? 'tensorflow' : engine === 'tfjs-node-gpu' ? 'tensorflow-gpu' : 'wasm';
+  const info = await initBackend(backend);
+  const tfNote = info.tensorflow
+    ? `libtensorflow ${info.tensorflow.version}${info.tensorflow.gpu ? ` on ${info.tensorflow.gpu}` : ''}, ${info.tensorflow.intraOpThreads} intra-op threads${info.tensorflow.deterministicOps ? ', deterministic ops' : ''}`
+    : undefined;
   const model = PolicyModel.create(cfg, rng);
   const opt = new AdamW(model.trainableVariables(), { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1 });
   const rows = Array.from({ length: WORK.trainRows }, () => ({
@@ -138,14 +149,15 @@ async function runOne(engine: Engine, size: Size, quick: boolean, profile: boole
     const top = [...byKernel.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
     note = `${prof.kernels.length} kernels/step; ${top.map(([n, ms]) => `${n} ${((100 * ms) / total).toFixed(0)}%`).join(', ')}`;
   }
-  const eng = new TfjsRolloutEngine(model, 'wasm');
+  const eng = new TfjsRolloutEngine(model, info.tfjsBackend);
   const genRepeats = Math.max(1, s.genRepeats - 1);
   const small = { ...sampling, maxNewTokens: 4 };
   await eng.generate(prompts, small, new Rng(2));
   t0 = now();
   for (let i = 0; i < genRepeats; i++) await eng.generate(prompts, sampling, new Rng(3 + i));
   const gen = (WORK.genRows * WORK.genTokens * genRepeats) / ((now() - t0) / 1000);
-  return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss(), ...(note ? { note } : {}) };
+  const notes = [tfNote, note].filter((n) => n !== undefined).join('; ');
+  return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss(), ...(notes ? { note: notes } : {}) };
 }
 
 function runTorch(size: Size, quick: boolean, cfg: { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number }): Row {
@@ -181,6 +193,8 @@ Options:
   --quick       fewer timed repetitions
   --profile     add the tfjs-wasm training step's kernel-time breakdown to its row's note
   --workers A,B data-parallel training rows with these worker counts K (default: 2 up to the machine's cores, doubling)
+  --tf-env K=V  a second tfjs-node row with this TensorFlow environment setting (repeatable; all in that one row),
+                e.g. --tf-env TF_DETERMINISTIC_OPS=0 for what deterministic ops cost
   --json        one JSON object per line
   --help, -h    this help`;
 
@@ -209,7 +223,11 @@ async function main(): Promise<void> {
     profile: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     workers: { type: 'string' },
+    'tf-env': { type: 'string', multiple: true },
   });
+  const tfEnv = opts['tf-env'] ?? [];
+  for (const kv of tfEnv) if (!/^TF_[A-Z0-9_]+=[^=]*$/.test(kv)) usageError('model', USAGE, `--tf-env: expected TF_NAME=value, got "${kv}"`);
+  const { nvidiaGpuPresent } = await import('../src/main/compute/tensorflow');
   const json = opts.json;
   const quick = opts.quick;
   const sizes = (opts.sizes !== undefined ? opts.sizes.split(',') : [...SIZES]) as Size[];
@@ -223,21 +241,33 @@ async function main(): Promise<void> {
   const workerCounts = opts.workers !== undefined ? opts.workers.split(',').map(Number) : defaultWorkers;
   if (workerCounts.some((k) => !Number.isInteger(k) || k < 1)) usageError('model', USAGE, `--workers: expected worker counts ≥ 1 like 2,4, got "${opts.workers}"`);
   const rows: Row[] = [];
+  // Engines in turn, each size: tfjs-node (and its --tf-env variant right after it), tfjs-node-gpu, tfjs-wasm, ORT,
+  // PyTorch, then the tfjs-wasm K-worker rows, so a change in the machine's load spreads over all of them.
+  const runs: Array<{ engine: Engine; env?: string[] }> = [];
+  for (const engine of ENGINES) {
+    runs.push({ engine });
+    if (engine === 'tfjs-node' && tfEnv.length > 0) runs.push({ engine, env: tfEnv });
+  }
   for (const size of sizes) {
-    for (const engine of ENGINES) {
+    for (const { engine, env } of runs) {
       let row: Row;
       if (engine === 'pytorch') {
         const c = resolveModelConfig({ size }, WORK.vocab);
         row = runTorch(size, quick, c);
+      } else if (engine === 'tfjs-node-gpu' && !nvidiaGpuPresent()) {
+        row = { engine, size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: 'not run: no NVIDIA GPU on this machine' };
       } else {
+        const extra = Object.fromEntries((env ?? []).map((kv) => kv.split('=') as [string, string]));
         const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : []), ...(opts.profile ? ['--profile'] : [])], {
           encoding: 'utf8',
           maxBuffer: 1 << 24,
+          env: { ...process.env, ...extra },
         });
         const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
         row = line
           ? (JSON.parse(line) as Row)
           : { engine, size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+        if (env) row.tf_env = env.join(' ');
       }
       rows.push(row);
       if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -257,8 +287,10 @@ async function main(): Promise<void> {
   console.log(`bench:model — ${cpus().length} cores (load average ${load}); vocab ${WORK.vocab}; train ${WORK.trainRows}×${WORK.trainLen} tokens/step; generate ${WORK.genRows} prompts × ${WORK.promptLen} → ${WORK.genTokens} tokens`);
   console.log('engine        size    params     train tok/s   gen tok/s   peak RSS MB   note');
   for (const r of rows) {
+    const label = r.workers ? `tfjs-wasm K=${r.workers}` : r.tf_env ? `${r.engine}*` : r.engine;
+    const note = r.tf_env ? `* with ${r.tf_env}; ${r.note ?? ''}` : (r.note ?? '');
     console.log(
-      `${(r.workers ? `tfjs-wasm K=${r.workers}` : r.engine).padEnd(13)} ${r.size.padEnd(7)} ${fmt(r.params).padStart(9)}  ${fmt(r.train_tokens_per_s).padStart(12)}  ${fmt(r.gen_tokens_per_s).padStart(10)}  ${fmt(r.peak_rss_mb).padStart(12)}   ${r.note ?? ''}`,
+      `${label.padEnd(13)} ${r.size.padEnd(7)} ${fmt(r.params).padStart(9)}  ${fmt(r.train_tokens_per_s).padStart(12)}  ${fmt(r.gen_tokens_per_s).padStart(10)}  ${fmt(r.peak_rss_mb).padStart(12)}   ${note}`,
     );
   }
   for (const size of sizes) {
@@ -266,6 +298,11 @@ async function main(): Promise<void> {
     const ort = get('onnxruntime')?.gen_tokens_per_s;
     const pt = get('pytorch');
     const tw = get('tfjs-wasm')?.train_tokens_per_s;
+    const tn = rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)?.train_tokens_per_s;
+    if (pt?.train_tokens_per_s && tn) console.log(`${size}: tfjs-node training / PyTorch 2-thread training = ${(tn / pt.train_tokens_per_s).toFixed(2)}× (goal: small ≥ 1.0×, nano ≥ 0.8×); / tfjs-wasm = ${tw ? (tn / tw).toFixed(2) : '–'}×`);
+    for (const v of rows.filter((r) => r.engine === 'tfjs-node' && r.size === size && r.tf_env && r.train_tokens_per_s)) {
+      if (tn) console.log(`${size}: tfjs-node with ${v.tf_env} / tfjs-node = ${(v.train_tokens_per_s! / tn).toFixed(2)}× training, ${v.gen_tokens_per_s && rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)?.gen_tokens_per_s ? (v.gen_tokens_per_s / rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)!.gen_tokens_per_s!).toFixed(2) : '–'}× generation`);
+    }
     if (pt?.gen_tokens_per_s && ort) console.log(`${size}: ORT generation / PyTorch eager generation = ${(ort / pt.gen_tokens_per_s).toFixed(2)}× (goal ≥ 1.5×)`);
     if (pt?.train_tokens_per_s && tw) console.log(`${size}: PyTorch training / tfjs-wasm training = ${(pt.train_tokens_per_s / tw).toFixed(2)}× slower on wasm (goal ≤ 3×)`);
     for (const dp of rows.filter((r) => r.engine === 'tfjs-wasm-dp' && r.size === size && r.train_tokens_per_s)) {
