@@ -8,6 +8,7 @@
  *   causalLm.ts     HfCausalLM: forward (padded batch), tokenLogProbs (response mask), step (KV cache)
  *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
  *   lora.ts         LoRA adapters (PEFT layout): attach, train A/B only, seeded dropout, PEFT and merged exports
+ *   policy.ts       LlmPolicy (chat-templated prompts, the trainer's tokenLogProbs contract) + LlmRolloutEngine
  *
  * File reading (streamed tensor by tensor) is main-side: src/main/compute/models/hfFolder.ts.
  */
@@ -18,4 +19,5 @@ export * from './rope';
 export * from './causalLm';
 export * from './generate';
 export * from './lora';
+export * from './policy';
 export type { KvEntry } from './attention';
