@@ -111,7 +111,8 @@ export async function startRayHead(opts: { numCpus?: number; timeoutMs?: number 
       await gone;
       clearTimeout(t);
     }
-    rmSync(tmp, { recursive: true, force: true });
+    // Ray's last processes may still be closing files in the session folder as the head exits (ENOTEMPTY): retry.
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   };
   const deadline = t0 + (opts.timeoutMs ?? 90_000);
   for (;;) {

@@ -67,14 +67,6 @@ export function isRayTarget(on: string | undefined): on is string {
   return on !== undefined && on !== '' && on !== 'local';
 }
 
-/**
- * Overrides a run on Ray gets unless it sets them itself: the tfjs rollout engine, because the lab's Ray package
- * leaves out onnxruntime-node (native; labPackage.ts) and the default engine would fail on the node.
- */
-export function rayRunDefaults(overrides: Readonly<Record<string, unknown>>): Record<string, string> {
-  return overrides['compute.rolloutEngine'] === undefined ? { 'compute.rolloutEngine': 'tfjs' } : {};
-}
-
 /** `--on NAME|URL` → a Ray target (a stored remote by name, or a dashboard URL given directly); absent → local. */
 export async function resolveTarget(dataDir: string, on: string | undefined): Promise<ComputeTarget> {
   if (!isRayTarget(on)) return LOCAL_TARGET;

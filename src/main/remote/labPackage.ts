@@ -1,12 +1,18 @@
 /**
  * The runtime_env working_dir a lab run on Ray runs from, packaged from this lab's own files:
  *   arlarena.mjs      the CLI bundled by esbuild (src/main/cli/main.ts and every pure-JS dependency: tfjs, zod…),
- *                     so a node needs only Node ≥ 20 — no npm install, no tsx, no platform binary;
+ *                     so a node needs only Node ≥ 20 — no npm install, no tsx;
+ *   gradWorker.js     the gradient worker (compute/gradWorker.ts) bundled the same way, found next to the CLI by
+ *                     gradPool.ts, so a run on Ray trains with the K workers it was submitted with, as here;
  *   package.json      {name: arlarena-lab, version} (the CLI finds its root and version by it);
  *   node_modules/@tensorflow/tfjs-backend-wasm/{package.json,dist/*.wasm}  the wasm kernels, loaded from disk;
+ *   node_modules/onnxruntime-node/  its JS and its Linux x64 native binding (onnxruntime_binding.node and
+ *                     libonnxruntime.so.1, from the npm package this lab installed), with onnxruntime-common's JS:
+ *                     rollouts on a node run on the same engine as here (Ray nodes are Linux x64; the binding is
+ *                     self-contained, it needs no CUDA and no system onnxruntime);
  *   resources/warmstart/  the shipped warm-start checkpoints.
- * onnxruntime-node and tfjs-node are left out (native): runs on Ray use the tfjs rollout engine and the wasm or
- * cpu backend unless the node has those installed.
+ * tfjs-node is left out: libtensorflow is hundreds of MB and built per machine (setup:tensorflow); a run on Ray
+ * trains on tfjs-wasm unless the node has its own build (ARLARENA_NATIVE_TF_ROOT, compute/backends.ts).
  *
  * Ray stores packages content-addressed: the name is `_ray_pkg_<hash>.zip` and the URI `gcs://<name>` (Ray's
  * runtime_env/packaging.py); the lab uploads with `PUT /api/packages/gcs/<name>` only when `GET` says the cluster
@@ -19,7 +25,6 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
-import type { Plugin } from 'esbuild';
 import { appVersion, projectRoot } from '../platform/appInfo';
 import { writeFileAtomic } from '../store/atomic';
 import type { RayClient } from './rayClient';
@@ -58,21 +63,6 @@ async function sourceKey(root: string): Promise<string> {
   return h.digest('hex').slice(0, 24);
 }
 
-/**
- * onnxruntime-node is native and not shipped: it becomes a CommonJS stub that throws "Cannot find module" when
- * first required, i.e. only if a run asks for the onnx rollout engine (as on a machine without it installed).
- */
-const absentNative: Plugin = {
-  name: 'arlarena-absent-native',
-  setup(b) {
-    b.onResolve({ filter: /^onnxruntime-node$/ }, (a) => ({ path: a.path, namespace: 'arlarena-absent' }));
-    b.onLoad({ filter: /.*/, namespace: 'arlarena-absent' }, (a) => ({
-      contents: `throw new Error(${JSON.stringify(`Cannot find module '${a.path}': it is native and not in the lab's Ray package; use compute.rolloutEngine=tfjs on Ray`)});`,
-      loader: 'js',
-    }));
-  },
-};
-
 const FIXED_TIME = new Date('2026-01-01T00:00:00Z');
 
 /** Build (or reuse from the cache) the package zip. */
@@ -86,31 +76,45 @@ export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pk
     return { zip, name: await readFile(`${cached}.name`, 'utf8'), files: Number(await readFile(`${cached}.files`, 'utf8')), buildMs: Date.now() - t0 };
   }
   const { build } = await import('esbuild');
-  const out = await build({
-    // The same entry as bin/arlarena.mjs, without tsx: `node arlarena.mjs <command> …`.
-    stdin: { contents: "import { main } from './src/main/cli/main.ts';\nprocess.exitCode = await main(process.argv.slice(2));\n", resolveDir: root, sourcefile: 'arlarena.mjs', loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    write: false,
-    outfile: 'arlarena.mjs',
-    external: ['@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'electron'],
-    plugins: [absentNative],
-    // CommonJS dependencies inside an ESM bundle still call require() and read __dirname (tfjs-backend-wasm's loader).
-    banner: {
-      js: "import { createRequire as __arlarenaRequire } from 'node:module'; import { fileURLToPath as __arlarenaPath } from 'node:url'; import { dirname as __arlarenaDir } from 'node:path'; const require = __arlarenaRequire(import.meta.url); const __filename = __arlarenaPath(import.meta.url); const __dirname = __arlarenaDir(__filename);",
-    },
-    logLevel: 'error',
-  });
+  const bundleOf = async (contents: string, outfile: string): Promise<Uint8Array> => {
+    const out = await build({
+      stdin: { contents, resolveDir: root, sourcefile: outfile, loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      write: false,
+      outfile,
+      // Native packages stay imports: onnxruntime-node resolves to the copy in the package's node_modules, tfjs-node
+      // to a node's own build or not at all.
+      external: ['@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', 'electron', 'onnxruntime-node'],
+      // CommonJS dependencies inside an ESM bundle still call require() and read __dirname (tfjs-backend-wasm's loader).
+      banner: {
+        js: "import { createRequire as __arlarenaRequire } from 'node:module'; import { fileURLToPath as __arlarenaPath } from 'node:url'; import { dirname as __arlarenaDir } from 'node:path'; const require = __arlarenaRequire(import.meta.url); const __filename = __arlarenaPath(import.meta.url); const __dirname = __arlarenaDir(__filename);",
+      },
+      logLevel: 'error',
+    });
+    const file = out.outputFiles?.[0];
+    if (!file) throw new Error(`esbuild produced no ${outfile} for the Ray package`);
+    return file.contents;
+  };
   const entries: Record<string, Uint8Array> = {};
-  const bundle = out.outputFiles?.[0];
-  if (!bundle) throw new Error('esbuild produced no bundle for the Ray package');
-  entries['arlarena.mjs'] = bundle.contents;
+  // The same entry as bin/arlarena.mjs, without tsx: `node arlarena.mjs <command> …`.
+  entries['arlarena.mjs'] = await bundleOf("import { main } from './src/main/cli/main.ts';\nprocess.exitCode = await main(process.argv.slice(2));\n", 'arlarena.mjs');
+  entries['gradWorker.js'] = await bundleOf("import './src/main/compute/gradWorker.ts';\n", 'gradWorker.js');
   entries['package.json'] = new TextEncoder().encode(`${JSON.stringify({ name: 'arlarena-lab', version: appVersion(), private: true, type: 'module' })}\n`);
   const wasmPkg = join(root, 'node_modules', '@tensorflow', 'tfjs-backend-wasm');
   entries['node_modules/@tensorflow/tfjs-backend-wasm/package.json'] = new Uint8Array(await readFile(join(wasmPkg, 'package.json')));
   for (const f of await walk(join(wasmPkg, 'dist'), (r) => r.endsWith('.wasm') && !r.includes('/'))) entries[`node_modules/@tensorflow/tfjs-backend-wasm/dist/${relative(join(wasmPkg, 'dist'), f)}`] = new Uint8Array(await readFile(f));
+  // onnxruntime-node: its JS, its package.json (main), and the Linux x64 binding only (the package has every
+  // platform's: 288 MB; Linux x64's is 46 MB, about 17 MB zipped). onnxruntime-common: its CommonJS build (the
+  // folder's package.json says so) and the package.json files that route to it.
+  const ort = join(root, 'node_modules', 'onnxruntime-node');
+  const ortBin = join('bin', 'napi-v6', 'linux', 'x64');
+  for (const f of await walk(ort, (r) => r === 'package.json' || (r.startsWith('dist/') && r.endsWith('.js')) || r.startsWith(`${ortBin}/`))) entries[`node_modules/onnxruntime-node/${relative(ort, f)}`] = new Uint8Array(await readFile(f));
+  if (!Object.keys(entries).some((k) => k.endsWith('/onnxruntime_binding.node'))) throw new Error(`the Ray package needs onnxruntime-node's Linux x64 binding (${join(ort, ortBin)}): reinstall onnxruntime-node (npm ci)`);
+  const common = join(root, 'node_modules', 'onnxruntime-common');
+  for (const f of await walk(common, (r) => r.endsWith('package.json') || (r.startsWith('dist/cjs/') && r.endsWith('.js')))) entries[`node_modules/onnxruntime-common/${relative(common, f)}`] = new Uint8Array(await readFile(f));
   for (const f of await walk(join(root, 'resources', 'warmstart'), () => true)) entries[`resources/warmstart/${relative(join(root, 'resources', 'warmstart'), f)}`] = new Uint8Array(await readFile(f));
   const h = createHash('sha256');
   const zippable: Zippable = {};

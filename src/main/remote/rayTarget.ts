@@ -18,6 +18,7 @@ import { decodeLine } from './lineProtocol';
 import type { RayClient } from './rayClient';
 import { followJobLog } from './logFollow';
 import { ensureLabPackage } from './labPackage';
+import { machineWorkers } from '../compute/gradPool';
 import { RUN_CONFIG_ENV, RUN_ID_ENV } from './remoteWorker';
 import { TransitError, verifyCheckpointLine, verifyTrajectoryLine } from './transit';
 
@@ -31,6 +32,21 @@ export interface RayJobOptions {
 
 /** Following a job's log (shared by lab runs and verl follows) lives in logFollow.ts. */
 export { followJobLog } from './logFollow';
+
+/**
+ * The compute a run on Ray is submitted with, fixed here so the node has nothing left to choose (a run is a function
+ * of its config, seed, backend and K; issue 19):
+ * - backend `auto` becomes `wasm`, the best backend the lab's package carries (tfjs-node does not travel; a node
+ *   with its own build is used only when the config names `tensorflow` explicitly);
+ * - K = compute.workers, or for 0 the K this machine would use on that backend (one per core: gradPool.ts), and the
+ *   job reserves that many CPUs — the same K as the same run here;
+ * - the rollout engine stays the config's: onnxruntime-node travels in the package (labPackage.ts).
+ */
+export function resolveRayCompute(compute: RunConfig['compute']): RunConfig['compute'] {
+  const backend = compute.backend === 'auto' ? 'wasm' : compute.backend;
+  const workers = compute.workers > 0 ? compute.workers : backend === 'tensorflow' || backend === 'tensorflow-gpu' ? 1 : machineWorkers();
+  return { ...compute, backend, workers };
+}
 
 /** The TrainingJob that runs a lab run as a Ray job and replays its line protocol into the hooks. */
 export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): TrainingJob {
@@ -46,25 +62,23 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       if (existing) sub = { submissionId: existing.submission_id, existed: true };
       else {
         const pkg = await ensureLabPackage(client);
-        // compute.workers = 0 means "one per core" of the machine the run starts on; on a cluster that would be the
-        // node's cores, which Ray did not grant the job. A Ray run trains with the K it reserves: compute.workers
-        // when set, else 1 (issue 19: a run is a function of its config, seed and K, so K is pinned in the config sent).
         // The job input holds the validated RunConfig as a plain record (job.ts); only compute is read here.
-        const compute = (input.config as unknown as Pick<RunConfig, 'compute'>).compute;
-        const workers = compute.workers > 0 ? compute.workers : 1;
-        const config = { ...input.config, compute: { ...compute, workers } };
+        const compute = resolveRayCompute((input.config as unknown as Pick<RunConfig, 'compute'>).compute);
+        const config = { ...input.config, compute };
         sub = await client.submitJob({
           submissionId: input.runId,
           entrypoint: LAB_ENTRYPOINT,
           runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(config), [RUN_ID_ENV]: input.runId } },
-          metadata: { arlarena_run: input.runId },
-          entrypointNumCpus: workers,
+          // The compute the job was submitted with, on the job itself (Ray's job list shows it).
+          metadata: { arlarena_run: input.runId, arlarena_compute: `${compute.backend} / ${compute.rolloutEngine} / K=${compute.workers}` },
+          entrypointNumCpus: compute.workers,
         });
       }
       opts.onSubmitted?.(sub.submissionId, sub.existed);
       let done: JobResult | null = null;
       let failed: string | null = null;
-      let lastStep = 0;
+      /** The last step stored: `from` when resumed, none yet on a fresh run (whose first row may be step 0). */
+      let lastStep: number | null = resume ? from : null;
       /** Set when a file failed its check: no later line is handled, so nothing after it is written. */
       let refused: TransitError | null = null;
       /** Set when any other line could not be used (a gap in the steps, a protocol line that does not parse). */
@@ -90,11 +104,13 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
         switch (m.type) {
           case 'metric': {
             const rec = m.body as MetricRecord;
-            // The trainer reports every step once, in order (1, 2, …); steps up to `from` are in the store already.
-            // The follow hands on each log line once (logFollow.ts); this second check, by step number, keeps a
-            // step from being stored twice and refuses a gap, which would mean the log tail lost data.
-            if (rec.step <= Math.max(from, lastStep)) return;
-            if (rec.step !== Math.max(from, lastStep) + 1) throw new Error(`the job's log went from step ${Math.max(from, lastStep)} to step ${rec.step}: steps are missing from the log tail, so the run is not continued from it`);
+            // The trainer reports every step once, in order: step 0 first when it validates before training, then
+            // 1, 2, …; steps up to `from` are in the store already. The follow hands on each log line once
+            // (logFollow.ts); this second check, by step number, keeps a step from being stored twice and refuses a
+            // gap, which would mean the log tail lost data.
+            if (lastStep !== null && rec.step <= lastStep) return;
+            const next = lastStep === null ? (rec.step === 0 ? 0 : 1) : lastStep + 1;
+            if (rec.step !== next) throw new Error(`the job's log went from step ${lastStep ?? 0} to step ${rec.step}: steps are missing from the log tail, so the run is not continued from it`);
             lastStep = rec.step;
             hooks.onMetrics(rec);
             return;
@@ -156,7 +172,7 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       if (cutOff) throw new Error(`Ray job ${sub.submissionId} ended ${info.status} while writing a ${cutOff.type} line (cut off after ${cutOff.chars} characters, not used); the steps stored before it are complete${tailText}`);
       if (failed) throw new Error(`the run failed on Ray (job ${sub.submissionId}): ${failed}`);
       if (done) return done;
-      if (info.status === 'STOPPED') return { status: 'stopped', step: lastStep };
+      if (info.status === 'STOPPED') return { status: 'stopped', step: lastStep ?? from };
       throw new Error(`Ray job ${sub.submissionId} ended ${info.status}${info.message ? ` (${info.message.trim().split('\n').pop()})` : ''} without the trainer reporting an end${tailText}`);
     },
   };

@@ -18,10 +18,10 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
   const lab = () => services.lab();
   return {
     'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
-      // On Ray the rollout engine is tfjs unless asked otherwise (computeTarget.rayRunDefaults says why).
+      // On Ray the run keeps its rollout engine (the lab's package carries onnxruntime-node); its backend and K are
+      // fixed when the job is submitted (rayTarget.resolveRayCompute).
       const onRay = on !== undefined && on !== 'local';
-      const engine = onRay ? (await import('../../remote/computeTarget')).rayRunDefaults(overrides ?? {}) : {};
-      const { config, issues } = resolveConfig(preset, env, { ...engine, ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
+      const { config, issues } = resolveConfig(preset, env, { ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
       if (!config) {
         const first = issues[0];
         return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { field: first ? (first.field === 'preset' || first.field === 'env.name' ? first.field.replace('env.name', 'env') : `overrides.${first.field}`) : undefined });

@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../../store/atomic';
 import { runStudy } from '../../app/studies/runStudy';
 import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../app/studies/studyFiles';
 import { formatTable, studyReadme, studySummary } from '../../app/studies/summary';
-import { isRayTarget, rayRunDefaults, resolveTarget } from '../../remote/computeTarget';
+import { resolveTarget } from '../../remote/computeTarget';
 import { RayClient } from '../../remote/rayClient';
 import { RemoteTargets } from '../../remote/targets';
 
@@ -133,9 +133,7 @@ const arena: CliCommand = {
         seeds: Array.from({ length: seeds }, (_, i) => i + 1),
         steps: intArg('steps', values.steps, 1) ?? null,
         model: modelArg(values.model) ?? null,
-        // On Ray: the engine the lab's Ray package can run, unless --set chose one (stored with the plan, so a
-        // resumed study keeps its configs).
-        sets: ((sets) => (isRayTarget(values.on) ? { ...rayRunDefaults(sets), ...sets } : sets))(parseSets(values.set ?? [])),
+        sets: parseSets(values.set ?? []),
         baseline,
         episodes: intArg('episodes', values.episodes ?? '100', 1)!,
         threshold: numberArg('threshold', values.threshold ?? '0.5', 0, 1),

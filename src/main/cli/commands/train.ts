@@ -1,7 +1,7 @@
 import { parseCommandArgs, UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, progressLine, resolveOrUsage } from '../args';
 import { trainInStore } from '../../app/trainRun';
-import { isRayTarget, rayRunDefaults, resolveTarget } from '../../remote/computeTarget';
+import { resolveTarget } from '../../remote/computeTarget';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE] [--set key=value …] [--name TEXT] [--json]
 
@@ -52,8 +52,6 @@ const train: CliCommand = {
     if (steps !== undefined) overrides['training.steps'] = steps;
     if (seed !== undefined) overrides.seed = seed;
     if (model !== undefined) overrides['model.size'] = model;
-    // On Ray: the engine the lab's Ray package can run, unless --set chose one (as the app's Run on does).
-    if (isRayTarget(values.on)) Object.assign(overrides, rayRunDefaults(overrides));
     const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
     const json = values.json === true;
     const tty = ctx.isTTY && !json;
