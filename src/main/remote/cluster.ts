@@ -52,13 +52,17 @@ export async function labJobs(client: RayClient): Promise<ClusterJob[]> {
   return jobs.sort((a, b) => (b.startTime ?? '9999').localeCompare(a.startTime ?? '9999'));
 }
 
+/** Largest job log remotes.jobLog reads to show its tail. */
+export const JOB_LOG_TAIL_BYTES = 32 * 1024 * 1024;
+
 /**
  * The last `n` non-blank lines of a job's log, and how many it has. Line-protocol lines (`@arlarena:` metric, checkpoint …)
  * are the lab's own traffic — a checkpoint line holds megabytes of base64 — so they are shown shortened to their
  * kind and first characters; the lab has already stored what they carry.
  */
 export async function jobLogTail(client: RayClient, submissionId: string, n: number): Promise<{ lines: string[]; totalLines: number }> {
-  const text = await client.jobLogs(submissionId);
+  // For a look at the tail, a log past JOB_LOG_TAIL_BYTES is refused (read it on the cluster) rather than held.
+  const text = await client.jobLogs(submissionId, JOB_LOG_TAIL_BYTES);
   // Blank lines are left out: Ray's job log has one between most of the entrypoint's lines.
   const all = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   const tail = all.slice(-n).map((l) => (l.includes('@arlarena:') && l.length > 200 ? `${l.slice(0, 160)}… (${l.length} characters)` : l));

@@ -241,7 +241,7 @@ export async function followJobLog(
         for (;;) {
           const t0 = Date.now();
           try {
-            const r = await client.request('GET', logPath('file', nodeId, -1), undefined, undefined, 300_000);
+            const r = await client.request('GET', logPath('file', nodeId, -1), undefined, undefined, client.logLimits.deadlineMs, client.logLimits.maxBytes);
             stats.reads++;
             stats.readMs += Date.now() - t0;
             if (r.ok) {

@@ -49,8 +49,37 @@ export interface ClusterSummary {
   readonly gpus: { total: number; free: number };
 }
 
+/** How much a cluster may send and how long it may take (RayClient's defaults; tests pass smaller ones). */
+export interface RayClientLimits {
+  /** Deadline for one whole answer, however slowly its bytes arrive. */
+  readonly deadlineMs: number;
+  /** Largest JSON answer of the small calls (version, cluster status, job list, job info). */
+  readonly maxJsonBytes: number;
+  /** Largest job log read whole (a training job's log carries its checkpoints as base64 lines). */
+  readonly maxLogBytes: number;
+}
+
+export const DEFAULT_RAY_LIMITS: RayClientLimits = { deadlineMs: 30_000, maxJsonBytes: 16 * 1024 * 1024, maxLogBytes: 256 * 1024 * 1024 };
+/** Nothing received for this long ends a call early (a live connection sends something). */
+const IDLE_TIMEOUT_MS = 15_000;
+/** Of an error answer (4xx/5xx), only this much is read: the message wants its last line at most. */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** The whole job log may take this long to arrive. */
+const LOG_DEADLINE_MS = 300_000;
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(0)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
+}
+
 export class RayClient {
-  constructor(private readonly access: RemoteAccess) {}
+  private readonly limits: RayClientLimits;
+
+  constructor(
+    private readonly access: RemoteAccess,
+    limits: Partial<RayClientLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_RAY_LIMITS, ...limits };
+  }
 
   get url(): string {
     return this.access.url;
@@ -68,26 +97,64 @@ export class RayClient {
    * One request; network failures and auth refusals become one clear RemoteError. node:http rather than fetch:
    * Node's fetch always sends `Sec-Fetch-Mode`, and Ray's dashboard refuses every non-GET request carrying a
    * Sec-Fetch-* header as browser traffic (dashboard/optional_utils.py, is_browser_request).
+   *
+   * Bounded whatever the other end does: `timeoutMs` is the deadline for the whole answer (a server sending one
+   * byte every few seconds does not restart it), an answer over `maxBytes` is refused as soon as it passes that
+   * (the connection is closed, nothing more is read), and of an error answer only the first 64 KiB are kept.
    */
-  async request(method: string, path: string, body?: string | Uint8Array, contentType?: string, timeoutMs = 15_000): Promise<{ status: number; ok: boolean; text: string }> {
+  async request(method: string, path: string, body?: string | Uint8Array, contentType?: string, timeoutMs = this.limits.deadlineMs, maxBytes = this.limits.maxJsonBytes): Promise<{ status: number; ok: boolean; text: string }> {
     const url = new URL(`${this.access.url}${path}`);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let r: { status: number; ok: boolean; text: string };
     try {
       r = await new Promise((resolve, reject) => {
-        const req = send(url, { method, headers: this.headers({ ...(contentType ? { 'content-type': contentType } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }), timeout: timeoutMs }, (res) => {
+        let settled = false;
+        const finish = (f: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(deadline);
+          f();
+        };
+        const req = send(url, { method, headers: this.headers({ ...(contentType ? { 'content-type': contentType } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }), timeout: Math.min(timeoutMs, IDLE_TIMEOUT_MS) }, (res) => {
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const cap = ok ? maxBytes : ERROR_BODY_BYTES;
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, ok: (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
+          let size = 0;
+          const done = () => finish(() => resolve({ status, ok, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('data', (c: Buffer) => {
+            if (settled) return;
+            if (size + c.length > cap) {
+              if (ok) {
+                finish(() => reject(Object.assign(new Error(`the answer is over the ${formatBytes(cap)} a ${method} ${url.pathname} may send; nothing of it was used`), { code: 'ETOOBIG' })));
+              } else {
+                chunks.push(c.subarray(0, cap - size));
+                size = cap;
+                done();
+              }
+              req.destroy();
+              return;
+            }
+            size += c.length;
+            chunks.push(c);
+          });
+          res.on('end', done);
+          res.on('error', (e) => finish(() => reject(e)));
+          res.on('close', () => finish(() => reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }))));
         });
-        req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-        req.on('error', reject);
+        const deadline = setTimeout(() => {
+          finish(() => reject(Object.assign(new Error(`no complete answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
+          req.destroy();
+        }, timeoutMs);
+        req.on('timeout', () => req.destroy(Object.assign(new Error(`nothing received for ${Math.min(timeoutMs, IDLE_TIMEOUT_MS) / 1000} s`), { code: 'ETIMEDOUT' })));
+        req.on('error', (e) => finish(() => reject(e)));
         if (body !== undefined) req.write(body);
         req.end();
       });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
+      if (err.code === 'ETOOBIG') throw new RemoteError(`${this.where()}: ${err.message}. Is this address a Ray dashboard?`);
+      if (err.code === 'ETIMEDOUT' && err.message.startsWith('no complete answer')) throw new RemoteError(`${method} ${url.pathname} on ${this.where()}: ${err.message} (the dashboard answers too slowly or not at all)`);
       throw new RemoteError(`cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`);
     }
     if (r.status === 401) throw new RemoteError(`${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`);
@@ -114,7 +181,12 @@ export class RayClient {
           });
           if (status !== 200) {
             const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
+            let size = 0;
+            res.on('data', (c: Buffer) => {
+              if (size >= ERROR_BODY_BYTES) return void res.destroy();
+              size += c.length;
+              chunks.push(c);
+            });
             void closed.then(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8'), closed, close: () => undefined }));
             return;
           }
@@ -137,16 +209,24 @@ export class RayClient {
     return r;
   }
 
-  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
+  private async json<T>(method: string, path: string, body?: unknown, timeoutMs = this.limits.deadlineMs, maxBytes = this.limits.maxJsonBytes): Promise<T> {
+    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json', timeoutMs, maxBytes);
     const text = r.text;
     if (!r.ok) throw new RemoteError(`${method} ${path} on ${this.where()} answered ${r.status}: ${lastLine(text)}`);
-    return JSON.parse(text) as T;
+    return this.parse<T>(`${method} ${path}`, text);
+  }
+
+  private parse<T>(what: string, text: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new RemoteError(`${what} on ${this.where()} answered something that is not JSON (${JSON.stringify(text.slice(0, 60))}${text.length > 60 ? '…' : ''}): is this address a Ray dashboard?`);
+    }
   }
 
   async version(): Promise<string> {
-    const v = await this.json<{ ray_version?: string }>('GET', '/api/version');
-    if (typeof v.ray_version !== 'string') throw new RemoteError(`${this.where()} answered /api/version without a ray_version: is this a Ray dashboard?`);
+    const v = await this.json<{ ray_version?: string } | null>('GET', '/api/version');
+    if (!isObject(v) || typeof v.ray_version !== 'string') throw new RemoteError(`${this.where()} answered /api/version without a ray_version: is this a Ray dashboard?`);
     return v.ray_version;
   }
 
@@ -159,9 +239,11 @@ export class RayClient {
     const rayVersion = await this.version();
     const t0 = Date.now();
     for (;;) {
-      const s = await this.json<{ data?: { clusterStatus?: { loadMetricsReport?: { usage?: Record<string, [number, number]>; usageByNode?: Record<string, unknown> } } } }>('GET', '/api/cluster_status');
-      const report = s.data?.clusterStatus?.loadMetricsReport;
+      const s = await this.json<{ data?: { clusterStatus?: { loadMetricsReport?: { usage?: Record<string, [number, number]>; usageByNode?: Record<string, unknown> } } } } | null>('GET', '/api/cluster_status');
+      const report = isObject(s) && isObject(s.data) && isObject(s.data.clusterStatus) && isObject(s.data.clusterStatus.loadMetricsReport) ? s.data.clusterStatus.loadMetricsReport : undefined;
       const usage = report?.usage ?? {};
+      const bad = !isObject(usage) || (report?.usageByNode !== undefined && !isObject(report.usageByNode)) || Object.values(usage).some((u) => !Array.isArray(u) || u.length !== 2 || !u.every((x) => typeof x === 'number' && Number.isFinite(x)));
+      if (bad) throw new RemoteError(`${this.where()} answered /api/cluster_status in a shape Ray does not use (usage is not {resource: [used, total]}): is this a Ray dashboard?`);
       if (Object.keys(usage).length > 0 || Date.now() - t0 > waitMs) {
         const pair = (k: string) => {
           const [used, total] = usage[k] ?? [0, 0];
@@ -202,7 +284,7 @@ export class RayClient {
     };
     const r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
     const text = r.text;
-    if (r.ok) return { submissionId: (JSON.parse(text) as { submission_id: string }).submission_id, existed: false };
+    if (r.ok) return { submissionId: this.parse<{ submission_id: string }>('POST /api/jobs/', text).submission_id, existed: false };
     if (/already exists/i.test(text)) {
       const existing = await this.jobInfo(j.submissionId);
       if (existing && existing.entrypoint === j.entrypoint) return { submissionId: j.submissionId, existed: true };
@@ -216,12 +298,16 @@ export class RayClient {
     const text = r.text;
     if (r.status === 404) return null;
     if (!r.ok) throw new RemoteError(`reading job ${id} on ${this.where()} failed (${r.status}): ${lastLine(text)}`);
-    return JSON.parse(text) as RayJobInfo;
+    const info = this.parse<RayJobInfo | null>(`GET /api/jobs/${id}`, text);
+    if (!isObject(info)) throw new RemoteError(`reading job ${id} on ${this.where()}: the answer is not a job`);
+    return info;
   }
 
   /** Every job the cluster knows (submitted through the Jobs API or not), in Ray's order. */
   async listJobs(): Promise<RayJobDetails[]> {
-    return this.json<RayJobDetails[]>('GET', '/api/jobs/');
+    const jobs = await this.json<unknown>('GET', '/api/jobs/');
+    if (!Array.isArray(jobs) || !jobs.every(isObject)) throw new RemoteError(`${this.where()} answered /api/jobs/ with something that is not a list of jobs: is this a Ray dashboard?`);
+    return jobs as RayJobDetails[];
   }
 
   async stopJob(id: string): Promise<boolean> {
@@ -229,9 +315,21 @@ export class RayClient {
     return r.stopped;
   }
 
-  async jobLogs(id: string): Promise<string> {
-    return (await this.json<{ logs: string }>('GET', `/api/jobs/${encodeURIComponent(id)}/logs`)).logs;
+  /** A job's whole log (up to `maxBytes`, default the client's maxLogBytes: past that, a RemoteError). */
+  async jobLogs(id: string, maxBytes = this.limits.maxLogBytes): Promise<string> {
+    const r = await this.json<{ logs?: unknown } | null>('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, LOG_DEADLINE_MS, maxBytes);
+    if (!isObject(r) || typeof r.logs !== 'string') throw new RemoteError(`reading the log of job ${id} on ${this.where()}: the answer has no logs text`);
+    return r.logs;
   }
+
+  /** The deadline and size cap a whole-log read uses (logFollow reads the state API's log file with them). */
+  get logLimits(): { deadlineMs: number; maxBytes: number } {
+    return { deadlineMs: LOG_DEADLINE_MS, maxBytes: this.limits.maxLogBytes };
+  }
+}
+
+function isObject(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function lastLine(text: string): string {
