@@ -25,6 +25,7 @@ import { isApiEvent, type ApiEventName } from '../../shared/api';
 import { err, type ApiError, type Result } from '../../shared/result';
 import type { EventBus } from '../app/events';
 import type { Router } from '../api/router';
+import { MAX_UPLOAD_BYTES } from '../api/handlers/imports';
 import { defaultThrottleMs } from '../api/throttle';
 import type { CallContext } from '../api/types';
 import { rendererCsp } from './csp';
@@ -34,6 +35,8 @@ export const WS_PATH = '/api/events';
 export const CALL_PATH = '/api/call';
 const WS_PROTOCOL = 'arlarena';
 const MAX_WS_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** imports.file's upload limit as base64 in a JSON body, plus room for the rest of the call. */
+export const DEFAULT_MAX_BODY_BYTES = Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 1024 * 1024;
 
 export interface ServerOptions {
   readonly router: Router;
@@ -45,8 +48,17 @@ export interface ServerOptions {
   readonly port?: number;
   /** Fixed token for tests; default: 32 random bytes, new per launch. */
   readonly token?: string;
-  /** Largest accepted request body (default 256 MiB: bundle imports carry base64 checkpoints). */
+  /**
+   * Largest accepted request body (default: the largest upload imports.file takes, as base64, plus 1 MiB —
+   * bundle imports and uploads are the big calls). Larger → 413.
+   */
   readonly maxBodyBytes?: number;
+  /**
+   * A body past this size (default 8 MiB) is a large request: only `maxLargeRequests` (default 1) are read and
+   * handled at once, each costing a few times its size in memory; another arriving meanwhile → 503 + Retry-After.
+   */
+  readonly largeBodyBytes?: number;
+  readonly maxLargeRequests?: number;
   /**
    * Folders whose files API calls may name by path (imports.path, follow.start): `arlarena serve --allow-dir DIR`.
    * None by default: a page then imports only what the user uploads.
@@ -111,7 +123,10 @@ function isLoopback(host: string): boolean {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const largeBody = options.largeBodyBytes ?? 8 * 1024 * 1024;
+  const maxLarge = options.maxLargeRequests ?? 1;
+  let largeInFlight = 0;
   const log = options.log ?? ((m: string) => console.error(`[serve] ${m}`));
   const staticRoot = options.staticDir && existsSync(join(options.staticDir, 'index.html')) ? resolve(options.staticDir) : null;
   const csp = rendererCsp();
@@ -153,26 +168,48 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const ctx: CallContext = { transport: 'browser', publishDownload, importRoots: [...(options.allowDirs ?? [])] };
 
-  /** Reads a body up to the limit; resolves null after answering 413 itself. */
-  const readBody = (req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> =>
+  /**
+   * Reads a body up to the limit; resolves null after answering 413 (too large) or 503 (a large body while
+   * `maxLarge` others are in flight) itself. `release` frees the large-request slot the body took, if any; the
+   * caller calls it once the answer is sent (parsing and handling a large call cost memory too).
+   */
+  const readBody = (req: IncomingMessage, res: ServerResponse): Promise<{ body: Buffer; release: () => void } | null> =>
     new Promise((resolveBody) => {
-      const tooLarge = () => {
-        sendError(res, 413, 'VALIDATION', `request body is larger than the ${maxBody}-byte limit`, { field: '(body)', hint: 'send less data per call' }, true);
+      let holdsSlot = false;
+      const release = () => {
+        if (holdsSlot) largeInFlight--;
+        holdsSlot = false;
+      };
+      const refuse = (status: 413 | 503) => {
+        release();
+        if (status === 413) sendError(res, 413, 'VALIDATION', `request body is larger than the ${maxBody}-byte limit`, { field: '(body)', hint: 'send less data per call' }, true);
+        else {
+          res.setHeader('Retry-After', '5');
+          sendError(res, 503, 'UNAVAILABLE', `another large request (over ${largeBody} bytes) is being handled; send this one again when it is done`, { field: '(body)', hint: 'send large uploads one at a time' }, true);
+        }
         res.on('finish', () => req.socket.destroy());
         resolveBody(null);
       };
+      const takeSlot = (): boolean => {
+        if (holdsSlot) return true;
+        if (largeInFlight >= maxLarge) return false;
+        largeInFlight++;
+        holdsSlot = true;
+        return true;
+      };
       const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBody) return tooLarge();
+      if (Number.isFinite(declared) && declared > maxBody) return refuse(413);
+      if (Number.isFinite(declared) && declared > largeBody && !takeSlot()) return refuse(503);
       const chunks: Buffer[] = [];
       let size = 0;
       let done = false;
       req.on('data', (chunk: Buffer) => {
         if (done) return;
         size += chunk.length;
-        if (size > maxBody) {
+        if (size > maxBody || (size > largeBody && !takeSlot())) {
           done = true;
           chunks.length = 0;
-          tooLarge();
+          refuse(size > maxBody ? 413 : 503);
           return;
         }
         chunks.push(chunk);
@@ -180,12 +217,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       req.on('end', () => {
         if (!done) {
           done = true;
-          resolveBody(Buffer.concat(chunks));
+          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+          chunks.length = 0;
+          resolveBody({ body, release });
         }
       });
       req.on('error', () => {
         if (!done) {
           done = true;
+          release();
+          resolveBody(null);
+        }
+      });
+      req.on('close', () => {
+        if (!done) {
+          done = true;
+          release();
           resolveBody(null);
         }
       });
@@ -205,21 +252,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       req.resume();
       return sendError(res, 415, 'VALIDATION', `${CALL_PATH} takes application/json, not "${type || 'no content type'}"`, { field: '(content-type)' });
     }
-    const body = await readBody(req, res);
-    if (body === null) return;
-    let parsed: unknown;
+    const read = await readBody(req, res);
+    if (read === null) return;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch (e) {
-      return sendError(res, 400, 'VALIDATION', `the request body is not valid JSON (${(e as Error).message})`, { field: '(body)', hint: 'send {"method": "area.verb", "input": {…}}' });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(read.body.toString('utf8'));
+      } catch (e) {
+        return sendError(res, 400, 'VALIDATION', `the request body is not valid JSON (${(e as Error).message})`, { field: '(body)', hint: 'send {"method": "area.verb", "input": {…}}' });
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return sendError(res, 400, 'VALIDATION', 'the request body must be a JSON object {"method", "input"}', { field: '(body)' });
+      }
+      const { method, input } = parsed as { method?: unknown; input?: unknown };
+      if (method === undefined) return sendError(res, 400, 'VALIDATION', 'the request names no method', { field: 'method', hint: 'send {"method": "area.verb", "input": {…}}' });
+      const result = await options.router.call(method, input, ctx);
+      sendJson(res, 200, result);
+    } finally {
+      read.release();
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      return sendError(res, 400, 'VALIDATION', 'the request body must be a JSON object {"method", "input"}', { field: '(body)' });
-    }
-    const { method, input } = parsed as { method?: unknown; input?: unknown };
-    if (method === undefined) return sendError(res, 400, 'VALIDATION', 'the request names no method', { field: 'method', hint: 'send {"method": "area.verb", "input": {…}}' });
-    const result = await options.router.call(method, input, ctx);
-    sendJson(res, 200, result);
   };
 
   const handleDownload = (req: IncomingMessage, res: ServerResponse, url: URL) => {
