@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { detectAlerts } from './detector';
-import { responseDiversity } from './diversity';
+import { responseDiversity } from '../training/diversity';
 import type { MetricRecord } from '../../shared/metrics';
 
 const steps = (n: number, f: (step: number) => Record<string, number>, first = 1): MetricRecord[] => Array.from({ length: n }, (_, i) => ({ step: first + i, values: f(first + i) }));

@@ -1,7 +1,7 @@
 /**
- * Response-diversity diagnostics for the response_collapse rule (issue 36 item 5), computed from one step's rows:
- * the prompt and response token ids of each turn row. Pure and cheap (one pass over the tokens with hash maps),
- * so the trainer can log them every step under the catalog keys `response/*` (src/shared/metrics.ts).
+ * Response-diversity diagnostics for the detector's response_collapse rule (issue 36 item 5), computed from one
+ * step's rows: the prompt and response token ids of each turn row. Pure and cheap (one pass over the tokens with
+ * hash maps): the trainer logs them every step under the catalog keys `response/*` (src/shared/metrics.ts).
  *
  * - identical share: the share of responses equal, token for token, to the step's most common response. A policy
  *   that collapsed onto one answer (RAGEN #52: Sokoban responses turned into "!!!!!!!") drives it to 1.

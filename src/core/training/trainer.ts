@@ -43,6 +43,7 @@ import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from '
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
 import { StepMetrics, maxOf, mean, minOf, setMetric, std } from './metrics';
+import { responseDiversity } from './diversity';
 import { decodeTensors, encodeTensors, type NamedTensors } from './tensorio';
 import type { EvalSummary, StepPart, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
 import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
@@ -279,6 +280,11 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       m.set('response_length/mean', mean(rows.map((r) => r.responseIds.length)));
       m.set('response_length/clip_ratio', mean(rows.map((r) => (r.overlong ? 1 : 0))));
       m.set('prompt_length/mean', mean(rows.map((r) => r.promptIds.length)));
+      // Response diversity, for the detector's response_collapse rule: one pass over the step's token ids.
+      const diversity = responseDiversity(rows.map((r) => ({ prompt: r.promptIds, response: r.responseIds })));
+      m.set('response/identical_share', diversity['response/identical_share']);
+      m.set('response/distinct_2', diversity['response/distinct_2']);
+      m.set('response/prompt_mi', diversity['response/prompt_mi']);
       m.set('batch/rows', rows.length);
 
       // 3. Old and reference log-probs ──────────────────────────────────────────────────────────────────

@@ -4,7 +4,7 @@
  * Qwen2.5-7B: late in training grad-norm NaN, reward 0, outputs only "!!!!"), and RAGEN-2's template collapse
  * (responses that stay diverse by entropy but no longer depend on their input).
  *
- * Reads the response-diversity keys (diversity.ts computes them from token ids; src/shared/metrics.ts defines
+ * Reads the response-diversity keys (src/core/training/diversity.ts computes them from token ids, the trainer logs them; src/shared/metrics.ts defines
  * them). No public log carries them: the rule judges what a run logs, and is not applicable otherwise.
  * - `response/identical_share` at or above identicalWarn and up identicalRise from its start (the lowest share
  *   of its first baselineSteps points): warning; at identicalCritical, critical.
