@@ -18,7 +18,7 @@
  */
 import { bump, StepAccumulator } from './steps';
 import type { ByteParser, SourceMeta, SourceRunInfo, StepSink } from './types';
-import { decodeWandbRecord, int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
+import { decodeWandbRecord, int64, Reader, type Int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
 import { WandbLogReader } from './wandbLog';
 
 export const SKIP_UNDECODABLE = 'W&B record that is not a valid protobuf Record';
@@ -95,6 +95,77 @@ function addNumbers(prefix: string, v: unknown, out: Record<string, number>, onI
   } else onIgnored(prefix);
 }
 
+const RECORD_FIELDS_DECODED = new Set([5, 17, 18, 21]); // config, run, exit, header: rare, decoded whole
+const FIELD_HISTORY = 2;
+const FIELD_SUMMARY = 3;
+/** Fields of Record that are not its record type (num, control, uuid, _info). */
+const NOT_A_TYPE = new Set([1, 16, 19, 200]);
+
+/**
+ * The record type's field number and the byte range of its message, without decoding anything else (history
+ * and summary records are walked by hand below; everything W&B writes that the lab does not read — output,
+ * stats, telemetry, files, requests — is skipped unread).
+ */
+function recordType(bytes: Uint8Array): { field: number; start: number; end: number } | null {
+  const r = Reader.create(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (wt !== 2) {
+      r.skipType(wt);
+      continue;
+    }
+    const len = r.uint32();
+    const start = r.pos;
+    r.pos += len;
+    if (r.pos > r.len) throw new Error('truncated');
+    if (!NOT_A_TYPE.has(field)) return { field, start, end: start + len };
+  }
+  return null;
+}
+
+/**
+ * Walks the repeated items (field `itemField`) of a HistoryRecord / SummaryRecord: `onItem(key, json)` with the
+ * key joined as itemPath does; returns the HistoryStep's num when the record has one (field 2 of a history).
+ */
+function walkItems(bytes: Uint8Array, start: number, end: number, itemField: number, onItem: (key: string, json: string) => void, stepField = 0): number | undefined {
+  const r = Reader.create(bytes.subarray(start, end));
+  let step: number | undefined;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field === itemField && wt === 2) {
+      const itemEnd = r.uint32() + r.pos;
+      let key = '';
+      let nested: string | null = null;
+      let parts = 0;
+      let json = '';
+      while (r.pos < itemEnd) {
+        const t = r.uint32();
+        const f = t >>> 3;
+        if (f === 1 && (t & 7) === 2) key = r.string();
+        else if (f === 2 && (t & 7) === 2) {
+          const part = r.string();
+          nested = parts === 0 ? part : `${nested}.${part}`;
+          parts++;
+        } else if (f === 16 && (t & 7) === 2) json = r.string();
+        else r.skipType(t & 7);
+      }
+      onItem(nested ?? key, json);
+    } else if (field === stepField && stepField !== 0 && wt === 2) {
+      const stepEnd = r.uint32() + r.pos;
+      while (r.pos < stepEnd) {
+        const t = r.uint32();
+        if (t >>> 3 === 1 && (t & 7) === 0) step = int64(r.int64() as unknown as Int64);
+        else r.skipType(t & 7);
+      }
+    } else r.skipType(wt);
+  }
+  return step;
+}
+
 export interface WandbParserOptions {
   /** Live follow: a missing exit record means "still running", not "crashed". */
   readonly following?: boolean;
@@ -120,29 +191,26 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   let producer: string | null = null;
   let rows = 0;
 
-  function history(h: NonNullable<WandbRecordMsg['history']>): void {
+  function history(bytes: Uint8Array, start: number, end: number): void {
     const values: Record<string, number> = {};
     let step: number | undefined;
     let wall: number | undefined;
-    for (const it of h.item ?? []) {
-      const path = itemPath(it);
-      const key = path.length === 1 ? path[0] : path.join('.');
-      const raw = it.valueJson ?? '';
+    const stepNum = walkItems(bytes, start, end, 1, (key, raw) => {
       if (key === '_step') {
         const v = parseValueJson(raw);
         if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
-        continue;
+        return;
       }
       if (key === '_timestamp') {
         const v = parseValueJson(raw);
         if (typeof v === 'number') wall = v;
-        continue;
+        return;
       }
       const v = parseValueJson(raw);
       if (typeof v === 'number') values[key] = v;
       else addNumbers(key, v, values, onIgnored);
-    }
-    if (step === undefined && h.step) step = int64(h.step.num);
+    }, 2);
+    if (step === undefined) step = stepNum;
     if (step === undefined) {
       bump(skipped, SKIP_NO_STEP);
       return;
@@ -154,23 +222,29 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   function record(payload: Uint8Array): void {
     let r: WandbRecordMsg;
     try {
+      const kind = recordType(payload);
+      if (kind === null) return;
+      if (kind.field === FIELD_HISTORY) {
+        history(payload, kind.start, kind.end);
+        return;
+      }
+      if (kind.field === FIELD_SUMMARY) {
+        // W&B writes a summary update with every history row: keep the latest JSON text per key and parse it
+        // once, at the end. Field 1 holds updates, field 2 removals.
+        walkItems(payload, kind.start, kind.end, 1, (key, json) => {
+          if (key.charCodeAt(0) !== 95 /* _ */) summary.set(key, json);
+        });
+        walkItems(payload, kind.start, kind.end, 2, (key) => summary.delete(key));
+        return;
+      }
+      if (!RECORD_FIELDS_DECODED.has(kind.field)) return;
       r = decodeWandbRecord(payload);
     } catch {
       bump(skipped, SKIP_UNDECODABLE);
       return;
     }
-    if (r.history) history(r.history);
-    else if (r.config) applyConfig(config, r.config);
-    else if (r.summary) {
-      // W&B writes a summary update with every history row: keep the latest JSON text per key and parse it once,
-      // at the end.
-      for (const it of r.summary.update ?? []) {
-        const path = itemPath(it);
-        if (path[0].charCodeAt(0) === 95 /* _ */) continue;
-        summary.set(path.length === 1 ? path[0] : path.join('.'), it.valueJson ?? 'null');
-      }
-      for (const it of r.summary.remove ?? []) summary.delete(itemPath(it).join('.'));
-    } else if (r.run) {
+    if (r.config) applyConfig(config, r.config);
+    else if (r.run) {
       const x = r.run;
       applyConfig(config, x.config);
       const start = x.startTime ? int64(x.startTime.seconds) * 1000 + Math.floor((x.startTime.nanos ?? 0) / 1e6) : 0;

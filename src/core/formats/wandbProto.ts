@@ -68,6 +68,8 @@ const descriptor = {
 
 const root = protobuf.Root.fromJSON(descriptor);
 export const WandbRecordType = root.lookupType('wandb_internal.Record');
+/** protobufjs's wire reader (the history and summary walkers read items with it directly). */
+export const Reader = protobuf.Reader;
 
 /** An int64 as protobufjs hands it out: a number, or a Long when the `long` package is installed. */
 export type Int64 = number | { toNumber(): number };
