@@ -12,7 +12,7 @@
  * the record still counts. Nested objects flatten with '/'. A line that is not a JSON object (a truncated
  * last line, a stray print) is skipped and counted.
  */
-import { bump, flattenNumeric, StepAccumulator } from './steps';
+import { bump, flattenNumeric, RecordLimitError, StepAccumulator } from './steps';
 import type { LineParser, LogFormat, SourceMeta, StepSink } from './types';
 
 /**
@@ -64,7 +64,8 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
   const meta: SourceMeta = { framework: format === 'verl-jsonl' ? 'verl' : 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   let stepKey: string | null = null;
-  const onIgnored = (key: string): void => { ignored.set(key, (ignored.get(key) ?? 0) + 1); };
+  // Only the first few names are ever shown: a file of ever-new string fields does not grow this without bound.
+  const onIgnored = (key: string): void => { if (ignored.size < 1000 || ignored.has(key)) ignored.set(key, (ignored.get(key) ?? 0) + 1); };
 
   function record(o: Record<string, unknown>): void {
     let step: number | undefined;
@@ -103,7 +104,13 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       return;
     }
     const values: Record<string, number> = {};
-    flattenNumeric(data, values, onIgnored, markValue, '', skip);
+    try {
+      flattenNumeric(data, values, onIgnored, markValue, '', skip);
+    } catch (e) {
+      if (!(e instanceof RecordLimitError)) throw e;
+      bump(skipped, e.reason);
+      return;
+    }
     acc.add(step, values);
   }
 

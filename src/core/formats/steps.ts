@@ -132,6 +132,19 @@ export function parseMetricNumber(raw: string): number | undefined {
  * to `onIgnored` so the parser can say so in its notes. `skipKey` (top level only) is left out — the step field
  * of a flat record.
  */
+/** Deepest nesting a record's values may have; real logs nest a few levels (verl's `data`, W&B's sections). */
+export const MAX_RECORD_DEPTH = 64;
+/** Most values one record may carry; real steps carry tens to a few hundred. */
+export const MAX_RECORD_KEYS = 10_000;
+
+/** A record past MAX_RECORD_DEPTH or MAX_RECORD_KEYS: the parser skips it and counts it under `reason`. */
+export class RecordLimitError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RecordLimitError';
+  }
+}
+
 export function flattenNumeric(
   obj: Record<string, unknown>,
   out: Record<string, number>,
@@ -139,14 +152,19 @@ export function flattenNumeric(
   fromString?: (s: string) => number | undefined,
   prefix = '',
   skipKey?: string,
+  depth = 0,
+  count = { n: 0 },
 ): void {
+  // Checked on the way down, so a line nested 5,000 deep is refused before the stack is (not a RangeError).
+  if (depth >= MAX_RECORD_DEPTH) throw new RecordLimitError(`record nested deeper than ${MAX_RECORD_DEPTH} levels`);
   for (const k in obj) {
     if (k === skipKey) continue;
+    if (++count.n > MAX_RECORD_KEYS) throw new RecordLimitError(`record with more than ${MAX_RECORD_KEYS} values`);
     const v = obj[k];
     const key = prefix === '' ? k : `${prefix}/${k}`;
     if (typeof v === 'number') out[key] = v;
     else if (v === null) out[key] = Number.NaN;
-    else if (typeof v === 'object' && !Array.isArray(v)) flattenNumeric(v as Record<string, unknown>, out, onIgnored, fromString, key);
+    else if (typeof v === 'object' && !Array.isArray(v)) flattenNumeric(v as Record<string, unknown>, out, onIgnored, fromString, key, undefined, depth + 1, count);
     else {
       const n = typeof v === 'string' && fromString ? fromString(v) : undefined;
       if (n === undefined) onIgnored(key);
