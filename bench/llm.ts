@@ -1,0 +1,152 @@
+/**
+ * `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,pytorch] [-- --threads 1]`
+ *
+ * The lab's tfjs Qwen2 implementation (src/core/llm) side by side with PyTorch + Transformers (the `llm` peer venv:
+ * Transformers 4.44.2 on Debian's PyTorch 1.13, eager attention) on the same random-weight checkpoint shapes and
+ * the same thread count:
+ *   train_tokens_per_s   forward + backward of a token-mean NLL over every token of B rows × T tokens, gradients
+ *                        for every weight (full fine-tuning; no optimizer step)
+ *   gen_tokens_per_s     greedy generation with the KV cache, B prompts × P tokens → N new tokens, prefill included
+ *   peak_rss_mb          the row's process (each (engine, shape) runs in its own process)
+ * Shapes: tiny (the test checkpoints' size), small (d 256, 4 layers, vocab 8192), qwen2.5-0.5b (Qwen2.5-0.5B's
+ * exact shapes, 494 M parameters; slow and ~8 GB: only when asked for with --shapes).
+ * Engines: tfjs-wasm (SIMD, one thread in Node, the lab's kernel fixes), tfjs-cpu (pure JS; tiny only by default),
+ * tfjs-node (when `npm run setup:tensorflow` built it), pytorch.
+ */
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchArgs, usageError } from './args';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..');
+const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,tfjs-cpu,tfjs-node,pytorch] [-- --threads 1]`;
+
+/** Qwen2Config fields of each shape (config.json names). */
+const SHAPES: Record<string, Record<string, unknown>> = {
+  tiny: { vocab_size: 448, hidden_size: 64, intermediate_size: 96, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
+  small: { vocab_size: 8192, hidden_size: 256, intermediate_size: 704, num_hidden_layers: 4, num_attention_heads: 8, num_key_value_heads: 2, max_position_embeddings: 1024, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
+  'qwen2.5-0.5b': { vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, max_position_embeddings: 32768, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
+};
+const WORK: Record<string, { trainRows: number; trainLen: number; genRows: number; promptLen: number; genTokens: number; warmup: number; trainSteps: number }> = {
+  tiny: { trainRows: 8, trainLen: 128, genRows: 8, promptLen: 64, genTokens: 32, warmup: 1, trainSteps: 3 },
+  small: { trainRows: 4, trainLen: 128, genRows: 4, promptLen: 64, genTokens: 32, warmup: 1, trainSteps: 2 },
+  'qwen2.5-0.5b': { trainRows: 1, trainLen: 64, genRows: 1, promptLen: 32, genTokens: 8, warmup: 0, trainSteps: 1 },
+};
+const ENGINES = ['tfjs-wasm', 'tfjs-cpu', 'tfjs-node', 'pytorch'] as const;
+type Engine = (typeof ENGINES)[number];
+
+interface Row {
+  engine: Engine;
+  shape: string;
+  params: number | null;
+  train_tokens_per_s: number | null;
+  gen_tokens_per_s: number | null;
+  peak_rss_mb: number | null;
+  note?: string;
+}
+
+async function runTfjs(engine: Engine, shape: string): Promise<Row> {
+  const { initBackend } = await import('../src/main/compute/backends');
+  const tf = await import('@tensorflow/tfjs');
+  const { parseLlmConfig } = await import('../src/core/llm/config');
+  const { HfCausalLM } = await import('../src/core/llm/causalLm');
+  const { generateLlm } = await import('../src/core/llm/generate');
+  const { Rng } = await import('../src/core/util/rng');
+  const info = await initBackend(engine === 'tfjs-wasm' ? 'wasm' : engine === 'tfjs-cpu' ? 'cpu' : 'tensorflow');
+  const cfg = parseLlmConfig({ architectures: ['Qwen2ForCausalLM'], ...SHAPES[shape] });
+  const w = WORK[shape];
+  const model = HfCausalLM.random(cfg, new Rng(0), 0.02);
+  const rng = new Rng(1);
+  const V = cfg.vocabSize;
+  const rows = Array.from({ length: w.trainRows }, () => {
+    const ids = Array.from({ length: w.trainLen }, () => Math.floor(rng.float() * V));
+    return { promptIds: ids.slice(0, 1), responseIds: ids.slice(1) };
+  });
+  const vars = model.baseVariables();
+  const fb = (): void => {
+    const { value, grads } = tf.variableGrads(() => {
+      const o = model.tokenLogProbs(rows);
+      return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as import('@tensorflow/tfjs').Scalar;
+    }, vars);
+    value.dataSync();
+    tf.dispose([value, ...Object.values(grads)]);
+  };
+  for (let i = 0; i < w.warmup; i++) fb();
+  let t0 = performance.now();
+  for (let i = 0; i < w.trainSteps; i++) fb();
+  const trainS = (performance.now() - t0) / 1000 / w.trainSteps;
+  const prompts = Array.from({ length: w.genRows }, () => Array.from({ length: w.promptLen }, () => Math.floor(rng.float() * V)));
+  const opts = { maxNewTokens: w.genTokens, temperature: 0, topP: 1, topK: 0, stopIds: [] };
+  await generateLlm(model, prompts, { ...opts, maxNewTokens: 2 }, new Rng(2));
+  t0 = performance.now();
+  const g = await generateLlm(model, prompts, opts, new Rng(2));
+  const genS = (performance.now() - t0) / 1000;
+  if (g.tokens.some((t) => t.length !== w.genTokens)) throw new Error('generation stopped early');
+  return {
+    engine, shape, params: model.paramCount(),
+    train_tokens_per_s: (w.trainRows * w.trainLen) / trainS,
+    gen_tokens_per_s: (w.genRows * w.genTokens) / genS,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    note: info.detail,
+  };
+}
+
+function runTorch(shape: string, threads: number): Row {
+  const python = join(ROOT, '.venvs', 'llm', 'bin', 'python');
+  const r = spawnSync(python, [join(HERE, 'torch_llm.py'), JSON.stringify({ config: SHAPES[shape], work: WORK[shape], threads })], {
+    encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(threads) }, maxBuffer: 1 << 24,
+  });
+  if (r.status !== 0) {
+    const why = r.error ? `${python} not found: run bash scripts/setup.sh (builds .venvs/llm)` : (r.stderr || '').trim().split('\n').slice(-1)[0];
+    return { engine: 'pytorch', shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${why}` };
+  }
+  return { engine: 'pytorch', shape, ...(JSON.parse(r.stdout.trim().split('\n').pop()!) as Omit<Row, 'engine' | 'shape'>) };
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--one') {
+    const [engine, shape] = [process.argv[3] as Engine, process.argv[4]];
+    try {
+      process.stdout.write(`${JSON.stringify(await runTfjs(engine, shape))}\n`);
+    } catch (e) {
+      process.stdout.write(`${JSON.stringify({ engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(e as Error).message.split('\n')[0]}` })}\n`);
+    }
+    return;
+  }
+  const opts = benchArgs('llm', USAGE, { json: { type: 'boolean' }, shapes: { type: 'string', default: 'tiny,small' }, engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,pytorch' }, threads: { type: 'string', default: '1' } });
+  const shapes = opts.shapes.split(',').map((s) => s.trim());
+  for (const s of shapes) if (!SHAPES[s]) usageError('llm', USAGE, `unknown shape "${s}"; known: ${Object.keys(SHAPES).join(', ')}`);
+  const engines = opts.engines.split(',').map((s) => s.trim()) as Engine[];
+  for (const e of engines) if (!ENGINES.includes(e)) usageError('llm', USAGE, `unknown engine "${e}"; known: ${ENGINES.join(', ')}`);
+  const threads = Number(opts.threads);
+  if (!Number.isInteger(threads) || threads < 1) usageError('llm', USAGE, `--threads must be a positive integer, got ${opts.threads}`);
+  const rows: Row[] = [];
+  for (const shape of shapes) {
+    for (const engine of engines) {
+      if (engine === 'tfjs-cpu' && shape !== 'tiny') continue; // pure JS: minutes per step beyond the tiny shape
+      let row: Row;
+      if (engine === 'pytorch') row = runTorch(shape, threads);
+      else {
+        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, shape], { encoding: 'utf8', maxBuffer: 1 << 24, cwd: ROOT });
+        const line = (r.stdout || '').trim().split('\n').pop();
+        row = line ? (JSON.parse(line) as Row) : { engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}` };
+      }
+      rows.push(row);
+      if (opts.json) process.stdout.write(`${JSON.stringify(row)}\n`);
+    }
+  }
+  if (opts.json) return;
+  const f = (v: number | null, d = 0): string => (v === null ? '–' : v.toFixed(d));
+  const torch = (shape: string): Row | undefined => rows.find((r) => r.engine === 'pytorch' && r.shape === shape && r.train_tokens_per_s !== null);
+  console.log(`| shape | engine | params | train tok/s | × PyTorch | gen tok/s (KV cache) | × PyTorch | peak RSS MB | note |`);
+  console.log(`|---|---|---|---|---|---|---|---|---|`);
+  for (const r of rows) {
+    const t = torch(r.shape);
+    const x = (a: number | null, b: number | null | undefined): string => (a !== null && b ? `${(a / b).toFixed(2)}×` : '–');
+    console.log(`| ${r.shape} | ${r.engine} | ${r.params === null ? '–' : (r.params / 1e6).toFixed(2) + ' M'} | ${f(r.train_tokens_per_s)} | ${r.engine === 'pytorch' ? '' : x(r.train_tokens_per_s, t?.train_tokens_per_s)} | ${f(r.gen_tokens_per_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_s, t?.gen_tokens_per_s)} | ${f(r.peak_rss_mb)} | ${r.note ?? ''} |`);
+  }
+  console.log(`\nthreads: ${threads} (tfjs-wasm is single-threaded in Node); workloads: ${shapes.map((s) => `${s} ${JSON.stringify(WORK[s])}`).join('; ')}`);
+}
+
+void main();
