@@ -20,7 +20,7 @@ import { benchArgs, usageError } from './args';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
-const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,tfjs-cpu,tfjs-node,pytorch] [-- --threads 1]`;
+const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,tfjs-cpu,tfjs-node,pytorch] [-- --threads 1] [-- --help]`;
 
 /** Qwen2Config fields of each shape (config.json names). */
 const SHAPES: Record<string, Record<string, unknown>> = {
