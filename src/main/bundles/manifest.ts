@@ -34,7 +34,10 @@ export class BundleError extends Error {
   }
 }
 
-/** Bundle paths are relative, forward-slashed, without `.`/`..` segments, drive letters or control characters. */
+/**
+ * Bundle paths are relative, forward-slashed, without `.`/`..` segments, drive letters, control characters or Windows
+ * device names (`CON`, `source/NUL`, `aux.txt`: writing one on Windows opens the device).
+ */
 export function checkEntryPath(p: string): string | null {
   if (p.length === 0 || p.length > 300) return 'empty or overlong path';
   if (p.startsWith('/') || p.startsWith('\\')) return 'absolute path';
@@ -44,5 +47,10 @@ export function checkEntryPath(p: string): string | null {
   if (/[\u0000-\u001f]/.test(p)) return 'control character in path';
   const segs = p.split('/');
   if (segs.some((s) => s === '..' || s === '.' || s === '')) return 'relative segment ("..", "." or empty) in path';
+  const device = segs.find((s) => WINDOWS_DEVICE.test(s));
+  if (device !== undefined) return `"${device}" is a Windows device name`;
   return null;
 }
+
+/** CON, PRN, AUX, NUL, COM0–9, LPT0–9 (with ¹²³ too), with or without an extension, any case: Windows opens the device. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\..*)?$/i;
