@@ -13,6 +13,7 @@ export const commands: Record<string, () => Promise<{ default: CliCommand }>> = 
   export: () => import('./export'),
   follow: () => import('./follow'),
   import: () => import('./import'),
+  ladder: () => import('./ladder'),
   remote: () => import('./remote'),
   reproduce: () => import('./reproduce'),
   resume: () => import('./resume'),
