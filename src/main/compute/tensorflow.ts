@@ -57,9 +57,6 @@ export function applyTensorflowEnv(req: TensorflowThreadRequest = {}): { intra: 
   // TensorFlow's C++ INFO/WARNING lines (oneDNN notice, CPU feature guard) on every start: the backend's one-line
   // detail says what runs instead. TF_CPP_MIN_LOG_LEVEL=0 in the environment brings them back.
   set('TF_CPP_MIN_LOG_LEVEL', '2');
-  // oneDNN kernels are TensorFlow's default on x86; said explicitly, it skips the notice TensorFlow prints before its
-  // logging starts (which TF_CPP_MIN_LOG_LEVEL cannot silence). TF_ENABLE_ONEDNN_OPTS=0 turns them off.
-  set('TF_ENABLE_ONEDNN_OPTS', '1');
   // Bit-identical runs (same config, seed, backend, K): TensorFlow's deterministic kernels. Measured cost in
   // docs/guides/native-tensorflow.md; TF_DETERMINISTIC_OPS=0 in the environment turns it off (runs then record it).
   set('TF_DETERMINISTIC_OPS', '1');
