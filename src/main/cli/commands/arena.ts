@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
+import ladder from './ladder';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
@@ -40,7 +41,9 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
                 results do not depend on it (a run is a function of its config and seed)
   --on NAME|URL train every run on a Ray cluster (arlarena remote add), as many at a time as it has free CPUs
                 unless --parallel says otherwise; evaluation runs here on the checkpoints that come back
-  --json        one JSON object per finished run, then one with the table (the summary object)`;
+  --json        one JSON object per finished run, then one with the table (the summary object)
+  --ladder      the pressure ladder instead: presets × pressure levels × seeds with collapse survival
+                statistics (the same as arlarena ladder; see arlarena ladder --help for its flags)`;
 
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
 
@@ -75,6 +78,7 @@ const arena: CliCommand = {
   summary: "run the paper's method comparison (presets × envs × seeds) with intervals and paired verdicts",
   usage,
   async run(args, ctx) {
+    if (args.includes('--ladder')) return ladder.run(args.filter((a) => a !== '--ladder'), ctx);
     const { values } = parseCommandArgs({
       args,
       options: {

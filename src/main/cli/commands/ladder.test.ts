@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError, type CliContext } from '../types';
+import arena from './arena';
 import ladder from './ladder';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
@@ -31,4 +32,11 @@ describe('arlarena ladder: usage', () => {
       await expect(ladder.run(args, c.ctx)).rejects.toThrow(re);
     });
   }
+});
+
+describe('arlarena arena --ladder', () => {
+  it('is the ladder: the same usage errors', async () => {
+    const c = ctx(join(tmpdir(), 'arl-ladder-none'));
+    await expect(arena.run(['--ladder', '--levels', '9'], c.ctx)).rejects.toThrow(/--levels: unknown "9"/);
+  });
 });
