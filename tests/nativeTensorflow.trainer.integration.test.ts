@@ -9,6 +9,8 @@
  * - a checkpoint written on one backend resumes on the other, and the resumed step agrees with the uninterrupted run.
  * Needs the native build: without it every test fails naming `npm run setup:tensorflow` (never skipped).
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTraining } from '../src/core/training/trainer';
 import { readCheckpoint } from '../src/core/training/checkpoint';
@@ -72,6 +74,31 @@ describe('native TensorFlow backend', () => {
     expect(job.backend?.tensorflow).toEqual(c.info.tensorflow);
     expect(ComputeBackendInfo.parse({ ...job.backend, available: [] }).tensorflow).toEqual(c.info.tensorflow);
   });
+
+  it('compute.intraOpThreads / interOpThreads reach TensorFlow in a fresh process, and the record says so', () => {
+    // TensorFlow sizes its pools once per process, so this runs in a child. Its inter-op pool's threads are named
+    // tf_Compute; their count is what TensorFlow made of the setting.
+    const script = `
+      import { readdirSync, readFileSync } from 'node:fs';
+      import * as tf from '@tensorflow/tfjs';
+      import { setupCompute } from './src/main/compute/index.ts';
+      const c = await setupCompute({ backend: 'tensorflow', rolloutEngine: 'tfjs', intraOpThreads: 1, interOpThreads: 1 });
+      const a = tf.randomNormal([256, 256]);
+      tf.matMul(a, a).dataSync();
+      const pool = readdirSync('/proc/self/task').filter((t) => readFileSync('/proc/self/task/' + t + '/comm', 'utf8').trim() === 'tf_Compute').length;
+      console.log(JSON.stringify({ tensorflow: c.info.tensorflow, detail: c.info.detail, pool }));`;
+    const env = { ...process.env };
+    delete env.TF_NUM_INTRAOP_THREADS;
+    delete env.TF_NUM_INTEROP_THREADS;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', env, timeout: 120_000 });
+    const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+    expect(line, r.stderr).toBeDefined();
+    const out = JSON.parse(line!);
+    expect(out.tensorflow.intraOpThreads).toBe(1);
+    expect(out.tensorflow.interOpThreads).toBe(1);
+    expect(out.detail).toMatch(/1 intra-op \/ 1 inter-op threads/);
+    expect(out.pool).toBe(1);
+  }, 120_000);
 
   it('same config, seed and K → bit-identical runs on tfjs-node (K = 1 and K = 2)', async () => {
     for (const K of [1, 2]) {
