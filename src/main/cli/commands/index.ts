@@ -14,6 +14,7 @@ export const commands: Record<string, () => Promise<{ default: CliCommand }>> = 
   follow: () => import('./follow'),
   import: () => import('./import'),
   ladder: () => import('./ladder'),
+  llm: () => import('./llm'),
   remote: () => import('./remote'),
   reproduce: () => import('./reproduce'),
   resume: () => import('./resume'),
