@@ -47,3 +47,21 @@ describe('parseLlmConfig', () => {
     expect(() => parseLlmConfig([])).toThrow(/expected a JSON object/);
   });
 });
+
+describe('estimateLlmMemory', () => {
+  it('counts float32 weights, AdamW state (full) or adapter state (LoRA), and activations', async () => {
+    const { estimateLlmMemory } = await import('./memory');
+    const { parseLoraSpec, loraParamCount } = await import('./lora');
+    const c = parseLlmConfig(qwen25);
+    const full = estimateLlmMemory(c, { rows: 4, seqLen: 512, responseTokens: 128 }, null);
+    expect(full.weightsBytes).toBe(4 * 494_032_768);
+    expect(full.trainingStateBytes).toBe(12 * 494_032_768);
+    const lora = parseLoraSpec('r=16,alpha=32');
+    const l = estimateLlmMemory(c, { rows: 4, seqLen: 512, responseTokens: 128 }, lora);
+    // r·(in+out) summed over q,k,v,o,gate,up,down of 24 layers: 366,592 per layer at r = 16.
+    expect(loraParamCount(c, lora)).toBe(8_798_208);
+    expect(l.trainingStateBytes).toBe(16 * 8_798_208);
+    expect(l.activationBytes).toBe(full.activationBytes);
+    expect(l.totalBytes).toBeLessThan(full.totalBytes);
+  });
+});

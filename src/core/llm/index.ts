@@ -20,4 +20,5 @@ export * from './causalLm';
 export * from './generate';
 export * from './lora';
 export * from './policy';
+export * from './memory';
 export type { KvEntry } from './attention';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../util/rng';
 import { parseLlmConfig } from './config';
 import { HfCausalLM } from './causalLm';
-import { LoraAdapters, loraSettingsFromPeft, parseLoraSpec } from './lora';
+import { LoraAdapters, loraParamCount, loraSettingsFromPeft, parseLoraSpec } from './lora';
 
 const cfg = parseLlmConfig({
   architectures: ['LlamaForCausalLM'], hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
@@ -37,6 +37,7 @@ describe('LoRA', () => {
     const start = m.forward(ids, 1, 6).arraySync();
     expect(start).toEqual(before);
     expect(lora.paramCount()).toBe(2 * (2 * 16 + 16 * 2) + 2 * (2 * 16 + 8 * 2) + 2 * (2 * 24 + 16 * 2));
+    expect(loraParamCount(cfg, lora.settings)).toBe(lora.paramCount());
     const { grads } = tf.variableGrads(() => tf.neg(tf.sum(m.tokenLogProbs([{ promptIds: [1, 5], responseIds: [7, 3, 2] }]).logProbs)) as tf.Scalar);
     expect(Object.keys(grads).sort()).toEqual(lora.trainableVariables().map((v) => v.name).sort());
     // Move B off zero, then compare the adapted model with a plain model of the merged weights.

@@ -13,6 +13,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../util/rng';
 import type { HfCausalLM, LlmTensors } from './causalLm';
+import type { LlmConfig } from './config';
 
 /** Linear layers LoRA can target (names as in the checkpoints and in PEFT's target_modules). */
 export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
@@ -77,6 +78,15 @@ export function loraModules(model: HfCausalLM, s: LoraSettings): Array<{ module:
     }
   }
   return list;
+}
+
+/** Adapter parameters for a config (no model needed): r · (in + out) per targeted layer. */
+export function loraParamCount(cfg: LlmConfig, s: LoraSettings): number {
+  const { hiddenSize: d, numHeads: H, numKvHeads: KV, headDim: D, intermediateSize: I } = cfg;
+  const size: Record<LoraTarget, [number, number]> = {
+    q_proj: [d, H * D], k_proj: [d, KV * D], v_proj: [d, KV * D], o_proj: [H * D, d], gate_proj: [d, I], up_proj: [d, I], down_proj: [I, d],
+  };
+  return cfg.numLayers * s.targetModules.reduce((n, t) => n + s.rank * (size[t][0] + size[t][1]), 0);
 }
 
 const peftName = (module: string, ab: 'A' | 'B'): string => `base_model.model.${module}.lora_${ab}.weight`;

@@ -2,8 +2,8 @@
  * The lab's tfjs Qwen2 / Qwen3 / Llama against Hugging Face Transformers on checkpoints made by Transformers itself
  * (tests/support/hfCheckpoints.ts): logits of right- and left-padded batches and response-token log-probs
  * (max |Δ| ≤ 1e-4, float32), the gradient of a token-mean loss w.r.t. several weights (relative L2 error ≤ 1e-3), and
- * 32 greedy tokens with the KV cache (identical), on each tfjs backend this machine has (wasm and cpu here; the
- * native backend when installed). Needs the `llm` peer venv (bash scripts/setup.sh).
+ * 32 greedy tokens with the KV cache (identical), on tfjs-wasm and tfjs-cpu, or on tfjs-node with
+ * ARLARENA_TEST_BACKEND=tensorflow (built by `npm run setup:tensorflow`). Needs the `llm` peer venv (bash scripts/setup.sh).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +65,10 @@ function maxAbsLogitDiff(got: Float32Array, V: number, ref: number[][][], at: (i
   return m;
 }
 
-for (const backend of ['wasm', 'cpu'] as const) {
+/** tfjs-wasm and the pure-JS cpu backend; ARLARENA_TEST_BACKEND=tensorflow runs them on tfjs-node instead (as the trainer tests). */
+const BACKENDS = process.env.ARLARENA_TEST_BACKEND === 'tensorflow' ? (['tensorflow'] as const) : (['wasm', 'cpu'] as const);
+
+for (const backend of BACKENDS) {
   describe(`HfCausalLM vs Transformers 4.44.2 on tfjs-${backend}`, () => {
     beforeAll(async () => {
       await initBackend(backend);
