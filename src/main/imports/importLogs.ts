@@ -10,17 +10,21 @@
  * chunk produced are stored before the next chunk is read, so a 1 GB log never sits in memory. A source whose
  * files some run already holds (same SHA-256 list) is not imported again unless `again`.
  *
- * A run is created `running` at its first step and marked completed at the end; if the import fails it is
- * deleted, and if the process dies a later start-up marks it interrupted — never complete. Bundles (zip) go
- * through the bundle importer.
+ * A source's runs are built aside, in a run store of their own under <dataDir>/.imports/, and move into the
+ * catalog only when complete, all at once and under the catalog's lock, where the "already imported" check is
+ * made again (two processes importing one file make one run). A failed import removes what it built; a killed
+ * one leaves nothing in the catalog (the next import clears its folder). Bundles (zip) go through the bundle
+ * importer.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
-import type { ImportResult } from '../../shared/api';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { ImportResult, RunRecord } from '../../shared/api';
 import type { LogFormat, ParserBase, SourceMeta, SourceStep } from '../../core/formats/types';
 import { bundleHolders, importBundle } from '../bundles/importBundle';
 import { BundleError, sha256Hex } from '../bundles/manifest';
-import type { RunStore } from '../store/runStore';
+import { pidAlive } from '../platform/process';
+import { RunStore } from '../store/runStore';
 import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
@@ -192,9 +196,41 @@ interface UnitOutcome {
   runIds: string[];
   steps: number;
   skipped: Record<string, number>;
+  /** Runs that already held this source when it was about to join the catalog (another import won the race). */
+  duplicateOf: string[];
 }
 
-async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
+/** Where imports are built before they join the catalog (inside the data directory: one file system). */
+export const STAGING_DIR = '.imports';
+
+/**
+ * A run store of its own for one import, in <dataDir>/.imports/<pid>-<random>: the runs are built there and move
+ * into the catalog only when complete (RunStore.adoptRuns), so a killed import leaves no half run behind. What a
+ * killed import left (its process is gone) is removed here.
+ */
+async function openStaging(store: RunStore): Promise<{ store: RunStore; dir: string }> {
+  const root = join(store.dataDir, STAGING_DIR);
+  await mkdir(root, { recursive: true });
+  for (const n of await readdir(root).catch(() => [] as string[])) {
+    const pid = Number(n.split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) await rm(join(root, n), { recursive: true, force: true });
+  }
+  const dir = join(root, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  return { store: await RunStore.open(dir), dir };
+}
+
+async function importUnit(target: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
+  const staging = await openStaging(target);
+  try {
+    return await importUnitAside(target, staging.store, unit, opts, registry, multiUnit);
+  } finally {
+    await staging.store.close().catch(() => undefined);
+    await rm(staging.dir, { recursive: true, force: true });
+  }
+}
+
+/** importUnit's body: the runs are written to `store` (the staging store) and adopted by `target` at the end. */
+async function importUnitAside(target: RunStore, store: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
   const format = unit.format as LogFormat;
   // Per source run, its attempts: a restarted process (steps going back) continues in a linked run.
   const chains = new Map<string, RunWriter[]>();
@@ -282,7 +318,7 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
       // One run per source: the meta of a TensorBoard directory's files is the first file's plus later notes.
       meta = mergeMeta(meta, parser.meta);
     }
-    const runIds: string[] = [];
+    const built: RunRecord[] = [];
     let stored = 0;
     const skipped: Record<string, number> = { ...parserSkipped };
     const copyRefused = sourceCopyRefusal(opts.format !== undefined, registry.isBinary(format), tally);
@@ -290,12 +326,21 @@ async function importUnit(store: RunStore, unit: Unit, opts: ImportLogsOptions, 
       const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths, copyRefused, notes: links(w) });
       addCounts(skipped, w.skipped);
       if (rec) {
-        runIds.push(rec.id);
+        built.push(rec);
         stored += w.stored;
       }
     }
-    if (runIds.length === 0 && format === 'tensorboard') addCounts(skipped, { [SKIP_EMPTY_TB_DIR]: 1 });
-    return { runIds, steps: stored, skipped };
+    if (built.length === 0 && format === 'tensorboard') addCounts(skipped, { [SKIP_EMPTY_TB_DIR]: 1 });
+    await store.flush();
+    // Into the catalog, all runs of this source at once; the "already imported" check is made under the same lock,
+    // so two processes importing one file at once make one run (the other reports it).
+    const key = sha.join(',');
+    const { adopted, heldBy } = await target.adoptRuns(
+      built.map((record) => ({ dir: store.runDir(record.id), record })),
+      opts.again ? undefined : (runs) => runs.filter((r) => r.kind === 'imported' && r.source?.sha256.join(',') === key).map((r) => r.id),
+    );
+    if (heldBy.length > 0) return { runIds: [], steps: 0, skipped: {}, duplicateOf: heldBy };
+    return { runIds: adopted, steps: stored, skipped, duplicateOf: [] };
   } catch (e) {
     for (const w of writers) await w.abort();
     throw e;
@@ -349,6 +394,7 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
       }
     }
     const r = await importUnit(store, unit, opts, registry, multiUnit);
+    result.duplicateOf.push(...r.duplicateOf);
     result.runIds.push(...r.runIds);
     result.steps += r.steps;
     addCounts(result.skipped, r.skipped);

@@ -607,6 +607,29 @@ export class RunStore {
     });
   }
 
+  /**
+   * Move runs built in another data directory (an import built aside, src/main/imports) into this one, all or
+   * none, under the lock: `refuse` first sees every run the catalog holds now (synced with the disk) and may
+   * name runs that already hold the same thing (then nothing moves and those are returned); else each run folder
+   * is renamed into runs/ (same file system: the caller builds inside this data directory) and its record enters
+   * the catalog. A kill before the rename leaves nothing here; after it, whole runs.
+   */
+  async adoptRuns(built: ReadonlyArray<{ dir: string; record: RunRecord }>, refuse?: (runs: readonly RunRecord[]) => string[]): Promise<{ adopted: string[]; heldBy: string[] }> {
+    return this.mutate(async () => {
+      const heldBy = refuse ? refuse(Object.values(this.db.data.runs)) : [];
+      if (heldBy.length > 0) return { adopted: [], heldBy };
+      for (const { record } of built) {
+        const onDisk = await stat(this.runDir(record.id)).then(() => true, () => false);
+        if (this.db.data.runs[record.id] || onDisk) throw new Error(`a run with id "${record.id}" already exists`);
+      }
+      for (const { dir, record } of built) {
+        await rename(dir, this.runDir(record.id));
+        await this.persist(record);
+      }
+      return { adopted: built.map((b) => b.record.id), heldBy: [] };
+    });
+  }
+
   /** Replace or add alerts by id; an alert already acknowledged stays acknowledged. */
   async upsertAlerts(id: string, alerts: readonly Alert[]): Promise<RunRecord> {
     return this.updateRun(id, (r) => ({ alerts: mergeAlerts(r.alerts, alerts) }));
