@@ -3,7 +3,7 @@
  * mlflow-skinny 3.18 with both stores, trackio 0.43) write the inputs; the lab reads them back value for value.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { SKIP_TORN } from '../../core/formats/wandbLog';
 import { RunStore } from '../store/runStore';
 import { importTrackerRuns } from './importTrackers';
 import { importLogs } from './importLogs';
+import { LogFollower } from './follow';
 import { scanTrackers, type TrackerRun } from './trackers';
 import { testCliContext } from '../testing/testContext';
 import importCommand from '../cli/commands/import';
@@ -126,6 +127,33 @@ describe('a single .wandb file through the log importer (what an upload in the a
       await store.close();
     }
   });
+});
+
+describe('live follow of a growing .wandb file', () => {
+  it("the crashed run's file arriving in pieces cut mid-record and mid-block: the same records as a one-shot import", async () => {
+    const store = await RunStore.open(join(dir, 'store-follow'));
+    try {
+      const crashed = (await scanTrackers(join(dir, 'wandb'))).runs.find((r) => r.info.id === 'peercrs2')!;
+      const bytes = readFileSync(crashed.files[0]);
+      const p = join(dir, 'growing.wandb');
+      writeFileSync(p, bytes.subarray(0, 5));
+      const f = await LogFollower.start(store, p, { pollMs: 40 });
+      const cuts = [5, 7, 1000, 32_768 + 3, 70_001, Math.floor(bytes.length / 2), bytes.length - 9, bytes.length];
+      for (let i = 1; i < cuts.length; i++) {
+        appendFileSync(p, bytes.subarray(cuts[i - 1], cuts[i]));
+        await new Promise((r) => setTimeout(r, 120));
+      }
+      const t0 = Date.now();
+      const want = (await importLogs(store, [crashed.files[0]])).runIds[0];
+      const wantRows = await store.readMetrics(want);
+      while ((await store.readMetrics(f.runId)).length < wantRows.length && Date.now() - t0 < 15_000) await new Promise((r) => setTimeout(r, 40));
+      const info = await f.stop();
+      expect(info).toMatchObject({ format: 'wandb', steps: wantRows.length });
+      expect(await store.readMetrics(f.runId)).toEqual(wantRows);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
 });
 
 describe('MLflow stores (mlflow-skinny 3.18)', () => {
