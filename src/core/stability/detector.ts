@@ -11,6 +11,7 @@ import { RULES } from './rules/index';
 import type { Finding, RuleDef, RuleInstance, Severity } from './types';
 import { nanMeansNotApplicable } from './nonFinite';
 import { hintsFor, type RunRecipe, type SourceRecipe } from './hints';
+import { quoteOnce } from './quote';
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 const HISTORY = 400;
@@ -208,7 +209,7 @@ export class CollapseDetector {
       if (takeNew) this.quotes.set(key, f.quotes);
       const next: Alert = {
         id: cur.id, runId: cur.runId, rule: cur.rule, severity, metric: cur.metric, firstStep: cur.firstStep, lastStep: step,
-        message: takeNew ? f.message : cur.message, hint: takeNew ? f.hint : cur.hint,
+        message: takeNew ? quoteOnce(f.message) : cur.message, hint: takeNew ? f.hint : cur.hint,
         evidence: this.evidence(f.metric, cur.firstStep, step, peak, this.quotes.get(key)), acknowledged: cur.acknowledged,
       };
       if (peak) next.peak = peak;
@@ -228,7 +229,7 @@ export class CollapseDetector {
       metric: f.metric,
       firstStep: first,
       lastStep: step,
-      message: f.message,
+      message: quoteOnce(f.message),
       hint: f.hint,
       ...cites(f),
       evidence: this.evidence(f.metric, first, step, f.peak, f.quotes),

@@ -110,7 +110,7 @@ describe('format_hacking: KL rising with a format-only reward gain (open-r1 #587
   it('format 10 % → 90 %, success flat at 2 %, KL 0.001 → 0.4 nats → warning on actor/kl_loss', () => {
     const alerts = fired(stream(false, true), 'format_hacking');
     expect(alerts.map((a) => [a.metric, a.severity])).toEqual([['actor/kl_loss', 'warning']]);
-    expect(alerts[0].message).toMatch(/the gain is format only: episode\/valid_format_ratio mean \d+ % against its start 10 %, episode\/success_rate mean \d+ % against its start 2 %/);
+    expect(alerts[0].message).toMatch(/the gain is format only: episode\/valid_format_ratio mean \d+ % over steps \d+–\d+ against its start 10 %, episode\/success_rate mean \d+ % over steps \d+–\d+ against its start 2 %/);
   });
 
   it('the same format gain with the task rising, or with KL flat, is no hacking', () => {

@@ -33,3 +33,30 @@ export function val(key: string, v: number): string {
 export function at(key: string, p: Pt): string {
   return `${val(key, p.value)} at step ${p.step}`;
 }
+
+/**
+ * A smoothed level of `key`: "mean 25 % over steps 8–10", or, when the window holds a single logged point (a run
+ * logging every 10 steps), that logged value itself: "25 % at step 30". `unit` replaces the metric's unit word
+ * after a mean ("nats per token").
+ */
+export function level(key: string, mean: number, pts: readonly Pt[], unit?: string): string {
+  if (pts.length === 1) return at(key, pts[0]);
+  const v = unit === undefined ? val(key, mean) : `${fmt(mean)} ${unit}`;
+  return `mean ${v} over ${pts.length ? (pts[0].step === pts[pts.length - 1].step ? `step ${pts[0].step}` : `steps ${pts[0].step}–${pts[pts.length - 1].step}`) : 'no steps'}`;
+}
+
+/** Where a start comes from: "its first logged step", or "the median of its first 5 logged steps". */
+export function firstPoints(n: number, summary: 'median' | 'lowest' = 'median'): string {
+  return n === 1 ? 'its first logged step' : `the ${summary} of its first ${n} logged steps`;
+}
+
+/**
+ * A logged value is quoted once: a "latest", "highest" or "lowest" clause naming the same value at the same step
+ * as an earlier part of the message (a window of one point on a run logged every 10 steps) is left out.
+ */
+export function quoteOnce(message: string): string {
+  return message.replace(/([;,] )(?:latest|highest|lowest) ([^;,]*? at step \d+)(?=[;,.)]|$)/g, (m: string, _sep: string, q: string, at: number) => {
+    const first = message.indexOf(q);
+    return first >= 0 && first < at ? '' : m;
+  });
+}

@@ -1,6 +1,6 @@
 /** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
-import { Baseline, Cadence, Episode, Streak, Window, pct, span } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, pct } from '../stats';
+import { at, firstPoints, level } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/pg_clipfrac';
@@ -45,7 +45,7 @@ export const clipFractionDriftRule: RuleDef = {
         return [{
           metric: KEY,
           severity: sm > c.critical ? 'critical' : 'warning',
-          message: `Clip fraction mean ${pct(sm)} over ${span(win.firstStep, win.lastStep)}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, the median of its first ${base.n} logged steps)` : ''}${peakText}: many tokens sit outside the trust region.`,
+          message: `Clip fraction ${level(KEY, sm, win.points())}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(base.n)})` : ''}${peakText}: many tokens sit outside the trust region.`,
           hint: hints.clipping,
           peak: top,
           threshold: limit,

@@ -16,8 +16,8 @@
  * The absolute levels of this lab's own `mismatch/*` keys stay with train_inference_mismatch.
  */
 import { isMetricKey } from '../../../shared/metrics';
-import { Baseline, Cadence, Episode, Streak, Window, fmt, span } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
+import { at, firstPoints, level } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 type Unit = 'nats' | 'prob';
@@ -80,7 +80,7 @@ export const engineGapRule: RuleDef = {
           out.push({
             metric: s.g.key,
             severity: sm >= c.riseCritical * b && sm >= b + minRise ? 'critical' : 'warning',
-            message: `The rollout/trainer gap ${s.g.key} is rising: mean ${fmt(sm)}${unit} over ${span(s.win.firstStep, s.win.lastStep)}, ${fmt(sm / b)}× its start median ${fmt(b)}${unit} (its first ${s.base.n} logged steps)${top.step !== rec.step ? `; highest ${at(s.g.key, top)}` : ''}; latest ${at(s.g.key, last)}.`,
+            message: `The rollout/trainer gap ${s.g.key} is rising: ${level(s.g.key, sm, s.win.points())}, ${fmt(sm / b)}× its start ${fmt(b)}${unit} (${firstPoints(s.base.n)})${top.step !== rec.step ? `; highest ${at(s.g.key, top)}` : ''}; latest ${at(s.g.key, last)}.`,
             hint: hints.engineGap,
             peak: top,
             threshold: limit,

@@ -5,8 +5,8 @@
  * when the entropy crashed within `crashSteps`, or when a sign from signs.ts (dead gradient, identical-return
  * groups, score or format falling, responses at the cap) says learning stopped; with a sign it is critical.
  */
-import { Baseline, Cadence, Episode, Streak, Window, fmt, span } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
+import { at, firstPoints, level as smoothed } from '../quote';
 import { CollapseSigns } from '../signs';
 import { finite, type RuleDef } from '../types';
 
@@ -56,8 +56,8 @@ export const entropyShiftRule: RuleDef = {
         if (!isLow) crashed = false;
         else if (sm < c.collapseFrac * level) crashed = true;
         const held = signs.current();
-        const mean = `mean ${fmt(sm)} nats over ${span(win.firstStep, win.lastStep)}`;
-        const baseline = `its baseline ${fmt(b)} nats (median of its first ${base.n} logged steps)`;
+        const mean = smoothed(KEY, sm, win.points());
+        const baseline = `its baseline ${fmt(b)} nats (${firstPoints(base.n)})`;
         const last = { step: rec.step, value: v };
         const collapsing = isLow && (crashed || held.length > 0);
         if (collapsing) lowEp.hold(win.size, (x) => x < c.collapseFrac * b);

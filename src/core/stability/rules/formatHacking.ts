@@ -10,8 +10,8 @@
  * first baselineSteps points; it fires, a warning, when for `patience` steps the format gained formatGain or more,
  * the task gained taskGainMax or less, and the KL is at or above max(klFloor, klFactor × its start).
  */
-import { Baseline, Cadence, Episode, Streak, Window, fmt, pct, span } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, fmt, pct } from '../stats';
+import { at, level } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const FORMAT = 'episode/valid_format_ratio';
@@ -71,7 +71,7 @@ export const formatHackingRule: RuleDef = {
         return [{
           metric: KL,
           severity: 'warning',
-          message: `KL to the reference mean ${fmt(km)} nats over ${span(klT.win.firstStep, klT.win.lastStep)}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} mean ${pct(fm)} against its start ${pct(fb)}, ${task.key} mean ${pct(tm)} against its start ${pct(tb)}; ${KL} ${top.step !== rec.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
+          message: `KL to the reference ${level(KL, km, klT.win.points())}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtT.win.points())} against its start ${pct(fb)}, ${task.key} ${level(task.key, tm, task.win.points())} against its start ${pct(tb)}; ${KL} ${top.step !== rec.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
           hint: hints.formatHacking,
           peak: top,
           threshold: limit,

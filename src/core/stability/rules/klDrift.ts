@@ -1,6 +1,6 @@
 /** kl_drift: the update drifting off-policy (PPO KL) or far from the reference policy (KL loss). */
-import { Baseline, Cadence, Episode, Streak, Window, fmt, span } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
+import { at, firstPoints, level } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const PPO_KL = 'actor/ppo_kl';
@@ -45,7 +45,7 @@ export const klDriftRule: RuleDef = {
             out.push({
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
-              message: `PPO KL (old‖new) mean ${fmt(sm)} nats per token over ${span(ppoWin.firstStep, ppoWin.lastStep)}, above the limit ${fmt(c.ppoKlWarn)}${peakText}: updates drift far off-policy.`,
+              message: `PPO KL (old‖new) ${level(PPO_KL, sm, ppoWin.points(), 'nats per token')}, above the limit ${fmt(c.ppoKlWarn)}${peakText}: updates drift far off-policy.`,
               hint: hints.klStep,
               peak: top,
               threshold: c.ppoKlWarn,
@@ -76,7 +76,7 @@ export const klDriftRule: RuleDef = {
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',
-                message: `KL to the reference policy mean ${fmt(sm)} nats over ${span(klWin.firstStep, klWin.lastStep)}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, the median of its first ${klBase.n} logged steps)${peakText}.`,
+                message: `KL to the reference policy ${level(KL_LOSS, sm, klWin.points())}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, ${firstPoints(klBase.n)})${peakText}.`,
                 hint: hints.klDrift,
                 peak: top,
                 threshold: limit,

@@ -8,7 +8,7 @@
  * 270 → 665 tokens over 2958 steps while its test reward rose), so growth against the run's start is not judged.
  */
 import { Cadence, Episode, Streak, Window, fmt, median, pct, span, type Pt } from '../stats';
-import { at } from '../quote';
+import { at, firstPoints, level } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const CLIP = 'response_length/clip_ratio';
@@ -85,7 +85,7 @@ export const lengthRunawayRule: RuleDef = {
             const last = { step: rec.step, value: cr };
             out.push({
               metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning',
-              message: `Responses at the max length: mean ${pct(sm)} over ${span(clipWin.firstStep, clipWin.lastStep)}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (the lowest of its first ${clipCad.points(c.baselineSteps)} logged steps)${top.step !== rec.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
+              message: `Responses at the max length: ${level(CLIP, sm, clipWin.points())}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(clipCad.points(c.baselineSteps), 'lowest')})${top.step !== rec.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
               hint, peak: top, threshold: Math.max(c.clipWarn, cb!.value + c.clipRise), onset: clipEp.onset, quotes: [cb!, top, last],
             });
           }

@@ -14,8 +14,8 @@
  *   template no longer depends on the prompt.
  * Each judged on its mean over `smooth` steps, for `patience` steps.
  */
-import { Baseline, Cadence, Episode, Streak, Window, fmt, median, pct, span } from '../stats';
-import { at, val } from '../quote';
+import { Baseline, Cadence, Episode, Streak, Window, fmt, median, pct } from '../stats';
+import { at, firstPoints, level } from '../quote';
 import { finite, type Finding, type RuleDef, type Severity } from '../types';
 
 const IDENTICAL = 'response/identical_share';
@@ -66,14 +66,14 @@ export const responseCollapseRule: RuleDef = {
           if (t.streak.update(bad) < t.cad.points(c.patience)) continue;
           const worst = t.ep.extreme!;
           const last = { step: rec.step, value: v };
-          const mean = `mean ${val(t.key, sm)} over ${span(t.win.firstStep, t.win.lastStep)}`;
+          const mean = level(t.key, sm, t.win.points());
           const tail = `${worst.step !== rec.step ? `; ${t.dir === 'up' ? 'highest' : 'lowest'} ${at(t.key, worst)}` : ''}; latest ${at(t.key, last)}`;
           const message =
             t.key === IDENTICAL
-              ? `Responses are collapsing onto one answer: identical responses ${mean}, at or above the limit ${pct(limit)}, up from its start ${pct(b)} (the lowest of its first ${t.base.n} logged steps)${tail}.`
+              ? `Responses are collapsing onto one answer: identical responses ${mean}, at or above the limit ${pct(limit)}, up from its start ${pct(b)} (${firstPoints(t.base.n, 'lowest')})${tail}.`
               : t.key === DISTINCT
-                ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start median ${pct(b)} (its first ${t.base.n} logged steps)${tail}.`
-                : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start median ${fmt(b)} nats (its first ${t.base.n} logged steps)${tail}.`;
+                ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start ${pct(b)} (${firstPoints(t.base.n)})${tail}.`
+                : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start ${fmt(b)} nats (${firstPoints(t.base.n)})${tail}.`;
           out.push({ metric: t.key, severity, message, hint: hints.responseCollapse, peak: worst, threshold: limit, onset: t.ep.onset, quotes: [worst, last] });
         }
         return out;

@@ -1,6 +1,6 @@
 /** success_collapse: success or reward giving back most of what was learned (spec §4: CISPO/SAPO peak then fall). */
-import { Baseline, Cadence, Episode, NoiseEstimator, Streak, Window, extreme, fmt, pct, span, type Pt } from '../stats';
-import { at } from '../quote';
+import { Baseline, Cadence, Episode, NoiseEstimator, Streak, Window, extreme, fmt, pct, type Pt } from '../stats';
+import { at, level } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
@@ -42,9 +42,6 @@ function best(t: Track, level: number, pts: Pt[]): void {
     t.best = pts;
   }
 }
-
-/** The best level's span: "steps 11–20". */
-const bestSpan = (t: Track): string => span(t.best[0].step, t.best[t.best.length - 1].step);
 
 export const successCollapseRule: RuleDef = {
   id: 'success_collapse',
@@ -123,7 +120,7 @@ export const successCollapseRule: RuleDef = {
           out.push({
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
-            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} mean ${pct(sm)} over ${span(t.win.firstStep, t.win.lastStep)} (${t.win.size} ${unit}), down from its best mean ${pct(t.max)} over ${bestSpan(t)} (highest ${at(key, top)}); ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} ${level(key, sm, t.win.points())}${t.win.size > 1 ? ` (${t.win.size} ${unit})` : ''}, down from its best ${level(key, t.max, t.best)}${t.best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: hints.successLoss,
             peak: top,
             threshold: (1 - c.warnFrac) * t.max,
@@ -155,7 +152,7 @@ export const successCollapseRule: RuleDef = {
               out.push({
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',
-                message: `Mean episode return mean ${fmt(sm)} over ${span(t.win.firstStep, t.win.lastStep)}, down from its best mean ${fmt(t.max)} over ${bestSpan(t)} (highest ${at(REWARD_KEY, top)}) against a start median ${fmt(base)}, a fall ${fmt(t.max - sm)} against a gain ${fmt(gain)}; ${low.step !== rec.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
+                message: `Mean episode return ${level(REWARD_KEY, sm, t.win.points())}, down from its best ${level(REWARD_KEY, t.max, t.best)}${t.best.length > 1 ? ` (highest ${at(REWARD_KEY, top)})` : ''} against a start median ${fmt(base)}, a fall ${fmt(t.max - sm)} against a gain ${fmt(gain)}; ${low.step !== rec.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
                 hint: hints.successLoss,
                 peak: top,
                 threshold: t.max - c.rewardGiveBack * gain,

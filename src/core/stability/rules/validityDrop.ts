@@ -1,6 +1,6 @@
 /** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
-import { Cadence, Episode, Streak, Window, extreme, pct, span, type Pt } from '../stats';
-import { at } from '../quote';
+import { Cadence, Episode, Streak, Window, extreme, type Pt } from '../stats';
+import { at, level } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
@@ -53,7 +53,7 @@ export const validityDropRule: RuleDef = {
           out.push({
             metric: key,
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
-            message: `${what} mean ${pct(sm)} over ${span(s.win.firstStep, s.win.lastStep)}, down ${Math.round(drop * 100)} percentage points from its best mean ${pct(s.max)} over ${span(s.best[0].step, s.best[s.best.length - 1].step)} (highest ${at(key, top)}); ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: `${what} ${level(key, sm, s.win.points())}, down ${Math.round(drop * 100)} percentage points from its best ${level(key, s.max, s.best)}${s.best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
             peak: top,
             threshold: s.max - c.warnDrop,
