@@ -339,8 +339,9 @@ describe('re-attach after a lab restart', () => {
 describe('remote verl --on', () => {
   it('submits the printed launch as a Ray job as is; here, with no verl on the head, the job fails and the command says so', async () => {
     const c = ctx(dataDir);
-    // The check runs first, against the tests' ARLArena-layout config tree with the Hydra peer; it passes, so the
-    // launch is submitted and run from that folder on the head (which has no verl, so the job fails).
+    // The check runs first, on the cluster (a Ray job in --workdir with --python: the tests' ARLArena-layout config
+    // tree and the Hydra peer); it passes, so the launch is submitted and run from that folder on the head (which
+    // has no verl, so the job fails).
     const fixture = resolve('tests/fixtures/verl/arlarena-layout');
     const code = await remote.run(['verl', '--preset', 'sampo', '--env', 'sokoban', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head', '--workdir', fixture, '--python', venvPython('hydra')], c.ctx);
     expect(c.out()).toMatch(/# check: all \d+ overrides compose against recipe\/game_agent\/config\/game_\.yaml/);
@@ -352,5 +353,19 @@ describe('remote verl --on', () => {
     const printed = c.out().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
     expect(job?.entrypoint).toBe(printed);
     expect(c.err()).toMatch(new RegExp(`Ray job ${id} FAILED`));
+  }, 120_000);
+
+  it('a launch the cluster\'s config refuses is not submitted: the check job reports the unknown keys and the command exits 1', async () => {
+    const c = ctx(dataDir);
+    const fixture = resolve('tests/fixtures/verl/arlarena-layout');
+    const before = (await new RayClient({ name: null, url: head.url, token: head.token }).listJobs()).length;
+    const code = await remote.run(['verl', '--stack', 'verl-agent', '--env', 'alfworld', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head', '--workdir', fixture, '--python', venvPython('hydra'), '--config-dir', 'recipe/world_agent/config', '--config-name', 'alfworld_'], c.ctx);
+    expect(code).toBe(1);
+    expect(c.out()).toContain('# check: unknown key: actor_rollout_ref.actor.use_invalid_action_penalty=True');
+    expect(c.err()).toContain('nothing was submitted');
+    const jobs = await new RayClient({ name: null, url: head.url, token: head.token }).listJobs();
+    // Only the check job was added (its id says so); no launch job.
+    expect(jobs.length).toBe(before + 1);
+    expect(jobs.filter((j) => j.submission_id.startsWith('verl-check-')).length).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -282,7 +282,13 @@ export class RayClient {
       ...(j.entrypointNumCpus !== undefined ? { entrypoint_num_cpus: j.entrypointNumCpus } : {}),
       ...(j.entrypointNumGpus !== undefined ? { entrypoint_num_gpus: j.entrypointNumGpus } : {}),
     };
-    const r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
+    let r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
+    // A head that has just started answers "No available agent to submit job" until its job agent is up (seconds):
+    // wait for it rather than fail the submission.
+    for (const until = Date.now() + 30_000; !r.ok && /No available agent/i.test(r.text) && Date.now() < until; ) {
+      await new Promise((res) => setTimeout(res, 500));
+      r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
+    }
     const text = r.text;
     if (r.ok) return { submissionId: this.parse<{ submission_id: string }>('POST /api/jobs/', text).submission_id, existed: false };
     if (/already exists/i.test(text)) {

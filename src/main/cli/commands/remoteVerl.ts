@@ -2,10 +2,10 @@
  * `arlarena remote verl`: a lab preset (plus --set overrides) as a launch of one verl stack — ARLArena's own code
  * by default, or verl-agent — at the paper's scale for a Hugging Face model (--laptop keeps the preset's values;
  * src/main/remote/verl/). --check composes the launch against the Hydra config of a checkout on this machine; with
- * --on NAME|URL the same check runs first, then the launch is submitted as a Ray job and its console log followed
- * live into a lab run (verlFollow.ts). docs/guides/verl.md has the key table.
+ * --on NAME|URL the same check runs first on the cluster (a short Ray job in --workdir, with the cluster's Python) or
+ * here against --check-dir, then the launch is submitted as a Ray job and its console log followed live into a lab
+ * run (verlFollow.ts). docs/guides/verl.md has the key table.
  */
-import { existsSync, statSync } from 'node:fs';
 import { parseCommandArgs, UsageError, type CliContext } from '../types';
 import { parseSets } from '../args';
 import { RunStore } from '../../store/runStore';
@@ -15,14 +15,12 @@ import { followRayJobIntoRun } from '../../remote/verlFollow';
 import { buildVerlLaunch, verlLabConfig, VerlMappingError, type VerlLaunch } from '../../remote/verl/launch';
 import { PAPER_SCALE } from '../../remote/verl/paperScale';
 import { DEFAULT_VERL_STACK, VERL_STACK_NAMES, verlStack } from '../../remote/verl/stacks/index';
-import { checkHydraOverrides, describeHydraReport, type HydraCheckReport } from '../../remote/verl/hydraCheck';
+import { checkHydraOverrides, checkHydraOverridesOnRay, describeHydraReport, type HydraCheckReport } from '../../remote/verl/hydraCheck';
 import { VERL_ENVS, type VerlEnv } from '../../remote/verl/types';
 
 function q(v: string): string {
   return /^[A-Za-z0-9_./:=,+$~-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
-
-const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 export async function runVerl(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseCommandArgs({
@@ -56,7 +54,7 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   if (!VERL_STACK_NAMES.includes(values.stack as never)) throw new UsageError(`--stack ${values.stack}: one of ${VERL_STACK_NAMES.join(', ')} (default ${DEFAULT_VERL_STACK}, the paper's own code)`);
   const gpus = Number(values.gpus);
   if (!Number.isInteger(gpus) || gpus < 1) throw new UsageError(`--gpus ${values.gpus}: expected an integer ≥ 1 (GPUs per node)`);
-  if (values.check && !values.workdir && !values['check-dir']) throw new UsageError('--check needs --workdir PATH (or --check-dir PATH): the root of a checkout of the stack on this machine, whose Hydra config the launch is composed against');
+  if (values.check && !values.on && !values.workdir && !values['check-dir']) throw new UsageError('--check needs --workdir PATH (or --check-dir PATH): the root of a checkout of the stack on this machine, whose Hydra config the launch is composed against');
   const env = values.env as VerlEnv;
   const stack = verlStack(values.stack!);
   const { config, issues } = verlLabConfig(values.preset!, env, parseSets(values.set ?? []), values.laptop!);
@@ -70,16 +68,37 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   }
   const command = values.workdir ? `cd ${q(values.workdir)} && ${launch.command}` : launch.command;
 
-  // The check: --check alone, or before a submission when a checkout is on this machine.
-  const checkDir = values['check-dir'] ?? (values.workdir && isDir(values.workdir) ? values.workdir : undefined);
+  // The check, before anything is submitted: here against --check-dir (or, with --check alone, --workdir), else —
+  // with --on — on the cluster itself, as a short Ray job in the checkout the launch will run from.
+  const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
+  const checkInput = { python: values.python!, configDir: values['config-dir'] ?? launch.entry.configDir, configName: values['config-name'] ?? launch.entry.configName, overrides: launch.overrides };
+  const localDir = values['check-dir'] ?? (values.on ? undefined : values.workdir);
+  if (values.on && !values.workdir) throw new UsageError('--on needs --workdir DIR: the root of the stack\'s checkout on the cluster, where the launch runs (and is checked first)');
+  let client: RayClient | null = null;
+  let clusterUrl = '';
+  /** The cluster, reached once: before a check that runs there, else only after a local check has passed. */
+  const cluster = async (): Promise<RayClient> => {
+    if (!client) {
+      const access = await new RemoteTargets(ctx.dataDir).resolve(values.on!);
+      client = new RayClient(access);
+      clusterUrl = access.url;
+      await client.version();
+    }
+    return client;
+  };
   let report: HydraCheckReport | null = null;
-  const runCheck = async (dir: string) =>
-    checkHydraOverrides({ python: values.python!, workdir: dir, configDir: values['config-dir'] ?? launch.entry.configDir, configName: values['config-name'] ?? launch.entry.configName, overrides: launch.overrides }).catch((e: unknown) => {
-      throw new UsageError(`--check: ${e instanceof Error ? e.message : String(e)}`);
-    });
+  let where = '';
+  const fail = (e: unknown): never => {
+    throw new UsageError(`--check: ${e instanceof Error ? e.message : String(e)}${values.on ? '; nothing was submitted (--no-check skips the check)' : ''}`);
+  };
   if (values.check || (values.on && !values['no-check'])) {
-    if (!checkDir) throw new UsageError(`--on: the launch is checked against the stack's Hydra config before it is submitted, and --workdir ${values.workdir ?? '(missing)'} is not a directory on this machine; pass --check-dir PATH (a local checkout at the cluster's commit) or --no-check`);
-    report = await runCheck(checkDir);
+    if (localDir) {
+      report = await checkHydraOverrides({ ...checkInput, workdir: localDir }).catch(fail);
+      where = `${checkInput.configDir}/${checkInput.configName}.yaml in ${localDir}`;
+    } else {
+      report = await checkHydraOverridesOnRay(await cluster(), `verl-check-${config.preset}-${env}-${stamp}`, { ...checkInput, workdir: values.workdir! }).catch(fail);
+      where = `${checkInput.configDir}/${checkInput.configName}.yaml in ${values.workdir} on ${clusterUrl}`;
+    }
   }
   const problems = report ? describeHydraReport(report) : [];
 
@@ -95,7 +114,6 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
     for (const n of launch.caveats) ctx.stdout.write(`# note: ${n}\n`);
     ctx.stdout.write(`${command}\n`);
     if (report) {
-      const where = `${values['config-dir'] ?? launch.entry.configDir}/${values['config-name'] ?? launch.entry.configName}.yaml in ${checkDir}`;
       if (problems.length === 0) ctx.stdout.write(`# check: all ${launch.overrides.length} overrides compose against ${where}\n`);
       else for (const p of problems) ctx.stdout.write(`# check: ${p}\n`);
     }
@@ -105,18 +123,16 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
     return 1;
   }
   if (!values.on) return 0;
-  const access = await new RemoteTargets(ctx.dataDir).resolve(values.on);
-  const client = new RayClient(access);
-  await client.version();
-  const submissionId = `verl-${config.preset}-${env}-${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}`;
-  await client.submitJob({ submissionId, entrypoint: command, runtimeEnv: {}, metadata: { arlarena_verl: `${stack.name}/${config.preset}/${env}` } });
-  ctx.stderr.write(`submitted Ray job ${submissionId} to ${access.url}; following its log into a lab run (Ctrl-C stops the job)\n`);
+  const ray = await cluster();
+  const submissionId = `verl-${config.preset}-${env}-${stamp}`;
+  await ray.submitJob({ submissionId, entrypoint: command, runtimeEnv: {}, metadata: { arlarena_verl: `${stack.name}/${config.preset}/${env}` } });
+  ctx.stderr.write(`submitted Ray job ${submissionId} to ${clusterUrl}; following its log into a lab run (Ctrl-C stops the job)\n`);
   const store = await RunStore.open(ctx.dataDir);
   let stop = false;
   const onInt = () => (stop = true);
   process.on('SIGINT', onInt);
   try {
-    const r = await followRayJobIntoRun(client, store, submissionId, {
+    const r = await followRayJobIntoRun(ray, store, submissionId, {
       name: `${config.preset} · ${env} · ${values.model} (${stack.name} on Ray)`,
       tags: ['verl', `stack:${stack.name}`, `preset:${config.preset}`],
       shouldStop: () => stop,

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { CHECK_SCRIPT } from './checkScript';
+import type { RayClient } from '../rayClient';
 
 export interface HydraCheckInput {
   /** The Python that has hydra-core (the verl checkout's environment). */
@@ -48,7 +49,23 @@ export function hydraReportClean(r: HydraCheckReport): boolean {
   return describeHydraReport(r).length === 0;
 }
 
-/** Runs the check; rejects (one line naming the fix) when the Python or its hydra-core cannot run it. */
+/** The check's report from its output (the last line), or an error naming what went wrong. */
+export function parseHydraCheckOutput(stdout: string, whenMissing: () => string): HydraCheckReport {
+  // The report is the script's last line; a Ray job's log may carry other lines around it.
+  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{"unknown"')) ?? '';
+  let parsed: (HydraCheckReport & { error: string | null }) | null = null;
+  try {
+    parsed = JSON.parse(line) as HydraCheckReport & { error: string | null };
+  } catch {
+    throw new Error(whenMissing());
+  }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.unknown)) throw new Error(whenMissing());
+  if (parsed.error) throw new Error(parsed.error);
+  const { error: _error, ...report } = parsed;
+  return report;
+}
+
+/** Runs the check here; rejects (one line naming the fix) when the Python or its hydra-core cannot run it. */
 export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckReport> {
   const workdir = resolvePath(input.workdir);
   const configDir = resolvePath(workdir, input.configDir);
@@ -57,8 +74,7 @@ export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckR
     const child = spawn(input.python, ['-c', CHECK_SCRIPT, workdir, configDir, input.configName, JSON.stringify(input.overrides)], {
       cwd: workdir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Keep Hydra's own output (and any .hydra folder) out of the user's checkout; the compose API writes none.
-      env: { ...process.env, HYDRA_FULL_ERROR: '0', PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
     });
     let out = '';
     let err = '';
@@ -71,20 +87,47 @@ export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckR
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const line = out.trim().split('\n').pop() ?? '';
-      let parsed: (HydraCheckReport & { error: string | null }) | null = null;
       try {
-        parsed = JSON.parse(line) as HydraCheckReport & { error: string | null };
-      } catch {
-        const tail = err.trim().split('\n').slice(-1)[0] ?? '';
-        reject(new Error(signal ? `the Hydra check was killed (${signal}) after ${(input.timeoutMs ?? 60_000) / 1000} s` : `the Hydra check exited ${code} without a report: ${tail || '(no output)'}`));
-        return;
-      }
-      if (parsed.error) reject(new Error(parsed.error));
-      else {
-        const { error: _error, ...report } = parsed;
-        resolve(report);
+        resolve(parseHydraCheckOutput(out, () => {
+          const tail = err.trim().split('\n').slice(-1)[0] ?? '';
+          return signal ? `the Hydra check was killed (${signal}) after ${(input.timeoutMs ?? 60_000) / 1000} s` : `the Hydra check exited ${code} without a report: ${tail || '(no output)'}`;
+        }));
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
       }
     });
   });
+}
+
+function sh(v: string): string {
+  return /^[A-Za-z0-9_./:=,+-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The check as a shell command run in the checkout on the cluster (a short Ray job before the launch itself): the
+ * same script, the cluster's Python and the cluster's config, so what is checked is what will run.
+ */
+export function hydraCheckShellCommand(input: Omit<HydraCheckInput, 'timeoutMs'>): string {
+  return `cd ${sh(input.workdir)} && PYTHONDONTWRITEBYTECODE=1 ${sh(input.python)} -c ${sh(CHECK_SCRIPT)} . ${sh(input.configDir)} ${sh(input.configName)} ${sh(JSON.stringify(input.overrides))}`;
+}
+
+/**
+ * The check run on a Ray cluster, in the checkout the launch will run from: submitted as a short job, waited for,
+ * its report read from the job's log. Rejects (one line) when the job cannot produce a report.
+ */
+export async function checkHydraOverridesOnRay(client: RayClient, submissionId: string, input: Omit<HydraCheckInput, 'timeoutMs'>, timeoutMs = 180_000): Promise<HydraCheckReport> {
+  await client.submitJob({ submissionId, entrypoint: hydraCheckShellCommand(input), runtimeEnv: {}, metadata: { arlarena_verl_check: input.configName } });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await client.jobInfo(submissionId);
+    if (info && (info.status === 'SUCCEEDED' || info.status === 'FAILED' || info.status === 'STOPPED')) {
+      const logs = await client.jobLogs(submissionId);
+      return parseHydraCheckOutput(logs, () => `the Hydra check job ${submissionId} ended ${info.status} without a report: ${logs.trim().split('\n').slice(-1)[0] || info.message || '(no output)'}`);
+    }
+    if (Date.now() > deadline) {
+      await client.stopJob(submissionId).catch(() => false);
+      throw new Error(`the Hydra check job ${submissionId} did not finish within ${timeoutMs / 1000} s (stopped): is the cluster busy?`);
+    }
+    await new Promise((r) => setTimeout(r, 400));
+  }
 }
