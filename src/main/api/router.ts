@@ -66,7 +66,7 @@ function allowedKeys(schema: z.ZodType): string[] | null {
 }
 
 /** Turn zod issues into one VALIDATION error: the first field is named; up to three are described. */
-export function validationError(method: string, schema: z.ZodType, input: unknown, issues: readonly Issue[]): ApiError {
+function validationError(method: string, schema: z.ZodType, input: unknown, issues: readonly Issue[]): ApiError {
   const described = issues.slice(0, 3).map((issue) => {
     if (issue.code === 'unrecognized_keys') return `${fieldOf(issue)}: not a field of ${method}`;
     const got = issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'invalid_format'
@@ -84,7 +84,7 @@ export function validationError(method: string, schema: z.ZodType, input: unknow
 }
 
 /** Deepest nesting an API argument may have; the contract's deepest input is a few levels. */
-export const MAX_INPUT_DEPTH = 64;
+const MAX_INPUT_DEPTH = 64;
 /** Names every object has: as input keys they would reach Object.prototype (`__proto__`) or shadow its methods. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
@@ -93,7 +93,7 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Ob
  * zod or JSON.stringify and answer INTERNAL): nesting deeper than MAX_INPUT_DEPTH, or a key like `__proto__` or
  * `constructor`, is a VALIDATION error naming where.
  */
-export function inputShapeError(method: string, input: unknown): ApiError | null {
+function inputShapeError(method: string, input: unknown): ApiError | null {
   const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: input, depth: 0, path: '' }];
   while (stack.length > 0) {
     const { v, depth, path } = stack.pop()!;

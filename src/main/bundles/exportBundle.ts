@@ -26,7 +26,7 @@ import type { RunStore } from '../store/runStore';
 import { BUNDLE_EXTENSION, BUNDLE_FORMAT, BUNDLE_SCHEMA_VERSION, type BundleManifest, sha256Hex } from './manifest';
 import { scrub } from './scrub';
 
-export const DEFAULT_CHECKPOINT_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CHECKPOINT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface ExportOptions {
   /** Output file; default `<dataDir>/bundles/<runId>.arlarena.zip`. */

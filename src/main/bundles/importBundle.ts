@@ -29,8 +29,8 @@ export interface VerifiedBundle {
 const dec = new TextDecoder();
 
 /** Most a bundle may inflate to in total, and its manifest alone (issue 17: zip bombs). */
-export const MAX_BUNDLE_INFLATED_BYTES = 1024 * 2 ** 20;
-export const MAX_MANIFEST_BYTES = 4 * 2 ** 20;
+const MAX_BUNDLE_INFLATED_BYTES = 1024 * 2 ** 20;
+const MAX_MANIFEST_BYTES = 4 * 2 ** 20;
 /** Compressed bytes handed to the inflater at a time: what one step can expand to stays in the tens of MB. */
 const INFLATE_SLICE = 16 * 1024;
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../platform/appInfo';
 
 /** Files whose presence means a complete build. */
-export const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 const SOURCES = ['src/main', 'src/preload', 'src/renderer', 'src/shared', 'src/core', 'resources', 'electron.vite.config.ts', 'package.json'];
 
 function newestMtime(path: string): number {
@@ -28,7 +28,7 @@ function newestMtime(path: string): number {
 }
 
 /** Why a build is needed, or null when out/ is complete and newer than every source. */
-export function buildStaleness(root = projectRoot()): string | null {
+function buildStaleness(root = projectRoot()): string | null {
   let oldestOutput = Infinity;
   for (const rel of BUILD_OUTPUTS) {
     const p = join(root, rel);

@@ -41,7 +41,7 @@ export interface StudyRunOptions {
 }
 
 /** Held-out success of a checkpoint at each temperature, on the first `episodes` fixed held-out tasks. */
-export async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, episodes: number, temperatures: readonly number[]): Promise<number[]> {
+async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, episodes: number, temperatures: readonly number[]): Promise<number[]> {
   silenceTfjsBanner();
   const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
   const { tok, weights } = policyFromCheckpoint(config, ck);
@@ -70,7 +70,7 @@ export async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, ep
 }
 
 /** Marks the runs a dead process left running/paused/queued as interrupted, so they can be resumed. */
-export async function markDeadRunsInterrupted(dataDir: string): Promise<string[]> {
+async function markDeadRunsInterrupted(dataDir: string): Promise<string[]> {
   const store = await RunStore.open(dataDir);
   try {
     return await store.markInterrupted();

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../../store/atomic';
 
 // At most 40 characters, so the runs' tag `study:<name>` stays within the 50 characters a run tag may have.
-export const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
+const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
 
 const Outcome = z.object({
   env: z.string(),

@@ -48,7 +48,7 @@ const command: CliCommand = {
 };
 
 /** "rules that ran: 7 of 10 (…)" and one line per rule that did not, with the metrics it lacks. */
-export function coverageLines(coverage: readonly RuleCoverage[]): string[] {
+function coverageLines(coverage: readonly RuleCoverage[]): string[] {
   const ran = coverage.filter((c) => c.applicable);
   const off = coverage.filter((c) => !c.enabled);
   const na = coverage.filter((c) => c.enabled && !c.applicable);
