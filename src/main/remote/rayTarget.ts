@@ -48,6 +48,11 @@ export function resolveRayCompute(compute: RunConfig['compute']): RunConfig['com
   return { ...compute, backend, workers };
 }
 
+/** The CPUs a run's job reserves on Ray: its K, resolved as above from the run's compute.backend and compute.workers. */
+export function rayJobCpus(backend: RunConfig['compute']['backend'], workers: number): number {
+  return resolveRayCompute({ backend, workers } as RunConfig['compute']).workers;
+}
+
 /** The TrainingJob that runs a lab run as a Ray job and replays its line protocol into the hooks. */
 export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): TrainingJob {
   return {

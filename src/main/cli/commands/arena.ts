@@ -13,6 +13,7 @@ import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type Stu
 import { formatTable, studyReadme, studySummary } from '../../app/studies/summary';
 import { resolveTarget } from '../../remote/computeTarget';
 import { RayClient } from '../../remote/rayClient';
+import { rayJobCpus } from '../../remote/rayTarget';
 import { RemoteTargets } from '../../remote/targets';
 
 const usage = `Usage: arlarena arena [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE] [--set key=value …]
@@ -105,7 +106,12 @@ const arena: CliCommand = {
     // A cluster that is unreachable or refuses the token is reported before anything is planned or trained.
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
-    const parallel = intArg('parallel', values.parallel, 1) ?? (target.url ? Math.max(1, (await new RayClient(await new RemoteTargets(ctx.dataDir).resolve(values.on!)).summary()).cpus.free) : 1);
+    // On Ray: as many runs at once as the free CPUs hold, each job reserving its K (rayTarget.resolveRayCompute).
+    const rayK = () => {
+      const sets = parseSets(values.set ?? []);
+      return rayJobCpus((sets['compute.backend'] ?? 'auto') as RunConfig['compute']['backend'], Number(sets['compute.workers'] ?? 0));
+    };
+    const parallel = intArg('parallel', values.parallel, 1) ?? (target.url ? Math.max(1, Math.floor((await new RayClient(await new RemoteTargets(ctx.dataDir).resolve(values.on!)).summary()).cpus.free / rayK())) : 1);
     const name = values.study;
     if (name !== undefined) {
       const bad = checkStudyName(name);
