@@ -40,7 +40,7 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
   --out DIR     where the study's summary folder goes (default resources/studies of the checkout)
   --parallel N  train N runs at a time, each in its own worker (default 1; 2 on an idle 2-core machine);
                 results do not depend on it (a run is a function of its config and seed)
-  --on NAME|URL train every run on a Ray cluster (arlarena remote add), as many at a time as it has free CPUs
+  --on NAME|URL train every run on a Ray cluster (arlarena remote add), as many at a time as its free CPUs hold
                 unless --parallel says otherwise; evaluation runs here on the checkpoints that come back
   --json        one JSON object per finished run, then one with the table (the summary object)
   --ladder      the pressure ladder instead: presets × pressure levels × seeds with collapse survival
