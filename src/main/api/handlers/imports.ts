@@ -13,6 +13,7 @@ import type { ImportResult } from '../../../shared/api';
 import type { LabServices } from '../../app/lab';
 import { BundleError } from '../../bundles/manifest';
 import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/importLogs';
+import { importSources } from '../../imports/importSources';
 import type { AreaMethods, CallContext, Handlers } from '../types';
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
@@ -150,7 +151,9 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
       if (refused) return refused;
       const { store } = await services.lab();
       try {
-        const r = await importLogs(store, [p], options(rest));
+        // A path on the lab's machine may be a tracker's store (a W&B folder, mlruns/, mlflow.db, a Trackio
+        // database): importSources finds those by content and hands everything else to the log importer.
+        const r = await importSources(store, [p], options(rest));
         announce(r);
         return ok(r);
       } catch (e) {
