@@ -12,7 +12,12 @@
  *   tensorboard   --scalars simple_value scalars over 20 tags, one Event per scalar (as PyTorch's SummaryWriter
  *                 and the HF Trainer callback write them), written by TensorBoard's own EventFileWriter through
  *                 the peer python (tests/peers/tensorboard_peer.py);
- *   jsonl         a flat JSONL metric stream (step + 24 metrics a line, Tinker-style) of --mb.
+ *   jsonl         a flat JSONL metric stream (step + 24 metrics a line, Tinker-style) of --mb;
+ *   wandb         one offline W&B run of about --mb written by the W&B SDK itself (wandb 0.31's wandb-core,
+ *                 through tests/peers/trackers_peer.py in the `trackers` venv): 100 metrics a step;
+ *   mlflow-sqlite an MLflow SQLite store with --mlflow-rows metric rows in one run (100 keys a step): MLflow's
+ *                 client writes the first 20 000 rows, the rest are those rows copied with shifted steps in SQL
+ *                 (MLflow's client needs ~9 minutes per million rows here). Its rate is in rows/s.
  *
  * Each input is measured in a child process of its own, so peak RSS (process.resourceUsage().maxRSS) is that
  * input's alone, twice: `import` runs the real path (importLogs from src/main/imports into a fresh run store:
@@ -23,7 +28,7 @@
  */
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,21 +36,22 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, usageError } from './args';
 
-const USAGE = `Usage: npm run bench:import -- [--json] [--mb N] [--scalars N] [--inputs DIR] [--only FORMATS]
+const USAGE = `Usage: npm run bench:import -- [--json] [--mb N] [--scalars N] [--mlflow-rows N] [--inputs DIR] [--only FORMATS]
   Imports a replicated real verl console log, a TensorBoard event file written by TensorBoard's own writer and
   a flat JSONL stream, each in a child process, through the real import path and through the parser alone.
   --json         one JSON object per line (format, mode, bytes, steps, seconds, mb_per_s, peak_rss_mb, …)
   --mb N         size of the text inputs in MB (default 100)
   --scalars N    scalars in the TensorBoard file (default 1000000)
+  --mlflow-rows N  metric rows in the MLflow SQLite store (default 1000000)
   --inputs DIR   generate the inputs into DIR and keep them (reused when already there); default: a temp dir.
                  TensorBoard's pure-Python writer needs minutes for 1M scalars (its CRC32C is pure Python)
-  --only LIST    comma-separated subset of verl-console,tensorboard,jsonl
+  --only LIST    comma-separated subset of verl-console,tensorboard,jsonl,wandb,mlflow-sqlite
   --help         this text`;
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const FORMATS = ['verl-console', 'tensorboard', 'jsonl'] as const;
+const FORMATS = ['verl-console', 'tensorboard', 'jsonl', 'wandb', 'mlflow-sqlite'] as const;
 type BenchFormat = (typeof FORMATS)[number];
-const GOALS = { textMbPerS: 50, tbScalarsPerS: 2_000_000, peakRssMb: 300 };
+const GOALS = { textMbPerS: 50, tbScalarsPerS: 2_000_000, mlflowRowsPerS: 1_000_000, peakRssMb: 300 };
 const TB_TAGS = 20;
 
 interface Row {
@@ -78,16 +84,18 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
   if (mode === 'import') {
     const { RunStore } = await import('../src/main/store/runStore');
     const { importLogs } = await import('../src/main/imports/importLogs');
+    const { importSources } = await import('../src/main/imports/importSources');
     const dataDir = await mkdtemp(join(tmpdir(), 'arl-bench-import-store-'));
     const store = await RunStore.open(dataDir);
     try {
       cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const r = await importLogs(store, [path]);
+      // Trackers' stores go through importSources (found by content, one lab run per tracker run).
+      const r = format === 'wandb' || format === 'mlflow-sqlite' ? await importSources(store, [path]) : await importLogs(store, [path]);
       seconds = (performance.now() - t0) / 1000;
       steps = r.steps;
       skipped = r.skipped as Record<string, number>;
-      scalars = format === 'tensorboard' ? scalarsHint : 0;
+      scalars = format === 'tensorboard' || format === 'mlflow-sqlite' ? scalarsHint : 0;
     } finally {
       await store.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -99,7 +107,17 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     };
     cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    if (format === 'tensorboard') {
+    if (format === 'mlflow-sqlite') {
+      const { scanTrackers } = await import('../src/main/imports/trackers');
+      for (const run of (await scanTrackers(path)).runs) {
+        await run.read({ add: (s) => { steps++; scalars += Object.keys(s.values).length; }, afterChunk: async () => undefined });
+      }
+    } else if (format === 'wandb') {
+      const p = formats.createByteParser('wandb', onStep);
+      for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) p.push(chunk as Buffer);
+      p.end();
+      skipped = { ...p.skipped };
+    } else if (format === 'tensorboard') {
       const p = formats.createByteParser('tensorboard', onStep) as ReturnType<typeof formats.createByteParser> & { scalars?: number };
       for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) p.push(chunk as Buffer);
       p.end();
@@ -211,6 +229,32 @@ async function makeTensorboard(dir: string, scalars: number): Promise<string> {
   return out.trim();
 }
 
+/** One offline W&B run of about `mb` MB written by the W&B SDK (trackers venv); returns its .wandb file. */
+async function makeWandb(dir: string, mb: number): Promise<string> {
+  const find = async (): Promise<string | null> => {
+    if (!existsSync(dir)) return null;
+    // wandb's `latest-run` link leads to the same file: count each file once.
+    const files = new Set<string>();
+    for (const n of await readdir(dir, { recursive: true })) if (String(n).endsWith('.wandb')) files.add(await realpath(join(dir, String(n))));
+    return files.size === 1 ? [...files][0] : null;
+  };
+  const have = await find();
+  if (have) return have;
+  await rm(dir, { recursive: true, force: true });
+  const { venvPython } = await import('../tests/support/peers');
+  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'wandb-big', dir, String(mb)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WANDB_MODE: 'offline' } });
+  const made = await find();
+  if (!made) throw new Error(`the W&B SDK wrote no .wandb file under ${dir}`);
+  return made;
+}
+
+/** An MLflow SQLite store with `rows` metric rows (trackers venv, tests/peers/trackers_peer.py mlflow-big). */
+async function makeMlflow(path: string, rows: number): Promise<void> {
+  const { venvPython } = await import('../tests/support/peers');
+  await rm(path, { force: true });
+  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'mlflow-big', path, String(rows)], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 // ---------------------------------------------------------------- parent
 
 function round(x: number, digits: number): number {
@@ -221,13 +265,14 @@ function round(x: number, digits: number): number {
 function goalOf(r: Row): { goal: string; met: boolean } {
   const rss = r.peak_rss_mb < GOALS.peakRssMb;
   if (r.format === 'tensorboard') return { goal: `≥ ${GOALS.tbScalarsPerS / 1e6}M scalars/s, RSS < ${GOALS.peakRssMb} MB`, met: r.scalars_per_s >= GOALS.tbScalarsPerS && rss };
+  if (r.format === 'mlflow-sqlite') return { goal: `≥ ${GOALS.mlflowRowsPerS / 1e6}M rows/s, RSS < ${GOALS.peakRssMb} MB`, met: r.scalars_per_s >= GOALS.mlflowRowsPerS && rss };
   return { goal: `≥ ${GOALS.textMbPerS} MB/s, RSS < ${GOALS.peakRssMb} MB`, met: r.mb_per_s >= GOALS.textMbPerS && rss };
 }
 
 async function main(): Promise<void> {
   const opts = benchArgs('import', USAGE, {
     json: { type: 'boolean' }, mb: { type: 'string', default: '100' }, scalars: { type: 'string', default: '1000000' },
-    inputs: { type: 'string' }, only: { type: 'string' },
+    inputs: { type: 'string' }, only: { type: 'string' }, 'mlflow-rows': { type: 'string', default: '1000000' },
     child: { type: 'string' }, format: { type: 'string' }, path: { type: 'string' }, 'scalars-hint': { type: 'string' },
   });
   if (opts.child !== undefined) {
@@ -239,6 +284,8 @@ async function main(): Promise<void> {
   if (!(mb > 0)) usageError('import', USAGE, `--mb must be a positive number, got ${opts.mb}`);
   const scalars = Number(opts.scalars);
   if (!Number.isInteger(scalars) || scalars < TB_TAGS) usageError('import', USAGE, `--scalars must be an integer ≥ ${TB_TAGS}, got ${opts.scalars}`);
+  const mlflowRows = Number(opts['mlflow-rows']);
+  if (!Number.isInteger(mlflowRows) || mlflowRows < 100) usageError('import', USAGE, `--mlflow-rows must be an integer ≥ 100, got ${opts['mlflow-rows']}`);
   const only = opts.only === undefined ? [...FORMATS] : opts.only.split(',').map((s) => s.trim());
   for (const f of only) if (!(FORMATS as readonly string[]).includes(f)) usageError('import', USAGE, `--only: unknown format "${f}"; known: ${FORMATS.join(', ')}`);
 
@@ -253,6 +300,11 @@ async function main(): Promise<void> {
       let path: string;
       if (format === 'tensorboard') {
         path = await makeTensorboard(join(dir, `tensorboard-${scalars}`), scalars);
+      } else if (format === 'wandb') {
+        path = await makeWandb(join(dir, `wandb-${mb}MB`), mb);
+      } else if (format === 'mlflow-sqlite') {
+        path = join(dir, `mlflow-${mlflowRows}.db`);
+        if (!existsSync(path)) await makeMlflow(path, mlflowRows);
       } else {
         path = join(dir, `${format}-${mb}MB.${format === 'jsonl' ? 'jsonl' : 'log'}`);
         if (!existsSync(path)) await (format === 'jsonl' ? makeJsonl(path, mb * 1e6) : makeVerlConsole(path, mb * 1e6));
@@ -265,7 +317,8 @@ async function main(): Promise<void> {
     const tsx = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
     for (const { format, path } of inputs) {
       for (const mode of ['import', 'parse'] as const) {
-        const args = [tsx, fileURLToPath(import.meta.url), '--child', mode, '--format', format, '--path', path, '--scalars-hint', String(scalars)];
+        const hint = format === 'mlflow-sqlite' ? mlflowRows : scalars;
+        const args = [tsx, fileURLToPath(import.meta.url), '--child', mode, '--format', format, '--path', path, '--scalars-hint', String(hint)];
         const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } });
         if (r.status !== 0) throw new Error(`${mode} ${format} failed (exit ${r.status}):\n${r.stderr}`);
         const row = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Row;
@@ -275,7 +328,7 @@ async function main(): Promise<void> {
     }
     if (!opts.json) {
       process.stdout.write(`${cpus().length} cores; 1-minute load average at each measurement's end in the last column (above the core count, the wall-clock rates include waiting for a core)\n`);
-      const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'CPU s', 'MB/s', 'scalars/s', 'peak RSS MB', 'goal', 'met', 'load'];
+      const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'CPU s', 'MB/s', 'scalars|rows/s', 'peak RSS MB', 'goal', 'met', 'load'];
       const body = rows.map((r) => {
         const g = goalOf(r);
         return [r.format, r.mode, (r.bytes / 1e6).toFixed(1), String(r.steps), r.seconds.toFixed(2), r.cpu_seconds.toFixed(2), r.mb_per_s.toFixed(1),

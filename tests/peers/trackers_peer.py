@@ -9,6 +9,8 @@
       NaN / ±inf as the strings "NaN" / "Infinity" / "-Infinity".
   python trackers_peer.py wandb-big FILE_DIR MB
       One offline W&B run of about MB megabytes of .wandb (the import benchmark's input).
+  python trackers_peer.py mlflow-big DB ROWS
+      One MLflow run with ROWS metric rows (100 keys a step) in the SQLite store DB (the import benchmark's input).
   python trackers_peer.py read-mlflow URI
       MLflow's own client reads every run of a store: prints JSON {runs: [{name, experiment, params, tags,
       metrics: {key: [[step, value], …]}}]}.
@@ -188,6 +190,44 @@ def write_mlflow(uri, expected, tag):
                 out[run.info.run_id] = {"name": name, "experiment": exp_name, "steps": steps, "params": {k: str(v) for k, v in params.items()}}
 
 
+def mlflow_big(path, rows):
+    """One MLflow run with `rows` metric rows (100 keys per step) in a SQLite store. MLflow's client writes the
+    first 20 000 rows (schema, run, experiment and rows all MLflow's own); the rest are copies of those rows with
+    steps and timestamps shifted, inserted in SQL — MLflow's client takes about 9 minutes per million rows here
+    (one SQLite commit per 1000-metric batch)."""
+    import sqlite3
+    import time
+
+    from mlflow.entities import Metric
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient("sqlite:///" + os.path.abspath(path))
+    exp = client.create_experiment("arl-bench")
+    run = client.create_run(exp, run_name="big")
+    keys = [f"bench/metric_{i:03d}" for i in range(100)]
+    now = int(time.time() * 1000)
+    seed_steps = min(rows, 20000) // len(keys)
+    batch = []
+    for step in range(seed_steps):
+        for i, k in enumerate(keys):
+            batch.append(Metric(k, step * 0.001 + i, now + step, step))
+        if len(batch) >= 1000:
+            client.log_batch(run.info.run_id, metrics=batch)
+            batch = []
+    if batch:
+        client.log_batch(run.info.run_id, metrics=batch)
+    client.set_terminated(run.info.run_id)
+    total_steps = rows // len(keys)
+    db = sqlite3.connect(path)
+    shift = seed_steps
+    while shift < total_steps:
+        n = min(seed_steps, total_steps - shift)
+        db.execute("INSERT INTO metrics (key, value, timestamp, run_uuid, step, is_nan) SELECT key, value + ?, timestamp + ?, run_uuid, step + ?, is_nan FROM metrics WHERE step < ?", (shift * 0.001, shift, shift, n))
+        shift += n
+    db.commit()
+    print(json.dumps({"rows": db.execute("SELECT count(*) FROM metrics").fetchone()[0]}))
+
+
 def read_mlflow(uri):
     from mlflow.tracking import MlflowClient
 
@@ -336,6 +376,8 @@ def main():
             json.dump(expected, f, allow_nan=False)
     elif cmd == "wandb-big":
         wandb_big(os.path.abspath(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "mlflow-big":
+        mlflow_big(sys.argv[2], int(sys.argv[3]))
     elif cmd == "read-mlflow":
         read_mlflow(sys.argv[2])
     elif cmd == "read-wandb":
