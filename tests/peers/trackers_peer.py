@@ -11,6 +11,8 @@
       One offline W&B run of about MB megabytes of .wandb (the import benchmark's input).
   python trackers_peer.py mlflow-big DB ROWS
       One MLflow run with ROWS metric rows (100 keys a step) in the SQLite store DB (the import benchmark's input).
+  python trackers_peer.py slow-write mlflow|trackio TARGET STEPS DELAY
+      A run still being written (one step every DELAY s) into an MLflow SQLite store TARGET or a Trackio dir TARGET.
   python trackers_peer.py read-mlflow URI
       MLflow's own client reads every run of a store: prints JSON {runs: [{name, experiment, params, tags,
       metrics: {key: [[step, value], …]}}]}.
@@ -228,6 +230,35 @@ def mlflow_big(path, rows):
     print(json.dumps({"rows": db.execute("SELECT count(*) FROM metrics").fetchone()[0]}))
 
 
+def slow_write(kind, target, steps, delay):
+    """A run still being written: one step every `delay` seconds into an MLflow SQLite store or a Trackio
+    directory (live-follow tests). Prints "started" once the first step is committed."""
+    import time
+
+    if kind == "mlflow":
+        import mlflow
+
+        mlflow.set_tracking_uri("sqlite:///" + os.path.abspath(target))
+        mlflow.set_experiment("arl-live")
+        with mlflow.start_run(run_name="live"):
+            for step in range(steps):
+                mlflow.log_metrics({k.replace("@", "_at_"): v for k, v in series(0, step).items()}, step=step)
+                if step == 0:
+                    print("started", flush=True)
+                time.sleep(delay)
+    else:
+        os.environ["TRACKIO_DIR"] = os.path.abspath(target)
+        import trackio
+
+        trackio.init(project="arl-live", name="live", config={"algo": "grpo"})
+        for step in range(steps):
+            trackio.log(series(0, step), step=step)
+            if step == 0:
+                print("started", flush=True)
+            time.sleep(delay)
+        trackio.finish()
+
+
 def read_mlflow(uri):
     from mlflow.tracking import MlflowClient
 
@@ -378,6 +409,8 @@ def main():
         wandb_big(os.path.abspath(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "mlflow-big":
         mlflow_big(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "slow-write":
+        slow_write(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "read-mlflow":
         read_mlflow(sys.argv[2])
     elif cmd == "read-wandb":

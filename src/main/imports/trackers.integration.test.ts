@@ -2,8 +2,8 @@
  * The trackers' own Python writers (tests/peers/trackers_peer.py in the `trackers` venv: wandb 0.31 offline,
  * mlflow-skinny 3.18 with both stores, trackio 0.43) write the inputs; the lab reads them back value for value.
  */
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { RunStore } from '../store/runStore';
 import { importTrackerRuns } from './importTrackers';
 import { importLogs } from './importLogs';
 import { LogFollower } from './follow';
+import { TrackerDbFollower } from './followTrackers';
 import { scanTrackers, type TrackerRun } from './trackers';
 import { testCliContext } from '../testing/testContext';
 import importCommand from '../cli/commands/import';
@@ -222,4 +223,56 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
       expect(JSON.parse(c.out().trim())).toMatchObject({ format, steps: expect.any(Number) });
     }
   }, 60_000);
+});
+
+describe('live follow of tracker databases gaining rows (read-only polling)', () => {
+  for (const kind of ['mlflow', 'trackio'] as const) {
+    it(`${kind}: a run written step by step while followed ends as the run a one-shot import of the final database makes`, async () => {
+      const target = join(dir, `live-${kind}${kind === 'mlflow' ? '.db' : ''}`);
+      const dbPath = kind === 'mlflow' ? target : join(target, 'arl-live.db');
+      const child = spawn(venvPython('trackers'), [PEER, 'slow-write', kind, target, '12', '0.4'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+      await new Promise<void>((res, rej) => {
+        child.stdout.on('data', (d: Buffer) => { if (String(d).includes('started')) res(); });
+        void exited.then((code) => rej(new Error(`the writer exited (${code}) before its first step`)));
+      });
+      const store = await RunStore.open(join(dir, `store-live-${kind}`));
+      try {
+        // Trackio writes from a background thread: its database appears a moment after the first log call.
+        let f: TrackerDbFollower | null = null;
+        for (let t0 = Date.now(); f === null; await new Promise((r) => setTimeout(r, 50))) {
+          try {
+            if (existsSync(dbPath)) f = await TrackerDbFollower.start(store, dbPath, { pollMs: 100 });
+          } catch (e) {
+            if (Date.now() - t0 > 15_000) throw e;
+          }
+          if (f === null && Date.now() - t0 > 15_000) throw new Error(`${dbPath} did not appear`);
+        }
+        // Steps show while the writer is still writing, not only when following stops.
+        let done = false;
+        void exited.then(() => (done = true));
+        let seen = 0;
+        while (!done && seen === 0) {
+          const id = Object.values(f.info.runs)[0];
+          if (id) seen = (await store.readMetrics(id)).length;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(seen).toBeGreaterThan(0);
+        expect(await exited).toBe(0);
+        const info = await f.stop();
+        const ids = Object.values(info.runs);
+        expect(ids.length).toBe(1);
+        const followed = await store.readMetrics(ids[0]!);
+        const oneShot = await importTrackerRuns(store, (await scanTrackers(dbPath)).runs);
+        const full = await store.readMetrics(oneShot.runIds[0]);
+        expect(full.length).toBe(12);
+        expect(followed.map((r) => r.step)).toEqual(full.map((r) => r.step));
+        expect(followed).toEqual(full);
+        const rec = (await store.getRun(ids[0]!))!;
+        expect(rec).toMatchObject({ status: 'completed', name: 'live', source: { following: false } });
+      } finally {
+        await store.close();
+      }
+    }, 90_000);
+  }
 });

@@ -141,7 +141,7 @@ function wandbRun(files: WandbFile[], following: boolean): TrackerRun {
 const MLFLOW_MAX = 1.7976931348623157e308;
 
 /** MLflow's stored value back to what was logged: NaN from is_nan, ±inf from ±sys.float_info.max. */
-function mlflowValue(v: number, isNan: number | boolean): number {
+export function mlflowValue(v: number, isNan: number | boolean): number {
   if (isNan) return Number.NaN;
   if (v >= MLFLOW_MAX) return Number.POSITIVE_INFINITY;
   if (v <= -MLFLOW_MAX) return Number.NEGATIVE_INFINITY;
@@ -326,7 +326,7 @@ async function mlflowFileRun(metaPath: string): Promise<TrackerRun | null> {
 // ---------------------------------------------------------------------------------------------------- Trackio
 
 /** Trackio's JSON payload values: numbers, and NaN / ±inf written as strings. */
-function trackioNumbers(o: Record<string, unknown>, out: Record<string, number>, prefix = ''): void {
+export function trackioNumbers(o: Record<string, unknown>, out: Record<string, number>, prefix = ''): void {
   for (const [k, v] of Object.entries(o)) {
     const key = prefix ? `${prefix}/${k}` : k;
     if (typeof v === 'number') out[key] = v;
