@@ -6,6 +6,7 @@
  */
 import type { RunConfig } from '../../core/config/index';
 import { RunStore } from '../store/runStore';
+import { isDiskFull } from '../store/storageErrors';
 import { SessionManager, type TrainingJobs } from '../sessions/sessionManager';
 import { appCommit, appVersion } from '../platform/appInfo';
 import type { RunRecord } from '../../shared/api';
@@ -98,12 +99,20 @@ export async function trainInStore(
     } finally {
       if (timer) clearTimeout(timer);
     }
-    await store.flush(info.runId);
-    const record = await store.getRun(info.runId);
+    await store.flush(info.runId).catch((e: unknown) => {
+      if (!isDiskFull(e)) throw e;
+    });
+    let record = await store.getRun(info.runId);
     if (!record) throw new Error(`run ${info.runId} vanished from the store`);
+    // The record could not take how the run ended (a full disk): the session knows.
+    const outcome = sessions.outcome(info.runId);
+    if (outcome && outcome.error !== null && (record.status !== outcome.status || record.error !== outcome.error)) record = { ...record, status: outcome.status, error: outcome.error };
     return { record, budgetHit: budgetHit && record.status === 'stopped' };
   } finally {
     await sessions.dispose();
-    await store.close();
+    // On a full disk what is left unwritten is said above already.
+    await store.close().catch((e: unknown) => {
+      if (!isDiskFull(e)) throw e;
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { commands } from './commands/index';
+import { isDiskFull } from '../store/storageErrors';
 import { terminalSafe } from './terminalText';
 import { UsageError, type CliContext } from './types';
 import { appVersion } from '../platform/appInfo';
@@ -124,6 +125,11 @@ export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<n
     // user's to fix: one line, no stack trace.
     if (e instanceof Error && (e as { expected?: unknown }).expected === true) {
       stderr.write(`arlarena ${name}: ${e.message}\n`);
+      return 1;
+    }
+    // A full disk is the user's to fix too: which folder, not a stack trace.
+    if (isDiskFull(e)) {
+      stderr.write(`arlarena ${name}: the disk holding the data folder ${ctx.dataDir} is full (no space left on device); free space there or use another --data-dir\n`);
       return 1;
     }
     stderr.write(`arlarena ${name}: ${(e as Error).stack ?? String(e)}\n`);

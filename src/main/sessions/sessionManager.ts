@@ -17,6 +17,7 @@ import type { MetricRecord } from '../../shared/metrics';
 import { toWireRecord } from '../../shared/nonFinite';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 import type { CreateRunInput, RunStore } from '../store/runStore';
+import { diskFullMessage, isDiskFull } from '../store/storageErrors';
 import type { WorkerToHost } from './protocol';
 import { threadWorkerSpawner, type SpawnWorker, type WorkerHandle } from './workerHost';
 
@@ -87,6 +88,8 @@ interface Session {
   /** Stop was asked for: reported at once, while the worker finishes what it is doing. */
   stopping: boolean;
   finished: boolean;
+  /** Why the run ended when its record could not say so (the disk filled up): what waiters and the CLI report. */
+  finalError: string | null;
   waiters: Array<() => void>;
 }
 
@@ -162,7 +165,7 @@ export class SessionManager {
     const s: Session = {
       runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
       pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, phase: null, detail: null, pendingControl: null, flushedStep: 0,
-      elapsedBefore: rec.wallSeconds, runningSince: null, stopping: false, finished: false,
+      elapsedBefore: rec.wallSeconds, runningSince: null, stopping: false, finished: false, finalError: null,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -323,7 +326,7 @@ export class SessionManager {
     s.handle = handle;
     this.startTimer();
     handle.onMessage((m) => {
-      void this.onWorkerMessage(s, m).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+      void this.onWorkerMessage(s, m).catch((e: Error) => this.onStoreError(s, e));
     });
     handle.onExit(({ error }) => {
       if (s.finished) return;
@@ -446,17 +449,52 @@ export class SessionManager {
     this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
   }
 
+  /**
+   * Storing what the worker sent failed. A full disk ends the run (failed, naming the data folder): the worker is
+   * told to stop and the waiters are answered, rather than training on into writes that cannot land and leaving
+   * `train` waiting for ever. Anything else is logged and the run goes on.
+   */
+  private onStoreError(s: Session, e: Error): void {
+    if (!isDiskFull(e)) {
+      console.error(`[sessions] ${s.runId}: ${e.message}`);
+      return;
+    }
+    if (s.finished) return;
+    s.handle?.post({ type: 'stop' });
+    void this.finish(s, 'failed', { error: diskFullMessage(this.store.dataDir, 'storing its metrics') });
+  }
+
+  /** How a run this manager ran ended, with the reason its record may lack (null: not finished here). */
+  outcome(runId: string): { status: RunStatus; error: string | null } | null {
+    const s = this.sessions.get(runId);
+    return s?.finished ? { status: s.status, error: s.finalError } : null;
+  }
+
   private async finish(s: Session, status: RunStatus, extra: Record<string, unknown>): Promise<void> {
     if (s.finished) return;
     s.finished = true;
     const hadHandle = s.handle !== null;
-    await this.flushEvents(s);
+    // A worker that failed on a full disk reports the bare ENOSPC: say which folder is full.
+    if (typeof extra.error === 'string' && isDiskFull(extra.error) && !extra.error.startsWith('the disk holding')) extra = { ...extra, error: diskFullMessage(this.store.dataDir, 'training wrote its files') };
+    s.finalError = (extra.error as string | null | undefined) ?? null;
+    try {
+      await this.flushEvents(s);
+    } catch {
+      // Events only; the record below matters.
+    }
     s.status = status;
     trackRunning(s);
-    await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
-    await this.store.flush(s.runId);
-    await this.store.releaseRun(s.runId);
-    this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
+    try {
+      await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
+      await this.store.flush(s.runId);
+    } catch (e) {
+      // The record cannot be written (the disk is full): the waiters still get the outcome, with the reason; a
+      // later start marks the run interrupted.
+      if (!isDiskFull(e)) console.error(`[sessions] ${s.runId}: its final record could not be written: ${(e as Error).message}`);
+      s.finalError ??= isDiskFull(e) ? diskFullMessage(this.store.dataDir, 'recording how the run ended') : `its final record could not be written: ${(e as Error).message}`;
+    }
+    await this.store.releaseRun(s.runId).catch(() => undefined);
+    this.emitStatus(s, s.finalError);
     this.emit('runs.changed', { runId: s.runId });
     const h = s.handle;
     s.handle = null;
@@ -477,7 +515,7 @@ export class SessionManager {
       const checkStops = tick++ % STOP_POLL_TICKS === 0;
       for (const s of this.sessions.values()) {
         if (s.finished) continue;
-        void this.flushEvents(s).catch((e: Error) => console.error(`[sessions] ${s.runId}: ${e.message}`));
+        void this.flushEvents(s).catch((e: Error) => this.onStoreError(s, e));
         if (checkStops) {
           void this.store.takeStopRequest(s.runId).then((asked) => (asked && !s.finished ? this.stop(s.runId) : undefined)).catch(() => undefined);
         }

@@ -31,6 +31,7 @@ import { pidAlive } from '../platform/process';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
+import { isDiskFull } from './storageErrors';
 import { detectedThroughOf } from '../../shared/detection';
 import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
@@ -209,9 +210,27 @@ export class RunStore {
       await cleanStaleTemps(join(dataDir, 'runs', d.name, CHECKPOINTS_DIR));
     }
     await store.exclusive(async () => {
-      if (await store.syncFromDisk({ repair: false, warnOrphans: true })) await store.locked(async (dirty) => (dirty ? store.writeCatalog() : undefined));
+      if (await store.syncFromDisk({ repair: false, warnOrphans: true })) await store.repairWrite();
     });
     return store;
+  }
+
+  /**
+   * Bring the catalog file up to date after a read found it behind. Reading needs no write: on a full disk the
+   * catalog read is used as it is and a warning says why it was not rewritten.
+   */
+  private async repairWrite(): Promise<void> {
+    try {
+      await this.locked(async (dirty) => (dirty ? this.writeCatalog() : undefined));
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      this.noteDiskFull();
+    }
+  }
+
+  private noteDiskFull(): void {
+    const w = `the disk holding the data folder ${this.dataDir} is full: runs are shown as they are on disk, and nothing can be changed until space is freed`;
+    if (!this.warnings.includes(w)) this.warnings.push(w);
   }
 
   /** Serialise catalog mutations within this process. */
@@ -551,7 +570,7 @@ export class RunStore {
     // Other processes' changes: re-read the catalog if its file changed, and any changed run.json. Only when that
     // finds the catalog file out of date (a writer killed between run.json and runs.json) is it rewritten.
     await this.exclusive(async () => {
-      if (await this.syncFromDisk({ repair: false, warnOrphans: false })) await this.locked(async (dirty) => (dirty ? this.writeCatalog() : undefined));
+      if (await this.syncFromDisk({ repair: false, warnOrphans: false })) await this.repairWrite();
     });
     const search = q.search?.trim().toLowerCase();
     let runs = Object.values(this.db.data.runs).filter((r) => {
@@ -712,16 +731,28 @@ export class RunStore {
       if (!owner && r.status === 'queued') continue;
       out.push({ id: r.id, pid: owner?.pid ?? null });
     }
+    const marked: typeof out = [];
     for (const { id, pid } of out) {
-      await this.updateRun(id, (r) => ({
-        status: 'interrupted', etaSeconds: null,
-        error: r.kind === 'imported'
-          ? `The process that imported this run${pid ? ` (pid ${pid})` : ''} is gone before it finished: the run is incomplete; delete it and import the log again.`
-          : `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`,
-      }));
-      await this.releaseRun(id);
+      const resumable = (await this.checkpointSteps(id).catch(() => [] as number[])).length > 0;
+      try {
+        await this.updateRun(id, (r) => ({
+          status: 'interrupted', etaSeconds: null,
+          error: r.kind === 'imported'
+            ? `The process that imported or followed this run${pid ? ` (pid ${pid})` : ''} is gone before it finished: it holds the steps read until then; import the log again for the rest.`
+            : resumable
+              ? `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`
+              : `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone before its first checkpoint: there is nothing to resume from; \`arlarena resume ${id}\` trains it again from the start.`,
+        }));
+      } catch (e) {
+        // Reading needs no write: on a full disk the run is shown as it was, and a warning says why.
+        if (!isDiskFull(e)) throw e;
+        this.noteDiskFull();
+        break;
+      }
+      await this.releaseRun(id).catch(() => undefined);
+      marked.push({ id, pid });
     }
-    return out;
+    return marked;
   }
 
   /** Ask the live process that trains `id` to stop it (see takeStopRequest). */

@@ -55,8 +55,10 @@ const command: CliCommand = {
       if (timer) clearInterval(timer);
       if (tty) ctx.stderr.write('\n');
       const rec = await store.getRun(run.id);
-      if (v.json) ctx.stdout.write(`${JSON.stringify({ runId: run.id, status, step: rec?.step ?? null, error: rec?.error ?? null })}\n`);
-      else ctx.stdout.write(`${run.id}: ${status} at step ${rec?.step ?? '?'} of ${run.totalSteps}${rec?.error && status === 'failed' ? ` — ${rec.error}` : ''}\n`);
+      // On a full disk the record may not hold why the run ended; the session does.
+      const error = sessions.outcome(run.id)?.error ?? rec?.error ?? null;
+      if (v.json) ctx.stdout.write(`${JSON.stringify({ runId: run.id, status, step: rec?.step ?? null, error })}\n`);
+      else ctx.stdout.write(`${run.id}: ${status} at step ${rec?.step ?? '?'} of ${run.totalSteps}${error && status === 'failed' ? ` — ${error}` : ''}\n`);
       return status === 'completed' || status === 'stopped' ? 0 : 1;
     } finally {
       await sessions.dispose();
