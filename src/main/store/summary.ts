@@ -3,6 +3,7 @@
  * value of a few catalog keys and the best of the success rates (`best/<key>`).
  */
 import type { MetricRecord } from '../../shared/metrics';
+import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../shared/headline';
 
 export const SUMMARY_LAST_KEYS = [
   'episode/success_rate',
@@ -39,6 +40,6 @@ export function foldSummary(summary: RunSummaryValues, rec: MetricRecord): RunSu
 
 /** The number `runs.list` sorts by for `sortBy: 'success'`: validation success if any, else training success. */
 export function successOf(summary: RunSummaryValues): number {
-  const v = summary['val/success_rate'] ?? summary['episode/success_rate'];
-  return typeof v === 'number' ? v : -1;
+  // Scores stand in for success rates on imported runs that log no success (shared/headline.ts).
+  return (headlineOf(summary, VALIDATION_KEYS) ?? headlineOf(summary, TRAIN_SUCCESS_KEYS))?.value ?? -1;
 }

@@ -3,7 +3,10 @@ import type { RunRecord, Series } from '../../shared/api';
 import { NO_BASELINES, baselineCells, type BaselineCell } from './baselines';
 import type { Lab } from './lab.svelte';
 import { indexSeries, mergeIndex, type SeriesIndex } from './compareModel';
-import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
+import { BREAKING_KEYS, DEFAULT_CHART_KEYS } from './metricKeys';
+import { TRAIN_SUCCESS_KEYS } from '../../shared/headline';
+import { METRIC_CATALOG } from '../../shared/metrics';
+import { choosePanels, panelCandidates } from './defaultPanels';
 import { loadChartChoice } from './metricPicker';
 import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
@@ -38,6 +41,15 @@ export class CompareState {
 
   /** The charts last chosen in Compare (lib/metricPicker.ts), else the default dashboard. */
   chartKeys = $state.raw<string[]>(loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
+  /**
+   * What the picker's "Defaults" restores: the lab's dashboard, or for imported runs the panels chosen from
+   * what they logged (lib/defaultPanels.ts).
+   */
+  defaultKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** Every key any compared run logged (runs.metricKeys, as the run view lists them), sorted. */
+  loggedKeys = $state.raw<string[]>([]);
+  /** No chart choice was made in Compare: the panels follow the runs (imported runs: what they logged). */
+  private autoPanels = loadChartChoice('compare') === null;
   // Raw by default (as W&B): half the series to draw on first render; EMA is one click away.
   smoothing = $state<SmoothingMode>('none');
   strength = $state(0.6);
@@ -85,16 +97,37 @@ export class CompareState {
     // draws before the store has downsampled every series. One runs.getMany rather than a runs.get per run: with
     // 8 runs, 9 requests over the browser's 6 connections per host queued the metrics request behind the records.
     const req = firstRequests(ids, this.chartKeys, this.xAxis);
-    const rest = this.wantedKeys().filter((k) => !req.metrics.keys.includes(k));
     const pre = takePrefetched(req);
+    // Every key each run logged, for the picker (and, for imported runs, the default panels): alongside.
+    const keysCall = this.loadLoggedKeys(ids);
     const [recs, seriesRes] = await Promise.all([
       pre ? this.lab.settle('runs.getMany', pre.many) : this.lab.call('runs.getMany', req.many),
       pre ? this.lab.settle('runs.metrics', pre.metrics) : this.lab.call('runs.metrics', req.metrics),
     ]);
-    const series = seriesRes.ok ? seriesRes.value : [];
+    let series = seriesRes.ok ? seriesRes.value : [];
     if (seq !== this.loadSeq) return;
-    this.dataAt = performance.now();
     const records = recs.ok ? recs.value.runs : [];
+    let fetched: readonly string[] = req.metrics.keys;
+    if (this.autoPanels && records.some((r) => r.kind === 'imported')) {
+      // Imported runs log what their framework logs, not the lab's dashboard: chart what they logged (headline
+      // numbers first), leaving out keys that are constant or empty in every run.
+      const logged = await keysCall;
+      if (seq !== this.loadSeq) return;
+      const candidates = panelCandidates(logged, METRIC_CATALOG.map((d) => d.key), DEFAULT_CHART_KEYS);
+      const extra = candidates.filter((k) => !fetched.includes(k));
+      const more = extra.length ? await this.fetchSeries(ids, extra) : [];
+      if (seq !== this.loadSeq) return;
+      series = [...series, ...more];
+      const idx = indexSeries(series);
+      const chosen = choosePanels(candidates, (k) => [...(idx.get(k)?.values() ?? [])]);
+      if (chosen.length > 0) {
+        this.chartKeys = chosen;
+        this.defaultKeys = chosen;
+      }
+      fetched = [...fetched, ...extra];
+    }
+    const rest = this.wantedKeys().filter((k) => !fetched.includes(k));
+    this.dataAt = performance.now();
     this.records = records;
     this.missing = recs.ok ? recs.value.missing : [];
     this.setSeries(series);
@@ -126,6 +159,14 @@ export class CompareState {
     if (recs.ok && seq === this.loadSeq) this.records = recs.value.runs;
   }
 
+  /** The union of the compared runs' logged keys (a run whose keys cannot be read adds none). */
+  private async loadLoggedKeys(ids: readonly string[]): Promise<string[]> {
+    const replies = await Promise.all(ids.map((runId) => this.lab.call('runs.metricKeys', { runId }, { quiet: true })));
+    const keys = uniq(replies.flatMap((r) => (r.ok ? r.value : []))).sort();
+    this.loggedKeys = keys;
+    return keys;
+  }
+
   private async loadBaselines(ids: readonly string[], seq: number): Promise<void> {
     const replies = await Promise.all(ids.map((runId) => this.lab.call('runs.baselines', { runId }, { quiet: true })));
     if (seq !== this.loadSeq) return;
@@ -133,7 +174,7 @@ export class CompareState {
   }
 
   private wantedKeys(): string[] {
-    return uniq([...this.chartKeys, SUCCESS_KEY, ...BREAKING_KEYS]);
+    return uniq([...this.chartKeys, ...TRAIN_SUCCESS_KEYS, ...BREAKING_KEYS]);
   }
 
   private async fetchSeries(ids: readonly string[], keys: readonly string[] = this.wantedKeys()): Promise<Series[]> {
@@ -161,6 +202,7 @@ export class CompareState {
   }
 
   async setChartKeys(keys: string[]): Promise<void> {
+    this.autoPanels = false;
     this.chartKeys = keys;
     await this.reloadSeries();
   }

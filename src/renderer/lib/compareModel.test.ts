@@ -119,6 +119,15 @@ describe('summaryRows', () => {
     const rows = summaryRows([synthetic, never, checked], idx, 0.5);
     expect(rows.map((r) => [r.checkedThrough, r.verdict.level])).toEqual([[null, 'unchecked'], [null, 'unchecked'], [4, 'stable']]);
   });
+  it('reads Final and Best success of a run that logs a task score and no success rate (an imported verl run) from episode/score_mean', () => {
+    const verl = { ...rec('v', 'gae'), kind: 'imported' as const };
+    const idx = indexSeries([ser('v', 'episode/score_mean', [0.301, 0.5, 0.874, 0.93]), ser('a', 'episode/success_rate', [0.2, 0.4]), ser('a', 'episode/score_mean', [0.9, 0.95])]);
+    const [v, a] = summaryRows([verl, rec('a', 'sampo')], idx, 0.5);
+    expect([v.successKey, v.success.final, v.success.best, v.success.bestStep]).toEqual(['episode/score_mean', 0.93, 0.93, 3]);
+    expect(v.stepsToThreshold).toBe(1);
+    // A run that logs a success rate keeps it, whatever else it logs.
+    expect([a.successKey, a.success.final]).toEqual(['episode/success_rate', 0.4]);
+  });
   it('counts a non-finite gradient norm as a collapse', () => {
     const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
     expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');

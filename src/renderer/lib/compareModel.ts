@@ -8,7 +8,8 @@ import { PALETTE, type AlertMark, type BandInput, type LineInput } from './chart
 import { bandStats, clipBand, groupRuns, type BandKind } from './grouping';
 import { smooth, type SmoothingMode } from './smoothing';
 import { headline, stepsToThreshold, verdict, type Headline, type Verdict } from './summary';
-import { BREAKING_KEYS, SUCCESS_KEY } from './metricKeys';
+import { BREAKING_KEYS } from './metricKeys';
+import { TRAIN_SUCCESS_KEYS, headlineKey } from '../../shared/headline';
 
 export interface CompareOptions {
   readonly smoothing: SmoothingMode;
@@ -155,6 +156,8 @@ export interface SummaryRow {
   readonly name: string;
   readonly color: string;
   readonly success: Headline;
+  /** The key `success` is read from: episode/success_rate, or episode/score_mean for a run that logs scores. */
+  readonly successKey: string;
   readonly stepsToThreshold: number | null;
   readonly alerts: { critical: number; warning: number; info: number };
   /** The last step the collapse detector has checked; null: never (the alert counts then say nothing). */
@@ -173,7 +176,9 @@ function episodesPerStep(config: Record<string, unknown>): number | null {
 export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, threshold: number, groupBy = ''): SummaryRow[] {
   const colors = runColors(runs, groupBy);
   return runs.map((r, i) => {
-    const s = index.get(SUCCESS_KEY)?.get(r.id);
+    // Success rate where the run logged one, else its task score (an imported verl / TRL run): shared/headline.ts.
+    const successKey = headlineKey(TRAIN_SUCCESS_KEYS, (k) => index.get(k)?.get(r.id)?.y.some((v) => v !== null && Number.isFinite(v)) ?? false);
+    const s = index.get(successKey)?.get(r.id);
     const success = s ? { steps: s.steps, y: s.y } : { steps: [], y: [] };
     const nonFiniteSteps: number[] = [];
     for (const k of BREAKING_KEYS) {
@@ -191,6 +196,7 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       name: r.name,
       color: colors.get(r.id) ?? runColor(i),
       success: headline(success),
+      successKey,
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
       checkedThrough,

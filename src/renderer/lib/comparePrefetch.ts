@@ -4,7 +4,8 @@
  */
 import type { ApiInput, ApiOutput, ArlArenaApi } from '../../shared/api';
 import type { Result } from '../../shared/result';
-import { BREAKING_KEYS, DEFAULT_CHART_KEYS, SUCCESS_KEY } from './metricKeys';
+import { BREAKING_KEYS, DEFAULT_CHART_KEYS } from './metricKeys';
+import { TRAIN_SUCCESS_KEYS } from '../../shared/headline';
 import { loadChartChoice } from './metricPicker';
 import { uniq } from './collections';
 
@@ -25,9 +26,9 @@ export interface StartedRequests {
   readonly metrics: Promise<Result<ApiOutput<'runs.metrics'>>>;
 }
 
-/** Every record, and the first screen's metrics plus what the summary needs (success, breakage keys). */
+/** Every record, and the first screen's metrics plus what the summary needs (success or score, breakage keys). */
 export function firstRequests(ids: readonly string[], chartKeys: readonly string[], xAxis: XAxisName): FirstRequests {
-  const keys = uniq([...chartKeys.slice(0, FIRST_SCREEN_CHARTS), SUCCESS_KEY, ...BREAKING_KEYS]);
+  const keys = uniq([...chartKeys.slice(0, FIRST_SCREEN_CHARTS), ...TRAIN_SUCCESS_KEYS, ...BREAKING_KEYS]);
   return { many: { runIds: [...ids] }, metrics: { runIds: [...ids], keys, xAxis, maxPoints: COMPARE_MAX_POINTS } };
 }
 

@@ -20,12 +20,31 @@ export interface PickerGroup {
   readonly total: number;
 }
 
-/** Whether every word of `query` is in the key or its label (case-insensitive). */
-export function matches(key: string, label: string, query: string): boolean {
+/**
+ * The search as a regular expression (case-insensitive), as W&B's and TensorBoard's panel filters read it: `/re/`
+ * or any query that compiles; null when it does not compile (then it is only searched for as words).
+ */
+export function queryRegex(query: string): RegExp | null {
+  const q = query.trim();
+  if (q === '') return null;
+  const body = q.length > 2 && q.startsWith('/') && q.endsWith('/') ? q.slice(1, -1) : q;
+  try {
+    return new RegExp(body, 'i');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether every word of `query` is in the key or its label (case-insensitive), or the query read as a regular
+ * expression matches the key or its label (`timing_s/.*gen`, `^critic/v`, `mfu|throughput`).
+ */
+export function matches(key: string, label: string, query: string, re: RegExp | null = queryRegex(query)): boolean {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const hay = `${key} ${label}`.toLowerCase();
-  return words.every((w) => hay.includes(w));
+  if (words.every((w) => hay.includes(w))) return true;
+  return re !== null && (re.test(key) || re.test(label));
 }
 
 /**
@@ -45,9 +64,10 @@ export function pickerGroups(keys: readonly string[], charted: ReadonlySet<strin
     list.push(k);
   }
   const out: PickerGroup[] = [];
+  const re = queryRegex(query);
   for (const ns of order) {
     const list = all.get(ns)!;
-    const hit = list.filter((k) => matches(k, label(k), query));
+    const hit = list.filter((k) => matches(k, label(k), query, re));
     if (hit.length === 0) continue;
     out.push({ ns, keys: hit, charted: list.filter((k) => charted.has(k)).length, total: list.length });
   }
@@ -70,7 +90,7 @@ export function toggledGroup(keys: readonly string[], group: readonly string[], 
 export type PickerView = 'run' | 'compare';
 
 const STORAGE_KEY = (view: PickerView) => `arlarena.charts.${view}`;
-/** More than the catalog holds: a stored list longer than this is not ours. */
+/** More than any run logs: a stored list longer than this is not ours. */
 const MAX_KEYS = 500;
 
 type KeyStore = Pick<Storage, 'getItem' | 'setItem'>;

@@ -7,7 +7,8 @@ import { appendRecords, fromStored, type LiveSeries } from './liveSeries';
 import { DEFAULT_CHART_KEYS, VAL_SUCCESS_KEY } from './metricKeys';
 import { importedChartKeys } from './importedRun';
 import { grownKeys, unionKeys } from './coverageRefresh';
-import { metricDef } from '../../shared/metrics';
+import { METRIC_CATALOG, metricDef } from '../../shared/metrics';
+import { choosePanels, panelCandidates } from './defaultPanels';
 
 const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
 
@@ -21,6 +22,8 @@ export class RunDetail {
    */
   availableKeys = $state.raw<string[]>([]);
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** What the picker's "Defaults" restores: the dashboard, or an imported run's panels chosen from what it logged. */
+  defaultKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
   /** The charts' first series arrived: slower, optional work (the detector's dry check) may start. */
   seriesLoaded = $state(false);
   /** Bumped when a new trajectory is stored, so the viewer can offer the latest one. */
@@ -64,8 +67,36 @@ export class RunDetail {
     const keysRes = await keysCall;
     // Union: live records may have arrived (and grown the set) while the store's keys were being read.
     if (keysRes.ok) this.availableKeys = unionKeys(this.availableKeys, keysRes.value) ?? this.availableKeys;
-    if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
-    await this.loadSeries();
+    if (this.imported && this.availableKeys.length > 0) await this.loadImportedPanels();
+    else {
+      if (this.imported) this.chartKeys = this.importedCharts(this.availableKeys);
+      await this.loadSeries();
+    }
+  }
+
+  /**
+   * An imported run's charts, chosen from what it logged: its candidates' series are fetched in one request and
+   * the constant or empty ones left out (lib/defaultPanels.ts; the same choice Compare makes).
+   */
+  private async loadImportedPanels(): Promise<void> {
+    const candidates = panelCandidates(this.availableKeys, METRIC_CATALOG.map((d) => d.key), DEFAULT_CHART_KEYS);
+    const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: candidates, xAxis: 'step', maxPoints: 2000 });
+    if (!res.ok) {
+      this.chartKeys = this.importedCharts(this.availableKeys);
+      await this.loadSeries();
+      return;
+    }
+    const got = res.value;
+    const chosen = choosePanels(candidates, (k) => got.filter((s) => s.key === k));
+    if (chosen.length === 0) {
+      this.chartKeys = this.importedCharts(this.availableKeys);
+      await this.loadSeries();
+      return;
+    }
+    this.chartKeys = chosen;
+    this.defaultKeys = chosen;
+    this.series = fromStored(res.value.filter((s) => chosen.includes(s.key)));
+    this.seriesLoaded = true;
   }
 
   /** The running seconds of this run's session, when it is active in this app. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { COLUMNS_STORAGE_KEY, filterRuns, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
+import { COLUMNS_STORAGE_KEY, filterRuns, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runSuccess, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
@@ -76,10 +76,20 @@ describe('seed, short id, validation and ETA columns (issue 18)', () => {
     const all = runValSuccess(run({ id: 'o', summary: { 'val/success_rate': 1, 'val/episodes': 16 } }));
     expect(all?.hi).toBe(1);
     const noN = runValSuccess(run({ id: 'n', summary: { 'val/success_rate': 0.5 } }));
-    expect(noN).toEqual({ rate: 0.5, lo: null, hi: null, n: null });
+    expect(noN).toEqual({ rate: 0.5, key: 'val/success_rate', lo: null, hi: null, n: null });
     expect(fmtValSuccess(noN)).toBe('50.0 %');
     expect(runValSuccess(run({ id: 't', summary: { 'episode/success_rate': 0.5 } }))).toBeNull();
     expect(fmtValSuccess(null)).toBe('—');
+  });
+
+  it('an imported verl run (scores, no success rates) gets its validation and training headline from val/score_mean and episode/score_mean', () => {
+    // What the store folds for play-verl_verl_qwen2_7b_min.log: val-core/openai/gsm8k/reward/mean@1 → val/score_mean.
+    const verl = run({ id: 'verl', kind: 'imported', summary: { 'episode/score_mean': 0.93, 'val/score_mean': 0.821, 'best/val/score_mean': 0.874 } });
+    expect(runValSuccess(verl)).toEqual({ rate: 0.821, key: 'val/score_mean', lo: null, hi: null, n: null });
+    expect(fmtValSuccess(runValSuccess(verl))).toBe('82.1 %');
+    expect(runSuccess(verl)).toBe(0.93);
+    // A run with both keeps its success rates.
+    expect(runSuccess(run({ id: 'lab', summary: { 'episode/success_rate': 0.5, 'episode/score_mean': 0.7 } }))).toBe(0.5);
   });
 
   it('valMode says greedy at temperature 0, sampled with its temperature above, nothing when unknown', () => {

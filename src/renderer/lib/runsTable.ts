@@ -1,6 +1,7 @@
 /** Filtering and sorting of the runs table (client side: the list is small and the view must feel instant). */
 import type { RunStatus, RunSummary } from '../../shared/api';
 import { VAL_SUCCESS_KEY } from './metricKeys';
+import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../shared/headline';
 
 export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt' | `summary:${string}`;
 
@@ -59,10 +60,12 @@ export interface RunFilter {
 
 export const SUCCESS_KEY = 'episode/success_rate';
 
-/** The success figure shown for a run: the latest training success rate from its summary. */
+/**
+ * The success figure shown for a run: the latest training success rate from its summary, else (an imported
+ * verl / TRL run, which logs scores) its latest task score (shared/headline.ts, as `arlarena show` prints).
+ */
 export function runSuccess(r: RunSummary): number | null {
-  const v = r.summary[SUCCESS_KEY];
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  return headlineOf(r.summary, TRAIN_SUCCESS_KEYS)?.value ?? null;
 }
 
 export const VAL_EPISODES_KEY = 'val/episodes';
@@ -74,6 +77,8 @@ const Z95 = 1.959963984540054;
 
 export interface ValSuccess {
   readonly rate: number;
+  /** The key it is from: val/success_rate, or val/score_mean for a run that logs a validation score. */
+  readonly key: string;
   /** 95 % Wilson interval; null when the record has no episode count to size it. */
   readonly lo: number | null;
   readonly hi: number | null;
@@ -85,15 +90,18 @@ export interface ValSuccess {
  * prints it), n from the last `val/episodes`. Null when the run never validated.
  */
 export function runValSuccess(r: RunSummary): ValSuccess | null {
-  const p = r.summary[VAL_SUCCESS_KEY];
-  if (typeof p !== 'number' || !Number.isFinite(p)) return null;
-  const n = r.summary[VAL_EPISODES_KEY];
-  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || p < 0 || p > 1) return { rate: p, lo: null, hi: null, n: null };
+  const hit = headlineOf(r.summary, VALIDATION_KEYS);
+  if (!hit) return null;
+  const p = hit.value;
+  const key = hit.key;
+  // A validation score (verl's mean@1) is no share of episodes: no binomial interval for it.
+  const n = key === VAL_SUCCESS_KEY ? r.summary[VAL_EPISODES_KEY] : null;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || p < 0 || p > 1) return { rate: p, key, lo: null, hi: null, n: null };
   const z2 = Z95 * Z95;
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { rate: p, lo: p === 0 ? 0 : Math.max(0, centre - half), hi: p === 1 ? 1 : Math.min(1, centre + half), n };
+  return { rate: p, key, lo: p === 0 ? 0 : Math.max(0, centre - half), hi: p === 1 ? 1 : Math.min(1, centre + half), n };
 }
 
 /** "41.5 % [34.9–48.4]" or "41.5 %" without n; "—" when the run never validated. */

@@ -3,6 +3,7 @@
  * (demo data for the UI and its benchmarks).
  */
 import { RunStatus, type RunRecord } from '../../../shared/api';
+import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../../shared/headline';
 import type { SyntheticShape } from '../../../core/stability/synthetic';
 import { RunStore } from '../../store/runStore';
 import { writeSyntheticRun } from '../../store/synthetic';
@@ -134,7 +135,7 @@ const command: CliCommand = {
     }
     const rows = runs.map((r) => [
       r.id, r.status, `${r.step}/${r.totalSteps}`, r.env, r.preset,
-      fmtNum(r.summary['val/success_rate'] ?? r.summary['episode/success_rate'], true),
+      fmtNum((headlineOf(r.summary, VALIDATION_KEYS) ?? headlineOf(r.summary, TRAIN_SUCCESS_KEYS))?.value, true),
       // A run the detector never read has no alerts for want of looking (`arlarena check RUN --save` reads it).
       r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : r.detectedThrough === null ? 'not checked' : '–', r.name,
     ]);

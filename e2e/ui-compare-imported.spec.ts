@@ -1,0 +1,183 @@
+/**
+ * Compare on imported verl runs, as a researcher who reads them in W&B every day would:
+ * - every key any compared run logged is in Compare's metric picker, grouped by namespace, found by a substring
+ *   ("explained" → critic/vf_explained_var) or a regular expression (`^timing_s/`), and charted with data;
+ * - the summary table has the runs' headline numbers (Final / Best from the task score, Validation from
+ *   val/score_mean, which verl's val-core/…/mean@1 maps to), and the runs table has them too;
+ * - the default panels are chosen from what the runs logged: the validation score first, never the constant KL
+ *   coefficient or an LR logged as 0;
+ * - a panel none of the runs has data for says "No data in these runs".
+ * On the shared real logs (two verl Qwen2-7B console logs) where ../shared/data/real-runs is present; otherwise
+ * on two small verl console logs written here in the same format. Screenshots (light and dark):
+ * test-results/ui-compare-imported-*.png.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realRun } from '../tests/support/realRuns';
+import { launchBrowser, screenshot } from './support/browser';
+import { ROOT, startLab, type Lab } from './support/lab';
+import { waitUntil } from './uiHelpers';
+
+const REAL = [realRun('verl-console/play-verl_verl_qwen2_7b_min.log'), realRun('verl-console/play-verl_verl_qwen2_7b_recommended.log')];
+const onReal = REAL.every((p) => p !== null);
+
+/** A verl console log in the format verl prints (one `step:N - key:value …` line per step), validation every 5 steps. */
+function verlLog(steps: number, seed: number): string {
+  const lines = ['(main_task pid=1) {"actor_rollout_ref": {"actor": {"optim": {"lr": 1e-06}}}, "algorithm": {"adv_estimator": "gae"}}'];
+  for (let s = 1; s <= steps; s++) {
+    const score = Math.min(0.95, 0.2 + (0.7 * s) / steps + 0.01 * seed);
+    const kv: [string, number][] = [
+      ['actor/entropy_loss', 0.3 - 0.01 * s], ['actor/pg_loss', 0.02 * Math.sin(s + seed)], ['actor/kl_coef', 0.001], ['actor/lr', 0],
+      ['actor/grad_norm', 2 + ((s * 7 + seed) % 5) / 3], ['critic/score/mean', score], ['critic/vf_loss', 1 / s], ['critic/vf_explained_var', -5 + 0.2 * s],
+      ['response_length/mean', 150 + 3 * s], ['timing_s/gen', 30 + (s % 4)], ['timing_s/update_actor', 12 + (s % 3)], ['perf/mfu/actor', 0.3 + 0.001 * s],
+    ];
+    if (s % 5 === 0) kv.push(['val-core/openai/gsm8k/reward/mean@1', Math.min(0.9, score - 0.05)]);
+    lines.push(`(main_task pid=1) step:${s} - ${kv.map(([k, v]) => `${k}:${v.toFixed(4)}`).join(' - ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+let work = '';
+let lab: Lab;
+let browser: Browser;
+let ids: string[] = [];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'arlarena-compare-imported-e2e-'));
+  const dataDir = join(work, 'data');
+  const files = onReal ? (REAL as string[]) : [1, 2].map((seed) => {
+    const f = join(work, `verl-fixture-${seed}.log`);
+    writeFileSync(f, verlLog(20 + seed * 5, seed));
+    return f;
+  });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
+  ids = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
+  expect(ids).toHaveLength(2);
+  lab = await startLab({ dataDir });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function open(path: string): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  return { page, problems };
+}
+
+async function openCompare(): Promise<{ page: Page; problems: string[] }> {
+  const o = await open(`/?view=compare&runs=${ids.join(',')}`);
+  await o.page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+  return o;
+}
+
+const chartKeys = (page: Page) => page.locator('[data-testid="compare"] .chart-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-metric') ?? ''));
+
+describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qwen2-7B console logs' : 'NOT the shared real logs (../shared/data/real-runs is absent): two verl console logs written by the test'})`, () => {
+  it('lists every logged key, grouped by namespace, searchable by substring and regex, and charts one the catalog lacks', async () => {
+    const { page, problems } = await openCompare();
+    await page.click('[data-testid="metric-picker-toggle"]');
+    const picker = page.locator('[data-testid="metric-picker"]');
+    await waitUntil('the logged keys in the picker', async () => (await picker.locator('input[data-key="critic/vf_explained_var"]').count()) === 1, 20_000);
+    // Grouped by namespace, the runs' own namespaces included.
+    for (const ns of ['critic', 'timing_s', 'actor']) expect(await picker.locator(`[data-testid="metric-group"][data-ns="${ns}"]`).count()).toBe(1);
+    const search = page.locator('[data-testid="metric-search"]');
+    await search.fill('explained');
+    expect(await picker.locator('input[data-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')))).toEqual(['critic/vf_explained_var']);
+    await search.fill('^timing_s/');
+    const timing = await picker.locator('input[data-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
+    expect(timing.length).toBeGreaterThan(1);
+    expect(timing.every((k) => k.startsWith('timing_s/'))).toBe(true);
+    // Chart the explained variance: a chart with a line per run and no "no data" note.
+    await search.fill('explained');
+    await picker.locator('input[data-key="critic/vf_explained_var"]').check();
+    const card = page.locator('[data-testid="compare"] .chart-card[data-metric="critic/vf_explained_var"]');
+    await card.waitFor({ timeout: 20_000 });
+    // Charts below the first screen draw when scrolled to.
+    await card.scrollIntoViewIfNeeded();
+    await waitUntil('the explained-variance chart to draw', async () => (await card.locator('.chart').getAttribute('data-rendered')) === 'true' && (await page.locator('[data-testid="compare-loading"]').count()) === 0, 30_000);
+    expect(await card.getAttribute('data-empty')).toBeNull();
+    for (const dark of [false, true]) {
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, `ui-compare-imported-any-key-${dark ? 'dark' : 'light'}`);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows headline numbers from what the runs logged and opens on panels with data', async () => {
+    const { page, problems } = await openCompare();
+    const rows = page.locator('[data-testid="summary-table"] tbody tr');
+    expect(await rows.count()).toBe(2);
+    for (let i = 0; i < 2; i++) {
+      for (const col of ['final', 'best', 'validation']) {
+        const text = (await rows.nth(i).locator(`td[data-col="${col}"]`).innerText()).trim();
+        expect(text, `${col} of run ${i}`).toMatch(/^\d+(\.\d)? %/);
+      }
+    }
+    if (onReal) {
+      // play-verl_verl_qwen2_7b_min.log: the last val-core/openai/gsm8k/reward/mean@1 is 0.821 (as `show` prints), the last score 0.93.
+      const minRow = rows.filter({ hasText: 'qwen2_7b_min' });
+      expect((await minRow.locator('td[data-col="validation"]').innerText()).trim()).toMatch(/^82\.1 %/);
+      expect((await minRow.locator('td[data-col="final"]').innerText()).trim()).toBe('93.0 %');
+    }
+    const keys = await chartKeys(page);
+    expect(keys[0]).toBe('val/score_mean');
+    expect(keys).toContain('episode/score_mean');
+    // Config echoes are no panels: a constant KL coefficient, an LR printed as 0.
+    expect(keys).not.toContain('actor/kl_coef');
+    expect(keys).not.toContain('actor/lr');
+    expect(await page.locator('[data-testid="compare"] .chart-card[data-empty="true"]').count()).toBe(0);
+    for (const dark of [false, true]) {
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await screenshot(page, `ui-compare-imported-defaults-${dark ? 'dark' : 'light'}`);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says "No data in these runs" on a panel none of them logged', async () => {
+    const { page, problems } = await openCompare();
+    await page.click('[data-testid="metric-picker-toggle"]');
+    // The lab's success rate: no verl run logs it; charted through the saved choice the picker writes.
+    await page.locator('[data-testid="metric-search"]').fill('score');
+    await page.evaluate(() => localStorage.setItem('arlarena.charts.compare', JSON.stringify(['episode/success_rate', 'episode/score_mean'])));
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    const empty = page.locator('[data-testid="compare"] .chart-card[data-metric="episode/success_rate"]');
+    await waitUntil('the empty panel note', async () => (await empty.getAttribute('data-empty')) === 'true', 20_000);
+    expect(await empty.locator('[data-testid="no-data"]').innerText()).toMatch(/No data in these runs/);
+    expect(await page.locator('[data-testid="compare"] .chart-card[data-metric="episode/score_mean"]').getAttribute('data-empty')).toBeNull();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('the runs table shows the validation and training headline of each imported run', async () => {
+    const { page, problems } = await open('/?view=runs');
+    for (const id of ids) {
+      const row = page.locator(`tr[data-run-id="${id}"]`);
+      await row.waitFor({ timeout: 20_000 });
+      expect((await row.locator('td[data-col="validation"]').innerText()).trim()).toMatch(/^\d+(\.\d)? %/);
+      expect((await row.locator('td[data-col="train-success"]').innerText()).trim()).toMatch(/^\d+(\.\d)? %/);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
