@@ -46,17 +46,26 @@ export class TrackerDbFollower {
   private polling: Promise<void> | null = null;
   private stopped = false;
   private error: Error | null = null;
+  private lastChange = Date.now();
+  private resolveDone!: (i: TrackerFollowInfo) => void;
+  private rejectDone!: (e: Error) => void;
+  /** Settles when following stops (stop(), or --until-idle seconds without new rows). */
+  readonly done: Promise<TrackerFollowInfo> = new Promise((res, rej) => {
+    this.resolveDone = res;
+    this.rejectDone = rej;
+  });
+  private stopping: Promise<TrackerFollowInfo> | null = null;
 
   private constructor(
     private readonly store: RunStore,
     readonly path: string,
     readonly format: 'mlflow-sqlite' | 'trackio',
     private readonly byRunId: boolean,
-    private readonly opts: { pollMs: number; registry: FormatRegistry; tags: readonly string[] },
+    private readonly opts: { pollMs: number; registry: FormatRegistry; tags: readonly string[]; idleSeconds?: number },
   ) {}
 
   /** Starts following `path` (a database with MLflow's or Trackio's tables); refuses anything else. */
-  static async start(store: RunStore, path: string, opts: { pollMs?: number; registry?: FormatRegistry; tags?: readonly string[] } = {}): Promise<TrackerDbFollower> {
+  static async start(store: RunStore, path: string, opts: { pollMs?: number; registry?: FormatRegistry; tags?: readonly string[]; idleSeconds?: number } = {}): Promise<TrackerDbFollower> {
     const db = openReadOnly(path);
     let kind: 'mlflow-sqlite' | 'trackio' | null;
     let byRunId = true;
@@ -68,7 +77,7 @@ export class TrackerDbFollower {
       db.close();
     }
     if (kind === null) throw new ImportError('UNKNOWN_FORMAT', `${path} is a SQLite database without MLflow's or Trackio's tables; nothing to follow`);
-    const f = new TrackerDbFollower(store, path, kind, byRunId, { pollMs: opts.pollMs ?? 1000, registry: opts.registry ?? defaultRegistry, tags: opts.tags ?? [] });
+    const f = new TrackerDbFollower(store, path, kind, byRunId, { pollMs: opts.pollMs ?? 1000, registry: opts.registry ?? defaultRegistry, tags: opts.tags ?? [], ...(opts.idleSeconds !== undefined ? { idleSeconds: opts.idleSeconds } : {}) });
     await f.poll();
     f.schedule();
     return f;
@@ -80,7 +89,12 @@ export class TrackerDbFollower {
       this.polling = this.poll().catch((e: unknown) => {
         this.error = e instanceof Error ? e : new Error(String(e));
       });
-      void this.polling.then(() => this.schedule());
+      void this.polling.then(() => {
+        const idle = this.opts.idleSeconds;
+        if (this.error) void this.stop().catch(() => undefined);
+        else if (idle !== undefined && Date.now() - this.lastChange > idle * 1000) void this.stop().catch(() => undefined);
+        else this.schedule();
+      });
     }, this.opts.pollMs);
   }
 
@@ -148,6 +162,7 @@ export class TrackerDbFollower {
     } finally {
       db.close();
     }
+    if (rows > 0) this.lastChange = Date.now();
     // Quiet: the writer added nothing since the last poll, so the newest step of each run is as complete as it
     // will be for now.
     if (rows === 0) {
@@ -177,11 +192,29 @@ export class TrackerDbFollower {
   }
 
   /** Stops polling, reads what is left, and completes every lab run. */
-  async stop(): Promise<TrackerFollowInfo> {
+  stop(): Promise<TrackerFollowInfo> {
+    this.stopping ??= this.finishAll().then(
+      (i) => {
+        this.resolveDone(i);
+        return i;
+      },
+      (e: unknown) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.rejectDone(err);
+        throw err;
+      },
+    );
+    return this.stopping;
+  }
+
+  private async finishAll(): Promise<TrackerFollowInfo> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.polling;
-    if (this.error) throw this.error;
+    if (this.error) {
+      for (const f of this.runs.values()) await f.writer.fail(`following stopped: ${this.error.message}`, this.meta(f));
+      throw this.error;
+    }
     await this.poll();
     await this.poll(); // a quiet poll sends the last pending steps
     const sha = [await sha256File(this.path)];

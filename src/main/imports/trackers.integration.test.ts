@@ -19,6 +19,7 @@ import { scanTrackers, type TrackerRun } from './trackers';
 import { testCliContext } from '../testing/testContext';
 import importCommand from '../cli/commands/import';
 import exportCommand from '../cli/commands/export';
+import followCommand from '../cli/commands/follow';
 
 const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
 
@@ -217,6 +218,12 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
       await store.close();
     }
     expect(swiftId).not.toBe('');
+    const d = testCliContext(join(dir, 'cli-follow'));
+    expect(await followCommand.run([join(dir, 'mlflow.db'), '--until-idle', '0.5', '--poll-ms', '100', '--json'], d.ctx)).toBe(0);
+    const events = d.out().trim().split('\n').map((l) => JSON.parse(l) as { event: string; runIds?: string[]; format?: string });
+    expect(events[0]).toMatchObject({ event: 'started', format: 'mlflow-sqlite' });
+    expect(events.at(-1)).toMatchObject({ event: 'stopped', steps: 24 });
+    expect(events.at(-1)?.runIds?.length).toBe(3);
     for (const format of ['wandb', 'mlflow']) {
       const c = testCliContext(data);
       expect(await exportCommand.run([r.runIds[0], '--format', format, '--out', join(dir, `cli-${format}`), '--json'], c.ctx)).toBe(0);

@@ -1,6 +1,9 @@
 /** `arlarena follow PATH` — tail a training log that is still being written into a live imported run. */
 import { ImportError } from '../../imports/importLogs';
 import { LogFollower } from '../../imports/follow';
+import { readHead } from '../../imports/files';
+import { TrackerDbFollower } from '../../imports/followTrackers';
+import { isSqlite } from '../../imports/sqliteReadOnly';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
@@ -15,6 +18,8 @@ const USAGE = `Usage: arlarena follow PATH [--format F] [--name N] [--tags T] [-
   stored are recognised and not stored twice. A restarted training process that writes its own steps again
   (from 0, or from a checkpoint) ends the current run and continues in a new linked run "<name> (restart 2)",
   so two attempts are never mixed in one curve. A source holding several runs (a W&B CSV) follows its first.
+  A W&B run's growing .wandb file is followed like a log. A tracker's SQLite database (MLflow's mlflow.db,
+  a Trackio <project>.db) is polled read-only for new rows: one lab run per tracker run, new runs included.
   --format F        force the format (see \`arlarena import --help\`)
   --name N          run name (default: the file or folder name)
   --tags T          comma-separated tags
@@ -47,6 +52,39 @@ const command: CliCommand = {
     const tags = v.tags === undefined ? undefined : [...new Set(v.tags.split(',').map((t) => t.trim()).filter((t) => t.length > 0))];
     const out = (o: Record<string, unknown>, text: string) => ctx.stdout.write(v.json ? `${JSON.stringify(o)}\n` : `${text}\n`);
     const store = await openStore(ctx);
+    let head: Uint8Array | null = null;
+    try {
+      head = await readHead(pos[0], 16);
+    } catch {
+      head = null; // a folder, or not there: LogFollower says which
+    }
+    if (head !== null && isSqlite(head) && v.format === undefined) {
+      let db: TrackerDbFollower;
+      try {
+        db = await TrackerDbFollower.start(store, pos[0], { tags, pollMs, idleSeconds: idle });
+      } catch (e) {
+        await store.close();
+        if (e instanceof ImportError) {
+          ctx.stderr.write(`arlarena follow: refused: ${e.message}\n`);
+          return 1;
+        }
+        throw e;
+      }
+      out({ event: 'started', format: db.format, path: pos[0] }, `following ${db.format} database ${pos[0]} (Ctrl-C to stop)`);
+      const stopDb = () => void db.stop().catch(() => undefined);
+      process.once('SIGINT', stopDb);
+      process.once('SIGTERM', stopDb);
+      try {
+        const info = await db.done;
+        const ids = Object.values(info.runs).filter((x): x is string => x !== null);
+        out({ event: 'stopped', ...info, runIds: ids }, `stopped: ${ids.length} run${ids.length === 1 ? '' : 's'} (${ids.join(', ')}), ${info.steps} steps stored`);
+        return 0;
+      } finally {
+        process.removeListener('SIGINT', stopDb);
+        process.removeListener('SIGTERM', stopDb);
+        await store.close();
+      }
+    }
     let follower: LogFollower;
     try {
       follower = await LogFollower.start(store, pos[0], {
