@@ -527,7 +527,8 @@ export class RunStore {
   }
 
   /**
-   * Resolve what a user typed (CLI): an exact id, else a unique id prefix, else a unique exact name.
+   * Resolve what a user typed (CLI): an exact id, else a unique id prefix, else a unique id ending (the short id
+   * the app shows everywhere is the id's last 6 characters, shared/shortId.ts), else a unique exact name.
    * Throws with the candidates when it is ambiguous or matches nothing.
    */
   async findRun(ref: string): Promise<RunRecord> {
@@ -535,8 +536,10 @@ export class RunStore {
     if (exact) return exact;
     const all = await this.listRuns();
     const byPrefix = all.filter((r) => r.id.startsWith(ref));
+    // At least 4 characters: a shorter ending (a digit, "-1") matches runs by accident, not by intent.
+    const bySuffix = ref.length >= 4 ? all.filter((r) => r.id.endsWith(ref)) : [];
     const byName = all.filter((r) => r.name === ref);
-    const hits = byPrefix.length > 0 ? byPrefix : byName;
+    const hits = byPrefix.length > 0 ? byPrefix : bySuffix.length > 0 ? bySuffix : byName;
     if (hits.length === 1) {
       const rec = await this.getRun(hits[0].id);
       if (!rec) throw new Error(`run ${hits[0].id} is listed but its record cannot be read now (another process may be repairing or deleting it); retry, or see \`arlarena runs\``);

@@ -12,7 +12,7 @@ const USAGE = `Usage: arlarena resume RUN [--json]
   Continues RUN from its latest checkpoint (metrics and trajectories after it are dropped first) and trains it
   to its total steps in this process. Works on interrupted, stopped, failed and paused runs; a run another live
   process is training is refused (stop it there, or with arlarena stop RUN).
-  RUN: a run id, a unique id prefix, or a unique run name.
+  RUN: a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a unique run name.
   Exit code: 0 completed or stopped, 1 failed or refused.`;
 
 const command: CliCommand = {

@@ -23,7 +23,7 @@ const USAGE = `Usage:
                                                                      write a synthetic run (demo / UI data);
                                                                      --check: run the collapse detector over it
                                                                      and store its alerts (else it is "not checked")
-RUN is a run id, a unique id prefix, or a unique run name. Statuses: ${RunStatus.options.join(', ')}.`;
+RUN is a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a unique run name. Statuses: ${RunStatus.options.join(', ')}.`;
 
 export async function openStore(ctx: CliContext): Promise<RunStore> {
   const store = await RunStore.open(ctx.dataDir);

@@ -4,7 +4,7 @@ import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
 const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
-  RUN: a run id, a unique id prefix, or a unique run name.
+  RUN: a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a unique run name.
   --metrics   print these keys' last values (default: a headline set)
   --json      the full run record as JSON`;
 

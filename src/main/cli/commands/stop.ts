@@ -10,7 +10,7 @@ import { openRun } from './runs';
 const USAGE = `Usage: arlarena stop RUN [--wait SECONDS] [--json]
   Asks the process training RUN to stop it after the current step (a checkpoint is kept; arlarena resume RUN
   continues it). Waits up to --wait seconds (default 60) for the run to end, then reports its status.
-  RUN: a run id, a unique id prefix, or a unique run name.
+  RUN: a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a unique run name.
   Exit code: 0 stopped (or already ended), 1 still running after the wait or not found.`;
 
 const ACTIVE = new Set(['running', 'paused', 'queued']);
