@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   const walls: string[] = [];
   const details = new Map<string, string>();
   for (let round = 1; round <= rounds; round++) for (const { backend, K } of combos) for (const variant of variants) {
-    const compute = await setupCompute({ backend, rolloutEngine: config.compute.rolloutEngine, intraOpThreads: config.compute.intraOpThreads, interOpThreads: config.compute.interOpThreads });
+    const compute = await setupCompute({ backend, rolloutEngine: config.compute.rolloutEngine, intraOpThreads: config.compute.intraOpThreads, interOpThreads: config.compute.interOpThreads, rolloutPrecision: config.compute.rolloutPrecision });
     details.set(backend, compute.info.detail);
     const records: MetricRecord[] = [];
     const tag = `${backend} K=${K}${variants.length > 1 ? variant.name : ''}${rounds > 1 ? ` round ${round}` : ''}`;

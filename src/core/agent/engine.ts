@@ -146,5 +146,10 @@ export function buildBias(valid: Uint8Array, B: number, stride: number, P: numbe
   return out;
 }
 
-/** Builds a rollout engine loaded with `weights` (injected into the trainer from src/main/compute). */
-export type RolloutEngineFactory = (weights: ModelWeights) => Promise<RolloutEngine>;
+/**
+ * Builds a rollout engine loaded with `weights` (injected into the trainer from src/main/compute). `role`
+ * 'reference' asks for the frozen π_ref engine, which keeps the trainer's float32 numerics whatever
+ * compute.rolloutPrecision says (the KL term compares two trainer-side policies, as verl's ref worker does);
+ * every other engine (the sampler, a lagged sampler, π_old on onnxruntime) is a 'rollout' engine.
+ */
+export type RolloutEngineFactory = (weights: ModelWeights, role?: 'rollout' | 'reference') => Promise<RolloutEngine>;

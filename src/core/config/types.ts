@@ -15,6 +15,8 @@ import type { GeluForm } from '../agent/model';
 export type EnvName = 'sokoban' | 'frozenlake' | 'household' | 'shop';
 export type ModelSizeName = 'nano' | 'small' | 'base' | 'custom';
 export type BackendName = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
+/** Numerics of the onnxruntime rollout engine (compute.rolloutPrecision); the trainer is always float32. */
+export type RolloutPrecision = 'fp32' | 'fp16' | 'int8';
 
 export interface RunConfig {
   /** Name of the preset this config was resolved from (presets/). */
@@ -55,6 +57,11 @@ export interface RunConfig {
     readonly backend: BackendName;
     /** Engine that samples rollouts (onnxruntime ≈15× faster on CPU; tfjs is the fallback). */
     readonly rolloutEngine: 'onnxruntime' | 'tfjs';
+    /**
+     * Numerics of the onnxruntime rollout engine: fp32 (the trainer's), fp16 weights and activations, or dynamic
+     * int8 weight matmuls — a real train–inference mismatch; absent in configs stored before the field (= fp32).
+     */
+    readonly rolloutPrecision?: RolloutPrecision;
     /** Where old log-probs are computed (the reference recomputes them in the trainer). */
     readonly logProbEngine: 'trainer' | 'onnxruntime';
     /** Where frozen reference log-probs are computed (default onnxruntime: exported once, fast). */

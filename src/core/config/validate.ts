@@ -69,6 +69,13 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if ((c.rollout.policyLag ?? 0) > 0 && c.compute.logProbEngine === 'onnxruntime') {
     add('rollout.policyLag', c.rollout.policyLag, 'with a policy lag the rollout engine holds a stale policy, so π_old must come from the trainer; set compute.logProbEngine=trainer or rollout.policyLag=0');
   }
+  const precision = c.compute.rolloutPrecision ?? 'fp32';
+  if (precision !== 'fp32' && c.compute.rolloutEngine !== 'onnxruntime') {
+    add('compute.rolloutPrecision', precision, `rollout precision is a setting of the onnxruntime engine; tfjs rollouts use the trainer's float32 weights, so ${precision} would change nothing — set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`);
+  }
+  if (precision !== 'fp32' && c.compute.logProbEngine === 'onnxruntime') {
+    add('compute.rolloutPrecision', precision, `compute.logProbEngine=onnxruntime takes π_old from the ${precision} rollout engine, so the trainer would train against the engine's numbers and mismatch/* would go unmeasured; set compute.logProbEngine=trainer or compute.rolloutPrecision=fp32`);
+  }
   issues.push(...correctionIssues(c));
   return issues;
 }

@@ -109,7 +109,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
   // π_ref is frozen: on onnxruntime it is exported once and costs one fast forward pass per step.
   const refModel = needRef && !useOrtRef ? PolicyModel.fromWeights(refWeights, 'ref') : null;
-  const refEngine = needRef && useOrtRef ? await factory(refWeights) : null;
+  const refEngine = needRef && useOrtRef ? await factory(refWeights, 'reference') : null;
   // compute.logProbEngine = 'onnxruntime': old log-probs too come from a forward-only engine holding θ (the rollout
   // engine itself when it is onnxruntime). Faster; the trainer/inference mismatch is then not measured.
   const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(model.getWeights())) : null;

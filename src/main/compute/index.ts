@@ -7,6 +7,7 @@ import { PolicyModel, TfjsRolloutEngine, type ModelWeights, type RolloutEngine, 
 import { initBackend, type BackendInfo, type BackendPreference } from './backends';
 import { gpuMemoryGb, type TensorflowInfo } from './tensorflow';
 import type { GradientPoolFactory } from '../../core/training/shards';
+import type { RolloutPrecision } from '../../core/config/types';
 import { GradPool, machineWorkers } from './gradPool';
 
 export { initBackend, BackendUnavailableError, BACKEND_PREFERENCES, silenceTfjsBanner, wasmDir, currentBackend } from './backends';
@@ -55,6 +56,8 @@ export async function setupCompute(opts: {
   /** compute.intraOpThreads / compute.interOpThreads (native TensorFlow only; 0 or absent = one per core). */
   intraOpThreads?: number;
   interOpThreads?: number;
+  /** compute.rolloutPrecision of the onnxruntime engine (ortPrecision.ts; default fp32). π_ref engines stay fp32. */
+  rolloutPrecision?: RolloutPrecision;
 } = {}): Promise<ComputeSetup> {
   const backend = await initBackend(opts.backend ?? 'auto', { intraOpThreads: opts.intraOpThreads, interOpThreads: opts.interOpThreads });
   const want = opts.rolloutEngine ?? 'onnxruntime';
@@ -68,15 +71,19 @@ export async function setupCompute(opts: {
   else if (want === 'onnxruntime') {
     throw new Error(`compute.rolloutEngine "onnxruntime" is not available: ${ortProblem}. Use compute.rolloutEngine "tfjs".`);
   }
+  const precision = opts.rolloutPrecision ?? 'fp32';
+  if (precision !== 'fp32' && rollout !== 'onnxruntime') {
+    throw new Error(`compute.rolloutPrecision "${precision}" is a setting of the onnxruntime engine; set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`);
+  }
   let detail = backend.detail;
-  if (rollout === 'onnxruntime') detail = `rollouts on onnxruntime-node (CPU, 2 threads, KV cache); training on ${detail}`;
+  if (rollout === 'onnxruntime') detail = `rollouts on onnxruntime-node (CPU, 2 threads, KV cache${precision === 'fp32' ? '' : `, ${precision}`}); training on ${detail}`;
   else {
     rollout = 'tfjs';
     detail = `rollouts and training on ${detail}`;
   }
-  const createRolloutEngine = async (weights: ModelWeights): Promise<RolloutEngine> => {
+  const createRolloutEngine = async (weights: ModelWeights, role: 'rollout' | 'reference' = 'rollout'): Promise<RolloutEngine> => {
     if (rollout === 'onnxruntime') {
-      return createOrtEngine(weights);
+      return createOrtEngine(weights, { precision: role === 'reference' ? 'fp32' : precision });
     }
     return new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'rollout'), backend.tfjsBackend, true);
   };
@@ -86,7 +93,7 @@ export async function setupCompute(opts: {
   return {
     info: {
       training: backend.training,
-      rollout: rollout === 'onnxruntime' ? 'onnxruntime-cpu' : `tfjs-${backend.tfjsBackend}`,
+      rollout: rollout === 'onnxruntime' ? (precision === 'fp32' ? 'onnxruntime-cpu' : `onnxruntime-cpu-${precision}`) : `tfjs-${backend.tfjsBackend}`,
       detail,
       available,
       workers,

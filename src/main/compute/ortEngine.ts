@@ -24,7 +24,9 @@ import {
   type SamplingOptions,
 } from '../../core/agent';
 import type { Rng } from '../../core/util/rng';
+import type { RolloutPrecision } from '../../core/config/types';
 import { exportDecoderOnnx, OrtDecoderLM } from './ortDecoder';
+import { ROLLOUT_PRECISIONS, withRolloutPrecision } from './ortPrecision';
 
 export interface OrtEngineOptions {
   /** Intra-op threads (default 2). */
@@ -41,6 +43,12 @@ export interface OrtEngineOptions {
    * machine). Off by default: under load spinning threads starve the thread doing the work.
    */
   spin?: boolean;
+  /**
+   * compute.rolloutPrecision (ortPrecision.ts): fp32 (default, the exported graphs as they are), fp16 (float16
+   * weights and activations) or int8 (dynamic int8 weight matmuls). Both graphs get it, so generate() and logProbs()
+   * agree with each other and differ from the float32 trainer.
+   */
+  precision?: RolloutPrecision;
 }
 
 const NEG = -1e9;
@@ -106,7 +114,7 @@ function emptyPast(cfg: ModelConfig, B: number): Record<string, ort.Tensor> {
 }
 
 export class OrtRolloutEngine implements RolloutEngine {
-  readonly name = 'onnxruntime-cpu';
+  readonly name: string;
   private session: ort.InferenceSession | null = null;
   private decoderSession: ort.InferenceSession | null = null;
   private config: ModelConfig | null = null;
@@ -114,8 +122,13 @@ export class OrtRolloutEngine implements RolloutEngine {
   private readonly chunkRows: number;
   private readonly decoder: 'split-cache' | 'concat-cache';
   private readonly spin: boolean;
+  readonly precision: RolloutPrecision;
 
   constructor(opts: OrtEngineOptions = {}) {
+    const precision = opts.precision ?? 'fp32';
+    if (!ROLLOUT_PRECISIONS.includes(precision)) throw new Error(`onnxruntime engine: precision must be one of ${ROLLOUT_PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
+    this.precision = precision;
+    this.name = precision === 'fp32' ? 'onnxruntime-cpu' : `onnxruntime-cpu-${precision}`;
     this.threads = opts.threads ?? 2;
     this.spin = opts.spin ?? false;
     this.chunkRows = opts.chunkRows ?? 32;
@@ -140,10 +153,10 @@ export class OrtRolloutEngine implements RolloutEngine {
 
   /** Export the weights to ONNX and (re)create the sessions (full-sequence graph, and the decoder graph if used). */
   async setWeights(weights: ModelWeights): Promise<void> {
-    const next = await this.createSession(exportOnnx(weights));
+    const next = await this.createSession(withRolloutPrecision(exportOnnx(weights), this.precision));
     let nextDecoder: ort.InferenceSession | null = null;
     try {
-      if (this.decoder === 'split-cache') nextDecoder = await this.createSession(exportDecoderOnnx(weights));
+      if (this.decoder === 'split-cache') nextDecoder = await this.createSession(withRolloutPrecision(exportDecoderOnnx(weights), this.precision));
     } catch (err) {
       await next.release();
       throw err;

@@ -13,8 +13,8 @@ import type { TrainingJob } from '../job';
 export const trainingJob: TrainingJob = {
   async run(input, hooks, resume) {
     const config = input.config as unknown as RunConfig;
-    const { backend, rolloutEngine, intraOpThreads, interOpThreads } = config.compute;
-    const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads });
+    const { backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision } = config.compute;
+    const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision });
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       // compute.workers = 0 → one gradient worker per core of this machine (issue 19).
