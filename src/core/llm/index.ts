@@ -9,6 +9,8 @@
  *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
  *   lora.ts         LoRA adapters (PEFT layout): attach, train A/B only, seeded dropout, PEFT and merged exports
  *   policy.ts       LlmPolicy (chat-templated prompts, the trainer's tokenLogProbs contract) + LlmRolloutEngine
+ *   memory.ts       training memory estimate (weights, AdamW or LoRA state, activations)
+ *   warmStart.ts    behaviour-cloning rows from the env experts through the chat template, and the BC loss
  *
  * File reading (streamed tensor by tensor) is main-side: src/main/compute/models/hfFolder.ts.
  */
@@ -21,4 +23,5 @@ export * from './generate';
 export * from './lora';
 export * from './policy';
 export * from './memory';
+export * from './warmStart';
 export type { KvEntry } from './attention';
