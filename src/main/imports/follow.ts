@@ -19,7 +19,7 @@
  * following stops. TensorBoard's open steps are flushed whenever the folder has been quiet for a poll.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Alert, FollowInfo } from '../../shared/api';
@@ -55,6 +55,19 @@ export interface FollowOptions {
   readonly onRestart?: (runId: string, previousRunId: string) => void;
   /** Source events worth telling a user (reopened after truncation, restart detected, gave up). */
   readonly onNotice?: (message: string) => void;
+  /**
+   * How long the followed file may be gone (deleted, rotated away) or unreadable (permission denied) before the
+   * follow ends, stopped, with the reason (ms). Default 10 s: a rotation or a brief chmod passes unnoticed.
+   */
+  readonly goneMs?: number;
+}
+
+/** Errors reading the followed file that may pass (a rotation in progress, a brief chmod). */
+function transient(e: unknown): 'gone' | 'unreadable' | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT') return 'gone';
+  if (code === 'EACCES' || code === 'EPERM') return 'unreadable';
+  return null;
 }
 
 interface Tail {
@@ -159,6 +172,10 @@ export class LogFollower {
   private readonly registry: FormatRegistry;
   /** Lines and steps read, to judge whether the source is a log whose copy the run keeps. */
   private readonly tally = new SourceTally();
+  /** Since when the followed file has been gone or unreadable (null: readable now). */
+  private troubleSince: number | null = null;
+  /** Why following must end, found during a tick (the tick cannot stop itself): stop() then ends the run stopped. */
+  private endReason: string | null = null;
 
   private constructor(
     private readonly store: RunStore,
@@ -279,8 +296,11 @@ export class LogFollower {
           await this.failWith(e instanceof Error ? e.message : String(e));
           return;
         }
-      } while (this.again && this.status === 'running');
-    })().finally(() => (this.ticking = null));
+      } while (this.again && this.status === 'running' && this.endReason === null);
+    })().finally(() => {
+      this.ticking = null;
+      if (this.endReason !== null) void this.stop();
+    });
   }
 
   private async tick(): Promise<void> {
@@ -351,9 +371,38 @@ export class LogFollower {
     let st;
     try {
       st = await stat(path);
-    } catch {
-      return 0; // rotated away and not created again yet
+    } catch (e) {
+      // Rotated away and not created again yet, or a folder made unreadable for a moment: look again next tick.
+      return this.trouble(path, e);
     }
+    try {
+      const n = await this.readTailOf(path, st);
+      this.troubleSince = null;
+      return n;
+    } catch (e) {
+      return this.trouble(path, e);
+    }
+  }
+
+  /**
+   * The followed file cannot be read now. Gone or unreadable for longer than `goneMs`: following ends, stopped, with
+   * the reason (the steps read are kept); until then the next ticks try again. Any other error fails the follow.
+   */
+  private trouble(path: string, e: unknown): number {
+    const kind = transient(e);
+    if (kind === null) throw e;
+    const now = Date.now();
+    this.troubleSince ??= now;
+    const limit = this.opts.goneMs ?? 10_000;
+    if (now - this.troubleSince >= limit && this.endReason === null) {
+      this.endReason = kind === 'gone'
+        ? `${path} was deleted while it was followed (gone for ${(limit / 1000).toFixed(0)} s); the ${this.writer.stored} step(s) read until then are kept`
+        : `${path} could not be read for ${(limit / 1000).toFixed(0)} s (${(e as NodeJS.ErrnoException).code}: permission denied); the ${this.writer.stored} step(s) read until then are kept`;
+    }
+    return 0;
+  }
+
+  private async readTailOf(path: string, st: Stats): Promise<number> {
     if (this.format === null) {
       if (st.size === 0) return 0;
       const head = await readHead(path);
@@ -370,6 +419,18 @@ export class LogFollower {
     // Truncated (shrank), rotated (another inode), or rewritten in place and already past where we were (its
     // first bytes changed): all read again from the start.
     const rewritten = t !== undefined && st.ino === t.ino && st.size >= t.pos && st.size !== t.pos && t.head.length > 0 && !(await this.startsWith(path, t.head));
+    if (t && (st.ino !== t.ino || st.size < t.pos || rewritten) && !this.isDir && this.opts.format === undefined) {
+      // Another file in its place: one in another format is not this run's continuation.
+      const head = await readHead(path);
+      const d = this.registry.detect(head);
+      if (head.length === 0) return 0; // nothing in it yet to tell: look again next tick
+      // Only a positive detection counts: the rest of a log emptied by copytruncate need not show its format.
+      if (d !== null && d.format !== this.format) {
+        this.endReason = `${path} was replaced by a file in another format (${d.format}; it was ${this.format}): following stopped, the ${this.writer.stored} step(s) read from the first file are kept; follow the new file to read it as a run of its own`;
+        this.opts.onNotice?.(this.endReason);
+        return 0;
+      }
+    }
     if (t && (st.ino !== t.ino || st.size < t.pos || rewritten)) {
       this.opts.onNotice?.(`${path} was ${st.ino !== t.ino ? 'replaced (rotated)' : rewritten ? 'rewritten' : 'truncated'}; reading it again from the start (steps already stored are not repeated)`);
       this.closeTail(t);
@@ -495,8 +556,11 @@ export class LogFollower {
       while (this.ticking) await this.ticking;
       if (this.status !== 'running') return this.info();
       try {
-        if (this.isDir) for (const f of await this.eventFiles()) await this.readTail(f);
-        else await this.readTail(this.path);
+        const reason = this.endReason;
+        if (reason === null) {
+          if (this.isDir) for (const f of await this.eventFiles()) await this.readTail(f);
+          else await this.readTail(this.path);
+        }
         const sha: string[] = [];
         for (const t of this.tails.values()) {
           this.closeTail(t);
@@ -508,12 +572,15 @@ export class LogFollower {
         // The copy kept with the run is the source as it is now (a truncated log's earlier part is not in it).
         // Nothing ever arrived (the file stayed empty, or its format never showed): the run says so, stopped.
         const empty = this.writer.stored === 0 && this.runs.length === 1;
+        const ended = reason !== null ? { status: 'stopped' as const, error: reason } : empty ? { status: 'stopped' as const, error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}` } : null;
         await this.writer.finish({
-          meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped, copyFrom: [...this.tails.keys()],
+          meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped,
+          // A replaced file is not the source these steps came from: no copy of it.
+          copyFrom: reason === null ? [...this.tails.keys()] : [],
           copyRefused: this.format === null ? null : sourceCopyRefusal(this.opts.format !== undefined, this.registry.isBinary(this.format), this.tally),
-          ...(empty ? { status: 'stopped' as const, error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}` } : {}),
+          ...(ended ?? {}),
         });
-        this.status = empty ? 'stopped' : 'completed';
+        this.status = ended ? 'stopped' : 'completed';
       } catch (e) {
         this.status = 'running';
         await this.failWith(e instanceof Error ? e.message : String(e));

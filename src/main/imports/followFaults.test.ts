@@ -1,0 +1,93 @@
+/**
+ * A followed log that goes away or is replaced (hardening round three): deleting it ended the run `failed`
+ * (`ENOENT … stat` when the source was copied at stop) although every step was stored; a verl log deleted and
+ * recreated as JSONL had its new steps dropped silently and the run marked completed. Now the run keeps its
+ * steps and ends `stopped` with the reason, by itself, once the file has been gone for `goneMs`; a file of another
+ * format in its place stops the follow saying so; a rotation (gone for less than goneMs, same format) goes on.
+ */
+import { mkdtemp, rename, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { RunStore } from '../store/runStore';
+import { LogFollower } from './follow';
+
+let dir: string;
+let store: RunStore;
+const followers: LogFollower[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-follow-faults-'));
+  store = await RunStore.open(join(dir, 'data'));
+});
+afterEach(async () => {
+  for (const f of followers.splice(0)) await f.stop();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const verl = (from: number, to: number) => {
+  let s = '';
+  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
+  return s;
+};
+
+async function until(what: string, cond: () => Promise<boolean>, ms = 8000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function follow(path: string, goneMs: number): Promise<LogFollower> {
+  const f = await LogFollower.start(store, path, { pollMs: 40, goneMs });
+  followers.push(f);
+  return f;
+}
+
+const stored = async (id: string) => (await store.readMetrics(id)).map((r) => r.step);
+
+it('a deleted log: the run keeps its steps and ends stopped with the reason, by itself', async () => {
+  const p = join(dir, 'train.log');
+  await writeFile(p, verl(1, 5));
+  const f = await follow(p, 300);
+  await until('5 steps', async () => (await stored(f.runId)).length === 5);
+  await rm(p);
+  const info = await Promise.race([f.done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+  expect(info, 'the follow did not end after its file was deleted').not.toBeNull();
+  expect(info!.status).toBe('stopped');
+  const rec = (await store.getRun(f.runId))!;
+  expect(rec.status).toBe('stopped');
+  expect(rec.error).toMatch(/train\.log was deleted while it was followed .*the 5 step\(s\) read until then are kept/);
+  expect(await stored(f.runId)).toEqual([1, 2, 3, 4, 5]);
+});
+
+it('a rotation shorter than goneMs goes on in the same run', async () => {
+  const p = join(dir, 'train.log');
+  await writeFile(p, verl(1, 3));
+  const f = await follow(p, 3000);
+  await until('3 steps', async () => (await stored(f.runId)).length === 3);
+  await rename(p, `${p}.1`);
+  await new Promise((r) => setTimeout(r, 200));
+  await writeFile(p, verl(4, 5));
+  await appendFile(p, verl(6, 6));
+  await until('6 steps', async () => (await stored(f.runId)).length === 6);
+  expect((await f.stop()).status).toBe('completed');
+});
+
+it('a log replaced by one in another format: following stops saying so; the first steps are kept', async () => {
+  const p = join(dir, 'train.log');
+  await writeFile(p, verl(1, 5));
+  const f = await follow(p, 3000);
+  await until('5 steps', async () => (await stored(f.runId)).length === 5);
+  await rm(p);
+  let jsonl = '';
+  for (let i = 6; i <= 10; i++) jsonl += `${JSON.stringify({ step: i, loss: 0.5, reward: i / 10 })}\n`;
+  await writeFile(p, jsonl);
+  const info = await Promise.race([f.done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+  expect(info, 'the follow did not notice the new format').not.toBeNull();
+  expect(info!.status).toBe('stopped');
+  const rec = (await store.getRun(f.runId))!;
+  expect(rec.error).toMatch(/was replaced by a file in another format \([\w-]+; it was verl-console\): following stopped, the 5 step\(s\) read from the first file are kept/);
+  expect(await stored(f.runId)).toEqual([1, 2, 3, 4, 5]);
+});
