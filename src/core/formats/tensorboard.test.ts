@@ -283,11 +283,11 @@ describe('TensorBoard parser: the simple_value fast path and the records it leav
     expect(m.p.scalars).toBe(2);
   });
 
-  it('a negative step (a 10-byte varint) and an event without a summary take the full reader', () => {
+  it('a negative step (a 10-byte varint) and an event without a summary take the full reader; the negative step is skipped and counted', () => {
     const { steps, p } = parse(cat(versionRecord, enc({ wallTime: 3, step: 9 }), simple(-1, { a: 1 }, 50), simple(3, { a: 2 })));
-    expect(stepsOf(steps)).toEqual([-1, 3]);
-    expect(steps[0].values).toEqual({ a: 1 });
+    expect(stepsOf(steps)).toEqual([3]);
+    expect(steps[0].values).toEqual({ a: 2 });
     expect(p.records).toBe(4);
-    expect(p.skipped).toEqual({});
+    expect(p.skipped).toEqual({ 'record whose step is negative or past 2^53': 1 });
   });
 });

@@ -290,6 +290,11 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
       firstRecord = false;
       if (what === 3) fileVersion = version;
     }
+    // int64 steps: 2^64 - 1 reads as -1, and past 2^53 a number is no longer exact. The text formats refuse both.
+    if (staged > 0 && (step < 0 || !Number.isSafeInteger(step))) {
+      bump(skipped, 'record whose step is negative or past 2^53');
+      return;
+    }
     for (let i = 0; i < staged; i++) addScalar(stagedTags[i], step, wallTime, stagedValues[i]);
     if (what === 7 && sessionStatus === 1 /* START */ && scalars > 0) sessionStarts++;
   };

@@ -38,6 +38,12 @@ export function rayContentStart(line: string): number {
       const m = line.indexOf('m', i);
       if (m < 0 || m - i > 12) return i;
       i = m + 1;
+    } else if (c === 32 /* space */) {
+      // Spaces count as the line's own text unless a colour code follows them (`…pid=1)\x1b[0m \x1b[32mstep:1`).
+      let j = i;
+      while (j < line.length && line.charCodeAt(j) === 32) j++;
+      if (line.charCodeAt(j) !== 27) return i;
+      i = j;
     } else if (c === 40 /* ( */ && !sawPrefix) {
       const close = line.indexOf(')', i);
       if (close < 0 || close - i > 200) return i;
@@ -48,6 +54,25 @@ export function rayContentStart(line: string): number {
     } else return i;
   }
   return i;
+}
+
+/** The line without the colour codes (and spaces) that close it (`…critic/score/mean:0.3\x1b[0m`). */
+function withoutTrailingCodes(line: string): string {
+  let end = line.length;
+  for (;;) {
+    while (end > 0 && line.charCodeAt(end - 1) === 32) end--;
+    if (end === 0 || line.charCodeAt(end - 1) !== 109 /* m */) break;
+    const esc = line.lastIndexOf('\x1b', end - 1);
+    if (esc < 0 || end - esc > 12 || line[esc + 1] !== '[') break;
+    let ok = true;
+    for (let k = esc + 2; k < end - 1; k++) {
+      const c = line.charCodeAt(k);
+      if (!((c >= 48 && c <= 57) || c === 59)) ok = false;
+    }
+    if (!ok) break;
+    end = esc;
+  }
+  return end === line.length ? line : line.slice(0, end);
 }
 
 function skipSpaces(line: string, i: number): number {
@@ -221,7 +246,7 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
       if (at >= 0) {
         const cs = skipSpaces(line, rayContentStart(line));
         if (cs === at) {
-          stepLine(line, at);
+          stepLine(withoutTrailingCodes(line), at);
           return;
         }
       }
