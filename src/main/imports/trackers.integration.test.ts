@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { venvPython } from '../../../tests/support/peers';
 import type { SourceStep } from '../../core/formats/types';
-import { SKIP_TORN } from '../../core/formats/wandbLog';
+import { SKIP_BAD_CRC, SKIP_TORN } from '../../core/formats/wandbLog';
 import { RunStore } from '../store/runStore';
 import { importTrackerRuns } from './importTrackers';
 import { importLogs } from './importLogs';
@@ -113,6 +113,28 @@ describe('W&B offline run folder (wandb 0.31 wandb-core writer)', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('a damaged .wandb file (a real one with a flipped byte and a cut tail)', () => {
+  it('skips and counts the bad block and the torn tail, imports the rest', async () => {
+    const fin = (await scanTrackers(join(dir, 'wandb'))).runs.find((r) => r.info.id === 'peercrs2')!;
+    const bytes = new Uint8Array(readFileSync(fin.files[0]));
+    expect(bytes.length).toBeGreaterThan(3 * 32_768);
+    bytes[32_768 + 500] ^= 0x5a; // inside block 1
+    const p = join(dir, 'damaged.wandb');
+    writeFileSync(p, bytes.subarray(0, bytes.length - 100));
+    const scan = await scanTrackers(p);
+    expect(scan.runs.length).toBe(1);
+    const { steps, skipped } = await readSteps(scan.runs[0]);
+    expect(skipped[SKIP_BAD_CRC]).toBe(1);
+    expect(skipped[SKIP_TORN]).toBe(1);
+    const all = await readSteps((await scanTrackers(fin.files[0])).runs[0]);
+    // Block 1's rows are lost, the rows before and after it are read, each with the values it had.
+    expect(steps.length).toBeLessThan(all.steps.length);
+    expect(steps.length).toBeGreaterThan(all.steps.length / 2);
+    const byStep = new Map(all.steps.map((s) => [s.step, s.values]));
+    for (const s of steps) expect(s.values).toEqual(byStep.get(s.step));
   });
 });
 
