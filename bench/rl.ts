@@ -58,6 +58,8 @@ interface Row {
   update_s: number;
   step_s: number;
   tokens_per_s: number;
+  /** perf/max_memory_allocated_gb (GPU backends; NaN elsewhere). */
+  gpu_mem_gb: number;
 }
 
 const USAGE = `Usage: npm run bench:rl -- [options]
@@ -181,7 +183,7 @@ async function main(): Promise<void> {
     const cfgK = { ...variant.config, compute: { ...variant.config.compute, backend, workers: K } };
     await runTraining(
       cfgK,
-      { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool }, loadWarmStart: shippedLoaderFor(cfgK) },
+      { clock: { now }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool, memoryGb: compute.memoryGb }, loadWarmStart: shippedLoaderFor(cfgK) },
       hooks,
     );
     const wall = (performance.now() - t0) / 1000;
@@ -204,6 +206,7 @@ async function main(): Promise<void> {
         update_s: v['perf/update_s'],
         step_s: v['perf/step_s'],
         tokens_per_s: v['perf/tokens_per_s'],
+        gpu_mem_gb: v['perf/max_memory_allocated_gb'],
       };
     });
     steps.push(...rows);
@@ -230,6 +233,7 @@ async function main(): Promise<void> {
       update_s: median(steady.map((r) => r.update_s)),
       step_s: median(steady.map((r) => r.step_s)),
       tokens_per_s: median(steady.map((r) => r.tokens_per_s)),
+      gpu_mem_gb: Math.max(...mine.map((r) => r.gpu_mem_gb)),
     };
     all.push(med);
   }
@@ -245,8 +249,9 @@ async function main(): Promise<void> {
       `${[...details.values()].join('\n')}\n${skipped.length ? `not run: ${skipped.join('; ')}\n` : ''}${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, wall ${walls.join(', ')} (incl. warm start); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (this process, all rows); step times in ${values.clock === 'cpu' ? 'process CPU seconds' : 'wall seconds'}\n\n`,
   );
   if (variants.length > 1) process.stdout.write(`variant B: ${(values.vs ?? []).join(' ')}\n\n`);
-  const head = ['backend', 'K', 'var', 'step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s', 'tok/s'];
-  const fmt = (r: Row): string[] => [r.backend, String(r.workers), r.variant, String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2), r.tokens_per_s.toFixed(0)];
+  const onGpu = all.some((r) => Number.isFinite(r.gpu_mem_gb));
+  const head = ['backend', 'K', 'var', 'step', 'rows', 'prompt_tok', 'resp_tok', 'rollout_s', 'logprob_s', 'update_s', 'step_s', 'tok/s', ...(onGpu ? ['gpu_GB'] : [])];
+  const fmt = (r: Row): string[] => [r.backend, String(r.workers), r.variant, String(r.step), String(r.rows), String(r.prompt_tokens), String(r.response_tokens), r.rollout_s.toFixed(2), r.logprob_s.toFixed(2), r.update_s.toFixed(2), r.step_s.toFixed(2), r.tokens_per_s.toFixed(0), ...(onGpu ? [Number.isFinite(r.gpu_mem_gb) ? r.gpu_mem_gb.toFixed(2) : '–'] : [])];
   const table = [head, ...all.map(fmt)];
   const w = head.map((_, i) => Math.max(...table.map((t) => t[i].length)));
   for (const t of table) process.stdout.write(`${t.map((x, i) => x.padStart(w[i])).join('  ')}\n`);
