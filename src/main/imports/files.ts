@@ -106,14 +106,33 @@ export async function sha256File(path: string): Promise<string> {
   return (await streamFile(path, () => undefined)).sha256;
 }
 
-/** A folder tree's regular files, depth first, names sorted (hidden entries skipped), at most `limit`. */
-export async function listTree(root: string, limit = 20_000): Promise<string[]> {
+/** A folder tree holding more files than `listTree` looks at. */
+export class TreeTooLargeError extends Error {
+  constructor(readonly root: string, readonly limit: number) {
+    super(`${root} holds more than ${limit} files; import the run folder itself (the one holding its event files)`);
+    this.name = 'TreeTooLargeError';
+  }
+}
+
+/**
+ * A folder tree's regular files, depth first, names sorted (hidden entries skipped), at most `limit` (past it,
+ * TreeTooLargeError). A sub-folder that cannot be listed (permission denied, gone meanwhile, /proc's oddities) is
+ * left out and counted in `unreadable`; the root itself must be readable.
+ */
+export async function listTree(root: string, limit = 20_000, unreadable: { count: number } = { count: 0 }): Promise<string[]> {
   const out: string[] = [];
   const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    let entries;
+    try {
+      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch (e) {
+      if (dir === root) throw e;
+      unreadable.count++;
+      return;
+    }
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
-      if (out.length >= limit) throw new Error(`${root} holds more than ${limit} files; import the run folder itself (the one holding its event files)`);
+      if (out.length >= limit) throw new TreeTooLargeError(root, limit);
       const p = join(dir, e.name);
       if (e.isDirectory()) await walk(p);
       else if (e.isFile()) out.push(p);

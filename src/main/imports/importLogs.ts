@@ -17,6 +17,7 @@
  * importer.
  */
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ImportResult, RunRecord } from '../../shared/api';
@@ -25,11 +26,11 @@ import { bundleHolders, importBundle } from '../bundles/importBundle';
 import { BundleError, sha256Hex } from '../bundles/manifest';
 import { pidAlive } from '../platform/process';
 import { RunStore } from '../store/runStore';
-import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile } from './files';
+import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile, TreeTooLargeError } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
 
-export type ImportErrorCode = 'NOT_FOUND' | 'UNKNOWN_FORMAT' | 'BAD_OPTION' | 'EMPTY';
+export type ImportErrorCode = 'NOT_FOUND' | 'UNKNOWN_FORMAT' | 'BAD_OPTION' | 'EMPTY' | 'UNREADABLE' | 'TOO_LARGE';
 
 /** An import refused for a reason the user can act on (the CLI prints it; the API maps `code`). */
 export class ImportError extends Error {
@@ -108,15 +109,39 @@ async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, 
   let st;
   try {
     st = await stat(path);
-  } catch {
+  } catch (e) {
+    if (denied(e)) throw new ImportError('UNREADABLE', `${shown}: permission denied (the lab runs as a user that may not read it)`);
     throw new ImportError('NOT_FOUND', `${path}: no such file or folder`);
   }
+  try {
+    return await planStat(path, st, forced, registry, shown);
+  } catch (e) {
+    if (e instanceof TreeTooLargeError) throw new ImportError('TOO_LARGE', e.message);
+    if (denied(e)) throw new ImportError('UNREADABLE', `${shown}: ${(e as NodeJS.ErrnoException).code === 'EISDIR' ? 'a folder where a file was expected' : 'permission denied (the lab runs as a user that may not read it)'}`);
+    throw e;
+  }
+}
+
+function denied(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+async function planStat(path: string, st: Stats, forced: LogFormat | 'bundle' | undefined, registry: FormatRegistry, shown: string): Promise<Unit[]> {
   if (st.isDirectory()) {
     if (forced !== undefined && forced !== 'tensorboard') throw new ImportError('BAD_OPTION', `${path} is a folder: only TensorBoard folders can be imported as a folder (--format ${forced} needs a file)`);
     const byDir = new Map<string, { files: string[]; bytes: number }>();
     let others = 0;
-    for (const f of await listTree(path)) {
-      const head = await readHead(f);
+    const unreadable = { count: 0 };
+    for (const f of await listTree(path, undefined, unreadable)) {
+      let head: Uint8Array;
+      try {
+        head = await readHead(f);
+      } catch {
+        // A file that cannot be opened (permission denied, gone meanwhile) is not one of the run's event files.
+        unreadable.count++;
+        continue;
+      }
       if (head.length === 0 || registry.detect(head)?.format !== 'tensorboard') {
         others++;
         continue;
@@ -128,7 +153,7 @@ async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, 
       byDir.set(d, cur);
     }
     if (byDir.size === 0) {
-      throw new ImportError('UNKNOWN_FORMAT', `${path} is a folder without TensorBoard event files (${others} other file(s) looked at); to import a log file, pass the file itself`);
+      throw new ImportError('UNKNOWN_FORMAT', `${path} is a folder without TensorBoard event files (${others} other file(s) looked at${unreadable.count ? `, ${unreadable.count} that could not be read` : ''}); to import a log file, pass the file itself`);
     }
     const rootName = basename(resolve(path));
     return [...byDir.entries()].map(([d, v]) => ({ format: 'tensorboard', paths: v.files, label: folderLabel(path, d, rootName), bytes: v.bytes }));
