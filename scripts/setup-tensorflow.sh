@@ -35,7 +35,7 @@ python=${ARLARENA_TF_PYTHON:-python3}
 if [ "$variant" = gpu ]; then
   wheel=tensorflow; spec="tensorflow==$version"; npm_pkg=@tensorflow/tfjs-node-gpu
   home=${ARLARENA_TF_HOME:-.venvs/tensorflow-gpu}
-  size="the tensorflow $version wheel (≈ 570 MB) plus NVIDIA's CUDA/cuDNN wheels named by its and-cuda extra (≈ 3 GB)"
+  size="the tensorflow $version wheel (≈ 570 MB) plus NVIDIA's CUDA/cuDNN wheels named by its and-cuda extra (≈ 2.8 GB; 6 GB unpacked)"
 else
   wheel=tensorflow-cpu; spec="tensorflow-cpu==$version"; npm_pkg=@tensorflow/tfjs-node
   home=${ARLARENA_TF_HOME:-.venvs/tensorflow}
