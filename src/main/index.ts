@@ -16,6 +16,7 @@ import { installIpc } from './electron/ipc';
 import { hardenApp, hardenSession } from './electron/security';
 import { rendererCsp } from './server/csp';
 import { createLab, type LabServices } from './app/lab';
+import { WATCH_STORE_MS } from './app/storeWatch';
 import { utilityProcessSpawner } from './sessions/workerHost';
 
 const APP_SCHEME = 'app';
@@ -114,7 +115,7 @@ async function boot(): Promise<void> {
   serveRenderer();
   // Training runs in utility processes (out/main/trainingWorker.js); runs a dead app left running are marked
   // interrupted before the window opens.
-  services = createLab({ dataDir: resolveDataDir(), insideElectron: true, sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) } });
+  services = createLab({ dataDir: resolveDataDir(), insideElectron: true, watchStoreMs: WATCH_STORE_MS, sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) } });
   await services.lab();
   const router = createApi(services, { validateOutput: !app.isPackaged });
   installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });

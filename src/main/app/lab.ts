@@ -15,6 +15,7 @@ import { RunStore } from '../store/runStore';
 import { SessionManager, type SessionManagerOptions } from '../sessions/sessionManager';
 import { FollowManager } from '../imports/followManager';
 import { createEventBus, type EventBus } from './events';
+import { watchStore } from './storeWatch';
 
 /** The run store and session manager of one data directory. */
 export interface Lab {
@@ -50,6 +51,12 @@ export interface LabOptions {
   readonly insideElectron?: boolean;
   /** Event payload checks (default: on unless NODE_ENV=production). */
   readonly validateEvents?: boolean;
+  /**
+   * Announce what other processes (the CLI, a second app) do to the data directory to open pages, polling the
+   * store every this many ms (app/storeWatch.ts). Off by default (a test's lab sees only what it does); the
+   * browser-mode server and the desktop app turn it on.
+   */
+  readonly watchStoreMs?: number;
   /** Session manager settings: the desktop app's utilityProcess spawner; test kits' stand-in job and tick. */
   readonly sessions?: Partial<Omit<SessionManagerOptions, 'store' | 'emit'>>;
   /** The compute backend report (default: set up the real backend once, the static probe if that fails). */
@@ -64,6 +71,7 @@ export function createLab(options: LabOptions): LabServices {
   let computeCache: Promise<ComputeBackendInfo> | null = null;
   let labOnce: Promise<Lab> | null = null;
   let followsOnce: Promise<FollowManager> | null = null;
+  let followManager: FollowManager | null = null;
   let disposed = false;
 
   const lab = (): Promise<Lab> =>
@@ -85,6 +93,16 @@ export function createLab(options: LabOptions): LabServices {
         ...options.sessions,
       });
       const recovered = await sessions.recover();
+      const watchMs = options.watchStoreMs ?? 0;
+      if (watchMs > 0) {
+        const watch = watchStore({
+          list: () => store.listRuns(),
+          emit: (event, payload) => bus.emit(event, payload),
+          own: () => new Set([...sessions.list().map((s) => s.runId), ...(followManager?.list().map((f) => f.runId) ?? [])]),
+          intervalMs: watchMs,
+        });
+        onDispose(() => watch.stop());
+      }
       onDispose(async () => {
         await sessions.dispose();
         await store.close();
@@ -100,6 +118,7 @@ export function createLab(options: LabOptions): LabServices {
       (followsOnce ??= (async () => {
         const { store } = await lab();
         const fm = new FollowManager(store, (event, payload) => bus.emit(event, payload));
+        followManager = fm;
         onDispose(() => fm.dispose());
         return fm;
       })()),

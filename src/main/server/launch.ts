@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createApi } from '../api/index';
 import { projectRoot } from '../platform/appInfo';
 import { createLab, type LabServices } from '../app/lab';
+import { WATCH_STORE_MS } from '../app/storeWatch';
 import { startServer, type RunningServer } from './server';
 
 export interface BrowserModeOptions {
@@ -25,7 +26,8 @@ export interface BrowserMode {
 }
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
-  const services = createLab({ dataDir: options.dataDir });
+  // Pages follow what the CLI does to the same data directory (runs started, resumed, stopped, deleted there).
+  const services = createLab({ dataDir: options.dataDir, watchStoreMs: WATCH_STORE_MS });
   // Opens the run store and marks runs a dead process left running as interrupted, before serving.
   try {
     await services.lab();

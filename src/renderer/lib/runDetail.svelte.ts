@@ -159,6 +159,7 @@ export class RunDetail {
     this.unsubs.push(
       this.lab.on('run.metrics', (p) => {
         if (p.runId !== this.runId) return;
+        this.metricsSeen++;
         // Only a batch that brings a key not seen before changes the list (most steps bring none).
         const grown = grownKeys(this.availableKeys, p.records);
         if (grown) this.availableKeys = grown;
@@ -172,6 +173,7 @@ export class RunDetail {
       }),
       this.lab.on('session.status', (s) => {
         if (s.runId !== this.runId || !this.record) return;
+        if (s.step > this.record.step) this.catchUpSeries();
         this.record = { ...this.record, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: s.etaSeconds, error: s.error ?? this.record.error };
         this.elapsed = { seconds: s.elapsedSeconds, at: performance.now() };
         this.phaseDetail = TERMINAL.has(s.status) ? null : s.detail;
@@ -191,6 +193,23 @@ export class RunDetail {
     );
   }
 
+  /** run.metrics batches received for this run (a run trained by another process sends none). */
+  private metricsSeen = 0;
+  private catchUpTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * The run moved on: when no metric records come with it within a few seconds — another process (the CLI's
+   * train or resume) is training it and only its record changes reach this app — read the charts' series again.
+   */
+  private catchUpSeries(): void {
+    if (this.catchUpTimer) return;
+    const seen = this.metricsSeen;
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = null;
+      if (this.metricsSeen === seen) void this.loadSeries();
+    }, 2500);
+  }
+
   /** Keep the validation headline (last and best val/success_rate) current between record refreshes. */
   private foldValidation(records: readonly { values: Record<string, number | null> }[]): void {
     if (!this.record) return;
@@ -205,6 +224,7 @@ export class RunDetail {
   }
 
   dispose(): void {
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
     for (const u of this.unsubs) u();
     this.unsubs = [];
   }
