@@ -150,9 +150,10 @@ export function parseTrainerState(text: string, onStep: StepSink): TrainerStateR
 
 /**
  * Largest trainer_state.json read (characters). Real ones hold a few KB per thousand logging steps; past this
- * the file is not a trainer state worth holding in memory whole.
+ * the file is not a trainer state worth holding in memory whole (parsed whole, a document costs many times its
+ * size: a 240 MB one took 6 GB and aborted).
  */
-export const MAX_TRAINER_STATE_CHARS = 256 << 20;
+export const MAX_TRAINER_STATE_CHARS = 16 << 20;
 
 /** The 'trainer-state' LineParser: collects the file's lines and parses them on end(). */
 export function createTrainerStateParser(onStep: StepSink, opts: { maxChars?: number } = {}): LineParser {

@@ -84,6 +84,9 @@ interface Unit {
   readonly bytes: number;
 }
 
+/** Largest bundle (zip) a path import reads; the lab's own bundles, checkpoint included, are tens of MB. */
+export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
+
 export const SKIP_EMPTY_TB_DIR = 'event directory without scalars';
 
 function formatList(registry: FormatRegistry): string {
@@ -388,6 +391,10 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   for (const unit of units) {
     result.formats.add(unit.format);
     if (unit.format === 'bundle') {
+      // A bundle is checked whole in memory: past MAX_BUNDLE_BYTES it is refused before a byte is read.
+      if (unit.bytes > MAX_BUNDLE_BYTES) {
+        throw new ImportError('TOO_LARGE', `${unit.recorded?.[0] ?? unit.paths[0]} is ${(unit.bytes / 1024 / 1024).toFixed(0)} MiB: a bundle over ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB is not read (the lab's own bundles are far smaller; is it a bundle?)`);
+      }
       const data = new Uint8Array(await readFile(unit.paths[0]));
       // The same bundle file again (by SHA-256, importBundle.ts bundleHolders) is reported, not copied.
       if (!opts.again) {
