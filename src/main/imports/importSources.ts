@@ -68,7 +68,7 @@ export async function importSources(store: RunStore, paths: readonly string[], o
         else todo.push(run);
       }
     }
-    const out = await importTrackerRuns(store, todo, { name: opts.name, tags: opts.tags });
+    const out = await importTrackerRuns(store, todo, { name: opts.name, tags: opts.tags, ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}) });
     result.runIds.push(...out.runIds);
     result.steps += out.steps;
     add(result.skipped, out.skipped);

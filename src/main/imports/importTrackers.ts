@@ -19,6 +19,8 @@ export interface ImportTrackersOptions {
   readonly name?: string;
   readonly tags?: readonly string[];
   readonly registry?: FormatRegistry;
+  /** The one file is a temporary copy of an upload: the record names the user's file instead, as importLogs does. */
+  readonly uploadedAs?: string;
 }
 
 export interface TrackerImportOutcome {
@@ -72,7 +74,8 @@ export async function importTrackerRuns(store: RunStore, runs: readonly TrackerR
     // The label is known before reading for MLflow and Trackio; a W&B run's name comes from its first file's
     // run record, which the scan already read.
     const name = opts.name ? (runs.length > 1 ? `${opts.name} · ${run.label}` : opts.name) : run.label;
-    const writer = new RunWriter(store, { registry, format: run.format, name, tags: tagsOf(run, opts.tags ?? []), paths: [...run.files], following: false });
+    const upload = opts.uploadedAs !== undefined && run.files.length === 1;
+    const writer = new RunWriter(store, { registry, format: run.format, name, tags: tagsOf(run, opts.tags ?? []), paths: upload ? [opts.uploadedAs!] : [...run.files], following: false, notes: upload ? ['uploaded through the app'] : [] });
     try {
       const { meta, skipped } = await run.read({
         add: (s) => {

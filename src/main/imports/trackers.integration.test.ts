@@ -20,6 +20,9 @@ import { testCliContext } from '../testing/testContext';
 import importCommand from '../cli/commands/import';
 import exportCommand from '../cli/commands/export';
 import followCommand from '../cli/commands/follow';
+import { openHandlerTestLab } from '../testing/testLab';
+import { createImportsHandlers } from '../api/handlers/imports';
+import { createRunsHandlers } from '../api/handlers/runs';
 
 const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
 
@@ -304,4 +307,28 @@ describe('live follow of tracker databases gaining rows (read-only polling)', ()
       }
     }, 90_000);
   }
+});
+
+describe('the API import paths (imports.file upload, imports.path)', () => {
+  it('an uploaded Trackio / MLflow database and a W&B folder by path import as the tracker runs, with per-tracker counts', async () => {
+    const lab = await openHandlerTestLab('arl-trackers-api-', (s) => ({ ...createImportsHandlers(s), ...createRunsHandlers(s) }), { transport: 'browser', publishDownload: null, importRoots: [tmpdir()] });
+    try {
+      const up = await lab.call('imports.file', { fileName: 'arl-peer.db', dataBase64: readFileSync(join(dir, 'trackio', 'arl-peer.db')).toString('base64') });
+      if (!up.ok) throw new Error(up.error.message);
+      expect(up.value.trackers).toEqual({ trackio: 2 });
+      const rec = await lab.call('runs.get', { runId: up.value.runIds[0] });
+      if (!rec.ok) throw new Error(rec.error.message);
+      expect(rec.value.name).toBe('tr-a');
+      expect(rec.value.source?.paths).toEqual(['arl-peer.db']);
+      expect(rec.value.source?.notes.join(' ')).toContain('Trackio project arl-peer');
+      const ml = await lab.call('imports.file', { fileName: 'mlflow.db', dataBase64: readFileSync(join(dir, 'mlflow.db')).toString('base64') });
+      if (!ml.ok) throw new Error(ml.error.message);
+      expect(ml.value.trackers).toEqual({ 'mlflow-sqlite': 3 });
+      const wb = await lab.call('imports.path', { path: join(dir, 'wandb') });
+      if (!wb.ok) throw new Error(wb.error.message);
+      expect(wb.value.trackers).toEqual({ wandb: 4 });
+    } finally {
+      await lab.close();
+    }
+  }, 60_000);
 });

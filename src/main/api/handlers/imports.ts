@@ -14,7 +14,15 @@ import type { LabServices } from '../../app/lab';
 import { BundleError } from '../../bundles/manifest';
 import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/importLogs';
 import { importSources } from '../../imports/importSources';
+import { isSqlite } from '../../imports/sqliteReadOnly';
+import { isWandbLog } from '../../../core/formats/wandbLog';
 import type { AreaMethods, CallContext, Handlers } from '../types';
+
+/** The last part of an uploaded file's name, with only portable characters (never a path). */
+function uploadFileName(fileName: string): string {
+  const base = fileName.split(/[\\/]/).filter((p) => p.length > 0).pop() ?? 'upload';
+  return base.replace(/[^A-Za-z0-9._=+-]+/g, '_').replace(/^\.+/, '').slice(0, 120) || 'upload';
+}
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
 export const MAX_UPLOAD_BYTES = 150 * 1000 * 1000;
@@ -93,11 +101,14 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
       if (data.length === 0) return err('VALIDATION', `${fileName}: the file is empty or not base64`, { field: 'dataBase64' });
       const { store } = await services.lab();
       const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
-      const tmp = join(dir, 'upload');
+      // A tracker's file (a .wandb log, an MLflow or Trackio SQLite database) goes through importSources, which
+      // reads it as the tracker's runs; its copy keeps the file's own name (Trackio names a project by its file).
+      const tracker = isSqlite(data) || isWandbLog(data);
+      const tmp = join(dir, tracker ? uploadFileName(fileName) : 'upload');
       try {
         await mkdir(dir, { recursive: true });
         await writeFile(tmp, data);
-        const r = await importLogs(store, [tmp], { ...options(rest), uploadedAs: fileName });
+        const r = tracker ? await importSources(store, [tmp], { ...options(rest), uploadedAs: fileName }) : await importLogs(store, [tmp], { ...options(rest), uploadedAs: fileName });
         announce(r);
         return ok(r);
       } catch (e) {
