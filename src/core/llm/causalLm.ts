@@ -20,6 +20,8 @@ import { rmsNorm } from './rmsNorm';
 import { ropeFrequencies, ropeTables } from './rope';
 
 const NEG = -1e9;
+/** Upper bound on the transposed-weight cache (wasm's heap is 4 GiB in all). */
+const TRANSPOSE_CACHE_BYTES = 1 << 30;
 
 /** Host-memory weights by Hugging Face tensor name. */
 export type LlmTensors = Record<string, Float32Array>;
@@ -85,6 +87,15 @@ export class HfCausalLM {
   private readonly freq: { invFreq: Float32Array; scale: number };
   /** Set by adapters (LoRA): every projection goes through it. */
   projectionHook: ProjectionHook | null = null;
+  /**
+   * Transposed copies ([in, out]) of weights, for products that need no gradient w.r.t. them: on tfjs-wasm every
+   * x·Wᵀ first transposes W (the lab's BatchMatMul fix), which for a few rows costs far more than the product (a
+   * [4, 256]·[8192, 256]ᵀ head: 118 ms vs 1.5–4 ms pre-transposed, measured). Used in generation steps and for frozen
+   * weights (the base under LoRA); keyed by the variable's data, so an optimizer step invalidates its entry.
+   */
+  private readonly tCache = new Map<string, { data: object; t: tf.Tensor2D }>();
+  private tCacheBytes = 0;
+  private inferenceStep = false;
 
   private constructor(cfg: LlmConfig, tensors: LlmTensors, name: string, trainable: boolean) {
     this.config = { ...cfg };
@@ -132,12 +143,39 @@ export class HfCausalLM {
 
   dispose(): void {
     for (const v of Object.values(this.vars)) v.dispose();
+    for (const e of this.tCache.values()) e.t.dispose();
+    this.tCache.clear();
+    this.tCacheBytes = 0;
+  }
+
+  /** W [out, in] as [in, out] when a plain product may replace x·Wᵀ (see tCache), else null. */
+  private transposedWeight(name: string): tf.Tensor2D | null {
+    if (tf.getBackend() !== 'wasm') return null;
+    const v = this.vars[name];
+    if (v.trainable && !this.inferenceStep) return null;
+    const hit = this.tCache.get(name);
+    if (hit && hit.data === v.dataId) return hit.t;
+    const bytes = 4 * v.size;
+    if (!hit && this.tCacheBytes + bytes > TRANSPOSE_CACHE_BYTES) return null;
+    if (hit) {
+      hit.t.dispose();
+      this.tCacheBytes -= bytes;
+    }
+    const t = tf.keep(tf.transpose(v as tf.Tensor2D)) as tf.Tensor2D;
+    this.tCache.set(name, { data: v.dataId, t });
+    this.tCacheBytes += bytes;
+    return t;
   }
 
   private proj(module: string): (x: tf.Tensor2D) => tf.Tensor2D {
     const w = this.vars[`${module}.weight`];
     const b = this.vars[`${module}.bias`];
-    const base = (x: tf.Tensor2D): tf.Tensor2D => linear(x, w, b);
+    const base = (x: tf.Tensor2D): tf.Tensor2D => {
+      const wt = this.transposedWeight(`${module}.weight`);
+      if (!wt) return linear(x, w, b);
+      const y = tf.matMul(x, wt);
+      return (b ? tf.add(y, b) : y) as tf.Tensor2D;
+    };
     const hook = this.projectionHook;
     return hook ? (x) => hook(module, x, base) : base;
   }
@@ -160,8 +198,13 @@ export class HfCausalLM {
     };
   }
 
-  private headWeight(): tf.Variable {
-    return this.config.tieWordEmbeddings ? this.vars['model.embed_tokens.weight'] : this.vars['lm_head.weight'];
+  private headName(): string {
+    return this.config.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+  }
+
+  private head(h: tf.Tensor2D): tf.Tensor2D {
+    const wt = this.transposedWeight(this.headName());
+    return wt ? (tf.matMul(h, wt) as tf.Tensor2D) : lmHead(h, this.vars[this.headName()]);
   }
 
   private embed(ids: Int32Array): tf.Tensor2D {
@@ -208,7 +251,7 @@ export class HfCausalLM {
     return tf.tidy(() => {
       const bias = tf.tensor4d(causalBias(m, N, T, 0, T), [N, 1, T, T]);
       const { h } = this.run(ids, positions, N, T, bias, null);
-      return tf.reshape(lmHead(h, this.headWeight()), [N, T, this.config.vocabSize]) as tf.Tensor3D;
+      return tf.reshape(this.head(h), [N, T, this.config.vocabSize]) as tf.Tensor3D;
     });
   }
 
@@ -258,7 +301,7 @@ export class HfCausalLM {
       const d = this.config.hiddenSize;
       // A 0/1 selection matMul picks the predicting positions: exact and differentiable on every backend.
       const picked = tf.reshape(tf.matMul(tf.tensor3d(sel, [N, R, T]), tf.reshape(h, [N, T, d])), [N * R, d]) as tf.Tensor2D;
-      let logits = lmHead(picked, this.headWeight()) as tf.Tensor;
+      let logits = this.head(picked) as tf.Tensor;
       if (temperature !== 1) logits = tf.div(logits, temperature);
       const logp = tf.logSoftmax(logits);
       const m = tf.tensor2d(rmask, [N, R]);
@@ -278,12 +321,21 @@ export class HfCausalLM {
    */
   step(ids: Int32Array, positions: Int32Array, bias: Float32Array, B: number, S: number, past: KvEntry[] | null): { logits: tf.Tensor2D; present: KvEntry[] } {
     this.checkIds(ids);
+    this.inferenceStep = true;
+    try {
+      return this.stepTidy(ids, positions, bias, B, S, past);
+    } finally {
+      this.inferenceStep = false;
+    }
+  }
+
+  private stepTidy(ids: Int32Array, positions: Int32Array, bias: Float32Array, B: number, S: number, past: KvEntry[] | null): { logits: tf.Tensor2D; present: KvEntry[] } {
     return tf.tidy(() => {
       const P = past ? past[0].k.shape[2] : 0;
       const { h, present } = this.run(ids, positions, B, S, tf.tensor4d(bias, [B, 1, S, P + S]), past);
       const d = this.config.hiddenSize;
       const last = tf.reshape(tf.slice(tf.reshape(h, [B, S, d]), [0, S - 1, 0], [B, 1, d]), [B, d]) as tf.Tensor2D;
-      return { logits: lmHead(last, this.headWeight()), present };
+      return { logits: this.head(last), present };
     });
   }
 
