@@ -8,10 +8,16 @@
  * fp16  every float initializer is stored as float16 and the graph computes on float16 tensors: float inputs are
  *       Cast to float16 on entry and float outputs Cast back to float32 on exit, so the host side (feeds, the
  *       decoder's float32 KV cache, log-softmax) is unchanged — the cache then holds float16 values, as a bf16
- *       engine's cache does. onnxruntime's CPU provider accepts the whole graph: for an op without a float16 CPU
- *       kernel its InsertCastTransformer computes that op in float32 between casts, so intermediate tensors are still
- *       rounded to float16 between ops (half-precision storage, single-precision arithmetic inside such ops — what
- *       GPU bf16 kernels do with their fp32 accumulators). `attn_bias` is clamped to ±30000 before its cast: its
+ *       engine's cache does. onnxruntime's CPU provider accepts the whole graph: an op without a float16 CPU kernel
+ *       runs in float32 between casts it inserts (1.30, profiled on the decoder graph: Gather, Reshape, Shape,
+ *       Transpose, Split, LayerNormalization and SkipLayerNormalization run float16 kernels; Gemm, MatMul, Add,
+ *       Concat, Softmax and FastGelu — the last two expanded into their float32 primitives — do not), and it drops the
+ *       float16 round trip between two such ops (measured: MatMul → Add in float16 equals float32 arithmetic rounded
+ *       once at the end). So values are rounded to float16 wherever a float16-kernel op reads or writes them — the
+ *       weights, embeddings, q/k/v and the KV cache, attention probabilities (at their Split), the attention output
+ *       (at its Transpose), the residual stream and LayerNorm outputs (SkipLayerNormalization) — while a linear + GELU
+ *       chain and the scores before softmax stay float32 inside, as fused bf16 GPU kernels keep fp32 accumulators.
+ *       `attn_bias` is clamped to −30000 before its cast: its
  *       −1e9 mask would become −inf in float16, and a query with every key masked (left padding) would then give
  *       NaN (−inf − −inf) instead of a harmless uniform row.
  * int8  dynamic int8 quantisation of the weight matmuls, as onnxruntime's `quantize_dynamic` does: every MatMul or
