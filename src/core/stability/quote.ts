@@ -55,7 +55,17 @@ export function firstPoints(n: number, summary: 'median' | 'lowest' = 'median'):
  * as an earlier part of the message (a window of one point on a run logged every 10 steps) is left out.
  */
 export function quoteOnce(message: string): string {
-  return message.replace(/([;,] )(?:latest|highest|lowest) ([^;,]*? at step \d+)(?=[;,.)]|$)/g, (m: string, _sep: string, q: string, at: number) => {
+  // Fast path (an alert's message is rewritten at every step of its episode): a repeat needs two quotes at the
+  // same step, so look at the step numbers first.
+  const steps: number[] = [];
+  let repeat = false;
+  for (let k = message.indexOf(' at step '); k >= 0 && !repeat; k = message.indexOf(' at step ', k + 9)) {
+    const n = parseInt(message.slice(k + 9, k + 24), 10);
+    repeat = steps.includes(n);
+    steps.push(n);
+  }
+  if (!repeat) return message;
+  return message.replace(/([;,] )(?:latest|highest|lowest) (-?[\d.]+(?:e[-+]?\d+)?(?: %| nats| tokens)? at step \d+)(?=[;,.)]|$)/g, (m: string, _sep: string, q: string, at: number) => {
     const first = message.indexOf(q);
     return first >= 0 && first < at ? '' : m;
   });

@@ -177,47 +177,80 @@ export class Cadence {
  * The logged points of one metric through an event (a streak of a rule's condition), so that a message quotes
  * logged values at the steps it names and the alert's window opens where the event did: a smoothed mean crosses
  * a level points after the value that pushed it there (a KL of 6.4 at step 2 lifts the 3-step mean until step 4).
+ * The last `keep` points sit in a ring of numbers: every rule feeds one per metric per step, so no object is
+ * made per point (an imported verl step carries ~140 keys).
  */
 export class Episode {
-  private recent: Pt[] = [];
+  private steps: Float64Array;
+  private values: Float64Array;
+  private start = 0;
+  private len = 0;
   private isOpen = false;
-  /** First logged step of the event, the point before it, its extreme (largest for 'up'), and the latest. */
+  private exStep = NaN;
+  private exValue = NaN;
+  /** First logged step of the event. */
   onset = NaN;
+  /** The point before the event's first one (null when there was none). */
   before: Pt | null = null;
-  extreme: Pt | null = null;
-  latest: Pt | null = null;
   /** `by`: what "largest" compares (|x| for a KL estimate that may come out negative). */
-  constructor(private readonly dir: 'up' | 'down', private readonly by: (v: number) => number = (v) => v, private keep = 64) {}
-  push(step: number, value: number): void {
-    const p = { step, value };
-    this.recent.push(p);
-    if (this.recent.length > this.keep) this.recent.shift();
-    this.latest = p;
-    if (this.isOpen && this.extreme && this.beats(p, this.extreme)) this.extreme = p;
+  constructor(private readonly dir: 'up' | 'down', private readonly by: (v: number) => number = (v) => v, private readonly keep = 64) {
+    this.steps = new Float64Array(keep);
+    this.values = new Float64Array(keep);
   }
-  private beats(a: Pt, b: Pt): boolean {
-    return this.dir === 'up' ? this.by(a.value) > this.by(b.value) : this.by(a.value) < this.by(b.value);
+  push(step: number, value: number): void {
+    const i = (this.start + this.len) % this.keep;
+    this.steps[i] = step;
+    this.values[i] = value;
+    if (this.len < this.keep) this.len++;
+    else this.start = (this.start + 1) % this.keep;
+    if (this.isOpen && this.beats(value, this.exValue)) {
+      this.exStep = step;
+      this.exValue = value;
+    }
+  }
+  private beats(a: number, b: number): boolean {
+    return this.dir === 'up' ? this.by(a) > this.by(b) : this.by(a) < this.by(b);
+  }
+  private at(k: number): Pt {
+    const i = (this.start + k) % this.keep;
+    return { step: this.steps[i], value: this.values[i] };
   }
   /**
    * The condition holds at the latest point. A closed event opens at the first of the last `lookback` points
    * that `beyond` accepts (the first of them when none does).
    */
   hold(lookback: number, beyond: (v: number) => boolean = () => true): void {
-    if (this.isOpen) return;
+    if (this.isOpen || this.len === 0) return;
     this.isOpen = true;
-    const from = Math.max(0, this.recent.length - Math.max(1, lookback));
-    let i = from;
-    while (i < this.recent.length - 1 && !beyond(this.by(this.recent[i].value))) i++;
-    if (!beyond(this.by(this.recent[i].value))) i = from;
-    this.onset = this.recent[i].step;
-    this.before = i > 0 ? this.recent[i - 1] : null;
-    this.extreme = null;
-    for (const p of this.recent.slice(i)) if (this.extreme === null || this.beats(p, this.extreme)) this.extreme = p;
+    const from = Math.max(0, this.len - Math.max(1, lookback));
+    const val = (k: number) => this.values[(this.start + k) % this.keep];
+    let k = from;
+    while (k < this.len - 1 && !beyond(this.by(val(k)))) k++;
+    if (!beyond(this.by(val(k)))) k = from;
+    this.onset = this.at(k).step;
+    this.before = k > 0 ? this.at(k - 1) : null;
+    this.exStep = NaN;
+    this.exValue = NaN;
+    for (let j = k; j < this.len; j++) {
+      const v = val(j);
+      if (Number.isNaN(this.exValue) || this.beats(v, this.exValue)) {
+        this.exValue = v;
+        this.exStep = this.steps[(this.start + j) % this.keep];
+      }
+    }
   }
   end(): void {
     this.isOpen = false;
   }
   get open(): boolean {
     return this.isOpen;
+  }
+  /** The event's extreme logged point (largest for 'up'); null before it opened. */
+  get extreme(): Pt | null {
+    return Number.isNaN(this.exStep) ? null : { step: this.exStep, value: this.exValue };
+  }
+  /** The last point pushed. */
+  get latest(): Pt | null {
+    return this.len ? this.at(this.len - 1) : null;
   }
 }

@@ -35,11 +35,11 @@ interface Track {
   ep: Episode;
 }
 
-/** Raises the best smoothed level to `level`, the mean of `pts`. */
-function best(t: Track, level: number, pts: Pt[]): void {
+/** Raises the best smoothed level to `level`, the mean of the window's points (copied only when it is a new best). */
+function best(t: Track, level: number): void {
   if (level > t.max) {
     t.max = level;
-    t.best = pts;
+    t.best = t.win.points();
   }
 }
 
@@ -62,7 +62,7 @@ export const successCollapseRule: RuleDef = {
       t.cad.push(step);
       if (val) return;
       t.win.resize(t.cad.points(c.smooth));
-      if (t.win.full) best(t, t.win.mean(), t.win.points());
+      if (t.win.full) best(t, t.win.mean());
     };
     const rw = { t: track(c.smooth), base: new Baseline(c.smooth) };
     /** Best validation so far with its episode count (validations logged with val/episodes). */
@@ -107,7 +107,7 @@ export const successCollapseRule: RuleDef = {
           t.ep.push(rec.step, v);
           if (!t.win.full) continue;
           const sm = t.win.mean();
-          best(t, sm, t.win.points());
+          best(t, sm);
           const patience = isVal ? 1 : t.cad.points(c.patience);
           const fell = t.max >= c.minPeak && sm <= (1 - c.warnFrac) * t.max && beyondNoise(t, t.max - sm);
           if (fell) t.ep.hold(t.win.size, (x) => x <= (1 - c.warnFrac) * t.max);
@@ -140,7 +140,7 @@ export const successCollapseRule: RuleDef = {
           const base = rw.base.get();
           if (base !== null && t.win.full) {
             const sm = t.win.mean();
-            best(t, sm, t.win.points());
+            best(t, sm);
             const gain = t.max - base;
             const fell = gain >= c.rewardMinGain && t.max - sm >= c.rewardGiveBack * gain && beyondNoise(t, t.max - sm);
             if (fell) t.ep.hold(t.win.size, (x) => x <= t.max - c.rewardGiveBack * gain);
