@@ -29,9 +29,19 @@ export async function openStore(ctx: CliContext): Promise<RunStore> {
   const store = await RunStore.open(ctx.dataDir);
   for (const w of store.warnings) ctx.stderr.write(`arlarena: warning: ${w}\n`);
   // A run whose training process was killed is interrupted, whichever command looks first (not only the app).
+  const warned = store.warnings.length;
   for (const d of await store.markDeadOwners()) {
-    ctx.stderr.write(`arlarena: run ${d.id} was being trained by process ${d.pid ?? '(unknown)'}, which is gone; marked interrupted (continue it: arlarena resume ${d.id})\n`);
+    const by = `process ${d.pid ?? '(unknown)'}`;
+    if (store.cached(d.id)?.kind === 'imported') {
+      ctx.stderr.write(`arlarena: run ${d.id} was being followed by ${by}, which is gone; marked interrupted (it keeps the steps read until then; follow or import the log again for the rest)\n`);
+    } else if ((await store.checkpointSteps(d.id).catch(() => [] as number[])).length === 0) {
+      ctx.stderr.write(`arlarena: run ${d.id} was being trained by ${by}, which is gone before its first checkpoint; marked interrupted (nothing to resume from: arlarena resume ${d.id} trains it again from the start)\n`);
+    } else {
+      ctx.stderr.write(`arlarena: run ${d.id} was being trained by ${by}, which is gone; marked interrupted (continue it from its last checkpoint: arlarena resume ${d.id})\n`);
+    }
   }
+  // A full disk found while marking them: said once.
+  for (const w of store.warnings.slice(warned)) ctx.stderr.write(`arlarena: warning: ${w}\n`);
   return store;
 }
 
