@@ -216,7 +216,32 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       return;
     }
     rows++;
-    acc.add(step, values, '', wall);
+    acc.add(step, canonical(values), '', wall);
+  }
+
+  // wandb-core writes a row's items in Go map order, which differs from row to row. Steps leave with their keys
+  // in one order (first seen first), so that consecutive steps share a key order: the mapping table's plan cache
+  // (mapping.ts) then recognises them instead of planning every row again.
+  const keyOrder: string[] = [];
+  const known = new Set<string>();
+  function canonical(values: Record<string, number>): Record<string, number> {
+    const out: Record<string, number> = {};
+    let n = 0;
+    for (const k of keyOrder) {
+      if (k in values) {
+        out[k] = values[k];
+        n++;
+      }
+    }
+    if (n < Object.keys(values).length) {
+      for (const k in values) {
+        if (known.has(k)) continue;
+        known.add(k);
+        keyOrder.push(k);
+        out[k] = values[k];
+      }
+    }
+    return out;
   }
 
   function record(payload: Uint8Array): void {
