@@ -47,6 +47,10 @@ torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
 QWEN_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
               r"\s*[\r\n]+|\s+(?!\S)|\s+")
 
+# Llama 3's split pattern (also a published fact of its tokenizer.json): as Qwen's but digits in runs of up to three.
+LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+                r"\s*[\r\n]+|\s+(?!\S)|\s+")
+
 CHATML_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 LLAMA_SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 # Added but not special (Qwen3 has <think>/</think> this way): kept whole by the tokenizer, shown by decode.
@@ -99,12 +103,18 @@ def train_bpe():
 
 
 def save_tokenizers(base, out):
-    """Two tokenizer folders from one trained BPE: ChatML (Qwen) and a Llama-3-style one that adds <bos>."""
+    """Two tokenizer folders from one trained BPE: ChatML (Qwen: NFC, Qwen's split) and a Llama-3-style one (no
+    normalizer, Llama 3's split, a post-processor that adds <bos>)."""
     chatml = PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_str(base.to_str()), eos_token="<|im_end|>",
                                      pad_token="<|endoftext|>", additional_special_tokens=["<|im_start|>"],
                                      chat_template=CHATML_TEMPLATE, model_max_length=512)
     chatml.save_pretrained(os.path.join(out, "tokenizers", "chatml"))
     lt = Tokenizer.from_str(base.to_str())
+    lt.normalizer = normalizers.Sequence([])  # none (tokenizers 0.19 cannot unset it)
+    lt.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(LLAMA3_SPLIT), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
     bos = lt.token_to_id("<|begin_of_text|>")
     lt.post_processor = processors.TemplateProcessing(single="<|begin_of_text|> $A",
                                                       pair="<|begin_of_text|> $A <|begin_of_text|> $B",
