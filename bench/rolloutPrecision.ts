@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     const trainer = new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'trainer'));
     const load0 = loadavg()[0];
     // Warm-up, and the mismatch on its samples: the engine's own log-probs vs the trainer's on the same tokens.
-    const gaps = [];
+    const gaps: Array<{ mean: number; max: number }> = [];
     for (const e of engines) {
       const g = await e.generate(prompts, sampling, new Rng(2));
       const lp = await trainer.logProbs(prompts.map((p, i) => ({ promptIds: p, responseIds: g.tokens[i] })));
