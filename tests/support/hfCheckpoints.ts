@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { venvPython } from './peers';
@@ -24,7 +24,7 @@ export function hfTestCheckpoints(): string {
   const work = mkdtempSync(join(tmpdir(), 'arlarena-hf-build-'));
   try {
     execFileSync(python, [SCRIPT, work], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, env: { ...process.env, TORCH_THREADS: '1', TOKENIZERS_PARALLELISM: 'false' } });
-    execFileSync('touch', [join(work, 'DONE')]);
+    writeFileSync(join(work, 'DONE'), '');
     try {
       renameSync(work, dir);
     } catch (e) {
