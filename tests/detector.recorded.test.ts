@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectAlerts } from '../src/core/stability/detector';
+import { ruleCoverage } from '../src/core/stability/coverage';
 import { recipeOf } from '../src/core/stability/hints';
 import { resolveConfig } from '../src/core/config/index';
 import type { MetricRecord } from '../src/shared/metrics';
@@ -105,5 +106,21 @@ describe('collapse detector on recorded runs', () => {
     const fitted = detectAlerts('sampo-harsh-val', recorded('sampo-harsh-val'), undefined, sampo);
     expect(fitted.map(({ hint: _h, ...a }) => a)).toEqual(bare.map(({ hint: _h, ...a }) => a));
     expect(recipeOf({ preset: 'x' })).toBeUndefined();
+  });
+});
+
+describe('the rules from the field on the recorded lab runs', () => {
+  it('engine_gap and format_hacking apply (mismatch/*, format, KL and success are logged) and stay quiet; response_collapse does not apply to runs recorded before response/* was logged', () => {
+    for (const name of ['cispo-harsh', 'sampo-harsh', 'sampo-harsh-val', 'sapo-harsh', 'sampo-main']) {
+      const rows = recorded(name);
+      const logged = new Set(rows.flatMap((r) => Object.keys(r.values).filter((k) => Number.isFinite(r.values[k]))));
+      const applies = ruleCoverage(logged).filter((c) => c.applicable).map((c) => c.rule);
+      expect(applies, name).toEqual(expect.arrayContaining(['engine_gap', 'format_hacking']));
+      expect(applies, name).not.toContain('response_collapse');
+      // Both engines hold the same weights in these runs: float rounding only (mean |Δ log-prob| ≤ 5.3e-7 nats,
+      // max ≤ 1.8e-5), far under the rise the rule needs (+0.01 nats over its start).
+      expect(Math.max(...rows.map((r) => r.values['mismatch/logprob_abs_mean']).filter(Number.isFinite)), name).toBeLessThan(1e-6);
+      expect(detectAlerts(name, rows).filter((a) => ['engine_gap', 'response_collapse', 'format_hacking'].includes(a.rule)), name).toEqual([]);
+    }
   });
 });
