@@ -20,3 +20,16 @@ it('steps of 2^64 - 1, -5 and 2^60 are skipped and counted; 1 and 2 are read', (
   expect(steps.map((s) => s.values.a)).toEqual([1, 5]);
   expect(p.skipped['record whose step is negative or past 2^53']).toBe(3);
 });
+
+it('tags past the first 10,000 of a run are left out and counted', async () => {
+  const { MAX_RECORD_KEYS } = await import('./steps');
+  const many = frameRecord(EventType.encode(EventType.create({ wallTime: 1, step: 1, summary: { value: Array.from({ length: MAX_RECORD_KEYS + 5 }, (_, i) => ({ tag: `t${i}`, simpleValue: i })) } })).finish());
+  const steps: SourceStep[] = [];
+  const p = createTensorboardParser((s) => steps.push(s));
+  p.push(many);
+  p.push(frameRecord(EventType.encode(EventType.create({ wallTime: 2, step: 2, summary: { value: [{ tag: 't0', simpleValue: 1 }, { tag: 'new', simpleValue: 2 }] } })).finish()));
+  p.end();
+  expect(Object.keys(steps[0].values)).toHaveLength(MAX_RECORD_KEYS);
+  expect(steps[1].values).toEqual({ t0: 1 });
+  expect(p.skipped[`value of a tag past the first ${MAX_RECORD_KEYS} tags`]).toBe(6);
+});

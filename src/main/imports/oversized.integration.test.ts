@@ -3,7 +3,8 @@
  * (hardening round three: a 240 MB trainer_state.json aborted out of memory at 6 GB; a 1.5 GB sparse file starting
  * with PK\x03\x04 peaked at 3.18 GB; one JSONL line of 800k keys (12.7 MB) at 6.06 GB). Now each ends within a few
  * times its size: the trainer state past 16 MiB is not held (a clear note), a "bundle" past 512 MiB is refused
- * before a byte is read, and the line past 10,000 values is skipped and counted. The bounds leave room for the
+ * before a byte is read, the line past 10,000 values is skipped and counted, and so are a TensorBoard run's tags
+ * past its first 10,000 (100k tags in 4.5 MB peaked at 895 MB). The bounds leave room for the
  * CLI's own ~200 MB (tsx, tfjs not loaded); the measured peaks are printed.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { frameRecord } from '../../core/formats/export/tensorboard';
+import { EventType } from '../../core/formats/tensorboardProto';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 let dir: string;
@@ -87,4 +90,19 @@ it('one JSONL line of 800k keys (12.7 MB): skipped and counted, the other lines 
   expect(res.steps).toBe(2);
   expect(res.skipped).toEqual({ 'record with more than 10000 values': 1 });
   expect(r.peakMb).toBeLessThan(800);
+}, 120_000);
+
+it('a TensorBoard file of 100k tags (5.6 MB): tags past 10,000 left out and counted; bounded memory', async () => {
+  const p = join(dir, 'tb', 'events.out.tfevents.1700000000.host');
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(join(dir, 'tb'));
+  const parts: Uint8Array[] = [frameRecord(EventType.encode(EventType.create({ wallTime: 1, fileVersion: 'brain.Event:2' })).finish())];
+  for (let i = 0; i < 100_000; i++) parts.push(frameRecord(EventType.encode(EventType.create({ wallTime: 2, step: 1, summary: { value: [{ tag: `train/metric_${i}`, simpleValue: i }] } })).finish()));
+  await writeFile(p, Buffer.concat(parts));
+  const r = await cliPeak(['import', join(dir, 'tb'), '--json']);
+  console.log(`TensorBoard file of 100k tags (${(Buffer.concat(parts).length / 1e6).toFixed(1)} MB): exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
+  expect(r.code).toBe(0);
+  const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  expect(res.skipped).toEqual({ 'value of a tag past the first 10000 tags': 90_000 });
+  expect(r.peakMb).toBeLessThan(500);
 }, 120_000);
