@@ -61,7 +61,9 @@ CHATML_TEMPLATE = (
     "{%- endif %}"
     "{%- for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
     "{%- endfor %}"
-    "{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{%- endif %}"
+    "{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"
+    "{%- endif %}"
 )
 LLAMA_TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}"
@@ -180,6 +182,11 @@ def tokenizer_reference(toks):
                 text = tok.apply_chat_template(conv, tokenize=False, add_generation_prompt=gen)
                 ids = tok.apply_chat_template(conv, tokenize=True, add_generation_prompt=gen)
                 chats.append({"messages": conv, "addGenerationPrompt": gen, "text": text, "ids": ids})
+        # A template variable beyond the standard ones (Qwen3's templates read enable_thinking this way).
+        for conv in conversations()[:1]:
+            text = tok.apply_chat_template(conv, tokenize=False, add_generation_prompt=True, enable_thinking=False)
+            ids = tok.apply_chat_template(conv, tokenize=True, add_generation_prompt=True, enable_thinking=False)
+            chats.append({"messages": conv, "addGenerationPrompt": True, "variables": {"enable_thinking": False}, "text": text, "ids": ids})
         ref[name] = {"strings": enc, "chats": chats, "vocabSize": len(tok)}
     return ref
 

@@ -100,11 +100,15 @@ export class HfTokenizer {
     return this.template !== null;
   }
 
-  /** Render the chat template with the variables Transformers passes (messages, add_generation_prompt, special tokens). */
-  renderChat(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean } = {}): string {
+  /**
+   * Render the chat template with the variables Transformers passes (messages, add_generation_prompt, special tokens)
+   * plus `variables` (what apply_chat_template's extra keyword arguments are, e.g. Qwen3's enable_thinking).
+   */
+  renderChat(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean; variables?: Record<string, unknown> } = {}): string {
     if (!this.template) throw new TokenizerFolderError('tokenizer_config.json has no chat_template (and there is no chat_template.jinja); use a chat (instruct) checkpoint or add a template');
     const s = this.specialTokens;
     return this.template.render({
+      ...opts.variables,
       messages: messages.map((m) => ({ ...m })),
       add_generation_prompt: opts.addGenerationPrompt ?? false,
       bos_token: s.bos ?? '',
@@ -115,7 +119,7 @@ export class HfTokenizer {
   }
 
   /** Token ids of the rendered chat (no special tokens added on top: the template holds them). */
-  applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean } = {}): number[] {
+  applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean; variables?: Record<string, unknown> } = {}): number[] {
     return this.encode(this.renderChat(messages, opts), { addSpecialTokens: false });
   }
 }

@@ -176,7 +176,7 @@ describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1
       const tok = new HfTokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
       const ref = JSON.parse(readFileSync(join(root, 'tokenizer_reference.json'), 'utf8'))[name] as {
         strings: Array<{ text: string; ids: number[]; idsWithSpecial: number[]; decoded: string; decodedSkip: string }>;
-        chats: Array<{ messages: Array<{ role: string; content: string }>; addGenerationPrompt: boolean; text: string; ids: number[] }>;
+        chats: Array<{ messages: Array<{ role: string; content: string }>; addGenerationPrompt: boolean; variables?: Record<string, unknown>; text: string; ids: number[] }>;
       };
       expect(ref.strings.length).toBeGreaterThan(300);
       const mismatches: string[] = [];
@@ -187,9 +187,11 @@ describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1
         if (tok.decode(s.ids, { skipSpecialTokens: true }) !== s.decodedSkip) mismatches.push(`decode(skip) ${JSON.stringify(s.text)}`);
       }
       for (const c of ref.chats) {
-        if (tok.renderChat(c.messages, { addGenerationPrompt: c.addGenerationPrompt }) !== c.text) mismatches.push(`chat text ${JSON.stringify(c.messages)}`);
-        if (JSON.stringify(tok.applyChatTemplate(c.messages, { addGenerationPrompt: c.addGenerationPrompt })) !== JSON.stringify(c.ids)) mismatches.push(`chat ids ${JSON.stringify(c.messages)}`);
+        const o = { addGenerationPrompt: c.addGenerationPrompt, variables: c.variables };
+        if (tok.renderChat(c.messages, o) !== c.text) mismatches.push(`chat text ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
+        if (JSON.stringify(tok.applyChatTemplate(c.messages, o)) !== JSON.stringify(c.ids)) mismatches.push(`chat ids ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
       }
+      expect(ref.chats.some((c) => c.variables)).toBe(true);
       expect(mismatches).toEqual([]);
     });
   }
