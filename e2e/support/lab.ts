@@ -38,10 +38,11 @@ process.on('exit', () => {
   for (const child of running) if (child.pid) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
 });
 
-export async function startLab(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Lab> {
+/** `serveArgs`: more `arlarena serve` options (e.g. `--allow-dir DIR`, which follow.start and imports.path need). */
+export async function startLab(options: { dataDir?: string; env?: Record<string, string>; serveArgs?: readonly string[] } = {}): Promise<Lab> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'arlarena-e2e-'));
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'serve', '--port', '0', '--no-build', '--json'], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'serve', '--port', '0', '--no-build', '--json', ...(options.serveArgs ?? [])], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -60,6 +60,25 @@ export interface FollowOptions {
    * follow ends, stopped, with the reason (ms). Default 10 s: a rotation or a brief chmod passes unnoticed.
    */
   readonly goneMs?: number;
+  /**
+   * How long a file whose format has not shown may be followed before the follow ends, stopped, saying so
+   * (seconds). Default 600: a trainer prints its config within minutes of starting; a file that matches no
+   * format by then is not a training log (and a follow must not sit at "step 0" forever).
+   */
+  readonly formatSeconds?: number;
+}
+
+/**
+ * Whether the start of a file reads as text: valid UTF-8 (a partial character at the end allowed). A file that
+ * does not, and matches no binary format, is no log that will ever be read (a picture, an archive).
+ */
+export function looksLikeText(head: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Errors reading the followed file that may pass (a rotation in progress, a brief chmod). */
@@ -166,6 +185,7 @@ export class LogFollower {
   private stopping: Promise<FollowInfo> | null = null;
   private status: FollowInfo['status'] = 'running';
   private readonly startedAt = new Date().toISOString();
+  private readonly startedMs = Date.now();
   private resolveDone!: (info: FollowInfo) => void;
   /** Resolves once following has ended (stopped, idle, or failed). */
   readonly done: Promise<FollowInfo>;
@@ -217,6 +237,10 @@ export class LogFollower {
       format = registry.detect(head)?.format ?? null;
       if (format === null && head.length >= HEAD_BYTES) {
         throw new ImportError('UNKNOWN_FORMAT', `${path} is in no known format (detected from its first ${HEAD_BYTES} bytes; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`);
+      }
+      // A young text log may not show its format yet; binary content in no binary format never will.
+      if (format === null && !looksLikeText(head)) {
+        throw new ImportError('UNKNOWN_FORMAT', `${path} is in no known format (its content is binary, not text, and matches none of the binary formats; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`);
       }
     }
     const f = new LogFollower(store, path, isDir, format as LogFormat | null, opts);
@@ -321,6 +345,10 @@ export class LogFollower {
       await this.settle();
     }
     if (this.opts.idleSeconds !== undefined && Date.now() - this.lastDataAt >= this.opts.idleSeconds * 1000) void this.stop();
+    const formatSeconds = this.opts.formatSeconds ?? 600;
+    if (!this.isDir && this.format === null && this.endReason === null && Date.now() - this.startedMs >= formatSeconds * 1000) {
+      this.endReason = `no step was read from ${this.path} in the first ${formatSeconds} s of following: its content matches no known format (formats tried: ${this.registry.formats.join(', ')}); following stopped. If you know its format, follow it again with --format F`;
+    }
   }
 
   /** Folder mode: the folder's event files, in name order (TensorBoard's names sort by time). */
@@ -515,7 +543,9 @@ export class LogFollower {
       if (r.writer.runId) this.opts.onRunChange?.(r.writer.runId);
     }
     const had = this.writer.runId;
-    await this.writer.flush(this.currentMeta());
+    const meta = this.currentMeta();
+    if (await this.writer.revealConfig(meta)) this.opts.onRunChange?.(this.writer.runId!);
+    await this.writer.flush(meta);
     if (!had && this.writer.runId) {
       const prev = this.runs[this.runs.length - 1];
       this.runs.push(this.writer.runId);

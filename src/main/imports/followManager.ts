@@ -54,7 +54,8 @@ export class FollowManager {
       elapsedSeconds: Number.isFinite(startedMs) ? Math.max(0, (Date.now() - startedMs) / 1000) : 0,
       error: rec?.error ?? null,
       phase: null,
-      detail: status === 'running' ? `following ${f.path}` : null,
+      // Until its first step, say what it waits for (and whether the format has shown yet).
+      detail: status !== 'running' ? null : info.steps > 0 ? `following ${f.path}` : `waiting for the first step of ${f.path}${info.format === 'detecting' ? ' (its format has not shown yet)' : ` (${info.format})`}`,
     });
   }
 

@@ -186,6 +186,20 @@ export class RunWriter {
     return this.creating;
   }
 
+  /**
+   * A followed log's config, onto its run as soon as the log has printed it (verl prints it before its first
+   * step), not only when following ends. True when the record changed.
+   */
+  async revealConfig(meta: SourceMeta | null): Promise<boolean> {
+    if (!this.opts.following || this.configRevealed || !this.run || !meta?.config || Object.keys(meta.config).length === 0) return false;
+    this.configRevealed = true;
+    const cfg = describeConfig(meta.config);
+    this.run = await this.store.updateRun(this.run.id, { config: cfg.config, preset: cfg.preset, env: cfg.env, seed: cfg.seed });
+    return true;
+  }
+
+  private configRevealed = false;
+
   /** Map, detect and store what is buffered. `meta` is the parser's meta (framework, config) so far. */
   async flush(meta: SourceMeta | null): Promise<void> {
     if (this.buffer.length === 0) return;

@@ -187,6 +187,14 @@ export class RunDetail {
         const alerts = [...this.record.alerts.filter((a) => a.id !== alert.id), liveAlert(this.record.alerts.find((a) => a.id === alert.id), alert)];
         this.record = { ...this.record, alerts, alertCount: alerts.length };
       }),
+      // The record changed (a followed log printed its config, another process renamed or trained it): read it again.
+      this.lab.on('runs.changed', (p) => {
+        if (p.runId !== this.runId || this.refreshTimer) return;
+        this.refreshTimer = setTimeout(() => {
+          this.refreshTimer = null;
+          void this.refreshRecord();
+        }, 300);
+      }),
       this.lab.on('run.trajectory', (p) => {
         if (p.runId === this.runId) this.trajectoryTick++;
       }),
@@ -196,6 +204,7 @@ export class RunDetail {
   /** run.metrics batches received for this run (a run trained by another process sends none). */
   private metricsSeen = 0;
   private catchUpTimer: ReturnType<typeof setTimeout> | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
 
   /**
    * The run moved on: when no metric records come with it within a few seconds — another process (the CLI's
@@ -225,6 +234,7 @@ export class RunDetail {
 
   dispose(): void {
     if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const u of this.unsubs) u();
     this.unsubs = [];
   }

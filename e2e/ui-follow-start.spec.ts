@@ -1,0 +1,99 @@
+/**
+ * "Follow a log…" on what is no training log, or not one yet:
+ * - a PNG is refused at once with the reason (no run is made that sits at "detecting · step 0" forever);
+ * - a verl log that has printed its config but no step yet: the run page says it waits for the first step, shows
+ *   the config the log printed, and its episodes panel says imported logs carry no episodes (not that "the
+ *   trainer stores a few per step"); the first steps then arrive live.
+ * On the shared real verl Qwen2-7B console log where ../shared/data/real-runs is present (its head up to its first
+ * step), otherwise on a verl console log written here.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realRun } from '../tests/support/realRuns';
+import { launchBrowser, screenshot } from './support/browser';
+import { startLab, type Lab } from './support/lab';
+import { waitUntil } from './uiHelpers';
+
+const REAL = realRun('verl-console/play-verl_verl_qwen2_7b_min.log');
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(300, 0xf7)]);
+
+let work = '';
+let lab: Lab;
+let browser: Browser;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'arlarena-follow-start-e2e-'));
+  lab = await startLab({ dataDir: join(work, 'data'), serveArgs: ['--allow-dir', work] });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await lab?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function open(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  return { page, problems };
+}
+
+async function follow(page: Page, path: string): Promise<void> {
+  await page.click('[data-testid="follow-button"]');
+  const dialog = page.locator('dialog[open]');
+  await dialog.locator('input[name="value"]').fill(path);
+  await dialog.locator('button[type="submit"]').click();
+}
+
+describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' : 'NOT the shared real logs (../shared/data/real-runs is absent): a verl console log written by the test'})`, () => {
+  it('refuses a PNG at once, saying it is in no known format, and makes no run', async () => {
+    const { page, problems } = await open();
+    const png = join(work, 'reward-curve.png');
+    writeFileSync(png, PNG);
+    await follow(page, png);
+    const toast = page.locator('[data-testid="api-error"]');
+    await toast.first().waitFor({ timeout: 15_000 });
+    const said = await toast.first().innerText();
+    expect(said).toMatch(/reward-curve\.png is in no known format/);
+    const runs = await lab.call('runs.list', {});
+    expect(runs.ok && runs.value.length).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a log with its config and no step yet: "waiting for the first step", its config shown, no episode promise', async () => {
+    const text = REAL ? readFileSync(REAL, 'utf8') : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}}\n(main_task pid=1) step:1 - actor/entropy_loss:0.3 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/entropy_loss:0.29 - critic/score/mean:0.4\n(main_task pid=1) step:3 - actor/entropy_loss:0.28 - critic/score/mean:0.5\n`;
+    const first = text.indexOf('step:1 -');
+    const head = REAL ? text.slice(0, text.lastIndexOf('\n', first) + 1) : text.slice(0, text.indexOf('\n') + 1);
+    const path = join(work, 'train.log');
+    writeFileSync(path, head);
+    const { page, problems } = await open();
+    await follow(page, path);
+    await page.locator('[data-testid="stop-following"]').waitFor({ timeout: 20_000 });
+    const detail = page.locator('[data-testid="follow-detail"]');
+    expect(await detail.innerText()).toMatch(/waiting for the first step/);
+    await waitUntil('the config the log printed', async () => (await page.locator('[data-testid="run-config"] code', { hasText: 'algorithm.adv_estimator' }).count()) > 0, 20_000);
+    const episodes = page.locator('[data-testid="trajectory-viewer"]');
+    await episodes.scrollIntoViewIfNeeded();
+    expect(await episodes.innerText()).toMatch(/Imported training logs carry metrics, not episodes/);
+    expect(await episodes.innerText()).not.toMatch(/trainer stores a few per step/);
+    for (const dark of [false, true]) {
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await screenshot(page, `ui-follow-start-waiting-${dark ? 'dark' : 'light'}`);
+    }
+    appendFileSync(path, text.slice(head.length, REAL ? text.indexOf('step:4 -') : text.length));
+    await waitUntil('the first steps to arrive', async () => /^step [1-9]/.test(await page.locator('[data-testid="run-step"]').innerText()), 30_000);
+    await page.click('[data-testid="stop-following"]');
+    await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
