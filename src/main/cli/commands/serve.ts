@@ -62,7 +62,7 @@ export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; 
     const allowed = opts.allowDirs?.length ? opts.allowDirs.join(', ') : 'none (the page imports uploaded files only; --allow-dir DIR)';
     ctx.stdout.write(`ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  paths:   ${allowed}\nPress Ctrl+C to stop.\n`);
     // Backend detection loads tfjs (a few seconds); the URL is usable before it finishes.
-    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run (compute.workers = 0: one per core)\n`));
+    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run with compute.workers = 0 (one per core on tfjs-wasm, one on native TensorFlow)\n`));
   }
   const signal = await untilSignal();
   if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);
