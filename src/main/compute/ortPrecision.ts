@@ -107,10 +107,14 @@ export const roundToFloat16 = (x: number): number => float16Value(float16Bits(x)
 
 // ── tensors ───────────────────────────────────────────────────────────────────────────────────────────────────
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 function floatData(t: ITensorProto): Float32Array {
   const n = (t.dims ?? []).reduce((a, d) => a * Number(d), 1);
   if (t.rawData && t.rawData.length > 0) {
     const raw = t.rawData;
+    // ONNX raw data is little-endian: on such hosts one aligned copy (an element loop costs ~100 ms on small's graphs).
+    if (LITTLE_ENDIAN) return new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + n * 4));
     const out = new Float32Array(n);
     const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     for (let i = 0; i < n; i++) out[i] = dv.getFloat32(i * 4, true);
@@ -155,7 +159,9 @@ function toFloat16(model: IModelProto): void {
   for (const t of g.initializer ?? []) {
     if (t.dataType !== FLOAT) continue;
     const data = floatData(t);
-    t.rawData = rawOf(data.length, (dv) => data.forEach((x, i) => dv.setUint16(i * 2, float16Bits(x), true)), 2);
+    const half = new Uint16Array(data.length);
+    for (let i = 0; i < data.length; i++) half[i] = float16Bits(data[i]);
+    t.rawData = LITTLE_ENDIAN ? new Uint8Array(half.buffer) : rawOf(data.length, (dv) => half.forEach((h, i) => dv.setUint16(i * 2, h, true)), 2);
     t.floatData = [];
     t.dataType = FLOAT16;
   }
@@ -190,8 +196,8 @@ function toFloat16(model: IModelProto): void {
 
 /** Round half to even (numpy's rint, which onnxruntime's quantiser uses). */
 function rint(x: number): number {
-  const r = Math.round(x);
-  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  const r = Math.round(x); // halves go up: a tie went up iff r − x = 0.5, and then an odd r steps back down
+  return r - x === 0.5 && (r & 1) !== 0 ? r - 1 : r;
 }
 
 /**
