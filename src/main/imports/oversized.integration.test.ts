@@ -106,3 +106,22 @@ it('a TensorBoard file of 100k tags (5.6 MB): tags past 10,000 left out and coun
   expect(res.skipped).toEqual({ 'value of a tag past the first 10000 tags': 90_000 });
   expect(r.peakMb).toBeLessThan(500);
 }, 120_000);
+
+it('show on a run of 2M metric records reads the stream\'s end only: bounded memory', async () => {
+  const { RunStore } = await import('../store/runStore');
+  const { METRICS_FILE } = await import('../store/runFiles');
+  const store = await RunStore.open(join(dir, 'data'));
+  const run = await store.createRun({ preset: 'test', env: 'sokoban', seed: 1, totalSteps: 2_000_000, config: {}, name: 'big run' });
+  await store.close();
+  const out = createWriteStream(join(dir, 'data', 'runs', run.id, METRICS_FILE));
+  for (let i = 1; i <= 2_000_000; i++) {
+    if (!out.write(`{"step":${i},"values":{"actor/entropy":0.${i % 1000},"critic/score/mean":0.5,"actor/grad_norm":1.25}}\n`)) await new Promise((r) => out.once('drain', r));
+  }
+  await new Promise((r) => out.end(r));
+  const r = await cliPeak(['show', run.id]);
+  console.log(`show on 2M metric records: exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('2000000 metric records');
+  expect(r.stdout).toMatch(/latest metrics \(step 2000000\)/);
+  expect(r.peakMb).toBeLessThan(400);
+}, 180_000);

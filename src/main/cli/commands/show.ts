@@ -1,5 +1,8 @@
 /** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints. */
+import { join } from 'node:path';
 import { metricDef } from '../../../shared/metrics';
+import { metricTail } from '../../store/metricTail';
+import { METRICS_FILE } from '../../store/runFiles';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
 
@@ -25,8 +28,11 @@ const command: CliCommand = {
       out(JSON.stringify(run, null, 2));
       return 0;
     }
-    const metrics = await store.readMetrics(run.id);
-    const last = metrics[metrics.length - 1];
+    // Flush what this process holds, then read the stream's end only: a 10M-row run costs no more than a small one.
+    await store.flush(run.id);
+    const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
+    const tail = await metricTail(join(store.runDir(run.id), METRICS_FILE), keys);
+    const last = tail.last;
     const ckpts = await store.filesOf(run.id).checkpointSteps();
     const cfg = run.config as Record<string, any>;
     out(`${run.name}`);
@@ -39,7 +45,7 @@ const command: CliCommand = {
     }
     out(`  app       ${run.appVersion} (${run.appCommit}); backend ${run.backend.training} / ${run.backend.rollout}`);
     out(`  created   ${run.createdAt}; started ${run.startedAt ?? '–'}; finished ${run.finishedAt ?? '–'}`);
-    out(`  data      ${metrics.length} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
+    out(`  data      ${tail.records} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
     const src = run.source;
     if (src) {
       out(`  source    ${src.format} (${src.framework}), ${src.bytes} bytes${src.following ? ', being followed' : ''}, imported ${src.importedAt}`);
@@ -53,11 +59,7 @@ const command: CliCommand = {
     if (last) {
       // Imported runs hold only the keys their source logged, and not every key every step (validation every
       // N steps): show each key's latest value and the step it is from.
-      const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
-      const latest = new Map<string, { step: number; value: number }>();
-      for (let i = metrics.length - 1; i >= 0 && latest.size < keys.length; i--) {
-        for (const k of keys) if (!latest.has(k) && metrics[i].values[k] !== undefined) latest.set(k, { step: metrics[i].step, value: metrics[i].values[k] });
-      }
+      const latest = tail.latest;
       out(`latest metrics (step ${last.step}):`);
       for (const k of keys) {
         const hit = latest.get(k);
