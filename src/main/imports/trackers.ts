@@ -152,12 +152,37 @@ const MLFLOW_STATE: Record<string, SourceRunInfo['state']> = { FINISHED: 'finish
 /** The file store's meta.yaml writes RunStatus as its number (mlflow/entities/run_status.py). */
 const MLFLOW_STATUS_NUM: Record<string, string> = { '1': 'RUNNING', '2': 'SCHEDULED', '3': 'FINISHED', '4': 'FAILED', '5': 'KILLED' };
 
-/** Groups (step, key, value) rows, ordered by step, into steps; the last value of a key within a step wins. */
+/**
+ * Groups (step, key, value) rows, ordered by step, into steps; the last value of a key within a step wins. A
+ * step's keys leave in one order (first seen first) whatever order the database returned them in, so the mapping
+ * table's plan cache (core/formats/mapping.ts) recognises consecutive steps.
+ */
 class StepGrouper {
   private step = Number.NaN;
   private values: Record<string, number> | null = null;
   private wall = 0;
+  private readonly order: string[] = [];
+  private readonly known = new Set<string>();
   constructor(private readonly feed: StepFeed) {}
+  private canonical(values: Record<string, number>): Record<string, number> {
+    const out: Record<string, number> = {};
+    let n = 0;
+    for (const k of this.order) {
+      if (k in values) {
+        out[k] = values[k];
+        n++;
+      }
+    }
+    if (n < Object.keys(values).length) {
+      for (const k in values) {
+        if (this.known.has(k)) continue;
+        this.known.add(k);
+        this.order.push(k);
+        out[k] = values[k];
+      }
+    }
+    return out;
+  }
   add(step: number, key: string, value: number, tsMs: number): void {
     if (step !== this.step || this.values === null) {
       this.flush();
@@ -170,7 +195,7 @@ class StepGrouper {
   }
   flush(): void {
     if (this.values === null) return;
-    this.feed.add({ run: '', step: this.step, values: this.values, ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
+    this.feed.add({ run: '', step: this.step, values: this.canonical(this.values), ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
     this.values = null;
   }
 }
