@@ -54,9 +54,9 @@ it('a 58 MB trainer_state.json: not held whole, a note says why; bounded memory'
   const out = createWriteStream(p);
   out.write('{"best_metric": null, "log_history": [\n');
   for (let i = 1; i <= 1_000_000; i++) {
-    if (!out.write(`  {"step": ${i}, "loss": 0.${i % 1000}, "learning_rate": 1e-5}${i < 1_000_000 ? ',' : ''}\n`)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(`  {"step": ${i}, "loss": 0.${i % 1000}, "learning_rate": 1e-5}${i < 1_000_000 ? ',' : ''}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
-  await new Promise((r) => out.end('], "max_steps": 1000000}\n', r));
+  await new Promise<void>((r) => out.end('], "max_steps": 1000000}\n', () => r()));
   const r = await cliPeak(['import', p]);
   console.log(`trainer_state.json ${((await open(p, 'r').then(async (f) => { const s = (await f.stat()).size; await f.close(); return s; })) / 1e6).toFixed(0)} MB: exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
   expect(r.code).toBe(1);
@@ -115,9 +115,9 @@ it('show on a run of 2M metric records reads the stream\'s end only: bounded mem
   await store.close();
   const out = createWriteStream(join(dir, 'data', 'runs', run.id, METRICS_FILE));
   for (let i = 1; i <= 2_000_000; i++) {
-    if (!out.write(`{"step":${i},"values":{"actor/entropy":0.${i % 1000},"critic/score/mean":0.5,"actor/grad_norm":1.25}}\n`)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(`{"step":${i},"values":{"actor/entropy":0.${i % 1000},"critic/score/mean":0.5,"actor/grad_norm":1.25}}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
-  await new Promise((r) => out.end(r));
+  await new Promise<void>((r) => out.end(() => r()));
   const r = await cliPeak(['show', run.id]);
   console.log(`show on 2M metric records: exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
   expect(r.code).toBe(0);
