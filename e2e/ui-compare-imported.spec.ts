@@ -154,12 +154,8 @@ describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qw
   });
 
   it('says "No data in these runs" on a panel none of them logged', async () => {
-    const { page, problems } = await openCompare();
-    await page.click('[data-testid="metric-picker-toggle"]');
-    // The lab's success rate: no verl run logs it; charted through the saved choice the picker writes.
-    await page.locator('[data-testid="metric-search"]').fill('score');
-    await page.evaluate(() => localStorage.setItem('arlarena.charts.compare', JSON.stringify(['episode/success_rate', 'episode/score_mean'])));
-    await page.reload({ waitUntil: 'load' });
+    // The lab's success rate: no verl run logs it (charted through a Compare link naming it).
+    const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}&metrics=episode/success_rate,episode/score_mean`);
     await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
     const empty = page.locator('[data-testid="compare"] .chart-card[data-metric="episode/success_rate"]');
     await waitUntil('the empty panel note', async () => (await empty.getAttribute('data-empty')) === 'true', 20_000);
@@ -179,5 +175,35 @@ describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qw
     }
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('a Compare link reopens the same workspace', () => {
+  it('keeps charts, x-axis and hidden runs in the address (smoothing and grouping: compareWorkspace.test.ts)', async () => {
+    const { page, problems } = await openCompare();
+    await page.locator('[data-testid="metric-picker-toggle"]').click();
+    await page.locator('[data-testid="metric-search"]').fill('explained');
+    await page.locator('input[data-key="critic/vf_explained_var"]').check();
+    await page.selectOption('select[aria-label="x-axis"]', 'wall');
+    await page.locator(`[data-testid="compare-legend"] button[data-key="${ids[1]}"]`).click();
+    await waitUntil('the address to hold the workspace', async () => {
+      const u = new URL(page.url());
+      return (u.searchParams.get('metrics') ?? '').includes('critic/vf_explained_var') && u.searchParams.get('x') === 'wall' && u.searchParams.get('hide') === ids[1];
+    }, 20_000);
+    const link = page.url();
+    const charted = await chartKeys(page);
+    await page.context().close();
+
+    // Another browser profile (nothing remembered) opens the link: the same view.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const again = await context.newPage();
+    again.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await again.goto(link, { waitUntil: 'load' });
+    await again.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    expect(await chartKeys(again)).toEqual(charted);
+    expect(await again.locator('select[aria-label="x-axis"]').inputValue()).toBe('wall');
+    expect(await again.locator(`[data-testid="compare-legend"] button[data-key="${ids[1]}"]`).getAttribute('aria-pressed')).toBe('false');
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });

@@ -12,6 +12,7 @@ import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } from './comparePrefetch';
 import { parseRoute } from './router';
+import { parseWorkspace, type CompareWorkspace } from './compareWorkspace';
 
 export { COMPARE_MAX_POINTS };
 
@@ -21,6 +22,12 @@ function whenIdle(): Promise<void> {
     if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 1000 });
     else setTimeout(resolve, 0);
   });
+}
+
+/** The workspace (charts, smoothing, x-axis, hidden legend entries) of the address the view opened at. */
+function initialWorkspace(): CompareWorkspace {
+  if (typeof window === 'undefined') return {};
+  return parseRoute(window.location.search).view === 'compare' ? parseWorkspace(window.location.search) : {};
 }
 
 /** The `group` of the address the view opened at, '' when none. */
@@ -39,8 +46,10 @@ export class CompareState {
   /** runs.baselines per run: the reply, or why there is none and what to do; absent while it is on the way. */
   baselines = $state.raw<ReadonlyMap<string, BaselineCell>>(NO_BASELINES);
 
-  /** The charts last chosen in Compare (lib/metricPicker.ts), else the default dashboard. */
-  chartKeys = $state.raw<string[]>(loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
+  /** What the address the view opened at asked for (a shared Compare link): it wins over what is remembered. */
+  readonly opened: CompareWorkspace = initialWorkspace();
+  /** The charts of the address, else the ones last chosen in Compare (lib/metricPicker.ts), else the dashboard. */
+  chartKeys = $state.raw<string[]>(this.opened.metrics ? [...this.opened.metrics] : loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
   /**
    * What the picker's "Defaults" restores: the lab's dashboard, or for imported runs the panels chosen from
    * what they logged (lib/defaultPanels.ts).
@@ -49,11 +58,11 @@ export class CompareState {
   /** Every key any compared run logged (runs.metricKeys, as the run view lists them), sorted. */
   loggedKeys = $state.raw<string[]>([]);
   /** No chart choice was made in Compare: the panels follow the runs (imported runs: what they logged). */
-  private autoPanels = loadChartChoice('compare') === null;
+  private autoPanels = this.opened.metrics === undefined && loadChartChoice('compare') === null;
   // Raw by default (as W&B): half the series to draw on first render; EMA is one click away.
-  smoothing = $state<SmoothingMode>('none');
-  strength = $state(0.6);
-  xAxis = $state<XAxisName>('step');
+  smoothing = $state<SmoothingMode>(this.opened.smoothing ?? 'none');
+  strength = $state(this.opened.strength ?? 0.6);
+  xAxis = $state<XAxisName>(this.opened.xAxis ?? 'step');
   // Opened as `?view=compare&runs=…&group=preset` (the Study view's "Compare by preset"): start grouped.
   groupBy = $state(initialGroupBy());
   threshold = $state(0.5);

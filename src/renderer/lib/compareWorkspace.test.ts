@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { parseWorkspace, workspaceQuery } from './compareWorkspace';
+import { parseRoute } from './router';
+
+describe('Compare workspace in the address', () => {
+  it('round-trips charts (any logged key), smoothing, x-axis and hidden legend entries', () => {
+    const ws = { metrics: ['val/score_mean', 'val-core/openai/gsm8k/reward/mean@1', 'actor/lr(1e-4)'], smoothing: 'ema' as const, strength: 0.8, xAxis: 'tokens' as const, hidden: ['run-b'] };
+    const q = `?view=compare&runs=run-a,run-b&group=preset${workspaceQuery(ws)}`;
+    expect(parseWorkspace(q)).toEqual(ws);
+    // The route still reads its own part.
+    expect(parseRoute(q)).toEqual({ view: 'compare', ids: ['run-a', 'run-b'], group: 'preset' });
+  });
+
+  it('leaves defaults out of the address and ignores what it cannot read', () => {
+    expect(workspaceQuery({ smoothing: 'none', xAxis: 'step', hidden: [] })).toBe('');
+    expect(parseWorkspace('?view=compare&smooth=bogus:7&x=epochs&metrics=')).toEqual({ metrics: [] });
+    expect(parseWorkspace('?view=compare')).toEqual({});
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Compare's workspace in its address, as a W&B workspace link reopens the same view: the charts, smoothing,
+ * x-axis, grouping and the runs (or groups) hidden from the legend, after the route's `view`, `runs` and `group`
+ * (lib/router.ts). Pure: parsed from and written into a query string, unit-tested.
+ *
+ *   ?view=compare&runs=a,b&group=preset&metrics=val/score_mean,actor/entropy&smooth=ema:0.8&x=tokens&hide=b
+ */
+import type { SmoothingMode } from './smoothing';
+import type { XAxisName } from './comparePrefetch';
+
+export interface CompareWorkspace {
+  readonly metrics?: readonly string[];
+  readonly smoothing?: SmoothingMode;
+  /** Smoothing strength in [0, 1). */
+  readonly strength?: number;
+  readonly xAxis?: XAxisName;
+  /** Legend entries hidden: run ids, or group values when grouping. */
+  readonly hidden?: readonly string[];
+}
+
+/** A metric key as stored (any logged key: `val-core/openai/gsm8k/reward/mean@1`, `actor/lr(1e-4)`). */
+const KEY = /^[^,\s]{1,200}$/;
+const MAX_KEYS = 64;
+const SMOOTHING: readonly SmoothingMode[] = ['none', 'ema', 'mean'];
+const X_AXES: readonly XAxisName[] = ['step', 'wall', 'tokens'];
+
+export function parseWorkspace(search: string): CompareWorkspace {
+  const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
+  const out: { -readonly [K in keyof CompareWorkspace]: CompareWorkspace[K] } = {};
+  const metrics = q.get('metrics');
+  if (metrics !== null) out.metrics = [...new Set(metrics.split(',').filter((k) => KEY.test(k)))].slice(0, MAX_KEYS);
+  const smooth = q.get('smooth');
+  if (smooth !== null) {
+    const [mode, strength] = smooth.split(':');
+    if ((SMOOTHING as readonly string[]).includes(mode)) out.smoothing = mode as SmoothingMode;
+    const s = Number(strength);
+    if (strength !== undefined && Number.isFinite(s) && s >= 0 && s < 1) out.strength = s;
+  }
+  const x = q.get('x');
+  if (x !== null && (X_AXES as readonly string[]).includes(x)) out.xAxis = x as XAxisName;
+  const hide = q.get('hide');
+  if (hide !== null) out.hidden = [...new Set(hide.split(',').filter((k) => KEY.test(k)))].slice(0, MAX_KEYS);
+  return out;
+}
+
+/** The workspace as query parameters to append to the route (`&metrics=…`); defaults are left out. */
+export function workspaceQuery(ws: CompareWorkspace): string {
+  const parts: string[] = [];
+  const list = (xs: readonly string[]) => xs.map((k) => encodeURIComponent(k).replace(/%2F/g, '/')).join(',');
+  if (ws.metrics !== undefined) parts.push(`metrics=${list(ws.metrics)}`);
+  if (ws.smoothing !== undefined && ws.smoothing !== 'none') parts.push(`smooth=${ws.smoothing}:${ws.strength ?? 0.6}`);
+  if (ws.xAxis !== undefined && ws.xAxis !== 'step') parts.push(`x=${ws.xAxis}`);
+  if (ws.hidden !== undefined && ws.hidden.length > 0) parts.push(`hide=${list(ws.hidden)}`);
+  return parts.length ? `&${parts.join('&')}` : '';
+}
