@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { applyWasmFixes } from './wasmFixes';
-import { applyTensorflowEnv, nvidiaGpuPresent, tensorflowInfo, tensorflowLoadProblem, type TensorflowInfo, type TensorflowThreadRequest } from './tensorflow';
+import { applyTensorflowEnv, freezeTensorflowEnv, nvidiaGpuPresent, tensorflowInfo, tensorflowLoadProblem, type TensorflowInfo, type TensorflowThreadRequest } from './tensorflow';
 
 export type BackendPreference = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'];
@@ -85,6 +85,7 @@ async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node
     await import(nativeSpecifier(pkg));
     if (!(await tf.setBackend('tensorflow'))) return `${pkg} loaded but its backend did not initialise`;
     nativePackage = pkg;
+    freezeTensorflowEnv();
     return null;
   } catch (e) {
     return tensorflowLoadProblem(pkg, (e as Error).message ?? String(e));

@@ -9,7 +9,7 @@
  * asks for other counts in a process where TensorFlow is already loaded records the counts in effect (its backend
  * record), which is what reproduce replays.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
@@ -34,8 +34,12 @@ export interface TensorflowInfo {
   readonly gpu: string | null;
 }
 
-/** Environment variables set for TensorFlow, with the values that were in effect when it first loaded here. */
-let applied: { intra: number; inter: number; deterministic: boolean } | null = null;
+type Effective = { intra: number; inter: number; deterministic: boolean };
+
+/** The settings TensorFlow loaded with in this thread (fixed from then on); null before it loads. */
+let frozen: Effective | null = null;
+/** The variables this module wrote (it may rewrite them before TensorFlow loads; the user's own it never touches). */
+const written = new Set<string>();
 
 function envInt(name: string): number | null {
   const v = process.env[name];
@@ -43,34 +47,63 @@ function envInt(name: string): number | null {
   return Number(v);
 }
 
-/**
- * Write TensorFlow's settings into the environment unless it is already loaded in this process (see the file
- * comment). The user's own TF_* variables win over the request. Returns the settings in effect.
- */
-export function applyTensorflowEnv(req: TensorflowThreadRequest = {}): { intra: number; inter: number; deterministic: boolean } {
-  if (applied) return applied;
+function effective(): Effective {
   const cores = Math.max(1, availableParallelism());
-  const canWrite = isMainThread;
-  const set = (name: string, value: string): void => {
-    if (canWrite && process.env[name] === undefined) process.env[name] = value;
+  return {
+    intra: envInt('TF_NUM_INTRAOP_THREADS') ?? cores,
+    inter: envInt('TF_NUM_INTEROP_THREADS') ?? cores,
+    deterministic: !/^(0|false)$/i.test(process.env.TF_DETERMINISTIC_OPS ?? '0'),
   };
-  // TensorFlow's C++ INFO/WARNING lines (oneDNN notice, CPU feature guard) on every start: the backend's one-line
-  // detail says what runs instead. TF_CPP_MIN_LOG_LEVEL=0 in the environment brings them back.
+}
+
+/**
+ * Write TensorFlow's settings into the environment unless it has loaded in this thread already (see the file
+ * comment); from a worker thread nothing is written (native code would not see it). The user's own TF_* variables
+ * win over the request. Returns the settings in effect.
+ */
+export function applyTensorflowEnv(req: TensorflowThreadRequest = {}): Effective {
+  if (frozen) return frozen;
+  // Loaded by another thread of this process (a run's worker): the environment as it is now is what it loaded with,
+  // since only this function writes it and it stops here from now on.
+  if (tensorflowLoadedInProcess()) return freezeTensorflowEnv();
+  const set = (name: string, value: string | null): void => {
+    if (!isMainThread || (process.env[name] !== undefined && !written.has(name))) return;
+    if (value === null) {
+      delete process.env[name];
+      written.delete(name);
+    } else {
+      process.env[name] = value;
+      written.add(name);
+    }
+  };
+  // TensorFlow's C++ INFO/WARNING lines (CPU feature guard, cuInit on a machine without a GPU…) on every start: the
+  // backend's one-line detail says what runs instead. TF_CPP_MIN_LOG_LEVEL=0 in the environment brings them back.
   set('TF_CPP_MIN_LOG_LEVEL', '2');
-  // Bit-identical runs (same config, seed, backend, K): TensorFlow's deterministic kernels. Measured cost in
-  // docs/guides/native-tensorflow.md; TF_DETERMINISTIC_OPS=0 in the environment turns it off (runs then record it).
+  // Bit-identical runs (same config, seed, backend, K): TensorFlow's deterministic kernels. TF_DETERMINISTIC_OPS=0 in
+  // the environment turns it off (runs then record it).
   set('TF_DETERMINISTIC_OPS', '1');
   // On a GPU, allocate as the run needs instead of taking the whole card up front: other work can share it and
   // perf/max_memory_allocated_gb (what the driver says this process holds) measures the run.
   set('TF_FORCE_GPU_ALLOW_GROWTH', 'true');
-  if (req.intraOpThreads && req.intraOpThreads > 0) set('TF_NUM_INTRAOP_THREADS', String(req.intraOpThreads));
-  if (req.interOpThreads && req.interOpThreads > 0) set('TF_NUM_INTEROP_THREADS', String(req.interOpThreads));
-  applied = {
-    intra: envInt('TF_NUM_INTRAOP_THREADS') ?? cores,
-    inter: envInt('TF_NUM_INTEROP_THREADS') ?? cores,
-    deterministic: !/^(0|false)$/i.test(process.env.TF_DETERMINISTIC_OPS ?? '0') ,
-  };
-  return applied;
+  // 0 or absent = TensorFlow's own default, one per core.
+  set('TF_NUM_INTRAOP_THREADS', req.intraOpThreads && req.intraOpThreads > 0 ? String(req.intraOpThreads) : null);
+  set('TF_NUM_INTEROP_THREADS', req.interOpThreads && req.interOpThreads > 0 ? String(req.interOpThreads) : null);
+  return effective();
+}
+
+/** Whether libtensorflow is mapped into this process (Linux: /proc/self/maps; elsewhere: unknown, so false). */
+function tensorflowLoadedInProcess(): boolean {
+  try {
+    return readFileSync('/proc/self/maps', 'utf8').includes('libtensorflow_framework');
+  } catch {
+    return false;
+  }
+}
+
+/** Called once native TensorFlow has loaded in this thread: its settings are fixed from then on. */
+export function freezeTensorflowEnv(): Effective {
+  frozen ??= effective();
+  return frozen;
 }
 
 /** Whether this machine shows an NVIDIA GPU to its driver (no CUDA needed to look). */
@@ -121,7 +154,7 @@ export function tensorflowInfo(backend: unknown, pkg: string): TensorflowInfo | 
   const be = backend as { binding?: { TF_Version?: string }; isUsingGpuDevice?: boolean } | null;
   const version = be?.binding?.TF_Version;
   if (typeof version !== 'string') return null;
-  const a = applied ?? applyTensorflowEnv();
+  const a = freezeTensorflowEnv();
   return {
     version,
     package: pkg,

@@ -11,6 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { detectComputeBackend } from '../compute/detect';
+import { applyTensorflowEnv } from '../compute/tensorflow';
 import { validateConfig } from '../../core/config/validate';
 import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
@@ -322,6 +323,11 @@ export class SessionManager {
     if (!rec) throw new Error(`run ${s.runId} vanished`);
     const spawn = (await this.opts.spawnForRun?.(rec.tags)) ?? this.spawn;
     await this.store.claimRun(s.runId);
+    // Native TensorFlow reads its process settings (threads, deterministic ops, log level) from the environment once,
+    // and a worker thread's process.env never reaches native code: write them here, on the main thread, before the
+    // run's thread can load it. The first run in a process that loads TensorFlow fixes them; each run records them.
+    const compute = (rec.config as { compute?: { intraOpThreads?: number; interOpThreads?: number } }).compute;
+    applyTensorflowEnv({ intraOpThreads: compute?.intraOpThreads, interOpThreads: compute?.interOpThreads });
     const handle = spawn(s.runId);
     s.handle = handle;
     this.startTimer();
