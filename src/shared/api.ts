@@ -145,6 +145,8 @@ export const RunSummary = z.object({
   etaSeconds: z.number().nullable().optional(),
   /** The config's training.valTemperature (0 = greedy validation); null for runs without one (imports, synthetic). */
   valTemperature: z.number().nullable().optional(),
+  /** False for an imported run whose log named no seed (`seed` is then a stored 0, not the source's): "unknown". */
+  seedKnown: z.boolean().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
