@@ -36,7 +36,7 @@ const mainLayerRules = MAIN_LAYERS.map((layer, i) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.peers-venv/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.peers-venv/**', '.venvs/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...svelte.configs['flat/recommended'],
