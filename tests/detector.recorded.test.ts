@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectAlerts } from '../src/core/stability/detector';
 import { ruleCoverage } from '../src/core/stability/coverage';
+import { checkAlertMessage } from './support/alertQuotes';
 import { recipeOf } from '../src/core/stability/hints';
 import { resolveConfig } from '../src/core/config/index';
 import type { MetricRecord } from '../src/shared/metrics';
@@ -122,5 +123,33 @@ describe('the rules from the field on the recorded lab runs', () => {
       expect(Math.max(...rows.map((r) => r.values['mismatch/logprob_abs_mean']).filter(Number.isFinite)), name).toBeLessThan(1e-6);
       expect(detectAlerts(name, rows).filter((a) => ['engine_gap', 'response_collapse', 'format_hacking'].includes(a.rule)), name).toEqual([]);
     }
+  });
+});
+
+describe('alert texts on a recorded SAPO run (frozenlake, lr 0.05, seed 7): the case issue 33 reported', () => {
+  // It was told "PPO KL is 0.649 (step 7)" where step 7 logged 0.18 (a 3-step mean cited as a logged value) and
+  // the peak went unmentioned, and "Clip fraction is 36 % (step 10), baseline 0.522" (a mean, and % beside a ratio).
+  const rows = recorded('sapo-frozenlake-lr005');
+  const alerts = detectAlerts('sapo-frozenlake-lr005', rows);
+
+  it('PPO KL: the 6.41 peak at step 2 is named and cited, the mean is labelled with its steps, the window opens by step 2', () => {
+    const kl = alerts.find((a) => a.rule === 'kl_drift' && a.metric === 'actor/ppo_kl')!;
+    expect(kl.peak).toEqual({ step: 2, value: rows.find((r) => r.step === 2)!.values['actor/ppo_kl'] });
+    expect(kl.message).toContain('highest 6.41 nats at step 2');
+    expect(kl.message).toMatch(/^PPO KL \(old‖new\) mean [\d.]+ nats per token over steps \d+–\d+, above the limit 0\.05/);
+    expect(kl.firstStep).toBeLessThanOrEqual(2);
+  });
+
+  it('clip fraction: in percent throughout (baseline 53 %), the logged 35 % at step 10 named, the 59 % peak too', () => {
+    const clip = alerts.find((a) => a.rule === 'clip_fraction_drift')!;
+    expect(clip.message).toContain('baseline 53 %');
+    expect(clip.message).toContain('35 % at step 10');
+    expect(clip.message).toContain('highest 59 % at step 2');
+    expect(clip.message).not.toMatch(/0\.\d{3}/);
+  });
+
+  it('every alert quotes the logged values at the steps it names', () => {
+    expect(alerts.length).toBeGreaterThan(3);
+    expect(alerts.flatMap((a) => checkAlertMessage(a, rows))).toEqual([]);
   });
 });
