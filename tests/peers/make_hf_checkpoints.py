@@ -420,7 +420,9 @@ def main():
     q3kw = dict(vocab_size=vocab, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
                 num_key_value_heads=2, head_dim=32, max_position_embeddings=512, rope_theta=1000000.0,
                 rms_norm_eps=1e-6, tie_word_embeddings=True, attention_bias=False, initializer_range=0.2,
-                rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 512},
+                # yarn without original_max_position_embeddings: Transformers 4.44 and >= 4.51 then agree (factor 4 over
+                # max_position_embeddings); with it, 4.51 replaces factor by max / original and 4.44 ignores it.
+                rope_scaling={"rope_type": "yarn", "factor": 4.0},
                 bos_token_id=None, eos_token_id=toks["chatml"].eos_token_id)
     q3 = make_qwen3(q3kw)
     perturb_norms(q3)

@@ -14,7 +14,7 @@ import { ropeFrequencies } from './rope';
 const cfg = parseLlmConfig({
   architectures: ['Qwen3ForCausalLM'], hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
   head_dim: 16, max_position_embeddings: 64, vocab_size: 40, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: true,
-  rope_scaling: { rope_type: 'yarn', factor: 2, original_max_position_embeddings: 64 },
+  rope_scaling: { rope_type: 'yarn', factor: 2 },
 });
 
 let model: HfCausalLM;

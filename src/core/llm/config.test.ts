@@ -33,8 +33,14 @@ describe('parseLlmConfig', () => {
   it('reads Llama rope_scaling llama3 and yarn with defaults', () => {
     const llama = { ...qwen25, architectures: ['LlamaForCausalLM'], tie_word_embeddings: false, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 } };
     expect(parseLlmConfig(llama)).toMatchObject({ qkvBias: false, tieWordEmbeddings: false, rope: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192 } });
-    const yarn = parseLlmConfig({ ...qwen3, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 32768 } });
+    // Qwen's long-context setting: scale = max / original = 131072 / 32768 = 4 (Transformers ≥ 4.51's reading).
+    const yarn = parseLlmConfig({ ...qwen3, max_position_embeddings: 131072, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 32768 } });
     expect(yarn.rope).toEqual({ type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32768, betaFast: 32, betaSlow: 1, attentionFactor: 0.1 * Math.log(4) + 1 });
+    // Without original_max_position_embeddings: `factor` over max_position_embeddings.
+    const plain = parseLlmConfig({ ...qwen3, rope_scaling: { rope_type: 'yarn', factor: 2 } });
+    expect(plain.rope).toMatchObject({ factor: 2, originalMaxPositionEmbeddings: 40960 });
+    // original = max: scale 1, no attention scaling, whatever `factor` says.
+    expect(parseLlmConfig({ ...qwen3, rope_scaling: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 40960 } }).rope).toMatchObject({ factor: 1, attentionFactor: 1 });
   });
 
   it('refuses what it cannot run, naming the field and the fix', () => {

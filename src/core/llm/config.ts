@@ -112,17 +112,21 @@ function parseRope(c: Json): RopeScaling {
     case 'llama3':
       return { type: 'llama3', factor: num('factor'), lowFreqFactor: num('low_freq_factor'), highFreqFactor: num('high_freq_factor'), originalMaxPositionEmbeddings: num('original_max_position_embeddings') };
     case 'yarn': {
-      const factor = num('factor');
+      // As Transformers ≥ 4.51 (the versions with Qwen3) read it: with original_max_position_embeddings, the scale is
+      // max_position_embeddings / original_max_position_embeddings and `factor` is not used; without it, `factor` over
+      // max_position_embeddings (Transformers 4.44 always read it this way). Qwen's long-context instructions set
+      // both consistently (factor 4, original 32768, max 131072), where the two readings agree.
+      const hasOriginal = r.original_max_position_embeddings !== undefined && r.original_max_position_embeddings !== null;
+      const factor = hasOriginal ? posInt(c, 'max_position_embeddings') / maxPos() : num('factor');
+      if (!(factor > 0)) fail('rope_scaling.factor', factor, 'expected a positive number');
       const af = r.attention_factor;
       return {
         type: 'yarn',
         factor,
-        // Transformers 4.44 reads max_position_embeddings here; newer versions prefer original_max_position_embeddings.
-        // Released Qwen configs set both; when they differ we follow the newer reading.
         originalMaxPositionEmbeddings: maxPos(),
         betaFast: num('beta_fast', 32),
         betaSlow: num('beta_slow', 1),
-        attentionFactor: af === undefined || af === null ? 0.1 * Math.log(factor) + 1 : num('attention_factor'),
+        attentionFactor: af === undefined || af === null ? (factor <= 1 ? 1 : 0.1 * Math.log(factor) + 1) : num('attention_factor'),
       };
     }
     default:
