@@ -107,7 +107,7 @@ it('a TensorBoard file of 100k tags (5.6 MB): tags past 10,000 left out and coun
   expect(r.peakMb).toBeLessThan(500);
 }, 120_000);
 
-it('show on a run of 2M metric records reads the stream\'s end only: bounded memory', async () => {
+it('show and check on a run of 2M metric records stream it: bounded memory', async () => {
   const { RunStore } = await import('../store/runStore');
   const { METRICS_FILE } = await import('../store/runFiles');
   const store = await RunStore.open(join(dir, 'data'));
@@ -124,4 +124,9 @@ it('show on a run of 2M metric records reads the stream\'s end only: bounded mem
   expect(r.stdout).toContain('2000000 metric records');
   expect(r.stdout).toMatch(/latest metrics \(step 2000000\)/);
   expect(r.peakMb).toBeLessThan(400);
-}, 180_000);
+  const c = await cliPeak(['check', run.id, '--json']);
+  console.log(`check on 2M metric records: exit ${c.code}, peak ${c.peakMb.toFixed(0)} MB, ${c.seconds.toFixed(1)} s`);
+  expect([0, 3]).toContain(c.code);
+  expect(JSON.parse(c.stdout.trim().split('\n').pop()!).steps).toBe(2_000_000);
+  expect(c.peakMb).toBeLessThan(400);
+}, 240_000);

@@ -1,13 +1,17 @@
 /** The collapse detector over a stored run: `arlarena check`, runs.check / runs.detect, `runs synth --check`. */
 import type { Alert, RunRecord } from '../../shared/api';
-import type { MetricRecord } from '../../shared/metrics';
-import { detectAlerts } from '../../core/stability/detector';
+import { join } from 'node:path';
+import { CollapseDetector } from '../../core/stability/detector';
 import { recipeForRun } from '../../core/stability/hints';
+import { forEachMetric } from './metricTail';
+import { METRICS_FILE } from './runFiles';
 import type { RunStore } from './runStore';
 
 export interface StoredDetection {
-  /** The run's stored metric records, as the detector read them. */
-  readonly metrics: MetricRecord[];
+  /** How many stored metric records the detector read. */
+  readonly steps: number;
+  /** Every key the run logged (even one whose every value is NaN), sorted. */
+  readonly keys: string[];
   /** What the detector found (fresh copies: not acknowledged). */
   readonly alerts: Alert[];
   /** The run's record: after the save when saved, else as given. */
@@ -19,9 +23,19 @@ export interface StoredDetection {
  * into the run (an acknowledgement already given is kept) and its detectedThrough moves to the last step read.
  */
 export async function detectStored(store: RunStore, run: RunRecord, opts: { save?: boolean } = {}): Promise<StoredDetection> {
-  const metrics = await store.readMetrics(run.id);
-  const alerts = detectAlerts(run.id, metrics, undefined, recipeForRun(run));
-  const through = metrics.length > 0 ? metrics[metrics.length - 1].step : null;
+  // Streamed into the (incremental) detector: a 10M-row imported run is checked in bounded memory (read whole, it
+  // took 3.3 GB).
+  const detector = new CollapseDetector(run.id, undefined, recipeForRun(run));
+  const keys = new Set<string>();
+  let steps = 0;
+  let through: number | null = null;
+  await forEachMetric(join(store.runDir(run.id), METRICS_FILE), (r) => {
+    detector.feed(r);
+    steps++;
+    through = r.step;
+    for (const k in r.values) keys.add(k);
+  });
+  const alerts = detector.alerts();
   const record = opts.save ? await store.recordDetection(run.id, alerts, through) : run;
-  return { metrics, alerts, record };
+  return { steps, keys: [...keys].sort(), alerts, record };
 }

@@ -27,15 +27,15 @@ const command: CliCommand = {
     const found = await openRun(ctx, 'check', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
-    const { metrics, alerts } = await detectStored(store, run, { save: v.save });
+    const { steps, keys, alerts } = await detectStored(store, run, { save: v.save });
     // Every key the run logged counts, even one whose every value is NaN (the non-finite rule reads it).
-    const coverage = ruleCoverage(await store.metricKeys(run.id));
+    const coverage = ruleCoverage(keys);
     await store.close();
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     if (v.json) {
-      out(JSON.stringify({ runId: run.id, steps: metrics.length, alerts, coverage }));
+      out(JSON.stringify({ runId: run.id, steps, alerts, coverage }));
     } else {
-      out(`${run.id}: ${metrics.length} steps checked, ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
+      out(`${run.id}: ${steps} steps checked, ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
       for (const line of coverageLines(coverage)) out(line);
       for (const a of alerts) {
         out(`\n[${a.severity.toUpperCase()}] ${a.rule} — ${a.metric}, steps ${a.firstStep}–${a.lastStep}`);
