@@ -24,7 +24,7 @@ describe('actorShardGradient with rollout correction', () => {
     const adv = [1, -0.5, 0.7, -1.2];
     const isWeights = rows.map((r) => r.responseIds.map(() => 0.5 + rng.float()));
     const keep = rows.map((r, i) => r.responseIds.map((_, j) => (i === 1 || j === 0 ? 0 : 1)));
-    const kept = keep.map((k) => k.reduce((a, b) => a + b, 0));
+    const kept = keep.map((k) => k.reduce<number>((a, b) => a + b, 0));
     const width = Math.max(...rows.map((r) => r.responseIds.length));
     const params = {
       mode: 'vanilla' as const, aggregation: 'token-mean' as const, clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3, tauPos: 1, tauNeg: 1.05,
