@@ -49,7 +49,13 @@ const command: CliCommand = {
         ctx.stderr.write(`arlarena resume: ${e.message}\n`);
         return 1;
       }
-      if (!v.json) ctx.stderr.write(`resuming ${run.id} (${run.status} at step ${run.step} of ${run.totalSteps})\n`);
+      if (!v.json) {
+        // A run that ended before its first checkpoint (a full disk, a kill) has nothing to continue from.
+        const fromScratch = target.kind !== 'ray' && (await store.checkpointSteps(run.id).catch(() => [] as number[])).length === 0;
+        ctx.stderr.write(fromScratch
+          ? `${run.id} has no checkpoint: there is nothing to resume from, so it trains again from the start (${run.status} at step ${run.step} of ${run.totalSteps})\n`
+          : `resuming ${run.id} (${run.status} at step ${run.step} of ${run.totalSteps})\n`);
+      }
       const timer = tty ? setInterval(() => ctx.stderr.write(`\r${run.id}: step ${store.cached(run.id)?.step ?? '?'} / ${run.totalSteps}\x1b[K`), 1000) : null;
       const status = await sessions.waitFor(run.id);
       if (timer) clearInterval(timer);
