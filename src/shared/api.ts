@@ -553,7 +553,10 @@ export const apiMethods = {
     input: z.object({ files: z.array(z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict()).min(1).max(500), ...ImportOptions }).strict(),
     output: ImportResult,
   },
-  /** Import a file or folder (a TensorBoard tree: one run per directory with event files) on the main side. */
+  /**
+   * Import a file or folder (a TensorBoard tree: one run per directory with event files) on the main side. In
+   * browser mode only inside the folders `arlarena serve --allow-dir DIR` allowed (else VALIDATION on `path`).
+   */
   'imports.path': {
     input: z.object({ path: z.string().min(1).max(4096), ...ImportOptions }).strict(),
     output: ImportResult,
@@ -574,8 +577,9 @@ export const apiMethods = {
   /** The named Ray clusters (`arlarena remote list`). */
   'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
   /**
-   * Name a cluster by its dashboard address (`arlarena remote add`). `token` is pasted, `tokenFile` a file on the
-   * main side; either is copied owner-only into the data dir and never sent back.
+   * Name a cluster by its dashboard address (`arlarena remote add`). `token` is pasted; it is copied owner-only into
+   * the data dir and never sent back. `tokenFile` is refused (VALIDATION): a page must not make the lab read a file
+   * as a token — `arlarena remote add --token-file F` is the terminal's way.
    */
   'remotes.add': {
     input: z.object({ name: RemoteName, url: z.string().min(1).max(2000), token: z.string().max(4096).optional(), tokenFile: z.string().min(1).max(4096).optional() }).strict(),
