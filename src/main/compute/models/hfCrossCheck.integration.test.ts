@@ -5,8 +5,9 @@
  * 32 greedy tokens with the KV cache (identical), on tfjs-wasm and tfjs-cpu, or on tfjs-node with
  * ARLARENA_TEST_BACKEND=tensorflow (built by `npm run setup:tensorflow`). Needs the `llm` peer venv (bash scripts/setup.sh).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HfCausalLM } from '../../../core/llm/causalLm';
@@ -14,6 +15,7 @@ import { generateLlm } from '../../../core/llm/generate';
 import { Rng } from '../../../core/util/rng';
 import { initBackend } from '../backends';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
+import { venvPython } from '../../../../tests/support/peers';
 import { LoraAdapters } from '../../../core/llm/lora';
 import { loadHfFolder, loadPeftAdapter } from './hfFolder';
 
@@ -39,6 +41,7 @@ function relErr(g: ArrayLike<number>, r: number[]): number {
   return Math.sqrt(num / den);
 }
 
+const QWEN3_PEER = resolve(import.meta.dirname, '..', '..', '..', '..', 'tests', 'peers', 'qwen3_transformers.py');
 let root = '';
 beforeAll(() => {
   root = hfTestCheckpoints();
@@ -167,6 +170,45 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKENDS[0]})`, () => {
+  // The Qwen3 checkpoint above is made by Transformers 4.44 with a Qwen3-style attention (see make_hf_checkpoints.py);
+  // this checks the lab against Transformers' Qwen3 class itself (tests/peers/qwen3_transformers.py, llm-qwen3 venv).
+  it('logits of the padded reference rows and the token-mean loss gradient match', async () => {
+    await initBackend(BACKENDS[0]);
+    const dir = join(root, 'qwen3-fp16');
+    const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
+    const peer = JSON.parse(execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] })) as {
+      transformers: string;
+      logits: number[][][];
+      loss: number;
+      grads: Record<string, number[]>;
+    };
+    expect(peer.transformers).toBe('4.51.3');
+    const folder = await loadHfFolder(dir);
+    const model = HfCausalLM.fromTensors(folder.config, folder.tensors);
+    try {
+      const right = pack(ref.rows.map((r) => [...r.promptIds, ...r.responseIds]), ref.padId, false);
+      const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
+      const dLogits = maxAbsLogitDiff(lg.dataSync() as Float32Array, folder.config.vocabSize, peer.logits, right.at);
+      lg.dispose();
+      const names = Object.keys(peer.grads);
+      const { value, grads } = tf.variableGrads(() => {
+        const o = model.tokenLogProbs(ref.rows);
+        return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+      }, names.map((n) => model.vars[n]));
+      const loss = value.dataSync()[0];
+      const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[model.vars[n].name].dataSync(), peer.grads[n])]));
+      tf.dispose([value, ...Object.values(grads)]);
+      console.log(`qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+      expect(dLogits).toBeLessThanOrEqual(1e-4);
+      expect(Math.abs(loss - peer.loss)).toBeLessThanOrEqual(1e-4);
+      for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
+    } finally {
+      model.dispose();
+    }
+  });
+});
 
 describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1', () => {
   for (const name of ['chatml', 'llama'] as const) {

@@ -1,0 +1,76 @@
+"""Transformers' own Qwen3ForCausalLM (4.51.3, the llm-qwen3 peer venv) on a Qwen3 checkpoint folder: logits of the
+folder's reference rows (right-padded, with the attention mask) and the token-mean loss gradient w.r.t. the weights
+reference.json names, as JSON on stdout.
+
+Usage: .venvs/llm-qwen3/bin/python tests/peers/qwen3_transformers.py FOLDER
+
+Transformers >= 4.51 expects PyTorch 2; here it runs on Debian's PyTorch 1.13 with three import-time stubs (below)
+and the weights loaded with load_state_dict (from_pretrained's tied-weight search needs torch 2). None of the stubbed
+names is used by an eager single-process forward or backward on the CPU.
+"""
+import json
+import sys
+import types
+
+import torch
+
+# 1. torch.distributed.tensor (DTensor, tensor parallelism): imported by modeling_utils at module level.
+_dt = types.ModuleType("torch.distributed.tensor")
+_dt.DTensor = type("DTensor", (), {})
+sys.modules["torch.distributed.tensor"] = _dt
+import torch.distributed  # noqa: E402
+
+torch.distributed.tensor = _dt
+# 2. torch.compiler (is_compiling / disable decorators).
+_tc = types.ModuleType("torch.compiler")
+_tc.is_compiling = lambda: False
+_tc.disable = lambda fn=None, recursive=True: (fn if fn is not None else (lambda f: f))
+sys.modules["torch.compiler"] = _tc
+torch.compiler = _tc
+# 3. dtypes that PyTorch 1.13 lacks, named in dtype tables only.
+for _name in ["float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64"]:
+    if not hasattr(torch, _name):
+        setattr(torch, _name, torch.float32 if _name.startswith("float") else torch.int64)
+
+import transformers  # noqa: E402
+from safetensors.torch import load_file  # noqa: E402
+from transformers import Qwen3Config, Qwen3ForCausalLM  # noqa: E402
+
+torch.set_num_threads(1)
+folder = sys.argv[1]
+cfg = Qwen3Config.from_json_file(f"{folder}/config.json")
+cfg._attn_implementation = "eager"
+model = Qwen3ForCausalLM(cfg).float()
+state = {k: v.float() for k, v in load_file(f"{folder}/model.safetensors").items()}
+missing, unexpected = model.load_state_dict(state, strict=False)
+assert not unexpected and all(k == "lm_head.weight" for k in missing), (missing, unexpected)
+if cfg.tie_word_embeddings:
+    model.lm_head.weight = model.model.embed_tokens.weight
+model.eval()
+
+ref = json.load(open(f"{folder}/reference.json"))
+rows, pad = ref["rows"], ref["padId"]
+T = max(len(r["promptIds"]) + len(r["responseIds"]) for r in rows)
+ids = torch.full((len(rows), T), pad, dtype=torch.long)
+mask = torch.zeros((len(rows), T), dtype=torch.long)
+for i, r in enumerate(rows):
+    seq = r["promptIds"] + r["responseIds"]
+    ids[i, : len(seq)] = torch.tensor(seq)
+    mask[i, : len(seq)] = 1
+logits = model(input_ids=ids, attention_mask=mask).logits
+logp = torch.log_softmax(logits, dim=-1)
+total, count = 0, 0
+for i, r in enumerate(rows):
+    P = len(r["promptIds"])
+    for j, t in enumerate(r["responseIds"]):
+        total = total + logp[i, P - 1 + j, t]
+        count += 1
+loss = -total / count
+loss.backward()
+params = dict(model.named_parameters())
+print(json.dumps({
+    "transformers": transformers.__version__,
+    "logits": [logits[i, : len(r["promptIds"]) + len(r["responseIds"])].tolist() for i, r in enumerate(rows)],
+    "loss": float(loss),
+    "grads": {n: params[n].grad.flatten().tolist() for n in ref["grads"]},
+}))
