@@ -165,13 +165,15 @@ describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qw
     await page.context().close();
   });
 
-  it('the runs table shows the validation and training headline of each imported run', async () => {
+  it('the runs table shows the validation and training headline of each imported run, and its seed as unknown', async () => {
     const { page, problems } = await open('/?view=runs');
     for (const id of ids) {
       const row = page.locator(`tr[data-run-id="${id}"]`);
       await row.waitFor({ timeout: 20_000 });
       expect((await row.locator('td[data-col="validation"]').innerText()).trim()).toMatch(/^\d+(\.\d)? %/);
       expect((await row.locator('td[data-col="train-success"]').innerText()).trim()).toMatch(/^\d+(\.\d)? %/);
+      // These logs name no seed: "unknown", as the run view says, not the 0 the record stores.
+      expect((await row.locator('td[data-col="seed"]').innerText()).trim()).toBe('unknown');
     }
     expect(problems).toEqual([]);
     await page.context().close();
@@ -205,5 +207,26 @@ describe('a Compare link reopens the same workspace', () => {
     expect(await again.locator(`[data-testid="compare-legend"] button[data-key="${ids[1]}"]`).getAttribute('aria-pressed')).toBe('false');
     expect(problems).toEqual([]);
     await context.close();
+  });
+});
+
+describe('Compare with… from a run page', () => {
+  it('finds the run to compare with by a search (its short id here) and compares the two', async () => {
+    const { page, problems } = await open(`/?view=run&id=${ids[0]}`);
+    await page.locator('button', { hasText: 'Compare with…' }).click();
+    const picker = page.locator('[data-testid="compare-picker"]');
+    await picker.waitFor({ timeout: 20_000 });
+    await picker.locator('[data-testid="compare-run-search"]').fill(ids[1].slice(-6));
+    // The run already ticked stays; the search leaves only the match besides it.
+    await waitUntil('the search to narrow the list', async () => (await picker.locator('.pick-grid label').count()) === 2, 10_000);
+    await picker.locator('[data-testid="compare-run-search"]').fill('no-such-run-xyz');
+    expect(await picker.locator('.pick-grid label').count()).toBe(1);
+    await picker.locator('[data-testid="compare-run-search"]').fill(ids[1].slice(-6));
+    // Clicked, not check()ed: with two runs ticked the picker closes at once.
+    await picker.locator('.pick-grid label').filter({ hasNot: page.locator('input:checked') }).locator('input').click();
+    await waitUntil('both runs in the summary', async () => (await page.locator('[data-testid="summary-table"] tbody tr').count()) === 2, 30_000);
+    expect(new URL(page.url()).searchParams.get('runs')).toBe(ids.join(','));
+    expect(problems).toEqual([]);
+    await page.context().close();
   });
 });

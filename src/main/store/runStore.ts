@@ -33,6 +33,7 @@ import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type Catalo
 import { withFileLock, type LockOptions } from './fileLock';
 import { isDiskFull } from './storageErrors';
 import { detectedThroughOf } from '../../shared/detection';
+import { importedSeed } from '../../shared/importedSeed';
 import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
 import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
@@ -139,6 +140,7 @@ export function toSummary(r: RunRecord): RunSummary {
     totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
     alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds, valTemperature: valTemperatureOf(r.config),
     detectedThrough: detectedThroughOf(r),
+    seedKnown: r.kind !== 'imported' || importedSeed(r.config) !== null,
   };
 }
 
