@@ -60,6 +60,9 @@ for req in tests/peers/venvs/*.txt; do
 done
 
 echo "setup: node $(node --version), npm $(npm --version)"
+# Native add-ons that build from source (better-sqlite3, when its prebuilt binary cannot be fetched) need Node's
+# headers; node-gyp would otherwise download them from nodejs.org. Debian's nodejs ships them in /usr/include/node.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then export npm_config_nodedir=/usr; fi
 npm ci </dev/null
 
 # Native TensorFlow for training (docs/guides/native-tensorflow.md): the tensorflow-cpu wheel into .venvs/tensorflow

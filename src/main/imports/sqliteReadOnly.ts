@@ -38,7 +38,16 @@ export function isSqlite(head: Uint8Array): boolean {
 export function openReadOnly(path: string, busyMs = 10_000): SqliteDb {
   if (ctor === null) {
     const require = createRequire(import.meta.url);
-    ctor = require('better-sqlite3') as SqliteCtor;
+    try {
+      ctor = require('better-sqlite3') as SqliteCtor;
+    } catch (e) {
+      // An optional dependency: npm ci goes on when its native build fails (no compiler, no Node headers).
+      throw new Error(
+        `reading ${path} needs the SQLite reader better-sqlite3, which is not installed or did not build here ` +
+          `(${e instanceof Error ? e.message.split('\n')[0] : String(e)}); run \`bash scripts/setup.sh\` or \`npm rebuild better-sqlite3\` ` +
+          '(it compiles with node-gyp: a C++ compiler and your Node headers, e.g. npm_config_nodedir=/usr)',
+      );
+    }
   }
   return new ctor(path, { readonly: true, fileMustExist: true, timeout: busyMs });
 }
