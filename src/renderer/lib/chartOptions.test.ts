@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertBands, axisLabel, evidenceChartOption, evidenceLine, forLogAxis, isSparse, labelSide, metricChartOption, xValueLabel } from './chartOptions';
+import { alertBands, axisLabel, evidenceChartOption, evidenceLine, forLogAxis, isSparse, labelSide, metricChartOption, stepTickLabel, xValueLabel } from './chartOptions';
 
 type S = { name: string; type: string; data: ArrayLike<unknown>; markLine?: { data: { xAxis: number }[] } };
 
@@ -38,6 +38,17 @@ describe('metricChartOption', () => {
     const series = opt.series as S[];
     expect(series[1].data).toEqual([[0, 1], [1, 1]]);
     expect(series.find((s) => s.name === 'r')?.markLine?.data[0].xAxis).toBe(1);
+  });
+});
+
+describe('step axis under zoom', () => {
+  it('labels integer steps only, so a zoom window edge (2.6, 6.4) does not repeat the next tick ("3 3 … 6 6")', () => {
+    const opt = metricChartOption({ title: 't', unit: 'u', xName: 'step', xKind: 'step', theme: { dark: false }, lines: [{ name: 'r', color: '#000', x: [0, 10], y: [1, 2], smoothed: null, nonFinite: [] }] });
+    const fmt = (opt.xAxis as { axisLabel: { formatter: (v: number) => string } }).axisLabel.formatter;
+    const labels = [2.6, 3, 4, 5, 6, 6.4].map(fmt).filter((l) => l !== '');
+    expect(labels).toEqual(['3', '4', '5', '6']);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(stepTickLabel(1200)).toBe(axisLabel(1200));
   });
 });
 

@@ -156,6 +156,11 @@ export function forLogAxis(input: MetricChartInput): { input: MetricChartInput; 
 export const FEW_POINTS = 30;
 
 /** Axis tick labels: short, no 0.00000105-style strings. */
+/** A step axis's tick label: the step, or nothing at a position between steps (a zoom window's edge). */
+export function stepTickLabel(v: number): string {
+  return Number.isInteger(v) ? axisLabel(v) : '';
+}
+
 export function axisLabel(v: number): string {
   if (v === 0) return '0';
   const a = Math.abs(v);
@@ -421,8 +426,9 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
       type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: kind === 'step' ? 1 : undefined,
       // The tooltip's header is the axis pointer's label: "step 171", not ECharts' "171.00".
       axisPointer: { label: { formatter: (p: { value: number }) => xValueLabel(kind, Number(p.value)) } },
-      // A zoom window's edges fall between steps (52.6): label steps as the integers they are.
-      axisLabel: { formatter: kind === 'step' ? (v: number) => axisLabel(Math.round(v)) : axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
+      // A zoom window's edges fall between steps (52.6), and ECharts labels the edges too: rounded, they repeated
+      // the next tick ("3 3 … 6 6" under ctrl + wheel). Steps are integers: only integer positions get a label.
+      axisLabel: { formatter: kind === 'step' ? stepTickLabel : axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
     },
     yAxis: { type: input.logY ? 'log' : 'value', scale: true, ...yFit, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
     series,
