@@ -3,16 +3,16 @@ import { projectRoot } from '../../platform/appInfo';
 import { ensureBuilt } from '../../electron/build';
 import { downloadElectronBinary, findElectronBinary, type ElectronBinary } from '../../platform/electronBinary';
 import { parseCommandArgs, type CliCommand, type CliContext } from '../types';
-import { parsePort, serveUntilStopped } from './serve';
+import { parseAllowDirs, parsePort, serveUntilStopped } from './serve';
 
-const usage = `Usage: arlarena start [--browser] [--port N] [--host 127.0.0.1] [--no-build]
+const usage = `Usage: arlarena start [--browser] [--port N] [--host 127.0.0.1] [--allow-dir DIR …] [--no-build]
 
 Builds the app if needed and opens the desktop app. Where Electron cannot run (no binary, no display), says
 so in one line and serves the lab in a browser instead, printing the URL to open.
 
   --browser     skip Electron and go straight to browser mode
   --no-build    do not build first, even when out/ is missing or stale
-  --port, --host  for browser mode (see arlarena serve --help)`;
+  --port, --host, --allow-dir  for browser mode (see arlarena serve --help)`;
 
 /** If Electron exits this soon with an error, it "could not start" and browser mode takes over. */
 const EARLY_EXIT_MS = 8_000;
@@ -64,8 +64,9 @@ const command: CliCommand = {
   summary: 'build if needed and open the desktop app (browser mode where Electron cannot run)',
   usage,
   async run(args, ctx) {
-    const { values } = parseCommandArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'no-build': { type: 'boolean' } }, strict: true });
+    const { values } = parseCommandArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'allow-dir': { type: 'string', multiple: true }, 'no-build': { type: 'boolean' } }, strict: true });
     const port = parsePort(values.port);
+    const allowDirs = parseAllowDirs(values['allow-dir']);
     const failure = values['no-build'] ? null : ensureBuilt((line) => ctx.stderr.write(`arlarena start: ${line}\n`));
     if (failure) {
       ctx.stderr.write(`arlarena start: ${failure}\n`);
@@ -85,7 +86,7 @@ const command: CliCommand = {
       }
     }
     if (reason) ctx.stderr.write(`arlarena start: Electron is unavailable: ${reason}. Starting browser mode instead.\n`);
-    return serveUntilStopped(ctx, { host: values.host, port, json: false, build: false });
+    return serveUntilStopped(ctx, { host: values.host, port, json: false, build: false, allowDirs });
   },
 };
 
