@@ -63,6 +63,10 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     await toast.first().waitFor({ timeout: 15_000 });
     const said = await toast.first().innerText();
     expect(said).toMatch(/reward-curve\.png is in no known format/);
+    // In words: what failed, then the reason; the API method and code only as small print.
+    expect(await toast.first().locator('[data-testid="api-error-headline"]').innerText()).toBe('Could not follow the log');
+    expect(await toast.first().locator('[data-testid="api-error-message"]').innerText()).toMatch(/nothing was followed.* \(about the field path\)$/s);
+    await screenshot(page, 'ui-follow-start-refused');
     const runs = await lab.call('runs.list', {});
     expect(runs.ok && runs.value.length).toBe(0);
     expect(problems).toEqual([]);
