@@ -11,7 +11,7 @@
  * Shapes: tiny (the test checkpoints' size), small (d 256, 4 layers, vocab 8192), qwen2.5-0.5b (Qwen2.5-0.5B's
  * exact shapes, 494 M parameters; slow and ~8 GB: only when asked for with --shapes).
  * Engines: tfjs-wasm (SIMD, one thread in Node, the lab's kernel fixes), tfjs-cpu (pure JS; tiny only by default),
- * tfjs-node (when `npm run setup:tensorflow` built it), pytorch.
+ * tfjs-node (when `npm run setup:tensorflow` built it; otherwise its row says why not), pytorch.
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     }
     return;
   }
-  const opts = benchArgs('llm', USAGE, { json: { type: 'boolean' }, shapes: { type: 'string', default: 'tiny,small' }, engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,pytorch' }, threads: { type: 'string', default: '1' } });
+  const opts = benchArgs('llm', USAGE, { json: { type: 'boolean' }, shapes: { type: 'string', default: 'tiny,small' }, engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,tfjs-node,pytorch' }, threads: { type: 'string', default: '1' } });
   const shapes = opts.shapes.split(',').map((s) => s.trim());
   for (const s of shapes) if (!SHAPES[s]) usageError('llm', USAGE, `unknown shape "${s}"; known: ${Object.keys(SHAPES).join(', ')}`);
   const engines = opts.engines.split(',').map((s) => s.trim()) as Engine[];
