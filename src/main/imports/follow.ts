@@ -22,7 +22,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { watch, type FSWatcher, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import type { Alert, FollowInfo } from '../../shared/api';
+import type { Alert, FollowInfo, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { ByteParser, LineParser, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
@@ -160,6 +160,23 @@ async function refuseTree(path: string, registry: FormatRegistry): Promise<void>
   throw new ImportError('BAD_OPTION', `${path} holds TensorBoard runs in sub-folders (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}): follow one run folder, e.g. ${join(path, list[0])}`);
 }
 
+/**
+ * The run a follow of `path` left behind when its process died (marked interrupted, still recorded as followed),
+ * in the same format: the newest one, or null.
+ */
+async function interruptedFollowOf(store: RunStore, path: string, format: LogFormat | null): Promise<RunRecord | null> {
+  let best: RunRecord | null = null;
+  for (const s of await store.listRuns({ status: ['interrupted'] })) {
+    if (s.kind !== 'imported') continue;
+    const rec = await store.getRun(s.id);
+    const src = rec?.source;
+    if (!rec || !src?.following || src.paths.length !== 1 || src.paths[0] !== path) continue;
+    if (format !== null && src.format !== format) continue;
+    if (!best || rec.createdAt > best.createdAt) best = rec;
+  }
+  return best;
+}
+
 export class LogFollower {
   private writer: RunWriter;
   private readonly runs: string[] = [];
@@ -190,6 +207,8 @@ export class LogFollower {
   /** Resolves once following has ended (stopped, idle, or failed). */
   readonly done: Promise<FollowInfo>;
   private readonly registry: FormatRegistry;
+  /** Continuing a run a killed follower left: the last step it stored (steps up to it are replays), until passed. */
+  private continuedThrough: number | null = null;
   /** Lines and steps read, to judge whether the source is a log whose copy the run keeps. */
   private readonly tally = new SourceTally();
   /** Since when the followed file has been gone or unreadable (null: readable now). */
@@ -243,8 +262,12 @@ export class LogFollower {
         throw new ImportError('UNKNOWN_FORMAT', `${path} is in no known format (its content is binary, not text, and matches none of the binary formats; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`);
       }
     }
-    const f = new LogFollower(store, path, isDir, format as LogFormat | null, opts);
-    await f.writer.ensureRun(null);
+    // A follow of this file that its process left behind (killed): continue that run rather than start another.
+    const prior = isDir ? null : await interruptedFollowOf(store, path, format);
+    const priorFormat = prior?.source && (registry.formats as readonly string[]).includes(prior.source.format) ? (prior.source.format as LogFormat) : null;
+    const f = new LogFollower(store, path, isDir, (format ?? priorFormat) as LogFormat | null, opts);
+    if (prior) f.continuedThrough = await f.writer.attach(prior);
+    else await f.writer.ensureRun(null);
     f.runs.push(f.writer.runId!);
     opts.onRunChange?.(f.writer.runId!);
     f.begin();
@@ -511,6 +534,14 @@ export class LogFollower {
     if (s.run !== this.sourceRun) {
       this.skipped[SKIP_OTHER_RUN] = (this.skipped[SKIP_OTHER_RUN] ?? 0) + 1;
       return;
+    }
+    // A continued run: the file is read again from its start, and what the earlier follower stored is a replay.
+    if (this.continuedThrough !== null) {
+      if (s.step <= this.continuedThrough) {
+        this.skipped[SKIP_REPLAYED] = (this.skipped[SKIP_REPLAYED] ?? 0) + 1;
+        return;
+      }
+      this.continuedThrough = null;
     }
     const fp = fingerprint(s);
     if (s.step <= this.writer.highWater && Number.isSafeInteger(s.step)) {

@@ -16,6 +16,8 @@ import type { MetricRecord } from '../../shared/metrics';
 import { CollapseDetector } from '../../core/stability/detector';
 import { sourceRecipeOf } from '../../core/stability/hints';
 import type { Framework, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
+import { metricTail } from '../store/metricTail';
+import { METRICS_FILE } from '../store/runFiles';
 import type { RunStore } from '../store/runStore';
 import { UNKNOWN_BACKEND } from '../store/runStore';
 import type { FormatRegistry } from './registry';
@@ -186,6 +188,33 @@ export class RunWriter {
     return this.creating;
   }
 
+  /** Notes of a run taken over from a killed follower (its own, and that it was continued). */
+  private readonly attachNotes: string[] = [];
+  /** Alerts a run taken over from a killed follower already held. */
+  private priorAlerts: Alert[] = [];
+
+  /**
+   * Follow: take over a run a killed follower of the same file left (interrupted, steps stored): it is running and
+   * followed again, new steps continue it. Returns the last step it holds (the earlier steps are replays to skip).
+   */
+  async attach(rec: RunRecord): Promise<number | null> {
+    const tail = await metricTail(join(this.store.runDir(rec.id), METRICS_FILE), []);
+    const last = tail.last?.step ?? null;
+    await this.store.claimRun(rec.id);
+    this.priorAlerts = [...rec.alerts];
+    this.attachNotes.push(...((rec.source?.notes ?? []) as string[]), `following continued${last !== null ? ` after step ${last}` : ''} when the log was followed again (the earlier follower had stopped)`);
+    this.run = await this.store.updateRun(rec.id, (cur) => ({
+      status: 'running',
+      error: null,
+      finishedAt: null,
+      source: { ...(cur.source as ImportSource), following: true, notes: [...this.attachNotes] },
+    }));
+    this.creating = Promise.resolve(this.run);
+    if (last !== null) this.highWater = last;
+    this.stored = tail.records;
+    return last;
+  }
+
   /**
    * A followed log's config, onto its run as soon as the log has printed it (verl prints it before its first
    * step), not only when following ends. True when the record changed.
@@ -264,7 +293,7 @@ export class RunWriter {
     const skipped: Record<string, number> = { ...f.parserSkipped };
     for (const [k, n] of Object.entries(this.skipped)) skipped[k] = (skipped[k] ?? 0) + n;
     const cfg = describeConfig(f.meta?.config);
-    const notes = [...(this.opts.notes ?? []), ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
+    const notes = [...(this.opts.notes ?? []), ...this.attachNotes, ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
     if (copied === false) notes.push(`the source is over ${SOURCE_COPY_LIMIT_BYTES / 1024 / 1024} MB: no copy is kept with the run, so its bundle does not carry it`);
     if (copied === 'gone') notes.push('the source file was gone when the run ended: no copy is kept with the run, so its bundle does not carry it');
     if (f.copyFrom && f.copyRefused) notes.push(f.copyRefused);
@@ -285,7 +314,8 @@ export class RunWriter {
         env: cfg.env,
         seed: cfg.seed,
         config: cfg.config,
-        alerts: alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) })),
+        // A continued run keeps what the earlier follower's detector raised (this detector saw only the new steps).
+        alerts: [...this.priorAlerts.filter((p) => !alerts.some((a) => a.id === p.id)), ...alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) }))],
         source: {
           ...(cur.source as ImportSource),
           format: this.format,
