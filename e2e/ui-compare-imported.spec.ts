@@ -230,3 +230,30 @@ describe('Compare with… from a run page', () => {
     await page.context().close();
   });
 });
+
+describe('the runs table filters with a query', () => {
+  it('keeps the runs a query names (a headline number, a run field) and says what it cannot read', async () => {
+    const { page, problems } = await open('/?view=runs');
+    const search = page.locator('[data-testid="runs-search"]');
+    await page.locator('tr[data-run-id]').first().waitFor({ timeout: 20_000 });
+    const rows = page.locator('tr[data-run-id]');
+    expect(await rows.count()).toBe(2);
+    // Only the run with the higher last validation score passes a >= on that score.
+    const recs = await lab.call('runs.getMany', { runIds: ids });
+    if (!recs.ok) throw new Error(recs.error.message);
+    const vals = recs.value.runs.map((r) => r.summary['val/score_mean'] ?? 0);
+    const hi = Math.max(...vals);
+    await search.fill(`kind = imported and val/score_mean >= ${hi}`);
+    await waitUntil('the query to leave one run', async () => (await rows.count()) === 1, 10_000);
+    expect(await rows.first().getAttribute('data-run-id')).toBe(recs.value.runs[vals.indexOf(hi)].id);
+    await search.fill('val/score_mean > high');
+    await page.locator('[data-testid="runs-query-error"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('[data-testid="runs-query-error"]').innerText()).toMatch(/compares numbers/);
+    for (const dark of [false, true]) {
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await screenshot(page, `ui-runs-query-error-${dark ? 'dark' : 'light'}`);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
