@@ -73,6 +73,29 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     await page.context().close();
   });
 
+  it('From a path… on a file that is not there says so, without offering "Import as <format>"', async () => {
+    const { page, problems } = await open();
+    await page.click('[data-testid="import-path-button"]');
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('input[name="value"]').fill(join(work, 'no-such-file.log'));
+    await dialog.locator('button[type="submit"]').click();
+    const item = page.locator('[data-testid="import-item"]');
+    await waitUntil('the refusal', async () => (await item.count()) === 1 && (await item.getAttribute('data-state')) === 'refused', 15_000);
+    expect(await item.innerText()).toMatch(/no such file/i);
+    expect(await item.locator('[data-testid="import-as"]').count()).toBe(0);
+    // A file that is there but in no known format still offers it.
+    const odd = join(work, 'odd.log');
+    writeFileSync(odd, 'x'.repeat(70 * 1024));
+    await page.click('[data-testid="import-path-button"]');
+    await page.locator('dialog[open] input[name="value"]').fill(odd);
+    await page.locator('dialog[open] button[type="submit"]').click();
+    const oddItem = item.filter({ hasText: 'odd.log' });
+    await waitUntil('the second refusal', async () => (await oddItem.count()) === 1 && (await oddItem.getAttribute('data-state')) === 'refused', 15_000);
+    expect(await oddItem.locator('[data-testid="import-as"]').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('a log with its config and no step yet: "waiting for the first step", its config shown, no episode promise', async () => {
     const text = REAL ? readFileSync(REAL, 'utf8') : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}}\n(main_task pid=1) step:1 - actor/entropy_loss:0.3 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/entropy_loss:0.29 - critic/score/mean:0.4\n(main_task pid=1) step:3 - actor/entropy_loss:0.28 - critic/score/mean:0.5\n`;
     const first = text.indexOf('step:1 -');

@@ -7,7 +7,7 @@
  */
 import type { ImportResult } from '../../shared/api';
 import type { Lab } from './lab.svelte';
-import { FILE_LIMIT_BYTES, dataUrlPayload, fmtSkipped, groupSends, planImport, sendName } from './imports';
+import { FILE_LIMIT_BYTES, canForceFormat, dataUrlPayload, fmtSkipped, groupSends, planImport, sendName } from './imports';
 
 export type ImportState = 'sending' | 'imported' | 'duplicate' | 'refused' | 'too-large';
 
@@ -32,7 +32,7 @@ export interface RetryOptions {
 
 type Send = (opts: RetryOptions) => Promise<Outcome>;
 
-type Outcome = { ok: true; value: ImportResult } | { ok: false; message: string; hint: string | null };
+type Outcome = { ok: true; value: ImportResult } | { ok: false; code: string; message: string; hint: string | null };
 
 /** A file to send and its path inside a picked or dropped folder ('' for a file on its own). */
 export interface Pick {
@@ -115,14 +115,14 @@ export class Importer {
   }
 
   /** A picked file's bytes as base64, or why it could not be sent. */
-  private async read(f: { pick: Pick; name: string; path: string; size: number }): Promise<{ ok: true; value: string } | { ok: false; message: string; hint: string | null }> {
+  private async read(f: { pick: Pick; name: string; path: string; size: number }): Promise<{ ok: true; value: string } | { ok: false; code: string; message: string; hint: string | null }> {
     let dataBase64: string;
     try {
       dataBase64 = await readBase64(f.pick.file);
     } catch (e) {
-      return { ok: false, message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
+      return { ok: false, code: 'UNREADABLE', message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
     }
-    if (dataBase64 === '') return { ok: false, message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
+    if (dataBase64 === '') return { ok: false, code: 'EMPTY', message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
     return { ok: true, value: dataBase64 };
   }
 
@@ -156,14 +156,14 @@ export class Importer {
 
   private settle(key: number, out: Outcome, send: Send): void {
     // A refusal keeps its sender: the user may know the format the content did not reveal.
-    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: send });
+    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: canForceFormat(out.code) ? send : null });
     else if (out.value.runIds.length === 0 && (out.value.duplicateOf?.length ?? 0) > 0) this.replace(key, { state: 'duplicate', result: out.value, retry: send });
     else this.replace(key, { state: 'imported', result: out.value, retry: null });
   }
 
   private outcome(res: Awaited<ReturnType<Lab['call']>>): Outcome {
     if (res.ok) return { ok: true, value: res.value as ImportResult };
-    return { ok: false, message: res.error.message, hint: res.error.hint ?? null };
+    return { ok: false, code: res.error.code, message: res.error.message, hint: res.error.hint ?? null };
   }
 
   private async run(work: () => Promise<void>): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FILE_LIMIT_BYTES, FOLDER_LIMIT_BYTES, dataUrlPayload, fmtSkipped, groupSends, isTensorBoardEventFile, planImport, sendName } from './imports';
+import { FILE_LIMIT_BYTES, FOLDER_LIMIT_BYTES, canForceFormat, dataUrlPayload, fmtSkipped, groupSends, isTensorBoardEventFile, planImport, sendName } from './imports';
 
 const f = (name: string, size = 100, path = '') => ({ name, size, path });
 
@@ -92,5 +92,14 @@ describe('groupSends', () => {
     expect(g.folders).toHaveLength(1);
     expect(g.folders[0]).toMatchObject({ folder: 'r', tooLarge: true, bytes: FILE_LIMIT_BYTES + 11 });
     expect(g.folders[0].files).toHaveLength(2);
+  });
+});
+
+describe('canForceFormat', () => {
+  it('offers "Import as <format>" only for content in no known format, not for a file that is not there', () => {
+    expect(canForceFormat('VALIDATION')).toBe(true);
+    expect(canForceFormat('NOT_FOUND')).toBe(false);
+    expect(canForceFormat('UNREADABLE')).toBe(false);
+    expect(canForceFormat('EMPTY')).toBe(false);
   });
 });

@@ -126,3 +126,12 @@ export function groupSends<F extends PickedFile>(plan: ImportPlan<F>): { single:
   });
   return { single: plan.send.filter((f) => f.path === ''), tooLarge: plan.tooLarge.filter((f) => f.path === ''), folders };
 }
+
+/**
+ * Whether a refused import may be retried with a chosen format: only when the content was read and matched no
+ * format (or matched it wrongly). A file that is not there, cannot be read or is too large is no format question:
+ * offering "Import as <format>" for "no such file" only led to a second refusal.
+ */
+export function canForceFormat(code: string): boolean {
+  return !['NOT_FOUND', 'UNREADABLE', 'EMPTY', 'TOO_LARGE', 'UNAVAILABLE', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE'].includes(code);
+}
