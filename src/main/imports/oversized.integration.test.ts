@@ -7,7 +7,7 @@
  * past its first 10,000 (100k tags in 4.5 MB peaked at 895 MB). The bounds leave room for the
  * CLI's own ~200 MB (tsx, tfjs not loaded); the measured peaks are printed.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -107,7 +107,7 @@ it('a TensorBoard file of 100k tags (5.6 MB): tags past 10,000 left out and coun
   expect(r.peakMb).toBeLessThan(500);
 }, 120_000);
 
-it('show and check on a run of 2M metric records stream it: bounded memory', async () => {
+it('show, check and export on a run of 2M metric records stream it: bounded memory; the bundle imports back', async () => {
   const { RunStore } = await import('../store/runStore');
   const { METRICS_FILE } = await import('../store/runFiles');
   const store = await RunStore.open(join(dir, 'data'));
@@ -129,4 +129,13 @@ it('show and check on a run of 2M metric records stream it: bounded memory', asy
   expect([0, 3]).toContain(c.code);
   expect(JSON.parse(c.stdout.trim().split('\n').pop()!).steps).toBe(2_000_000);
   expect(c.peakMb).toBeLessThan(400);
-}, 240_000);
+  const bundle = join(dir, 'big.arlarena.zip');
+  const e = await cliPeak(['export', run.id, '--out', bundle]);
+  console.log(`export of 2M metric records: exit ${e.code}, peak ${e.peakMb.toFixed(0)} MB, ${e.seconds.toFixed(1)} s`);
+  expect(e.code).toBe(0);
+  expect(e.peakMb).toBeLessThan(400);
+  // The streamed bundle reads back whole, elsewhere.
+  const other = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'other'), 'import', bundle, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  expect(other.status).toBe(0);
+  expect(JSON.parse(other.stdout.trim().split('\n').pop()!)).toMatchObject({ format: 'bundle', steps: 2_000_000 });
+}, 300_000);
