@@ -232,7 +232,7 @@ describe('Compare with… from a run page', () => {
 });
 
 describe('the runs table filters with a query', () => {
-  it('keeps the runs a query names (a headline number, a run field) and says what it cannot read', async () => {
+  it('keeps the runs a query names (a headline number, a run field), adds any headline number as a sortable column, and says what it cannot read', async () => {
     const { page, problems } = await open('/?view=runs');
     const search = page.locator('[data-testid="runs-search"]');
     await page.locator('tr[data-run-id]').first().waitFor({ timeout: 20_000 });
@@ -246,6 +246,17 @@ describe('the runs table filters with a query', () => {
     await search.fill(`kind = imported and val/score_mean >= ${hi}`);
     await waitUntil('the query to leave one run', async () => (await rows.count()) === 1, 10_000);
     expect(await rows.first().getAttribute('data-run-id')).toBe(recs.value.runs[vals.indexOf(hi)].id);
+    // Any headline number as a column, sortable: the last validation score, which no named column shows.
+    await search.fill('');
+    await page.locator('[data-testid="runs-columns"] summary').click();
+    await page.locator('[data-testid="runs-columns"] input[data-key="val/score_mean"]').check();
+    const cells = page.locator('td[data-col="summary:val/score_mean"]');
+    await waitUntil('the new column', async () => (await cells.count()) === 2, 10_000);
+    await page.locator('th button', { hasText: 'val/score_mean' }).click();
+    const shownVals = (await cells.allInnerTexts()).map(Number);
+    const asc = [...vals].map((v) => Number(v.toPrecision(3))).sort((a, b) => a - b);
+    // Sorted by that column (numbers sort high first on the first click).
+    expect([asc, [...asc].reverse()]).toContainEqual(shownVals);
     await search.fill('val/score_mean > high');
     await page.locator('[data-testid="runs-query-error"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('[data-testid="runs-query-error"]').innerText()).toMatch(/compares numbers/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { COLUMNS_STORAGE_KEY, filterRuns, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runSuccess, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
+import { COLUMNS_STORAGE_KEY, SUMMARY_COLUMNS, filterRuns, summaryColumnChoices, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runSuccess, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
@@ -92,6 +92,13 @@ describe('seed, short id, validation and ETA columns (issue 18)', () => {
     expect(runSuccess(run({ id: 'lab', summary: { 'episode/success_rate': 0.5, 'episode/score_mean': 0.7 } }))).toBe(0.5);
   });
 
+  it('offers every headline number the runs carry as a column, the named ones first', () => {
+    const verl = run({ id: 'v', kind: 'imported', summary: { 'val/score_mean': 0.8, 'best/val/score_mean': 0.87, 'episode/score_mean': 0.9 } });
+    const keys = summaryColumnChoices([verl, run({ id: 'l', summary: { 'episode/success_rate': 0.5 } })]).map((c) => c.key);
+    expect(keys.slice(0, 9)).toEqual(SUMMARY_COLUMNS.map((c) => c.key));
+    expect(keys.slice(9)).toEqual(['episode/success_rate', 'val/score_mean']);
+  });
+
   it('valMode says greedy at temperature 0, sampled with its temperature above, nothing when unknown', () => {
     expect(valMode(run({ id: 'g', valTemperature: 0 }))).toBe('greedy');
     expect(valMode(run({ id: 's', valTemperature: 0.6 }))).toBe('sampled (T 0.6)');
@@ -137,14 +144,15 @@ describe('added summary columns', () => {
     expect(summaryValue(rs[3], 'best/val/success_rate')).toBeNull();
   });
 
-  it('keeps the chosen columns in catalog order and drops unknown or malformed entries', () => {
+  it('keeps the chosen columns in the order added and drops malformed entries', () => {
     const s = memory();
     expect(loadColumns(s)).toEqual([]);
     saveColumns(s, ['actor/grad_norm', 'best/val/success_rate']);
     expect(s.getItem(COLUMNS_STORAGE_KEY)).toBe('["actor/grad_norm","best/val/success_rate"]');
-    expect(loadColumns(s)).toEqual(['best/val/success_rate', 'actor/grad_norm']);
-    s.setItem(COLUMNS_STORAGE_KEY, '["no/such", 4, "actor/entropy"]');
-    expect(loadColumns(s)).toEqual(['actor/entropy']);
+    // In the order added (any summary key may be a column now).
+    expect(loadColumns(s)).toEqual(['actor/grad_norm', 'best/val/success_rate']);
+    s.setItem(COLUMNS_STORAGE_KEY, '["val/score_mean", 4, "has space", "actor/entropy"]');
+    expect(loadColumns(s)).toEqual(['val/score_mean', 'actor/entropy']);
     s.setItem(COLUMNS_STORAGE_KEY, 'not json');
     expect(loadColumns(s)).toEqual([]);
     expect(loadColumns(undefined)).toEqual([]);

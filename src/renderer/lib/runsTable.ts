@@ -31,12 +31,32 @@ export function summaryValue(r: RunSummary, key: string): number | null {
 /** Where the table keeps the summary columns the user added (local storage: they outlive the tab). */
 export const COLUMNS_STORAGE_KEY = 'arlarena.runs.columns';
 
-/** The added columns, in catalog order; unknown or malformed entries are dropped. */
+export interface SummaryColumn {
+  readonly key: string;
+  readonly label: string;
+  readonly pct: boolean;
+  readonly title: string;
+}
+
+/**
+ * Every column the table can add: the named ones above, then any other headline number the runs carry (an
+ * imported run's `val/score_mean`, `best/val/score_mean`, …), under its key, as W&B offers every summary metric.
+ */
+export function summaryColumnChoices(runs: readonly Pick<RunSummary, 'summary'>[]): SummaryColumn[] {
+  const named = new Set(SUMMARY_COLUMNS.map((c) => c.key));
+  const more = new Set<string>();
+  for (const r of runs) for (const k of Object.keys(r.summary)) if (!named.has(k)) more.add(k);
+  return [...SUMMARY_COLUMNS, ...[...more].sort().map((key) => ({ key, label: key, pct: false, title: `${key}: the run's ${key.startsWith('best/') ? 'best' : 'last'} value` }))];
+}
+
+/** A stored column key: a summary key (`val/score_mean`, `best/val/success_rate`). */
+const COLUMN_KEY = /^[A-Za-z0-9_./@()-]{1,200}$/;
+
+/** The added columns, in the order added; malformed entries are dropped. */
 export function loadColumns(store: Pick<Storage, 'getItem'> | undefined): string[] {
   try {
     const v: unknown = JSON.parse(store?.getItem(COLUMNS_STORAGE_KEY) ?? '[]');
-    const want = new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-    return SUMMARY_COLUMNS.filter((c) => want.has(c.key)).map((c) => c.key);
+    return [...new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && COLUMN_KEY.test(x)) : [])].slice(0, 50);
   } catch {
     return [];
   }
