@@ -268,3 +268,23 @@ describe('the runs table filters with a query', () => {
     await page.context().close();
   });
 });
+
+describe('scatter panel', () => {
+  it('draws one point per run at two headline numbers, chosen from what the runs carry', async () => {
+    const { page, problems } = await openCompare();
+    const panel = page.locator('[data-testid="scatter-panel"]');
+    await panel.waitFor({ timeout: 20_000 });
+    await page.selectOption('select[aria-label="Scatter x"]', 'episode/score_mean');
+    await page.selectOption('select[aria-label="Scatter y"]', 'val/score_mean');
+    await panel.scrollIntoViewIfNeeded();
+    await waitUntil('the scatter to draw', async () => (await panel.locator('.chart').getAttribute('data-rendered')) === 'true', 20_000);
+    expect(await panel.getAttribute('data-points')).toBe('2');
+    expect(await page.locator('[data-testid="scatter-missing"]').count()).toBe(0);
+    for (const dark of [false, true]) {
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await panel.screenshot({ path: join(ROOT, 'test-results', `ui-compare-imported-scatter-${dark ? 'dark' : 'light'}.png`) });
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

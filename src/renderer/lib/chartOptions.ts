@@ -30,6 +30,8 @@ export interface LineInput {
   readonly sparse?: boolean;
   /** Draw without emphasis (e.g. individual runs behind their group's band). */
   readonly faint?: boolean;
+  /** A point per run (a scatter across runs): a large marker, no line. */
+  readonly marker?: boolean;
 }
 
 export interface BandInput {
@@ -103,7 +105,8 @@ export interface SkippedSpan {
   readonly label: string;
 }
 
-export type XKind = 'step' | 'wall' | 'tokens';
+/** What the x-axis counts: steps, wall seconds, tokens, or any metric's value (a scatter across runs). */
+export type XKind = 'step' | 'wall' | 'tokens' | 'value';
 
 export function xKindOf(input: Pick<MetricChartInput, 'xKind' | 'xName'>): XKind {
   if (input.xKind) return input.xKind;
@@ -116,6 +119,7 @@ export function xKindOf(input: Pick<MetricChartInput, 'xKind' | 'xName'>): XKind
  */
 export function xValueLabel(kind: XKind, v: number): string {
   if (!Number.isFinite(v)) return '—';
+  if (kind === 'value') return axisLabel(v);
   if (kind === 'step') return `step ${Math.round(v)}`;
   if (kind === 'tokens') return `${Math.round(v).toLocaleString('en-US')} tokens`;
   const s = Math.max(0, v);
@@ -356,7 +360,7 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // Dots when points are few (a one-step run is otherwise invisible) or the metric is sparse.
     const dots = sparse || l.x.length <= FEW_POINTS;
     const raw: Record<string, unknown> = {
-      name: l.name, type: 'line', data: linePoints(l.x, l.y), dimensions: XY_DIMS, symbol: dots ? 'circle' : 'none', showSymbol: dots, symbolSize: 4, connectNulls: sparse,
+      name: l.name, type: 'line', data: linePoints(l.x, l.y), dimensions: XY_DIMS, symbol: dots || l.marker ? 'circle' : 'none', showSymbol: dots || l.marker === true, symbolSize: l.marker ? 11 : 4, connectNulls: sparse,
       lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
       // The store already downsampled (LTTB, spikes kept): no second pass here.
       large: l.x.length > 2000,
