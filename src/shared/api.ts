@@ -147,6 +147,8 @@ export const RunSummary = z.object({
   valTemperature: z.number().nullable().optional(),
   /** False for an imported run whose log named no seed (`seed` is then a stored 0, not the source's): "unknown". */
   seedKnown: z.boolean().optional(),
+  /** The researcher's notes on the run (runs.note), free text; absent when none were written. */
+  notes: z.string().max(10_000).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -461,6 +463,8 @@ export const apiMethods = {
   'runs.rename': { input: z.object({ runId: RunId, name: z.string().trim().min(1).max(200) }).strict(), output: RunSummary },
   'runs.tag': { input: z.object({ runId: RunId, tags: z.array(z.string().trim().min(1).max(50)).max(50) }).strict(), output: RunSummary },
   'runs.delete': { input: RunRef, output: z.object({ deleted: z.boolean() }) },
+  /** The run's notes, replaced (empty text clears them). */
+  'runs.note': { input: z.object({ runId: RunId, notes: z.string().max(10_000) }).strict(), output: RunSummary },
   'runs.metrics': {
     input: z.object({
       runIds: z.array(RunId).min(1).max(64),
