@@ -95,3 +95,26 @@ describe('the UI sees what the CLI does', () => {
     }
   });
 });
+
+describe('notes on runs', () => {
+  it('writes notes on a run page, keeps them across a reload and shows them in the runs table', async () => {
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', 'noted run', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const id = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+    const { page, problems } = await open(`/?view=run&id=${id}`);
+    const notes = page.locator('[data-testid="run-notes"]');
+    await notes.waitFor({ timeout: 20_000 });
+    await page.fill('[data-testid="run-notes-text"]', 'calm baseline; compare with lr 0.05');
+    await page.click('[data-testid="run-notes-save"]');
+    await waitUntil('the notes saved', async () => (await page.locator('[data-testid="run-notes-save"]').isDisabled()), 10_000);
+    await page.reload({ waitUntil: 'load' });
+    await page.locator('[data-testid="run-notes-text"]').waitFor({ state: 'attached', timeout: 20_000 });
+    await waitUntil('the notes after a reload', async () => (await page.locator('[data-testid="run-notes-text"]').inputValue()) === 'calm baseline; compare with lr 0.05', 10_000);
+    await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
+    const chip = page.locator(`tr[data-run-id="${id}"] [data-testid="run-note-chip"]`);
+    await chip.waitFor({ timeout: 20_000 });
+    expect(await chip.getAttribute('title')).toBe('calm baseline; compare with lr 0.05');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -141,6 +141,7 @@ export function toSummary(r: RunRecord): RunSummary {
     alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds, valTemperature: valTemperatureOf(r.config),
     detectedThrough: detectedThroughOf(r),
     seedKnown: r.kind !== 'imported' || importedSeed(r.config) !== null,
+    ...(r.notes ? { notes: r.notes } : {}),
   };
 }
 

@@ -41,6 +41,14 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
       services.bus.emit('runs.changed', { runId });
       return ok(toSummary(rec));
     },
+    'runs.note': async ({ runId, notes }) => {
+      const { store } = await lab();
+      if (!(await store.getRun(runId))) return notFound(runId);
+      const text = notes.trim();
+      const rec = await store.updateRun(runId, { notes: text === '' ? undefined : text });
+      services.bus.emit('runs.changed', { runId });
+      return ok(toSummary(rec));
+    },
     'runs.delete': async ({ runId }) => {
       const { store, sessions } = await lab();
       if (sessions.list().some((s) => s.runId === runId)) {
