@@ -470,6 +470,11 @@ export const apiMethods = {
       runIds: z.array(RunId).min(1).max(64),
       keys: z.array(z.string().min(1)).min(1).max(64),
       xAxis: XAxis.optional(),
+      /**
+       * Any logged key as the x-axis instead (`training/epoch`, `perf/total_num_tokens`): each point's x is that
+       * key's value at the same step; steps without it are left out. Wins over `xAxis`.
+       */
+      xKey: z.string().min(1).max(200).optional(),
       /** Downsample each series to at most this many points (LTTB, spikes kept). */
       maxPoints: z.number().int().min(10).max(100_000).optional(),
     }).strict(),
