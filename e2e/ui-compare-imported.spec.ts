@@ -288,3 +288,26 @@ describe('scatter panel', () => {
     await page.context().close();
   });
 });
+
+describe('x-axis by a logged key', () => {
+  it('charts against a counter the runs logged (training/epoch) and keeps it in the address', async () => {
+    const { page, problems } = await openCompare();
+    const xs = page.locator('select[aria-label="x-axis"]');
+    const options = await xs.locator('option').evaluateAll((els) => els.map((e) => e.getAttribute('value') ?? ''));
+    const epoch = options.find((v) => v.startsWith('key:') && v.includes('epoch'));
+    if (!onReal) {
+      // The written fixture logs no epoch counter: nothing to offer beyond step, wall time and tokens.
+      expect(options.filter((v) => v.startsWith('key:'))).toEqual([]);
+      await page.context().close();
+      return;
+    }
+    expect(epoch).toBe('key:training/epoch');
+    await xs.selectOption(epoch!);
+    const first = page.locator('[data-testid="compare"] .chart-card').first();
+    await waitUntil('the charts against epochs', async () => (await page.locator('[data-testid="compare-loading"]').count()) === 0 && (await first.locator('.chart').getAttribute('data-rendered')) === 'true', 20_000);
+    await waitUntil('the address', async () => new URL(page.url()).searchParams.get('xkey') === 'training/epoch', 10_000);
+    await first.screenshot({ path: join(ROOT, 'test-results', 'ui-compare-imported-x-epoch-light.png') });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -76,6 +76,8 @@ export interface NoteOptions {
 
 export interface SeriesOptions {
   readonly xAxis?: XAxisName;
+  /** Any logged key as x (its value at each step); wins over xAxis. */
+  readonly xKey?: string;
   /** Downsample to at most this many points (LTTB; non-finite markers kept). Default: no downsampling. */
   readonly maxPoints?: number;
 }
@@ -964,7 +966,7 @@ export class RunStore {
 }
 
 export function buildSeries(runId: string, key: string, rows: readonly MetricRecord[], opts: SeriesOptions = {}): Series {
-  const xKey = X_KEY[opts.xAxis ?? 'step'];
+  const xKey = opts.xKey ?? X_KEY[opts.xAxis ?? 'step'];
   const px: number[] = [];
   const py: Array<number | null> = [];
   const ps: number[] = [];

@@ -63,6 +63,8 @@ export class CompareState {
   smoothing = $state<SmoothingMode>(this.opened.smoothing ?? 'none');
   strength = $state(this.opened.strength ?? 0.6);
   xAxis = $state<XAxisName>(this.opened.xAxis ?? 'step');
+  /** A logged key as the x-axis instead of xAxis ('' = none): runs.metrics xKey. */
+  xKey = $state<string>(this.opened.xKey ?? '');
   // Opened as `?view=compare&runs=…&group=preset` (the Study view's "Compare by preset"): start grouped.
   groupBy = $state(initialGroupBy());
   threshold = $state(0.5);
@@ -105,7 +107,8 @@ export class CompareState {
     // The first screen's metrics (plus what the summary needs) first, the rest once it is drawn, so the view
     // draws before the store has downsampled every series. One runs.getMany rather than a runs.get per run: with
     // 8 runs, 9 requests over the browser's 6 connections per host queued the metrics request behind the records.
-    const req = firstRequests(ids, this.chartKeys, this.xAxis);
+    const first = firstRequests(ids, this.chartKeys, this.xAxis);
+    const req = this.xKey ? { ...first, metrics: { ...first.metrics, xKey: this.xKey } } : first;
     const pre = takePrefetched(req);
     // Every key each run logged, for the picker (and, for imported runs, the default panels): alongside.
     const keysCall = this.loadLoggedKeys(ids);
@@ -188,7 +191,7 @@ export class CompareState {
 
   private async fetchSeries(ids: readonly string[], keys: readonly string[] = this.wantedKeys()): Promise<Series[]> {
     // A deleted run simply yields no series (runs.get reports it as missing).
-    const res = await this.lab.call('runs.metrics', { runIds: [...ids], keys: [...keys], xAxis: this.xAxis, maxPoints: COMPARE_MAX_POINTS });
+    const res = await this.lab.call('runs.metrics', { runIds: [...ids], keys: [...keys], xAxis: this.xAxis, ...(this.xKey ? { xKey: this.xKey } : {}), maxPoints: COMPARE_MAX_POINTS });
     return res.ok ? res.value : [];
   }
 
@@ -207,6 +210,13 @@ export class CompareState {
 
   async setXAxis(x: XAxisName): Promise<void> {
     this.xAxis = x;
+    this.xKey = '';
+    await this.reloadSeries();
+  }
+
+  /** Chart against a logged key (e.g. training/epoch) instead of step, wall time or tokens. */
+  async setXKey(key: string): Promise<void> {
+    this.xKey = key;
     await this.reloadSeries();
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWorkspace, workspaceQuery } from './compareWorkspace';
+import { parseWorkspace, workspaceQuery, xKeyCandidates } from './compareWorkspace';
 import { parseRoute } from './router';
 
 describe('Compare workspace in the address', () => {
@@ -15,5 +15,12 @@ describe('Compare workspace in the address', () => {
     expect(workspaceQuery({ smoothing: 'none', xAxis: 'step', hidden: [] })).toBe('');
     expect(parseWorkspace('?view=compare&smooth=bogus:7&x=epochs&metrics=')).toEqual({ metrics: [] });
     expect(parseWorkspace('?view=compare')).toEqual({});
+  });
+});
+
+describe('x-axis by a logged key', () => {
+  it('keeps the key in the address and offers the training counters a log carries', () => {
+    expect(parseWorkspace(`?view=compare${workspaceQuery({ xKey: 'training/epoch' })}`)).toEqual({ xKey: 'training/epoch' });
+    expect(xKeyCandidates(['training/epoch', 'training/global_step', 'perf/total_num_tokens', 'timing_s/gen', 'perf/tokens_per_s', 'timing_per_token_ms/gen', 'actor/entropy'])).toEqual(['training/epoch', 'training/global_step']);
   });
 });

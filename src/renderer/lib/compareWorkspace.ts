@@ -14,6 +14,8 @@ export interface CompareWorkspace {
   /** Smoothing strength in [0, 1). */
   readonly strength?: number;
   readonly xAxis?: XAxisName;
+  /** Any logged key as the x-axis (wins over xAxis). */
+  readonly xKey?: string;
   /** Legend entries hidden: run ids, or group values when grouping. */
   readonly hidden?: readonly string[];
 }
@@ -38,6 +40,8 @@ export function parseWorkspace(search: string): CompareWorkspace {
   }
   const x = q.get('x');
   if (x !== null && (X_AXES as readonly string[]).includes(x)) out.xAxis = x as XAxisName;
+  const xKey = q.get('xkey');
+  if (xKey !== null && KEY.test(xKey)) out.xKey = xKey;
   const hide = q.get('hide');
   if (hide !== null) out.hidden = [...new Set(hide.split(',').filter((k) => KEY.test(k)))].slice(0, MAX_KEYS);
   return out;
@@ -50,6 +54,16 @@ export function workspaceQuery(ws: CompareWorkspace): string {
   if (ws.metrics !== undefined) parts.push(`metrics=${list(ws.metrics)}`);
   if (ws.smoothing !== undefined && ws.smoothing !== 'none') parts.push(`smooth=${ws.smoothing}:${ws.strength ?? 0.6}`);
   if (ws.xAxis !== undefined && ws.xAxis !== 'step') parts.push(`x=${ws.xAxis}`);
+  if (ws.xKey) parts.push(`xkey=${list([ws.xKey])}`);
   if (ws.hidden !== undefined && ws.hidden.length > 0) parts.push(`hide=${list(ws.hidden)}`);
   return parts.length ? `&${parts.join('&')}` : '';
+}
+
+/**
+ * Logged keys worth offering as an x-axis: counters that grow with training (epochs, global steps, tokens or
+ * samples seen, elapsed time), not per-step timings, rates or counts (verl's perf/total_num_tokens is per step).
+ * The chart then draws against the key's value.
+ */
+export function xKeyCandidates(logged: readonly string[]): string[] {
+  return logged.filter((k) => /epoch|global_step|total_tokens|tokens_seen|samples_seen|wall|elapsed/i.test(k) && !/timing|per_token|_ms$|throughput|mfu|per_s/i.test(k));
 }

@@ -61,12 +61,12 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
       if (deleted) services.bus.emit('runs.changed', { runId });
       return ok({ deleted });
     },
-    'runs.metrics': async ({ runIds, keys, xAxis, maxPoints }) => {
+    'runs.metrics': async ({ runIds, keys, xAxis, xKey, maxPoints }) => {
       const { store } = await lab();
       const out = [];
       for (const id of runIds) {
         if (!(await store.getRun(id))) return notFound(id);
-        for (const key of keys) out.push(await store.series(id, key, { xAxis, maxPoints }));
+        for (const key of keys) out.push(await store.series(id, key, { xAxis, ...(xKey ? { xKey } : {}), maxPoints }));
       }
       return ok(out);
     },
