@@ -1,9 +1,10 @@
 /** runs.metrics xKey: any logged key as the x-axis (an epoch counter, a token count a source logged). */
 import { expect, it } from 'vitest';
 import { buildSeries } from './runStore';
+import type { MetricRecord } from '../../shared/metrics';
 
 it('puts each point at the x key\'s value of the same step, leaving out steps without it', () => {
-  const rows = [
+  const rows: MetricRecord[] = [
     { step: 1, values: { 'actor/entropy': 0.5, 'training/epoch': 0 } },
     { step: 2, values: { 'actor/entropy': 0.4, 'training/epoch': 0.5 } },
     { step: 3, values: { 'actor/entropy': 0.3 } },
