@@ -23,6 +23,8 @@ const INTEGRATION = [
   'tests/warmstart*.test.ts',
   'tests/chunking.test.ts',
   'tests/bench.help.test.ts',
+  // Session queues training the stand-in job in real worker threads, one per run (pause, resume, crash, recover).
+  'src/main/sessions/sessionManager.test.ts',
   // Whole CLI runs in child processes: studies, servers, kills and crashes at exact writes, concurrent writers.
   'src/main/cli/commands/arena.test.ts',
   'src/main/cli/commands/start.test.ts',

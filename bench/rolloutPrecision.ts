@@ -19,6 +19,7 @@ Rollout tokens/s and |Δ log-prob| vs the float32 trainer of the onnxruntime eng
   --sizes     model sizes, comma separated (nano, small, base; default nano,small)
   --repeats   timed generate calls per precision (default 5), after one warm-up each; tokens/s is the median call's
   --json      one JSON object per line
+  --help, -h  this help
 `;
 
 const WORK = { vocab: 192, genRows: 16, promptLen: 96, genTokens: 32 };
