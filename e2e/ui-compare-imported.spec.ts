@@ -311,3 +311,19 @@ describe('x-axis by a logged key', () => {
     await page.context().close();
   });
 });
+
+describe('saved workspace', () => {
+  it('Compare reopened on the same runs without a link comes back as it was left (this browser)', async () => {
+    const { page, problems } = await openCompare();
+    await page.selectOption('select[aria-label="x-axis"]', 'wall');
+    await page.locator(`[data-testid="compare-legend"] button[data-key="${ids[0]}"]`).click();
+    await waitUntil('the workspace in the address', async () => new URL(page.url()).searchParams.get('hide') === ids[0], 10_000);
+    // The runs in the other order, no workspace in the address: what was left is restored.
+    await page.goto(`${lab.origin}/?view=compare&runs=${[...ids].reverse().join(',')}#token=${lab.token}`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+    expect(await page.locator('select[aria-label="x-axis"]').inputValue()).toBe('wall');
+    expect(await page.locator(`[data-testid="compare-legend"] button[data-key="${ids[0]}"]`).getAttribute('aria-pressed')).toBe('false');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -12,7 +12,7 @@ import type { SmoothingMode } from './smoothing';
 import { uniq } from './collections';
 import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } from './comparePrefetch';
 import { parseRoute } from './router';
-import { parseWorkspace, type CompareWorkspace } from './compareWorkspace';
+import { loadSavedWorkspace, parseWorkspace, type SavedWorkspace } from './compareWorkspace';
 
 export { COMPARE_MAX_POINTS };
 
@@ -24,17 +24,25 @@ function whenIdle(): Promise<void> {
   });
 }
 
-/** The workspace (charts, smoothing, x-axis, hidden legend entries) of the address the view opened at. */
-function initialWorkspace(): CompareWorkspace {
-  if (typeof window === 'undefined') return {};
-  return parseRoute(window.location.search).view === 'compare' ? parseWorkspace(window.location.search) : {};
+function localStore(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
 }
 
-/** The `group` of the address the view opened at, '' when none. */
-function initialGroupBy(): string {
-  if (typeof window === 'undefined') return '';
+/**
+ * The workspace (charts, smoothing, x-axis, grouping, hidden legend entries) the view opens with: the address's
+ * (a shared link), else the one last used on these runs in this browser (lib/compareWorkspace.ts), else none.
+ */
+function initialWorkspace(): SavedWorkspace {
+  if (typeof window === 'undefined') return {};
   const r = parseRoute(window.location.search);
-  return r.view === 'compare' ? r.group ?? '' : '';
+  if (r.view !== 'compare') return {};
+  const fromUrl = parseWorkspace(window.location.search);
+  if (Object.keys(fromUrl).length > 0 || r.group) return { ...fromUrl, ...(r.group ? { group: r.group } : {}) };
+  return loadSavedWorkspace(r.ids, localStore()) ?? {};
 }
 
 export class CompareState {
@@ -47,7 +55,7 @@ export class CompareState {
   baselines = $state.raw<ReadonlyMap<string, BaselineCell>>(NO_BASELINES);
 
   /** What the address the view opened at asked for (a shared Compare link): it wins over what is remembered. */
-  readonly opened: CompareWorkspace = initialWorkspace();
+  readonly opened: SavedWorkspace = initialWorkspace();
   /** The charts of the address, else the ones last chosen in Compare (lib/metricPicker.ts), else the dashboard. */
   chartKeys = $state.raw<string[]>(this.opened.metrics ? [...this.opened.metrics] : loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
   /**
@@ -66,7 +74,7 @@ export class CompareState {
   /** A logged key as the x-axis instead of xAxis ('' = none): runs.metrics xKey. */
   xKey = $state<string>(this.opened.xKey ?? '');
   // Opened as `?view=compare&runs=…&group=preset` (the Study view's "Compare by preset"): start grouped.
-  groupBy = $state(initialGroupBy());
+  groupBy = $state(this.opened.group ?? '');
   threshold = $state(0.5);
   onlyDiff = $state(true);
 

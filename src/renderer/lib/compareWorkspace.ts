@@ -67,3 +67,40 @@ export function workspaceQuery(ws: CompareWorkspace): string {
 export function xKeyCandidates(logged: readonly string[]): string[] {
   return logged.filter((k) => /epoch|global_step|total_tokens|tokens_seen|samples_seen|wall|elapsed/i.test(k) && !/timing|per_token|_ms$|throughput|mfu|per_s/i.test(k));
 }
+
+/** What a saved workspace holds: the address's workspace and its grouping. */
+export interface SavedWorkspace extends CompareWorkspace {
+  readonly group?: string;
+}
+
+type WsStore = Pick<Storage, 'getItem' | 'setItem'>;
+
+/** The storage key of a set of runs' workspace (order-free: the same runs in another order are the same set). */
+export function workspaceStorageKey(ids: readonly string[]): string {
+  return `arlarena.compare.ws:${[...new Set(ids)].sort().join(',')}`;
+}
+
+/**
+ * The workspace last used on these runs (this browser's storage), so Compare reopened on them without a link
+ * comes back as it was left: charts, smoothing, x-axis, grouping, hidden runs. Null when none or unreadable.
+ */
+export function loadSavedWorkspace(ids: readonly string[], store: WsStore | null): SavedWorkspace | null {
+  try {
+    const raw = store?.getItem(workspaceStorageKey(ids));
+    if (!raw) return null;
+    const v = JSON.parse(raw) as { q?: unknown; group?: unknown };
+    if (typeof v.q !== 'string') return null;
+    const ws = parseWorkspace(v.q);
+    return typeof v.group === 'string' && /^[A-Za-z0-9_.]{1,100}$/.test(v.group) ? { ...ws, group: v.group } : ws;
+  } catch {
+    return null;
+  }
+}
+
+export function saveWorkspace(ids: readonly string[], ws: SavedWorkspace, store: WsStore | null): void {
+  try {
+    store?.setItem(workspaceStorageKey(ids), JSON.stringify({ q: workspaceQuery(ws), group: ws.group ?? '' }));
+  } catch {
+    // Full or blocked storage: the address still holds the workspace.
+  }
+}
