@@ -1,7 +1,7 @@
 /**
  * Command-line options of a bench script (`npm run bench:<name> -- …`), shared by every script in bench/:
  * `--help` / `-h` prints the script's usage and exits 0; an unknown option or a missing value prints one line
- * naming it, then the usage, and exits 2 — never a stack trace (issue 18, first-run items).
+ * naming it, then the usage, and exits 2 — never a stack trace (first-run items).
  *
  *   const opts = benchArgs('rl', USAGE, { steps: { type: 'string', default: '4' }, json: { type: 'boolean' } });
  */

@@ -1,5 +1,5 @@
 /**
- * Environment benchmark (issue 4): env step throughput on one core, expert and random success, episode
+ * Environment benchmark: env step throughput on one core, expert and random success, episode
  * lengths, on the fixed held-out seeds.
  *
  *   npm run bench:envs                       table

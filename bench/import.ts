@@ -1,5 +1,5 @@
 /**
- * Import benchmark (issue 15): how fast the lab imports real training logs, and how much memory it takes.
+ * Import benchmark: how fast the lab imports real training logs, and how much memory it takes.
  *
  *   npm run bench:import                       table
  *   npm run bench:import -- --json             one JSON object per line

@@ -14,7 +14,7 @@
  *   onnxruntime   generation with the KV cache (the app's rollout engine, src/main/compute/ortDecoder.ts), 2 intra-op
  *                 threads; its note gives the original engine (concat-cache, spinning threads) timed alternately
  *   pytorch       Debian python3-torch + OpenBLAS (2 torch threads, OPENBLAS_NUM_THREADS=1), eager, KV cache
- *   tfjs-wasm-dp  training with the rows split across K gradient worker threads (compute.workers = K, issue 19;
+ *   tfjs-wasm-dp  training with the rows split across K gradient worker threads (compute.workers = K;
  *                 bench/modelDp.ts), K = 2 … the machine's cores (--workers); its note gives the in-process K = 1
  *                 step timed alternately in the same process and the speed-up over it
  * Each (engine, size) runs in its own process so peak RSS is per row. Workload: vocab 192 (the Sokoban

@@ -1,5 +1,5 @@
 /**
- * bench:model's data-parallel training rows (issue 19): the same training workload as the tfjs-wasm row
+ * bench:model's data-parallel training rows: the same training workload as the tfjs-wasm row
  * (rows × tokens, loss on the response, one AdamW step), its rows split across K gradient worker threads
  * (src/main/compute/gradPool.ts: the trainer's K > 1 path) against the in-process single-thread step, timed
  * alternately in this one process so the machine's load weighs on both alike.

@@ -1,5 +1,5 @@
 /**
- * Ray benchmark (issue 16): what running on a Ray cluster costs against this machine, on a real local Ray head
+ * Ray benchmark: what running on a Ray cluster costs against this machine, on a real local Ray head
  * (tests/support/ray.ts: ray[default] from .peers-venv, token auth on, stopped by its pid at the end).
  *
  *   npm run bench:ray                          table
@@ -13,7 +13,7 @@
  *               each: submit → first metric in the local store, submit → end; overhead = Ray / local − 1
  *   sweep       --sweep such runs through one session manager: on Ray with as many at once as the cluster has
  *               free CPUs, and on the local queue with its default concurrency (half the cores)
- * Goals (issue 16): first metric within 5 s of submission on a warm cluster, < 10 % overhead per run, the sweep no
+ * Goals: first metric within 5 s of submission on a warm cluster, < 10 % overhead per run, the sweep no
  * slower than the local queue. The load average is printed: on a shared machine the wall clock measures the queue
  * for a core as much as either path.
  */

@@ -1,5 +1,5 @@
 /**
- * Following a long Ray job log, the two ways side by side in one run (issue 16 part 5), on a real local Ray head
+ * Following a long Ray job log, the two ways side by side in one run, on a real local Ray head
  * (tests/support/ray.ts: token auth on, stopped by its pid at the end).
  *
  *   npm run bench:ray-tail                     table

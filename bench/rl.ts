@@ -1,5 +1,5 @@
 /**
- * RL step benchmark (issue 9 item 3): the real trainer (`runTraining`) on the compute this machine has, from the
+ * RL step benchmark: the real trainer (`runTraining`) on the compute this machine has, from the
  * shipped warm start, timing each RL step's phases as the trainer reports them (perf/* metrics):
  *   rollout_s  rollouts incl. dynamic-filtering rounds (onnxruntime with KV cache by default)
  *   logprob_s  old log-probs (compute.logProbEngine) + reference log-probs when the KL term is on (compute.refLogProbEngine)
@@ -24,12 +24,12 @@
  *   npm run bench:rl -- --vs compute.reuseFirstMiniBatch=false   each K also with these overrides, A then B
  *
  * --vs (repeatable) adds a variant B: for each K the default config (A) trains, then the same config with the --vs
- * overrides (B), in this one process, so work-saving changes (issue 19 item 2) are timed side by side.
+ * overrides (B), in this one process, so work-saving changes are timed side by side.
  * Backends (compute.backend): by default each one this machine has — tensorflow-gpu (tfjs-node-gpu on an NVIDIA GPU),
  * tensorflow (tfjs-node built by `npm run setup:tensorflow`), wasm — trains in turn in this one process, native
  * TensorFlow at K = 1 (it threads every kernel itself) and tfjs-wasm at K = 1 and K = this machine's cores;
  * --rounds N repeats that sequence N times (medians over all rounds), alternating the backends through the load.
- * Each K in --workers (compute.workers, issue 19) trains the same config and seed in turn in this one process,
+ * Each K in --workers (compute.workers) trains the same config and seed in turn in this one process,
  * so the per-phase medians print side by side; tokens_per_s is the RL tokens a step processes (rollout prompt +
  * generated tokens, plus each trained row once per log-prob pass and once for the update) per second of step.
  */

@@ -1,5 +1,5 @@
 /**
- * UI benchmark (issue 8): time to first render of the Compare view with 8 runs × 2,000 steps × 10 metrics,
+ * UI benchmark: time to first render of the Compare view with 8 runs × 2,000 steps × 10 metrics,
  * measured in Debian's Chromium against the real backend (`arlarena serve`) on a temporary data directory
  * filled through the run store's API with synthetic runs. Goal: under 500 ms.
  *

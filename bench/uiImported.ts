@@ -1,5 +1,5 @@
 /**
- * UI benchmark for imported runs (issue 15's goal: "the first chart of an imported 100k-step run drawn in the
+ * UI benchmark for imported runs ("the first chart of an imported 100k-step run drawn in the
  * run view in < 500 ms"), in Debian's Chromium against the real backend (`arlarena serve`).
  *
  *   npm run bench:ui-imported                   table

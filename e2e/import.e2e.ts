@@ -1,5 +1,5 @@
 /**
- * External training logs through the UI (issue 15) and the detector on a stored run (issue 18), against the
+ * External training logs through the UI and the detector on a stored run, against the
  * real backend in browser mode:
  * - a verl console log (written here: Ray prefixes, ANSI colours, noise lines, a policy loss that turns NaN)
  *   imported with the Import button shows in the runs table, opens on its charts, its source and key mapping,
@@ -196,7 +196,7 @@ describe('importing training logs through the UI', () => {
     expect(state, text).toBe('imported');
     expect(text).toContain('imported 120 steps (bundle)');
     const copy = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
-    // The same bundle file again: already in the lab as that run, with "import again" (issue 18).
+    // The same bundle file again: already in the lab as that run, with "import again".
     await page.setInputFiles('[data-testid="import-input"]', { name: exp.value.fileName, mimeType: 'application/zip', buffer: readFileSync(exp.value.path) });
     const again = await lastItemSettled();
     expect(again.state, again.text).toBe('duplicate');
@@ -331,7 +331,7 @@ describe('importing training logs through the UI', () => {
   });
 });
 
-describe('the detector on a stored run (issue 18)', () => {
+describe('the detector on a stored run', () => {
   it('shows no alert on a synthetic collapse run until Run detector raises them', async () => {
     await page.goto(`${lab.origin}/?view=run&id=${synthId}#token=${lab.token}`);
     await page.waitForSelector(`[data-testid="run-detail"][data-run-id="${synthId}"]`);

@@ -1,5 +1,5 @@
 /**
- * Chart controls (issue 18), in both places a chart can draw: the chart worker (OffscreenCanvas, the default)
+ * Chart controls, in both places a chart can draw: the chart worker (OffscreenCanvas, the default)
  * and the page (a browser without OffscreenCanvas; the fallback). On three synthetic runs (two calm seeds and
  * an entropy collapse, `arlarena runs synth`):
  * - Compare's legend hides and shows a run's series, and in grouped mode lists the groups in their colours;

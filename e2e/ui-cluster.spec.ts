@@ -1,5 +1,5 @@
 /**
- * Ray clusters in the app (issue 16), in browser mode against a REAL Ray head (tests/support/ray.ts: ray[default]
+ * Ray clusters in the app, in browser mode against a REAL Ray head (tests/support/ray.ts: ray[default]
  * from the peer venv, token auth on, 127.0.0.1, stopped by its pid at the end). No mock of the Jobs API.
  * - Cluster view: a bad address is named; a remote added with a pasted token tests as Ray 2.60.0 with its nodes,
  *   the token never shows again; a wrong token says it was refused.

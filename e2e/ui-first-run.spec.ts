@@ -59,7 +59,7 @@ async function status(runId: string): Promise<string> {
   return r.ok ? r.value.status : `error: ${r.error.message}`;
 }
 
-describe('issue 18: what a new user hits', () => {
+describe('what a new user hits', () => {
   it('gives new runs unique, telling default names (preset, env, seed, short id)', async () => {
     const names = await Promise.all(synthIds.map(async (runId) => {
       const r = await lab.call('runs.get', { runId });

@@ -1,5 +1,5 @@
 /**
- * Alert marks, evidence windows, zoom to an alert's step and the metric picker (issue 18), on two synthetic
+ * Alert marks, evidence windows, zoom to an alert's step and the metric picker, on two synthetic
  * CISPO collapse runs (eight alerts each over seven metrics, stored by `arlarena check --save`):
  * - a run chart marks only the alerts on its own metric; "show all alerts" marks every alert on every chart;
  * - the stored alerts carry the peak their message cites (inside the evidence window) and the threshold;

@@ -1,5 +1,5 @@
 /**
- * New run and the trajectory viewer (issue 18).
+ * New run and the trajectory viewer.
  *
  * New run: steps, seed and the environment sit at the top, above the preset cards; each card says what a click
  * runs (steps, seed, model, batch) and how long it should take here, from the step times of runs trained on this

@@ -1,5 +1,5 @@
 /**
- * The runs table tells runs apart (issue 18): seed and short id on every row (and in Compare's summary),
+ * The runs table tells runs apart: seed and short id on every row (and in Compare's summary),
  * held-out validation success with its 95 % Wilson interval beside the training success, an ETA column that
  * is blank for finished runs, ticked runs still ticked after opening a run or Compare and coming back, and
  * summary columns added from the Columns menu (sortable, kept across reloads).

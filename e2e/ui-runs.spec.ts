@@ -80,7 +80,7 @@ describe('runs, live metrics, compare and bundles', () => {
     await waitUntil('the detail to show step 3 / 3', async () => (await page.locator('[data-testid="run-step"]').innerText()).includes('step 3 / 3'), 30_000);
     expect(Number(await success.getAttribute('data-points'))).toBe(3);
     // Validation success (training.validateEvery = 0: once, at the end, on 4 held-out tasks) beside the random
-    // and expert baselines on the same tasks (issue 9 item 4); a scratch warm start has no shipped numbers.
+    // and expert baselines on the same tasks; a scratch warm start has no shipped numbers.
     await waitUntil('the validation success', async () => (await page.locator('[data-testid="run-val-success"]').count()) === 1, 30_000);
     expect(await page.locator('[data-testid="run-val-success"]').innerText()).toMatch(/^validation \d+\.\d % .*on 4 tasks/);
     const baselines = page.locator('[data-testid="run-baselines"]');

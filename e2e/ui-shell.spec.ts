@@ -67,7 +67,7 @@ describe('renderer shell', () => {
     const backend = await page.locator('[data-testid="compute-backend"]').innerText();
     expect(backend).toContain(info.value.compute.training);
     expect(backend).toContain(info.value.compute.detail);
-    // The gradient worker count a run gets on this machine (compute.workers = 0: one per core; issue 19).
+    // The gradient worker count a run gets on this machine (compute.workers = 0: one per core).
     expect(info.value.compute.workers).toBeGreaterThanOrEqual(1);
     expect(await page.locator('[data-testid="compute-workers"]').innerText()).toContain(`${info.value.compute.workers} per run`);
     expect(await page.locator('[data-testid="about-info"]').innerText()).toContain(info.value.commit);

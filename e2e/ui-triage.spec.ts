@@ -1,5 +1,5 @@
 /**
- * Alerts triage and the empty Compare (issue 18), on three synthetic runs whose alerts `arlarena check --save`
+ * Alerts triage and the empty Compare, on three synthetic runs whose alerts `arlarena check --save`
  * stored (a CISPO collapse: eight critical alerts over several rules; a length runaway: one warning, one
  * critical; a dead signal: one warning):
  * - the severity and rule selects offer exactly the values present, and filter the cards;

@@ -1,6 +1,6 @@
 /**
  * Every `npm run bench:<x>` script answers `-- --help` with its usage (exit 0) and a mistyped option with one
- * line naming it plus the usage (exit 2) — no stack trace (issue 18). The scripts come from package.json, so a
+ * line naming it plus the usage (exit 2) — no stack trace. The scripts come from package.json, so a
  * bench added later is covered too (bench/args.ts is the helper they share).
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Data-parallel training through the real trainer (issue 19), with real gradient worker threads on tfjs-wasm:
+ * Data-parallel training through the real trainer, with real gradient worker threads on tfjs-wasm:
  * - the same config, seed and K = 2 give bit-identical runs (a 3-step run twice);
  * - K = 1 and K = 2 differ only by float32 summation order: the first step (same rollouts) has the same episode
  *   metrics exactly and update metrics equal within float tolerance;

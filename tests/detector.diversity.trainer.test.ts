@@ -1,5 +1,5 @@
 /**
- * The trainer logs the response-diversity keys the detector's response_collapse rule reads (issue 36 item 5):
+ * The trainer logs the response-diversity keys the detector's response_collapse rule reads:
  * finite and in range on a tiny real run (responseDiversity itself is checked by hand in diversity.test.ts).
  */
 import { beforeAll, expect, it } from 'vitest';

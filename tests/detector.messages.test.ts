@@ -1,5 +1,5 @@
 /**
- * Alert texts quote the logged values at the steps they name (issue 33 item 4). Every alert the detector raises —
+ * Alert texts quote the logged values at the steps they name. Every alert the detector raises —
  * on constructed streams shaped like the reported cases, on the synthetic shapes, on this lab's recorded runs
  * and on the real logs in ../shared/data/real-runs — is checked against its data by checkAlertMessage
  * (tests/support/alertQuotes.ts): each number is a logged value at the step it names, or a labelled derived

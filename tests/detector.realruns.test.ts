@@ -1,5 +1,5 @@
 /**
- * The collapse detector's verdicts on real training logs nobody here wrote (issue 15 item 5):
+ * The collapse detector's verdicts on real training logs nobody here wrote:
  * ../shared/data/real-runs, read in place. Each file goes through the committed pure pipeline the importer
  * uses — detectFormat → the format's parser → mapSourceStep (the framework from the parser, else guessed from
  * the keys) — and the stream through detectAlerts. The expected verdict of each run is its README's:

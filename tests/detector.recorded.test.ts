@@ -1,5 +1,5 @@
 /**
- * The collapse detector on recorded real runs (issue 7: "detector rules ... on a recorded collapsing run";
+ * The collapse detector on recorded real runs ("detector rules ... on a recorded collapsing run";
  * calibration: "a run that collapses must alert, a stable SAMPO run must not").
  *
  * Fixtures are the metric streams of real runs of this lab on sokoban from the shipped warm start
@@ -126,7 +126,7 @@ describe('the rules from the field on the recorded lab runs', () => {
   });
 });
 
-describe('alert texts on a recorded SAPO run (frozenlake, lr 0.05, seed 7): the case issue 33 reported', () => {
+describe('alert texts on a recorded SAPO run (frozenlake, lr 0.05, seed 7): the case a user reported', () => {
   // It was told "PPO KL is 0.649 (step 7)" where step 7 logged 0.18 (a 3-step mean cited as a logged value) and
   // the peak went unmentioned, and "Clip fraction is 36 % (step 10), baseline 0.522" (a mean, and % beside a ratio).
   const rows = recorded('sapo-frozenlake-lr005');

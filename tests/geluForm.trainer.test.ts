@@ -1,5 +1,5 @@
 /**
- * model.geluForm (issue 19): new configs compute GELU as x·σ(2u), which is faster on tfjs-wasm; a config stored
+ * model.geluForm: new configs compute GELU as x·σ(2u), which is faster on tfjs-wasm; a config stored
  * before the field (no model.geluForm) keeps the tanh arithmetic it ran with, so an older run, bundle or warm-start
  * recipe reproduces bit for bit, and the two forms train the same function up to float rounding.
  */

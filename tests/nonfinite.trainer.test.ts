@@ -14,7 +14,7 @@ import { deps, recorder, tinyConfig, useWasm } from './tinyTrainer';
 beforeAll(useWasm);
 
 describe('trainer: non-finite updates and weights', () => {
-  it('defect 11: eps that is 0 in float32 skips the non-finite updates; the saved weights stay finite', async () => {
+  it('eps that is 0 in float32 skips the non-finite updates; the saved weights stay finite', async () => {
     const cfg = tinyConfig('grpo');
     const zeroEps = { ...cfg, optim: { ...cfg.optim, eps: 0 } } as RunConfig;
     const { hooks, rec } = recorder();
@@ -25,7 +25,7 @@ describe('trainer: non-finite updates and weights', () => {
     for (const [name, t] of Object.entries(policy)) expect(t.data.every(Number.isFinite), name).toBe(true);
   }, 120_000);
 
-  it('defect 12: resuming from a checkpoint whose weights hold NaN stops with NonFiniteWeightsError', async () => {
+  it('resuming from a checkpoint whose weights hold NaN stops with NonFiniteWeightsError', async () => {
     const cfg = tinyConfig('grpo', { 'training.steps': 2 });
     const first = recorder((step) => (step >= 1 ? 'stop' : 'continue'));
     await runTraining(cfg, deps(), first.hooks);

@@ -1,5 +1,5 @@
 /**
- * compute.reuseFirstMiniBatch (issue 19, "less work per step"): the first mini-batch's old log-probs come from the
+ * compute.reuseFirstMiniBatch ("less work per step"): the first mini-batch's old log-probs come from the
  * update's own first forward pass instead of a separate pass. Checked here on tfjs-wasm, through the real trainer:
  * - the log-probs a gradient shard returns are the ones a separate old-log-prob pass computes, row by row, on rows
  *   of different prompt and response lengths (the capture is aligned and cut to each response), and its ratios

@@ -1,5 +1,5 @@
 /**
- * TensorBoard against TensorBoard itself (issue 15): event files written by tensorboard's own EventFileWriter
+ * TensorBoard against TensorBoard itself: event files written by tensorboard's own EventFileWriter
  * are imported and every value compared; the lab's exported event files are read back with TensorBoard's own
  * EventAccumulator and every value compared; the real event files in ../shared/data/real-runs are checked
  * against their README and the run's trainer_state.json.

@@ -1,5 +1,5 @@
 /**
- * Cross-module invariants of the trainer (issue 6): determinism, resume equivalence, the on-policy shortcut
+ * Cross-module invariants of the trainer: determinism, resume equivalence, the on-policy shortcut
  * (one mini-batch × one epoch ⇒ importance ratio exactly 1), and stop control. Wall-clock metrics (perf/* except
  * perf/total_tokens) are excluded from comparisons; with the fake clock they happen to match too, but on a real
  * clock they do not, so the comparison never relies on them.

@@ -1,5 +1,5 @@
 /**
- * Stop inside a step (issue 18): when `hooks.interrupted` answers true in the middle of a step — during its
+ * Stop inside a step: when `hooks.interrupted` answers true in the middle of a step — during its
  * rollout, log-probs, update or validation — the trainer abandons that step: nothing of it is logged, the run ends
  * 'stopped' at the last completed step with the checkpoint an uninterrupted run wrote there (weights, optimizer,
  * RNG and task cursor put back), and resuming from it gives the uninterrupted run's later steps.

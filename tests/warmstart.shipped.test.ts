@@ -1,5 +1,5 @@
 /**
- * The shipped warm-start checkpoints (resources/warmstart/<env>, issue 9 items 1–2):
+ * The shipped warm-start checkpoints (resources/warmstart/<env>):
  *   - each directory verifies against its SHA-256 manifest and loads as a policy;
  *   - the presets' default run (warmStart.source = 'shipped') accepts it, and a mismatching run (history window,
  *     model size) or a missing directory is refused with an error naming the field / path and the fix;

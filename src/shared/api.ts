@@ -65,7 +65,7 @@ export const ComputeBackendInfo = z.object({
   detail: z.string(),
   available: z.array(z.string()),
   /**
-   * Data-parallel gradient workers (compute.workers, issue 19): for a run, the K it trained with; for app.info, the
+   * Data-parallel gradient workers (compute.workers): for a run, the K it trained with; for app.info, the
    * K a run with compute.workers = 0 gets here (the machine's cores). Absent in records made before it existed.
    */
   workers: z.number().int().positive().optional(),
@@ -87,7 +87,7 @@ export const ComputeBackendInfo = z.object({
 });
 export type ComputeBackendInfo = z.infer<typeof ComputeBackendInfo>;
 
-/** Where a run came from: trained in this lab, or imported from an external training log (issue 15). */
+/** Where a run came from: trained in this lab, or imported from an external training log. */
 export const RunKind = z.enum(['lab', 'imported']);
 export type RunKind = z.infer<typeof RunKind>;
 
@@ -304,7 +304,7 @@ export const SuccessInterval = z.object({ rate: z.number(), lo: z.number(), hi: 
 export type SuccessInterval = z.infer<typeof SuccessInterval>;
 
 /**
- * What a run's validation success should be read against (issue 9 item 4): the uniform-random and expert
+ * What a run's validation success should be read against: the uniform-random and expert
  * policies on the very held-out tasks its validation uses (heldOutSeeds(training.valEpisodes)), and what its
  * warm start (π_ref) scored when that is a shipped checkpoint — on that checkpoint's own held-out set, so each
  * interval carries its own n.

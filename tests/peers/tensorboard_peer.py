@@ -1,4 +1,4 @@
-"""TensorBoard's own writer and reader, driven by the lab's tests and bench (issue 15).
+"""TensorBoard's own writer and reader, driven by the lab's tests and bench.
 
 Run with the peer venv's python (tests/support/peers.ts `peerPython()`):
 

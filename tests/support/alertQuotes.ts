@@ -1,5 +1,5 @@
 /**
- * Checks an alert's message against the logged data (issue 33 item 4): every number in it is either a logged
+ * Checks an alert's message against the logged data: every number in it is either a logged
  * value at the step it names, or a derived number with its label (src/core/stability/quote.ts states the two
  * forms). Returns the problems found, empty when the message is honest.
  *

@@ -438,7 +438,7 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
  * GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³). 'sigmoid' computes it as
  * x·σ(2u), the same function (½(1 + tanh u) = σ(2u)) in two ops fewer: on wasm, Tanh is a scalar loop (46 ms for
  * a [5728, 256] activation) where Sigmoid is vectorised (6 ms), and a 32-row forward pass at history 0 took
- * 312 ms with tanh (issue 19). 'tanh' (absent = checkpoints and configs from before the choice) keeps the old
+ * 312 ms with tanh. 'tanh' (absent = checkpoints and configs from before the choice) keeps the old
  * arithmetic bit for bit. The cube as x·x·x (tf.pow is slow on wasm).
  */
 function gelu(x: tf.Tensor, form: GeluForm = 'tanh'): tf.Tensor {

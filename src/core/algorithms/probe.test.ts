@@ -67,7 +67,7 @@ describe('algo probe: outputs agree with the float64 reference (~1e-5 relative)'
   });
 });
 
-describe('algo probe: the reference definitions of issue 20 (hand-computed)', () => {
+describe('algo probe: the reference definitions (hand-computed)', () => {
   it('policy_loss_sapo: pg_clipfrac by each token\'s own advantage sign over the effective mask; lower 0', () => {
     // ε = 0.2. Row 0 (Ā > 0): w = e^0.3, only the A > 0 token counts; row 1 (Ā < 0): w = e^−0.4, only the
     // A < 0 token counts; row 2: w = e^0.3 with A < 0 does not count. 2 of 6 tokens.

@@ -1,6 +1,6 @@
 /**
- * Issue 17: values that vanish or overflow in float32 (defect 11: optim.eps = 1e-300 is 0 to the trainer) and
- * setting names every JavaScript object has (defect 13: constructor, toString, hasOwnProperty, valueOf,
+ * Issue 17: values that vanish or overflow in float32 (optim.eps = 1e-300 is 0 to the trainer) and
+ * setting names every JavaScript object has (constructor, toString, hasOwnProperty, valueOf,
  * __proto__) are refused with a message that names the field and the fix, at every door (--set, overrides,
  * a stored or imported config).
  */
@@ -10,7 +10,7 @@ import { parseSetArgs, resolveConfig, validateConfig } from './index';
 const RESERVED = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
 
 describe('config hardening', () => {
-  it('defect 11: a value that is 0 or infinite in float32 is refused', () => {
+  it('a value that is 0 or infinite in float32 is refused', () => {
     for (const [key, v] of [['optim.eps', '1e-300'], ['optim.lr', '1e-50'], ['algorithm.advantage.epsilon', '1e-46']] as const) {
       const { issues } = parseSetArgs([`${key}=${v}`]);
       expect(issues.map((i) => i.message).join(), key).toMatch(new RegExp(`${key.replace(/\./g, '\\.')} = "${v}".*float32`));
@@ -26,7 +26,7 @@ describe('config hardening', () => {
     expect(validateConfig(stored).map((i) => i.field)).toEqual(['optim.eps']);
   });
 
-  it('defect 13: setting names that exist on every object are refused, not stored', () => {
+  it('setting names that exist on every object are refused, not stored', () => {
     for (const name of RESERVED) {
       const set = parseSetArgs([`env.settings.${name}=1`]);
       expect(set.issues.map((i) => i.message).join(), name).toMatch(new RegExp(`env\\.settings\\.${name.replace(/_/g, '_')}.*every JavaScript object`));

@@ -12,7 +12,7 @@ export const ENV_SETTINGS_PREFIX = 'env.settings.';
 /**
  * Names every plain object answers to (`constructor`, `toString`, `hasOwnProperty`, `valueOf`, `__proto__`, …):
  * a lookup `specs[name]` finds them on Object.prototype, so a setting with such a name would pass as known and
- * be stored (issue 17, defect 13). Refused wherever a user-supplied key meets an object.
+ * be stored. Refused wherever a user-supplied key meets an object.
  */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
@@ -82,7 +82,7 @@ export function coerceField(f: FieldDef, raw: OverrideValue | FieldValue | undef
       const v = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
       if (!Number.isFinite(v)) return { error: `${f.path} = ${shown}: expected ${f.type === 'integer' ? 'an integer' : 'a finite number'} (e.g. ${JSON.stringify(f.default)})` };
       if (f.type === 'integer' && !Number.isInteger(v)) return { error: `${f.path} = ${shown}: expected a whole number (e.g. ${JSON.stringify(f.default)})` };
-      // The trainer computes in float32: optim.eps = 1e-300 is 0 there and turns 0/0 into NaN weights (issue 17).
+      // The trainer computes in float32: optim.eps = 1e-300 is 0 there and turns 0/0 into NaN weights.
       if (f.type === 'number' && v !== 0 && (Math.abs(v) < FLOAT32_MIN_NORMAL || !Number.isFinite(Math.fround(v)))) {
         return { error: `${f.path} = ${shown}: ${v} is ${Math.abs(v) < FLOAT32_MIN_NORMAL ? '0 (or denormal)' : 'infinite'} in float32, the precision training runs in; use a magnitude between 1.2e-38 and 3.4e38 (default ${JSON.stringify(f.default)})` };
       }

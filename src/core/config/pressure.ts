@@ -1,5 +1,5 @@
 /**
- * The pressure ladder (issue 36 item 1): named levels `training.pressure = 0…4` that push training off-policy in
+ * The pressure ladder: named levels `training.pressure = 0…4` that push training off-policy in
  * steps with the SAME knobs for every preset — sequential updates per rollout batch (optim.miniBatchRows,
  * optim.epochs), the learning rate (optim.lr) and the policy lag (rollout.policyLag: rollouts by the policy of
  * k steps ago). A preset's own values (its clip ranges, advantage, filtering) are never changed by a level, so

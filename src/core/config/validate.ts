@@ -112,7 +112,7 @@ export function validateConfig(config: unknown): ConfigIssue[] {
   if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
     issues.push({ field: 'env.settings', value: settings, message: 'env.settings must be an object of env-specific settings ({} for the defaults)' });
   } else {
-    // A stored or imported config's settings get the same checks as a new run's overrides (issue 17).
+    // A stored or imported config's settings get the same checks as a new run's overrides.
     const reserved = Object.keys(settings).filter((k) => RESERVED_KEYS.has(k));
     for (const k of reserved) issues.push({ field: `env.settings.${k}`, value: (settings as Record<string, unknown>)[k], message: reservedKeyMessage(`env.settings.${k}`) });
     const envEntry = ENV_CATALOG.find((e) => e.name === getPath(config, 'env.name'));

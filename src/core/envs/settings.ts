@@ -31,7 +31,7 @@ export function resolveSettings(
   if (input === undefined || input === null) return out;
   if (typeof input !== 'object') throw new EnvSettingsError(`${env}: settings must be an object, got ${typeof input}`);
   for (const [k, v] of Object.entries(input)) {
-    const spec = Object.hasOwn(specs, k) ? specs[k] : undefined; // own keys only: "constructor" is not a setting (issue 17)
+    const spec = Object.hasOwn(specs, k) ? specs[k] : undefined; // own keys only: "constructor" is not a setting
     if (!spec) {
       throw new EnvSettingsError(`${env}: unknown setting "${k}"; valid settings: ${Object.keys(specs).join(', ')}`);
     }

@@ -1,5 +1,5 @@
 /**
- * The registry of external-log formats (issue 15): detection from content, one incremental parser per format,
+ * The registry of external-log formats: detection from content, one incremental parser per format,
  * and the metric mapping table. main (src/main/imports) reads files and calls these; nothing here touches
  * files.
  */

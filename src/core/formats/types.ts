@@ -1,5 +1,5 @@
 /**
- * The contract of the external-log parsers (issue 15): bytes or lines in, source steps out — pure, no files.
+ * The contract of the external-log parsers: bytes or lines in, source steps out — pure, no files.
  *
  * Reading files, walking folders, tailing and writing the run store live in src/main/imports; this layer only
  * turns a format into `SourceStep`s that carry the source's own metric keys. Mapping those keys onto the lab's

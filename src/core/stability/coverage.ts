@@ -1,5 +1,5 @@
 /**
- * Which detector rules can judge a run (issue 15 item 5). A lab run logs every catalog key every step, but an
+ * Which detector rules can judge a run. A lab run logs every catalog key every step, but an
  * imported verl / TRL / W&B run carries only the keys its source logged: a TRL run has no zero-variance share,
  * a verl PPO run no KL loss, a W&B export may hold a single series. A rule whose metrics are absent does not
  * "pass" on that run — it is not applicable, and the run view says so instead of implying it watched.

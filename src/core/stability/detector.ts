@@ -38,7 +38,7 @@ class Ring {
    * An alert's evidence window straight from the ring: the points at or before `last`, from `before` points
    * ahead of the first one at or after `first`; over `max` points, the onset and the latest `tail`. Built
    * without a point object per entry: alerts on a noisy imported run are updated nearly every step, and copying
-   * the whole ring into objects for each update was most of the detector's time (issue 15's import benchmark).
+   * the whole ring into objects for each update was most of the detector's time.
    *
    * `peak`, the point the alert's message cites (a spike, or the best level a drop is measured from), is always
    * in the window: when the window from it to `last` is over `max` points, its point and `PEAK_AROUND`

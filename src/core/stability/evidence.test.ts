@@ -1,5 +1,5 @@
 /**
- * An alert's evidence window holds what its message cites (issue 18): the spike, or the best level a drop is
+ * An alert's evidence window holds what its message cites: the spike, or the best level a drop is
  * measured from, and the threshold the finding crossed — the Alerts view charts exactly this window.
  */
 import { describe, expect, it } from 'vitest';

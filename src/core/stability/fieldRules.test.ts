@@ -1,5 +1,5 @@
 /**
- * The rules learnt from the field (issue 36 item 5), on constructed streams shaped like the public reports:
+ * The rules learnt from the field, on constructed streams shaped like the public reports:
  * open-instruct #1473 (a rollout/trainer log-prob gap that keeps rising), RAGEN #52 (Sokoban PPO responses turned
  * into "!!!!!!!" around steps 63–68), verl #747 / #2626 (NaN after "!!!!" outputs), RAGEN-2's template collapse
  * (responses stay diverse by entropy but stop depending on their prompt), open-r1 #587 (reward hacking: the

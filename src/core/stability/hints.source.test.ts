@@ -1,5 +1,5 @@
 /**
- * Hints on imported runs (issue 15): in the source framework's own terms where the mapping is clear (verl's
+ * Hints on imported runs: in the source framework's own terms where the mapping is clear (verl's
  * Hydra keys, TRL's GRPOConfig fields), neutral otherwise — never this lab's config paths, presets or
  * `<think>/<action>` format.
  */

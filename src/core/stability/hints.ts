@@ -36,7 +36,7 @@ export interface UnusualSetting {
   readonly reference: number;
 }
 
-/** Settings a non-finite loss, gradient or update can come from (issue 17: eps = 1e-300 is 0 in float32). */
+/** Settings a non-finite loss, gradient or update can come from (eps = 1e-300 is 0 in float32). */
 const NUMERIC_SUSPECTS = ['optim.eps', 'optim.lr', 'optim.gradClip', 'optim.weightDecay', 'rollout.temperature', 'algorithm.advantage.epsilon', 'algorithm.kl.coef', 'algorithm.entropyCoeff'];
 const UNUSUAL_RATIO = 100;
 
@@ -187,7 +187,7 @@ export function hintsFor(recipe?: RunRecipe | SourceRecipe): Hints {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Imported runs (issue 15): hints in the source framework's own terms.
+// Imported runs: hints in the source framework's own terms.
 
 /** What a lever is called in an imported run's framework, and its value when the log's config gave it. */
 interface SourceSetting {

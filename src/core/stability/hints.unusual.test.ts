@@ -1,5 +1,5 @@
 /**
- * Issue 17, defect 12: the hint of a numerically broken run names the setting that is actually out of the
+ * the hint of a numerically broken run names the setting that is actually out of the
  * ordinary (compared with the preset's value), not the default learning rate.
  */
 import { describe, expect, it } from 'vitest';

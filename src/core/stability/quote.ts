@@ -1,5 +1,5 @@
 /**
- * How alert messages quote numbers (issue 33 item 4: an alert's numbers are the logged numbers at the steps it
+ * How alert messages quote numbers (an alert's numbers are the logged numbers at the steps it
  * names). Two kinds only, so a reader (and tests/detector.messages.test.ts) can tell them apart:
  *
  * - a logged value: `<value>[ unit] at step <N>`, optionally after the metric key it belongs to (`actor/grad_norm

@@ -1,5 +1,5 @@
 /**
- * The detector on streams shaped like external runs (issue 15 item 5), without ../shared/data/real-runs:
+ * The detector on streams shaped like external runs, without ../shared/data/real-runs:
  * only the keys a source logs (no NaN placeholders), steps from 101 or every 10 steps, verl-sized lengths and
  * 7B-sized entropies. tests/detector.realruns.test.ts checks the same logic on the real files.
  */

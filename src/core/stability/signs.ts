@@ -1,5 +1,5 @@
 /**
- * Signs that a falling entropy is a collapse and not learning (issue 15 item 5).
+ * Signs that a falling entropy is a collapse and not learning.
  *
  * Entropy falling by an order of magnitude is what a healthy long RL run does while its score rises: in the real
  * verl runs of ../shared/data/real-runs it fell 0.526 → 0.066 (Qwen2.5-0.5B PPO, 435 steps) and 0.241 → 0.026

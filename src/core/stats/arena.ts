@@ -1,5 +1,5 @@
 /**
- * The arena's per-(env, preset) statistics over seeds (issue 20 part 2), from per-run outcomes the CLI
+ * The arena's per-(env, preset) statistics over seeds, from per-run outcomes the CLI
  * collects (held-out evaluations, the training metric stream, the detector's alerts). Pure: the same
  * inputs give the same table, so an interrupted-and-resumed study summarises exactly like an
  * uninterrupted one.

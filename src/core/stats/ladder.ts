@@ -1,5 +1,5 @@
 /**
- * The pressure ladder's per-cell statistics (issue 36 item 1): for every (env, preset, pressure level) over seeds,
+ * The pressure ladder's per-cell statistics: for every (env, preset, pressure level) over seeds,
  * the share of seeds that collapsed with its exact 95 % interval, the Kaplan–Meier median collapse step, the
  * survival curve, the log-rank test against the baseline preset at the same level, and the held-out success of
  * the seeds that survived. Pure: the same outcomes give the same rows (a resumed study summarises like a clean one).

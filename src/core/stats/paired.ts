@@ -1,5 +1,5 @@
 /**
- * Small-sample statistics for the arena (issue 20): a mean with its 95 % t interval over seeds, and a PAIRED
+ * Small-sample statistics for the arena: a mean with its 95 % t interval over seeds, and a PAIRED
  * comparison of two methods run on the same seeds (so on the same training and held-out tasks).
  *
  * Test: the paired t test (two-sided, α = 0.05) on the per-seed differences. Why t and not the exact

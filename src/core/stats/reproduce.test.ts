@@ -1,5 +1,5 @@
 /**
- * reproduce's comparison (issue 33 item 6): a rerun on another backend whose every metric differs by at most 5e-6
+ * reproduce's comparison: a rerun on another backend whose every metric differs by at most 5e-6
  * was called DIVERGED (exit 3), because the band was scaled to each metric's range and a near-constant metric got
  * a band narrower than float rounding. Across backends the verdict is "same within float tolerance", the tolerance
  * stated; bit-identical stays the same-backend verdict.

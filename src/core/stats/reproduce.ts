@@ -1,5 +1,5 @@
 /**
- * Comparing a run's metric stream with its rerun (`arlarena reproduce`, issue 33 item 6). Pure: the bundle code in
+ * Comparing a run's metric stream with its rerun (`arlarena reproduce`). Pure: the bundle code in
  * src/main reads the streams and reruns the config; this says whether the numbers reproduce.
  *
  * Verdicts, first that holds:

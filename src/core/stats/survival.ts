@@ -1,5 +1,5 @@
 /**
- * Survival statistics of collapse over seeds (the pressure ladder, issue 36 item 1): pure functions of per-run
+ * Survival statistics of collapse over seeds (the pressure ladder): pure functions of per-run
  * outcomes `{collapseStep, lastStep}` — a run collapsed at `collapseStep`, or survived to `lastStep` and is
  * censored there (it might still collapse later; we do not know).
  *

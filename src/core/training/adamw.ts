@@ -28,7 +28,7 @@ export interface StepReport {
   readonly skipped: boolean;
   /**
    * The gradient was finite but the update's result was not (NaN/Infinity in a new weight or moment: an eps that
-   * is 0 in float32, an overflowing step): the update was skipped all the same (issue 17, defect 11).
+   * is 0 in float32, an overflowing step): the update was skipped all the same.
    */
   readonly nonFiniteResult?: boolean;
 }

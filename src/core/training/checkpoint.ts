@@ -1,6 +1,6 @@
 /**
  * Trainer checkpoint format (version 1). A checkpoint is everything needed to continue a run as if it had
- * never stopped (resume-equivalence, issue 6 item 3):
+ * never stopped (resume-equivalence):
  *
  *   policy.bin   policy weights (tensorio format)
  *   ref.bin      π_ref weights (the behaviour-cloned start; frozen) — stored so a resume needs nothing else
@@ -31,7 +31,7 @@ export interface TrainerState {
   /** Cumulative counters carried across resume (tokens seen, wall seconds before this session). */
   readonly totals: { readonly tokens: number; readonly wallSeconds: number };
   /**
-   * K, the gradient workers the run trained with (issue 19). A resume with compute.workers = 0 ("one per core")
+   * K, the gradient workers the run trained with. A resume with compute.workers = 0 ("one per core")
    * keeps this K instead of taking the cores of the machine it resumes on: K sets the float32 summation order.
    * Absent in checkpoints written before it was recorded.
    */

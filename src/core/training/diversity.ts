@@ -1,5 +1,5 @@
 /**
- * Response-diversity diagnostics for the detector's response_collapse rule (issue 36 item 5), computed from one
+ * Response-diversity diagnostics for the detector's response_collapse rule, computed from one
  * step's rows: the prompt and response token ids of each turn row. Pure and cheap (one pass over the tokens with
  * hash maps): the trainer logs them every step under the catalog keys `response/*` (src/shared/metrics.ts).
  *

@@ -1,6 +1,6 @@
 /**
  * Held-out evaluation with honest uncertainty: success on fixed held-out tasks (group size 1) with a 95 % Wilson
- * interval, per task type, next to the random and expert baselines on the same tasks (issue 9 item 4).
+ * interval, per task type, next to the random and expert baselines on the same tasks.
  */
 import { Rng, hashSeed } from '../util/rng';
 import { expertEpisode, randomEpisode } from '../envs/index';

@@ -1,5 +1,5 @@
 /**
- * Non-finite policy weights (issue 17, defect 12). AdamW refuses any update whose result is non-finite
+ * Non-finite policy weights. AdamW refuses any update whose result is non-finite
  * (adamw.ts), so weights only go NaN/Infinity when they were loaded that way (a checkpoint saved by an older
  * build, a damaged warm start). Training on from there produces nothing but NaN, so the trainer checks the
  * weights it starts from and after every step, and stops the run with this error; the session turns it into a

@@ -9,7 +9,7 @@ import { AdamW, assertFiniteWeights } from './adamw';
 import { NonFiniteWeightsError } from './finiteWeights';
 
 describe('non-finite updates and weights', () => {
-  it('defect 11: an update that would write NaN (eps = 1e-300 → 0 in float32) is skipped, counted and leaves θ, moments and t alone', () => {
+  it('an update that would write NaN (eps = 1e-300 → 0 in float32) is skipped, counted and leaves θ, moments and t alone', () => {
     const w = tf.variable(tf.tensor2d([[1, 2], [3, 4]]), true, 'pos_embedding');
     const opt = new AdamW([w], { beta1: 0.9, beta2: 0.999, eps: 1e-300, weightDecay: 0, gradClip: 1 });
     // Rows of an embedding that no token used get a zero gradient: m̂ = v̂ = 0 and 0/(0 + 0) = NaN.
@@ -30,7 +30,7 @@ describe('non-finite updates and weights', () => {
     ok.dispose();
   });
 
-  it('defect 12: non-finite weights are reported with the variable, the count and the step', () => {
+  it('non-finite weights are reported with the variable, the count and the step', () => {
     const ok = tf.variable(tf.tensor1d([1, 2]), true, 'ok');
     const bad = tf.variable(tf.tensor1d([1, NaN, Infinity]), true, 'blocks.0.attn');
     expect(() => assertFiniteWeights([ok], 4)).not.toThrow();

@@ -1,5 +1,5 @@
 /**
- * Data-parallel training (issue 19): the work one worker does on its shard of a batch, and how the main thread
+ * Data-parallel training: the work one worker does on its shard of a batch, and how the main thread
  * splits a batch and combines the shards' results.
  *
  * A batch's rows are cut into K contiguous shards by index (`shardRanges`); worker k differentiates shard k on

@@ -1,5 +1,5 @@
 /**
- * The trainer, top to bottom (spec §0–§2; issue 6):
+ * The trainer, top to bottom (spec §0–§2):
  *
  *   warm start (behaviour cloning on expert turns, or a shipped BC checkpoint) — its weights are π_ref
  *   for each RL step:
@@ -201,7 +201,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
   try {
     if (K > 1) pool = await deps.compute.createGradientPool!({ weights: model.getWeights(), workers: K });
-    // A policy loaded with NaN/Infinity (an old build's checkpoint) cannot train: stop with the reason (issue 17).
+    // A policy loaded with NaN/Infinity (an old build's checkpoint) cannot train: stop with the reason.
     assertFiniteWeights(model.trainableVariables(), step);
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
     // The starting policy's own validation, logged at step 0 (verl's val_before_train): the point later validations
@@ -431,7 +431,7 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, hooks: TrainerHooks): Promise<{ tok: Tokenizer; model: PolicyModel; refSource: string }> {
   const ws = config.warmStart;
   if (ws.source === 'shipped') {
-    // Strict (issue 9 item 2): a run that asks for the shipped π_ref gets it or a clear error; behaviour cloning
+    // Strict: a run that asks for the shipped π_ref gets it or a clear error; behaviour cloning
     // from scratch is warmStart.source = 'scratch', never a silent fallback.
     if (!deps.loadWarmStart) throw new Error('warmStart.source=shipped: this trainer was started without a shipped-checkpoint loader; set warmStart.source=scratch to behaviour-clone a warm start');
     const shipped = await deps.loadWarmStart({ env: spec.name, modelSize: config.model.size, historyWindow: spec.historyWindow });
@@ -661,7 +661,7 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
 }
 
 /**
- * compute.workers = K > 1 (issue 19): updatePolicy's epochs and sequential mini-batches, each mini-batch's rows
+ * compute.workers = K > 1: updatePolicy's epochs and sequential mini-batches, each mini-batch's rows
  * split into K contiguous shards differentiated on the pool's workers (shards.ts). Every shard divides by the whole
  * mini-batch's denominators, the shard gradients are summed in worker order and applied in ONE AdamW step here,
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
@@ -802,7 +802,7 @@ export function workersOf(config: RunConfig, compute: TrainerDeps['compute'], re
  * Old log-probs of `rows` on the pool, in rounds of LOGPROB_CHUNK rows per worker: each round's rows are split into
  * contiguous shards, one per worker, and the outputs concatenated in order. Rounds, not one call for all rows, so a
  * stop (`beforeRound`, the trainer's hooks.interrupted) is answered within one round instead of after the whole
- * pass (issue 18: a K = 2 pass over ≈130 rows was one uninterruptible call). A worker chunks its shard by
+ * pass (a K = 2 pass over ≈130 rows was one uninterruptible call). A worker chunks its shard by
  * LOGPROB_CHUNK rows anyway, so a round is one chunk per worker; the last, shorter round is split evenly.
  */
 async function poolLogProbs(pool: GradientPool, rows: readonly TurnRow[], temperature: number, budgetMB: number, beforeRound: () => Promise<void>): Promise<{ logProbs: number[][]; entropyMean: number[] }> {

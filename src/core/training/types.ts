@@ -44,7 +44,7 @@ export interface TrainerHooks {
    * log-prob chunks and before each update mini-batch. True once a stop was asked for: the trainer abandons the
    * step in progress (nothing of it is logged; weights, optimizer, RNG and task cursor go back to the last
    * completed step) and ends 'stopped' with that step's checkpoint, so a stop waits for the piece of work in
-   * progress rather than the rest of the step (issue 18).
+   * progress rather than the rest of the step.
    */
   interrupted?(part: StepPart): Promise<boolean>;
 }

@@ -38,7 +38,7 @@ export interface BcOptions {
   /** Awaited between updates; 'stop' ends BC early (the run then stops). */
   readonly checkControl?: () => Promise<'continue' | 'stop'>;
   /**
-   * compute.workers = K > 1 (issue 19): each BC batch's rows are split into K contiguous shards on a gradient pool
+   * compute.workers = K > 1: each BC batch's rows are split into K contiguous shards on a gradient pool
    * started here; every shard divides by the whole batch's token count, the gradients are summed in worker order.
    */
   readonly gradientPool?: { readonly workers: number; readonly create: GradientPoolFactory };

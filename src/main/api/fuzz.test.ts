@@ -1,5 +1,5 @@
 /**
- * A deterministic fuzz of the API door (issue 17): seeded random calls — real and made-up method names, inputs
+ * A deterministic fuzz of the API door: seeded random calls — real and made-up method names, inputs
  * built from the contract's field names, hostile keys (`__proto__`, `constructor`), wrong types, huge and odd
  * strings, numbers at the edges, deep nesting, mutated valid calls — through the real router and handlers (the
  * synthetic job stands in for the trainer). Every reply must be a typed Result; none may be INTERNAL.

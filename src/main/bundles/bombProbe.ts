@@ -1,5 +1,5 @@
 /**
- * Test helper process for mutation.test.ts (defect 7): verify a bundle file in a fresh process and report how
+ * Test helper process for mutation.test.ts: verify a bundle file in a fresh process and report how
  * much the resident set grew while it was refused. Usage: node bombProbe.mjs <bundle.zip>
  */
 import { readFileSync } from 'node:fs';

@@ -28,7 +28,7 @@ export interface VerifiedBundle {
 
 const dec = new TextDecoder();
 
-/** Most a bundle may inflate to in total, and its manifest alone (issue 17: zip bombs). */
+/** Most a bundle may inflate to in total, and its manifest alone (zip bombs). */
 const MAX_BUNDLE_INFLATED_BYTES = 1024 * 2 ** 20;
 const MAX_MANIFEST_BYTES = 4 * 2 ** 20;
 /** Compressed bytes handed to the inflater at a time: what one step can expand to stays in the tens of MB. */
@@ -117,7 +117,7 @@ function inflateEntries(data: Uint8Array, limits: ReadonlyMap<string, number>, s
 }
 
 export function verifyBundle(data: Uint8Array): VerifiedBundle {
-  // Everything is checked against the directory's declared sizes before any file is inflated (issue 17, 7).
+  // Everything is checked against the directory's declared sizes before any file is inflated (7).
   const list = listEntries(data).filter((f) => !(f.name.endsWith('/') && f.originalSize === 0));
   for (const f of list) {
     const bad = checkEntryPath(f.name);
@@ -214,7 +214,7 @@ function checkCheckpoints(files: Readonly<Record<string, Uint8Array>>): void {
 }
 
 /**
- * A run config that claims a preset goes through the validation a new run's does (issue 17, defect 9: a forged
+ * A run config that claims a preset goes through the validation a new run's does (a forged
  * lr = 1e9 used to train); config.json must say the same as run.json. Records without a preset's config
  * (synthetic demo runs, imported external logs) are data only: nothing trains them without validation
  * (reproduce and resume validate before training).

@@ -1,5 +1,5 @@
 /**
- * The bundle mutation suite (issue 17): one good bundle, then every kind of damage and forgery the fault
+ * The bundle mutation suite: one good bundle, then every kind of damage and forgery the fault
  * campaign tried — bit flips, truncation, extra and duplicate entries, traversal paths, zip bombs, forged
  * manifests (re-hashed, so only deeper checks can catch them) — each refused with its own message, and nothing
  * written to the store. Defects 7 (bomb refused before inflating, memory bounded), 8 (checkpoint files carry
@@ -147,7 +147,7 @@ describe('bundle mutation suite', () => {
     await nothingWritten();
   });
 
-  it('defect 7: zip bombs are refused before or while inflating, never after', async () => {
+  it('zip bombs are refused before or while inflating, never after', async () => {
     const list = Object.entries(entries(good)).map(([name, data]) => ({ name, data }));
     // An unlisted 1 GiB entry of zeros (≈1 MB compressed): refused from the directory, nothing inflated.
     const bomb = craftZip([...list, { name: 'zeros.bin', deflated: zeroBomb(1024) }]);
@@ -196,7 +196,7 @@ describe('bundle mutation suite', () => {
     await nothingWritten();
   });
 
-  it('defect 9: reproduce validates the config before training and runs the live detector on the rerun', async () => {
+  it('reproduce validates the config before training and runs the live detector on the rerun', async () => {
     const forged = join(work, 'forged.zip');
     await writeFile(forged, forgeConfig((c) => (c.optim.lr = 1e9)));
     await expect(reproduceBundle(target, forged, { steps: 2 })).rejects.toThrow(/optim\.lr = 1000000000 is out of range/);

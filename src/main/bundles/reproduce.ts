@@ -82,7 +82,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // A partial check stops the rerun after `steps` steps; the config stays as recorded (changing the step count
   // could change schedules and so the stream).
   // compute.workers = 0 means "one per core" where the run started: the rerun uses the K the run recorded, since K
-  // sets the float32 summation order of the gradients (issue 19).
+  // sets the float32 summation order of the gradients.
   // Likewise native TensorFlow's thread pools: "one per core" (0 or absent) becomes the counts the run recorded.
   const config = withRecordedThreads(withRecordedWorkers(record.config, record.backend.workers), record.backend.tensorflow);
   if (record.kind === 'imported') {

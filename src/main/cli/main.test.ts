@@ -1,5 +1,5 @@
 /**
- * Global options after the command (issue 18): `arlarena train … --data-dir D` used to fail with
+ * Global options after the command: `arlarena train … --data-dir D` used to fail with
  * "Unknown option '--data-dir'" because only the arguments before the command were read as global.
  */
 import { spawnSync } from 'node:child_process';

@@ -34,7 +34,7 @@ export class UsageError extends Error {
 
 /**
  * Node's message for `--steps -1` ("argument is ambiguous… use --steps=-XYZ") does not say what is wrong: name
- * the option and the value instead (issue 17).
+ * the option and the value instead.
  */
 function ambiguousValue(config: ParseArgsConfig, e: Error): string | null {
   const m = /^Option '(--[^' ]+)[^']*' argument is ambiguous/.exec(e.message);

@@ -89,7 +89,7 @@ describe('wasm BatchMatMul fix', () => {
   });
 });
 
-describe('wasm kernel replacements (issue 19)', () => {
+describe('wasm kernel replacements', () => {
   it('GatherV2 of rows copies the indexed rows, refuses an index out of range, and leaves other gathers to wasm', () => {
     const rng = new Rng(9);
     const rows = 13;

@@ -1,5 +1,5 @@
 /**
- * The data-parallel gradient pool (issue 19) with real worker threads on tfjs-wasm: shard gradients summed over
+ * The data-parallel gradient pool with real worker threads on tfjs-wasm: shard gradients summed over
  * K = 2 workers equal the single-thread gradient of the whole mini-batch within float32 tolerance (the K = 1 path:
  * one tf.variableGrads, denominators from the batch itself); metric parts add up to the whole batch's metrics; old
  * log-probs per shard equal the in-process ones; a worker that throws or dies fails the call naming the worker.

@@ -1,5 +1,5 @@
 /**
- * The data-parallel gradient pool (issue 19; core interface `GradientPool` in src/core/training/shards.ts): K
+ * The data-parallel gradient pool (core interface `GradientPool` in src/core/training/shards.ts): K
  * worker_threads (gradWorker.ts), each on its own tfjs backend of the run's kind, holding θ in shared memory.
  *
  * A call hands shard k to worker k and resolves when every worker has answered, with the results in worker order.

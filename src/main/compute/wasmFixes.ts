@@ -1,5 +1,5 @@
 /**
- * Kernel replacements that make tfjs-backend-wasm usable for training (measured in ../shared/notes/stack.md and issue 19):
+ * Kernel replacements that make tfjs-backend-wasm usable for training (each measured below):
  *
  * 1. BatchMatMul with transposeA/transposeB is ~10× slower on wasm than an explicit Transpose followed by a plain
  *    matMul, and every matMul gradient uses the transposed forms. We re-register the kernel so it transposes
@@ -14,10 +14,10 @@
  *    (model.ts canGatherGrad) instead of a one-hot matMul.
  * 3. GatherV2 of whole rows (a float32 matrix along axis 0: the policy's token embedding) copies each row with one
  *    copyWithin inside the wasm heap. wasm's kernel walks element by element: 14–21 ms for 5,728 rows of 64
- *    (a 32-row log-prob chunk at history 0; issue 19), ≈2 % of a forward-backward pass; a copy is exact.
+ *    (a 32-row log-prob chunk at history 0), ≈2 % of a forward-backward pass; a copy is exact.
  * 4. Identity, and Cast to the tensor's own dtype, share the input's buffer (reference-counted, as tfjs's cpu and
  *    webgl backends do) instead of copying it: tfjs tensors are immutable, and the gradient code calls them on
- *    every activation (≈200 copies, 65 ms of a 960 ms forward-backward pass over 32 rows; issue 19).
+ *    every activation (≈200 copies, 65 ms of a 960 ms forward-backward pass over 32 rows).
  * 5. Slice (and so SplitV, which slices each part) copies straight between heap views: wasm's kernel first reads the
  *    whole input out of the heap (readSync copies it), so splitting attention's [rows·T, 3d] projection into Q, K
  *    and V copied that tensor three times over (1.1 s of main-thread readSync in a 5-step bench:rl run at K = 1).

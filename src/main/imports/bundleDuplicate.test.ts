@@ -1,5 +1,5 @@
 /**
- * A bundle file imported twice says it is already there (issue 15 item 7, issue 18): by the SHA-256 of the
+ * A bundle file imported twice says it is already there: by the SHA-256 of the
  * bundle file, in the CLI (`arlarena import X.arlarena.zip`) and through imports.file (the UI's Import button),
  * with `again` importing a copy.
  */

@@ -1,5 +1,5 @@
 /**
- * Live follow (issue 15 item 4): tail a training log that is still being written — one file, or a TensorBoard
+ * Live follow: tail a training log that is still being written — one file, or a TensorBoard
  * run folder gaining event files — into one imported run, running the collapse detector on every new step.
  *
  * Reading: `fs.watch` wakes the follower when the file or folder changes, and a poll (default every 500 ms)

@@ -1,6 +1,6 @@
 /**
  * `importLogs(store, paths, opts)`: external training logs (verl, TRL, TensorBoard, W&B CSV, JSONL, …) become
- * ordinary runs of kind 'imported' (issue 15).
+ * ordinary runs of kind 'imported'.
  *
  * Two phases. Planning reads only file heads: every path is detected from its content (or `opts.format` forces
  * it), a folder is walked for TensorBoard event files (one run per directory holding them, as TensorBoard groups

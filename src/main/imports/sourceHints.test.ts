@@ -1,5 +1,5 @@
 /**
- * An imported run's alerts carry hints in its framework's terms (issue 15; hints.ts sourceRecipeOf): a verl
+ * An imported run's alerts carry hints in its framework's terms (hints.ts sourceRecipeOf): a verl
  * console log whose echoed Hydra config names its settings, and a TRL trainer_state.json — both imported for
  * real, their alerts raised by the importer's detector and by `runs.detect` / `arlarena check` (recipeForRun).
  */

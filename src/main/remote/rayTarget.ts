@@ -35,7 +35,7 @@ export { followJobLog } from './logFollow';
 
 /**
  * The compute a run on Ray is submitted with, fixed here so the node has nothing left to choose (a run is a function
- * of its config, seed, backend and K; issue 19):
+ * of its config, seed, backend and K):
  * - backend `auto` becomes `wasm`, the best backend the lab's package carries (tfjs-node does not travel; a node
  *   with its own build is used only when the config names `tensorflow` explicitly);
  * - K = compute.workers, or for 0 the K this machine would use on that backend (one per core: gradPool.ts), and the

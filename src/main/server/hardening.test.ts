@@ -1,5 +1,5 @@
 /**
- * Issue 17: the browser-mode API refuses a foreign Origin with 403 as the README promises (defect 10: only the
+ * Issue 17: the browser-mode API refuses a foreign Origin with 403 as the README promises (only the
  * WebSocket checked it), keeps same-origin and no-Origin (CLI, curl) calls working, and refuses a 200k-deep JSON
  * argument at the door as VALIDATION (not INTERNAL "Maximum call stack size exceeded"), as does the router every
  * transport (IPC too) goes through; keys every object has (`__proto__`, `constructor`) are refused there as well.
@@ -43,7 +43,7 @@ function call(body: string, headers: Record<string, string> = {}): Promise<{ sta
 const deep = (n: number) => `{"method":"runs.list","input":{"search":${'['.repeat(n)}${']'.repeat(n)}}}`;
 
 describe('browser-mode API hardening', () => {
-  it('defect 10: a foreign Origin gets 403; same origin and no Origin work', async () => {
+  it('a foreign Origin gets 403; same origin and no Origin work', async () => {
     const body = '{"method":"app.info"}';
     const evil = await call(body, { origin: 'http://evil.example' });
     expect(evil.status).toBe(403);

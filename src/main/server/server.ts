@@ -9,7 +9,7 @@
  *
  * Every API request carries this launch's random token: header `X-ArlArena-Token` (or `Authorization: Bearer`),
  * or the WebSocket subprotocol `token.<token>` — never in a URL: a download link is `/api/download/<id>`, which
- * the page fetches with the header (issue 18: the token was in its query string). The page gets it from the URL printed
+ * the page fetches with the header (the token was in its query string). The page gets it from the URL printed
  * at start (`#token=…`: a fragment never reaches the server or its logs). Requests without it → 401, a Host
  * header that is not ours → 403 (DNS rebinding), an API request with a foreign Origin → 403, malformed JSON or
  * an argument nested deeper than 64 levels → VALIDATION, a body over the limit → 413.

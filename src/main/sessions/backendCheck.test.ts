@@ -35,7 +35,7 @@ describe('backend availability', () => {
 });
 
 describe('imported runs', () => {
-  it('defect 9: an imported run whose config does not validate is refused on resume, not trained', async () => {
+  it('an imported run whose config does not validate is refused on resume, not trained', async () => {
     const rec = await store.createRun({ preset: 'custom-x', env: 'sokoban', seed: 1, totalSteps: 3, tags: ['imported'], config: { preset: 'custom-x', optim: { lr: 1e9 } }, status: 'interrupted' });
     const mgr = new SessionManager({ store, detectBackends: detect });
     await expect(mgr.resume(rec.id)).rejects.toThrow(/was imported with a config that is not a valid run config \(unknown preset "custom-x"/);

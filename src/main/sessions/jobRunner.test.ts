@@ -1,7 +1,7 @@
 /**
- * runJob, the worker side of a session (issue 17): a resume that finds no checkpoint starts the run afresh and
- * must drop what the killed attempt wrote — its step-0 validation line and trajectories included (defect 1);
- * a job that fails because the policy weights went non-finite raises a critical alert (defect 12).
+ * runJob, the worker side of a session: a resume that finds no checkpoint starts the run afresh and
+ * must drop what the killed attempt wrote — its step-0 validation line and trajectories included;
+ * a job that fails because the policy weights went non-finite raises a critical alert.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,7 +43,7 @@ function job(opts: { failAfterStep0?: boolean; fail?: Error }): TrainingJob {
 const start = (resume: boolean) => ({ type: 'start' as const, runId: 'r1', runDir: dir, dataDir: dir, config: {}, seed: 1, resume, flushMs: 10_000 });
 
 describe('runJob', () => {
-  it('defect 1: a resume without any checkpoint does not keep the killed attempt\'s step-0 line or trajectories', async () => {
+  it('a resume without any checkpoint does not keep the killed attempt\'s step-0 line or trajectories', async () => {
     const first = await runJob({ start: start(false), job: job({ failAfterStep0: true }), post: () => undefined });
     expect(first.type).toBe('failed');
     expect((await readJsonl(join(dir, 'metrics.jsonl'))).items).toHaveLength(1);
@@ -55,7 +55,7 @@ describe('runJob', () => {
     expect(trajs).toEqual(['val-0']);
   });
 
-  it('defect 12: non-finite policy weights end the run with a clear reason and a critical alert', async () => {
+  it('non-finite policy weights end the run with a clear reason and a critical alert', async () => {
     const posted: WorkerToHost[] = [];
     const res = await runJob({ start: start(false), job: job({ fail: new NonFiniteWeightsError(3, 'pos_embedding', 12, 100) }), post: (m) => posted.push(m) });
     expect(res.type).toBe('failed');

@@ -89,7 +89,7 @@ export async function runJob({ start, job, post, onControl, stopAfterStep }: Run
     writtenStep = from;
   } else {
     // A fresh start, or a resume that found no checkpoint (killed before the first one): the job starts from
-    // scratch and writes its step-0 validation again, so nothing of an earlier attempt is kept (issue 17, 1).
+    // scratch and writes its step-0 validation again, so nothing of an earlier attempt is kept (1).
     await files.truncateAfterStep(-1);
   }
   post({ type: 'started', fromStep: lastStep });

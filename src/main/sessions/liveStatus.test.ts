@@ -1,5 +1,5 @@
 /**
- * What the live run view reads from a session (issue 18): the running seconds (the view said "0 s elapsed" for
+ * What the live run view reads from a session: the running seconds (the view said "0 s elapsed" for
  * the whole run), frozen while paused; "stopping…" reported the moment Stop is asked for; the kind of each
  * non-finite value in run.metrics (null alone cannot tell NaN from Infinity).
  */

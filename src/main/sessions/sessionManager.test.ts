@@ -123,7 +123,7 @@ describe('SessionManager (worker_threads)', () => {
     expect((await store.loadLatestCheckpoint(a.runId))?.step).toBe((await store.getRun(a.runId))!.step);
   });
 
-  it('stop inside a step whose work blocks the worker thread: the step is dropped, resume continues (issue 18)', async () => {
+  it('stop inside a step whose work blocks the worker thread: the step is dropped, resume continues', async () => {
     mgr = make();
     // Each step blocks its thread 3 s in 30 pieces (as tfjs' synchronous passes do); the stop is asked for early
     // in step 2. Finishing the step would store step 2; dropping it ends at step 1 within about one piece.

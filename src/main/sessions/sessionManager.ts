@@ -214,7 +214,7 @@ export class SessionManager {
     if (rec.status === 'completed') throw new SessionError('CONFLICT', `run ${runId} is completed; start a new run instead`);
     if (rec.status === 'running' || rec.status === 'queued') throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
-    // An imported run's config came from a file: it trains only if it validates like a new run's (issue 17, 9).
+    // An imported run's config came from a file: it trains only if it validates like a new run's (9).
     if (rec.tags.includes('imported')) {
       const issues = (this.opts.validateConfig ?? validateConfig)(rec.config);
       if (issues.length > 0) throw new SessionError('VALIDATION', `run ${runId} was imported with a config that is not a valid run config (${issues.slice(0, 2).map((i) => i.message).join('; ')}); it can be viewed but not trained`);

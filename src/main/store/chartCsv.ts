@@ -1,5 +1,5 @@
 /**
- * A chart's "CSV" (runs.chartCsv; issue 18, the trackers' chart export): every logged point of one metric for
+ * A chart's "CSV" (runs.chartCsv, the trackers' chart export): every logged point of one metric for
  * the runs a chart shows, in W&B's chart-export layout (core/formats/export/wandbCsv.ts), which the lab's own
  * importer and W&B-reading scripts take back. Points come from the store's series (buildSeries), so a
  * validation key's NaN between validations is left out as on the chart, while a real NaN or ±inf is kept.

@@ -1,4 +1,4 @@
-/** Default run names (issue 18): what the run is, its seed and a short id — unique, stored names untouched. */
+/** Default run names: what the run is, its seed and a short id — unique, stored names untouched. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

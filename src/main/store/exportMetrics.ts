@@ -1,6 +1,6 @@
 /**
  * `arlarena export RUN --format tensorboard|csv|jsonl`: a run's metrics in the formats researchers' own tools
- * read (issue 15 §6). The byte layouts are the pure exporters in src/core/formats/export; this module picks
+ * read. The byte layouts are the pure exporters in src/core/formats/export; this module picks
  * the keys, names the output and writes it.
  *
  * The file is streamed chunk by chunk to a hidden `.arlarena-export-<run id>.partial` beside the output and renamed

@@ -39,8 +39,8 @@ async function runWithMetrics(): Promise<string> {
   return r.id;
 }
 
-describe('issue 17: store repairs', () => {
-  it('defect 3: a checkpoint folder without meta.json (kill during pruning) is not listed and is cleaned up', async () => {
+describe('store repairs', () => {
+  it('a checkpoint folder without meta.json (kill during pruning) is not listed and is cleaned up', async () => {
     const s = await openStore();
     const r = await s.createRun(base);
     for (const step of [1, 2]) await s.saveCheckpoint(r.id, { step, files: { 'w.bin': new Uint8Array([step]) }, meta: { step } });
@@ -53,7 +53,7 @@ describe('issue 17: store repairs', () => {
     expect((await readdir(join(s.runDir(r.id), 'checkpoints'))).filter((n) => !n.startsWith('.'))).toEqual([checkpointDirName(2), checkpointDirName(3)]);
   });
 
-  it('defect 8: a checkpoint file with one flipped byte is refused on load (resume, eval), naming the file', async () => {
+  it('a checkpoint file with one flipped byte is refused on load (resume, eval), naming the file', async () => {
     const s = await openStore();
     const r = await s.createRun(base);
     await s.saveCheckpoint(r.id, { step: 1, files: { 'policy.bin': new Uint8Array(64).fill(7), 'state.json': new TextEncoder().encode('{}') }, meta: { step: 1 } });
@@ -67,7 +67,7 @@ describe('issue 17: store repairs', () => {
     await expect(s.loadLatestCheckpoint(r.id)).rejects.toThrow(/policy\.bin does not match the SHA-256 in its meta\.json/);
   });
 
-  it('defect 4: a catalog that is valid JSON but holds a non-record entry is repaired from run.json', async () => {
+  it('a catalog that is valid JSON but holds a non-record entry is repaired from run.json', async () => {
     const id = await runWithMetrics();
     await writeFile(join(dir, 'runs.json'), JSON.stringify({ schemaVersion: 1, runs: { [id]: 5, ghost: { id: 'ghost' } } }));
     const s = await openStore();
@@ -82,7 +82,7 @@ describe('issue 17: store repairs', () => {
     expect(cat.runs[id].id).toBe(id);
   });
 
-  it('defect 5: a corrupt run.json is rebuilt from the catalog; without a catalog entry the run is listed as damaged and can be deleted', async () => {
+  it('a corrupt run.json is rebuilt from the catalog; without a catalog entry the run is listed as damaged and can be deleted', async () => {
     const id = await runWithMetrics();
     await writeFile(join(dir, 'runs', id, 'run.json'), '{"id":');
     let s = await openStore();
@@ -111,7 +111,7 @@ describe('issue 17: store repairs', () => {
     expect(await s.listRuns()).toEqual([]);
   });
 
-  it('defect 6: a directory where the lock file belongs is a clear error, not EISDIR', async () => {
+  it('a directory where the lock file belongs is a clear error, not EISDIR', async () => {
     const id = await runWithMetrics();
     const s = await openStore();
     await mkdir(join(dir, 'runs.json.lock'));

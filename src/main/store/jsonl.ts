@@ -32,7 +32,7 @@ const encodedKeys = new Map<string, string>();
  * The same text as JSON.stringify({ step, values }) with non-finite values spelled out. A record whose values
  * are all finite (nearly every one) is the values object through JSON.stringify itself: its native number
  * formatting measured 0.45–0.5 CPU s per million float32-like values where building the text here took
- * 0.66–0.76 s (issue 15's import benchmark); same key order (own properties, as for…in) and same escaping.
+ * 0.66–0.76 s; same key order (own properties, as for…in) and same escaping.
  */
 export function encodeMetricRecord(rec: MetricRecord): string {
   const values = rec.values;

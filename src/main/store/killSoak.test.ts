@@ -1,5 +1,5 @@
 /**
- * Deterministic kill soak (issue 17): a writer (killWriter.ts) is killed by SIGKILL at an exact write boundary
+ * Deterministic kill soak: a writer (killWriter.ts) is killed by SIGKILL at an exact write boundary
  * named on its command line (the store's fault hook, armed by testing/killPoints.ts) — half-way through a JSONL append,
  * before and after an atomic rename, before a checkpoint folder is renamed into place, mid-prune — instead of
  * after a timer. After every kill: the files show what the kill left (a torn metrics/trajectories line for the

@@ -41,7 +41,7 @@ export class CheckpointIntegrityError extends Error {
 }
 
 /**
- * Every file of a checkpoint must match the SHA-256 its meta.json lists (issue 17, defect 8: a flipped byte in
+ * Every file of a checkpoint must match the SHA-256 its meta.json lists (a flipped byte in
  * policy.bin used to load, train and evaluate). Returns null when all match, else what is wrong. `legacyOk`: a
  * meta.json with no `sha256` at all (written before checkpoints carried hashes) is accepted unverified.
  */

@@ -51,7 +51,7 @@ describe('RunStore', () => {
     expect((await s2.listRuns()).map((r) => r.id)).toEqual([a.id]);
   });
 
-  it('lists a running run with its ETA and the last validation success with its episode count (runs table, issue 18)', async () => {
+  it('lists a running run with its ETA and the last validation success with its episode count (runs table)', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
     await s.updateRun(r.id, { status: 'running' });
@@ -180,7 +180,7 @@ describe('RunStore', () => {
     await writeFile(join(dir, 'runs', r.id, 'run.json'), 'garbage');
     const s2 = await openStore(dir);
     expect(s2.warnings.join('\n')).toMatch(new RegExp(`Run ${r.id}: its record run.json was unreadable`));
-    // Neither the catalog nor run.json survived: the run stays listed as damaged (issue 17 defect 5), deletable.
+    // Neither the catalog nor run.json survived: the run stays listed as damaged, deletable.
     expect((await s2.listRuns()).map((x) => x.id).sort()).toEqual([r.id, r2.id].sort());
     expect((await s2.getRun(r.id))?.tags).toContain('damaged');
     expect((await s2.getRun(r2.id))?.seed).toBe(8);

@@ -120,7 +120,7 @@ function newRunId(env: string, preset: string): string {
 
 /**
  * A new run's default name: what it is, its seed and the last 6 characters of its id (the random part of a
- * generated id), so runs of one preset and env tell apart in tables and legends (issue 18: three
+ * generated id), so runs of one preset and env tell apart in tables and legends (three
  * "synthetic calm (300 steps)" made Compare key two rows alike). The whole id when that name is taken.
  * Stored runs keep their names.
  */

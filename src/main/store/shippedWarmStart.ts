@@ -1,5 +1,5 @@
 /**
- * warmStart.source = 'shipped' (the presets' default, issue 9 item 2): the run's π_ref is the behaviour-cloned
+ * warmStart.source = 'shipped' (the presets' default): the run's π_ref is the behaviour-cloned
  * checkpoint shipped in resources/warmstart/<env>/. This loader is strict — a run that asks for the shipped start
  * gets exactly it or a clear error, never a silent fallback to BC from scratch (that is warmStart.source =
  * 'scratch', one setting away):

@@ -8,13 +8,13 @@ import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../shared/he
 export const SUMMARY_LAST_KEYS = [
   'episode/success_rate',
   'episode/reward_mean',
-  // Task and validation scores: what imported verl/TRL runs report where lab runs report success (issue 15).
+  // Task and validation scores: what imported verl/TRL runs report where lab runs report success.
   'episode/score_mean',
   'val/score_mean',
   'episode/valid_format_ratio',
   'episode/valid_action_ratio',
   'val/success_rate',
-  // The n behind the last validation success, for its Wilson interval in the runs table (issue 18).
+  // The n behind the last validation success, for its Wilson interval in the runs table.
   'val/episodes',
   'actor/grad_norm',
   'actor/entropy',

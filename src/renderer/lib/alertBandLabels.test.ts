@@ -1,7 +1,6 @@
 /**
  * Eight separate grad-norm spikes on one chart (verl Qwen2.5-0.5B, ../shared/data/real-runs 1a: 66 at step 16,
- * 15–18 at steps 25–328) drew eight "warning · grad_norm_spike" labels that overlapped into a smear (issue 33
- * item 5). Only the worst band is labelled now; every band's tooltip lists them all.
+ * 15–18 at steps 25–328) drew eight "warning · grad_norm_spike" labels that overlapped into a smear. Only the worst band is labelled now; every band's tooltip lists them all.
  */
 import { describe, expect, it } from 'vitest';
 import { alertBands, bandLabels, metricChartOption, type AlertMark } from './chartOptions';

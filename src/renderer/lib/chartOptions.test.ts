@@ -117,7 +117,7 @@ describe('chart controls', () => {
   });
 });
 
-describe('alert marks (issue 18)', () => {
+describe('alert marks', () => {
   type Area = [{ xAxis: number; itemStyle: { color: string }; label: { formatter: string; position: string; offset: number[] } }, { xAxis: number }];
   type Opt = { series: { name: string; type: string; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string; position?: string } }[] }; markArea?: { data: Area[] }; label?: { position: string; formatter: string } }[]; yAxis: { min?(e: { min: number }): number; max?(e: { max: number }): number }; dataZoom: { startValue?: number; endValue?: number }[] };
   const x = Array.from({ length: 101 }, (_, i) => i);
@@ -179,7 +179,7 @@ describe('alert marks (issue 18)', () => {
   });
 });
 
-describe('evidence chart (issue 18)', () => {
+describe('evidence chart', () => {
   type Opt = { series: { name: string; type: string; data: unknown; markLine?: { data: { xAxis?: number; yAxis?: number; label: { formatter?: string } }[] }; label?: { position: string } }[]; yAxis: { min(e: { min: number }): number | null; max(e: { max: number }): number | null } };
   const alert = {
     metric: 'episode/valid_format_ratio', rule: 'validity_drop', firstStep: 120, lastStep: 200, severity: 'critical' as const,

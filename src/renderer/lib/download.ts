@@ -1,7 +1,7 @@
 /**
  * Browser mode: a file the backend published for download (`/api/download/<id>`, e.g. an exported bundle) is
  * fetched with the launch token in the X-ArlArena-Token header and handed to the browser as a blob, so no URL
- * — the link, the browser's history or its downloads list — ever holds the token (issue 18: it was in the
+ * — the link, the browser's history or its downloads list — ever holds the token (it was in the
  * link's query string).
  */
 import { TOKEN_HEADER, readLaunchToken } from './transport';

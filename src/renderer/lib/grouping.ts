@@ -7,7 +7,7 @@
  *
  * A point is kept only where every run whose logged span covers it contributes: runs validated at different
  * steps (every 10 vs every 15) would otherwise alternate between one run's value and another's, a zig-zag that
- * no run drew (issue 18). Past a shorter run's last point N drops, which the band's N shows. "Logged" means a
+ * no run drew. Past a shorter run's last point N drops, which the band's N shows. "Logged" means a
  * point at that x: a dense metric's non-finite value (null) was logged and only lowers N there, while in a
  * sparse series (mostly null: the trainer logs NaN for validation keys on steps without validation) a null is
  * a step the run did not log.

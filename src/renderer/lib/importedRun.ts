@@ -1,5 +1,5 @@
 /**
- * The run view's reading of an imported run (issue 15) and of the detector's coverage (which rules ran):
+ * The run view's reading of an imported run and of the detector's coverage (which rules ran):
  * which charts an imported run opens with, its "Source keys" table, and one line per rule. Pure, unit-tested.
  */
 import type { RunRecord } from '../../shared/api';

@@ -1,5 +1,5 @@
 /**
- * State of the runs table's Import button, drop target and "Follow a log" action (issue 15): each file sent
+ * State of the runs table's Import button, drop target and "Follow a log" action: each file sent
  * through `imports.file`, a folder's TensorBoard event files through `imports.files`, one call per directory
  * (the main side detects the format from the content — bundles included), and what came
  * of it, kept as a list the import panel shows: imported (steps, format, skipped), already there (with an

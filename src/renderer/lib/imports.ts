@@ -1,5 +1,5 @@
 /**
- * What the Import button and the runs table's drop target send (issue 15): which picked or dropped files go to
+ * What the Import button and the runs table's drop target send: which picked or dropped files go to
  * the main side, which are too large for one API call, and how a result reads. Pure (no DOM) so it is
  * unit-tested; the format itself is always detected on the main side from the content.
  */

@@ -1,4 +1,4 @@
-/** Which metrics the charts show by default: the paper's stability dashboard (issue 8's list). */
+/** Which metrics the charts show by default: the paper's stability dashboard. */
 export const DEFAULT_CHART_KEYS = [
   'episode/success_rate',
   'episode/reward_mean',

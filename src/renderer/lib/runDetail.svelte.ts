@@ -125,7 +125,7 @@ export class RunDetail {
     else this.baselinesError = baselineError(res.error);
   }
 
-  /** Imported from an external log (issue 15): its charts and panels follow the keys the source had. */
+  /** Imported from an external log: its charts and panels follow the keys the source had. */
   get imported(): boolean {
     return this.record?.kind === 'imported';
   }

@@ -44,7 +44,7 @@ describe('parseTags', () => {
   });
 });
 
-describe('seed, short id, validation and ETA columns (issue 18)', () => {
+describe('seed, short id, validation and ETA columns', () => {
   it('shortId keeps the random tail of a generated id and short ids whole', () => {
     expect(shortId('20261201-215500-sokoban-sampo-a1b2c3')).toBe('a1b2c3');
     expect(shortId('abc')).toBe('abc');

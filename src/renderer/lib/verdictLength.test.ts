@@ -1,5 +1,5 @@
 /**
- * Compare's verdict on imported runs that log no success rate (issue 33 item 3): a verl console log resumed at step
+ * Compare's verdict on imported runs that log no success rate: a verl console log resumed at step
  * 101 (335 steps) and two runs of a W&B CSV export (2,958 and 4,595 steps) were called "Too short: too short to
  * judge: 0 logged steps". The label says "Too short" once; the reason counts the run's own steps; a long run
  * without a success series is judged on its alerts and the detector, and says it logs no success rate.

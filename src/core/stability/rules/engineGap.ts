@@ -1,6 +1,5 @@
 /**
- * engine_gap: the rollout engine and the trainer disagreeing more and more about the same tokens (issue 36
- * item 5). Since 2025 the field's main named cause of collapse: vLLM/SGLang rollouts against an FSDP/Megatron
+ * engine_gap: the rollout engine and the trainer disagreeing more and more about the same tokens. Since 2025 the field's main named cause of collapse: vLLM/SGLang rollouts against an FSDP/Megatron
  * trainer (open-instruct #1473: a rollout/trainer log-prob gap that keeps rising; verl's rollout_corr metrics).
  *
  * Reads whichever gap metrics the run logs: this lab's `mismatch/*` (onnxruntime rollouts vs tfjs training), verl's

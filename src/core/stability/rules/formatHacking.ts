@@ -1,5 +1,5 @@
 /**
- * format_hacking: KL to the reference rising while the reward's gain is format only (issue 36 item 5; open-r1
+ * format_hacking: KL to the reference rising while the reward's gain is format only (open-r1
  * #587: GRPO reward hacking with a KL spike). The policy pays its distance from the reference model for the
  * format bonus, not the task: the format reward rises, the task reward (accuracy, score, success) does not, and
  * the KL to the reference climbs far above its start.

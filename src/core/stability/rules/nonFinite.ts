@@ -2,7 +2,7 @@
  * non_finite: a metric that was finite turns NaN, any ±Infinity, or updates skipped for a non-finite gradient or
  * result.
  *
- * Keys that break together for one cause are one alert (issue 33 item 5: a broken verl run turned 11
+ * Keys that break together for one cause are one alert (a broken verl run turned 11
  * `rollout_corr/*` keys null at one step, and 11 identical warnings buried the two that mattered): the keys of
  * one namespace (`rollout_corr/`, `actor/`) that became the same kind of non-finite at the same step, at the same
  * severity, make one finding on the first of them, its message listing them all. A key that stays non-finite

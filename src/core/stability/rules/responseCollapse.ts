@@ -1,5 +1,5 @@
 /**
- * response_collapse: responses collapsing onto one repeated token or one template (issue 36 item 5). Real reports:
+ * response_collapse: responses collapsing onto one repeated token or one template. Real reports:
  * RAGEN #52 (Sokoban PPO responses turned into "!!!!!!!" after some steps), verl #2626 (GRPO on Llama-3.1-8B /
  * Qwen2.5-7B: late in training grad-norm NaN, reward 0, outputs only "!!!!"), and RAGEN-2's template collapse
  * (responses that stay diverse by entropy but no longer depend on their input).

@@ -1,5 +1,5 @@
 /**
- * runs.baselines — what a run's validation success is read against (issue 9 item 4): the uniform-random and the
+ * runs.baselines — what a run's validation success is read against: the uniform-random and the
  * expert policy on the very held-out tasks the trainer validates on (heldOutSeeds(training.valEpisodes), group
  * size 1), and, for warmStart.source = 'shipped', what the shipped checkpoint (π_ref) scored on its own held-out
  * set (resources/warmstart/<env>/heldout.json, written by `arlarena warmstart`).

@@ -1,7 +1,7 @@
 /**
  * runs.detect through the real router (input and output checked against the contract) and a real store: the
  * detector over a stored run, which rules could run on its keys, and `save` storing the alerts as
- * `arlarena check --save` does (issue 18: a synthetic collapse run showed no alerts until then).
+ * `arlarena check --save` does (a synthetic collapse run showed no alerts until then).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/api';

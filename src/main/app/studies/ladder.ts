@@ -1,5 +1,5 @@
 /**
- * The pressure ladder study (issue 36 item 1): presets × pressure levels × seeds, each level an ordinary study
+ * The pressure ladder study: presets × pressure levels × seeds, each level an ordinary study
  * (`<name>-p<level>`, runs trained and evaluated by runStudy, resumable the same way) whose plan adds
  * `training.pressure = level` to every run. Then, per run, when it collapsed — its first critical alert or the
  * first validation whose held-out success fell below `fraction` × its step-0 validation — and the ladder rows

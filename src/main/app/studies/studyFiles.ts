@@ -1,5 +1,5 @@
 /**
- * A study's persisted plan and progress (issue 20 part 3): `<dataDir>/studies/<name>/study.json` holds the
+ * A study's persisted plan and progress: `<dataDir>/studies/<name>/study.json` holds the
  * plan (envs × presets × seeds × steps, the settings, the exact command) and, per planned run, its run id
  * in the run store and — once trained and evaluated — its outcome. Written atomically after every change,
  * so a study killed at any point resumes from what this file says: runs with an outcome are done, runs

@@ -1,5 +1,5 @@
 /**
- * Issue 17, defect 2: after a kill -9 of the process training a run, any CLI command notices the dead owner
+ * after a kill -9 of the process training a run, any CLI command notices the dead owner
  * (the run is interrupted, not "running" with an ETA), `runs delete` works, `arlarena resume RUN` continues it
  * from its checkpoint, and `arlarena stop RUN` stops a run another session manager trains.
  */
@@ -51,7 +51,7 @@ async function killedRun(store: RunStore, seed: number): Promise<string> {
 }
 
 describe('CLI and dead owners', () => {
-  it('defect 2: a killed run shows as interrupted in the CLI, can be deleted, and resume continues it from its checkpoint', async () => {
+  it('a killed run shows as interrupted in the CLI, can be deleted, and resume continues it from its checkpoint', async () => {
     const store = await RunStore.open(dir);
     const a = await killedRun(store, 1);
     const b = await killedRun(store, 2);

@@ -17,7 +17,7 @@ export const trainingJob: TrainingJob = {
     const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision });
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
-      // compute.workers = 0 → one gradient worker per core of this machine (issue 19).
+      // compute.workers = 0 → one gradient worker per core of this machine.
       compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool, memoryGb: compute.memoryGb },
       // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
       loadWarmStart: shippedLoaderFor(config),
