@@ -27,12 +27,18 @@ function preloadAppChunk(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
-        const boot = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.facadeModuleId?.endsWith('/src/renderer/src/boot.ts'));
+        const boot = Object.values(ctx.bundle ?? {}).find(
+          (c) => c.type === 'chunk' && c.facadeModuleId?.endsWith('/src/renderer/src/boot.ts'),
+        );
         if (!boot || boot.type !== 'chunk') throw new Error('preloadAppChunk: no chunk for src/renderer/src/boot.ts in the renderer build');
         const css = [...(boot.viteMetadata?.importedCss ?? [])];
         return [
           { tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `./${boot.fileName}` }, injectTo: 'head' },
-          ...css.map((f) => ({ tag: 'link', attrs: { rel: 'preload', as: 'style', crossorigin: '', href: `./${f}` }, injectTo: 'head' as const })),
+          ...css.map((f) => ({
+            tag: 'link',
+            attrs: { rel: 'preload', as: 'style', crossorigin: '', href: `./${f}` },
+            injectTo: 'head' as const,
+          })),
         ];
       },
     },

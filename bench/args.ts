@@ -10,7 +10,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>>['values'];
 
-export function benchArgs<const O extends Options>(name: string, usage: string, options: O, argv: readonly string[] = process.argv.slice(2)): Values<O> {
+export function benchArgs<const O extends Options>(
+  name: string,
+  usage: string,
+  options: O,
+  argv: readonly string[] = process.argv.slice(2),
+): Values<O> {
   const text = usage.endsWith('\n') ? usage : `${usage}\n`;
   // Before parsing, so `--help` works next to any other (even mistyped) option.
   const end = argv.indexOf('--');

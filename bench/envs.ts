@@ -98,13 +98,22 @@ Options:
   --help, -h       this help`;
 
 function main(): void {
-  const values = benchArgs('envs', USAGE, { json: { type: 'boolean' }, env: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' } });
+  const values = benchArgs('envs', USAGE, {
+    json: { type: 'boolean' },
+    env: { type: 'string' },
+    episodes: { type: 'string' },
+    steps: { type: 'string' },
+  });
   const known: readonly string[] = ENV_CATALOG.map((e) => e.name);
-  if (values.env && !known.includes(values.env)) usageError('envs', USAGE, `--env ${values.env}: unknown; known environments: ${known.join(', ')}`);
+  if (values.env && !known.includes(values.env))
+    usageError('envs', USAGE, `--env ${values.env}: unknown; known environments: ${known.join(', ')}`);
   const names = values.env ? [values.env] : known;
   const episodes = values.episodes ? Number(values.episodes) : 500;
   const steps = values.steps ? Number(values.steps) : 200_000;
-  for (const [flag, v] of [['--episodes', episodes], ['--steps', steps]] as const) {
+  for (const [flag, v] of [
+    ['--episodes', episodes],
+    ['--steps', steps],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) usageError('envs', USAGE, `${flag} ${String(v)}: expected a whole number ≥ 1`);
   }
   const rows: Row[] = [];
@@ -131,7 +140,9 @@ function main(): void {
   console.log(fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const l of lines) console.log(fmt(l));
-  console.log(`\nheld-out seeds (in_distribution), ${episodes} episodes per env; throughput over ≥ ${steps.toLocaleString('en-US')} random-policy steps, one core.`);
+  console.log(
+    `\nheld-out seeds (in_distribution), ${episodes} episodes per env; throughput over ≥ ${steps.toLocaleString('en-US')} random-policy steps, one core.`,
+  );
 }
 
 main();

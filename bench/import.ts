@@ -110,7 +110,13 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     if (format === 'mlflow-sqlite') {
       const { scanTrackers } = await import('../src/main/imports/trackers');
       for (const run of (await scanTrackers(path)).runs) {
-        await run.read({ add: (s) => { steps++; scalars += Object.keys(s.values).length; }, afterChunk: async () => undefined });
+        await run.read({
+          add: (s) => {
+            steps++;
+            scalars += Object.keys(s.values).length;
+          },
+          afterChunk: async () => undefined,
+        });
       }
     } else if (format === 'wandb') {
       const p = formats.createByteParser('wandb', onStep);
@@ -144,7 +150,13 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
   }
   const cpu = process.cpuUsage(cpu0);
   const row: Row = {
-    format, mode, bytes, steps, scalars, seconds: round(seconds, 3), cpu_seconds: round((cpu.user + cpu.system) / 1e6, 3),
+    format,
+    mode,
+    bytes,
+    steps,
+    scalars,
+    seconds: round(seconds, 3),
+    cpu_seconds: round((cpu.user + cpu.system) / 1e6, 3),
     mb_per_s: round(bytes / 1e6 / seconds, 1),
     scalars_per_s: scalars > 0 ? Math.round(scalars / seconds) : 0,
     peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
@@ -170,7 +182,8 @@ async function makeVerlConsole(out: string, bytes: number): Promise<void> {
   const src = join(ROOT, '..', 'shared', 'data', 'real-runs', 'verl-console', 'play-verl_verl_grpo_qwen2.5b_8gpu.log');
   const alt = '/work/shared/data/real-runs/verl-console/play-verl_verl_grpo_qwen2.5b_8gpu.log';
   const file = existsSync(src) ? src : alt;
-  if (!existsSync(file)) throw new Error(`the real verl log is missing (looked at ${src} and ${alt}); ../shared/data/real-runs is needed for this input`);
+  if (!existsSync(file))
+    throw new Error(`the real verl log is missing (looked at ${src} and ${alt}); ../shared/data/real-runs is needed for this input`);
   const lines = (await readFile(file, 'utf8')).split('\n');
   const STEP = /\bstep:(\d+) - /;
   const first = lines.findIndex((l) => STEP.test(l));
@@ -199,9 +212,32 @@ async function makeVerlConsole(out: string, bytes: number): Promise<void> {
 
 /** A flat JSONL metric stream (Tinker-style: a step key and metrics per line), deterministic values. */
 async function makeJsonl(out: string, bytes: number): Promise<void> {
-  const keys = ['loss', 'reward/mean', 'reward/std', 'entropy', 'kl', 'grad_norm', 'lr', 'clip_frac', 'response_len/mean', 'response_len/max',
-    'tokens_per_s', 'time/step', 'time/sample', 'time/train', 'adv/mean', 'adv/std', 'ratio/mean', 'ratio/max', 'value_loss', 'explained_var',
-    'val/score', 'num_tokens', 'epoch', 'progress'];
+  const keys = [
+    'loss',
+    'reward/mean',
+    'reward/std',
+    'entropy',
+    'kl',
+    'grad_norm',
+    'lr',
+    'clip_frac',
+    'response_len/mean',
+    'response_len/max',
+    'tokens_per_s',
+    'time/step',
+    'time/sample',
+    'time/train',
+    'adv/mean',
+    'adv/std',
+    'ratio/mean',
+    'ratio/max',
+    'value_loss',
+    'explained_var',
+    'val/score',
+    'num_tokens',
+    'epoch',
+    'progress',
+  ];
   const ws = createWriteStream(out);
   let written = 0;
   let seed = 12345;
@@ -225,7 +261,11 @@ async function makeTensorboard(dir: string, scalars: number): Promise<string> {
   if (existing.length === 1) return join(dir, existing[0]);
   await rm(dir, { recursive: true, force: true });
   const { peerPython } = await import('../tests/support/peers');
-  const out = execFileSync(peerPython(), [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'bench', dir, String(scalars), String(TB_TAGS)], { encoding: 'utf8' });
+  const out = execFileSync(
+    peerPython(),
+    [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'bench', dir, String(scalars), String(TB_TAGS)],
+    { encoding: 'utf8' },
+  );
   return out.trim();
 }
 
@@ -235,14 +275,18 @@ async function makeWandb(dir: string, mb: number): Promise<string> {
     if (!existsSync(dir)) return null;
     // wandb's `latest-run` link leads to the same file: count each file once.
     const files = new Set<string>();
-    for (const n of await readdir(dir, { recursive: true })) if (String(n).endsWith('.wandb')) files.add(await realpath(join(dir, String(n))));
+    for (const n of await readdir(dir, { recursive: true }))
+      if (String(n).endsWith('.wandb')) files.add(await realpath(join(dir, String(n))));
     return files.size === 1 ? [...files][0] : null;
   };
   const have = await find();
   if (have) return have;
   await rm(dir, { recursive: true, force: true });
   const { venvPython } = await import('../tests/support/peers');
-  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'wandb-big', dir, String(mb)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WANDB_MODE: 'offline' } });
+  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'wandb-big', dir, String(mb)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, WANDB_MODE: 'offline' },
+  });
   const made = await find();
   if (!made) throw new Error(`the W&B SDK wrote no .wandb file under ${dir}`);
   return made;
@@ -252,7 +296,9 @@ async function makeWandb(dir: string, mb: number): Promise<string> {
 async function makeMlflow(path: string, rows: number): Promise<void> {
   const { venvPython } = await import('../tests/support/peers');
   await rm(path, { force: true });
-  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'mlflow-big', path, String(rows)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(venvPython('trackers'), [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'mlflow-big', path, String(rows)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 // ---------------------------------------------------------------- parent
@@ -264,35 +310,57 @@ function round(x: number, digits: number): number {
 
 function goalOf(r: Row): { goal: string; met: boolean } {
   const rss = r.peak_rss_mb < GOALS.peakRssMb;
-  if (r.format === 'tensorboard') return { goal: `≥ ${GOALS.tbScalarsPerS / 1e6}M scalars/s, RSS < ${GOALS.peakRssMb} MB`, met: r.scalars_per_s >= GOALS.tbScalarsPerS && rss };
-  if (r.format === 'mlflow-sqlite') return { goal: `≥ ${GOALS.mlflowRowsPerS / 1e6}M rows/s, RSS < ${GOALS.peakRssMb} MB`, met: r.scalars_per_s >= GOALS.mlflowRowsPerS && rss };
+  if (r.format === 'tensorboard')
+    return {
+      goal: `≥ ${GOALS.tbScalarsPerS / 1e6}M scalars/s, RSS < ${GOALS.peakRssMb} MB`,
+      met: r.scalars_per_s >= GOALS.tbScalarsPerS && rss,
+    };
+  if (r.format === 'mlflow-sqlite')
+    return {
+      goal: `≥ ${GOALS.mlflowRowsPerS / 1e6}M rows/s, RSS < ${GOALS.peakRssMb} MB`,
+      met: r.scalars_per_s >= GOALS.mlflowRowsPerS && rss,
+    };
   return { goal: `≥ ${GOALS.textMbPerS} MB/s, RSS < ${GOALS.peakRssMb} MB`, met: r.mb_per_s >= GOALS.textMbPerS && rss };
 }
 
 async function main(): Promise<void> {
   const opts = benchArgs('import', USAGE, {
-    json: { type: 'boolean' }, mb: { type: 'string', default: '100' }, scalars: { type: 'string', default: '1000000' },
-    inputs: { type: 'string' }, only: { type: 'string' }, 'mlflow-rows': { type: 'string', default: '1000000' },
-    child: { type: 'string' }, format: { type: 'string' }, path: { type: 'string' }, 'scalars-hint': { type: 'string' },
+    json: { type: 'boolean' },
+    mb: { type: 'string', default: '100' },
+    scalars: { type: 'string', default: '1000000' },
+    inputs: { type: 'string' },
+    only: { type: 'string' },
+    'mlflow-rows': { type: 'string', default: '1000000' },
+    child: { type: 'string' },
+    format: { type: 'string' },
+    path: { type: 'string' },
+    'scalars-hint': { type: 'string' },
   });
   if (opts.child !== undefined) {
-    if (opts.child !== 'import' && opts.child !== 'parse') usageError('import', USAGE, `--child must be import or parse, got ${opts.child}`);
+    if (opts.child !== 'import' && opts.child !== 'parse')
+      usageError('import', USAGE, `--child must be import or parse, got ${opts.child}`);
     await child(opts.child, opts.format as BenchFormat, opts.path as string, Number(opts['scalars-hint'] ?? 0));
     return;
   }
   const mb = Number(opts.mb);
   if (!(mb > 0)) usageError('import', USAGE, `--mb must be a positive number, got ${opts.mb}`);
   const scalars = Number(opts.scalars);
-  if (!Number.isInteger(scalars) || scalars < TB_TAGS) usageError('import', USAGE, `--scalars must be an integer ≥ ${TB_TAGS}, got ${opts.scalars}`);
+  if (!Number.isInteger(scalars) || scalars < TB_TAGS)
+    usageError('import', USAGE, `--scalars must be an integer ≥ ${TB_TAGS}, got ${opts.scalars}`);
   const mlflowRows = Number(opts['mlflow-rows']);
-  if (!Number.isInteger(mlflowRows) || mlflowRows < 100) usageError('import', USAGE, `--mlflow-rows must be an integer ≥ 100, got ${opts['mlflow-rows']}`);
+  if (!Number.isInteger(mlflowRows) || mlflowRows < 100)
+    usageError('import', USAGE, `--mlflow-rows must be an integer ≥ 100, got ${opts['mlflow-rows']}`);
   const only = opts.only === undefined ? [...FORMATS] : opts.only.split(',').map((s) => s.trim());
-  for (const f of only) if (!(FORMATS as readonly string[]).includes(f)) usageError('import', USAGE, `--only: unknown format "${f}"; known: ${FORMATS.join(', ')}`);
+  for (const f of only)
+    if (!(FORMATS as readonly string[]).includes(f))
+      usageError('import', USAGE, `--only: unknown format "${f}"; known: ${FORMATS.join(', ')}`);
 
   const keep = opts.inputs !== undefined;
   const dir = keep ? resolve(opts.inputs as string) : await mkdtemp(join(tmpdir(), 'arl-bench-import-'));
   await mkdir(dir, { recursive: true });
-  const log = (s: string) => { if (!opts.json) process.stderr.write(`${s}\n`); };
+  const log = (s: string) => {
+    if (!opts.json) process.stderr.write(`${s}\n`);
+  };
   try {
     const inputs: { format: BenchFormat; path: string }[] = [];
     for (const format of only as BenchFormat[]) {
@@ -309,7 +377,9 @@ async function main(): Promise<void> {
         path = join(dir, `${format}-${mb}MB.${format === 'jsonl' ? 'jsonl' : 'log'}`);
         if (!existsSync(path)) await (format === 'jsonl' ? makeJsonl(path, mb * 1e6) : makeVerlConsole(path, mb * 1e6));
       }
-      log(`input ${format}: ${path} (${((await stat(path)).size / 1e6).toFixed(1)} MB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      log(
+        `input ${format}: ${path} (${((await stat(path)).size / 1e6).toFixed(1)} MB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      );
       inputs.push({ format, path });
     }
 
@@ -318,8 +388,24 @@ async function main(): Promise<void> {
     for (const { format, path } of inputs) {
       for (const mode of ['import', 'parse'] as const) {
         const hint = format === 'mlflow-sqlite' ? mlflowRows : scalars;
-        const args = [tsx, fileURLToPath(import.meta.url), '--child', mode, '--format', format, '--path', path, '--scalars-hint', String(hint)];
-        const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } });
+        const args = [
+          tsx,
+          fileURLToPath(import.meta.url),
+          '--child',
+          mode,
+          '--format',
+          format,
+          '--path',
+          path,
+          '--scalars-hint',
+          String(hint),
+        ];
+        const r = spawnSync(process.execPath, args, {
+          cwd: ROOT,
+          encoding: 'utf8',
+          maxBuffer: 16 * 1024 * 1024,
+          env: { ...process.env, NODE_OPTIONS: '' },
+        });
         if (r.status !== 0) throw new Error(`${mode} ${format} failed (exit ${r.status}):\n${r.stderr}`);
         const row = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Row;
         rows.push(row);
@@ -327,12 +413,26 @@ async function main(): Promise<void> {
       }
     }
     if (!opts.json) {
-      process.stdout.write(`${cpus().length} cores; 1-minute load average at each measurement's end in the last column (above the core count, the wall-clock rates include waiting for a core)\n`);
+      process.stdout.write(
+        `${cpus().length} cores; 1-minute load average at each measurement's end in the last column (above the core count, the wall-clock rates include waiting for a core)\n`,
+      );
       const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'CPU s', 'MB/s', 'scalars|rows/s', 'peak RSS MB', 'goal', 'met', 'load'];
       const body = rows.map((r) => {
         const g = goalOf(r);
-        return [r.format, r.mode, (r.bytes / 1e6).toFixed(1), String(r.steps), r.seconds.toFixed(2), r.cpu_seconds.toFixed(2), r.mb_per_s.toFixed(1),
-          r.scalars_per_s > 0 ? `${(r.scalars_per_s / 1e6).toFixed(2)}M` : '–', r.peak_rss_mb.toFixed(0), g.goal, g.met ? 'yes' : 'NO', r.load_avg.toFixed(1)];
+        return [
+          r.format,
+          r.mode,
+          (r.bytes / 1e6).toFixed(1),
+          String(r.steps),
+          r.seconds.toFixed(2),
+          r.cpu_seconds.toFixed(2),
+          r.mb_per_s.toFixed(1),
+          r.scalars_per_s > 0 ? `${(r.scalars_per_s / 1e6).toFixed(2)}M` : '–',
+          r.peak_rss_mb.toFixed(0),
+          g.goal,
+          g.met ? 'yes' : 'NO',
+          r.load_avg.toFixed(1),
+        ];
       });
       const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
       const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');

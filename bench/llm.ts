@@ -24,11 +24,47 @@ const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5
 
 /** Qwen2Config fields of each shape (config.json names). */
 const SHAPES: Record<string, Record<string, unknown>> = {
-  tiny: { vocab_size: 448, hidden_size: 64, intermediate_size: 96, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
-  small: { vocab_size: 8192, hidden_size: 256, intermediate_size: 704, num_hidden_layers: 4, num_attention_heads: 8, num_key_value_heads: 2, max_position_embeddings: 1024, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
-  'qwen2.5-0.5b': { vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, max_position_embeddings: 32768, rope_theta: 1e6, rms_norm_eps: 1e-6, tie_word_embeddings: true },
+  tiny: {
+    vocab_size: 448,
+    hidden_size: 64,
+    intermediate_size: 96,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    max_position_embeddings: 512,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  },
+  small: {
+    vocab_size: 8192,
+    hidden_size: 256,
+    intermediate_size: 704,
+    num_hidden_layers: 4,
+    num_attention_heads: 8,
+    num_key_value_heads: 2,
+    max_position_embeddings: 1024,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  },
+  'qwen2.5-0.5b': {
+    vocab_size: 151936,
+    hidden_size: 896,
+    intermediate_size: 4864,
+    num_hidden_layers: 24,
+    num_attention_heads: 14,
+    num_key_value_heads: 2,
+    max_position_embeddings: 32768,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  },
 };
-const WORK: Record<string, { trainRows: number; trainLen: number; genRows: number; promptLen: number; genTokens: number; warmup: number; trainSteps: number }> = {
+const WORK: Record<
+  string,
+  { trainRows: number; trainLen: number; genRows: number; promptLen: number; genTokens: number; warmup: number; trainSteps: number }
+> = {
   tiny: { trainRows: 8, trainLen: 128, genRows: 8, promptLen: 64, genTokens: 32, warmup: 1, trainSteps: 3 },
   small: { trainRows: 4, trainLen: 128, genRows: 4, promptLen: 64, genTokens: 32, warmup: 1, trainSteps: 2 },
   'qwen2.5-0.5b': { trainRows: 1, trainLen: 64, genRows: 1, promptLen: 32, genTokens: 8, warmup: 0, trainSteps: 1 },
@@ -84,7 +120,9 @@ async function runTfjs(engine: Engine, shape: string): Promise<Row> {
   const genS = (performance.now() - t0) / 1000;
   if (g.tokens.some((t) => t.length !== w.genTokens)) throw new Error('generation stopped early');
   return {
-    engine, shape, params: model.paramCount(),
+    engine,
+    shape,
+    params: model.paramCount(),
     train_tokens_per_s: (w.trainRows * w.trainLen) / trainS,
     gen_tokens_per_s: (w.genRows * w.genTokens) / genS,
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
@@ -95,11 +133,23 @@ async function runTfjs(engine: Engine, shape: string): Promise<Row> {
 function runTorch(shape: string, threads: number): Row {
   const python = join(ROOT, '.venvs', 'llm', 'bin', 'python');
   const r = spawnSync(python, [join(HERE, 'torch_llm.py'), JSON.stringify({ config: SHAPES[shape], work: WORK[shape], threads })], {
-    encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(threads) }, maxBuffer: 1 << 24,
+    encoding: 'utf8',
+    env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(threads) },
+    maxBuffer: 1 << 24,
   });
   if (r.status !== 0) {
-    const why = r.error ? `${python} not found: run bash scripts/setup.sh (builds .venvs/llm)` : (r.stderr || '').trim().split('\n').slice(-1)[0];
-    return { engine: 'pytorch', shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${why}` };
+    const why = r.error
+      ? `${python} not found: run bash scripts/setup.sh (builds .venvs/llm)`
+      : (r.stderr || '').trim().split('\n').slice(-1)[0];
+    return {
+      engine: 'pytorch',
+      shape,
+      params: null,
+      train_tokens_per_s: null,
+      gen_tokens_per_s: null,
+      peak_rss_mb: null,
+      note: `not run: ${why}`,
+    };
   }
   return { engine: 'pytorch', shape, ...(JSON.parse(r.stdout.trim().split('\n').pop()!) as Omit<Row, 'engine' | 'shape'>) };
 }
@@ -110,11 +160,18 @@ async function main(): Promise<void> {
     try {
       process.stdout.write(`${JSON.stringify(await runTfjs(engine, shape))}\n`);
     } catch (e) {
-      process.stdout.write(`${JSON.stringify({ engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(e as Error).message.split('\n')[0]}` })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(e as Error).message.split('\n')[0]}` })}\n`,
+      );
     }
     return;
   }
-  const opts = benchArgs('llm', USAGE, { json: { type: 'boolean' }, shapes: { type: 'string', default: 'tiny,small' }, engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,tfjs-node,pytorch' }, threads: { type: 'string', default: '1' } });
+  const opts = benchArgs('llm', USAGE, {
+    json: { type: 'boolean' },
+    shapes: { type: 'string', default: 'tiny,small' },
+    engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,tfjs-node,pytorch' },
+    threads: { type: 'string', default: '1' },
+  });
   const shapes = opts.shapes.split(',').map((s) => s.trim());
   for (const s of shapes) if (!SHAPES[s]) usageError('llm', USAGE, `unknown shape "${s}"; known: ${Object.keys(SHAPES).join(', ')}`);
   const engines = opts.engines.split(',').map((s) => s.trim()) as Engine[];
@@ -128,9 +185,23 @@ async function main(): Promise<void> {
       let row: Row;
       if (engine === 'pytorch') row = runTorch(shape, threads);
       else {
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, shape], { encoding: 'utf8', maxBuffer: 1 << 24, cwd: ROOT });
+        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, shape], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 24,
+          cwd: ROOT,
+        });
         const line = (r.stdout || '').trim().split('\n').pop();
-        row = line ? (JSON.parse(line) as Row) : { engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}` };
+        row = line
+          ? (JSON.parse(line) as Row)
+          : {
+              engine,
+              shape,
+              params: null,
+              train_tokens_per_s: null,
+              gen_tokens_per_s: null,
+              peak_rss_mb: null,
+              note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}`,
+            };
       }
       rows.push(row);
       if (opts.json) process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -138,15 +209,20 @@ async function main(): Promise<void> {
   }
   if (opts.json) return;
   const f = (v: number | null, d = 0): string => (v === null ? '–' : v.toFixed(d));
-  const torch = (shape: string): Row | undefined => rows.find((r) => r.engine === 'pytorch' && r.shape === shape && r.train_tokens_per_s !== null);
+  const torch = (shape: string): Row | undefined =>
+    rows.find((r) => r.engine === 'pytorch' && r.shape === shape && r.train_tokens_per_s !== null);
   console.log(`| shape | engine | params | train tok/s | × PyTorch | gen tok/s (KV cache) | × PyTorch | peak RSS MB | note |`);
   console.log(`|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows) {
     const t = torch(r.shape);
     const x = (a: number | null, b: number | null | undefined): string => (a !== null && b ? `${(a / b).toFixed(2)}×` : '–');
-    console.log(`| ${r.shape} | ${r.engine} | ${r.params === null ? '–' : (r.params / 1e6).toFixed(2) + ' M'} | ${f(r.train_tokens_per_s)} | ${r.engine === 'pytorch' ? '' : x(r.train_tokens_per_s, t?.train_tokens_per_s)} | ${f(r.gen_tokens_per_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_s, t?.gen_tokens_per_s)} | ${f(r.peak_rss_mb)} | ${r.note ?? ''} |`);
+    console.log(
+      `| ${r.shape} | ${r.engine} | ${r.params === null ? '–' : (r.params / 1e6).toFixed(2) + ' M'} | ${f(r.train_tokens_per_s)} | ${r.engine === 'pytorch' ? '' : x(r.train_tokens_per_s, t?.train_tokens_per_s)} | ${f(r.gen_tokens_per_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_s, t?.gen_tokens_per_s)} | ${f(r.peak_rss_mb)} | ${r.note ?? ''} |`,
+    );
   }
-  console.log(`\nthreads: ${threads} (tfjs-wasm is single-threaded in Node); workloads: ${shapes.map((s) => `${s} ${JSON.stringify(WORK[s])}`).join('; ')}`);
+  console.log(
+    `\nthreads: ${threads} (tfjs-wasm is single-threaded in Node); workloads: ${shapes.map((s) => `${s} ${JSON.stringify(WORK[s])}`).join('; ')}`,
+  );
 }
 
 void main();

@@ -160,12 +160,21 @@ async function runOne(engine: Engine, size: Size, quick: boolean, profile: boole
   return { engine, size, params, train_tokens_per_s: train, gen_tokens_per_s: gen, peak_rss_mb: rss(), ...(notes ? { note: notes } : {}) };
 }
 
-function runTorch(size: Size, quick: boolean, cfg: { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number }): Row {
+function runTorch(
+  size: Size,
+  quick: boolean,
+  cfg: { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number },
+): Row {
   const python = '/usr/bin/python3';
   const probe = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
   if (probe.status !== 0) {
     return {
-      engine: 'pytorch', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null,
+      engine: 'pytorch',
+      size,
+      params: null,
+      train_tokens_per_s: null,
+      gen_tokens_per_s: null,
+      peak_rss_mb: null,
       note: 'skipped: /usr/bin/python3 cannot import torch (install with `apt-get install -y python3-torch libopenblas0-pthread`)',
     };
   }
@@ -175,10 +184,26 @@ function runTorch(size: Size, quick: boolean, cfg: { dModel: number; nLayers: nu
     env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' },
   });
   if (r.status !== 0) {
-    return { engine: 'pytorch', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `failed: ${r.stderr.trim().split('\n').pop()}` };
+    return {
+      engine: 'pytorch',
+      size,
+      params: null,
+      train_tokens_per_s: null,
+      gen_tokens_per_s: null,
+      peak_rss_mb: null,
+      note: `failed: ${r.stderr.trim().split('\n').pop()}`,
+    };
   }
   const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}');
-  return { engine: 'pytorch', size, params: o.params, train_tokens_per_s: o.train_tokens_per_s, gen_tokens_per_s: o.gen_tokens_per_s, peak_rss_mb: o.peak_rss_mb, note: `torch ${probe.stdout.trim()}` };
+  return {
+    engine: 'pytorch',
+    size,
+    params: o.params,
+    train_tokens_per_s: o.train_tokens_per_s,
+    gen_tokens_per_s: o.gen_tokens_per_s,
+    peak_rss_mb: o.peak_rss_mb,
+    note: `torch ${probe.stdout.trim()}`,
+  };
 }
 
 function fmt(x: number | null, digits = 0): string {
@@ -206,7 +231,13 @@ async function main(): Promise<void> {
     const K = Number(argv[2]);
     const r = await dataParallelTraining(size, K, WORK, steps(size, argv.includes('--quick')));
     const row: Row = {
-      engine: 'tfjs-wasm-dp', size, params: r.params, train_tokens_per_s: r.train_tokens_per_s, gen_tokens_per_s: null, peak_rss_mb: r.peak_rss_mb, workers: K,
+      engine: 'tfjs-wasm-dp',
+      size,
+      params: r.params,
+      train_tokens_per_s: r.train_tokens_per_s,
+      gen_tokens_per_s: null,
+      peak_rss_mb: r.peak_rss_mb,
+      workers: K,
       note: `${K} worker threads; in-process K=1 alternated in the same process ${r.single_tokens_per_s.toFixed(0)} tok/s → ${(r.train_tokens_per_s / r.single_tokens_per_s).toFixed(2)}× that`,
     };
     process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -226,7 +257,8 @@ async function main(): Promise<void> {
     'tf-env': { type: 'string', multiple: true },
   });
   const tfEnv = opts['tf-env'] ?? [];
-  for (const kv of tfEnv) if (!/^TF_[A-Z0-9_]+=[^=]*$/.test(kv)) usageError('model', USAGE, `--tf-env: expected TF_NAME=value, got "${kv}"`);
+  for (const kv of tfEnv)
+    if (!/^TF_[A-Z0-9_]+=[^=]*$/.test(kv)) usageError('model', USAGE, `--tf-env: expected TF_NAME=value, got "${kv}"`);
   const { nvidiaGpuPresent } = await import('../src/main/compute/tensorflow');
   const json = opts.json;
   const quick = opts.quick;
@@ -239,7 +271,8 @@ async function main(): Promise<void> {
   for (let k = 2; k <= Math.max(2, cpus().length); k *= 2) defaultWorkers.push(k);
   if (cpus().length > 2 && !defaultWorkers.includes(cpus().length)) defaultWorkers.push(cpus().length);
   const workerCounts = opts.workers !== undefined ? opts.workers.split(',').map(Number) : defaultWorkers;
-  if (workerCounts.some((k) => !Number.isInteger(k) || k < 1)) usageError('model', USAGE, `--workers: expected worker counts ≥ 1 like 2,4, got "${opts.workers}"`);
+  if (workerCounts.some((k) => !Number.isInteger(k) || k < 1))
+    usageError('model', USAGE, `--workers: expected worker counts ≥ 1 like 2,4, got "${opts.workers}"`);
   const rows: Row[] = [];
   // Engines in turn, each size: tfjs-node (and its --tf-env variant right after it), tfjs-node-gpu, tfjs-wasm, ORT,
   // PyTorch, then the tfjs-wasm K-worker rows, so a change in the machine's load spreads over all of them.
@@ -255,36 +288,87 @@ async function main(): Promise<void> {
         const c = resolveModelConfig({ size }, WORK.vocab);
         row = runTorch(size, quick, c);
       } else if (engine === 'tfjs-node-gpu' && !nvidiaGpuPresent()) {
-        row = { engine, size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: 'not run: no NVIDIA GPU on this machine' };
+        row = {
+          engine,
+          size,
+          params: null,
+          train_tokens_per_s: null,
+          gen_tokens_per_s: null,
+          peak_rss_mb: null,
+          note: 'not run: no NVIDIA GPU on this machine',
+        };
       } else {
         const extra = Object.fromEntries((env ?? []).map((kv) => kv.split('=') as [string, string]));
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, size, ...(quick ? ['--quick'] : []), ...(opts.profile ? ['--profile'] : [])], {
-          encoding: 'utf8',
-          maxBuffer: 1 << 24,
-          env: { ...process.env, ...extra },
-        });
-        const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+        const r = spawnSync(
+          process.execPath,
+          [
+            ...process.execArgv,
+            fileURLToPath(import.meta.url),
+            '--one',
+            engine,
+            size,
+            ...(quick ? ['--quick'] : []),
+            ...(opts.profile ? ['--profile'] : []),
+          ],
+          {
+            encoding: 'utf8',
+            maxBuffer: 1 << 24,
+            env: { ...process.env, ...extra },
+          },
+        );
+        const line = r.stdout
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .pop();
         row = line
           ? (JSON.parse(line) as Row)
-          : { engine, size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+          : {
+              engine,
+              size,
+              params: null,
+              train_tokens_per_s: null,
+              gen_tokens_per_s: null,
+              peak_rss_mb: null,
+              note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`,
+            };
         if (env) row.tf_env = env.join(' ');
       }
       rows.push(row);
       if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
     }
     for (const K of workerCounts) {
-      const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one-dp', size, String(K), ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
-      const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      const r = spawnSync(
+        process.execPath,
+        [...process.execArgv, fileURLToPath(import.meta.url), '--one-dp', size, String(K), ...(quick ? ['--quick'] : [])],
+        { encoding: 'utf8', maxBuffer: 1 << 24 },
+      );
+      const line = r.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .pop();
       const row: Row = line
         ? (JSON.parse(line) as Row)
-        : { engine: 'tfjs-wasm-dp', size, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, workers: K, note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+        : {
+            engine: 'tfjs-wasm-dp',
+            size,
+            params: null,
+            train_tokens_per_s: null,
+            gen_tokens_per_s: null,
+            peak_rss_mb: null,
+            workers: K,
+            note: `failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`,
+          };
       rows.push(row);
       if (json) process.stdout.write(`${JSON.stringify(row)}\n`);
     }
   }
   if (json) return;
   const load = loadavg()[0].toFixed(1);
-  console.log(`bench:model — ${cpus().length} cores (load average ${load}); vocab ${WORK.vocab}; train ${WORK.trainRows}×${WORK.trainLen} tokens/step; generate ${WORK.genRows} prompts × ${WORK.promptLen} → ${WORK.genTokens} tokens`);
+  console.log(
+    `bench:model — ${cpus().length} cores (load average ${load}); vocab ${WORK.vocab}; train ${WORK.trainRows}×${WORK.trainLen} tokens/step; generate ${WORK.genRows} prompts × ${WORK.promptLen} → ${WORK.genTokens} tokens`,
+  );
   console.log('engine        size    params     train tok/s   gen tok/s   peak RSS MB   note');
   for (const r of rows) {
     const label = r.workers ? `tfjs-wasm K=${r.workers}` : r.tf_env ? `${r.engine}*` : r.engine;
@@ -299,14 +383,27 @@ async function main(): Promise<void> {
     const pt = get('pytorch');
     const tw = get('tfjs-wasm')?.train_tokens_per_s;
     const tn = rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)?.train_tokens_per_s;
-    if (pt?.train_tokens_per_s && tn) console.log(`${size}: tfjs-node training / PyTorch 2-thread training = ${(tn / pt.train_tokens_per_s).toFixed(2)}× (goal: small ≥ 1.0×, nano ≥ 0.8×); / tfjs-wasm = ${tw ? (tn / tw).toFixed(2) : '–'}×`);
+    if (pt?.train_tokens_per_s && tn)
+      console.log(
+        `${size}: tfjs-node training / PyTorch 2-thread training = ${(tn / pt.train_tokens_per_s).toFixed(2)}× (goal: small ≥ 1.0×, nano ≥ 0.8×); / tfjs-wasm = ${tw ? (tn / tw).toFixed(2) : '–'}×`,
+      );
     for (const v of rows.filter((r) => r.engine === 'tfjs-node' && r.size === size && r.tf_env && r.train_tokens_per_s)) {
-      if (tn) console.log(`${size}: tfjs-node with ${v.tf_env} / tfjs-node = ${(v.train_tokens_per_s! / tn).toFixed(2)}× training, ${v.gen_tokens_per_s && rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)?.gen_tokens_per_s ? (v.gen_tokens_per_s / rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)!.gen_tokens_per_s!).toFixed(2) : '–'}× generation`);
+      if (tn)
+        console.log(
+          `${size}: tfjs-node with ${v.tf_env} / tfjs-node = ${(v.train_tokens_per_s! / tn).toFixed(2)}× training, ${v.gen_tokens_per_s && rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)?.gen_tokens_per_s ? (v.gen_tokens_per_s / rows.find((r) => r.engine === 'tfjs-node' && r.size === size && !r.tf_env)!.gen_tokens_per_s!).toFixed(2) : '–'}× generation`,
+        );
     }
-    if (pt?.gen_tokens_per_s && ort) console.log(`${size}: ORT generation / PyTorch eager generation = ${(ort / pt.gen_tokens_per_s).toFixed(2)}× (goal ≥ 1.5×)`);
-    if (pt?.train_tokens_per_s && tw) console.log(`${size}: PyTorch training / tfjs-wasm training = ${(pt.train_tokens_per_s / tw).toFixed(2)}× slower on wasm (goal ≤ 3×)`);
+    if (pt?.gen_tokens_per_s && ort)
+      console.log(`${size}: ORT generation / PyTorch eager generation = ${(ort / pt.gen_tokens_per_s).toFixed(2)}× (goal ≥ 1.5×)`);
+    if (pt?.train_tokens_per_s && tw)
+      console.log(
+        `${size}: PyTorch training / tfjs-wasm training = ${(pt.train_tokens_per_s / tw).toFixed(2)}× slower on wasm (goal ≤ 3×)`,
+      );
     for (const dp of rows.filter((r) => r.engine === 'tfjs-wasm-dp' && r.size === size && r.train_tokens_per_s)) {
-      if (pt?.train_tokens_per_s) console.log(`${size}: tfjs-wasm K=${dp.workers} training / PyTorch 2-thread training = ${(dp.train_tokens_per_s! / pt.train_tokens_per_s).toFixed(2)}× (goal ≥ 0.5× at K=2)`);
+      if (pt?.train_tokens_per_s)
+        console.log(
+          `${size}: tfjs-wasm K=${dp.workers} training / PyTorch 2-thread training = ${(dp.train_tokens_per_s! / pt.train_tokens_per_s).toFixed(2)}× (goal ≥ 0.5× at K=2)`,
+        );
     }
   }
 }

@@ -34,7 +34,10 @@ export async function dataParallelTraining(
   const cfg = resolveModelConfig({ size, geluForm: DEFAULT_CONFIG.model.geluForm }, work.vocab);
   const rng = new Rng(1);
   const randIds = (n: number): number[] => Array.from({ length: n }, () => 8 + rng.int(work.vocab - 8));
-  const rows = Array.from({ length: work.trainRows }, () => ({ promptIds: [1, ...randIds(work.trainLen - work.respLen)], responseIds: randIds(work.respLen) }));
+  const rows = Array.from({ length: work.trainRows }, () => ({
+    promptIds: [1, ...randIds(work.trainLen - work.respLen)],
+    responseIds: randIds(work.respLen),
+  }));
   const tokens = rows.reduce((n, r) => n + r.responseIds.length, 0);
   const optOpts = { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1 };
 
@@ -76,7 +79,13 @@ export async function dataParallelTraining(
       tDp += performance.now() - t0;
     }
     const n = work.trainRows * work.trainLen * reps.trainSteps;
-    return { workers, params: paramCount(cfg), train_tokens_per_s: n / (tDp / 1000), single_tokens_per_s: n / (tSingle / 1000), peak_rss_mb: process.resourceUsage().maxRSS / 1024 };
+    return {
+      workers,
+      params: paramCount(cfg),
+      train_tokens_per_s: n / (tDp / 1000),
+      single_tokens_per_s: n / (tSingle / 1000),
+      peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    };
   } finally {
     await pool.dispose();
   }

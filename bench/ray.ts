@@ -38,7 +38,12 @@ const USAGE = `Usage: npm run bench:ray -- [--json] [--runs N] [--sweep N] [--st
   --steps N   RL steps per run (default 5)
   --help      this text`;
 
-const opts = benchArgs('ray', USAGE, { json: { type: 'boolean', default: false }, runs: { type: 'string', default: '3' }, sweep: { type: 'string', default: '8' }, steps: { type: 'string', default: '5' } });
+const opts = benchArgs('ray', USAGE, {
+  json: { type: 'boolean', default: false },
+  runs: { type: 'string', default: '3' },
+  sweep: { type: 'string', default: '8' },
+  steps: { type: 'string', default: '5' },
+});
 const int = (k: string, v: string, min: number) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) usageError('ray', USAGE, `--${k} ${v}: expected an integer ≥ ${min}`);
@@ -55,7 +60,12 @@ function row(r: Record<string, unknown>): void {
 }
 
 /** Runs `n` tiny runs through one session manager; per run: submit → first metric, submit → end (ms). */
-async function runBatch(dataDir: string, n: number, concurrency: number, spawn?: SpawnWorker): Promise<{ wallMs: number; first: number[]; total: number[] }> {
+async function runBatch(
+  dataDir: string,
+  n: number,
+  concurrency: number,
+  spawn?: SpawnWorker,
+): Promise<{ wallMs: number; first: number[]; total: number[] }> {
   const store = await RunStore.open(dataDir);
   const firstAt = new Map<string, number>();
   const sessions = new SessionManager({
@@ -73,12 +83,28 @@ async function runBatch(dataDir: string, n: number, concurrency: number, spawn?:
       Array.from({ length: n }, async (_, i) => {
         const config = tinyConfig('grpo', { 'training.steps': STEPS, seed: 100 + i });
         const at = performance.now();
-        const info = await sessions.startNew({ preset: 'grpo', env: 'sokoban', seed: 100 + i, config: config as unknown as Record<string, unknown>, totalSteps: STEPS, appVersion: 'bench', appCommit: 'bench' });
+        const info = await sessions.startNew({
+          preset: 'grpo',
+          env: 'sokoban',
+          seed: 100 + i,
+          config: config as unknown as Record<string, unknown>,
+          totalSteps: STEPS,
+          appVersion: 'bench',
+          appCommit: 'bench',
+        });
         return { id: info.runId, at };
       }),
     );
-    const ends = await Promise.all(started.map(async (s) => ((await sessions.waitFor(s.id)) === 'completed' ? performance.now() : Promise.reject(new Error(`run ${s.id} did not complete`)))));
-    return { wallMs: performance.now() - t0, first: started.map((s) => (firstAt.get(s.id) ?? NaN) - s.at), total: started.map((s, i) => ends[i]! - s.at) };
+    const ends = await Promise.all(
+      started.map(async (s) =>
+        (await sessions.waitFor(s.id)) === 'completed' ? performance.now() : Promise.reject(new Error(`run ${s.id} did not complete`)),
+      ),
+    );
+    return {
+      wallMs: performance.now() - t0,
+      first: started.map((s) => (firstAt.get(s.id) ?? NaN) - s.at),
+      total: started.map((s, i) => ends[i]! - s.at),
+    };
   } finally {
     await sessions.dispose();
     await store.close();
@@ -97,7 +123,14 @@ try {
   const buildMs = performance.now() - b0;
   const u0 = performance.now();
   const pkg = await ensureLabPackage(client);
-  row({ row: 'package', build_ms: Math.round(buildMs), upload_ms: Math.round(performance.now() - u0), mb: Number((built.zip.byteLength / 1e6).toFixed(2)), files: built.files, uploaded: pkg.uploaded });
+  row({
+    row: 'package',
+    build_ms: Math.round(buildMs),
+    upload_ms: Math.round(performance.now() - u0),
+    mb: Number((built.zip.byteLength / 1e6).toFixed(2)),
+    files: built.files,
+    uploaded: pkg.uploaded,
+  });
   // One warm-up run on each side (the head's first job starts its worker pool; the local side loads tfjs once).
   await runBatch(join(dir, 'warm-ray'), 1, 1, raySpawner(client));
   await runBatch(join(dir, 'warm-local'), 1, 1);
@@ -111,9 +144,28 @@ try {
     local.first.push(l.first[0]!);
     local.total.push(l.total[0]!);
   }
-  row({ row: 'run', where: 'ray', runs: RUNS, steps: STEPS, first_metric_ms: Math.round(median(ray.first)), total_ms: Math.round(median(ray.total)) });
-  row({ row: 'run', where: 'local', runs: RUNS, steps: STEPS, first_metric_ms: Math.round(median(local.first)), total_ms: Math.round(median(local.total)) });
-  row({ row: 'run', where: 'overhead', overhead_pct: Number(((median(ray.total) / median(local.total) - 1) * 100).toFixed(1)), goal: '< 10 %' });
+  row({
+    row: 'run',
+    where: 'ray',
+    runs: RUNS,
+    steps: STEPS,
+    first_metric_ms: Math.round(median(ray.first)),
+    total_ms: Math.round(median(ray.total)),
+  });
+  row({
+    row: 'run',
+    where: 'local',
+    runs: RUNS,
+    steps: STEPS,
+    first_metric_ms: Math.round(median(local.first)),
+    total_ms: Math.round(median(local.total)),
+  });
+  row({
+    row: 'run',
+    where: 'overhead',
+    overhead_pct: Number(((median(ray.total) / median(local.total) - 1) * 100).toFixed(1)),
+    goal: '< 10 %',
+  });
   if (SWEEP > 0) {
     const free = Math.max(1, (await client.summary()).cpus.free);
     const rs = await runBatch(join(dir, 'sweep-ray'), SWEEP, free, raySpawner(client));
@@ -127,7 +179,11 @@ try {
 }
 
 if (!opts.json) {
-  const fmt = (r: Record<string, unknown>) => Object.entries(r).filter(([k]) => k !== 'row').map(([k, v]) => `${k} ${v}`).join(', ');
+  const fmt = (r: Record<string, unknown>) =>
+    Object.entries(r)
+      .filter(([k]) => k !== 'row')
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   process.stdout.write(`bench:ray (load ${loadavg()[0].toFixed(1)})\n`);
   for (const r of rows) process.stdout.write(`  ${String(r.row).padEnd(8)} ${fmt(r)}\n`);
   process.stdout.write('  goals: first metric ≤ 5 s on a warm cluster, < 10 % overhead per run, sweep no slower than the local queue\n');

@@ -27,7 +27,11 @@ const USAGE = `Usage: npm run bench:ray-tail -- [--json] [--mb N] [--seconds N]
   --seconds N  seconds it then writes one line per 100 ms (default 10)
   --help       this text`;
 
-const opts = benchArgs('ray-tail', USAGE, { json: { type: 'boolean', default: false }, mb: { type: 'string', default: '20' }, seconds: { type: 'string', default: '10' } });
+const opts = benchArgs('ray-tail', USAGE, {
+  json: { type: 'boolean', default: false },
+  mb: { type: 'string', default: '20' },
+  seconds: { type: 'string', default: '10' },
+});
 const mb = Number(opts.mb);
 const seconds = Number(opts.seconds);
 if (!(mb >= 0)) usageError('ray-tail', USAGE, `--mb must be a number >= 0, got "${opts.mb}"`);
@@ -56,11 +60,19 @@ try {
   const follow = async (mode: 'poll' | 'stream') => {
     const stats = newFollowStats(mode);
     let lines = 0;
-    await followJobLog(client, id, () => void lines++, async () => false, { mode, stats });
+    await followJobLog(
+      client,
+      id,
+      () => void lines++,
+      async () => false,
+      { mode, stats },
+    );
     return { stats, lines, ms: Date.now() - t0 };
   };
   const [poll, stream] = await Promise.all([follow('poll'), follow('stream')]);
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const row = (r: { stats: LogFollowStats; lines: number; ms: number }, mode: string) => ({
     mode,
     logMB: +(r.stats.handled / 1e6).toFixed(2),
@@ -78,12 +90,16 @@ try {
   if (opts.json) {
     for (const r of rows) process.stdout.write(`${JSON.stringify({ bench: 'ray-tail', ...r, sameLines: same, load })}\n`);
   } else {
-    process.stdout.write(`Ray log follow: ${mb} MB written at once, then ${tailLines} lines over ${seconds} s; both modes at once on one head (load ${load})\n\n`);
+    process.stdout.write(
+      `Ray log follow: ${mb} MB written at once, then ${tailLines} lines over ${seconds} s; both modes at once on one head (load ${load})\n\n`,
+    );
     const cols = Object.keys(rows[0]!) as (keyof (typeof rows)[number])[];
     const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
     process.stdout.write(`${cols.map((c, i) => c.padEnd(w[i]!)).join('  ')}\n`);
     for (const r of rows) process.stdout.write(`${cols.map((c, i) => String(r[c]).padEnd(w[i]!)).join('  ')}\n`);
-    process.stdout.write(`\nsame lines handed on by both: ${same ? 'yes' : 'NO'}; the poll received ${(poll.stats.received / Math.max(1, stream.stats.received)).toFixed(1)}× the characters of the stream\n`);
+    process.stdout.write(
+      `\nsame lines handed on by both: ${same ? 'yes' : 'NO'}; the poll received ${(poll.stats.received / Math.max(1, stream.stats.received)).toFixed(1)}× the characters of the stream\n`,
+    );
   }
   if (!same) process.exitCode = 1;
 } finally {

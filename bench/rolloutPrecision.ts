@@ -43,11 +43,17 @@ function median(xs: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const opts = benchArgs('precision', USAGE, { json: { type: 'boolean' }, sizes: { type: 'string', default: 'nano,small' }, repeats: { type: 'string', default: '5' } });
+  const opts = benchArgs('precision', USAGE, {
+    json: { type: 'boolean' },
+    sizes: { type: 'string', default: 'nano,small' },
+    repeats: { type: 'string', default: '5' },
+  });
   const sizes = opts.sizes.split(',').map((s) => s.trim());
-  for (const s of sizes) if (!['nano', 'small', 'base'].includes(s)) usageError('precision', USAGE, `--sizes: unknown size "${s}"; known: nano, small, base`);
+  for (const s of sizes)
+    if (!['nano', 'small', 'base'].includes(s)) usageError('precision', USAGE, `--sizes: unknown size "${s}"; known: nano, small, base`);
   const repeats = Number(opts.repeats);
-  if (!Number.isInteger(repeats) || repeats < 1) usageError('precision', USAGE, `--repeats: expected an integer ≥ 1, got "${opts.repeats}"`);
+  if (!Number.isInteger(repeats) || repeats < 1)
+    usageError('precision', USAGE, `--repeats: expected an integer ≥ 1, got "${opts.repeats}"`);
 
   const { initBackend, silenceTfjsBanner } = await import('../src/main/compute/index');
   const { createOrtEngine } = await import('../src/main/compute/ortEngine');
@@ -63,7 +69,10 @@ async function main(): Promise<void> {
     const rng = new Rng(1);
     const weights = initWeights(cfg, rng);
     for (const a of Object.values(weights.tensors)) for (let i = 0; i < a.length; i++) a[i] += rng.normal() * 0.05;
-    const prompts = Array.from({ length: WORK.genRows }, () => [1, ...Array.from({ length: WORK.promptLen - 1 }, () => 8 + rng.int(WORK.vocab - 8))]);
+    const prompts = Array.from({ length: WORK.genRows }, () => [
+      1,
+      ...Array.from({ length: WORK.promptLen - 1 }, () => 8 + rng.int(WORK.vocab - 8)),
+    ]);
     const sampling = { maxNewTokens: WORK.genTokens, temperature: 1, topP: 1, topK: 0, stopIds: [] };
     const engines = await Promise.all(PRECISIONS.map((precision) => createOrtEngine(weights, { precision })));
     const trainer = new TfjsRolloutEngine(PolicyModel.fromWeights(weights, 'trainer'));
@@ -93,7 +102,12 @@ async function main(): Promise<void> {
     PRECISIONS.forEach((precision, j) => {
       let same = 0;
       let total = 0;
-      greedy[0].tokens.forEach((row, i) => row.forEach((t, c) => { total++; if (greedy[j].tokens[i][c] === t) same++; }));
+      greedy[0].tokens.forEach((row, i) =>
+        row.forEach((t, c) => {
+          total++;
+          if (greedy[j].tokens[i][c] === t) same++;
+        }),
+      );
       rows.push({
         size,
         precision,

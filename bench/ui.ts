@@ -80,7 +80,11 @@ const args = benchArgs('ui', USAGE, {
 const nRuns = Number(args.runs);
 const steps = Number(args.steps);
 const repeat = Number(args.repeat);
-for (const [name, v] of [['--runs', nRuns], ['--steps', steps], ['--repeat', repeat]] as const) {
+for (const [name, v] of [
+  ['--runs', nRuns],
+  ['--steps', steps],
+  ['--repeat', repeat],
+] as const) {
   if (!Number.isInteger(v) || v < 1) usageError('ui', USAGE, `${name} must be a whole number ≥ 1, got ${String(v)}`);
 }
 
@@ -120,7 +124,14 @@ async function main(): Promise<void> {
   const ids: string[] = [];
   for (let i = 0; i < nRuns; i++) {
     const shape = SHAPES[i % SHAPES.length];
-    const r = await writeSyntheticRun(store, { steps, seed: i + 1, shape, preset: i % 2 ? 'grpo' : 'sampo', name: `bench ${i + 1} ${shape}`, nanAt: shape === 'cispo_collapse' ? Math.floor(steps * 0.8) : undefined });
+    const r = await writeSyntheticRun(store, {
+      steps,
+      seed: i + 1,
+      shape,
+      preset: i % 2 ? 'grpo' : 'sampo',
+      name: `bench ${i + 1} ${shape}`,
+      nanAt: shape === 'cispo_collapse' ? Math.floor(steps * 0.8) : undefined,
+    });
     ids.push(r.id);
   }
   const seedMs = performance.now() - t0;
@@ -142,12 +153,16 @@ async function main(): Promise<void> {
       await context.close();
     }
     for (let load = 1; load <= repeat; load++) inApp.push(await inAppLoad(browser, lab.origin, lab.token, ids, load));
-    const contexts = { cached: await browser.newContext({ viewport: { width: 1400, height: 900 } }), 'no cache': await browser.newContext({ viewport: { width: 1400, height: 900 } }) };
+    const contexts = {
+      cached: await browser.newContext({ viewport: { width: 1400, height: 900 } }),
+      'no cache': await browser.newContext({ viewport: { width: 1400, height: 900 } }),
+    };
     for (const [mode, context] of Object.entries(contexts) as [TabMode, BrowserContext][]) {
       for (let warm = 0; warm < 2; warm++) await coldLoad(browser, context, compareUrl, 0, mode === 'no cache');
     }
     for (let load = 1; load <= repeat; load++) {
-      for (const mode of (load % 2 ? ['cached', 'no cache'] : ['no cache', 'cached']) as TabMode[]) tabs[mode].push((await coldLoad(browser, contexts[mode], compareUrl, load, mode === 'no cache')).sample);
+      for (const mode of (load % 2 ? ['cached', 'no cache'] : ['no cache', 'cached']) as TabMode[])
+        tabs[mode].push((await coldLoad(browser, contexts[mode], compareUrl, load, mode === 'no cache')).sample);
     }
     for (const context of Object.values(contexts)) await context.close();
   } finally {
@@ -169,46 +184,115 @@ async function main(): Promise<void> {
   };
   const load = loadavg()[0];
   if (args.json) {
-    for (const s of samples) console.log(JSON.stringify({ bench: 'ui.compare_first_render', runs: nRuns, steps, metrics: samples[0]?.charts ?? 0, ...s }));
-    console.log(JSON.stringify({ bench: 'ui.compare_first_render', summary: 'median', runs: nRuns, steps, nav_to_render_ms: med.nav, mount_to_render_ms: med.mount, data_ms: med.data, draw_ms: med.draw, main_thread_ms: med.main, cpu_ms: med.cpu, worker_cpu_ms: med.worker, load_average: load, goal_ms: 500, met: med.nav < 500 }));
+    for (const s of samples)
+      console.log(JSON.stringify({ bench: 'ui.compare_first_render', runs: nRuns, steps, metrics: samples[0]?.charts ?? 0, ...s }));
+    console.log(
+      JSON.stringify({
+        bench: 'ui.compare_first_render',
+        summary: 'median',
+        runs: nRuns,
+        steps,
+        nav_to_render_ms: med.nav,
+        mount_to_render_ms: med.mount,
+        data_ms: med.data,
+        draw_ms: med.draw,
+        main_thread_ms: med.main,
+        cpu_ms: med.cpu,
+        worker_cpu_ms: med.worker,
+        load_average: load,
+        goal_ms: 500,
+        met: med.nav < 500,
+      }),
+    );
     for (const s of inApp) console.log(JSON.stringify({ bench: 'ui.compare_in_app_render', runs: nRuns, steps, ...s }));
-    console.log(JSON.stringify({ bench: 'ui.compare_in_app_render', summary: 'median', runs: nRuns, steps, click_to_render_ms: med.click, mount_to_render_ms: median(inApp.map((s) => s.mount_to_render_ms)), data_ms: median(inApp.map((s) => s.data_ms)), draw_ms: median(inApp.map((s) => s.draw_ms)), idle_ms: IDLE_MS, load_average: load, goal_ms: 500, met: med.click < 500 }));
+    console.log(
+      JSON.stringify({
+        bench: 'ui.compare_in_app_render',
+        summary: 'median',
+        runs: nRuns,
+        steps,
+        click_to_render_ms: med.click,
+        mount_to_render_ms: median(inApp.map((s) => s.mount_to_render_ms)),
+        data_ms: median(inApp.map((s) => s.data_ms)),
+        draw_ms: median(inApp.map((s) => s.draw_ms)),
+        idle_ms: IDLE_MS,
+        load_average: load,
+        goal_ms: 500,
+        met: med.click < 500,
+      }),
+    );
     for (const [mode, xs] of Object.entries(tabs)) {
       for (const s of xs) console.log(JSON.stringify({ bench: 'ui.compare_new_tab_render', cache: mode, runs: nRuns, steps, ...s }));
-      console.log(JSON.stringify({ bench: 'ui.compare_new_tab_render', cache: mode, summary: 'median', runs: nRuns, steps, nav_to_render_ms: median(xs.map((s) => s.nav_to_render_ms)), cpu_ms: median(xs.map((s) => s.cpu_ms)), worker_cpu_ms: median(xs.map((s) => s.worker_cpu_ms)), load_average: load, goal_ms: 500, met: median(xs.map((s) => s.nav_to_render_ms)) < 500 }));
+      console.log(
+        JSON.stringify({
+          bench: 'ui.compare_new_tab_render',
+          cache: mode,
+          summary: 'median',
+          runs: nRuns,
+          steps,
+          nav_to_render_ms: median(xs.map((s) => s.nav_to_render_ms)),
+          cpu_ms: median(xs.map((s) => s.cpu_ms)),
+          worker_cpu_ms: median(xs.map((s) => s.worker_cpu_ms)),
+          load_average: load,
+          goal_ms: 500,
+          met: median(xs.map((s) => s.nav_to_render_ms)) < 500,
+        }),
+      );
     }
     return;
   }
   const f = (v: number | null) => (v === null ? '—' : v.toFixed(0));
   if (profiles.length) printProfiles(profiles);
-  console.log(`\nCompare view, ${nRuns} runs × ${steps} steps × ${samples[0]?.charts ?? 0} metric charts (${samples[0]?.charts_drawn ?? 0} on the first screen), Chromium (${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}), load average ${load.toFixed(1)} on ${cpus().length} cores`);
-  console.log('| load | nav→render ms | mount→render ms | data ms | draw ms | main-thread ms | main-thread CPU ms | worker CPU ms | slowest api ms |');
+  console.log(
+    `\nCompare view, ${nRuns} runs × ${steps} steps × ${samples[0]?.charts ?? 0} metric charts (${samples[0]?.charts_drawn ?? 0} on the first screen), Chromium (${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}), load average ${load.toFixed(1)} on ${cpus().length} cores`,
+  );
+  console.log(
+    '| load | nav→render ms | mount→render ms | data ms | draw ms | main-thread ms | main-thread CPU ms | worker CPU ms | slowest api ms |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
-  for (const s of samples) console.log(`| ${s.load} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.main_thread_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`);
-  console.log(`| median | ${f(med.nav)} | ${f(med.mount)} | ${f(med.data)} | ${f(med.draw)} | ${f(med.main)} | ${f(med.cpu)} | ${f(med.worker)} | |`);
+  for (const s of samples)
+    console.log(
+      `| ${s.load} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.main_thread_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`,
+    );
+  console.log(
+    `| median | ${f(med.nav)} | ${f(med.mount)} | ${f(med.data)} | ${f(med.draw)} | ${f(med.main)} | ${f(med.cpu)} | ${f(med.worker)} | |`,
+  );
   console.log(`goal: first render < 500 ms → ${med.nav < 500 ? 'met' : 'NOT met'} (median navigation → render)`);
   console.log(`\nIn-app: the runs table open, ${nRuns} runs selected, ${IDLE_MS / 1000} s idle, then a click on "Compare selected"`);
   console.log('| load | click→render ms | mount→render ms | data ms | draw ms | slowest api ms |');
   console.log('|---|---|---|---|---|---|');
-  for (const s of inApp) console.log(`| ${s.load} | ${f(s.click_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.api_ms)} |`);
-  console.log(`| median | ${f(med.click)} | ${f(median(inApp.map((s) => s.mount_to_render_ms)))} | ${f(median(inApp.map((s) => s.data_ms)))} | ${f(median(inApp.map((s) => s.draw_ms)))} | |`);
+  for (const s of inApp)
+    console.log(
+      `| ${s.load} | ${f(s.click_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.api_ms)} |`,
+    );
+  console.log(
+    `| median | ${f(med.click)} | ${f(median(inApp.map((s) => s.mount_to_render_ms)))} | ${f(median(inApp.map((s) => s.data_ms)))} | ${f(median(inApp.map((s) => s.draw_ms)))} | |`,
+  );
   console.log(`goal: first render < 500 ms → ${med.click < 500 ? 'met' : 'NOT met'} (median click → render)`);
   console.log(`\nNew tab on the Compare URL in a browser that has opened the app before (2 untimed opens), the two ways alternating`);
-  console.log('| load | cache | nav→render ms | mount→render ms | data ms | draw ms | main-thread CPU ms | worker CPU ms | slowest api ms |');
+  console.log(
+    '| load | cache | nav→render ms | mount→render ms | data ms | draw ms | main-thread CPU ms | worker CPU ms | slowest api ms |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (let i = 0; i < repeat; i++) {
     for (const mode of ['cached', 'no cache'] as TabMode[]) {
       const s = tabs[mode][i];
-      console.log(`| ${s.load} | ${mode} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`);
+      console.log(
+        `| ${s.load} | ${mode} | ${f(s.nav_to_render_ms)} | ${f(s.mount_to_render_ms)} | ${f(s.data_ms)} | ${f(s.draw_ms)} | ${f(s.cpu_ms)} | ${f(s.worker_cpu_ms)} | ${f(s.api_ms)} |`,
+      );
     }
   }
   for (const mode of ['cached', 'no cache'] as TabMode[]) {
     const xs = tabs[mode];
     const m = (k: keyof Sample) => f(median(xs.map((s) => s[k] as number)));
-    console.log(`| median | ${mode} | ${m('nav_to_render_ms')} | ${m('mount_to_render_ms')} | ${m('data_ms')} | ${m('draw_ms')} | ${m('cpu_ms')} | ${m('worker_cpu_ms')} | |`);
+    console.log(
+      `| median | ${mode} | ${m('nav_to_render_ms')} | ${m('mount_to_render_ms')} | ${m('data_ms')} | ${m('draw_ms')} | ${m('cpu_ms')} | ${m('worker_cpu_ms')} | |`,
+    );
   }
   const ratio = median(tabs.cached.map((s) => s.nav_to_render_ms)) / median(tabs['no cache'].map((s) => s.nav_to_render_ms));
-  console.log(`cached / no cache (median nav→render): ${ratio.toFixed(2)}; goal: first render < 500 ms → ${median(tabs.cached.map((s) => s.nav_to_render_ms)) < 500 ? 'met' : 'NOT met'} (cached)`);
+  console.log(
+    `cached / no cache (median nav→render): ${ratio.toFixed(2)}; goal: first render < 500 ms → ${median(tabs.cached.map((s) => s.nav_to_render_ms)) < 500 ? 'met' : 'NOT met'} (cached)`,
+  );
 }
 
 type TabMode = 'cached' | 'no cache';
@@ -217,7 +301,13 @@ type TabMode = 'cached' | 'no cache';
  * One page opened straight on the Compare URL in `context`, traced, until its first render. A fresh context has
  * nothing cached; a context used before has its cache unless `noCache`.
  */
-async function coldLoad(browser: Browser, context: BrowserContext, url: string, load: number, noCache: boolean): Promise<{ sample: Sample; trace: string }> {
+async function coldLoad(
+  browser: Browser,
+  context: BrowserContext,
+  url: string,
+  load: number,
+  noCache: boolean,
+): Promise<{ sample: Sample; trace: string }> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
@@ -239,8 +329,17 @@ async function coldLoad(browser: Browser, context: BrowserContext, url: string, 
   return {
     trace,
     sample: {
-      load, nav_to_render_ms: m.sinceNavMs, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs,
-      main_thread_ms: task * 1000, cpu_ms: cpu.cpuMs, worker_cpu_ms: cpu.workerCpuMs, api_ms: m.apiMs, charts: m.charts, charts_drawn: m.chartsDrawn,
+      load,
+      nav_to_render_ms: m.sinceNavMs,
+      mount_to_render_ms: m.sinceMountMs,
+      data_ms: m.dataMs,
+      draw_ms: m.drawMs,
+      main_thread_ms: task * 1000,
+      cpu_ms: cpu.cpuMs,
+      worker_cpu_ms: cpu.workerCpuMs,
+      api_ms: m.apiMs,
+      charts: m.charts,
+      charts_drawn: m.chartsDrawn,
     },
   };
 }
@@ -288,7 +387,15 @@ async function waitForRender(cdp: CDPSession, errors: string[]): Promise<RenderT
     awaitPromise: true,
     returnByValue: true,
   });
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the compare view did not finish rendering within 60 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`)), 60_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(
+      () =>
+        reject(
+          new Error(`the compare view did not finish rendering within 60 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`),
+        ),
+      60_000,
+    ).unref(),
+  );
   const reply = await Promise.race([evaluated, timeout]);
   if (reply.exceptionDetails) throw new Error(`reading the render timings failed: ${reply.exceptionDetails.text}`);
   return reply.result.value as RenderTimes;
@@ -310,14 +417,25 @@ async function inAppLoad(browser: Browser, origin: string, token: string, ids: s
     for (const id of ids) await page.locator(`tr[data-run-id="${id}"] input[type="checkbox"]`).check();
     await page.waitForTimeout(IDLE_MS);
     await page.evaluate(() => {
-      const w = globalThis as unknown as { __arlClickAt?: number; addEventListener: (t: string, f: (e: { timeStamp: number }) => void, o: object) => void };
+      const w = globalThis as unknown as {
+        __arlClickAt?: number;
+        addEventListener: (t: string, f: (e: { timeStamp: number }) => void, o: object) => void;
+      };
       w.addEventListener('click', (e) => (w.__arlClickAt = e.timeStamp), { capture: true, once: true });
     });
     await page.click('[data-testid="compare-selected"]');
     const m = await waitForRender(cdp, errors);
     if (m.clickAt === null) throw new Error('the click on "Compare selected" was not recorded');
     await settle(page);
-    return { load, click_to_render_ms: m.sinceNavMs - m.clickAt, mount_to_render_ms: m.sinceMountMs, data_ms: m.dataMs, draw_ms: m.drawMs, api_ms: m.apiMs, charts_drawn: m.chartsDrawn };
+    return {
+      load,
+      click_to_render_ms: m.sinceNavMs - m.clickAt,
+      mount_to_render_ms: m.sinceMountMs,
+      data_ms: m.dataMs,
+      draw_ms: m.drawMs,
+      api_ms: m.apiMs,
+      charts_drawn: m.chartsDrawn,
+    };
   } finally {
     await context.close();
   }
@@ -341,15 +459,23 @@ function printProfiles(ps: ProfileReport[]): void {
   };
   const busy = ps.reduce((a, p) => a + p.busyMs, 0) / ps.length;
   const cpu = ps.reduce((a, p) => a + p.cpuMs, 0) / ps.length;
-  console.log(`\nProfile (${ps.length} traced loads, mean; the sampler's overhead included): main thread busy ${busy.toFixed(0)} ms (CPU ${cpu.toFixed(0)} ms) of ${(ps.reduce((a, p) => a + p.renderAtMs, 0) / ps.length).toFixed(0)} ms navigation → first render`);
+  console.log(
+    `\nProfile (${ps.length} traced loads, mean; the sampler's overhead included): main thread busy ${busy.toFixed(0)} ms (CPU ${cpu.toFixed(0)} ms) of ${(ps.reduce((a, p) => a + p.renderAtMs, 0) / ps.length).toFixed(0)} ms navigation → first render`,
+  );
   const last = ps[ps.length - 1];
-  console.log(`Main-thread tasks ≥ 5 ms CPU up to first render, last load (inner events: name, wall ms):\n| at ms | wall ms | CPU ms | inside |\n|---|---|---|---|`);
+  console.log(
+    `Main-thread tasks ≥ 5 ms CPU up to first render, last load (inner events: name, wall ms):\n| at ms | wall ms | CPU ms | inside |\n|---|---|---|---|`,
+  );
   for (const t of last.tasks) console.log(`| ${t.atMs.toFixed(0)} | ${t.wallMs.toFixed(1)} | ${t.cpuMs.toFixed(1)} | ${t.what} |`);
   console.log('| trace event (self, wall) | ms |\n|---|---|');
-  for (const [k, ms] of mean(ps.flatMap((p) => p.byEvent.map((e) => ({ key: e.name, ms: e.ms }))))) console.log(`| ${k} | ${ms.toFixed(1)} |`);
+  for (const [k, ms] of mean(ps.flatMap((p) => p.byEvent.map((e) => ({ key: e.name, ms: e.ms })))))
+    console.log(`| ${k} | ${ms.toFixed(1)} |`);
   console.log('| JS function (self, sampled wall) | ms |\n|---|---|');
-  for (const [k, ms] of mean(ps.flatMap((p) => p.byFunction.map((e) => ({ key: `${e.name} ${e.where}`, ms: e.ms }))))) console.log(`| ${k} | ${ms.toFixed(1)} |`);
-  console.log(`files: ${join(RESULTS_DIR, 'bench-ui-<load>.cpuprofile')} (DevTools → Performance → Load profile), bench-ui-<load>.trace.json`);
+  for (const [k, ms] of mean(ps.flatMap((p) => p.byFunction.map((e) => ({ key: `${e.name} ${e.where}`, ms: e.ms })))))
+    console.log(`| ${k} | ${ms.toFixed(1)} |`);
+  console.log(
+    `files: ${join(RESULTS_DIR, 'bench-ui-<load>.cpuprofile')} (DevTools → Performance → Load profile), bench-ui-<load>.trace.json`,
+  );
 }
 
 main().catch((e) => {

@@ -48,7 +48,10 @@ const args = benchArgs('ui-imported', USAGE, {
 });
 const steps = Number(args.steps);
 const repeat = Number(args.repeat);
-for (const [name, v] of [['--steps', steps], ['--repeat', repeat]] as const) {
+for (const [name, v] of [
+  ['--steps', steps],
+  ['--repeat', repeat],
+] as const) {
   if (!Number.isInteger(v) || v < 1) usageError('ui-imported', USAGE, `${name} must be a whole number ≥ 1, got ${String(v)}`);
 }
 
@@ -108,7 +111,12 @@ async function waitForFirstChart(cdp: CDPSession, errors: string[]): Promise<Tim
     awaitPromise: true,
     returnByValue: true,
   });
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no chart was drawn within 120 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`)), 120_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`no chart was drawn within 120 s${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`)),
+      120_000,
+    ).unref(),
+  );
   const reply = await Promise.race([evaluated, timeout]);
   if (reply.exceptionDetails) throw new Error(`reading the render time failed: ${reply.exceptionDetails.text}`);
   return reply.result.value as Times;
@@ -136,8 +144,12 @@ async function main(): Promise<void> {
     await store.close();
     const t2 = performance.now();
     const runId = imported.runIds[0];
-    if (!runId || imported.steps !== steps) throw new Error(`the import made ${imported.runIds.length} run(s) with ${imported.steps} steps, expected 1 with ${steps}`);
-    if (!args.json) console.log(`wrote a ${steps}-step ${imported.format} log in ${((t1 - t0) / 1000).toFixed(1)} s, imported it in ${((t2 - t1) / 1000).toFixed(1)} s (${work})`);
+    if (!runId || imported.steps !== steps)
+      throw new Error(`the import made ${imported.runIds.length} run(s) with ${imported.steps} steps, expected 1 with ${steps}`);
+    if (!args.json)
+      console.log(
+        `wrote a ${steps}-step ${imported.format} log in ${((t1 - t0) / 1000).toFixed(1)} s, imported it in ${((t2 - t1) / 1000).toFixed(1)} s (${work})`,
+      );
 
     const lab = await startLab({ dataDir });
     const browser = await launchBrowser();
@@ -157,7 +169,10 @@ async function main(): Promise<void> {
         await p.page.locator(`tr[data-run-id="${runId}"] a`).waitFor();
         await p.page.waitForTimeout(IDLE_MS);
         await p.page.evaluate(() => {
-          const w = globalThis as unknown as { __arlClickAt?: number; addEventListener: (t: string, f: (e: { timeStamp: number }) => void, o: object) => void };
+          const w = globalThis as unknown as {
+            __arlClickAt?: number;
+            addEventListener: (t: string, f: (e: { timeStamp: number }) => void, o: object) => void;
+          };
           w.addEventListener('click', (e) => (w.__arlClickAt = e.timeStamp), { capture: true, once: true });
         });
         await p.page.click(`tr[data-run-id="${runId}"] a`);
@@ -177,18 +192,41 @@ async function main(): Promise<void> {
     const medClick = median(inApp.map((s) => s.click_to_chart_ms));
     const load = loadavg()[0];
     if (args.json) {
-      for (const s of cold) console.log(JSON.stringify({ bench: 'ui.imported_first_chart', way: 'cold', steps, server_cache: s.load === 1 ? 'cold' : 'warm', ...s }));
+      for (const s of cold)
+        console.log(
+          JSON.stringify({ bench: 'ui.imported_first_chart', way: 'cold', steps, server_cache: s.load === 1 ? 'cold' : 'warm', ...s }),
+        );
       for (const s of inApp) console.log(JSON.stringify({ bench: 'ui.imported_first_chart', way: 'in-app', steps, ...s }));
-      console.log(JSON.stringify({ bench: 'ui.imported_first_chart', summary: 'median', steps, import_s: (t2 - t1) / 1000, nav_to_chart_ms: medCold, nav_to_chart_warm_server_ms: medWarm, click_to_chart_ms: medClick, load_average: load, goal_ms: GOAL_MS, met: medCold < GOAL_MS && medClick < GOAL_MS }));
+      console.log(
+        JSON.stringify({
+          bench: 'ui.imported_first_chart',
+          summary: 'median',
+          steps,
+          import_s: (t2 - t1) / 1000,
+          nav_to_chart_ms: medCold,
+          nav_to_chart_warm_server_ms: medWarm,
+          click_to_chart_ms: medClick,
+          load_average: load,
+          goal_ms: GOAL_MS,
+          met: medCold < GOAL_MS && medClick < GOAL_MS,
+        }),
+      );
       return;
     }
     const f = (v: number | null) => (v === null ? '—' : v.toFixed(0));
-    console.log(`\nRun view of an imported ${steps}-step run (${cold[0]?.charts ?? 0} charts, 2,000 points each), Chromium, load average ${load.toFixed(1)} on ${cpus().length} cores`);
+    console.log(
+      `\nRun view of an imported ${steps}-step run (${cold[0]?.charts ?? 0} charts, 2,000 points each), Chromium, load average ${load.toFixed(1)} on ${cpus().length} cores`,
+    );
     console.log('| load | cold: nav→first chart ms | slowest api ms | in-app: click→first chart ms | slowest api ms |');
     console.log('|---|---|---|---|---|');
-    for (let i = 0; i < repeat; i++) console.log(`| ${i + 1}${i === 0 ? ' (server cache cold)' : ''} | ${f(cold[i].nav_to_chart_ms)} | ${f(cold[i].api_ms)} | ${f(inApp[i].click_to_chart_ms)} | ${f(inApp[i].api_ms)} |`);
+    for (let i = 0; i < repeat; i++)
+      console.log(
+        `| ${i + 1}${i === 0 ? ' (server cache cold)' : ''} | ${f(cold[i].nav_to_chart_ms)} | ${f(cold[i].api_ms)} | ${f(inApp[i].click_to_chart_ms)} | ${f(inApp[i].api_ms)} |`,
+      );
     console.log(`| median | ${f(medCold)} (server warm: ${f(medWarm)}) | | ${f(medClick)} | |`);
-    console.log(`goal: first chart < ${GOAL_MS} ms → cold ${medCold < GOAL_MS ? 'met' : 'NOT met'}, in-app ${medClick < GOAL_MS ? 'met' : 'NOT met'} (medians)`);
+    console.log(
+      `goal: first chart < ${GOAL_MS} ms → cold ${medCold < GOAL_MS ? 'met' : 'NOT met'}, in-app ${medClick < GOAL_MS ? 'met' : 'NOT met'} (medians)`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -131,7 +131,13 @@ function busyToMark(p: PageThread): { wallUs: number; cpuUs: number } {
 export function mainThreadToMark(traceJson: string, mark = 'compare-rendered'): { wallMs: number; cpuMs: number; workerCpuMs: number } {
   const p = pageThread(traceJson, mark);
   const b = busyToMark(p);
-  const workers = new Set(p.events.filter((e) => e.pid === p.pid && e.ph === 'M' && e.name === 'thread_name' && String(e.args?.name ?? '').startsWith('DedicatedWorker')).map((e) => e.tid));
+  const workers = new Set(
+    p.events
+      .filter(
+        (e) => e.pid === p.pid && e.ph === 'M' && e.name === 'thread_name' && String(e.args?.name ?? '').startsWith('DedicatedWorker'),
+      )
+      .map((e) => e.tid),
+  );
   const w = busyToMark({ ...p, main: p.events.filter((e) => e.pid === p.pid && workers.has(e.tid)) });
   return { wallMs: b.wallUs / 1000, cpuMs: b.cpuUs / 1000, workerCpuMs: w.cpuUs / 1000 };
 }
@@ -148,7 +154,14 @@ export function analyzeTrace(traceJson: string, mark = 'compare-rendered'): Prof
     if (cpu < 5000) continue;
     // Name a task by its two longest inner events that say something (script, layout, parse, paint, GC …).
     const inner = xs
-      .filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= task.ts + task.dur! && e.dur! >= 1000 && !/RunTask|mojo|SimpleWatcher|Microtask|v8\.callFunction|V8\./.test(e.name))
+      .filter(
+        (e) =>
+          e !== task &&
+          e.ts >= task.ts &&
+          e.ts + e.dur! <= task.ts + task.dur! &&
+          e.dur! >= 1000 &&
+          !/RunTask|mojo|SimpleWatcher|Microtask|v8\.callFunction|V8\./.test(e.name),
+      )
       .sort((a, b) => b.dur! - a.dur!)
       .slice(0, 2)
       .map((e) => {
@@ -157,7 +170,12 @@ export function analyzeTrace(traceJson: string, mark = 'compare-rendered'): Prof
       });
     tasks.push({ atMs: (task.ts - t0) / 1000, wallMs: task.dur! / 1000, cpuMs: cpu / 1000, what: inner.join(', ') || '(native)' });
   }
-  const byEvent = [...selfTimes(main.filter((e) => e.ts + (e.dur ?? 0) >= t0), end)]
+  const byEvent = [
+    ...selfTimes(
+      main.filter((e) => e.ts + (e.dur ?? 0) >= t0),
+      end,
+    ),
+  ]
     .map(([name, us]) => ({ name, ms: us / 1000 }))
     .sort((a, b) => b.ms - a.ms);
 
@@ -200,9 +218,15 @@ export function analyzeTrace(traceJson: string, mark = 'compare-rendered'): Prof
     selfUs.set(key, cur);
   }
   const children = new Map<number, number[]>();
-  for (const n of nodes.values()) if (n.parent !== undefined) (children.get(n.parent) ?? children.set(n.parent, []).get(n.parent)!).push(n.id);
+  for (const n of nodes.values())
+    if (n.parent !== undefined) (children.get(n.parent) ?? children.set(n.parent, []).get(n.parent)!).push(n.id);
   const cpuprofile: CpuProfile = {
-    nodes: [...nodes.values()].map((n) => ({ id: n.id, callFrame: n.callFrame, children: children.get(n.id) ?? [], hitCount: hits.get(n.id) ?? 0 })),
+    nodes: [...nodes.values()].map((n) => ({
+      id: n.id,
+      callFrame: n.callFrame,
+      children: children.get(n.id) ?? [],
+      hitCount: hits.get(n.id) ?? 0,
+    })),
     startTime,
     endTime: end,
     samples: keptSamples,

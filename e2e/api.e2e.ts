@@ -67,7 +67,11 @@ describe('arlarena serve over HTTP', () => {
     const none = await rawPost('/api/call', { 'content-type': 'application/json' }, '{"method":"app.info"}');
     expect(none.status).toBe(401);
     expect(none.json).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
-    const wrong = await rawPost('/api/call', { 'content-type': 'application/json', 'x-arlarena-token': 'x'.repeat(lab.token.length) }, '{"method":"app.info"}');
+    const wrong = await rawPost(
+      '/api/call',
+      { 'content-type': 'application/json', 'x-arlarena-token': 'x'.repeat(lab.token.length) },
+      '{"method":"app.info"}',
+    );
     expect(wrong.status).toBe(401);
   });
 
@@ -76,7 +80,11 @@ describe('arlarena serve over HTTP', () => {
     expect(missing).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'runId' } });
     const malformed = await lab.call('runs.metrics', { runIds: ['r1'], keys: ['x'], maxPoints: 'many' } as never);
     expect(malformed).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'maxPoints' } });
-    const nested = await lab.call('sessions.start', { preset: 'sampo', env: 'sokoban', overrides: { 'optim.lr': { nested: true } } } as never);
+    const nested = await lab.call('sessions.start', {
+      preset: 'sampo',
+      env: 'sokoban',
+      overrides: { 'optim.lr': { nested: true } },
+    } as never);
     expect(nested).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.optim.lr' } });
     const unknown = await rawPost('/api/call', headers(), '{"method":"runs.selfDestruct"}');
     expect(unknown.json).toMatchObject({ ok: false, error: { code: 'UNKNOWN_METHOD' } });
@@ -88,10 +96,19 @@ describe('arlarena serve over HTTP', () => {
     expect(bad.json).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: '(body)' } });
     // Declares a body far over the limit; the server answers 413 from the header without reading it.
     const huge = await new Promise<number>((resolve) => {
-      const req = request({ host: '127.0.0.1', port: lab.port, path: '/api/call', method: 'POST', headers: { ...headers(), 'content-length': String(2 ** 31) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: lab.port,
+          path: '/api/call',
+          method: 'POST',
+          headers: { ...headers(), 'content-length': String(2 ** 31) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', () => resolve(-1));
       req.write('{"method":"app.info"');
     });
@@ -138,7 +155,11 @@ describe('the app page in Chromium', () => {
     const fromPage = await page.evaluate(async () => {
       const token = /token=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1] ?? '';
       const post = (t: string) =>
-        fetch('/api/call', { method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': t }, body: JSON.stringify({ method: 'app.info' }) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        fetch('/api/call', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-arlarena-token': t },
+          body: JSON.stringify({ method: 'app.info' }),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
       const withToken = await post(token);
       const withoutToken = await post('');
       const ws = await new Promise<string>((resolve) => {

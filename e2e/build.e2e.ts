@@ -18,13 +18,20 @@ function jsFiles(dir: string): string[] {
 describe('the desktop build (out/)', () => {
   it('every main-process and preload file parses', () => {
     const files = [...jsFiles(join(ROOT, 'out', 'main')), ...jsFiles(join(ROOT, 'out', 'preload'))];
-    expect(files.map((f) => f.slice(ROOT.length + 1))).toEqual(expect.arrayContaining(['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs']));
+    expect(files.map((f) => f.slice(ROOT.length + 1))).toEqual(
+      expect.arrayContaining(['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs']),
+    );
     const broken: string[] = [];
     for (const file of files) {
       try {
         execFileSync(process.execPath, ['--check', file], { stdio: 'pipe' });
       } catch (e) {
-        broken.push(`${file}: ${String((e as { stderr?: Buffer }).stderr ?? e).split('\n').slice(0, 5).join(' | ')}`);
+        broken.push(
+          `${file}: ${String((e as { stderr?: Buffer }).stderr ?? e)
+            .split('\n')
+            .slice(0, 5)
+            .join(' | ')}`,
+        );
       }
     }
     expect(broken).toEqual([]);

@@ -53,11 +53,16 @@ function verlLine(s: number): string {
     'response_length/mean': (180 + (s % 7)).toFixed(1),
     'timing_s/gen': (12.5 + (s % 2)).toFixed(2),
   };
-  return `\x1b[36m(TaskRunner pid=48213)\x1b[0m step:${s} - ${Object.entries(v).map(([k, x]) => `${k}:${x}`).join(' - ')}`;
+  return `\x1b[36m(TaskRunner pid=48213)\x1b[0m step:${s} - ${Object.entries(v)
+    .map(([k, x]) => `${k}:${x}`)
+    .join(' - ')}`;
 }
 
 function verlLog(from: number, to: number): string {
-  const out = ['\x1b[36m(TaskRunner pid=48213)\x1b[0m Training Progress:   0%|          | 0/40 [00:00<?, ?it/s]', '(TaskRunner pid=48213) WARNING: the first steps are slow while kernels compile'];
+  const out = [
+    '\x1b[36m(TaskRunner pid=48213)\x1b[0m Training Progress:   0%|          | 0/40 [00:00<?, ?it/s]',
+    '(TaskRunner pid=48213) WARNING: the first steps are slow while kernels compile',
+  ];
   for (let s = from; s <= to; s++) out.push(verlLine(s));
   return `${out.join('\n')}\n`;
 }
@@ -66,7 +71,26 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-import-e2e-'));
   dataDir = join(work, 'data');
   // A stored run the live detector never saw: its alerts exist only once someone runs the detector.
-  const synth = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '120', '--shape', 'cispo_collapse', '--seed', '3', '--name', 'synthetic collapse', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const synth = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'runs',
+      'synth',
+      '--steps',
+      '120',
+      '--shape',
+      'cispo_collapse',
+      '--seed',
+      '3',
+      '--name',
+      'synthetic collapse',
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (synth.status !== 0) throw new Error(`runs synth failed (${synth.status}): ${synth.stderr}`);
   synthId = (JSON.parse(synth.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
   app = await openLabSession({ dataDir });
@@ -90,18 +114,26 @@ async function shots(name: string): Promise<void> {
 const items = () => page.locator('[data-testid="import-item"]');
 
 async function lastItemSettled(): Promise<{ state: string; text: string }> {
-  await waitUntil('the import to finish', async () => (await items().count()) > 0 && (await items().last().getAttribute('data-state')) !== 'sending', 60_000, 200);
+  await waitUntil(
+    'the import to finish',
+    async () => (await items().count()) > 0 && (await items().last().getAttribute('data-state')) !== 'sending',
+    60_000,
+    200,
+  );
   return { state: (await items().last().getAttribute('data-state')) ?? '', text: await items().last().innerText() };
 }
 
 /** Drops a file on the runs table the way a browser delivers it (a DataTransfer carrying a File). */
 async function dropFile(name: string, content: string): Promise<void> {
   const target = '[data-testid="drop-target"]';
-  const dt = await page.evaluateHandle(({ n, c }) => {
-    const d = new DataTransfer();
-    d.items.add(new File([c], n, { type: 'text/plain' }));
-    return d;
-  }, { n: name, c: content });
+  const dt = await page.evaluateHandle(
+    ({ n, c }) => {
+      const d = new DataTransfer();
+      d.items.add(new File([c], n, { type: 'text/plain' }));
+      return d;
+    },
+    { n: name, c: content },
+  );
   await page.dispatchEvent(target, 'dragenter', { dataTransfer: dt });
   await page.dispatchEvent(target, 'dragover', { dataTransfer: dt });
   expect(await page.locator(target).getAttribute('data-over')).toBe('true');
@@ -111,7 +143,12 @@ async function dropFile(name: string, content: string): Promise<void> {
 
 async function waitForCharts(): Promise<void> {
   const undrawn = page.locator('.chart-card .chart[data-drawn="true"][data-rendered="false"], .chart-card .chart[data-pending="true"]');
-  await waitUntil('the charts to be drawn', async () => (await page.locator('.chart-card').count()) > 0 && (await undrawn.count()) === 0, 30_000, 100);
+  await waitUntil(
+    'the charts to be drawn',
+    async () => (await page.locator('.chart-card').count()) > 0 && (await undrawn.count()) === 0,
+    30_000,
+    100,
+  );
 }
 
 describe('importing training logs through the UI', () => {
@@ -120,7 +157,11 @@ describe('importing training logs through the UI', () => {
 
   it('imports a verl console log with the Import button and lists it in the table', async () => {
     await gotoView(page, 'runs');
-    await page.setInputFiles('[data-testid="import-input"]', { name: 'verl_grpo_qwen.log', mimeType: 'text/plain', buffer: Buffer.from(logText) });
+    await page.setInputFiles('[data-testid="import-input"]', {
+      name: 'verl_grpo_qwen.log',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(logText),
+    });
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('imported');
     expect(text).toContain(`imported ${STEPS} steps (verl-console`);
@@ -156,7 +197,11 @@ describe('importing training logs through the UI', () => {
     await unmapped.locator('input[type="checkbox"]').check();
     const own = page.locator('.chart-card[data-metric="critic/vf_explained_var"]');
     await own.waitFor();
-    await waitUntil('the unmapped key\'s chart to have its points', async () => (await own.getAttribute('data-points')) === String(STEPS), 15_000);
+    await waitUntil(
+      "the unmapped key's chart to have its points",
+      async () => (await own.getAttribute('data-points')) === String(STEPS),
+      15_000,
+    );
     // It opens on the charts the log has, with their points.
     expect(Number(await page.locator('.chart-card[data-metric="actor/entropy"]').getAttribute('data-points'))).toBe(STEPS);
     expect(await page.locator('.chart-card[data-metric="episode/valid_format_ratio"]').count()).toBe(0);
@@ -184,20 +229,32 @@ describe('importing training logs through the UI', () => {
     await items().last().locator('[data-testid="import-again"]').click();
     const again = await lastItemSettled();
     expect(again.state, again.text).toBe('imported');
-    await waitUntil('the second copy in the table', async () => (await page.locator('tbody tr[data-run-id]').count()) === before + 1, 15_000);
+    await waitUntil(
+      'the second copy in the table',
+      async () => (await page.locator('tbody tr[data-run-id]').count()) === before + 1,
+      15_000,
+    );
   });
 
   it('still imports a reproducibility bundle through the same button', async () => {
     const exp = await lab.call('bundles.export', { runId: synthId });
     expect(exp.ok).toBe(true);
     if (!exp.ok) return;
-    await page.setInputFiles('[data-testid="import-input"]', { name: exp.value.fileName, mimeType: 'application/zip', buffer: readFileSync(exp.value.path) });
+    await page.setInputFiles('[data-testid="import-input"]', {
+      name: exp.value.fileName,
+      mimeType: 'application/zip',
+      buffer: readFileSync(exp.value.path),
+    });
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('imported');
     expect(text).toContain('imported 120 steps (bundle)');
     const copy = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
     // The same bundle file again: already in the lab as that run, with "import again".
-    await page.setInputFiles('[data-testid="import-input"]', { name: exp.value.fileName, mimeType: 'application/zip', buffer: readFileSync(exp.value.path) });
+    await page.setInputFiles('[data-testid="import-input"]', {
+      name: exp.value.fileName,
+      mimeType: 'application/zip',
+      buffer: readFileSync(exp.value.path),
+    });
     const again = await lastItemSettled();
     expect(again.state, again.text).toBe('duplicate');
     expect(again.text).toContain('already imported as');
@@ -205,7 +262,7 @@ describe('importing training logs through the UI', () => {
     expect(await items().last().locator('[data-testid="import-again"]').count()).toBe(1);
   });
 
-  it('refuses a file in no known format with the importer\'s message', async () => {
+  it("refuses a file in no known format with the importer's message", async () => {
     const prose = 'Meeting notes\nWe talked about the learning rate.\nNo numbers here, just words.\n';
     await page.setInputFiles('[data-testid="import-input"]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from(prose) });
     const { state, text } = await lastItemSettled();
@@ -219,8 +276,15 @@ describe('importing training logs through the UI', () => {
 
   it('imports a refused log as the format the user names', async () => {
     // A verl log whose first 64 KB (what detection reads) are start-up output before the first step line.
-    const noise = Array.from({ length: 1000 }, (_, i) => `Loading checkpoint shard ${i} of the reference model weights from disk, please wait`).join('\n');
-    await page.setInputFiles('[data-testid="import-input"]', { name: 'late_start.log', mimeType: 'text/plain', buffer: Buffer.from(`${noise}\n${verlLog(1, 20)}`) });
+    const noise = Array.from(
+      { length: 1000 },
+      (_, i) => `Loading checkpoint shard ${i} of the reference model weights from disk, please wait`,
+    ).join('\n');
+    await page.setInputFiles('[data-testid="import-input"]', {
+      name: 'late_start.log',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(`${noise}\n${verlLog(1, 20)}`),
+    });
     const refused = await lastItemSettled();
     expect(refused.state, refused.text).toBe('refused');
     const item = items().last();
@@ -232,32 +296,61 @@ describe('importing training logs through the UI', () => {
   });
 
   const real = realRun('verl-console/gemma-2-2b-it-ppo-bsz512_4-prompt1024-resp-512-0.640.log');
-  it.skipIf(real === null)(`imports a real verl log from ../shared/data/real-runs${real === null ? ' — NOT RUN: the folder is absent' : ''}`, async () => {
-    await page.setInputFiles('[data-testid="import-input"]', { name: basename(real!), mimeType: 'text/plain', buffer: readFileSync(real!) });
-    const { state, text } = await lastItemSettled();
-    expect(state, text).toBe('imported');
-    expect(text).toContain('(verl-console');
-    const id = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
-    const rec = await lab.call('runs.get', { runId: id });
-    // Its README: training steps 0–105 (step 0 also carries the pre-training validation line).
-    expect(rec.ok && rec.value.step).toBe(105);
-  });
+  it.skipIf(real === null)(
+    `imports a real verl log from ../shared/data/real-runs${real === null ? ' — NOT RUN: the folder is absent' : ''}`,
+    async () => {
+      await page.setInputFiles('[data-testid="import-input"]', {
+        name: basename(real!),
+        mimeType: 'text/plain',
+        buffer: readFileSync(real!),
+      });
+      const { state, text } = await lastItemSettled();
+      expect(state, text).toBe('imported');
+      expect(text).toContain('(verl-console');
+      const id = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
+      const rec = await lab.call('runs.get', { runId: id });
+      // Its README: training steps 0–105 (step 0 also carries the pre-training validation line).
+      expect(rec.ok && rec.value.step).toBe(105);
+    },
+  );
 
-  it('imports a TensorBoard folder with Import folder: one run per folder (a restarted writer\'s two files are one run), other files left out', async () => {
+  it("imports a TensorBoard folder with Import folder: one run per folder (a restarted writer's two files are one run), other files left out", async () => {
     // Two runs written by TensorBoard's own EventFileWriter (tests/peers/tensorboard_peer.py), beside files
     // a training folder also holds, which TensorBoard would not read either. seed1's writer was restarted: its
     // folder holds a second event file with steps 70–120.
     const tb = join(work, 'tb_runs');
-    const events = (base: number, from = 0) => Array.from({ length: 6 }, (_, i) => [(from + i + 1) * 10, 1_700_000_000 + from + i, [['train/loss', 'simple', base - i * 0.01], ['train/grad_norm', 'simple', 0.3 + i * 0.01]]]);
+    const events = (base: number, from = 0) =>
+      Array.from({ length: 6 }, (_, i) => [
+        (from + i + 1) * 10,
+        1_700_000_000 + from + i,
+        [
+          ['train/loss', 'simple', base - i * 0.01],
+          ['train/grad_norm', 'simple', 0.3 + i * 0.01],
+        ],
+      ]);
     const spec = join(work, 'tb-spec.json');
-    writeFileSync(spec, JSON.stringify({ files: [{ dir: join(tb, 'runs', 'seed1'), events: events(0.5) }, { dir: join(tb, 'runs', 'seed1'), events: events(0.4, 6) }, { dir: join(tb, 'runs', 'seed2'), events: events(0.6) }] }));
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        files: [
+          { dir: join(tb, 'runs', 'seed1'), events: events(0.5) },
+          { dir: join(tb, 'runs', 'seed1'), events: events(0.4, 6) },
+          { dir: join(tb, 'runs', 'seed2'), events: events(0.6) },
+        ],
+      }),
+    );
     const py = spawnSync(peerPython(), [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'write', spec], { encoding: 'utf8' });
     expect(py.status, py.stderr).toBe(0);
     writeFileSync(join(tb, 'runs', 'seed1', 'trainer_state.json'), '{"log_history": []}');
     writeFileSync(join(tb, 'README.md'), '# my runs\n');
     await gotoView(page, 'runs');
     await page.setInputFiles('[data-testid="import-folder-input"]', tb);
-    await waitUntil('both run folders to be imported', async () => (await items().count()) === 2 && (await page.locator('[data-testid="import-item"][data-state="sending"]').count()) === 0, 60_000, 200);
+    await waitUntil(
+      'both run folders to be imported',
+      async () => (await items().count()) === 2 && (await page.locator('[data-testid="import-item"][data-state="sending"]').count()) === 0,
+      60_000,
+      200,
+    );
     const texts: string[] = [];
     for (const it of await items().all()) {
       expect(await it.getAttribute('data-state'), await it.innerText()).toBe('imported');
@@ -266,8 +359,12 @@ describe('importing training logs through the UI', () => {
     }
     expect(texts.find((t) => t.includes('seed1'))).toContain('imported 12 steps (tensorboard');
     expect(texts.find((t) => t.includes('seed2'))).toContain('imported 6 steps (tensorboard');
-    expect(await page.locator('[data-testid="import-note"]').innerText()).toContain('2 file(s) of the folder are not TensorBoard event files');
-    const uploaded = await Promise.all((await items().all()).map(async (it) => (await it.locator('[data-run-link]').first().getAttribute('data-run-link'))!));
+    expect(await page.locator('[data-testid="import-note"]').innerText()).toContain(
+      '2 file(s) of the folder are not TensorBoard event files',
+    );
+    const uploaded = await Promise.all(
+      (await items().all()).map(async (it) => (await it.locator('[data-run-link]').first().getAttribute('data-run-link'))!),
+    );
 
     // The same folder by its path on the lab's machine: TensorBoard's grouping (one run per folder) finds both
     // runs already imported, by the SHA-256 of their event files.
@@ -277,7 +374,10 @@ describe('importing training logs through the UI', () => {
     await dialog.locator('button[type="submit"]').click();
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('duplicate');
-    const holders = await items().last().locator('[data-run-link]').evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-run-link')));
+    const holders = await items()
+      .last()
+      .locator('[data-run-link]')
+      .evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-run-link')));
     expect([...holders].sort()).toEqual([...uploaded].sort());
   });
 
@@ -294,11 +394,25 @@ describe('importing training logs through the UI', () => {
     await page.locator('[data-testid="stop-following"]').waitFor();
     const entropy = page.locator('.chart-card[data-metric="actor/entropy"]');
     // A step is stored once the next one begins (its line may still be growing): 4 of the 5 so far.
-    await waitUntil('the first steps in the chart', async () => (await entropy.count()) === 1 && Number(await entropy.getAttribute('data-points')) >= 4, 30_000);
+    await waitUntil(
+      'the first steps in the chart',
+      async () => (await entropy.count()) === 1 && Number(await entropy.getAttribute('data-points')) >= 4,
+      30_000,
+    );
     expect(await page.locator('[data-testid="source-keys"] tr[data-key="actor/entropy"]').getAttribute('data-mapped')).toBe('true');
-    appendFileSync(path, verlLog(6, 12).split('\n').filter((l) => l.includes('step:')).join('\n') + '\n');
+    appendFileSync(
+      path,
+      verlLog(6, 12)
+        .split('\n')
+        .filter((l) => l.includes('step:'))
+        .join('\n') + '\n',
+    );
     await waitUntil('the appended steps to arrive live', async () => Number(await entropy.getAttribute('data-points')) >= 11, 30_000);
-    await waitUntil('the step shown to follow', async () => (await page.locator('[data-testid="run-step"]').innerText()) === 'step 11', 10_000);
+    await waitUntil(
+      'the step shown to follow',
+      async () => (await page.locator('[data-testid="run-step"]').innerText()) === 'step 11',
+      10_000,
+    );
     await screenshot(page, 'ui-follow-live');
     await page.click('[data-testid="stop-following"]');
     await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);
@@ -321,7 +435,11 @@ describe('importing training logs through the UI', () => {
     // Nothing logged yet: no rule can run.
     expect(await rules.locator('li[data-applicable="true"]').count()).toBe(0);
     appendFileSync(path, verlLog(1, 8) + '\n');
-    await waitUntil('the rules list to follow the new keys', async () => (await rules.locator('li[data-rule="entropy_shift"]').getAttribute('data-applicable')) === 'true', 30_000);
+    await waitUntil(
+      'the rules list to follow the new keys',
+      async () => (await rules.locator('li[data-rule="entropy_shift"]').getAttribute('data-applicable')) === 'true',
+      30_000,
+    );
     expect(await rules.locator('li[data-rule="non_finite"]').getAttribute('data-applicable')).toBe('true');
     expect(await rules.locator('li[data-rule="kl_drift"]').getAttribute('data-applicable')).toBe('true');
     expect(await rules.locator('li[data-rule="validity_drop"]').getAttribute('data-applicable')).toBe('false');

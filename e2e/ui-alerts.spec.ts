@@ -37,16 +37,20 @@ afterAll(async () => {
 describe('collapse alerts', () => {
   let runId = '';
 
-  it('raises an alert live on a run configured to collapse', async () => {
-    runId = await startCustomRun(page, { preset: 'cispo', env: 'sokoban', name: 'e2e collapse', overrides: COLLAPSE });
-    // The alert arrives through run.alert events while the run detail stays open.
-    await page.locator('[data-testid="run-alerts"] li').first().waitFor({ timeout: RUN_TIMEOUT_MS });
-    await page.locator('[data-testid="alert-badge"]').waitFor({ timeout: 15_000 });
-    expect(Number(await page.locator('[data-testid="alert-badge"]').innerText())).toBeGreaterThanOrEqual(1);
-    await screenshot(page, 'ui-run-detail-alert');
-    const stored = await lab.call('alerts.list', { runId });
-    expect(stored.ok && stored.value.length).toBeGreaterThanOrEqual(1);
-  }, RUN_TIMEOUT_MS + 60_000);
+  it(
+    'raises an alert live on a run configured to collapse',
+    async () => {
+      runId = await startCustomRun(page, { preset: 'cispo', env: 'sokoban', name: 'e2e collapse', overrides: COLLAPSE });
+      // The alert arrives through run.alert events while the run detail stays open.
+      await page.locator('[data-testid="run-alerts"] li').first().waitFor({ timeout: RUN_TIMEOUT_MS });
+      await page.locator('[data-testid="alert-badge"]').waitFor({ timeout: 15_000 });
+      expect(Number(await page.locator('[data-testid="alert-badge"]').innerText())).toBeGreaterThanOrEqual(1);
+      await screenshot(page, 'ui-run-detail-alert');
+      const stored = await lab.call('alerts.list', { runId });
+      expect(stored.ok && stored.value.length).toBeGreaterThanOrEqual(1);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
 
   it('lists the alert in the inbox with its evidence chart and hint, and acknowledges it', async () => {
     await gotoView(page, 'alerts');
@@ -57,7 +61,9 @@ describe('collapse alerts', () => {
     expect(text).toContain('e2e collapse');
     expect(await card.locator('canvas').count()).toBeGreaterThanOrEqual(1);
     // Evidence charts draw in the chart worker: the screenshot waits until they have.
-    const undrawn = page.locator('[data-testid="alert-card"] .chart[data-drawn="true"][data-rendered="false"], [data-testid="alert-card"] .chart[data-pending="true"]');
+    const undrawn = page.locator(
+      '[data-testid="alert-card"] .chart[data-drawn="true"][data-rendered="false"], [data-testid="alert-card"] .chart[data-pending="true"]',
+    );
     await waitUntil('the evidence charts to be drawn', async () => (await undrawn.count()) === 0, 30_000, 100);
     await screenshot(page, 'ui-alerts');
     // The run may still be raising alerts while this test runs, so follow this one card by its id rather than

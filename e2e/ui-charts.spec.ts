@@ -26,7 +26,26 @@ let browser: Browser;
 const ids: string[] = [];
 
 function synth(shape: string, seed: number, name: string, dataDir: string): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '200', '--shape', shape, '--seed', String(seed), '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'runs',
+      'synth',
+      '--steps',
+      '200',
+      '--shape',
+      shape,
+      '--seed',
+      String(seed),
+      '--name',
+      name,
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
 }
@@ -34,7 +53,11 @@ function synth(shape: string, seed: number, name: string, dataDir: string): stri
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-charts-e2e-'));
   const dataDir = join(work, 'data');
-  ids.push(synth('calm', 1, 'calm seed 1', dataDir), synth('calm', 2, 'calm seed 2', dataDir), synth('entropy_collapse', 1, 'entropy collapse', dataDir));
+  ids.push(
+    synth('calm', 1, 'calm seed 1', dataDir),
+    synth('calm', 2, 'calm seed 2', dataDir),
+    synth('entropy_collapse', 1, 'entropy collapse', dataDir),
+  );
   lab = await startLab({ dataDir });
   browser = await launchBrowser();
 });
@@ -63,16 +86,21 @@ const attr = async (l: Locator, name: string) => (await l.getAttribute(name)) ??
 
 /** Waits until every chart in `scope` has drawn its latest input. */
 async function settled(page: Page, scope: string): Promise<void> {
-  await waitUntil('the charts to draw', async () => {
-    const charts = page.locator(`${scope} .chart`);
-    const n = await charts.count();
-    if (n === 0) return false;
-    for (let i = 0; i < Math.min(n, 4); i++) {
-      const c = charts.nth(i);
-      if ((await attr(c, 'data-rendered')) !== 'true' || (await attr(c, 'data-pending')) === 'true') return false;
-    }
-    return true;
-  }, 30_000, 100);
+  await waitUntil(
+    'the charts to draw',
+    async () => {
+      const charts = page.locator(`${scope} .chart`);
+      const n = await charts.count();
+      if (n === 0) return false;
+      for (let i = 0; i < Math.min(n, 4); i++) {
+        const c = charts.nth(i);
+        if ((await attr(c, 'data-rendered')) !== 'true' || (await attr(c, 'data-pending')) === 'true') return false;
+      }
+      return true;
+    },
+    30_000,
+    100,
+  );
 }
 
 /** Moves the mouse to a fraction of a chart's plot width, mid-height. */
@@ -97,8 +125,15 @@ for (const inPage of [false, true]) {
       const entries = page.locator('[data-testid="compare-legend"] .entry');
       expect((await entries.allInnerTexts()).map((t) => t.trim())).toEqual(['calm seed 1', 'calm seed 2', 'entropy collapse']);
       // The legend's swatch and the summary table's swatch of a run are one colour.
-      const legendColor = await entries.nth(2).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor);
-      const tableColor = await page.locator('[data-testid="summary-table"] tbody tr').nth(2).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor);
+      const legendColor = await entries
+        .nth(2)
+        .locator('.sw')
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
+      const tableColor = await page
+        .locator('[data-testid="summary-table"] tbody tr')
+        .nth(2)
+        .locator('.sw')
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
       expect(legendColor).toBe(tableColor);
     });
 
@@ -109,7 +144,12 @@ for (const inPage of [false, true]) {
       const entry = page.locator('[data-testid="compare-legend"] .entry').nth(1);
       await entry.click();
       expect(await attr(entry, 'aria-pressed')).toBe('false');
-      await waitUntil('the run to leave the charts', async () => (await attr(chart, 'data-series')) === '2' && (await attr(cards().nth(1).locator('.chart'), 'data-series')) === '2', 10_000, 100);
+      await waitUntil(
+        'the run to leave the charts',
+        async () => (await attr(chart, 'data-series')) === '2' && (await attr(cards().nth(1).locator('.chart'), 'data-series')) === '2',
+        10_000,
+        100,
+      );
       await settled(page, '[data-testid="compare"]');
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
@@ -126,18 +166,31 @@ for (const inPage of [false, true]) {
       await page.locator('select[aria-label="Group by"]').selectOption('synthetic.shape');
       const entries = page.locator('[data-testid="compare-legend"] .entry');
       await waitUntil('the groups in the legend', async () => (await entries.count()) === 2, 10_000, 100);
-      expect((await entries.allInnerTexts()).map((t) => t.trim())).toEqual(['synthetic.shape = calm (N=2)', 'synthetic.shape = entropy_collapse (N=1)']);
+      expect((await entries.allInnerTexts()).map((t) => t.trim())).toEqual([
+        'synthetic.shape = calm (N=2)',
+        'synthetic.shape = entropy_collapse (N=1)',
+      ]);
       const rows = page.locator('[data-testid="summary-table"] tbody tr .sw');
       const colors = await rows.evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
       expect(colors[0]).toBe(colors[1]);
       expect(colors[2]).not.toBe(colors[0]);
-      expect(colors[0]).toBe(await entries.nth(0).locator('.sw').evaluate((el) => getComputedStyle(el).backgroundColor));
+      expect(colors[0]).toBe(
+        await entries
+          .nth(0)
+          .locator('.sw')
+          .evaluate((el) => getComputedStyle(el).backgroundColor),
+      );
       await page.locator('select[aria-label="Band"]').selectOption('minmax');
       await settled(page, '[data-testid="compare"]');
       // 3 faint run lines + 2 group bands
       expect(await attr(cards().first().locator('.chart'), 'data-series')).toBe('5');
       await entries.nth(1).click();
-      await waitUntil('the group to leave the charts', async () => (await attr(cards().first().locator('.chart'), 'data-series')) === '3', 10_000, 100);
+      await waitUntil(
+        'the group to leave the charts',
+        async () => (await attr(cards().first().locator('.chart'), 'data-series')) === '3',
+        10_000,
+        100,
+      );
       await settled(page, '[data-testid="compare"]');
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
@@ -176,7 +229,12 @@ for (const inPage of [false, true]) {
       }
       await page.emulateMedia({ colorScheme: 'light' });
       await card.locator('[data-testid="chart-log"]').uncheck();
-      await waitUntil('a linear y-axis again', async () => (await attr(card.locator('.chart'), 'data-y-scale')) === 'interval', 10_000, 100);
+      await waitUntil(
+        'a linear y-axis again',
+        async () => (await attr(card.locator('.chart'), 'data-y-scale')) === 'interval',
+        10_000,
+        100,
+      );
     });
 
     it('zooms the step axis with ctrl + wheel (every chart of the view) and resets to the whole range', async () => {
@@ -206,7 +264,12 @@ for (const inPage of [false, true]) {
       }
       await page.emulateMedia({ colorScheme: 'light' });
       await cards().first().locator('[data-testid="chart-reset-zoom"]').click();
-      await waitUntil('the zoom to reset', async () => (await attr(first, 'data-zoomed')) === 'false' && (await attr(second, 'data-zoomed')) === 'false', 10_000, 100);
+      await waitUntil(
+        'the zoom to reset',
+        async () => (await attr(first, 'data-zoomed')) === 'false' && (await attr(second, 'data-zoomed')) === 'false',
+        10_000,
+        100,
+      );
       expect(Number(await attr(first, 'data-x-from'))).toBe(from0);
       expect(Number(await attr(first, 'data-x-to'))).toBe(to0);
       expect(await cards().first().locator('[data-testid="chart-reset-zoom"]').isDisabled()).toBe(true);
@@ -221,10 +284,15 @@ for (const inPage of [false, true]) {
       await hover(page, second, 0.3);
       await waitUntil('the other chart hovered', async () => /^step \d+$/.test(await attr(second, 'data-hover')), 10_000, 100);
       await hover(page, first, 0.6, 1);
-      await waitUntil('a hovered step past the other chart\'s', async () => {
-        const h = await attr(first, 'data-hover');
-        return /^step \d+$/.test(h) && Number(h.slice(5)) > 80;
-      }, 10_000, 100);
+      await waitUntil(
+        "a hovered step past the other chart's",
+        async () => {
+          const h = await attr(first, 'data-hover');
+          return /^step \d+$/.test(h) && Number(h.slice(5)) > 80;
+        },
+        10_000,
+        100,
+      );
       const label = await attr(first, 'data-hover');
       const step = Number(label.slice(5));
       expect(step).toBeGreaterThan(80);
@@ -237,7 +305,7 @@ for (const inPage of [false, true]) {
         expect((await tip.innerText()).split('\n')[0].trim()).toBe(label);
         // Only the chart under the pointer shows its tooltip box; the others show the crosshair line alone. The chart
         // the pointer came from drops the box it showed when hovered within the tooltip's hide delay (100 ms).
-        await waitUntil('the other chart\'s box to go', async () => !/step \d+/.test(await second.innerText()), 2_000, 50);
+        await waitUntil("the other chart's box to go", async () => !/step \d+/.test(await second.innerText()), 2_000, 50);
       }
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
@@ -246,10 +314,15 @@ for (const inPage of [false, true]) {
         await settled(page, '[data-testid="compare"]');
         await hover(page, first, 0.3);
         await hover(page, first, 0.6);
-        await waitUntil('the crosshair after the theme change', async () => {
-          const here = await attr(first, 'data-hover');
-          return /^step \d+$/.test(here) && (await attr(second, 'data-hover')) === here;
-        }, 10_000, 100);
+        await waitUntil(
+          'the crosshair after the theme change',
+          async () => {
+            const here = await attr(first, 'data-hover');
+            return /^step \d+$/.test(here) && (await attr(second, 'data-hover')) === here;
+          },
+          10_000,
+          100,
+        );
         await page.waitForTimeout(200);
         await screenshot(page, `ui-charts-${where}-crosshair-${dark ? 'dark' : 'light'}`);
       }
@@ -274,7 +347,12 @@ for (const inPage of [false, true]) {
       await hover(page, charts.first(), 0.5);
       await waitUntil('a hovered step', async () => /^step \d+$/.test(await attr(charts.first(), 'data-hover')), 10_000, 100);
       const label = await attr(charts.first(), 'data-hover');
-      await waitUntil('the other run chart to show the same step', async () => (await attr(charts.nth(1), 'data-hover')) === label, 10_000, 100);
+      await waitUntil(
+        'the other run chart to show the same step',
+        async () => (await attr(charts.nth(1), 'data-hover')) === label,
+        10_000,
+        100,
+      );
       for (const dark of [false, true]) {
         await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
         await settled(page, '[data-testid="run-detail"]');
@@ -294,20 +372,23 @@ async function pngFacts(page: Page, bytes: Buffer, at: [number, number][]): Prom
   expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
-  const pixels = await page.evaluate(async ({ b64, at }) => {
-    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
-    // A page canvas: the in-page mode's test hides OffscreenCanvas.
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    return at.map(([x, y]) => [...ctx.getImageData(x, y, 1, 1).data]);
-  }, { b64: bytes.toString('base64'), at });
+  const pixels = await page.evaluate(
+    async ({ b64, at }) => {
+      const img = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+      // A page canvas: the in-page mode's test hides OffscreenCanvas.
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      return at.map(([x, y]) => [...ctx.getImageData(x, y, 1, 1).data]);
+    },
+    { b64: bytes.toString('base64'), at },
+  );
   return { width, height, pixels };
 }
 
-describe('a chart\'s PNG button', () => {
+describe("a chart's PNG button", () => {
   for (const inPage of [false, true]) {
     it(`saves a chart drawn in the ${inPage ? 'page' : 'worker'} as a PNG of its size with a legend strip, on an opaque background`, async () => {
       const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, inPage);
@@ -332,7 +413,10 @@ describe('a chart\'s PNG button', () => {
       expect(facts.height).toBeGreaterThan(chartH + 20 * box.dpr);
       // Dark mode: a transparent PNG would be light text on nothing once pasted into a document.
       expect(facts.pixels[0][3]).toBe(255);
-      const first = await page.locator('[data-testid="compare-legend"] .entry .sw').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+      const first = await page
+        .locator('[data-testid="compare-legend"] .entry .sw')
+        .first()
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
       expect(`rgb(${facts.pixels[1].slice(0, 3).join(', ')})`).toBe(first);
       expect(await card.locator('[data-testid="chart-tool-error"]').count()).toBe(0);
       expect(problems).toEqual([]);
@@ -341,8 +425,8 @@ describe('a chart\'s PNG button', () => {
   }
 });
 
-describe('a chart\'s CSV button', () => {
-  it('downloads every logged point of the runs the chart draws, in W&B\'s chart-export layout', async () => {
+describe("a chart's CSV button", () => {
+  it("downloads every logged point of the runs the chart draws, in W&B's chart-export layout", async () => {
     const { page, problems } = await open(`/?view=compare&runs=${ids.join(',')}`, false);
     await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
     await settled(page, '[data-testid="compare"]');
@@ -352,8 +436,14 @@ describe('a chart\'s CSV button', () => {
     const key = await attr(card, 'data-metric');
     const [download] = await Promise.all([page.waitForEvent('download'), card.locator('[data-testid="chart-csv"]').click()]);
     expect(download.suggestedFilename()).toBe(`compare.${key.replace(/[^A-Za-z0-9._-]+/g, '_')}.csv`);
-    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\n');
-    expect(lines[0]).toBe(['Step', ...['calm seed 1', 'entropy collapse'].flatMap((r) => [`${r} - ${key}`, `${r} - ${key}__MIN`, `${r} - ${key}__MAX`])].join(','));
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines[0]).toBe(
+      ['Step', ...['calm seed 1', 'entropy collapse'].flatMap((r) => [`${r} - ${key}`, `${r} - ${key}__MIN`, `${r} - ${key}__MAX`])].join(
+        ',',
+      ),
+    );
     // 200 steps of both runs, not the chart's downsampled points; each row's MIN and MAX equal its value.
     expect(lines.length).toBe(201);
     expect(lines[1].split(',')[0]).toBe('1');
@@ -370,7 +460,9 @@ describe('a chart\'s CSV button', () => {
     const runKey = await attr(runCard, 'data-metric');
     const [one] = await Promise.all([page.waitForEvent('download'), runCard.locator('[data-testid="chart-csv"]').click()]);
     expect(one.suggestedFilename()).toBe(`entropy_collapse.${runKey.replace(/[^A-Za-z0-9._-]+/g, '_')}.csv`);
-    const runLines = readFileSync((await one.path())!, 'utf8').trimEnd().split('\n');
+    const runLines = readFileSync((await one.path())!, 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(runLines[0]).toBe(`Step,entropy collapse - ${runKey},entropy collapse - ${runKey}__MIN,entropy collapse - ${runKey}__MAX`);
     expect(runLines.length).toBeGreaterThan(100);
     expect(problems).toEqual([]);

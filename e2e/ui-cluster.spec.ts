@@ -94,14 +94,23 @@ describe('Ray clusters in the app', () => {
       await setField(page, path, value);
     }
     const start = page.locator('[data-testid="start-custom"]');
-    await waitUntil('the customised config to validate', async () => (await start.isEnabled()) && (await page.locator('[data-testid="config-editor"] .err').count()) === 0, 30_000);
+    await waitUntil(
+      'the customised config to validate',
+      async () => (await start.isEnabled()) && (await page.locator('[data-testid="config-editor"] .err').count()) === 0,
+      30_000,
+    );
     await start.click();
     await page.waitForSelector('[data-testid="run-detail"]', { timeout: 60_000 });
     firstRun = (await page.locator('[data-testid="run-detail"]').getAttribute('data-run-id')) ?? '';
     expect(firstRun).not.toBe('');
     expect(await page.locator('[data-testid="run-detail"] [data-testid="target-chip"]').textContent()).toBe('on ray:head');
 
-    await waitUntil('the Ray run to end', async () => ['completed', 'failed', 'stopped'].includes(await runStatus(firstRun)), 240_000, 1000);
+    await waitUntil(
+      'the Ray run to end',
+      async () => ['completed', 'failed', 'stopped'].includes(await runStatus(firstRun)),
+      240_000,
+      1000,
+    );
     const rec = await app.lab.call('runs.get', { runId: firstRun });
     expect(rec.ok && rec.value.error).toBe(null);
     expect(rec.ok && rec.value.status).toBe('completed');
@@ -130,15 +139,26 @@ describe('Ray clusters in the app', () => {
     expect(await log.textContent()).toContain('@arlarena:');
 
     // A longer run, started through the API as the New run view does, stopped from the Cluster view.
-    const started = await app.lab.call('sessions.start', { preset: 'grpo', env: 'sokoban', name: 'stopped on Ray', on: 'head', overrides: { ...TINY, 'training.steps': 200 } });
+    const started = await app.lab.call('sessions.start', {
+      preset: 'grpo',
+      env: 'sokoban',
+      name: 'stopped on Ray',
+      on: 'head',
+      overrides: { ...TINY, 'training.steps': 200 },
+    });
     if (!started.ok) throw new Error(started.error.message);
     secondRun = started.value.runId;
     const running = page.locator(`[data-testid="jobs-head"] tr[data-job="${secondRun}"][data-status="RUNNING"]`);
     await running.waitFor({ timeout: 120_000 });
-    await waitUntil('its first step to come back', async () => {
-      const r = await app.lab.call('runs.get', { runId: secondRun });
-      return r.ok && r.value.step >= 1;
-    }, 180_000, 1000);
+    await waitUntil(
+      'its first step to come back',
+      async () => {
+        const r = await app.lab.call('runs.get', { runId: secondRun });
+        return r.ok && r.value.step >= 1;
+      },
+      180_000,
+      1000,
+    );
     await running.locator('[data-testid="stop-btn"]').click();
     await page.locator(`[data-testid="jobs-head"] tr[data-job="${secondRun}"][data-status="STOPPED"]`).waitFor({ timeout: 120_000 });
     await waitUntil('the run to be stopped', async () => (await runStatus(secondRun)) === 'stopped', 60_000, 500);
@@ -146,7 +166,12 @@ describe('Ray clusters in the app', () => {
 
     await screenshot(page, 'ui-cluster-light');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await waitUntil('the dark theme', async () => (await page.evaluate(() => globalThis.matchMedia('(prefers-color-scheme: dark)').matches)) === true, 5000, 100);
+    await waitUntil(
+      'the dark theme',
+      async () => (await page.evaluate(() => globalThis.matchMedia('(prefers-color-scheme: dark)').matches)) === true,
+      5000,
+      100,
+    );
     await screenshot(page, 'ui-cluster-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   }, 420_000);

@@ -31,9 +31,18 @@ function verlLog(steps: number, seed: number): string {
   for (let s = 1; s <= steps; s++) {
     const score = Math.min(0.95, 0.2 + (0.7 * s) / steps + 0.01 * seed);
     const kv: [string, number][] = [
-      ['actor/entropy_loss', 0.3 - 0.01 * s], ['actor/pg_loss', 0.02 * Math.sin(s + seed)], ['actor/kl_coef', 0.001], ['actor/lr', 0],
-      ['actor/grad_norm', 2 + ((s * 7 + seed) % 5) / 3], ['critic/score/mean', score], ['critic/vf_loss', 1 / s], ['critic/vf_explained_var', -5 + 0.2 * s],
-      ['response_length/mean', 150 + 3 * s], ['timing_s/gen', 30 + (s % 4)], ['timing_s/update_actor', 12 + (s % 3)], ['perf/mfu/actor', 0.3 + 0.001 * s],
+      ['actor/entropy_loss', 0.3 - 0.01 * s],
+      ['actor/pg_loss', 0.02 * Math.sin(s + seed)],
+      ['actor/kl_coef', 0.001],
+      ['actor/lr', 0],
+      ['actor/grad_norm', 2 + ((s * 7 + seed) % 5) / 3],
+      ['critic/score/mean', score],
+      ['critic/vf_loss', 1 / s],
+      ['critic/vf_explained_var', -5 + 0.2 * s],
+      ['response_length/mean', 150 + 3 * s],
+      ['timing_s/gen', 30 + (s % 4)],
+      ['timing_s/update_actor', 12 + (s % 3)],
+      ['perf/mfu/actor', 0.3 + 0.001 * s],
     ];
     if (s % 5 === 0) kv.push(['val-core/openai/gsm8k/reward/mean@1', Math.min(0.9, score - 0.05)]);
     lines.push(`(main_task pid=1) step:${s} - ${kv.map(([k, v]) => `${k}:${v.toFixed(4)}`).join(' - ')}`);
@@ -49,12 +58,17 @@ let ids: string[] = [];
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-compare-imported-e2e-'));
   const dataDir = join(work, 'data');
-  const files = onReal ? (REAL as string[]) : [1, 2].map((seed) => {
-    const f = join(work, `verl-fixture-${seed}.log`);
-    writeFileSync(f, verlLog(20 + seed * 5, seed));
-    return f;
+  const files = onReal
+    ? (REAL as string[])
+    : [1, 2].map((seed) => {
+        const f = join(work, `verl-fixture-${seed}.log`);
+        writeFileSync(f, verlLog(20 + seed * 5, seed));
+        return f;
+      });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
   });
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
   ids = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
   expect(ids).toHaveLength(2);
@@ -87,19 +101,27 @@ async function openCompare(): Promise<{ page: Page; problems: string[] }> {
   return o;
 }
 
-const chartKeys = (page: Page) => page.locator('[data-testid="compare"] .chart-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-metric') ?? ''));
+const chartKeys = (page: Page) =>
+  page.locator('[data-testid="compare"] .chart-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-metric') ?? ''));
 
 describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qwen2-7B console logs' : 'NOT the shared real logs (../shared/data/real-runs is absent): two verl console logs written by the test'})`, () => {
   it('lists every logged key, grouped by namespace, searchable by substring and regex, and charts one the catalog lacks', async () => {
     const { page, problems } = await openCompare();
     await page.click('[data-testid="metric-picker-toggle"]');
     const picker = page.locator('[data-testid="metric-picker"]');
-    await waitUntil('the logged keys in the picker', async () => (await picker.locator('input[data-key="critic/vf_explained_var"]').count()) === 1, 20_000);
+    await waitUntil(
+      'the logged keys in the picker',
+      async () => (await picker.locator('input[data-key="critic/vf_explained_var"]').count()) === 1,
+      20_000,
+    );
     // Grouped by namespace, the runs' own namespaces included.
-    for (const ns of ['critic', 'timing_s', 'actor']) expect(await picker.locator(`[data-testid="metric-group"][data-ns="${ns}"]`).count()).toBe(1);
+    for (const ns of ['critic', 'timing_s', 'actor'])
+      expect(await picker.locator(`[data-testid="metric-group"][data-ns="${ns}"]`).count()).toBe(1);
     const search = page.locator('[data-testid="metric-search"]');
     await search.fill('explained');
-    expect(await picker.locator('input[data-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')))).toEqual(['critic/vf_explained_var']);
+    expect(await picker.locator('input[data-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')))).toEqual([
+      'critic/vf_explained_var',
+    ]);
     await search.fill('^timing_s/');
     const timing = await picker.locator('input[data-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
     expect(timing.length).toBeGreaterThan(1);
@@ -111,7 +133,13 @@ describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qw
     await card.waitFor({ timeout: 20_000 });
     // Charts below the first screen draw when scrolled to.
     await card.scrollIntoViewIfNeeded();
-    await waitUntil('the explained-variance chart to draw', async () => (await card.locator('.chart').getAttribute('data-rendered')) === 'true' && (await page.locator('[data-testid="compare-loading"]').count()) === 0, 30_000);
+    await waitUntil(
+      'the explained-variance chart to draw',
+      async () =>
+        (await card.locator('.chart').getAttribute('data-rendered')) === 'true' &&
+        (await page.locator('[data-testid="compare-loading"]').count()) === 0,
+      30_000,
+    );
     expect(await card.getAttribute('data-empty')).toBeNull();
     for (const dark of [false, true]) {
       await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
@@ -160,7 +188,9 @@ describe(`Compare on two imported verl runs (${onReal ? 'the shared real verl Qw
     const empty = page.locator('[data-testid="compare"] .chart-card[data-metric="episode/success_rate"]');
     await waitUntil('the empty panel note', async () => (await empty.getAttribute('data-empty')) === 'true', 20_000);
     expect(await empty.locator('[data-testid="no-data"]').innerText()).toMatch(/No data in these runs/);
-    expect(await page.locator('[data-testid="compare"] .chart-card[data-metric="episode/score_mean"]').getAttribute('data-empty')).toBeNull();
+    expect(
+      await page.locator('[data-testid="compare"] .chart-card[data-metric="episode/score_mean"]').getAttribute('data-empty'),
+    ).toBeNull();
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -188,10 +218,18 @@ describe('a Compare link reopens the same workspace', () => {
     await page.locator('input[data-key="critic/vf_explained_var"]').check();
     await page.selectOption('select[aria-label="x-axis"]', 'wall');
     await page.locator(`[data-testid="compare-legend"] button[data-key="${ids[1]}"]`).click();
-    await waitUntil('the address to hold the workspace', async () => {
-      const u = new URL(page.url());
-      return (u.searchParams.get('metrics') ?? '').includes('critic/vf_explained_var') && u.searchParams.get('x') === 'wall' && u.searchParams.get('hide') === ids[1];
-    }, 20_000);
+    await waitUntil(
+      'the address to hold the workspace',
+      async () => {
+        const u = new URL(page.url());
+        return (
+          (u.searchParams.get('metrics') ?? '').includes('critic/vf_explained_var') &&
+          u.searchParams.get('x') === 'wall' &&
+          u.searchParams.get('hide') === ids[1]
+        );
+      },
+      20_000,
+    );
     const link = page.url();
     const charted = await chartKeys(page);
     await page.context().close();
@@ -223,8 +261,16 @@ describe('Compare with… from a run page', () => {
     expect(await picker.locator('.pick-grid label').count()).toBe(1);
     await picker.locator('[data-testid="compare-run-search"]').fill(ids[1].slice(-6));
     // Clicked, not check()ed: with two runs ticked the picker closes at once.
-    await picker.locator('.pick-grid label').filter({ hasNot: page.locator('input:checked') }).locator('input').click();
-    await waitUntil('both runs in the summary', async () => (await page.locator('[data-testid="summary-table"] tbody tr').count()) === 2, 30_000);
+    await picker
+      .locator('.pick-grid label')
+      .filter({ hasNot: page.locator('input:checked') })
+      .locator('input')
+      .click();
+    await waitUntil(
+      'both runs in the summary',
+      async () => (await page.locator('[data-testid="summary-table"] tbody tr').count()) === 2,
+      30_000,
+    );
     expect(new URL(page.url()).searchParams.get('runs')).toBe(ids.join(','));
     expect(problems).toEqual([]);
     await page.context().close();
@@ -304,7 +350,13 @@ describe('x-axis by a logged key', () => {
     expect(epoch).toBe('key:training/epoch');
     await xs.selectOption(epoch!);
     const first = page.locator('[data-testid="compare"] .chart-card').first();
-    await waitUntil('the charts against epochs', async () => (await page.locator('[data-testid="compare-loading"]').count()) === 0 && (await first.locator('.chart').getAttribute('data-rendered')) === 'true', 20_000);
+    await waitUntil(
+      'the charts against epochs',
+      async () =>
+        (await page.locator('[data-testid="compare-loading"]').count()) === 0 &&
+        (await first.locator('.chart').getAttribute('data-rendered')) === 'true',
+      20_000,
+    );
     await waitUntil('the address', async () => new URL(page.url()).searchParams.get('xkey') === 'training/epoch', 10_000);
     await first.screenshot({ path: join(ROOT, 'test-results', 'ui-compare-imported-x-epoch-light.png') });
     expect(problems).toEqual([]);

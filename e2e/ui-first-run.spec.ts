@@ -61,11 +61,13 @@ async function status(runId: string): Promise<string> {
 
 describe('what a new user hits', () => {
   it('gives new runs unique, telling default names (preset, env, seed, short id)', async () => {
-    const names = await Promise.all(synthIds.map(async (runId) => {
-      const r = await lab.call('runs.get', { runId });
-      if (!r.ok) throw new Error(r.error.message);
-      return r.value.name;
-    }));
+    const names = await Promise.all(
+      synthIds.map(async (runId) => {
+        const r = await lab.call('runs.get', { runId });
+        if (!r.ok) throw new Error(r.error.message);
+        return r.value.name;
+      }),
+    );
     expect(new Set(names).size).toBe(3);
     for (const [i, n] of names.entries()) {
       expect(n).toContain('seed 1');
@@ -95,7 +97,11 @@ describe('what a new user hits', () => {
       const text = await lines.first().innerText();
       for (const runId of synthIds) expect(text).toContain(runId.slice(-6));
       expect(text).toMatch(/^No baselines for .*: synthetic demo curves, with no environment to play the random and expert policies on\.$/);
-      await waitUntil('the n/a baseline cells', async () => (await page.locator('[data-testid="summary-table"] td[data-col="random"]').allInnerTexts()).every((t) => t === 'n/a'), 60_000);
+      await waitUntil(
+        'the n/a baseline cells',
+        async () => (await page.locator('[data-testid="summary-table"] td[data-col="random"]').allInnerTexts()).every((t) => t === 'n/a'),
+        60_000,
+      );
       expect(await page.locator('[data-testid="baseline-errors"]').count()).toBe(0);
       expect(await page.locator('[data-testid="summary-table"] tbody tr').count()).toBe(3);
       await screenshot(page, `ui-first-run-compare-same-names-${dark ? 'dark' : 'light'}`);
@@ -113,7 +119,9 @@ describe('what a new user hits', () => {
     expect(await noBase.innerText()).toMatch(/^No baselines: synthetic demo curves/);
     expect(await page.locator('[data-testid="run-baselines-error"]').count()).toBe(0);
     // Nor will it ever store episodes: the viewer says so rather than "they appear as the run progresses".
-    expect(await page.locator('[data-testid="no-episodes"]').innerText()).toBe('This run stored no sampled episodes. Synthetic runs are curves only.');
+    expect(await page.locator('[data-testid="no-episodes"]').innerText()).toBe(
+      'This run stored no sampled episodes. Synthetic runs are curves only.',
+    );
     await page.click('[data-testid="export-bundle"]');
     const result = page.locator('[data-testid="export-result"]');
     await result.waitFor({ timeout: 60_000 });
@@ -138,65 +146,85 @@ describe('what a new user hits', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('shows a live run honestly: elapsed ticks, no NaN mark from the step-0 validation, no ETA while paused, Stop answers at once', async () => {
-    const runId = await startCustomRun(page, {
-      preset: 'sampo', env: 'sokoban', name: 'e2e live', overrides: { ...TINY, 'training.steps': '6', 'training.validateEvery': '3' },
-    });
-    const elapsed = page.locator('[data-testid="run-detail"] .progress span', { hasText: 'elapsed' });
-    const seconds = async (): Promise<number> => {
-      const t = await elapsed.innerText();
-      const m = /(?:(\d+) min )?(\d+) s elapsed/.exec(t);
-      if (!m) throw new Error(`unexpected elapsed text "${t}"`);
-      return Number(m[1] ?? 0) * 60 + Number(m[2]);
-    };
-    // The clock runs from the start (behaviour cloning included), between status events too.
-    await waitUntil('the elapsed time to pass 2 s', async () => (await seconds()) >= 2, 120_000, 250);
-    const a = await seconds();
-    await waitUntil('the elapsed time to keep counting', async () => (await seconds()) > a, 15_000, 250);
+  it(
+    'shows a live run honestly: elapsed ticks, no NaN mark from the step-0 validation, no ETA while paused, Stop answers at once',
+    async () => {
+      const runId = await startCustomRun(page, {
+        preset: 'sampo',
+        env: 'sokoban',
+        name: 'e2e live',
+        overrides: { ...TINY, 'training.steps': '6', 'training.validateEvery': '3' },
+      });
+      const elapsed = page.locator('[data-testid="run-detail"] .progress span', { hasText: 'elapsed' });
+      const seconds = async (): Promise<number> => {
+        const t = await elapsed.innerText();
+        const m = /(?:(\d+) min )?(\d+) s elapsed/.exec(t);
+        if (!m) throw new Error(`unexpected elapsed text "${t}"`);
+        return Number(m[1] ?? 0) * 60 + Number(m[2]);
+      };
+      // The clock runs from the start (behaviour cloning included), between status events too.
+      await waitUntil('the elapsed time to pass 2 s', async () => (await seconds()) >= 2, 120_000, 250);
+      const a = await seconds();
+      await waitUntil('the elapsed time to keep counting', async () => (await seconds()) > a, 15_000, 250);
 
-    // The step-0 validation logs val/* at step 0 and NaN for every training metric ("not applicable").
-    const success = page.locator('.chart-card[data-metric="episode/success_rate"]');
-    await waitUntil('the step-0 validation to be stored', async () => (await storedSteps(runId, 'val/success_rate')).length >= 1, RUN_TIMEOUT_MS);
-    await waitUntil('the first training step to stream in', async () => Number(await success.getAttribute('data-points')) >= 1, RUN_TIMEOUT_MS);
-    const cards = page.locator('[data-testid="run-detail"] .chart-card');
-    for (const card of await cards.all()) {
-      const key = await card.getAttribute('data-metric');
-      expect(await card.getAttribute('data-nonfinite'), `${key}: NaN markers`).toBe('0');
-      expect(await card.locator('.nodata', { hasText: 'No finite value' }).count(), `${key}: "No finite value logged"`).toBe(0);
-    }
-    // Training charts start at step 1: the step-0 record has no training value for them.
-    expect((await storedSteps(runId, 'episode/success_rate'))[0]).toBe(1);
-    await screenshot(page, 'ui-first-run-live-light');
-    await setTheme(true);
-    await screenshot(page, 'ui-first-run-live-dark');
-    await setTheme(false);
+      // The step-0 validation logs val/* at step 0 and NaN for every training metric ("not applicable").
+      const success = page.locator('.chart-card[data-metric="episode/success_rate"]');
+      await waitUntil(
+        'the step-0 validation to be stored',
+        async () => (await storedSteps(runId, 'val/success_rate')).length >= 1,
+        RUN_TIMEOUT_MS,
+      );
+      await waitUntil(
+        'the first training step to stream in',
+        async () => Number(await success.getAttribute('data-points')) >= 1,
+        RUN_TIMEOUT_MS,
+      );
+      const cards = page.locator('[data-testid="run-detail"] .chart-card');
+      for (const card of await cards.all()) {
+        const key = await card.getAttribute('data-metric');
+        expect(await card.getAttribute('data-nonfinite'), `${key}: NaN markers`).toBe('0');
+        expect(await card.locator('.nodata', { hasText: 'No finite value' }).count(), `${key}: "No finite value logged"`).toBe(0);
+      }
+      // Training charts start at step 1: the step-0 record has no training value for them.
+      expect((await storedSteps(runId, 'episode/success_rate'))[0]).toBe(1);
+      await screenshot(page, 'ui-first-run-live-light');
+      await setTheme(true);
+      await screenshot(page, 'ui-first-run-live-dark');
+      await setTheme(false);
 
-    // Paused: no ETA, and the elapsed time stands still.
-    await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Pause' }).click();
-    await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Resume' }).waitFor({ timeout: 15_000 });
-    expect(await page.locator('[data-testid="run-detail"] .progress').innerText()).not.toMatch(/left/);
-    const p1 = await seconds();
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(await seconds()).toBe(p1);
-    await screenshot(page, 'ui-first-run-paused-light');
-    await setTheme(true);
-    await screenshot(page, 'ui-first-run-paused-dark');
-    await setTheme(false);
-    await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Resume' }).click();
-    await waitUntil('the run to be running again', async () => (await status(runId)) === 'running', 30_000);
+      // Paused: no ETA, and the elapsed time stands still.
+      await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Pause' }).click();
+      await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Resume' }).waitFor({ timeout: 15_000 });
+      expect(await page.locator('[data-testid="run-detail"] .progress').innerText()).not.toMatch(/left/);
+      const p1 = await seconds();
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await seconds()).toBe(p1);
+      await screenshot(page, 'ui-first-run-paused-light');
+      await setTheme(true);
+      await screenshot(page, 'ui-first-run-paused-dark');
+      await setTheme(false);
+      await page.locator('[data-testid="run-detail"] .controls button', { hasText: 'Resume' }).click();
+      await waitUntil('the run to be running again', async () => (await status(runId)) === 'running', 30_000);
 
-    // Stop: feedback in the same breath, the button disabled until the run has stopped.
-    const stop = page.locator('[data-testid="run-detail"] .controls button.danger');
-    const clicked = Date.now();
-    await stop.click();
-    await waitUntil('"Stopping…" on the Stop button', async () => (await stop.innerText()).includes('Stopping…') && (await stop.isDisabled()), 1000, 50);
-    const feedbackMs = Date.now() - clicked;
-    await waitUntil('the run to stop', async () => ['stopped', 'completed'].includes(await status(runId)), 120_000, 100);
-    console.info(`Stop: feedback after ${feedbackMs} ms, run ${await status(runId)} after ${Date.now() - clicked} ms`);
-    await screenshot(page, 'ui-first-run-stopped-light');
-    await setTheme(true);
-    await screenshot(page, 'ui-first-run-stopped-dark');
-    await setTheme(false);
-    expect(app.problems).toEqual([]);
-  }, RUN_TIMEOUT_MS + 120_000);
+      // Stop: feedback in the same breath, the button disabled until the run has stopped.
+      const stop = page.locator('[data-testid="run-detail"] .controls button.danger');
+      const clicked = Date.now();
+      await stop.click();
+      await waitUntil(
+        '"Stopping…" on the Stop button',
+        async () => (await stop.innerText()).includes('Stopping…') && (await stop.isDisabled()),
+        1000,
+        50,
+      );
+      const feedbackMs = Date.now() - clicked;
+      await waitUntil('the run to stop', async () => ['stopped', 'completed'].includes(await status(runId)), 120_000, 100);
+      console.info(`Stop: feedback after ${feedbackMs} ms, run ${await status(runId)} after ${Date.now() - clicked} ms`);
+      await screenshot(page, 'ui-first-run-stopped-light');
+      await setTheme(true);
+      await screenshot(page, 'ui-first-run-stopped-dark');
+      await setTheme(false);
+      expect(app.problems).toEqual([]);
+    },
+    RUN_TIMEOUT_MS + 120_000,
+  );
 });

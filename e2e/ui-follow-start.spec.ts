@@ -65,7 +65,9 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     expect(said).toMatch(/reward-curve\.png is in no known format/);
     // In words: what failed, then the reason; the API method and code only as small print.
     expect(await toast.first().locator('[data-testid="api-error-headline"]').innerText()).toBe('Could not follow the log');
-    expect(await toast.first().locator('[data-testid="api-error-message"]').innerText()).toMatch(/nothing was followed.* \(about the field path\)$/s);
+    expect(await toast.first().locator('[data-testid="api-error-message"]').innerText()).toMatch(
+      /nothing was followed.* \(about the field path\)$/s,
+    );
     await screenshot(page, 'ui-follow-start-refused');
     const runs = await lab.call('runs.list', {});
     expect(runs.ok && runs.value.length).toBe(0);
@@ -90,14 +92,20 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     await page.locator('dialog[open] input[name="value"]').fill(odd);
     await page.locator('dialog[open] button[type="submit"]').click();
     const oddItem = item.filter({ hasText: 'odd.log' });
-    await waitUntil('the second refusal', async () => (await oddItem.count()) === 1 && (await oddItem.getAttribute('data-state')) === 'refused', 15_000);
+    await waitUntil(
+      'the second refusal',
+      async () => (await oddItem.count()) === 1 && (await oddItem.getAttribute('data-state')) === 'refused',
+      15_000,
+    );
     expect(await oddItem.locator('[data-testid="import-as"]').count()).toBe(1);
     expect(problems).toEqual([]);
     await page.context().close();
   });
 
   it('a log with its config and no step yet: "waiting for the first step", its config shown, no episode promise', async () => {
-    const text = REAL ? readFileSync(REAL, 'utf8') : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}}\n(main_task pid=1) step:1 - actor/entropy_loss:0.3 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/entropy_loss:0.29 - critic/score/mean:0.4\n(main_task pid=1) step:3 - actor/entropy_loss:0.28 - critic/score/mean:0.5\n`;
+    const text = REAL
+      ? readFileSync(REAL, 'utf8')
+      : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}}\n(main_task pid=1) step:1 - actor/entropy_loss:0.3 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/entropy_loss:0.29 - critic/score/mean:0.4\n(main_task pid=1) step:3 - actor/entropy_loss:0.28 - critic/score/mean:0.5\n`;
     const first = text.indexOf('step:1 -');
     const head = REAL ? text.slice(0, text.lastIndexOf('\n', first) + 1) : text.slice(0, text.indexOf('\n') + 1);
     const path = join(work, 'train.log');
@@ -107,7 +115,11 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     await page.locator('[data-testid="stop-following"]').waitFor({ timeout: 20_000 });
     const detail = page.locator('[data-testid="follow-detail"]');
     expect(await detail.innerText()).toMatch(/waiting for the first step/);
-    await waitUntil('the config the log printed', async () => (await page.locator('[data-testid="run-config"] code', { hasText: 'algorithm.adv_estimator' }).count()) > 0, 20_000);
+    await waitUntil(
+      'the config the log printed',
+      async () => (await page.locator('[data-testid="run-config"] code', { hasText: 'algorithm.adv_estimator' }).count()) > 0,
+      20_000,
+    );
     const episodes = page.locator('[data-testid="trajectory-viewer"]');
     await episodes.scrollIntoViewIfNeeded();
     expect(await episodes.innerText()).toMatch(/Imported training logs carry metrics, not episodes/);
@@ -117,7 +129,11 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
       await screenshot(page, `ui-follow-start-waiting-${dark ? 'dark' : 'light'}`);
     }
     appendFileSync(path, text.slice(head.length, REAL ? text.indexOf('step:4 -') : text.length));
-    await waitUntil('the first steps to arrive', async () => /^step [1-9]/.test(await page.locator('[data-testid="run-step"]').innerText()), 30_000);
+    await waitUntil(
+      'the first steps to arrive',
+      async () => /^step [1-9]/.test(await page.locator('[data-testid="run-step"]').innerText()),
+      30_000,
+    );
     await page.click('[data-testid="stop-following"]');
     await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);
     expect(problems).toEqual([]);

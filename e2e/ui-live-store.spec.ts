@@ -50,10 +50,30 @@ describe('the UI sees what the CLI does', () => {
     const { page, problems } = await open('/?view=runs');
     const rows = page.locator('tr[data-run-id]');
     const before = await rows.count();
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '30', '--name', 'written by the CLI', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'bin', 'arlarena.mjs'),
+        '--data-dir',
+        dataDir,
+        'runs',
+        'synth',
+        '--steps',
+        '30',
+        '--name',
+        'written by the CLI',
+        '--json',
+      ],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-    await waitUntil('the CLI run in the open table', async () => (await page.locator(`tr[data-run-id="${id}"]`).count()) === 1, 15_000, 200);
+    await waitUntil(
+      'the CLI run in the open table',
+      async () => (await page.locator(`tr[data-run-id="${id}"]`).count()) === 1,
+      15_000,
+      200,
+    );
     expect(await rows.count()).toBe(before + 1);
     expect(problems).toEqual([]);
     await page.context().close();
@@ -62,7 +82,15 @@ describe('the UI sees what the CLI does', () => {
   it('a run page follows another process training a stopped run, then offers Resume for it', async () => {
     const other = await RunStore.open(dataDir);
     try {
-      const run = await other.createRun({ preset: 'sampo', env: 'sokoban', seed: 3, config: {}, totalSteps: 8, name: 'stopped elsewhere', status: 'stopped' });
+      const run = await other.createRun({
+        preset: 'sampo',
+        env: 'sokoban',
+        seed: 3,
+        config: {},
+        totalSteps: 8,
+        name: 'stopped elsewhere',
+        status: 'stopped',
+      });
       await other.updateRun(run.id, { step: 6 });
       const { page, problems } = await open(`/?view=run&id=${run.id}`);
       const status = page.locator('[data-testid="run-detail"] .progress .status .label');
@@ -72,7 +100,13 @@ describe('the UI sees what the CLI does', () => {
       // Another process (arlarena resume) claims and trains it: the page follows, no reload.
       await other.claimRun(run.id);
       await other.updateRun(run.id, { status: 'running', step: 7 });
-      await waitUntil('the page to show it running at step 7', async () => (await status.innerText()) === 'running' && (await page.locator('[data-testid="run-step"]').innerText()).startsWith('step 7'), 15_000, 200);
+      await waitUntil(
+        'the page to show it running at step 7',
+        async () =>
+          (await status.innerText()) === 'running' && (await page.locator('[data-testid="run-step"]').innerText()).startsWith('step 7'),
+        15_000,
+        200,
+      );
       expect(await page.locator('[data-testid="resume-run"]').count()).toBe(0);
       await other.updateRun(run.id, { status: 'stopped' });
       await other.releaseRun(run.id);
@@ -98,7 +132,11 @@ describe('the UI sees what the CLI does', () => {
 
 describe('notes on runs', () => {
   it('writes notes on a run page, keeps them across a reload and shows them in the runs table', async () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', 'noted run', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', 'noted run', '--json'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
     const { page, problems } = await open(`/?view=run&id=${id}`);
@@ -106,10 +144,14 @@ describe('notes on runs', () => {
     await notes.waitFor({ timeout: 20_000 });
     await page.fill('[data-testid="run-notes-text"]', 'calm baseline; compare with lr 0.05');
     await page.click('[data-testid="run-notes-save"]');
-    await waitUntil('the notes saved', async () => (await page.locator('[data-testid="run-notes-save"]').isDisabled()), 10_000);
+    await waitUntil('the notes saved', async () => await page.locator('[data-testid="run-notes-save"]').isDisabled(), 10_000);
     await page.reload({ waitUntil: 'load' });
     await page.locator('[data-testid="run-notes-text"]').waitFor({ state: 'attached', timeout: 20_000 });
-    await waitUntil('the notes after a reload', async () => (await page.locator('[data-testid="run-notes-text"]').inputValue()) === 'calm baseline; compare with lr 0.05', 10_000);
+    await waitUntil(
+      'the notes after a reload',
+      async () => (await page.locator('[data-testid="run-notes-text"]').inputValue()) === 'calm baseline; compare with lr 0.05',
+      10_000,
+    );
     await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
     const chip = page.locator(`tr[data-run-id="${id}"] [data-testid="run-note-chip"]`);
     await chip.waitFor({ timeout: 20_000 });

@@ -25,9 +25,13 @@ let page: Page;
 const ids: string[] = [];
 
 function cli(dataDir: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   // `check` exits 3 when an alert is critical: that is its answer, not a failure.
-  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3)) throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3))
+    throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
 
@@ -35,7 +39,19 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-marks-e2e-'));
   const dataDir = join(work, 'data');
   for (const seed of [1, 2]) {
-    const out = cli(dataDir, ['runs', 'synth', '--steps', '200', '--shape', 'cispo_collapse', '--seed', String(seed), '--name', `marks seed ${seed}`, '--json']);
+    const out = cli(dataDir, [
+      'runs',
+      'synth',
+      '--steps',
+      '200',
+      '--shape',
+      'cispo_collapse',
+      '--seed',
+      String(seed),
+      '--name',
+      `marks seed ${seed}`,
+      '--json',
+    ]);
     const id = (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
     ids.push(id);
     cli(dataDir, ['check', id, '--save', '--json']);
@@ -49,7 +65,17 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-type StoredAlert = { id: string; runId: string; rule: string; metric: string; firstStep: number; lastStep: number; evidence: { steps: number[] }; peak?: { step: number; value: number }; threshold?: number };
+type StoredAlert = {
+  id: string;
+  runId: string;
+  rule: string;
+  metric: string;
+  firstStep: number;
+  lastStep: number;
+  evidence: { steps: number[] };
+  peak?: { step: number; value: number };
+  threshold?: number;
+};
 
 async function alertsOf(runId: string): Promise<StoredAlert[]> {
   const res = await lab.call('alerts.list', {});
@@ -67,22 +93,28 @@ const card = (metric: string) => page.locator(`.charts .chart-card[data-metric="
 
 /** Every chart in `scope` has drawn its latest input. */
 async function settled(scope: string): Promise<void> {
-  await waitUntil('the charts to draw', async () => {
-    const charts = page.locator(`${scope} .chart[data-drawn="true"]`);
-    const n = await charts.count();
-    if (n === 0) return false;
-    for (let i = 0; i < n; i++) {
-      const c = charts.nth(i);
-      if ((await attr(c, 'data-rendered')) !== 'true' || (await attr(c, 'data-pending')) === 'true') return false;
-    }
-    return true;
-  }, 30_000, 100);
+  await waitUntil(
+    'the charts to draw',
+    async () => {
+      const charts = page.locator(`${scope} .chart[data-drawn="true"]`);
+      const n = await charts.count();
+      if (n === 0) return false;
+      for (let i = 0; i < n; i++) {
+        const c = charts.nth(i);
+        if ((await attr(c, 'data-rendered')) !== 'true' || (await attr(c, 'data-pending')) === 'true') return false;
+      }
+      return true;
+    },
+    30_000,
+    100,
+  );
 }
 
 async function shoot(name: string, scope: string): Promise<void> {
   // Charts below the first screen draw once scrolled near: page down through them, then back to the top (a full
   // page screenshot taken while scrolled shows the sticky header mid-page).
-  const scrollTo = (y: number) => page.evaluate((to) => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, to), y);
+  const scrollTo = (y: number) =>
+    page.evaluate((to) => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, to), y);
   for (let y = 0; y <= 4000; y += 500) {
     await scrollTo(y);
     await page.waitForTimeout(50);
@@ -122,10 +154,20 @@ describe('alert marks, evidence and zoom to step', () => {
     await settled('.charts');
     await shoot('run', '.charts');
     await page.check('[data-testid="run-all-alerts"]');
-    await waitUntil('every chart to mark every alert', async () => (await attr(card('actor/entropy'), 'data-alert-marks')) === String(alerts.length), 10_000, 100);
+    await waitUntil(
+      'every chart to mark every alert',
+      async () => (await attr(card('actor/entropy'), 'data-alert-marks')) === String(alerts.length),
+      10_000,
+      100,
+    );
     expect(await attr(card('actor/grad_norm'), 'data-alert-marks')).toBe(String(alerts.length));
     await page.uncheck('[data-testid="run-all-alerts"]');
-    await waitUntil('the marks back on their own charts', async () => (await attr(card('actor/entropy'), 'data-alert-marks')) === '0', 10_000, 100);
+    await waitUntil(
+      'the marks back on their own charts',
+      async () => (await attr(card('actor/entropy'), 'data-alert-marks')) === '0',
+      10_000,
+      100,
+    );
   });
 
   it("zooms every run chart around the step from the run page's alert link; a reset stays reset", async () => {
@@ -139,7 +181,12 @@ describe('alert marks, evidence and zoom to step', () => {
     const to = Number(await attr(chart, 'data-x-to'));
     expect(Math.abs(from - (alert.firstStep - 20))).toBeLessThanOrEqual(1);
     expect(Math.abs(to - (alert.firstStep + 20))).toBeLessThanOrEqual(1);
-    await waitUntil('another chart to zoom too', async () => (await attr(card('episode/success_rate').locator('.chart'), 'data-zoomed')) === 'true', 15_000, 100);
+    await waitUntil(
+      'another chart to zoom too',
+      async () => (await attr(card('episode/success_rate').locator('.chart'), 'data-zoomed')) === 'true',
+      15_000,
+      100,
+    );
     expect(await attr(card('actor/grad_norm'), 'data-focused')).toBe('true');
     expect(await page.locator('[data-testid="run-focus-note"]').innerText()).toContain(`step ${alert.firstStep}`);
     expect(page.url()).toContain(`metric=${encodeURIComponent('actor/grad_norm')}&step=${alert.firstStep}`);
@@ -161,10 +208,15 @@ describe('alert marks, evidence and zoom to step', () => {
     const cards = page.locator('[data-testid="alert-card"]');
     await waitUntil('the alerts to be listed', async () => (await cards.count()) > 0, 15_000, 100);
     await page.selectOption('[data-testid="alerts-rule"]', 'validity_drop');
-    await waitUntil('the validity alerts only', async () => {
-      const rules = await cards.evaluateAll((cs) => cs.map((c) => c.getAttribute('data-rule')));
-      return rules.length > 0 && rules.every((r) => r === 'validity_drop');
-    }, 5_000, 100);
+    await waitUntil(
+      'the validity alerts only',
+      async () => {
+        const rules = await cards.evaluateAll((cs) => cs.map((c) => c.getAttribute('data-rule')));
+        return rules.length > 0 && rules.every((r) => r === 'validity_drop');
+      },
+      5_000,
+      100,
+    );
     await settled('[data-testid="alert-card"]');
     await shoot('evidence', '[data-testid="alert-card"]');
     await page.selectOption('[data-testid="alerts-rule"]', '');
@@ -192,8 +244,15 @@ describe('metric picker', () => {
     expect(namespaces).toContain('actor');
     expect(namespaces).toContain('episode');
     await page.fill('[data-testid="metric-search"]', 'entropy');
-    await waitUntil('the search to narrow the list', async () => (await picker.locator('[data-testid="metric-group"]').count()) < namespaces.length, 5_000, 100);
-    const keys = await picker.locator('input[type="checkbox"][data-key]').evaluateAll((is) => is.map((i) => i.getAttribute('data-key') ?? ''));
+    await waitUntil(
+      'the search to narrow the list',
+      async () => (await picker.locator('[data-testid="metric-group"]').count()) < namespaces.length,
+      5_000,
+      100,
+    );
+    const keys = await picker
+      .locator('input[type="checkbox"][data-key]')
+      .evaluateAll((is) => is.map((i) => i.getAttribute('data-key') ?? ''));
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => k.toLowerCase().includes('entropy') || k.startsWith('actor/'))).toBe(true);
     // Untick entropy, tick the loss: the charts follow.
@@ -203,7 +262,12 @@ describe('metric picker', () => {
     await picker.locator('input[data-key="actor/pg_loss"]').check();
     await waitUntil('the loss chart to come', async () => (await card('actor/pg_loss').count()) === 1, 10_000, 100);
     // A chart added after the link still opens zoomed to the alert's window (like the ones already there).
-    await waitUntil('the new chart to zoom too', async () => (await attr(card('actor/pg_loss').locator('.chart'), 'data-zoomed')) === 'true', 15_000, 100);
+    await waitUntil(
+      'the new chart to zoom too',
+      async () => (await attr(card('actor/pg_loss').locator('.chart'), 'data-zoomed')) === 'true',
+      15_000,
+      100,
+    );
     await page.fill('[data-testid="metric-search"]', '');
     await shoot('picker', '.charts');
 

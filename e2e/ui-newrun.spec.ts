@@ -66,12 +66,31 @@ beforeAll(async () => {
   const store = await RunStore.open(dataDir);
   const config = structuredClone(defaults) as unknown as Record<string, unknown>;
   for (const [i, perStep] of PER_STEP.entries()) {
-    const rec = await store.createRun({ preset: 'grpo', env: 'sokoban', seed: i + 1, config, totalSteps: STEPS_DONE, backend, status: 'completed' });
-    await store.appendMetrics(rec.id, Array.from({ length: STEPS_DONE }, (_, s) => ({ step: s + 1, values: { 'perf/wall_s': perStep * (s + 1), 'episode/success_rate': 0.25 } })));
+    const rec = await store.createRun({
+      preset: 'grpo',
+      env: 'sokoban',
+      seed: i + 1,
+      config,
+      totalSteps: STEPS_DONE,
+      backend,
+      status: 'completed',
+    });
+    await store.appendMetrics(
+      rec.id,
+      Array.from({ length: STEPS_DONE }, (_, s) => ({
+        step: s + 1,
+        values: { 'perf/wall_s': perStep * (s + 1), 'episode/success_rate': 0.25 },
+      })),
+    );
     if (i === 0) withEpisodes = rec.id;
   }
   const env = createEnv('sokoban');
-  const trajs = [episode(env, 11, 'train', 'expert'), episode(env, 12, 'train', 'stuck'), episode(env, 13, 'val', 'expert'), episode(env, 14, 'val', 'stuck')];
+  const trajs = [
+    episode(env, 11, 'train', 'expert'),
+    episode(env, 12, 'train', 'stuck'),
+    episode(env, 13, 'val', 'expert'),
+    episode(env, 14, 'val', 'stuck'),
+  ];
   expect(trajs.map((t) => t.won)).toEqual([true, false, true, false]);
   await store.appendTrajectories(withEpisodes, trajs);
   await store.flush();
@@ -99,13 +118,19 @@ describe('New run: what a preset card will run', () => {
   it('puts steps and seed above the presets and says what each card runs, with a measured estimate', async () => {
     await gotoView(page, 'new');
     await page.check('input[name="env"][value="sokoban"]');
-    await waitUntil('the grpo card to show its estimate', async () => (await plan('grpo').getAttribute('data-estimated')) === 'true', 20_000);
+    await waitUntil(
+      'the grpo card to show its estimate',
+      async () => (await plan('grpo').getAttribute('data-estimated')) === 'true',
+      20_000,
+    );
     const stepsBox = await page.locator('[data-testid="run-steps"]').boundingBox();
     const firstCard = await page.locator('[data-preset]').first().boundingBox();
     expect(stepsBox && firstCard && stepsBox.y < firstCard.y).toBe(true);
 
     const text = await plan('grpo').innerText();
-    expect(text).toContain(`Runs ${defaults.training.steps} steps · seed ${defaults.seed} · ${defaults.model.size} model · ${defaults.rollout.tasksPerStep * defaults.rollout.groupSize} rollouts/step`);
+    expect(text).toContain(
+      `Runs ${defaults.training.steps} steps · seed ${defaults.seed} · ${defaults.model.size} model · ${defaults.rollout.tasksPerStep * defaults.rollout.groupSize} rollouts/step`,
+    );
     // Median of 8, 10 and 30 s per step = 10 s, times the preset's 40 steps.
     expect(defaults.training.steps).toBe(40);
     expect(text).toContain('≈ 6 min 40 s on this machine');

@@ -20,7 +20,11 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-runs-narrow-e2e-'));
   const dataDir = join(work, 'data');
   for (const name of ['events.out.tfevents.1761155467.instance-20251022-125445.223516.0', 'short one']) {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', name, '--json'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`runs synth failed: ${r.stderr}`);
   }
   lab = await startLab({ dataDir });
@@ -38,7 +42,9 @@ it('fits a 1280 px window with a long unbroken run name, its row actions in view
   const page = await context.newPage();
   await page.goto(`${lab.origin}/?view=runs#token=${lab.token}`, { waitUntil: 'load' });
   await page.waitForSelector('tr[data-run-id]');
-  const sizes = await page.locator('table.runs').evaluate((t) => ({ table: t.scrollWidth, page: document.documentElement.clientWidth, doc: document.documentElement.scrollWidth }));
+  const sizes = await page
+    .locator('table.runs')
+    .evaluate((t) => ({ table: t.scrollWidth, page: document.documentElement.clientWidth, doc: document.documentElement.scrollWidth }));
   expect(sizes.doc, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.page);
   for (const button of await page.locator('td.actions button').all()) {
     const box = (await button.boundingBox())!;

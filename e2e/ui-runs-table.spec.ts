@@ -23,7 +23,26 @@ let page: Page;
 const ids: string[] = [];
 
 function synth(dataDir: string, seed: number, name: string): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '40', '--shape', 'calm', '--seed', String(seed), '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'runs',
+      'synth',
+      '--steps',
+      '40',
+      '--shape',
+      'calm',
+      '--seed',
+      String(seed),
+      '--name',
+      name,
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`runs synth failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
 }
@@ -57,7 +76,11 @@ describe('runs table columns and kept selection', () => {
     await row(ids[2]!).waitFor();
     const heads = await page.locator('table.runs thead th').allInnerTexts();
     for (const h of ['Seed', 'Validation', 'Train success', 'ETA']) expect(heads.some((t) => t.startsWith(h))).toBe(true);
-    for (const [i, seed] of [[0, '1'], [1, '2'], [2, '7']] as const) {
+    for (const [i, seed] of [
+      [0, '1'],
+      [1, '2'],
+      [2, '7'],
+    ] as const) {
       const r = row(ids[i]!);
       expect(await r.locator('[data-col="seed"]').innerText()).toBe(seed);
       expect(await r.locator('[data-col="id"]').innerText()).toBe(ids[i]!.slice(-6));
@@ -113,7 +136,11 @@ describe('runs table columns and kept selection', () => {
     const heads = await page.locator('table.runs thead th').allInnerTexts();
     // Beside the other success columns.
     const names = heads.map((h) => h.trim());
-    expect(names.slice(names.indexOf('Validation'), names.indexOf('Validation') + 3)).toEqual(['Validation', 'Train success', 'Best validation']);
+    expect(names.slice(names.indexOf('Validation'), names.indexOf('Validation') + 3)).toEqual([
+      'Validation',
+      'Train success',
+      'Best validation',
+    ]);
     // Each cell is the run's stored best validation success.
     const best = new Map<string, number>();
     for (const id of ids) {

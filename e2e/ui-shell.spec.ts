@@ -76,7 +76,13 @@ describe('renderer shell', () => {
   it('switches views with g-prefixed shortcuts and survives a reload and the back button', async () => {
     const { page } = app;
     await page.locator('body').click({ position: { x: 5, y: 200 } });
-    for (const [key, view] of [['n', 'new'], ['a', 'alerts'], ['c', 'compare'], ['r', 'runs'], ['i', 'about']] as const) {
+    for (const [key, view] of [
+      ['n', 'new'],
+      ['a', 'alerts'],
+      ['c', 'compare'],
+      ['r', 'runs'],
+      ['i', 'about'],
+    ] as const) {
       await page.keyboard.press('g');
       await page.keyboard.press(key);
       await page.waitForSelector(`main[data-view="${view}"]`);

@@ -18,8 +18,18 @@ const ids: string[] = [];
 
 /** A stored run with a preset in its config (what Compare groups by) and a short success curve. */
 async function storedRun(store: RunStore, preset: string, seed: number): Promise<string> {
-  const rec = await store.createRun({ preset, env: 'sokoban', seed, config: { preset, seed, env: { name: 'sokoban' } }, totalSteps: 3, status: 'completed' });
-  await store.appendMetrics(rec.id, [1, 2, 3].map((step) => ({ step, values: { 'episode/success_rate': 0.1 * step * seed } })));
+  const rec = await store.createRun({
+    preset,
+    env: 'sokoban',
+    seed,
+    config: { preset, seed, env: { name: 'sokoban' } },
+    totalSteps: 3,
+    status: 'completed',
+  });
+  await store.appendMetrics(
+    rec.id,
+    [1, 2, 3].map((step) => ({ step, values: { 'episode/success_rate': 0.1 * step * seed } })),
+  );
   return rec.id;
 }
 
@@ -27,19 +37,45 @@ beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'arlarena-e2e-studies-'));
   const store = await RunStore.open(dataDir);
   try {
-    for (const [preset, seed] of [['grpo', 1], ['grpo', 2], ['cispo', 1], ['cispo', 2]] as const) ids.push(await storedRun(store, preset, seed));
+    for (const [preset, seed] of [
+      ['grpo', 1],
+      ['grpo', 2],
+      ['cispo', 1],
+      ['cispo', 2],
+    ] as const)
+      ids.push(await storedRun(store, preset, seed));
     await store.flush();
   } finally {
     await store.close();
   }
   const outcome = (preset: string, seed: number, greedy: number) => ({
-    env: 'sokoban', preset, seed, steps: 10, heldOutGreedy: greedy, heldOutSampled: greedy / 2, finalTrainSuccess: 0.4, bestTrainSuccess: 0.5, firstCriticalStep: null, stepsToThreshold: null,
+    env: 'sokoban',
+    preset,
+    seed,
+    steps: 10,
+    heldOutGreedy: greedy,
+    heldOutSampled: greedy / 2,
+    finalTrainSuccess: 0.4,
+    bestTrainSuccess: 0.5,
+    firstCriticalStep: null,
+    stepsToThreshold: null,
   });
   const state: StudyState = {
     version: 1,
     name: 'demo',
     createdAt: '2026-12-01T00:00:00.000Z',
-    plan: { command: 'arlarena arena --study demo --presets grpo,cispo --seeds 2', envs: ['sokoban'], presets: ['grpo', 'cispo'], seeds: [1, 2], steps: 10, model: null, sets: {}, baseline: 'grpo', episodes: 100, threshold: 0.5 },
+    plan: {
+      command: 'arlarena arena --study demo --presets grpo,cispo --seeds 2',
+      envs: ['sokoban'],
+      presets: ['grpo', 'cispo'],
+      seeds: [1, 2],
+      steps: 10,
+      model: null,
+      sets: {},
+      baseline: 'grpo',
+      episodes: 100,
+      threshold: 0.5,
+    },
     entries: [
       { env: 'sokoban', preset: 'grpo', seed: 1, runId: ids[0], status: 'completed', wallSeconds: 1, outcome: outcome('grpo', 1, 0.4) },
       { env: 'sokoban', preset: 'grpo', seed: 2, runId: ids[1], status: 'completed', wallSeconds: 1, outcome: outcome('grpo', 2, 0.5) },
@@ -76,7 +112,7 @@ describe('Studies view', () => {
     await page.waitForSelector('[data-testid="study-table"]');
   });
 
-  it('opens Compare on the env\'s runs grouped by preset', async () => {
+  it("opens Compare on the env's runs grouped by preset", async () => {
     await page.getByRole('button', { name: 'Compare by preset' }).click();
     await page.waitForSelector('main[data-view="compare"]');
     const url = new URL(page.url());

@@ -27,9 +27,13 @@ let page: Page;
 const ids: Record<string, string> = {};
 
 function cli(dataDir: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   // `check` exits 3 when an alert is critical: that is its answer, not a failure.
-  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3)) throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3))
+    throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
 
@@ -51,10 +55,13 @@ afterAll(async () => {
 });
 
 const cards = () => page.locator('[data-testid="alert-card"]');
-const optionValues = (testid: string) => page.locator(`[data-testid="${testid}"] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+const optionValues = (testid: string) =>
+  page.locator(`[data-testid="${testid}"] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
 const attrs = (name: string) => cards().evaluateAll((cs, n) => cs.map((c) => c.getAttribute(n) ?? ''), name);
 
-async function stored(): Promise<{ runId: string; id: string; rule: string; severity: string; metric: string; firstStep: number; acknowledged: boolean }[]> {
+async function stored(): Promise<
+  { runId: string; id: string; rule: string; severity: string; metric: string; firstStep: number; acknowledged: boolean }[]
+> {
   const res = await lab.call('alerts.list', {});
   if (!res.ok) throw new Error(`alerts.list failed: ${JSON.stringify(res)}`);
   return res.value;
@@ -104,7 +111,9 @@ describe('alerts triage', () => {
     }
     // The triaged inbox: warnings only, grouped by run. Evidence charts draw in the worker; wait for them.
     await page.selectOption('[data-testid="alerts-severity"]', 'warning');
-    const undrawn = page.locator('[data-testid="alert-card"] .chart[data-drawn="true"][data-rendered="false"], [data-testid="alert-card"] .chart[data-pending="true"]');
+    const undrawn = page.locator(
+      '[data-testid="alert-card"] .chart[data-drawn="true"][data-rendered="false"], [data-testid="alert-card"] .chart[data-pending="true"]',
+    );
     await waitUntil('the evidence charts to be drawn', async () => (await undrawn.count()) === 0, 30_000, 100);
     await screenshot(page, 'ui-alerts-triage-light');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -122,10 +131,20 @@ describe('alerts triage', () => {
     await ackAll.click();
     await waitUntil('the acknowledged alerts to leave the open list', async () => (await cards().count()) === 0, 15_000, 100);
     const after = await stored();
-    expect(after.filter((a) => a.acknowledged).map((a) => `${a.runId}/${a.id}`).sort()).toEqual(warnings.map((a) => `${a.runId}/${a.id}`).sort());
+    expect(
+      after
+        .filter((a) => a.acknowledged)
+        .map((a) => `${a.runId}/${a.id}`)
+        .sort(),
+    ).toEqual(warnings.map((a) => `${a.runId}/${a.id}`).sort());
     expect(await page.locator('[data-testid="empty-state"] h3').innerText()).toBe('No alert matches the filters');
     await page.selectOption('[data-testid="alerts-severity"]', '');
-    await waitUntil('the critical alerts to stay open', async () => (await cards().count()) === before.length - warnings.length, 5_000, 100);
+    await waitUntil(
+      'the critical alerts to stay open',
+      async () => (await cards().count()) === before.length - warnings.length,
+      5_000,
+      100,
+    );
     expect(await ackAll.innerText()).toBe(`Acknowledge all (${before.length - warnings.length})`);
   });
 
@@ -135,7 +154,9 @@ describe('alerts triage', () => {
     const alert = (await stored()).find((a) => a.runId === ids.length_runaway && !a.acknowledged);
     expect(alert).toBeTruthy();
     const card = page.locator(`[data-testid="alert-card"][data-alert="${alert!.runId}/${alert!.id}"]`);
-    expect(await card.locator('[data-testid="alert-step-link"]').getAttribute('href')).toBe(`?view=run&id=${alert!.runId}&metric=${encodeURIComponent(alert!.metric)}&step=${alert!.firstStep}`);
+    expect(await card.locator('[data-testid="alert-step-link"]').getAttribute('href')).toBe(
+      `?view=run&id=${alert!.runId}&metric=${encodeURIComponent(alert!.metric)}&step=${alert!.firstStep}`,
+    );
     await card.locator('[data-testid="alert-step-link"]').click();
     await page.waitForSelector(`main[data-view="run"] [data-testid="run-detail"][data-run-id="${alert!.runId}"]`);
     const focused = page.locator('.chart-card[data-focused="true"]');

@@ -27,7 +27,26 @@ let collapse = '';
 let third = '';
 
 function synth(shape: string, name: string, dataDir: string): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '300', '--shape', shape, '--seed', '1', '--name', name, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'runs',
+      'synth',
+      '--steps',
+      '300',
+      '--shape',
+      shape,
+      '--seed',
+      '1',
+      '--name',
+      name,
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
 }
@@ -88,7 +107,12 @@ describe('Compare on runs the detector never read', () => {
 
   it('runs the detector from Compare: the collapse run gets its alerts and "Collapsed", the calm one "Stable"', async () => {
     await page.locator('[data-testid="unchecked-runs"] button').click();
-    await waitUntil('the verdicts after the detector ran', async () => (await verdictOf(collapse).getAttribute('data-verdict')) === 'collapsed', 30_000, 100);
+    await waitUntil(
+      'the verdicts after the detector ran',
+      async () => (await verdictOf(collapse).getAttribute('data-verdict')) === 'collapsed',
+      30_000,
+      100,
+    );
     expect(await verdictOf(calm).getAttribute('data-verdict')).toBe('stable');
     expect(await page.locator('[data-testid="unchecked-runs"]').count()).toBe(0);
     const row = page.locator(`[data-testid="summary-table"] tr:has(a[href="?view=run&id=${collapse}"])`);
@@ -106,15 +130,23 @@ describe('Compare on runs the detector never read', () => {
     await note.waitFor({ timeout: 30_000 });
     expect(await note.innerText()).toMatch(/^1 run has not been checked by the collapse detector/);
     const cards = page.locator('[data-testid="alert-card"]');
-    const runsOf = async () => new Set((await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-alert') ?? ''))).map((a) => a.split('/')[0]));
+    const runsOf = async () =>
+      new Set((await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-alert') ?? ''))).map((a) => a.split('/')[0]));
     expect([...(await runsOf())]).toEqual([collapse]);
     await note.locator('button').click();
-    await waitUntil('the third run\'s alerts', async () => (await runsOf()).has(third), 30_000, 100);
+    await waitUntil("the third run's alerts", async () => (await runsOf()).has(third), 30_000, 100);
     expect(await page.locator('[data-testid="alerts-unchecked"]').count()).toBe(0);
-    await waitUntil('the evidence charts to draw', async () => {
-      const states = await page.locator('[data-testid="alert-card"] .chart').evaluateAll((els) => els.map((e) => e.getAttribute('data-rendered')));
-      return states.length > 0 && states.every((s) => s === 'true');
-    }, 30_000, 100);
+    await waitUntil(
+      'the evidence charts to draw',
+      async () => {
+        const states = await page
+          .locator('[data-testid="alert-card"] .chart')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-rendered')));
+        return states.length > 0 && states.every((s) => s === 'true');
+      },
+      30_000,
+      100,
+    );
     await screenshot(page, 'ui-verdict-alerts');
   });
 

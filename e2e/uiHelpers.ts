@@ -59,7 +59,9 @@ export async function setField(page: Page, path: string, value: string): Promise
   // Machine-facing sections are folded inside "Advanced": open every closed fold around the field, outermost first.
   const closed = page.locator('[data-testid="config-editor"] details:not([open])').filter({ has: input });
   while (!(await input.isVisible()) && (await closed.count()) > 0) await closed.first().locator(':scope > summary').click();
-  const kind = await input.evaluate((el: { tagName: string; type?: string }) => (el.type === 'checkbox' ? 'checkbox' : el.tagName.toLowerCase()));
+  const kind = await input.evaluate((el: { tagName: string; type?: string }) =>
+    el.type === 'checkbox' ? 'checkbox' : el.tagName.toLowerCase(),
+  );
   if (kind === 'checkbox') await input.setChecked(value === 'true');
   else if (kind === 'select') await input.selectOption(value);
   else {
@@ -72,7 +74,10 @@ export async function setField(page: Page, path: string, value: string): Promise
  * New run → pick `env` → Customise `preset` → set `overrides` (+ a name) → Start. Returns the new run's id
  * once the run detail view shows it.
  */
-export async function startCustomRun(page: Page, opts: { preset: string; env: string; name: string; overrides: Record<string, string> }): Promise<string> {
+export async function startCustomRun(
+  page: Page,
+  opts: { preset: string; env: string; name: string; overrides: Record<string, string> },
+): Promise<string> {
   await gotoView(page, 'new');
   await page.check(`input[name="env"][value="${opts.env}"]`);
   // Start from a fresh editor: close one left open (Customise toggles it).
@@ -84,7 +89,11 @@ export async function startCustomRun(page: Page, opts: { preset: string; env: st
   for (const [path, value] of Object.entries(opts.overrides)) await setField(page, path, value);
   const start = page.locator('[data-testid="start-custom"]');
   // The start button is enabled once the backend has accepted every field.
-  await waitUntil('the customised config to validate', async () => (await start.isEnabled()) && (await page.locator('[data-testid="config-editor"] .err').count()) === 0, 30_000);
+  await waitUntil(
+    'the customised config to validate',
+    async () => (await start.isEnabled()) && (await page.locator('[data-testid="config-editor"] .err').count()) === 0,
+    30_000,
+  );
   await start.click();
   await page.waitForSelector('[data-testid="run-detail"]', { timeout: 30_000 });
   const id = await page.locator('[data-testid="run-detail"]').getAttribute('data-run-id');

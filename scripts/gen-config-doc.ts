@@ -55,9 +55,11 @@ function envDefaultRows(): string[] {
   const rows: string[] = [];
   for (const env of ENV_CATALOG) {
     const { config, issues } = resolveConfig('grpo', env.name, {});
-    if (!config) throw new Error(`the base config does not resolve on ${env.name}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
-    const changed = FIELD_TABLE.filter((f) => f.path !== 'env.name' && getPath(config, f.path) !== f.default)
-      .map((f) => `\`${f.path}=${String(getPath(config, f.path))}\``);
+    if (!config)
+      throw new Error(`the base config does not resolve on ${env.name}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    const changed = FIELD_TABLE.filter((f) => f.path !== 'env.name' && getPath(config, f.path) !== f.default).map(
+      (f) => `\`${f.path}=${String(getPath(config, f.path))}\``,
+    );
     rows.push(`| ${env.name} | ${changed.length ? cell(changed.join(', ')) : '(none)'} |`);
   }
   return rows;
@@ -75,22 +77,28 @@ export function renderConfigReference(): string {
   L.push('# Config reference');
   L.push('');
   L.push('Every run is one typed `RunConfig`. A run starts from the base config below (plain GRPO scaled to a laptop),');
-  L.push('then the environment\'s defaults, then a [preset](#presets), then your overrides: `--set key=value` on the');
-  L.push('command line (`arlarena train --set optim.lr=3e-4`) or the app\'s Customise editor. Bad values are refused with');
-  L.push('a message naming the field, the value and the fix. Where the laptop default differs from the paper, the field\'s');
-  L.push('doc gives the paper\'s value.');
+  L.push("then the environment's defaults, then a [preset](#presets), then your overrides: `--set key=value` on the");
+  L.push("command line (`arlarena train --set optim.lr=3e-4`) or the app's Customise editor. Bad values are refused with");
+  L.push("a message naming the field, the value and the fix. Where the laptop default differs from the paper, the field's");
+  L.push("doc gives the paper's value.");
   L.push('');
   L.push('"Absent means" is set on fields added after configs were first stored: a stored config without the field (an');
   L.push('older run, bundle or recipe) is still valid and keeps the arithmetic it was trained with.');
   L.push('');
   const bySection = sections();
-  L.push(`Sections: ${[...bySection.keys()].map((s) => `[${s}](#${s.replace(/ /g, '-')})`).join(', ')}; [defaults per environment](#defaults-per-environment), [environment settings](#environment-settings), [presets](#presets).`);
+  L.push(
+    `Sections: ${[...bySection.keys()].map((s) => `[${s}](#${s.replace(/ /g, '-')})`).join(', ')}; [defaults per environment](#defaults-per-environment), [environment settings](#environment-settings), [presets](#presets).`,
+  );
   for (const [section, fields] of bySection) {
     L.push('');
     L.push(`## ${section}`);
     L.push('');
     const withAbsent = fields.some((f) => f.absentMeans !== undefined);
-    L.push(withAbsent ? '| key | type | default | what it does, when to change it | absent means |' : '| key | type | default | what it does, when to change it |');
+    L.push(
+      withAbsent
+        ? '| key | type | default | what it does, when to change it | absent means |'
+        : '| key | type | default | what it does, when to change it |',
+    );
     L.push(withAbsent ? '|---|---|---|---|---|' : '|---|---|---|---|');
     for (const f of fields) {
       const cols = [`\`${f.path}\``, cell(typeOf(f)), value(f.default), cell(f.doc)];
@@ -110,7 +118,7 @@ export function renderConfigReference(): string {
   L.push('');
   L.push('## Environment settings');
   L.push('');
-  L.push('Each environment\'s own knobs, set with `--set env.settings.<name>=value`.');
+  L.push("Each environment's own knobs, set with `--set env.settings.<name>=value`.");
   for (const env of ENV_CATALOG) {
     L.push('');
     L.push(`### ${env.name}`);
@@ -130,7 +138,9 @@ export function renderConfigReference(): string {
   L.push('| preset | why | overrides | per environment |');
   L.push('|---|---|---|---|');
   for (const p of PRESETS) {
-    const perEnv = Object.entries(p.envOverrides ?? {}).map(([env, o]) => `${env}: ${overrides(o)}`).join('; ');
+    const perEnv = Object.entries(p.envOverrides ?? {})
+      .map(([env, o]) => `${env}: ${overrides(o)}`)
+      .join('; ');
     L.push(`| **${p.name}**${p.recommended ? ' (default)' : ''} | ${cell(p.why)} | ${cell(overrides(p.overrides))} | ${cell(perEnv)} |`);
   }
   L.push('');

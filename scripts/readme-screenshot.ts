@@ -20,7 +20,27 @@ function arg(name: string, fallback: string): string {
 }
 
 function synth(dataDir: string, shape: string, name: string, seed: number): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '150', '--shape', shape, '--seed', String(seed), '--name', name, '--check', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'runs',
+      'synth',
+      '--steps',
+      '150',
+      '--shape',
+      shape,
+      '--seed',
+      String(seed),
+      '--name',
+      name,
+      '--check',
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`runs synth --shape ${shape} failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
 }

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const scripts = Object.entries((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts)
+const scripts = Object.entries(
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+)
   .filter(([name]) => name.startsWith('bench:'))
   .map(([name, cmd]) => {
     const m = /^tsx (bench\/\S+\.ts)$/.exec(cmd);
@@ -20,7 +22,12 @@ const scripts = Object.entries((JSON.parse(readFileSync(join(ROOT, 'package.json
 
 function run(file: string, args: string[]) {
   const tsx = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  return spawnSync(process.execPath, [tsx, file, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } });
+  return spawnSync(process.execPath, [tsx, file, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
 }
 
 describe('bench scripts on the command line', () => {

@@ -22,13 +22,29 @@ describe('planChunks', () => {
   it('keeps a batch within the budget whole, splits one over it in order, and caps rows', () => {
     const per = rowActivationBytes(NANO, 600);
     expect(planChunks([600, 600, 600, 600], NANO, 4 * per)).toEqual([[0, 4]]);
-    expect(planChunks([600, 600, 600, 600], NANO, 2 * per)).toEqual([[0, 2], [2, 4]]);
+    expect(planChunks([600, 600, 600, 600], NANO, 2 * per)).toEqual([
+      [0, 2],
+      [2, 4],
+    ]);
     // A chunk's cost is its row count × the cost of its longest row.
-    expect(planChunks([100, 100, 600, 100], NANO, 2 * per)).toEqual([[0, 2], [2, 4]]);
-    expect(planChunks([100, 600, 100], NANO, 2 * per)).toEqual([[0, 2], [2, 3]]);
+    expect(planChunks([100, 100, 600, 100], NANO, 2 * per)).toEqual([
+      [0, 2],
+      [2, 4],
+    ]);
+    expect(planChunks([100, 600, 100], NANO, 2 * per)).toEqual([
+      [0, 2],
+      [2, 3],
+    ]);
     // A single row over the budget still gets a chunk of its own.
-    expect(planChunks([600, 600], NANO, 1)).toEqual([[0, 1], [1, 2]]);
-    expect(planChunks([10, 10, 10, 10, 10], NANO, Infinity, 2)).toEqual([[0, 2], [2, 4], [4, 5]]);
+    expect(planChunks([600, 600], NANO, 1)).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
+    expect(planChunks([10, 10, 10, 10, 10], NANO, Infinity, 2)).toEqual([
+      [0, 2],
+      [2, 4],
+      [4, 5],
+    ]);
     expect(planChunks([], NANO, per)).toEqual([]);
   });
 
@@ -38,16 +54,29 @@ describe('planChunks', () => {
   });
 });
 
-describe('chunked gradients equal the whole batch\'s', () => {
+describe("chunked gradients equal the whole batch's", () => {
   it('behaviour cloning: same loss and weights after 3 updates', async () => {
     const spec = { name: 'sokoban' as const, settings: {}, maxSteps: 15, historyWindow: 0 };
     const tok = fitEnvTokenizer(spec);
     const run = async (budgetMB: number) => {
-      const model = PolicyModel.create(resolveModelConfig({ size: 'custom', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, maxSeqLen: 192 }, tok.size), new Rng(7));
+      const model = PolicyModel.create(
+        resolveModelConfig({ size: 'custom', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, maxSeqLen: 192 }, tok.size),
+        new Rng(7),
+      );
       const rep = await behaviourClone(
         model,
         tok,
-        { spec, seed: 3, updates: 3, batchRows: 8, lr: 3e-3, optim: { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }, maxPrompt: 172, maxSeqLen: 192, activationBudgetMB: budgetMB },
+        {
+          spec,
+          seed: 3,
+          updates: 3,
+          batchRows: 8,
+          lr: 3e-3,
+          optim: { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 },
+          maxPrompt: 172,
+          maxSeqLen: 192,
+          activationBudgetMB: budgetMB,
+        },
         { now: () => 0 },
       );
       const w = model.getWeights();
@@ -71,12 +100,26 @@ describe('chunked gradients equal the whole batch\'s', () => {
     ['sampo (gspo, seq-mean-token-mean, KL, entropy)', 'sampo', {}],
     ['grpo (vanilla, token-mean)', 'grpo', {}],
     ['cispo, seq-mean-token-sum', 'cispo', { 'algorithm.aggregation': 'seq-mean-token-sum' }],
-    ['vanilla, seq-mean-token-sum-norm, sequence masking', 'grpo', { 'algorithm.aggregation': 'seq-mean-token-sum-norm', 'algorithm.policyLoss.seqMask.enabled': true, 'algorithm.policyLoss.seqMask.delta': 0 }],
+    [
+      'vanilla, seq-mean-token-sum-norm, sequence masking',
+      'grpo',
+      {
+        'algorithm.aggregation': 'seq-mean-token-sum-norm',
+        'algorithm.policyLoss.seqMask.enabled': true,
+        'algorithm.policyLoss.seqMask.delta': 0,
+      },
+    ],
   ];
   for (const [label, preset, extra] of CASES) {
     it(`RL update, ${label}: same actor metrics and weights with 1-row chunks`, async () => {
       // Two mini-batches of 4 rows: the second is off-policy, so the IS ratio, clipping and masking all act.
-      const base = { 'training.steps': 1, 'optim.miniBatchRows': 4, 'algorithm.filter.coldStartSteps': 1, 'algorithm.entropyCoeff': 0.01, ...extra };
+      const base = {
+        'training.steps': 1,
+        'optim.miniBatchRows': 4,
+        'algorithm.filter.coldStartSteps': 1,
+        'algorithm.entropyCoeff': 0.01,
+        ...extra,
+      };
       const a = recorder();
       const b = recorder();
       const ra = await runTraining(tinyConfig(preset, { ...base, 'compute.activationBudgetMB': 4096 }), deps(), a.hooks);
@@ -84,7 +127,9 @@ describe('chunked gradients equal the whole batch\'s', () => {
       const va = a.rec.metrics[0].values;
       const vb = b.rec.metrics[0].values;
       const actorKeys = Object.keys(va).filter((k) => k.startsWith('actor/') && Number.isFinite(va[k]));
-      expect(actorKeys).toEqual(expect.arrayContaining(['actor/pg_loss', 'actor/grad_norm', 'actor/ppo_kl', 'actor/pg_clipfrac', 'actor/entropy']));
+      expect(actorKeys).toEqual(
+        expect.arrayContaining(['actor/pg_loss', 'actor/grad_norm', 'actor/ppo_kl', 'actor/pg_clipfrac', 'actor/entropy']),
+      );
       expect(va['actor/off_policy_step']).toBeGreaterThanOrEqual(1);
       for (const k of actorKeys) expect(vb[k], k).toBeCloseTo(va[k], 4);
       const wa = decodeTensors(ra.checkpoint.files['policy.bin']);

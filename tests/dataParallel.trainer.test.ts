@@ -69,18 +69,19 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     // Worker 1 dies during the first update after the step-1 checkpoint.
     const c = recorder();
     let killed = false;
-    const killing = (p: GradPool): GradientPool => wrapPool(p, {
-      actor: async (s) => {
-        if (!killed && c.rec.checkpoints.length > 0) {
-          killed = true;
-          const pending = p.actor(s);
-          pending.catch(() => undefined); // awaited below; rejects while kill() runs
-          await p.kill(1);
-          return pending;
-        }
-        return p.actor(s);
-      },
-    });
+    const killing = (p: GradPool): GradientPool =>
+      wrapPool(p, {
+        actor: async (s) => {
+          if (!killed && c.rec.checkpoints.length > 0) {
+            killed = true;
+            const pending = p.actor(s);
+            pending.catch(() => undefined); // awaited below; rejects while kill() runs
+            await p.kill(1);
+            return pending;
+          }
+          return p.actor(s);
+        },
+      });
     await expect(runTraining(cfg, poolDeps(killing), c.hooks)).rejects.toThrow(/gradient worker 1 exited/);
     expect(killed).toBe(true);
     expect(c.rec.checkpoints.map((k) => k.step)).toEqual([1]);
@@ -102,7 +103,8 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
     const v1 = deterministicPart(one.rec.metrics)[0].values;
     const v2 = deterministicPart(two.rec.metrics)[0].values;
     for (const k of Object.keys(v1)) {
-      if (k.startsWith('episode/') || k.startsWith('batch/') || k.startsWith('response_length/') || k.startsWith('critic/')) expect(v2[k], k).toEqual(v1[k]);
+      if (k.startsWith('episode/') || k.startsWith('batch/') || k.startsWith('response_length/') || k.startsWith('critic/'))
+        expect(v2[k], k).toEqual(v1[k]);
     }
     for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/ppo_kl', 'actor/grad_norm', 'actor/pg_clipfrac']) {
       const x = v1[k] as number;
@@ -164,13 +166,22 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
 
   it('the old-log-prob pass goes in rounds of 32 rows per worker and a stop is answered between rounds', async () => {
     // 9 tasks × 4 rollouts × 2 turns: more than one round (64 rows at K = 2); every row's π_old from the separate pass.
-    const cfg = tinyConfig('grpo', { 'compute.workers': 2, 'rollout.tasksPerStep': 9, 'rollout.groupSize': 4, 'compute.reuseFirstMiniBatch': false, 'optim.miniBatchRows': 36 });
-    const counting = (calls: number[][]) => (p: GradPool): GradientPool => wrapPool(p, {
-      logProbs: (s) => {
-        calls.push(s.map((x) => x.rows.length));
-        return p.logProbs(s);
-      },
+    const cfg = tinyConfig('grpo', {
+      'compute.workers': 2,
+      'rollout.tasksPerStep': 9,
+      'rollout.groupSize': 4,
+      'compute.reuseFirstMiniBatch': false,
+      'optim.miniBatchRows': 36,
     });
+    const counting =
+      (calls: number[][]) =>
+      (p: GradPool): GradientPool =>
+        wrapPool(p, {
+          logProbs: (s) => {
+            calls.push(s.map((x) => x.rows.length));
+            return p.logProbs(s);
+          },
+        });
     const whole: number[][] = [];
     const w = recorder();
     const done = await runTraining(cfg, poolDeps(counting(whole)), w.hooks);
@@ -194,6 +205,8 @@ describe('data-parallel trainer (compute.workers = 2)', () => {
   }, 240_000);
 
   it('an explicit K > 1 without a pool factory is a clear error', async () => {
-    await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(/compute.workers 2: .*without a gradient worker pool.*compute.workers=1/);
+    await expect(runTraining(tinyConfig('grpo', { 'compute.workers': 2 }), deps(), recorder().hooks)).rejects.toThrow(
+      /compute.workers 2: .*without a gradient worker pool.*compute.workers=1/,
+    );
   });
 });

@@ -27,7 +27,8 @@ function checked(records: MetricRecord[]): Alert[] {
   return alerts;
 }
 
-const series = (key: string, values: readonly number[], from = 1): MetricRecord[] => values.map((v, i) => ({ step: from + i, values: { [key]: v } }));
+const series = (key: string, values: readonly number[], from = 1): MetricRecord[] =>
+  values.map((v, i) => ({ step: from + i, values: { [key]: v } }));
 
 /** A SAPO run on frozenlake (lr 0.05, seed 7, 10 steps), as reported: PPO KL 6.40 at step 2, 0.18 at step 7. */
 const SAPO_KL = [0.012, 6.4, 0.9, 0.31, 0.5, 1.27, 0.18, 0.2, 0.15, 0.12];
@@ -66,7 +67,10 @@ describe('alert messages quote the logged values at the steps they name', () => 
   });
 
   it('a key that turns NaN and stays NaN is reported at the step it broke, with its last finite value', () => {
-    const recs: MetricRecord[] = [1, 2, 3, 4].map((step) => ({ step, values: { 'actor/pg_loss': step === 1 ? 0.12 : NaN, 'actor/grad_norm': 1 } }));
+    const recs: MetricRecord[] = [1, 2, 3, 4].map((step) => ({
+      step,
+      values: { 'actor/pg_loss': step === 1 ? 0.12 : NaN, 'actor/grad_norm': 1 },
+    }));
     const nf = checked(recs).find((a) => a.rule === 'non_finite')!;
     expect(nf.firstStep).toBe(2);
     expect(nf.message).toMatch(/became NaN at step 2; it was 0\.12 at step 1, and is still NaN at step 4/);
@@ -80,29 +84,60 @@ describe('alert messages quote the logged values at the steps they name', () => 
     checked(series('mismatch/logprob_abs_max', [0.1, 0.2, 3, 6, 7]));
     checked(series('mismatch/logprob_abs_mean', [0.01, 0.02, 0.1, 0.2, 0.3]));
     checked(series('episode/valid_format_ratio', [0.9, 0.95, 0.97, 0.96, 0.5, 0.2, 0.1, 0.0, 0.01]));
-    checked(series('episode/reward_mean', [...Array.from({ length: 30 }, (_, i) => 0.1 + (i < 20 ? i * 0.1 : 2) + (i % 2) * 0.01), ...Array.from({ length: 15 }, (_, i) => 0.2 + (i % 2) * 0.01)]));
-    const val = [0, 10, 20, 30].map((step) => ({ step, values: { 'val/success_rate': step === 10 ? 0.3 : step === 0 ? 0.2 : 0, 'val/episodes': 64 } }));
+    checked(
+      series('episode/reward_mean', [
+        ...Array.from({ length: 30 }, (_, i) => 0.1 + (i < 20 ? i * 0.1 : 2) + (i % 2) * 0.01),
+        ...Array.from({ length: 15 }, (_, i) => 0.2 + (i % 2) * 0.01),
+      ]),
+    );
+    const val = [0, 10, 20, 30].map((step) => ({
+      step,
+      values: { 'val/success_rate': step === 10 ? 0.3 : step === 0 ? 0.2 : 0, 'val/episodes': 64 },
+    }));
     checked(val);
-    const entropy = Array.from({ length: 30 }, (_, i) => ({ step: i + 1, values: { 'actor/entropy': i < 10 ? 1 : i < 14 ? 0.5 : 0.01, 'actor/grad_norm': i < 10 ? 0.3 : 0.0005 } }));
+    const entropy = Array.from({ length: 30 }, (_, i) => ({
+      step: i + 1,
+      values: { 'actor/entropy': i < 10 ? 1 : i < 14 ? 0.5 : 0.01, 'actor/grad_norm': i < 10 ? 0.3 : 0.0005 },
+    }));
     checked(entropy);
     checked(series('actor/entropy', [0.3, 0.31, 0.3, 0.29, 0.3, 0.5, 0.9, 1.2, 1.3, 1.4, 1.5]));
     // The rules from the field: engine gap (rising, and far apart at once), response collapse, format hacking.
     checked(series('mismatch/logprob_abs_mean', [0.01, 0.012, 0.011, 0.01, 0.012, 0.03, 0.05, 0.08, 0.12, 0.15, 0.2]));
     checked(series('training/rollout_probs_diff_mean', [0.002, 0.002, 0.003, 0.002, 0.002, 0.01, 0.02, 0.03, 0.05]));
-    checked([{ step: 1, values: { 'rollout_corr/kl': 9.97, 'rollout_corr/k3_kl': 9.24 } }, { step: 2, values: { 'rollout_corr/kl': 3.1 } }]);
+    checked([
+      { step: 1, values: { 'rollout_corr/kl': 9.97, 'rollout_corr/k3_kl': 9.24 } },
+      { step: 2, values: { 'rollout_corr/kl': 3.1 } },
+    ]);
     checked(series('response/identical_share', [0.03, 0.05, 0.04, 0.03, 0.05, 0.6, 0.95, 1, 1, 1]));
     checked(series('response/distinct_2', [0.8, 0.82, 0.79, 0.8, 0.81, 0.3, 0.05, 0.02, 0.02, 0.02]));
     checked(series('response/prompt_mi', [2, 2.1, 1.9, 2, 2.05, 1, 0.3, 0.2, 0.2, 0.2]));
-    checked(Array.from({ length: 40 }, (_, i) => ({ step: i + 1, values: { 'episode/valid_format_ratio': Math.min(0.9, 0.1 + Math.max(0, i - 8) * 0.05), 'episode/success_rate': 0.02, 'actor/kl_loss': 0.001 + Math.max(0, i - 8) * 0.02 } })));
+    checked(
+      Array.from({ length: 40 }, (_, i) => ({
+        step: i + 1,
+        values: {
+          'episode/valid_format_ratio': Math.min(0.9, 0.1 + Math.max(0, i - 8) * 0.05),
+          'episode/success_rate': 0.02,
+          'actor/kl_loss': 0.001 + Math.max(0, i - 8) * 0.02,
+        },
+      })),
+    );
   });
 
-  it.each(['cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'] as SyntheticShape[])('synthetic %s', (shape) => {
-    expect(checked(syntheticStream({ steps: 300, seed: 3, shape })).length).toBeGreaterThan(0);
-  });
+  it.each(['cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'] as SyntheticShape[])(
+    'synthetic %s',
+    (shape) => {
+      expect(checked(syntheticStream({ steps: 300, seed: 3, shape })).length).toBeGreaterThan(0);
+    },
+  );
 
   it.each(['cispo-harsh', 'sampo-harsh', 'sampo-harsh-val', 'sapo-harsh', 'sampo-main'])('recorded lab run %s', (name) => {
     const text = readFileSync(join(__dirname, 'fixtures', 'runs', `${name}.metrics.jsonl`), 'utf8');
-    checked(text.split('\n').filter((l) => l.trim() !== '').map((l) => decodeMetricRecord(JSON.parse(l))!));
+    checked(
+      text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => decodeMetricRecord(JSON.parse(l))!),
+    );
   });
 });
 

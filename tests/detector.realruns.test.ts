@@ -9,7 +9,15 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createByteParser, createLineParser, detectFormat, guessFramework, isBinaryFormat, mapSourceStep, type SourceStep } from '../src/core/formats/index';
+import {
+  createByteParser,
+  createLineParser,
+  detectFormat,
+  guessFramework,
+  isBinaryFormat,
+  mapSourceStep,
+  type SourceStep,
+} from '../src/core/formats/index';
 import { detectAlerts } from '../src/core/stability/detector';
 import { ruleCoverage } from '../src/core/stability/coverage';
 import { sourceRecipeOf } from '../src/core/stability/hints';
@@ -54,7 +62,8 @@ function load(path: string): Loaded[] {
 }
 
 const critical = (alerts: readonly Alert[]) => alerts.filter((a) => a.severity === 'critical');
-const show = (alerts: readonly Alert[]) => alerts.map((a) => `${a.severity} ${a.rule} ${a.metric} @${a.firstStep}-${a.lastStep}: ${a.message}`);
+const show = (alerts: readonly Alert[]) =>
+  alerts.map((a) => `${a.severity} ${a.rule} ${a.metric} @${a.firstStep}-${a.lastStep}: ${a.message}`);
 const one = (dir: string, rel: string): Loaded => {
   const runs = load(join(dir, rel));
   expect(runs).toHaveLength(1);
@@ -71,7 +80,9 @@ describeRealRuns('collapse detector on real healthy runs: nothing critical', (di
     ['verl-console/dstack-configs_verl_demo.log'],
     ['verl-console/play-verl_verl_grpo_qwen2.5b_8gpu.log'],
     ['verl-console/play-verl_verl_ppo_qwen2.5b_8gpu.log'],
-    ['tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2'],
+    [
+      'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2',
+    ],
     ['tensorboard/trl-grpo_qwen2-0.5b_numinamath/checkpoint-113_trainer_state.json'],
     ['other-console/deepspeed-chat_step3_actor_opt-1.3b_critic_opt-350m_globalBatchSize64.log'],
   ])('%s', (rel) => {
@@ -107,15 +118,31 @@ describeRealRuns('collapse detector on real healthy runs: nothing critical', (di
     expect(run.records[0].step).toBe(101);
     expect(show(alertsOf(run))).toEqual([]);
     const keys = new Set(run.records.flatMap((r) => Object.keys(r.values)));
-    const ran = ruleCoverage(keys).filter((c) => c.applicable).map((c) => c.rule);
-    expect(ran).toEqual(expect.arrayContaining(['non_finite', 'grad_norm_spike', 'success_collapse', 'entropy_shift', 'kl_drift', 'clip_fraction_drift', 'length_runaway']));
+    const ran = ruleCoverage(keys)
+      .filter((c) => c.applicable)
+      .map((c) => c.rule);
+    expect(ran).toEqual(
+      expect.arrayContaining([
+        'non_finite',
+        'grad_norm_spike',
+        'success_collapse',
+        'entropy_shift',
+        'kl_drift',
+        'clip_fraction_drift',
+        'length_runaway',
+      ]),
+    );
     expect(ran).not.toContain('dead_signal');
   });
 
   it('the SFT log (1d) has only losses: only non_finite applies', () => {
     const run = one(dir, 'verl-console/gemma-2-2b-it-sft-0.411.log');
     const keys = new Set(run.records.flatMap((r) => Object.keys(r.values)));
-    expect(ruleCoverage(keys).filter((c) => c.applicable).map((c) => c.rule)).toEqual(['non_finite']);
+    expect(
+      ruleCoverage(keys)
+        .filter((c) => c.applicable)
+        .map((c) => c.rule),
+    ).toEqual(['non_finite']);
   });
 
   it('the aborted TRL-DAPO launches hold no scalars: no run, no alert', () => {
@@ -133,8 +160,13 @@ describeRealRuns('collapse detector on real broken and collapsing runs: critical
   it('verl-jsonl HanlinDu: pg_loss and ppo_kl turn NaN at step 3 → one critical non_finite naming both; the 11 rollout_corr/* keys null from step 2 → one warning listing them', () => {
     const alerts = alertsOf(one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl'));
     const nf = alerts.filter((a) => a.rule === 'non_finite');
-    expect(nf.map((a) => `${a.severity} ${a.metric}@${a.firstStep}-${a.lastStep}`)).toEqual(['warning rollout_corr/kl@2-3', 'critical actor/pg_loss@3-3']);
-    expect(nf[0].message).toMatch(/^11 metrics under rollout_corr\/ became NaN at step 2, and are still NaN at step 3: rollout_corr\/kl, rollout_corr\/k3_kl, .*rollout_corr\/chi2_seq\.$/);
+    expect(nf.map((a) => `${a.severity} ${a.metric}@${a.firstStep}-${a.lastStep}`)).toEqual([
+      'warning rollout_corr/kl@2-3',
+      'critical actor/pg_loss@3-3',
+    ]);
+    expect(nf[0].message).toMatch(
+      /^11 metrics under rollout_corr\/ became NaN at step 2, and are still NaN at step 3: rollout_corr\/kl, rollout_corr\/k3_kl, .*rollout_corr\/chi2_seq\.$/,
+    );
     expect(nf[1].message).toBe('2 metrics under actor/ became NaN at step 3: actor/pg_loss, actor/ppo_kl.');
   });
 
@@ -201,23 +233,40 @@ describeRealRuns('collapse detector on the real warning-sign runs: a warning, no
 
 describeRealRuns('the rules from the field (engine_gap, response_collapse, format_hacking) on every real log', (dir) => {
   const FIELD = ['engine_gap', 'response_collapse', 'format_hacking'];
-  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
-  const runs = () => walk(dir).filter((p) => !p.endsWith('README.md')).flatMap((p) => load(p).map((r) => ({ file: p.slice(dir.length + 1), ...r })));
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+  const runs = () =>
+    walk(dir)
+      .filter((p) => !p.endsWith('README.md'))
+      .flatMap((p) => load(p).map((r) => ({ file: p.slice(dir.length + 1), ...r })));
 
   it('raise one alert in all: verl-jsonl HanlinDu, critical engine_gap at step 1 (rollout_corr/kl 9.97, k3_kl 9.24, log_ppl_abs_diff 9.94 nats per token)', () => {
-    const raised = runs().flatMap((r) => alertsOf(r).filter((a) => FIELD.includes(a.rule)).map((a) => `${r.file}: ${a.severity} ${a.rule} ${a.metric}@${a.firstStep}-${a.lastStep}`));
+    const raised = runs().flatMap((r) =>
+      alertsOf(r)
+        .filter((a) => FIELD.includes(a.rule))
+        .map((a) => `${r.file}: ${a.severity} ${a.rule} ${a.metric}@${a.firstStep}-${a.lastStep}`),
+    );
     expect(raised).toEqual(['verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl: critical engine_gap rollout_corr/kl@1-1']);
     const gap = alertsOf(one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl')).find((a) => a.rule === 'engine_gap')!;
-    expect(gap.message).toContain('rollout_corr/kl 9.97 nats at step 1, rollout_corr/k3_kl 9.24 nats at step 1, rollout_corr/log_ppl_abs_diff 9.94 nats at step 1');
+    expect(gap.message).toContain(
+      'rollout_corr/kl 9.97 nats at step 1, rollout_corr/k3_kl 9.24 nats at step 1, rollout_corr/log_ppl_abs_diff 9.94 nats at step 1',
+    );
     // Told in verl's own words when the run is known to be verl's (an import's recipe).
-    const verlGap = detectAlerts('run', one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl').records, undefined, sourceRecipeOf({}, 'verl')).find((a) => a.rule === 'engine_gap')!;
+    const verlGap = detectAlerts(
+      'run',
+      one(dir, 'verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl').records,
+      undefined,
+      sourceRecipeOf({}, 'verl'),
+    ).find((a) => a.rule === 'engine_gap')!;
     expect(verlGap.hint).toMatch(/algorithm\.rollout_correction\.rollout_is=token/);
   });
 
   it('apply only where the metrics exist: engine_gap on HanlinDu alone, format_hacking on the TRL Qwen2-0.5B run (both of its files), response_collapse on none', () => {
     const applies = runs().flatMap((r) => {
       const keys = new Set(r.records.flatMap((x) => Object.keys(x.values)));
-      return ruleCoverage(keys).filter((c) => FIELD.includes(c.rule) && c.applicable).map((c) => `${c.rule} ${r.file.split('/')[0]}/${r.file.split('/').at(-1)!.slice(0, 24)}`);
+      return ruleCoverage(keys)
+        .filter((c) => FIELD.includes(c.rule) && c.applicable)
+        .map((c) => `${c.rule} ${r.file.split('/')[0]}/${r.file.split('/').at(-1)!.slice(0, 24)}`);
     });
     expect(applies.sort()).toEqual([
       'engine_gap verl-jsonl/HanlinDu-verl_verl_examp',
@@ -227,7 +276,10 @@ describeRealRuns('the rules from the field (engine_gap, response_collapse, forma
   });
 
   it('format_hacking is quiet on the TRL run whose gain is nearly all format (0.010 → 0.105): the gain is under 0.3 and KL stays at 0.016, under 0.05', () => {
-    const run = one(dir, 'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2');
+    const run = one(
+      dir,
+      'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2',
+    );
     const format = run.records.map((r) => r.values['episode/valid_format_ratio']).filter(Number.isFinite);
     const kl = run.records.map((r) => r.values['actor/kl_loss']).filter(Number.isFinite);
     expect(Math.max(...format) - Math.min(...format)).toBeLessThan(0.3);

@@ -49,7 +49,9 @@ describe('collapse detector on recorded runs', () => {
     // Responses ran to the limit (clip ratio 0 at step 1, 0.78 at step 4, 0.88 at step 7): the break happens
     // inside the first five steps, so the clip ratio's start must be their lowest share, not their median.
     // Raised at step 7 (its id ends with the step it was raised at; its window opens where the rise began).
-    expect(alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/clip_ratio')?.id).toBe('length_runaway:response_length/clip_ratio:7');
+    expect(alerts.find((a) => a.rule === 'length_runaway' && a.metric === 'response_length/clip_ratio')?.id).toBe(
+      'length_runaway:response_length/clip_ratio:7',
+    );
   });
 
   it('SAMPO under the same harsh setting keeps its format: no validity alert, nothing critical', () => {
@@ -115,13 +117,18 @@ describe('the rules from the field on the recorded lab runs', () => {
     for (const name of ['cispo-harsh', 'sampo-harsh', 'sampo-harsh-val', 'sapo-harsh', 'sampo-main']) {
       const rows = recorded(name);
       const logged = new Set(rows.flatMap((r) => Object.keys(r.values).filter((k) => Number.isFinite(r.values[k]))));
-      const applies = ruleCoverage(logged).filter((c) => c.applicable).map((c) => c.rule);
+      const applies = ruleCoverage(logged)
+        .filter((c) => c.applicable)
+        .map((c) => c.rule);
       expect(applies, name).toEqual(expect.arrayContaining(['engine_gap', 'format_hacking']));
       expect(applies, name).not.toContain('response_collapse');
       // Both engines hold the same weights in these runs: float rounding only (mean |Δ log-prob| ≤ 5.3e-7 nats,
       // max ≤ 1.8e-5), far under the rise the rule needs (+0.01 nats over its start).
       expect(Math.max(...rows.map((r) => r.values['mismatch/logprob_abs_mean']).filter(Number.isFinite)), name).toBeLessThan(1e-6);
-      expect(detectAlerts(name, rows).filter((a) => ['engine_gap', 'response_collapse', 'format_hacking'].includes(a.rule)), name).toEqual([]);
+      expect(
+        detectAlerts(name, rows).filter((a) => ['engine_gap', 'response_collapse', 'format_hacking'].includes(a.rule)),
+        name,
+      ).toEqual([]);
     }
   });
 });

@@ -23,23 +23,27 @@ import { deterministicPart, fakeClock, recorder, tinyConfig } from './tinyTraine
 const gpu = nvidiaGpuPresent();
 
 describe('native TensorFlow on an NVIDIA GPU', () => {
-  it.skipIf(!gpu)(`trains on the GPU, records it, logs perf/max_memory_allocated_gb every step, bit-identical when repeated${gpu ? '' : ' — NOT RUN: no NVIDIA GPU on this machine'}`, async () => {
-    const c = await setupCompute({ backend: 'tensorflow-gpu', rolloutEngine: 'tfjs' });
-    expect(c.info.training).toBe('tensorflow-gpu');
-    expect(c.info.tensorflow?.gpu).toBeTruthy();
-    expect(c.info.detail).toMatch(/tfjs-node-gpu \(libtensorflow 2\.21\.0, GPU /);
-    expect(c.memoryGb).toBeDefined();
-    const deps = (): TrainerDeps => ({ clock: fakeClock(), compute: { info: c.info, memoryGb: c.memoryGb } });
-    const cfg = tinyConfig('grpo', { 'compute.backend': 'tensorflow-gpu', 'training.steps': 2 });
-    const a = recorder();
-    const b = recorder();
-    const ra = await runTraining(cfg, deps(), a.hooks);
-    const rb = await runTraining(cfg, deps(), b.hooks);
-    for (const m of a.rec.metrics) expect(m.values['perf/max_memory_allocated_gb'], `step ${m.step}`).toBeGreaterThan(0);
-    expect(deterministicPart(b.rec.metrics)).toEqual(deterministicPart(a.rec.metrics));
-    expect(rb.checkpoint.files['policy.bin']).toEqual(ra.checkpoint.files['policy.bin']);
-    await initBackend('wasm');
-  }, 600_000);
+  it.skipIf(!gpu)(
+    `trains on the GPU, records it, logs perf/max_memory_allocated_gb every step, bit-identical when repeated${gpu ? '' : ' — NOT RUN: no NVIDIA GPU on this machine'}`,
+    async () => {
+      const c = await setupCompute({ backend: 'tensorflow-gpu', rolloutEngine: 'tfjs' });
+      expect(c.info.training).toBe('tensorflow-gpu');
+      expect(c.info.tensorflow?.gpu).toBeTruthy();
+      expect(c.info.detail).toMatch(/tfjs-node-gpu \(libtensorflow 2\.21\.0, GPU /);
+      expect(c.memoryGb).toBeDefined();
+      const deps = (): TrainerDeps => ({ clock: fakeClock(), compute: { info: c.info, memoryGb: c.memoryGb } });
+      const cfg = tinyConfig('grpo', { 'compute.backend': 'tensorflow-gpu', 'training.steps': 2 });
+      const a = recorder();
+      const b = recorder();
+      const ra = await runTraining(cfg, deps(), a.hooks);
+      const rb = await runTraining(cfg, deps(), b.hooks);
+      for (const m of a.rec.metrics) expect(m.values['perf/max_memory_allocated_gb'], `step ${m.step}`).toBeGreaterThan(0);
+      expect(deterministicPart(b.rec.metrics)).toEqual(deterministicPart(a.rec.metrics));
+      expect(rb.checkpoint.files['policy.bin']).toEqual(ra.checkpoint.files['policy.bin']);
+      await initBackend('wasm');
+    },
+    600_000,
+  );
 
   it.runIf(!gpu)('without a GPU: compute.backend = tensorflow-gpu is refused before a run record exists, with the reason', async () => {
     const probe = detectComputeBackend();
@@ -48,8 +52,12 @@ describe('native TensorFlow on an NVIDIA GPU', () => {
     const store = await RunStore.open(dir);
     try {
       const mgr = new SessionManager({ store });
-      const e = await mgr.startNew({ preset: 'grpo', env: 'sokoban', seed: 1, totalSteps: 2, config: { compute: { backend: 'tensorflow-gpu' } } }).catch((x: unknown) => x);
-      expect((e as Error).message).toMatch(/compute\.backend = "tensorflow-gpu" is not available on this machine \(.*(no NVIDIA GPU on this machine|tfjs-node-gpu installed without its native binding).*\).*no run was created/);
+      const e = await mgr
+        .startNew({ preset: 'grpo', env: 'sokoban', seed: 1, totalSteps: 2, config: { compute: { backend: 'tensorflow-gpu' } } })
+        .catch((x: unknown) => x);
+      expect((e as Error).message).toMatch(
+        /compute\.backend = "tensorflow-gpu" is not available on this machine \(.*(no NVIDIA GPU on this machine|tfjs-node-gpu installed without its native binding).*\).*no run was created/,
+      );
       expect(await store.listRuns()).toEqual([]);
       await mgr.dispose();
     } finally {

@@ -44,11 +44,23 @@ async function bundle(): Promise<string> {
   return file;
 }
 
-function run(file: string, pref: string, env: Record<string, string>): { status: number | null; out: { training: string; tfjsBackend: string; version: string | null; detail: string; y: number[] } | null; stderr: string } {
+function run(
+  file: string,
+  pref: string,
+  env: Record<string, string>,
+): {
+  status: number | null;
+  out: { training: string; tfjsBackend: string; version: string | null; detail: string; y: number[] } | null;
+  stderr: string;
+} {
   const base = { ...process.env };
   delete base.ARLARENA_NATIVE_TF_ROOT;
   const r = spawnSync(process.execPath, [file, pref], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...base, ...env } });
-  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  const line = r.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
   return { status: r.status, out: line ? JSON.parse(line) : null, stderr: r.stderr };
 }
 

@@ -63,13 +63,18 @@ describe('native TensorFlow backend', () => {
     expect(c.info.tensorflow?.intraOpThreads).toBeGreaterThan(0);
     expect(c.info.tensorflow?.interOpThreads).toBeGreaterThan(0);
     expect(c.info.tensorflow?.deterministicOps).toBe(true);
-    expect(c.info.detail).toMatch(/training on tfjs-node \(libtensorflow 2\.21\.0, CPU, \d+ intra-op \/ \d+ inter-op threads, deterministic ops\)/);
+    expect(c.info.detail).toMatch(
+      /training on tfjs-node \(libtensorflow 2\.21\.0, CPU, \d+ intra-op \/ \d+ inter-op threads, deterministic ops\)/,
+    );
     // Native TensorFlow threads every kernel itself: compute.workers = 0 means one gradient worker there.
     expect(c.workers).toBe(1);
     // The run's own backend record, as the production job returns it (stored with the run, in bundles, reused by
     // reproduce), and the record parses under the shared schema with the TensorFlow part kept.
     const r = recorder();
-    const job = await trainingJob.run({ runId: 'r1', config: tinyConfig('grpo', BASE) as unknown as Record<string, unknown>, seed: 1, dataDir: '.' }, r.hooks);
+    const job = await trainingJob.run(
+      { runId: 'r1', config: tinyConfig('grpo', BASE) as unknown as Record<string, unknown>, seed: 1, dataDir: '.' },
+      r.hooks,
+    );
     expect(job.backend?.training).toBe('tensorflow');
     expect(job.backend?.tensorflow).toEqual(c.info.tensorflow);
     expect(ComputeBackendInfo.parse({ ...job.backend, available: [] }).tensorflow).toEqual(c.info.tensorflow);
@@ -90,8 +95,17 @@ describe('native TensorFlow backend', () => {
     const env = { ...process.env };
     delete env.TF_NUM_INTRAOP_THREADS;
     delete env.TF_NUM_INTEROP_THREADS;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', env, timeout: 120_000 });
-    const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '..'),
+      encoding: 'utf8',
+      env,
+      timeout: 120_000,
+    });
+    const line = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop();
     expect(line, r.stderr).toBeDefined();
     const out = JSON.parse(line!);
     expect(out.tensorflow.intraOpThreads).toBe(1);
@@ -107,7 +121,10 @@ describe('native TensorFlow backend', () => {
       const b = recorder();
       const ra = await runTraining(cfg, poolDeps('tensorflow'), a.hooks);
       const rb = await runTraining(cfg, poolDeps('tensorflow'), b.hooks);
-      expect(a.rec.metrics.map((m) => m.step), `K=${K}`).toEqual([1, 2]);
+      expect(
+        a.rec.metrics.map((m) => m.step),
+        `K=${K}`,
+      ).toEqual([1, 2]);
       expect(deterministicPart(b.rec.metrics), `K=${K}`).toEqual(deterministicPart(a.rec.metrics));
       expect(rb.checkpoint.files['policy.bin'], `K=${K}`).toEqual(ra.checkpoint.files['policy.bin']);
       expect(rb.checkpoint.files['optim.bin'], `K=${K}`).toEqual(ra.checkpoint.files['optim.bin']);
@@ -138,7 +155,10 @@ describe('native TensorFlow backend', () => {
 
   it('a checkpoint written on one backend resumes on the other', async () => {
     const cfg = tinyConfig('grpo', { ...BASE, 'training.steps': 2, 'training.checkpointEvery': 1 });
-    for (const [from, to] of [['tensorflow', 'wasm'], ['wasm', 'tensorflow']] as const) {
+    for (const [from, to] of [
+      ['tensorflow', 'wasm'],
+      ['wasm', 'tensorflow'],
+    ] as const) {
       await (from === 'tensorflow' ? onNative() : onWasm());
       const full = recorder();
       await runTraining(cfg, deps(), full.hooks);

@@ -44,7 +44,13 @@ describe('the first mini-batch takes its old log-probs from its own update pass'
       old: rows.map(() => []),
       ref: null,
       adv: rows.map((_, i) => (i % 2 === 0 ? 1 : -1)),
-      params: { ...a.policyLoss, aggregation: a.aggregation, mode: a.policyLoss.mode, entropyCoeff: a.entropyCoeff, kl: { enabled: false, type: a.kl.type, coef: 0 } },
+      params: {
+        ...a.policyLoss,
+        aggregation: a.aggregation,
+        mode: a.policyLoss.mode,
+        entropyCoeff: a.entropyCoeff,
+        kl: { enabled: false, type: a.kl.type, coef: 0 },
+      },
       onPolicy: true,
       returnLogProbs: true,
       temperature: 0.9,
@@ -75,9 +81,17 @@ describe('the first mini-batch takes its old log-probs from its own update pass'
       // Several mini-batches, so the reuse covers only part of the step.
       expect(on.values['actor/off_policy_step']).toBeGreaterThan(0);
       for (const k of Object.keys(off.values)) {
-        if (k.startsWith('episode/') || k.startsWith('batch/') || k.startsWith('response_length/')) expect(on.values[k], k).toEqual(off.values[k]);
+        if (k.startsWith('episode/') || k.startsWith('batch/') || k.startsWith('response_length/'))
+          expect(on.values[k], k).toEqual(off.values[k]);
       }
-      for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/grad_norm', 'critic/advantages_mean', 'mismatch/logprob_abs_mean', 'mismatch/logprob_abs_max']) {
+      for (const k of [
+        'actor/pg_loss',
+        'actor/entropy',
+        'actor/grad_norm',
+        'critic/advantages_mean',
+        'mismatch/logprob_abs_mean',
+        'mismatch/logprob_abs_max',
+      ]) {
         const x = off.values[k] as number;
         const y = on.values[k] as number;
         expect(Number.isFinite(x) && Number.isFinite(y), `${k}: ${x} / ${y}`).toBe(true);

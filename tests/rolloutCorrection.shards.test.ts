@@ -14,7 +14,10 @@ beforeAll(useWasm);
 
 describe('actorShardGradient with rollout correction', () => {
   it('IS weights and rejected tokens change the shard loss; two shards sum to the whole batch', () => {
-    const model = PolicyModel.create(resolveModelConfig({ size: 'custom', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, maxSeqLen: 64 }, 40), new Rng(3));
+    const model = PolicyModel.create(
+      resolveModelConfig({ size: 'custom', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, maxSeqLen: 64 }, 40),
+      new Rng(3),
+    );
     const rng = new Rng(11);
     const rows: ShardRow[] = Array.from({ length: 4 }, (_, i) => ({
       promptIds: Array.from({ length: 5 }, () => 1 + Math.floor(rng.float() * 38)),
@@ -27,13 +30,31 @@ describe('actorShardGradient with rollout correction', () => {
     const kept = keep.map((k) => k.reduce<number>((a, b) => a + b, 0));
     const width = Math.max(...rows.map((r) => r.responseIds.length));
     const params = {
-      mode: 'vanilla' as const, aggregation: 'token-mean' as const, clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3, tauPos: 1, tauNeg: 1.05,
-      sapoPerTokenTau: false, seqMask: { enabled: false, delta: 0.2 }, entropyCoeff: 0.001, kl: { enabled: false, type: 'low_var_kl' as const, coef: 0 },
-      pgDenominator: wholeDenominator('token-mean', kept, width), auxDenominator: wholeDenominator('token-mean', kept, width),
+      mode: 'vanilla' as const,
+      aggregation: 'token-mean' as const,
+      clipRatioLow: 0.2,
+      clipRatioHigh: 0.2,
+      clipRatioC: 3,
+      tauPos: 1,
+      tauNeg: 1.05,
+      sapoPerTokenTau: false,
+      seqMask: { enabled: false, delta: 0.2 },
+      entropyCoeff: 0.001,
+      kl: { enabled: false, type: 'low_var_kl' as const, coef: 0 },
+      pgDenominator: wholeDenominator('token-mean', kept, width),
+      auxDenominator: wholeDenominator('token-mean', kept, width),
     };
     const mbTokens = rows.reduce((s, r) => s + r.responseIds.length, 0);
     const shard = (lo: number, hi: number, corr: boolean): ActorShard => ({
-      rows: rows.slice(lo, hi), old: old.slice(lo, hi), ref: null, adv: adv.slice(lo, hi), params, onPolicy: false, temperature: 1, mbTokens, budgetMB: 2048,
+      rows: rows.slice(lo, hi),
+      old: old.slice(lo, hi),
+      ref: null,
+      adv: adv.slice(lo, hi),
+      params,
+      onPolicy: false,
+      temperature: 1,
+      mbTokens,
+      budgetMB: 2048,
       ...(corr ? { isWeights: isWeights.slice(lo, hi), keep: keep.slice(lo, hi) } : {}),
     });
     const whole = actorShardGradient(model, shard(0, 4, true));

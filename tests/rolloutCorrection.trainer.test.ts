@@ -21,7 +21,11 @@ function poolDeps(): TrainerDeps {
 
 async function step(extra: Record<string, string | number | boolean>, preset = 'grpo') {
   const { hooks, rec } = recorder();
-  const res = await runTraining(tinyConfig(preset, { 'compute.reuseFirstMiniBatch': false, ...extra }), extra['compute.workers'] === 2 ? poolDeps() : deps(), hooks);
+  const res = await runTraining(
+    tinyConfig(preset, { 'compute.reuseFirstMiniBatch': false, ...extra }),
+    extra['compute.workers'] === 2 ? poolDeps() : deps(),
+    hooks,
+  );
   expect(res.status).toBe('completed');
   return rec.metrics[0].values;
 }
@@ -47,7 +51,12 @@ describe('rollout correction in the trainer', () => {
   });
 
   it('decoupled TIS + token_k1 on a real mismatch: weights and rejections logged, per-option keys present', async () => {
-    const v = await step({ 'algorithm.rolloutCorrection.is': 'token', 'algorithm.rolloutCorrection.isThreshold': 1.0000001, 'algorithm.rolloutCorrection.rs': 'token_k1', 'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001' });
+    const v = await step({
+      'algorithm.rolloutCorrection.is': 'token',
+      'algorithm.rolloutCorrection.isThreshold': 1.0000001,
+      'algorithm.rolloutCorrection.rs': 'token_k1',
+      'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001',
+    });
     expect(Math.abs(v['rollout_corr/rollout_is_mean'] - 1)).toBeLessThan(1e-5);
     expect(v['rollout_corr/rollout_rs_masked_fraction']).toBeGreaterThan(0);
     expect(v['rollout_corr/rollout_rs_masked_fraction']).toBeLessThan(1);
@@ -57,18 +66,29 @@ describe('rollout correction in the trainer', () => {
   });
 
   it('decoupled rejection differentiated in chunks gives the unsplit update (whole-batch denominators)', async () => {
-    const extra = { 'algorithm.rolloutCorrection.is': 'sequence', 'algorithm.rolloutCorrection.rs': 'token_k1', 'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001' };
+    const extra = {
+      'algorithm.rolloutCorrection.is': 'sequence',
+      'algorithm.rolloutCorrection.rs': 'token_k1',
+      'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001',
+    };
     const whole = await step(extra);
     const split = await step({ ...extra, 'compute.activationBudgetMB': 1 });
     expect(whole['rollout_corr/rollout_rs_masked_fraction']).toBeGreaterThan(0.1);
     expect(whole['rollout_corr/rollout_rs_masked_fraction']).toBeLessThan(0.9);
     // float32 sums in a different order: relative 1e-5 (a denominator without the rejected tokens is off by ~30 %)
-    for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss']) expect(Math.abs(split[k] - whole[k]), k).toBeLessThanOrEqual(Math.max(1e-5 * Math.abs(whole[k]), 1e-7));
+    for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss'])
+      expect(Math.abs(split[k] - whole[k]), k).toBeLessThanOrEqual(Math.max(1e-5 * Math.abs(whole[k]), 1e-7));
     expect(split['actor/grad_norm']).toBeCloseTo(whole['actor/grad_norm'], 6);
   });
 
   it('bypass mode: no old-log-prob pass, the loss logs rollout_corr/* itself; chunked = unsplit', async () => {
-    const extra = { 'algorithm.rolloutCorrection.bypassMode': true, 'algorithm.rolloutCorrection.lossType': 'reinforce', 'algorithm.rolloutCorrection.is': 'token', 'algorithm.rolloutCorrection.rs': 'token_k1', 'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001' };
+    const extra = {
+      'algorithm.rolloutCorrection.bypassMode': true,
+      'algorithm.rolloutCorrection.lossType': 'reinforce',
+      'algorithm.rolloutCorrection.is': 'token',
+      'algorithm.rolloutCorrection.rs': 'token_k1',
+      'algorithm.rolloutCorrection.rsThreshold': '0.9999999_1.0000001',
+    };
     const whole = await step(extra);
     expect(Number.isNaN(whole['mismatch/logprob_abs_max'])).toBe(true); // π_old is the rollout's: nothing to compare
     expect(whole['rollout_corr/rollout_is_mean']).toBeGreaterThan(0);
@@ -83,11 +103,19 @@ describe('rollout correction in the trainer', () => {
 
   it('two gradient workers (compute.workers = 2) give the one-thread bypass update: the shards run the same correction', async () => {
     // The drift after the first update decides the rejections (a band far above float rounding).
-    const bypass = { 'algorithm.rolloutCorrection.bypassMode': true, 'algorithm.rolloutCorrection.lossType': 'reinforce', 'algorithm.rolloutCorrection.is': 'token', 'algorithm.rolloutCorrection.rs': 'token_k1', 'algorithm.rolloutCorrection.rsThreshold': '0.999_1.001', 'optim.lr': 0.01 };
+    const bypass = {
+      'algorithm.rolloutCorrection.bypassMode': true,
+      'algorithm.rolloutCorrection.lossType': 'reinforce',
+      'algorithm.rolloutCorrection.is': 'token',
+      'algorithm.rolloutCorrection.rs': 'token_k1',
+      'algorithm.rolloutCorrection.rsThreshold': '0.999_1.001',
+      'optim.lr': 0.01,
+    };
     const b1 = await step(bypass);
     const b2 = await step({ ...bypass, 'compute.workers': 2 });
     expect(b1['rollout_corr/rollout_rs_masked_fraction']).toBeGreaterThan(0);
     expect(b2['rollout_corr/rollout_rs_masked_fraction']).toBeCloseTo(b1['rollout_corr/rollout_rs_masked_fraction'], 6);
-    for (const k of ['actor/pg_loss', 'actor/entropy', 'rollout_corr/rollout_is_mean']) expect(Math.abs(b2[k] - b1[k]), k).toBeLessThanOrEqual(Math.max(1e-5 * Math.abs(b1[k]), 1e-7));
+    for (const k of ['actor/pg_loss', 'actor/entropy', 'rollout_corr/rollout_is_mean'])
+      expect(Math.abs(b2[k] - b1[k]), k).toBeLessThanOrEqual(Math.max(1e-5 * Math.abs(b1[k]), 1e-7));
   });
 });

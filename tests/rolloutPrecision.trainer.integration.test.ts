@@ -19,12 +19,23 @@ async function run(precision: 'fp32' | 'fp16' | 'int8') {
   const base = deps();
   const d: TrainerDeps = { ...base, compute: { ...base.compute, info: c.info, createRolloutEngine: c.createRolloutEngine } };
   const { hooks, rec } = recorder();
-  const config = tinyConfig('grpo', { 'compute.rolloutEngine': 'onnxruntime', 'compute.rolloutPrecision': precision, 'compute.reuseFirstMiniBatch': false, 'training.steps': 2, seed: 3 });
+  const config = tinyConfig('grpo', {
+    'compute.rolloutEngine': 'onnxruntime',
+    'compute.rolloutPrecision': precision,
+    'compute.reuseFirstMiniBatch': false,
+    'training.steps': 2,
+    seed: 3,
+  });
   const res = await runTraining(config, d, hooks);
   expect(res.status).toBe('completed');
   expect(rec.metrics.length).toBe(2);
   const mean = (k: string) => rec.metrics.reduce((s, m) => s + m.values[k], 0) / rec.metrics.length;
-  return { absMean: mean('mismatch/logprob_abs_mean'), absMax: mean('mismatch/logprob_abs_max'), k3: mean('rollout_corr/k3_kl'), logPplAbs: mean('rollout_corr/log_ppl_abs_diff') };
+  return {
+    absMean: mean('mismatch/logprob_abs_mean'),
+    absMax: mean('mismatch/logprob_abs_max'),
+    k3: mean('rollout_corr/k3_kl'),
+    logPplAbs: mean('rollout_corr/log_ppl_abs_diff'),
+  };
 }
 
 describe('rollout precision in the trainer', () => {

@@ -38,7 +38,9 @@ describe('setup:tensorflow refuses cleanly', () => {
     expect(r.status).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^setup:tensorflow: FAILED \(cpu\): pip could not install tensorflow-cpu==0\.0\.1: .*(No matching distribution|Could not find a version).* — (training stays on tfjs-wasm|the native build already in node_modules is left as it was) \(full log: /);
+    expect(lines[0]).toMatch(
+      /^setup:tensorflow: FAILED \(cpu\): pip could not install tensorflow-cpu==0\.0\.1: .*(No matching distribution|Could not find a version).* — (training stays on tfjs-wasm|the native build already in node_modules is left as it was) \(full log: /,
+    );
     expect(r.stdout).toMatch(/downloading the tensorflow-cpu 0\.0\.1 wheel \(≈ 270 MB/);
     expect(existsSync(join(scratch, 'tf'))).toBe(false);
     expect(existsSync(join(scratch, 'tf.new'))).toBe(false);

@@ -55,7 +55,9 @@ export function tinyConfig(preset: string, extra: Record<string, string | number
 export async function useWasm(): Promise<void> {
   silenceTfjsBanner();
   const info = await initBackend(TEST_BACKEND).catch((e: Error) => {
-    throw new Error(`ARLARENA_TEST_BACKEND=${TEST_BACKEND}: ${e.message}${TEST_BACKEND === 'tensorflow' ? ' (build it with `npm run setup:tensorflow`)' : ''}`);
+    throw new Error(
+      `ARLARENA_TEST_BACKEND=${TEST_BACKEND}: ${e.message}${TEST_BACKEND === 'tensorflow' ? ' (build it with `npm run setup:tensorflow`)' : ''}`,
+    );
   });
   if (info.training !== TEST_BACKEND) throw new Error(`asked for ${TEST_BACKEND}, initBackend chose ${info.training}`);
 }

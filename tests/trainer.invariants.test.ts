@@ -44,7 +44,9 @@ describe('trainer invariants', () => {
     const cfg = tinyConfig('grpo');
     const r = recorder();
     const res = await runTraining(cfg, deps(), r.hooks);
-    await expect(runTraining(tinyConfig('grpo', { 'optim.lr': 1e-3 }), deps(), recorder().hooks, res.checkpoint)).rejects.toThrow(/different config/);
+    await expect(runTraining(tinyConfig('grpo', { 'optim.lr': 1e-3 }), deps(), recorder().hooks, res.checkpoint)).rejects.toThrow(
+      /different config/,
+    );
   });
 
   it('one mini-batch × one epoch → importance ratio exactly 1 (ppo_kl 0, nothing clipped)', async () => {

@@ -30,7 +30,11 @@ describe('trainer smoke: every preset runs a tiny config end to end', () => {
 describe('validation before training (verl val_before_train)', () => {
   it('a fresh run with periodic validation logs the starting policy at step 0; off, or with validateEvery 0, it does not', async () => {
     const on = recorder();
-    await runTraining(tinyConfig('grpo', { 'training.steps': 2, 'training.validateEvery': 2, 'training.valEpisodes': 3 }), deps(), on.hooks);
+    await runTraining(
+      tinyConfig('grpo', { 'training.steps': 2, 'training.validateEvery': 2, 'training.valEpisodes': 3 }),
+      deps(),
+      on.hooks,
+    );
     expect(on.rec.metrics.map((m) => m.step)).toEqual([0, 1, 2]);
     const v0 = on.rec.metrics[0].values;
     expect(v0['val/episodes']).toBe(3);
@@ -40,7 +44,16 @@ describe('validation before training (verl val_before_train)', () => {
     expect(on.rec.statuses.some((s) => s.phase === 'validation' && s.step === 0)).toBe(true);
 
     const off = recorder();
-    await runTraining(tinyConfig('grpo', { 'training.steps': 2, 'training.validateEvery': 2, 'training.valEpisodes': 3, 'training.validateBeforeTraining': false }), deps(), off.hooks);
+    await runTraining(
+      tinyConfig('grpo', {
+        'training.steps': 2,
+        'training.validateEvery': 2,
+        'training.valEpisodes': 3,
+        'training.validateBeforeTraining': false,
+      }),
+      deps(),
+      off.hooks,
+    );
     expect(off.rec.metrics.map((m) => m.step)).toEqual([1, 2]);
     const none = recorder();
     await runTraining(tinyConfig('grpo', { 'training.steps': 1, 'training.valEpisodes': 3 }), deps(), none.hooks);

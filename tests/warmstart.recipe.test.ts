@@ -19,10 +19,39 @@ function ctx(): CliContext {
 }
 
 const TINY_ARGS = [
-  '--env', 'sokoban', '--model', 'custom', '--history', '0', '--batch', '4', '--episodes', '2', '--seed', '3',
-  '--set', 'model.dModel=16', '--set', 'model.nLayers=1', '--set', 'model.nHeads=2', '--set', 'model.dFF=32',
-  '--set', 'model.maxSeqLen=160', '--set', 'env.maxSteps=2', '--set', 'rollout.maxResponseTokens=20',
-  '--set', 'warmStart.bcLr=0.005', '--set', 'optim.miniBatchRows=8', '--set', 'compute.backend=wasm', '--json',
+  '--env',
+  'sokoban',
+  '--model',
+  'custom',
+  '--history',
+  '0',
+  '--batch',
+  '4',
+  '--episodes',
+  '2',
+  '--seed',
+  '3',
+  '--set',
+  'model.dModel=16',
+  '--set',
+  'model.nLayers=1',
+  '--set',
+  'model.nHeads=2',
+  '--set',
+  'model.dFF=32',
+  '--set',
+  'model.maxSeqLen=160',
+  '--set',
+  'env.maxSteps=2',
+  '--set',
+  'rollout.maxResponseTokens=20',
+  '--set',
+  'warmStart.bcLr=0.005',
+  '--set',
+  'optim.miniBatchRows=8',
+  '--set',
+  'compute.backend=wasm',
+  '--json',
 ];
 
 async function recipe(out: string, extra: string[]): Promise<Manifest> {
@@ -47,7 +76,11 @@ describe('warm-start recipe (arlarena warmstart)', () => {
     // A different budget gives different weights (the hash is not insensitive to the recipe).
     const c = await recipe(join(dir, 'c'), ['--updates', '6']);
     expect(c.files['weights.bin'].sha256).not.toBe(a.files['weights.bin'].sha256);
-    const held = JSON.parse(readFileSync(join(dir, 'a', 'heldout.json'), 'utf8')) as { greedy: { success: { n: number } }; random: unknown; expert: unknown };
+    const held = JSON.parse(readFileSync(join(dir, 'a', 'heldout.json'), 'utf8')) as {
+      greedy: { success: { n: number } };
+      random: unknown;
+      expert: unknown;
+    };
     expect(held.greedy.success.n).toBe(2);
     expect(held.random).toBeDefined();
     expect(held.expert).toBeDefined();

@@ -57,7 +57,9 @@ describe.each(ENVS.map((e) => [e]))('shipped warm start: %s', (env) => {
     const k = defaultConfig(env).env.historyWindow;
     const cfg = defaultConfig(env, { 'env.historyWindow': k + 1, 'model.size': 'small' });
     const load = shippedLoaderFor(cfg)({ env, modelSize: 'small', historyWindow: k + 1 });
-    await expect(load).rejects.toThrow(/env\.historyWindow: checkpoint \d+, run \d+.*model\.size: checkpoint "nano", run "small".*warmStart\.source=scratch/);
+    await expect(load).rejects.toThrow(
+      /env\.historyWindow: checkpoint \d+, run \d+.*model\.size: checkpoint "nano", run "small".*warmStart\.source=scratch/,
+    );
   });
 
   it(`beats the random baseline greedily on ${SAMPLE} fixed held-out tasks`, async () => {
@@ -68,8 +70,16 @@ describe.each(ENVS.map((e) => [e]))('shipped warm start: %s', (env) => {
     const seeds = heldOutSeeds(SAMPLE);
     const engine = await compute.createRolloutEngine(weights);
     const { summary } = await evaluatePolicy({
-      engine, tokenizer, spec, seeds, temperature: 0, topP: 1, topK: 0,
-      maxResponseTokens: cfg.rollout.maxResponseTokens, maxSeqLen: weights.config.maxSeqLen, rng: new Rng(1),
+      engine,
+      tokenizer,
+      spec,
+      seeds,
+      temperature: 0,
+      topP: 1,
+      topK: 0,
+      maxResponseTokens: cfg.rollout.maxResponseTokens,
+      maxSeqLen: weights.config.maxSeqLen,
+      rng: new Rng(1),
     });
     await engine.dispose();
     const base = baselines(spec, seeds);
@@ -91,14 +101,31 @@ describe('shipped warm start: errors', () => {
 describe('laptop preset from the shipped checkpoint', () => {
   it('sampo on sokoban: one RL step completes with π_ref = the shipped checkpoint', async () => {
     const cfg = defaultConfig('sokoban', {
-      'training.steps': 1, 'training.valEpisodes': 2, 'training.validateEvery': 0, 'training.checkpointEvery': 0,
-      'rollout.tasksPerStep': 2, 'rollout.groupSize': 2, 'env.maxSteps': 3, 'optim.miniBatchRows': 6,
-      'algorithm.filter.coldStartSteps': 0, 'compute.backend': 'wasm',
+      'training.steps': 1,
+      'training.valEpisodes': 2,
+      'training.validateEvery': 0,
+      'training.checkpointEvery': 0,
+      'rollout.tasksPerStep': 2,
+      'rollout.groupSize': 2,
+      'env.maxSteps': 3,
+      'optim.miniBatchRows': 6,
+      'algorithm.filter.coldStartSteps': 0,
+      'compute.backend': 'wasm',
     });
     const { hooks, rec } = recorder();
-    const res = await runTraining(cfg, { clock: { now: () => performance.now() }, compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine }, loadWarmStart: shippedLoaderFor(cfg) }, hooks);
+    const res = await runTraining(
+      cfg,
+      {
+        clock: { now: () => performance.now() },
+        compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine },
+        loadWarmStart: shippedLoaderFor(cfg),
+      },
+      hooks,
+    );
     expect(res.status).toBe('completed');
-    expect(rec.statuses.some((s) => s.phase === 'warmstart' && /loaded shipped warm start shipped:sokoban@/.test(s.message ?? ''))).toBe(true);
+    expect(rec.statuses.some((s) => s.phase === 'warmstart' && /loaded shipped warm start shipped:sokoban@/.test(s.message ?? ''))).toBe(
+      true,
+    );
     const v = rec.metrics[0].values;
     expect(v['batch/rows']).toBeGreaterThan(0);
     expect(Number.isFinite(v['actor/grad_norm'])).toBe(true);

@@ -13,7 +13,16 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -53,7 +62,15 @@ export async function openLabSession(options: { dataDir?: string; path?: string 
     const app = await openApp(browser, lab, options.path);
     await app.page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
     const opened = browser;
-    return { ...app, lab, browser: opened, close: async () => { await opened.close(); await lab.stop(); } };
+    return {
+      ...app,
+      lab,
+      browser: opened,
+      close: async () => {
+        await opened.close();
+        await lab.stop();
+      },
+    };
   } catch (e) {
     await browser?.close();
     await lab.stop();

@@ -35,30 +35,54 @@ export interface Lab {
 
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
-  for (const child of running) if (child.pid) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const child of running)
+    if (child.pid)
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
 });
 
 /** `serveArgs`: more `arlarena serve` options (e.g. `--allow-dir DIR`, which follow.start and imports.path need). */
-export async function startLab(options: { dataDir?: string; env?: Record<string, string>; serveArgs?: readonly string[] } = {}): Promise<Lab> {
+export async function startLab(
+  options: { dataDir?: string; env?: Record<string, string>; serveArgs?: readonly string[] } = {},
+): Promise<Lab> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'arlarena-e2e-'));
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'serve', '--port', '0', '--no-build', '--json', ...(options.serveArgs ?? [])], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...options.env },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'arlarena.mjs'),
+      '--data-dir',
+      dataDir,
+      'serve',
+      '--port',
+      '0',
+      '--no-build',
+      '--json',
+      ...(options.serveArgs ?? []),
+    ],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    },
+  );
   running.add(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-20_000);
   });
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    running.delete(child);
-    resolve();
-  }));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      running.delete(child);
+      resolve();
+    }),
+  );
 
   const info = await new Promise<{ url: string; origin: string; port: number; token: string; pid: number }>((resolve, reject) => {
     let out = '';

@@ -39,7 +39,9 @@ const MIME: Record<string, string> = {
 // codeCache: V8 keeps the compiled renderer scripts (ECharts in the chart worker is ≈530 kB, ≈0.2 s to compile
 // and run on a 2-core machine; bench:ui) across launches. Chromium does this only for http(s) unless a custom
 // scheme asks; it needs `standard`. Untried here: these machines cannot download the Electron binary.
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]);
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
+]);
 app.enableSandbox();
 hardenApp();
 
@@ -60,7 +62,11 @@ function serveRenderer(): void {
     try {
       const body = await readFile(file);
       return new Response(body, {
-        headers: { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': rendererCsp(), 'X-Content-Type-Options': 'nosniff' },
+        headers: {
+          'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
+          'Content-Security-Policy': rendererCsp(),
+          'X-Content-Type-Options': 'nosniff',
+        },
       });
     } catch {
       return new Response('not found', { status: 404 });
@@ -115,7 +121,12 @@ async function boot(): Promise<void> {
   serveRenderer();
   // Training runs in utility processes (out/main/trainingWorker.js); runs a dead app left running are marked
   // interrupted before the window opens.
-  services = createLab({ dataDir: resolveDataDir(), insideElectron: true, watchStoreMs: WATCH_STORE_MS, sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) } });
+  services = createLab({
+    dataDir: resolveDataDir(),
+    insideElectron: true,
+    watchStoreMs: WATCH_STORE_MS,
+    sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) },
+  });
   await services.lab();
   const router = createApi(services, { validateOutput: !app.isPackaged });
   installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });

@@ -34,7 +34,10 @@ describe('preload bridge', () => {
     expect(await api.call('runs.get', { runId: 'a' })).toEqual({ ok: true, value: 1 });
     expect(fake.invoked).toEqual([[IPC_CALL, 'runs.get', { runId: 'a' }]]);
     fake.reply = new Error('channel closed');
-    expect(await api.call('app.info')).toMatchObject({ ok: false, error: { code: 'INTERNAL', message: expect.stringContaining('channel closed') } });
+    expect(await api.call('app.info')).toMatchObject({
+      ok: false,
+      error: { code: 'INTERNAL', message: expect.stringContaining('channel closed') },
+    });
   });
 
   it('subscribes once per event, fans events out, and unsubscribes after the last listener', () => {

@@ -171,11 +171,18 @@ export const RunRecord = RunSummary.extend({
    * Runs that came from a reproducibility bundle: the SHA-256 of the bundle file and the id the run had where it
    * was exported. Importing a bundle file whose SHA-256 a run records is refused as a duplicate unless `again`.
    */
-  importedBundle: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), originalId: z.string() }).nullable().optional(),
+  importedBundle: z
+    .object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), originalId: z.string() })
+    .nullable()
+    .optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-export const GridRender = z.object({ kind: z.literal('grid'), cells: z.array(z.array(z.string())), legend: z.record(z.string(), z.string()) });
+export const GridRender = z.object({
+  kind: z.literal('grid'),
+  cells: z.array(z.array(z.string())),
+  legend: z.record(z.string(), z.string()),
+});
 
 export const TrajectoryTurn = z.object({
   turn: z.number().int(),
@@ -384,7 +391,9 @@ export const RemoteInfo = z.object({ name: z.string(), url: z.string(), hasToken
 export type RemoteInfo = z.infer<typeof RemoteInfo>;
 
 /** A remote's name as the CLI takes it (`arlarena remote add NAME …`). */
-const RemoteName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, "a remote name is 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit");
+const RemoteName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, "a remote name is 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit");
 
 /** What `remote test` reports: the cluster answered, with the token, and this is what it has. */
 export const ClusterSummary = z.object({
@@ -438,17 +447,20 @@ export const apiMethods = {
     output: z.object({ config: z.record(z.string(), z.unknown()).nullable(), issues: z.array(ConfigIssue) }),
   },
   'runs.list': {
-    input: z.object({
-      status: z.array(RunStatus).optional(),
-      env: z.string().optional(),
-      preset: z.string().optional(),
-      tag: z.string().optional(),
-      /** Only lab-trained or only imported runs (records without a kind are lab runs). */
-      kind: RunKind.optional(),
-      search: z.string().max(200).optional(),
-      sortBy: z.enum(['createdAt', 'updatedAt', 'name', 'step', 'success']).optional(),
-      sortDir: z.enum(['asc', 'desc']).optional(),
-    }).strict().optional(),
+    input: z
+      .object({
+        status: z.array(RunStatus).optional(),
+        env: z.string().optional(),
+        preset: z.string().optional(),
+        tag: z.string().optional(),
+        /** Only lab-trained or only imported runs (records without a kind are lab runs). */
+        kind: RunKind.optional(),
+        search: z.string().max(200).optional(),
+        sortBy: z.enum(['createdAt', 'updatedAt', 'name', 'step', 'success']).optional(),
+        sortDir: z.enum(['asc', 'desc']).optional(),
+      })
+      .strict()
+      .optional(),
     output: z.array(RunSummary),
   },
   'runs.get': { input: RunRef, output: RunRecord },
@@ -466,18 +478,20 @@ export const apiMethods = {
   /** The run's notes, replaced (empty text clears them). */
   'runs.note': { input: z.object({ runId: RunId, notes: z.string().max(10_000) }).strict(), output: RunSummary },
   'runs.metrics': {
-    input: z.object({
-      runIds: z.array(RunId).min(1).max(64),
-      keys: z.array(z.string().min(1)).min(1).max(64),
-      xAxis: XAxis.optional(),
-      /**
-       * Any logged key as the x-axis instead (`training/epoch`, `perf/total_num_tokens`): each point's x is that
-       * key's value at the same step; steps without it are left out. Wins over `xAxis`.
-       */
-      xKey: z.string().min(1).max(200).optional(),
-      /** Downsample each series to at most this many points (LTTB, spikes kept). */
-      maxPoints: z.number().int().min(10).max(100_000).optional(),
-    }).strict(),
+    input: z
+      .object({
+        runIds: z.array(RunId).min(1).max(64),
+        keys: z.array(z.string().min(1)).min(1).max(64),
+        xAxis: XAxis.optional(),
+        /**
+         * Any logged key as the x-axis instead (`training/epoch`, `perf/total_num_tokens`): each point's x is that
+         * key's value at the same step; steps without it are left out. Wins over `xAxis`.
+         */
+        xKey: z.string().min(1).max(200).optional(),
+        /** Downsample each series to at most this many points (LTTB, spikes kept). */
+        maxPoints: z.number().int().min(10).max(100_000).optional(),
+      })
+      .strict(),
     output: z.array(Series),
   },
   /**
@@ -490,7 +504,9 @@ export const apiMethods = {
   },
   'runs.metricKeys': { input: RunRef, output: z.array(z.string()) },
   'runs.trajectories': {
-    input: z.object({ runId: RunId, step: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() }).strict(),
+    input: z
+      .object({ runId: RunId, step: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() })
+      .strict(),
     output: z.object({ steps: z.array(z.number()), trajectories: z.array(Trajectory) }),
   },
   'runs.check': { input: RunRef, output: z.array(Alert) },
@@ -505,7 +521,15 @@ export const apiMethods = {
     output: z.object({
       alerts: z.array(Alert),
       /** `missing`: keys whose absence stops the rule; `needs` 'any' = any one of them would do, 'all' = each. */
-      coverage: z.array(z.object({ rule: z.string(), title: z.string(), applicable: z.boolean(), missing: z.array(z.string()), needs: z.enum(['all', 'any']) })),
+      coverage: z.array(
+        z.object({
+          rule: z.string(),
+          title: z.string(),
+          applicable: z.boolean(),
+          missing: z.array(z.string()),
+          needs: z.enum(['all', 'any']),
+        }),
+      ),
       /** True when the alerts were stored on the run. */
       saved: z.boolean(),
     }),
@@ -513,16 +537,23 @@ export const apiMethods = {
   /** Random and expert baselines on the run's validation tasks, and its shipped warm start's held-out score. */
   'runs.baselines': { input: RunRef, output: RunBaselines },
   'sessions.start': {
-    input: z.object({
-      preset: z.string().min(1),
-      env: z.string().min(1),
-      overrides: ConfigOverrides.optional(),
-      seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
-      name: z.string().trim().min(1).max(200).optional(),
-      tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
-      /** Where it trains: absent or 'local' = this machine; a stored remote's name (or a dashboard URL) = that Ray cluster, as `train --on`. */
-      on: z.string().min(1).max(2000).optional(),
-    }).strict(),
+    input: z
+      .object({
+        preset: z.string().min(1),
+        env: z.string().min(1),
+        overrides: ConfigOverrides.optional(),
+        seed: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 31 - 1)
+          .optional(),
+        name: z.string().trim().min(1).max(200).optional(),
+        tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
+        /** Where it trains: absent or 'local' = this machine; a stored remote's name (or a dashboard URL) = that Ray cluster, as `train --on`. */
+        on: z.string().min(1).max(2000).optional(),
+      })
+      .strict(),
     output: z.object({ runId: RunId, status: RunStatus }),
   },
   'sessions.pause': { input: RunRef, output: SessionInfo },
@@ -537,7 +568,13 @@ export const apiMethods = {
   'bundles.export': {
     input: z.object({ runId: RunId, includeCheckpoint: z.boolean().optional() }).strict(),
     /** `downloadUrl` is set in browser mode: GET it with the token header (the URL holds no token); `path` is the file on the main side. */
-    output: z.object({ fileName: z.string(), path: z.string(), bytes: z.number().int(), sha256: z.string(), downloadUrl: z.string().nullable() }),
+    output: z.object({
+      fileName: z.string(),
+      path: z.string(),
+      bytes: z.number().int(),
+      sha256: z.string(),
+      downloadUrl: z.string().nullable(),
+    }),
   },
   'bundles.import': {
     input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict(),
@@ -559,7 +596,15 @@ export const apiMethods = {
    * total size as imports.file is.
    */
   'imports.files': {
-    input: z.object({ files: z.array(z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict()).min(1).max(500), ...ImportOptions }).strict(),
+    input: z
+      .object({
+        files: z
+          .array(z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict())
+          .min(1)
+          .max(500),
+        ...ImportOptions,
+      })
+      .strict(),
     output: ImportResult,
   },
   /**
@@ -591,17 +636,29 @@ export const apiMethods = {
    * as a token — `arlarena remote add --token-file F` is the terminal's way.
    */
   'remotes.add': {
-    input: z.object({ name: RemoteName, url: z.string().min(1).max(2000), token: z.string().max(4096).optional(), tokenFile: z.string().min(1).max(4096).optional() }).strict(),
+    input: z
+      .object({
+        name: RemoteName,
+        url: z.string().min(1).max(2000),
+        token: z.string().max(4096).optional(),
+        tokenFile: z.string().min(1).max(4096).optional(),
+      })
+      .strict(),
     output: RemoteInfo,
   },
   /** Reach the cluster with its token: Ray version, nodes, free CPUs and GPUs — or the error saying why not. */
   'remotes.test': { input: z.object({ name: RemoteName }).strict(), output: ClusterSummary },
   'remotes.remove': { input: z.object({ name: RemoteName }).strict(), output: z.object({ removed: z.boolean() }) },
   /** The lab's jobs on one cluster (lab runs and verl hand-offs), newest first. */
-  'remotes.jobs': { input: z.object({ name: RemoteName }).strict(), output: z.object({ name: z.string(), url: z.string(), jobs: z.array(ClusterJob) }) },
+  'remotes.jobs': {
+    input: z.object({ name: RemoteName }).strict(),
+    output: z.object({ name: z.string(), url: z.string(), jobs: z.array(ClusterJob) }),
+  },
   /** The last `lines` lines of a job's log (default 200). */
   'remotes.jobLog': {
-    input: z.object({ name: RemoteName, submissionId: z.string().min(1).max(200), lines: z.number().int().min(1).max(2000).optional() }).strict(),
+    input: z
+      .object({ name: RemoteName, submissionId: z.string().min(1).max(200), lines: z.number().int().min(1).max(2000).optional() })
+      .strict(),
     output: z.object({ lines: z.array(z.string()), totalLines: z.number().int() }),
   },
   /**
@@ -624,12 +681,31 @@ export type ApiOutput<M extends ApiMethodName> = z.output<(typeof apiMethods)[M]
 
 export const apiEvents = {
   /** A run changed status or progress. */
-  'session.status': z.object({ runId: z.string(), status: RunStatus, step: z.number().int(), totalSteps: z.number().int(), etaSeconds: z.number().nullable(), elapsedSeconds: z.number(), error: z.string().nullable(), phase: SessionPhase, detail: z.string().nullable() }),
+  'session.status': z.object({
+    runId: z.string(),
+    status: RunStatus,
+    step: z.number().int(),
+    totalSteps: z.number().int(),
+    etaSeconds: z.number().nullable(),
+    elapsedSeconds: z.number(),
+    error: z.string().nullable(),
+    phase: SessionPhase,
+    detail: z.string().nullable(),
+  }),
   /**
    * New metric records of a run (batched). Values: numbers, null for non-finite; `nonFinite` says which kind each
    * null was (NaN, Infinity, -Infinity), absent when the record has none.
    */
-  'run.metrics': z.object({ runId: z.string(), records: z.array(z.object({ step: z.number().int(), values: z.record(z.string(), z.number().nullable()), nonFinite: z.record(z.string(), z.enum(['NaN', 'Infinity', '-Infinity'])).optional() })) }),
+  'run.metrics': z.object({
+    runId: z.string(),
+    records: z.array(
+      z.object({
+        step: z.number().int(),
+        values: z.record(z.string(), z.number().nullable()),
+        nonFinite: z.record(z.string(), z.enum(['NaN', 'Infinity', '-Infinity'])).optional(),
+      }),
+    ),
+  }),
   /** A collapse alert was raised or updated. */
   'run.alert': z.object({ runId: z.string(), alert: Alert }),
   /** A sampled trajectory was stored. */

@@ -20,13 +20,18 @@ describe('src/main layers', () => {
     afterAll(() => rmSync(root, { recursive: true, force: true }));
 
     it('reports an upward import, a test kit import and an unknown area; allows downward imports and tests', () => {
-      write('store/runStore.ts', "import { x } from '../platform/appInfo';\nimport { SessionManager } from '../sessions/sessionManager';\n");
+      write(
+        'store/runStore.ts',
+        "import { x } from '../platform/appInfo';\nimport { SessionManager } from '../sessions/sessionManager';\n",
+      );
       write('sessions/lab.ts', "const t = await import('../testing/jobs/index');\n");
-      write('misc/thing.ts', "export const y = 1;\n");
+      write('misc/thing.ts', 'export const y = 1;\n');
       write('api/router.ts', "import { createLab } from '../app/lab';\n");
       write('store/runStore.test.ts', "import { a } from '../cli/main';\nimport { b } from '../testing/testLab';\n");
       write('testing/kit.ts', "import { c } from '../cli/main';\n");
-      const found = mainLayerViolations(root).map((v) => `${v.file} ${v.imports}`.trim()).sort();
+      const found = mainLayerViolations(root)
+        .map((v) => `${v.file} ${v.imports}`.trim())
+        .sort();
       expect(found).toEqual(['misc/thing.ts', 'sessions/lab.ts ../testing/jobs/index', 'store/runStore.ts ../sessions/sessionManager']);
     });
   });

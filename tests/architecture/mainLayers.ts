@@ -7,7 +7,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, normalize, relative, sep } from 'node:path';
 
 /** Bottom to top; index.ts (the Electron entry) sits above them all. */
-export const MAIN_LAYER_ORDER = ['platform', 'compute', 'store', 'sessions', 'bundles', 'imports', 'remote', 'app', 'api', 'server', 'electron', 'cli', 'index.ts'] as const;
+export const MAIN_LAYER_ORDER = [
+  'platform',
+  'compute',
+  'store',
+  'sessions',
+  'bundles',
+  'imports',
+  'remote',
+  'app',
+  'api',
+  'server',
+  'electron',
+  'cli',
+  'index.ts',
+] as const;
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
@@ -41,7 +55,8 @@ export function mainLayerViolations(mainDir: string): LayerViolation[] {
       const to = areaOf(target);
       if (to === from) continue;
       if (to === 'testing') out.push({ file: rel, imports: m[1] ?? m[2], why: 'the product imports a test kit' });
-      else if (rank(to) < 0 || rank(to) > rank(from)) out.push({ file: rel, imports: m[1] ?? m[2], why: `${from} may not import ${to} (a layer above it, or none)` });
+      else if (rank(to) < 0 || rank(to) > rank(from))
+        out.push({ file: rel, imports: m[1] ?? m[2], why: `${from} may not import ${to} (a layer above it, or none)` });
     }
   }
   return out;

@@ -69,7 +69,8 @@ describe('README.md and docs/ links', () => {
   });
 
   it('the checker itself sees links, images, anchors and skips code', () => {
-    const sample = '# A title\n[a](docs/x.md) ![i](img/y.png "t") `[no](z.md)`\n```\n[no](w.md)\n# not a heading\n```\n[ref]: ../b.md\n## Two words (`npm run x:y`)\n## Two words (`npm run x:y`)\n';
+    const sample =
+      '# A title\n[a](docs/x.md) ![i](img/y.png "t") `[no](z.md)`\n```\n[no](w.md)\n# not a heading\n```\n[ref]: ../b.md\n## Two words (`npm run x:y`)\n## Two words (`npm run x:y`)\n';
     expect(linkTargets(sample)).toEqual(['docs/x.md', 'img/y.png', '../b.md']);
     expect([...headingAnchors(sample)]).toEqual(['a-title', 'two-words-npm-run-xy', 'two-words-npm-run-xy-1']);
   });

@@ -53,29 +53,39 @@ export function checkAlertMessage(alert: Alert, records: readonly MetricRecord[]
       problems.push(`${where}: no finite ${key} was logged at step ${step}`);
       continue;
     }
-    if (percent !== isShareKey(key)) problems.push(`${where}: ${key} is ${isShareKey(key) ? 'a share, quoted without %' : 'not a share, quoted in %'}`);
-    const ok = percent ? Math.abs(logged * 100 - quoted) <= Math.max(0.5, 0.006 * Math.abs(quoted)) + 1e-9 : Math.abs(logged - quoted) <= 0.006 * Math.abs(logged) + 1e-12;
+    if (percent !== isShareKey(key))
+      problems.push(`${where}: ${key} is ${isShareKey(key) ? 'a share, quoted without %' : 'not a share, quoted in %'}`);
+    const ok = percent
+      ? Math.abs(logged * 100 - quoted) <= Math.max(0.5, 0.006 * Math.abs(quoted)) + 1e-9
+      : Math.abs(logged - quoted) <= 0.006 * Math.abs(logged) + 1e-12;
     if (!ok) problems.push(`${where}: the log has ${logged} at step ${step}`);
     if (key === alert.metric) {
       const i = alert.evidence.steps.indexOf(step);
-      if (i < 0) problems.push(`${where}: step ${step} is not in the alert's evidence (${alert.evidence.steps[0]}…${alert.evidence.steps.at(-1)})`);
-      else if (alert.evidence.values[i] === null || Math.abs(alert.evidence.values[i]! - logged) > 1e-9 * Math.max(1, Math.abs(logged))) problems.push(`${where}: the evidence has ${alert.evidence.values[i]} at step ${step}`);
+      if (i < 0)
+        problems.push(`${where}: step ${step} is not in the alert's evidence (${alert.evidence.steps[0]}…${alert.evidence.steps.at(-1)})`);
+      else if (alert.evidence.values[i] === null || Math.abs(alert.evidence.values[i]! - logged) > 1e-9 * Math.max(1, Math.abs(logged)))
+        problems.push(`${where}: the evidence has ${alert.evidence.values[i]} at step ${step}`);
     }
   }
   for (const m of msg.matchAll(/\b(?:step|steps|through step) (\d+)(?:–(\d+))?/g)) cover(m.index!, m.index! + m[0].length);
   for (const m of msg.matchAll(new RegExp(`${NUM}×`, 'g'))) cover(m.index!, m.index! + m[0].length);
   for (const m of msg.matchAll(/\b\d+\/\d+\b/g)) cover(m.index!, m.index! + m[0].length);
-  for (const m of msg.matchAll(/\b\d+ (?:(?:logged|calm|more) )*(?:steps|points|validations|keys|metrics|episodes|percentage points)\b/g)) cover(m.index!, m.index! + m[0].length);
-  for (const m of msg.matchAll(new RegExp(`(?:\\b(?:mean|median|baseline|limit|start|share|fall|gain|above|below)|z =) (${NUM})(?![\\d.×])( %)?`, 'g'))) {
+  for (const m of msg.matchAll(/\b\d+ (?:(?:logged|calm|more) )*(?:steps|points|validations|keys|metrics|episodes|percentage points)\b/g))
+    cover(m.index!, m.index! + m[0].length);
+  for (const m of msg.matchAll(
+    new RegExp(`(?:\\b(?:mean|median|baseline|limit|start|share|fall|gain|above|below)|z =) (${NUM})(?![\\d.×])( %)?`, 'g'),
+  )) {
     cover(m.index!, m.index! + m[0].length);
     const key = keyBefore(msg, m.index!) ?? alert.metric;
     if (m[0].startsWith('z =')) continue;
     const percent = m[2] !== undefined;
-    if (percent !== isShareKey(key)) problems.push(`"${m[0]}" (${key}): ${isShareKey(key) ? 'a share, given without %' : 'not a share, given in %'}`);
+    if (percent !== isShareKey(key))
+      problems.push(`"${m[0]}" (${key}): ${isShareKey(key) ? 'a share, given without %' : 'not a share, given in %'}`);
   }
   for (const m of msg.matchAll(new RegExp(`(?<![\\w.])${NUM}(?![\\w.]*\\d)`, 'g'))) {
     const mid = m.index!;
-    if (!covered.slice(mid, mid + m[0].length).every(Boolean)) problems.push(`"${m[0]}" at ${mid} is neither a logged value at a named step nor a labelled derived number`);
+    if (!covered.slice(mid, mid + m[0].length).every(Boolean))
+      problems.push(`"${m[0]}" at ${mid} is neither a logged value at a named step nor a labelled derived number`);
   }
   return problems.map((p) => `${alert.rule} ${alert.metric} @${alert.firstStep}-${alert.lastStep}: ${p} — in: ${msg}`);
 }

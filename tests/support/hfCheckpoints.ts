@@ -23,7 +23,11 @@ export function hfTestCheckpoints(): string {
   if (existsSync(join(dir, 'DONE'))) return dir;
   const work = mkdtempSync(join(tmpdir(), 'arlarena-hf-build-'));
   try {
-    execFileSync(python, [SCRIPT, work], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, env: { ...process.env, TORCH_THREADS: '1', TOKENIZERS_PARALLELISM: 'false' } });
+    execFileSync(python, [SCRIPT, work], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+      env: { ...process.env, TORCH_THREADS: '1', TOKENIZERS_PARALLELISM: 'false' },
+    });
     writeFileSync(join(work, 'DONE'), '');
     try {
       renameSync(work, dir);
@@ -35,7 +39,9 @@ export function hfTestCheckpoints(): string {
   } catch (e) {
     rmSync(work, { recursive: true, force: true });
     const err = e as { stderr?: Buffer; message: string };
-    throw new Error(`making the Hugging Face test checkpoints failed: ${err.stderr?.toString().split('\n').filter(Boolean).slice(-3).join(' | ') ?? err.message}`);
+    throw new Error(
+      `making the Hugging Face test checkpoints failed: ${err.stderr?.toString().split('\n').filter(Boolean).slice(-3).join(' | ') ?? err.message}`,
+    );
   }
   return dir;
 }

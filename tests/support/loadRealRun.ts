@@ -4,7 +4,15 @@
  * export holds several).
  */
 import { readFileSync } from 'node:fs';
-import { createByteParser, createLineParser, detectFormat, guessFramework, isBinaryFormat, mapSourceStep, type SourceStep } from '../../src/core/formats/index';
+import {
+  createByteParser,
+  createLineParser,
+  detectFormat,
+  guessFramework,
+  isBinaryFormat,
+  mapSourceStep,
+  type SourceStep,
+} from '../../src/core/formats/index';
 import type { MetricRecord } from '../../src/shared/metrics';
 
 export interface LoadedRun {

@@ -77,7 +77,17 @@ export async function startRayHead(opts: { numCpus?: number; timeoutMs?: number 
   // Each port free and distinct: a port released by freePort() can be handed out again by the next call, and Ray
   // refuses to start when two of its components share one (seen in CI: object_manager = metrics_export).
   const taken = new Set<number>();
-  for (const k of ['port', 'dashboard-port', 'node-manager-port', 'object-manager-port', 'dashboard-agent-listen-port', 'dashboard-agent-grpc-port', 'metrics-export-port', 'runtime-env-agent-port', 'ray-client-server-port']) {
+  for (const k of [
+    'port',
+    'dashboard-port',
+    'node-manager-port',
+    'object-manager-port',
+    'dashboard-agent-listen-port',
+    'dashboard-agent-grpc-port',
+    'metrics-export-port',
+    'runtime-env-agent-port',
+    'ray-client-server-port',
+  ]) {
     let p = await freePort();
     while (taken.has(p)) p = await freePort();
     taken.add(p);
@@ -86,9 +96,26 @@ export async function startRayHead(opts: { numCpus?: number; timeoutMs?: number 
   // Worker ports below the kernel's ephemeral range (32768+), where the free ports above were picked.
   const minWorker = 11000 + (process.pid % 200) * 100;
   const args = [
-    'start', '--head', '--block', '--node-ip-address', '127.0.0.1', '--dashboard-host', '127.0.0.1', '--include-dashboard', 'true',
-    '--num-cpus', String(opts.numCpus ?? 2), '--num-gpus', '0', '--temp-dir', tmp, '--disable-usage-stats',
-    '--min-worker-port', String(minWorker), '--max-worker-port', String(minWorker + 99),
+    'start',
+    '--head',
+    '--block',
+    '--node-ip-address',
+    '127.0.0.1',
+    '--dashboard-host',
+    '127.0.0.1',
+    '--include-dashboard',
+    'true',
+    '--num-cpus',
+    String(opts.numCpus ?? 2),
+    '--num-gpus',
+    '0',
+    '--temp-dir',
+    tmp,
+    '--disable-usage-stats',
+    '--min-worker-port',
+    String(minWorker),
+    '--max-worker-port',
+    String(minWorker + 99),
     ...Object.entries(ports).flatMap(([k, v]) => [`--${k}`, String(v)]),
   ];
   const t0 = Date.now();

@@ -76,7 +76,9 @@ describe('sha256', () => {
   it('matches the FIPS 180-4 test vectors', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    expect(sha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
+    expect(sha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe(
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    );
   });
 });
 
@@ -118,7 +120,10 @@ describe('model', () => {
     const lp = out.logProbs.arraySync();
     const mask = out.mask.arraySync();
     const ent = out.entropy.arraySync();
-    expect(mask).toEqual([[1, 1, 1, 1], [1, 1, 1, 0]]);
+    expect(mask).toEqual([
+      [1, 1, 1, 1],
+      [1, 1, 1, 0],
+    ]);
     rows.forEach((r, i) => {
       const seq = [...r.promptIds, ...r.responseIds];
       const logits = m.forward(tf.tensor2d([seq], [1, seq.length], 'int32'));
@@ -200,7 +205,10 @@ describe('sampling and the tfjs engine', () => {
   it('same seed → same samples; log-probs match a recomputation; left padding does not change results', async () => {
     const m = PolicyModel.create(cfg, new Rng(4), 't_gen');
     const engine = new TfjsRolloutEngine(m, 'cpu');
-    const prompts = [[1, 9, 10, 11], [1, 12]];
+    const prompts = [
+      [1, 9, 10, 11],
+      [1, 12],
+    ];
     const opts = { maxNewTokens: 6, temperature: 1, topP: 1, topK: 0, stopIds: [7] };
     const a = await engine.generate(prompts, opts, new Rng(99));
     const b = await engine.generate(prompts, opts, new Rng(99));
@@ -235,7 +243,7 @@ describe('sampling and the tfjs engine', () => {
 describe('env context defaults', () => {
   // ENV_CATALOG's contextTokens promises that a default run on the env does not truncate prompts; check it
   // against the testbed tokenizer on held-out expert episodes at the env's default history window.
-  it('every env\'s contextTokens holds its expert prompts and responses at the default history window', () => {
+  it("every env's contextTokens holds its expert prompts and responses at the default history window", () => {
     const tok = fitTestbedTokenizer();
     for (const e of ENV_CATALOG) {
       const env = e.create();
@@ -245,7 +253,9 @@ describe('env context defaults', () => {
           longest = Math.max(longest, 1 + tok.encode(t.prompt).length + tok.encode(t.response).length + 1);
         }
       }
-      expect(longest, `${e.name}: longest expert row ${longest} tokens vs contextTokens ${e.contextTokens}`).toBeLessThanOrEqual(e.contextTokens);
+      expect(longest, `${e.name}: longest expert row ${longest} tokens vs contextTokens ${e.contextTokens}`).toBeLessThanOrEqual(
+        e.contextTokens,
+      );
     }
   });
 });

@@ -71,21 +71,26 @@ export function deserializeModel(files: Record<string, Uint8Array>): LoadedModel
   } catch (e) {
     throw new Error(`loadModel: model.json is not valid JSON (${(e as Error).message})`);
   }
-  if (model.format !== MODEL_FORMAT) throw new Error(`loadModel: model.json format must be "${MODEL_FORMAT}", got ${JSON.stringify(model.format)}`);
-  if (model.version !== MODEL_FORMAT_VERSION) throw new Error(`loadModel: model.json version ${model.version} is not supported (this build reads ${MODEL_FORMAT_VERSION})`);
+  if (model.format !== MODEL_FORMAT)
+    throw new Error(`loadModel: model.json format must be "${MODEL_FORMAT}", got ${JSON.stringify(model.format)}`);
+  if (model.version !== MODEL_FORMAT_VERSION)
+    throw new Error(`loadModel: model.json version ${model.version} is not supported (this build reads ${MODEL_FORMAT_VERSION})`);
   for (const f of ['weights.bin', 'tokenizer.json'] as const) {
     const got = sha256Hex(files[f]);
-    if (got !== model.sha256?.[f]) throw new Error(`loadModel: ${f} is corrupted (SHA-256 ${got}, model.json expects ${model.sha256?.[f]})`);
+    if (got !== model.sha256?.[f])
+      throw new Error(`loadModel: ${f} is corrupted (SHA-256 ${got}, model.json expects ${model.sha256?.[f]})`);
   }
   const tokenizer = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(files['tokenizer.json'])));
-  if (tokenizer.size !== model.config.vocabSize) throw new Error(`loadModel: tokenizer has ${tokenizer.size} tokens, config.vocabSize is ${model.config.vocabSize}`);
+  if (tokenizer.size !== model.config.vocabSize)
+    throw new Error(`loadModel: tokenizer has ${tokenizer.size} tokens, config.vocabSize is ${model.config.vocabSize}`);
   const flat = fromLittleEndianBytes(files['weights.bin']);
   const tensors: Record<string, Float32Array> = {};
   const byName = new Map(model.tensors.map((t) => [t.name, t]));
   for (const spec of weightSpecs(model.config)) {
     const t = byName.get(spec.name);
     const n = spec.shape.reduce((a, b) => a * b, 1);
-    if (!t || t.length !== n || t.offset + n > flat.length) throw new Error(`loadModel: tensor "${spec.name}" missing or of wrong size in weights.bin`);
+    if (!t || t.length !== n || t.offset + n > flat.length)
+      throw new Error(`loadModel: tensor "${spec.name}" missing or of wrong size in weights.bin`);
     tensors[spec.name] = flat.slice(t.offset, t.offset + n);
   }
   return { weights: { config: model.config, tensors }, tokenizer, meta: model.meta ?? {} };

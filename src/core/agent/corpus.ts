@@ -38,5 +38,10 @@ export function testbedCorpus(opts: CorpusOptions = {}): string[] {
 
 /** Fit the word/symbol tokenizer to the testbed text. */
 export function fitTestbedTokenizer(opts: CorpusOptions & FitOptions = {}): Tokenizer {
-  return Tokenizer.fit(testbedCorpus(opts), { minCount: opts.minCount ?? 2, maxVocab: opts.maxVocab, extraPieces: opts.extraPieces, version: opts.version });
+  return Tokenizer.fit(testbedCorpus(opts), {
+    minCount: opts.minCount ?? 2,
+    maxVocab: opts.maxVocab,
+    extraPieces: opts.extraPieces,
+    version: opts.version,
+  });
 }

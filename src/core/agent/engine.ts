@@ -71,7 +71,9 @@ export async function generateIncremental(
     const len = prompts[i].length;
     if (len < 1) throw new Error(`generate: prompt ${i} is empty (it needs at least <bos>)`);
     if (len + opts.maxNewTokens > lm.config.maxSeqLen) {
-      throw new Error(`generate: prompt ${i} has ${len} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds maxSeqLen ${lm.config.maxSeqLen} — truncate the prompt`);
+      throw new Error(
+        `generate: prompt ${i} has ${len} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds maxSeqLen ${lm.config.maxSeqLen} — truncate the prompt`,
+      );
     }
     for (const t of prompts[i]) if (!(t >= 0 && t < V)) throw new Error(`generate: prompt ${i} has token id ${t} outside [0, ${V})`);
   }

@@ -45,7 +45,14 @@ export interface ModelConfig extends ModelShape {
  */
 export const MODEL_SIZES: Record<Exclude<ModelSize, 'custom'>, ModelShape & { why: string }> = {
   nano: { dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, maxSeqLen: 384, why: '≈0.15M params: learns the format in minutes on a laptop CPU' },
-  small: { dModel: 192, nLayers: 6, nHeads: 6, dFF: 768, maxSeqLen: 768, why: '≈2.8M params: the calibration "L" scale, slower but stronger' },
+  small: {
+    dModel: 192,
+    nLayers: 6,
+    nHeads: 6,
+    dFF: 768,
+    maxSeqLen: 768,
+    why: '≈2.8M params: the calibration "L" scale, slower but stronger',
+  },
   base: { dModel: 384, nLayers: 6, nHeads: 6, dFF: 1536, maxSeqLen: 768, why: '≈11M params: for machines with tfjs-node or a GPU' },
 };
 
@@ -64,7 +71,8 @@ export function resolveModelConfig(spec: { size: ModelSize; geluForm?: GeluForm 
   }
   const pick = (k: keyof ModelShape): number => {
     const v = spec[k] ?? base[k];
-    if (v === undefined) throw new Error(`model.${k}: required for size "custom" (e.g. dModel 64, nLayers 2, nHeads 4, dFF 256, maxSeqLen 256)`);
+    if (v === undefined)
+      throw new Error(`model.${k}: required for size "custom" (e.g. dModel 64, nLayers 2, nHeads 4, dFF 256, maxSeqLen 256)`);
     if (!Number.isInteger(v) || v <= 0) throw new Error(`model.${k}: must be a positive integer, got ${v}`);
     return v;
   };
@@ -78,9 +86,12 @@ export function resolveModelConfig(spec: { size: ModelSize; geluForm?: GeluForm 
     maxSeqLen: pick('maxSeqLen'),
     ...(spec.geluForm ? { geluForm: spec.geluForm } : {}),
   };
-  if (!Number.isInteger(vocabSize) || vocabSize < 8) throw new Error(`model.vocabSize: must be an integer ≥ 8 (the special tokens), got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 8)
+    throw new Error(`model.vocabSize: must be an integer ≥ 8 (the special tokens), got ${vocabSize}`);
   if (cfg.dModel % cfg.nHeads !== 0) {
-    throw new Error(`model.nHeads: dModel ${cfg.dModel} must be divisible by nHeads ${cfg.nHeads}; pick nHeads from the divisors of dModel`);
+    throw new Error(
+      `model.nHeads: dModel ${cfg.dModel} must be divisible by nHeads ${cfg.nHeads}; pick nHeads from the divisors of dModel`,
+    );
   }
   return cfg;
 }
@@ -221,7 +232,14 @@ export class PolicyModel {
   setWeights(w: ModelWeights): void {
     const a = this.config;
     const b = w.config;
-    if (a.vocabSize !== b.vocabSize || a.dModel !== b.dModel || a.nLayers !== b.nLayers || a.nHeads !== b.nHeads || a.dFF !== b.dFF || a.maxSeqLen !== b.maxSeqLen) {
+    if (
+      a.vocabSize !== b.vocabSize ||
+      a.dModel !== b.dModel ||
+      a.nLayers !== b.nLayers ||
+      a.nHeads !== b.nHeads ||
+      a.dFF !== b.dFF ||
+      a.maxSeqLen !== b.maxSeqLen
+    ) {
       throw new Error(`setWeights: config mismatch (model ${JSON.stringify(a)} vs weights ${JSON.stringify(b)})`);
     }
     for (const spec of weightSpecs(a)) {
@@ -358,7 +376,9 @@ export class PolicyModel {
     }
     R = Math.max(R, 1);
     if (T > this.config.maxSeqLen) {
-      throw new Error(`tokenLogProbs: a row of ${T + 1} tokens exceeds maxSeqLen ${this.config.maxSeqLen}; truncate prompts in the rollout`);
+      throw new Error(
+        `tokenLogProbs: a row of ${T + 1} tokens exceeds maxSeqLen ${this.config.maxSeqLen}; truncate prompts in the rollout`,
+      );
     }
     const V = this.config.vocabSize;
     const input = new Int32Array(N * T);

@@ -106,14 +106,26 @@ export function exportOnnx(weights: ModelWeights): Uint8Array {
   const outputs: IValueInfoProto[] = [valueInfo('logits', FLOAT, ['batch', 'seq', V])];
   for (let l = 0; l < L; l++) {
     inputs.push(valueInfo(`past_key_${l}`, FLOAT, ['batch', H, 'past', dh]), valueInfo(`past_value_${l}`, FLOAT, ['batch', H, 'past', dh]));
-    outputs.push(valueInfo(`present_key_${l}`, FLOAT, ['batch', H, 'total', dh]), valueInfo(`present_value_${l}`, FLOAT, ['batch', H, 'total', dh]));
+    outputs.push(
+      valueInfo(`present_key_${l}`, FLOAT, ['batch', H, 'total', dh]),
+      valueInfo(`present_value_${l}`, FLOAT, ['batch', H, 'total', dh]),
+    );
   }
 
-  const layerNorm = (x: string, g: string, b: string): string => node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
+  const layerNorm = (x: string, g: string, b: string): string =>
+    node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
   const linear = (x: string, w: string, b: string): string => node('Add', [node('MatMul', [x, w], 'mm'), b], 'lin');
-  const toHeads = (x: string): string => node('Transpose', [node('Reshape', [x, 'c_heads_shape'], 'rs')], 'th', [attrInts('perm', [0, 2, 1, 3])]);
+  const toHeads = (x: string): string =>
+    node('Transpose', [node('Reshape', [x, 'c_heads_shape'], 'rs')], 'th', [attrInts('perm', [0, 2, 1, 3])]);
 
-  let x = node('Add', [node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]), node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)])], 'emb');
+  let x = node(
+    'Add',
+    [
+      node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]),
+      node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)]),
+    ],
+    'emb',
+  );
   for (let l = 0; l < L; l++) {
     const p = `h${l}.`;
     const a = layerNorm(x, `${p}ln1.g`, `${p}ln1.b`);
@@ -125,7 +137,11 @@ export function exportOnnx(weights: ModelWeights): Uint8Array {
     const kT = node('Transpose', [kAll], 'kt', [attrInts('perm', [0, 1, 3, 2])]);
     const scores = node('Add', [node('MatMul', [toHeads(node('Mul', [q, 'c_scale'], 'qs')), kT], 'qk'), 'attn_bias'], 'biased');
     const probs = node('Softmax', [scores], 'probs', [attrInt('axis', -1)]);
-    const ctx = node('Reshape', [node('Transpose', [node('MatMul', [probs, vAll], 'ctx'), ], 'ctxt', [attrInts('perm', [0, 2, 1, 3])]), 'c_model_shape'], 'ctxr');
+    const ctx = node(
+      'Reshape',
+      [node('Transpose', [node('MatMul', [probs, vAll], 'ctx')], 'ctxt', [attrInts('perm', [0, 2, 1, 3])]), 'c_model_shape'],
+      'ctxr',
+    );
     x = node('Add', [x, linear(ctx, `${p}attn.wo`, `${p}attn.bo`)], 'res1');
     const b = layerNorm(x, `${p}ln2.g`, `${p}ln2.b`);
     const h = linear(b, `${p}mlp.w1`, `${p}mlp.b1`);

@@ -16,7 +16,11 @@ class ScriptedEngine implements RolloutEngine {
     this.calls.push(prompts.map((p) => [...p]));
     const pick = () => this.responses[rng.int(this.responses.length)].slice(0, opts.maxNewTokens);
     const tokens = prompts.map(pick);
-    return { tokens, logProbs: tokens.map((t) => t.map(() => -0.5)), finish: tokens.map((t) => (opts.stopIds.includes(t[t.length - 1]) ? 'stop' : 'length')) };
+    return {
+      tokens,
+      logProbs: tokens.map((t) => t.map(() => -0.5)),
+      finish: tokens.map((t) => (opts.stopIds.includes(t[t.length - 1]) ? 'stop' : 'length')),
+    };
   }
   async logProbs(): Promise<number[][]> {
     return [];
@@ -54,7 +58,10 @@ describe('runRollout', () => {
       const rows = t.rowIndices.map((i) => res.rows[i]);
       expect(rows.map((r) => r.turn)).toEqual(rows.map((_, i) => i));
       expect(rows.every((r) => r.trajUid === t.trajUid)).toBe(true);
-      expect(t.episodeReturn).toBeCloseTo(rows.reduce((s, r) => s + r.envReward, 0), 10);
+      expect(t.episodeReturn).toBeCloseTo(
+        rows.reduce((s, r) => s + r.envReward, 0),
+        10,
+      );
       expect(rows[rows.length - 1].done).toBe(true);
       expect(rows.slice(0, -1).every((r) => !r.done)).toBe(true);
       expect(t.taskId).toMatch(/^sokoban\//);

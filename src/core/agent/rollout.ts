@@ -112,7 +112,9 @@ export async function runRollout(o: RolloutOptions): Promise<RolloutResult> {
   const sampling: SamplingOptions = { ...o.sampling, stopIds: o.sampling.stopIds ?? [tok.actionCloseId, tok.eosId] };
   const maxPrompt = o.maxSeqLen - sampling.maxNewTokens;
   if (maxPrompt < 8) {
-    throw new Error(`rollout: maxSeqLen ${o.maxSeqLen} leaves ${maxPrompt} prompt tokens after maxNewTokens ${sampling.maxNewTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`);
+    throw new Error(
+      `rollout: maxSeqLen ${o.maxSeqLen} leaves ${maxPrompt} prompt tokens after maxNewTokens ${sampling.maxNewTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`,
+    );
   }
   const prefix = o.uidPrefix ? `${o.uidPrefix}.` : '';
   interface Slot {
@@ -170,7 +172,11 @@ export async function runRollout(o: RolloutOptions): Promise<RolloutResult> {
       return { text, ids, truncated };
     });
     if (o.beforeTurn) await o.beforeTurn();
-    const gen = await engine.generate(prompts.map((p) => p.ids), sampling, o.rng);
+    const gen = await engine.generate(
+      prompts.map((p) => p.ids),
+      sampling,
+      o.rng,
+    );
     stats.generateCalls++;
     active.forEach((s, k) => {
       const responseIds = gen.tokens[k];

@@ -23,7 +23,8 @@ export interface SamplingOptions {
 }
 
 export function validateSampling(o: SamplingOptions): void {
-  if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1) throw new Error(`sampling.maxNewTokens: must be an integer ≥ 1, got ${o.maxNewTokens}`);
+  if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1)
+    throw new Error(`sampling.maxNewTokens: must be an integer ≥ 1, got ${o.maxNewTokens}`);
   if (!(o.temperature >= 0) || !Number.isFinite(o.temperature)) throw new Error(`sampling.temperature: must be ≥ 0, got ${o.temperature}`);
   if (!(o.topP > 0 && o.topP <= 1)) throw new Error(`sampling.topP: must be in (0, 1], got ${o.topP}`);
   if (!Number.isInteger(o.topK) || o.topK < 0) throw new Error(`sampling.topK: must be an integer ≥ 0 (0 = off), got ${o.topK}`);

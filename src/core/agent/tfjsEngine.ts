@@ -121,7 +121,12 @@ export class TfjsKvLM implements IncrementalLM {
 }
 
 /** Forward-only response log-probs with a tfjs model, in chunks of `chunkRows` rows. */
-export async function tfjsResponseLogProbs(model: PolicyModel, rows: readonly LogProbRow[], temperature = 1, chunkRows = 32): Promise<number[][]> {
+export async function tfjsResponseLogProbs(
+  model: PolicyModel,
+  rows: readonly LogProbRow[],
+  temperature = 1,
+  chunkRows = 32,
+): Promise<number[][]> {
   const out: number[][] = [];
   for (let start = 0; start < rows.length; start += chunkRows) {
     const chunk = rows.slice(start, start + chunkRows);

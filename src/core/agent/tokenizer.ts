@@ -107,7 +107,10 @@ export class Tokenizer {
   readonly actionOpenId = 6;
   readonly actionCloseId = 7;
 
-  constructor(vocab: readonly string[], readonly version: TokenizerVersion = TOKENIZER_VERSION) {
+  constructor(
+    vocab: readonly string[],
+    readonly version: TokenizerVersion = TOKENIZER_VERSION,
+  ) {
     for (let i = 0; i < SPECIAL_TOKENS.length; i++) {
       if (vocab[i] !== SPECIAL_TOKENS[i]) {
         throw new Error(`Tokenizer: vocab[${i}] must be ${SPECIAL_TOKENS[i]}, got ${JSON.stringify(vocab[i])}`);
@@ -178,7 +181,9 @@ export class Tokenizer {
       throw new Error(`Tokenizer.fromJSON: format must be "${TOKENIZER_FORMAT}", got ${JSON.stringify(j?.format)}`);
     }
     if (!isTokenizerVersion(j.version)) {
-      throw new Error(`Tokenizer.fromJSON: version ${j.version} is not supported (this build reads versions ${TOKENIZER_VERSIONS.join(', ')})`);
+      throw new Error(
+        `Tokenizer.fromJSON: version ${j.version} is not supported (this build reads versions ${TOKENIZER_VERSIONS.join(', ')})`,
+      );
     }
     if (!Array.isArray(j.vocab) || !j.vocab.every((t) => typeof t === 'string')) {
       throw new Error('Tokenizer.fromJSON: vocab must be an array of strings');
@@ -217,7 +222,9 @@ export class Tokenizer {
     for (const p of opts.extraPieces ?? []) {
       const pieces = pretokenize(normalizeText(p), version);
       if (pieces.length !== 1 || pieces[0] !== p) {
-        throw new Error(`Tokenizer.fit: extra piece ${JSON.stringify(p)} is not one version-${version} piece (it splits into ${JSON.stringify(pieces)})`);
+        throw new Error(
+          `Tokenizer.fit: extra piece ${JSON.stringify(p)} is not one version-${version} piece (it splits into ${JSON.stringify(pieces)})`,
+        );
       }
       add(p);
     }

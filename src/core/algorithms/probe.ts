@@ -12,7 +12,15 @@ import { AGGREGATIONS } from './aggregation/index';
 import { gigpoCore } from './advantages/gigpo';
 import { groupBy, normalizeInGroups } from './advantages/stats';
 import { entropyFromLogits, KL_ESTIMATORS } from './kl/index';
-import { BYPASS_LOSSES, ROLLOUT_IS, RolloutCorrectionError, rolloutCorrection, type BypassLossType, type RolloutCorrectionParams, type RolloutIsName } from './correction/index';
+import {
+  BYPASS_LOSSES,
+  ROLLOUT_IS,
+  RolloutCorrectionError,
+  rolloutCorrection,
+  type BypassLossType,
+  type RolloutCorrectionParams,
+  type RolloutIsName,
+} from './correction/index';
 import { POLICY_LOSSES } from './losses/index';
 import type { PolicyLossName, PolicyLossParams } from './losses/types';
 
@@ -26,7 +34,15 @@ export class ProbeInputError extends Error {
 type Json = unknown;
 type Matrix = number[][];
 
-const COMMON_LOSS_PARAMS = ['loss_agg_mode', 'clip_ratio', 'clip_ratio_low', 'clip_ratio_high', 'clip_ratio_c', 'use_seq_mask', 'seq_mask_delta'];
+const COMMON_LOSS_PARAMS = [
+  'loss_agg_mode',
+  'clip_ratio',
+  'clip_ratio_low',
+  'clip_ratio_high',
+  'clip_ratio_c',
+  'use_seq_mask',
+  'seq_mask_delta',
+];
 
 /** fn → the params and inputs it accepts (required inputs first, then optional ones marked by `?`). */
 export const PROBE_FUNCTIONS: Record<string, { params: string[]; inputs: string[] }> = {
@@ -34,7 +50,10 @@ export const PROBE_FUNCTIONS: Record<string, { params: string[]; inputs: string[
   policy_loss_vanilla: { params: COMMON_LOSS_PARAMS, inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'] },
   policy_loss_gspo: { params: COMMON_LOSS_PARAMS, inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'] },
   policy_loss_cispo: { params: COMMON_LOSS_PARAMS, inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'] },
-  policy_loss_sapo: { params: [...COMMON_LOSS_PARAMS, 'tau_pos', 'tau_neg', 'sapo_per_token_tau'], inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'] },
+  policy_loss_sapo: {
+    params: [...COMMON_LOSS_PARAMS, 'tau_pos', 'tau_neg', 'sapo_per_token_tau'],
+    inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'],
+  },
   kl_penalty: { params: ['kl_penalty', 'loss_agg_mode'], inputs: ['log_prob', 'ref_log_prob', 'response_mask?'] },
   entropy: { params: ['loss_agg_mode'], inputs: ['logits', 'response_mask?'] },
   compute_grpo_outcome_advantage: {
@@ -46,7 +65,19 @@ export const PROBE_FUNCTIONS: Record<string, { params: string[]; inputs: string[
     inputs: ['old_log_prob', 'rollout_log_prob', 'response_mask'],
   },
   policy_loss_bypass_mode: {
-    params: ['loss_agg_mode', 'clip_ratio', 'clip_ratio_low', 'clip_ratio_high', 'clip_ratio_c', 'loss_type', 'rollout_is', 'rollout_is_threshold', 'rollout_is_batch_normalize', 'rollout_rs', 'rollout_rs_threshold'],
+    params: [
+      'loss_agg_mode',
+      'clip_ratio',
+      'clip_ratio_low',
+      'clip_ratio_high',
+      'clip_ratio_c',
+      'loss_type',
+      'rollout_is',
+      'rollout_is_threshold',
+      'rollout_is_batch_normalize',
+      'rollout_rs',
+      'rollout_rs_threshold',
+    ],
     inputs: ['old_log_prob', 'log_prob', 'advantages', 'response_mask'],
   },
   icepop_function: { params: ['tis_clip_low', 'tis_clip'], inputs: ['train_log_probs', 'rollout_log_probs', 'loss_masks'] },
@@ -86,9 +117,11 @@ function matrix(x: Json, where: string): Matrix {
 
 function mask(x: Json, where: string): Matrix {
   const m = matrix(x, where);
-  m.forEach((row, i) => row.forEach((v, j) => {
-    if (v !== 0 && v !== 1) throw new ProbeInputError(`${where}[${i}][${j}] must be 0 or 1, got ${v}`);
-  }));
+  m.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v !== 0 && v !== 1) throw new ProbeInputError(`${where}[${i}][${j}] must be 0 or 1, got ${v}`);
+    }),
+  );
   return m;
 }
 
@@ -96,8 +129,10 @@ function tensor3(x: Json, where: string): number[][][] {
   if (!Array.isArray(x)) throw new ProbeInputError(`${where} must be a [row][token][vocab] array, got ${describe(x)}`);
   const mats = x.map((m, i) => matrix(m, `${where}[${i}]`));
   mats.forEach((m, i) => {
-    if (m.length !== mats[0].length) throw new ProbeInputError(`${where} is ragged: row 0 has ${mats[0].length} tokens, row ${i} has ${m.length}`);
-    if (m.length > 0 && mats[0].length > 0 && m[0].length !== mats[0][0].length) throw new ProbeInputError(`${where} is ragged: vocab sizes differ between rows 0 and ${i}`);
+    if (m.length !== mats[0].length)
+      throw new ProbeInputError(`${where} is ragged: row 0 has ${mats[0].length} tokens, row ${i} has ${m.length}`);
+    if (m.length > 0 && mats[0].length > 0 && m[0].length !== mats[0][0].length)
+      throw new ProbeInputError(`${where} is ragged: vocab sizes differ between rows 0 and ${i}`);
   });
   return mats;
 }
@@ -137,7 +172,10 @@ function scalarOf(t: tf.Tensor): number {
 }
 
 class Params {
-  constructor(private readonly p: Record<string, Json>, private readonly fn: string) {}
+  constructor(
+    private readonly p: Record<string, Json>,
+    private readonly fn: string,
+  ) {}
   number(key: string, dflt: number): number {
     return this.p[key] === undefined || this.p[key] === null ? dflt : num(this.p[key], `params.${key}`);
   }
@@ -206,7 +244,8 @@ export function runProbe(raw: Json): { outputs: Record<string, Json> } {
   if (!isObject(raw.inputs)) throw new ProbeInputError(`missing field "inputs" (an object with ${spec.inputs.join(', ')})`);
   const inputs = raw.inputs;
   for (const k of Object.keys(inputs)) {
-    if (!ALL_INPUTS.has(k)) throw new ProbeInputError(`unknown input "${k}" for ${fn}; ${fn} reads: ${spec.inputs.join(', ')} (? = optional)`);
+    if (!ALL_INPUTS.has(k))
+      throw new ProbeInputError(`unknown input "${k}" for ${fn}; ${fn} reads: ${spec.inputs.join(', ')} (? = optional)`);
   }
   for (const s of spec.inputs) {
     if (!s.endsWith('?') && inputs[s] === undefined) throw new ProbeInputError(`missing input "${s}" for ${fn}`);
@@ -268,8 +307,10 @@ function policyLoss(mode: PolicyLossName, inputs: Record<string, Json>, P: Param
   const A = advantagesInput(inputs.advantages, lp.length, width);
   sameShape(lp, A, 'inputs.log_prob', 'inputs.advantages');
   const params = lossParams(P);
-  if (mode === 'vanilla' && !(params.clipRatioC > 1)) throw new ProbeInputError(`params.clip_ratio_c must be > 1 for dual-clip PPO, got ${params.clipRatioC}`);
-  if (mode === 'gspo' && params.seqMask.enabled) throw new ProbeInputError('params.use_seq_mask applies to vanilla, cispo and sapo; GSPO bounds the sequence ratio itself');
+  if (mode === 'vanilla' && !(params.clipRatioC > 1))
+    throw new ProbeInputError(`params.clip_ratio_c must be > 1 for dual-clip PPO, got ${params.clipRatioC}`);
+  if (mode === 'gspo' && params.seqMask.enabled)
+    throw new ProbeInputError('params.use_seq_mask applies to vanilla, cispo and sapo; GSPO bounds the sequence ratio itself');
   const loss = POLICY_LOSSES.get(mode).fn;
   return tf.tidy(() => {
     const oldT = t2(old, width);
@@ -352,7 +393,8 @@ function grpoAdvantage(inputs: Record<string, Json>, P: Params) {
   sameShape(R, M, 'inputs.token_level_rewards', 'inputs.response_mask');
   const uid = ids(inputs.uid, 'inputs.uid', R.length);
   const crossSteps = P.bool('compute_mean_std_cross_steps', true);
-  if (!crossSteps && inputs.traj_uid === undefined) throw new ProbeInputError('missing input "traj_uid": compute_mean_std_cross_steps=false groups samples by trajectory');
+  if (!crossSteps && inputs.traj_uid === undefined)
+    throw new ProbeInputError('missing input "traj_uid": compute_mean_std_cross_steps=false groups samples by trajectory');
   const traj = inputs.traj_uid === undefined ? undefined : ids(inputs.traj_uid, 'inputs.traj_uid', R.length);
   const { advantages } = normalizeInGroups(rowSums(R), uid, {
     epsilon: P.number('epsilon', 1e-6),
@@ -375,13 +417,14 @@ function gigpoAdvantage(inputs: Record<string, Json>, P: Params) {
   });
   const uid = ids(inputs.uid, 'inputs.uid', n);
   const traj = ids(inputs.traj_uid, 'inputs.traj_uid', n);
-  const valid = inputs.is_action_valid === undefined
-    ? new Array<boolean>(n).fill(true)
-    : list(inputs.is_action_valid, 'inputs.is_action_valid', n).map((v, i) => {
-      if (v === true || v === 1) return true;
-      if (v === false || v === 0) return false;
-      throw new ProbeInputError(`inputs.is_action_valid[${i}] must be true/false or 1/0, got ${describe(v)}`);
-    });
+  const valid =
+    inputs.is_action_valid === undefined
+      ? new Array<boolean>(n).fill(true)
+      : list(inputs.is_action_valid, 'inputs.is_action_valid', n).map((v, i) => {
+          if (v === true || v === 1) return true;
+          if (v === false || v === 0) return false;
+          throw new ProbeInputError(`inputs.is_action_valid[${i}] must be true/false or 1/0, got ${describe(v)}`);
+        });
   const lambda = P.number('invalid_action_penalty_coef', 0);
   // With `gamma`, step_rewards are the per-step env rewards ρ and the probe discounts them within each
   // trajectory (rows in order); without it they are the reference's precomputed step returns.
@@ -401,7 +444,11 @@ function gigpoAdvantage(inputs: Record<string, Json>, P: Params) {
   const scores = rowSums(R).map((s, i) => s - (valid[i] ? 0 : lambda));
   const core = gigpoCore(
     { scores, stepReturns, uid, trajUid: traj, anchor },
-    { epsilon: P.number('epsilon', 1e-6), stepAdvantageW: P.number('step_advantage_w', 1.0), mode: P.choice('mode', ['mean_norm', 'mean_std_norm'] as const, 'mean_norm') },
+    {
+      epsilon: P.number('epsilon', 1e-6),
+      stepAdvantageW: P.number('step_advantage_w', 1.0),
+      mode: P.choice('mode', ['mean_norm', 'mean_std_norm'] as const, 'mean_norm'),
+    },
   );
   return {
     advantages: M.map((row, i) => row.map((m) => core.advantages[i] * m)),
@@ -419,7 +466,8 @@ function gigpoAdvantage(inputs: Record<string, Json>, P: Params) {
 function correctionParams(P: Params, raw: Record<string, Json>): RolloutCorrectionParams {
   const is = P.choice('rollout_is', ['token', 'sequence'] as const, 'token');
   const rs = raw.rollout_rs;
-  if (rs !== undefined && rs !== null && typeof rs !== 'string') throw new ProbeInputError(`params.rollout_rs must be a string of comma-separated options or null, got ${describe(rs)}`);
+  if (rs !== undefined && rs !== null && typeof rs !== 'string')
+    throw new ProbeInputError(`params.rollout_rs must be a string of comma-separated options or null, got ${describe(rs)}`);
   const rsT = raw.rollout_rs_threshold;
   if (rsT !== undefined && rsT !== null && typeof rsT !== 'string' && !(typeof rsT === 'number' && Number.isFinite(rsT))) {
     throw new ProbeInputError(`params.rollout_rs_threshold must be a number or a string such as "0.5_2.0", got ${describe(rsT)}`);
@@ -436,7 +484,8 @@ function correctionParams(P: Params, raw: Record<string, Json>): RolloutCorrecti
 }
 
 function atLeastOneToken(M: Matrix, where: string): void {
-  if (!M.some((row) => row.some((v) => v !== 0))) throw new ProbeInputError(`${where} must contain at least one valid token (1), as verl requires`);
+  if (!M.some((row) => row.some((v) => v !== 0)))
+    throw new ProbeInputError(`${where} must contain at least one valid token (1), as verl requires`);
 }
 
 function runCorrection<T>(f: () => T): T {
@@ -476,18 +525,20 @@ function bypassProbe(inputs: Record<string, Json>, P: Params, raw: Record<string
   const lossType = P.choice('loss_type', BYPASS_LOSSES.names, 'ppo_clip') as BypassLossType;
   const correction = correctionParams(P, raw);
   const loss = BYPASS_LOSSES.get(lossType).fn;
-  return runCorrection(() => tf.tidy(() => {
-    const oldT = t2(old, width);
-    const advT = t2(A, width);
-    const maskT = t2(M, width);
-    let metrics: Record<string, number> = {};
-    const { value, grad: grads } = tf.valueAndGrad((x: tf.Tensor) => {
-      const r = loss({ logProb: x as tf.Tensor2D, oldLogProb: oldT, advantages: advT, mask: maskT }, { ...params, lossType, correction });
-      metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, scalarOf(v)]));
-      return r.value;
-    })(t2(lp, width));
-    return { pg_loss: scalarOf(value), metrics, grad_log_prob: toMatrix(grads) };
-  }));
+  return runCorrection(() =>
+    tf.tidy(() => {
+      const oldT = t2(old, width);
+      const advT = t2(A, width);
+      const maskT = t2(M, width);
+      let metrics: Record<string, number> = {};
+      const { value, grad: grads } = tf.valueAndGrad((x: tf.Tensor) => {
+        const r = loss({ logProb: x as tf.Tensor2D, oldLogProb: oldT, advantages: advT, mask: maskT }, { ...params, lossType, correction });
+        metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, scalarOf(v)]));
+        return r.value;
+      })(t2(lp, width));
+      return { pg_loss: scalarOf(value), metrics, grad_log_prob: toMatrix(grads) };
+    }),
+  );
 }
 
 /**

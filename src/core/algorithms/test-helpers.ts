@@ -35,7 +35,9 @@ export function close(a: number, b: number, rel = 1e-5, abs = 1e-6): boolean {
 
 export function expectMatrixClose(got: number[][], want: number[][], rel = 1e-5, abs = 1e-6): void {
   if (got.length !== want.length) throw new Error(`rows: got ${got.length}, want ${want.length}`);
-  got.forEach((row, i) => row.forEach((v, j) => {
-    if (!close(v, want[i][j], rel, abs)) throw new Error(`[${i}][${j}]: got ${v}, want ${want[i][j]}`);
-  }));
+  got.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (!close(v, want[i][j], rel, abs)) throw new Error(`[${i}][${j}]: got ${v}, want ${want[i][j]}`);
+    }),
+  );
 }

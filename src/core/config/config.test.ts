@@ -57,7 +57,7 @@ describe('field table and defaults', () => {
     expect(validateConfig(DEFAULT_CONFIG)).toEqual([]);
   });
 
-  it('base defaults are plain GRPO with the paper\'s stability recipe', () => {
+  it("base defaults are plain GRPO with the paper's stability recipe", () => {
     const b = baseConfig();
     expect(b.algorithm.policyLoss.mode).toBe('vanilla');
     expect(b.algorithm.kl).toEqual({ enabled: true, type: 'low_var_kl', coef: 0.01, inReward: false });
@@ -65,7 +65,7 @@ describe('field table and defaults', () => {
     expect(b.algorithm.invalidPenalty).toBe(0.1);
   });
 
-  it('named model sizes mirror the policy model\'s own table', async () => {
+  it("named model sizes mirror the policy model's own table", async () => {
     const { MODEL_SIZES } = await import('../agent/model');
     const { MODEL_SIZE_DIMS } = await import('./resolve');
     for (const [name, dims] of Object.entries(MODEL_SIZE_DIMS)) {
@@ -79,7 +79,19 @@ describe('presets', () => {
   const envs = ENV_CATALOG.map((e) => e.name);
 
   it('every preset resolves on every available environment to a complete, valid, frozen config', () => {
-    expect(PRESET_NAMES).toEqual(['sampo', 'grpo', 'grpo_st', 'grpo_sm', 'sapo', 'cispo', 'gspo', 'gigpo', 'empg', 'dapo_grpo', 'dapo_gigpo']);
+    expect(PRESET_NAMES).toEqual([
+      'sampo',
+      'grpo',
+      'grpo_st',
+      'grpo_sm',
+      'sapo',
+      'cispo',
+      'gspo',
+      'gigpo',
+      'empg',
+      'dapo_grpo',
+      'dapo_gigpo',
+    ]);
     for (const p of PRESET_NAMES) {
       for (const e of envs) {
         const c = ok(p, e);
@@ -92,7 +104,7 @@ describe('presets', () => {
     }
   });
 
-  it('SAMPO carries the paper\'s choices on the four dimensions', () => {
+  it("SAMPO carries the paper's choices on the four dimensions", () => {
     const c = ok('sampo', 'sokoban');
     expect(c.algorithm.policyLoss).toMatchObject({ mode: 'gspo', clipRatioLow: 3e-3, clipRatioHigh: 4e-3 });
     expect(c.algorithm.aggregation).toBe('seq-mean-token-mean');
@@ -125,7 +137,11 @@ describe('presets', () => {
     for (const c of cards) {
       expect(c.why.length).toBeGreaterThan(20);
       expect(Object.keys(c.dimensions)).toEqual(['aggregation', 'clipping', 'advantage', 'filtering']);
-      for (const k of Object.keys(c.overrides)) expect(FIELD_TABLE.some((f) => f.path === k), k).toBe(true);
+      for (const k of Object.keys(c.overrides))
+        expect(
+          FIELD_TABLE.some((f) => f.path === k),
+          k,
+        ).toBe(true);
     }
   });
 });
@@ -134,7 +150,11 @@ describe('overrides and validation messages (field, value, fix)', () => {
   it('a config stored before a field with a defined absence still validates; any other missing field is named', () => {
     // What a bundle or run record from an older build holds: no compute.workers (K = 1), no
     // compute.reuseFirstMiniBatch (the separate pass), no model.geluForm (tanh). Import and reproduce validate it.
-    const old = JSON.parse(JSON.stringify(DEFAULT_CONFIG)) as { compute: Record<string, unknown>; model: Record<string, unknown>; optim: Record<string, unknown> };
+    const old = JSON.parse(JSON.stringify(DEFAULT_CONFIG)) as {
+      compute: Record<string, unknown>;
+      model: Record<string, unknown>;
+      optim: Record<string, unknown>;
+    };
     delete old.compute.workers;
     delete old.compute.reuseFirstMiniBatch;
     delete old.model.geluForm;
@@ -143,7 +163,7 @@ describe('overrides and validation messages (field, value, fix)', () => {
     expect(validateConfig(old).map((i) => i.message)).toEqual([expect.stringMatching(/optim.lr is missing; add it/)]);
   });
 
-  it('a null override leaves the preset\'s value', () => {
+  it("a null override leaves the preset's value", () => {
     expect(ok('sampo', 'sokoban', { 'algorithm.policyLoss.clipRatioLow': null }).algorithm.policyLoss.clipRatioLow).toBe(3e-3);
   });
 
@@ -155,7 +175,12 @@ describe('overrides and validation messages (field, value, fix)', () => {
   });
 
   it('unknown fields list close matches; bad values say what is expected', () => {
-    const issues = issuesOf('sampo', 'sokoban', { 'optim.lrr': 1, 'optim.lr': 'fast', 'rollout.groupSize': 2.5, 'algorithm.kl.type': 'k3' });
+    const issues = issuesOf('sampo', 'sokoban', {
+      'optim.lrr': 1,
+      'optim.lr': 'fast',
+      'rollout.groupSize': 2.5,
+      'algorithm.kl.type': 'k3',
+    });
     const by = Object.fromEntries(issues.map((i) => [i.field, i]));
     expect(by['optim.lrr'].message).toMatch(/did you mean "optim.lr"/);
     expect(by['optim.lr']).toMatchObject({ value: 'fast' });
@@ -165,7 +190,9 @@ describe('overrides and validation messages (field, value, fix)', () => {
   });
 
   it('range: clipRatioLow in [0, 1], dual clip c > 1', () => {
-    expect(issuesOf('grpo', 'sokoban', { 'algorithm.policyLoss.clipRatioLow': 1.5 })[0].message).toMatch(/clipRatioLow = 1.5 is out of range: it must be ≥ 0 and ≤ 1/);
+    expect(issuesOf('grpo', 'sokoban', { 'algorithm.policyLoss.clipRatioLow': 1.5 })[0].message).toMatch(
+      /clipRatioLow = 1.5 is out of range: it must be ≥ 0 and ≤ 1/,
+    );
     expect(issuesOf('grpo', 'sokoban', { 'algorithm.policyLoss.clipRatioC': 1 })[0].message).toMatch(/must be > 1/);
   });
 
@@ -196,7 +223,7 @@ describe('overrides and validation messages (field, value, fix)', () => {
     expect(c.model.dModel).toBe(192);
   });
 
-  it('context: a named size takes the env\'s context when larger, and the user may set it with any size', () => {
+  it("context: a named size takes the env's context when larger, and the user may set it with any size", () => {
     expect(ok('grpo', 'sokoban').model.maxSeqLen).toBe(384);
     expect(ok('grpo', 'shop').model.maxSeqLen).toBe(640);
     expect(ok('grpo', 'shop', { 'model.size': 'small' }).model.maxSeqLen).toBe(768);
@@ -235,7 +262,14 @@ describe('overrides and validation messages (field, value, fix)', () => {
 
 describe('--set parsing', () => {
   it('parses typed values and reports malformed or unknown keys', () => {
-    const r = parseSetArgs(['optim.lr=1e-5', 'algorithm.filter.enabled=yes', 'rollout.groupSize=8', 'clipRatioHigh=0.3', 'oops', 'env.settings.boxes=2']);
+    const r = parseSetArgs([
+      'optim.lr=1e-5',
+      'algorithm.filter.enabled=yes',
+      'rollout.groupSize=8',
+      'clipRatioHigh=0.3',
+      'oops',
+      'env.settings.boxes=2',
+    ]);
     expect(r.overrides).toEqual({ 'optim.lr': 1e-5, 'algorithm.filter.enabled': true, 'rollout.groupSize': 8, 'env.settings.boxes': 2 });
     expect(r.issues.map((i) => i.field)).toEqual(['clipRatioHigh', 'oops']);
     expect(r.issues[0].message).toMatch(/did you mean "algorithm.policyLoss.clipRatioHigh"/);
@@ -260,25 +294,53 @@ describe('rollout correction fields (algorithm.rolloutCorrection)', () => {
     expect(rc).toMatchObject({ bypass: false, decoupled: false, params: { rolloutIs: null, rolloutRs: null } });
   });
 
-  it('resolve verl\'s parameters from the fields', () => {
-    const { config, issues } = resolveConfig('grpo', 'sokoban', { 'algorithm.rolloutCorrection.is': 'sequence', 'algorithm.rolloutCorrection.rs': 'token_k1,seq_max_k3', 'algorithm.rolloutCorrection.rsThreshold': '0.5_2,0.1' });
+  it("resolve verl's parameters from the fields", () => {
+    const { config, issues } = resolveConfig('grpo', 'sokoban', {
+      'algorithm.rolloutCorrection.is': 'sequence',
+      'algorithm.rolloutCorrection.rs': 'token_k1,seq_max_k3',
+      'algorithm.rolloutCorrection.rsThreshold': '0.5_2,0.1',
+    });
     expect(issues).toEqual([]);
-    expect(rolloutCorrectionOf(config!)).toMatchObject({ decoupled: true, params: { rolloutIs: 'sequence', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_max_k3', rolloutRsThreshold: '0.5_2,0.1' } });
+    expect(rolloutCorrectionOf(config!)).toMatchObject({
+      decoupled: true,
+      params: { rolloutIs: 'sequence', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_max_k3', rolloutRsThreshold: '0.5_2,0.1' },
+    });
   });
 
   it('cross-field rules name the field and the fix', () => {
-    const issue = (o: Record<string, string>) => resolveConfig('grpo', 'sokoban', o).issues.map((i) => `${i.field}: ${i.message}`).join('\n');
-    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2' })).toMatch(/rolloutCorrection.rsThreshold: algorithm.rolloutCorrection.rsThreshold must be given/);
-    expect(issue({ 'algorithm.rolloutCorrection.rs': 'seq_max_k1', 'algorithm.rolloutCorrection.rsThreshold': '2' })).toMatch(/rolloutCorrection.rs: unknown algorithm.rolloutCorrection.rs option "seq_max_k1"; known options: token_k1/);
-    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2', 'algorithm.rolloutCorrection.rsThreshold': '0.5_2' })).toMatch(/single upper bound/);
+    const issue = (o: Record<string, string>) =>
+      resolveConfig('grpo', 'sokoban', o)
+        .issues.map((i) => `${i.field}: ${i.message}`)
+        .join('\n');
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2' })).toMatch(
+      /rolloutCorrection.rsThreshold: algorithm.rolloutCorrection.rsThreshold must be given/,
+    );
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'seq_max_k1', 'algorithm.rolloutCorrection.rsThreshold': '2' })).toMatch(
+      /rolloutCorrection.rs: unknown algorithm.rolloutCorrection.rs option "seq_max_k1"; known options: token_k1/,
+    );
+    expect(issue({ 'algorithm.rolloutCorrection.rs': 'token_k2', 'algorithm.rolloutCorrection.rsThreshold': '0.5_2' })).toMatch(
+      /single upper bound/,
+    );
     expect(issue({ 'algorithm.rolloutCorrection.rsThreshold': '2' })).toMatch(/no effect without rejection options/);
     // IcePop's interval is never empty: isThresholdLower ∈ [0, 1], isThreshold > 1.
     expect(issue({ 'algorithm.rolloutCorrection.isThreshold': '1' })).toMatch(/isThreshold/);
     expect(issue({ 'algorithm.rolloutCorrection.isBatchNormalize': 'true' })).toMatch(/set is=token or is=sequence/);
-    expect(resolveConfig('cispo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true' }).issues.map((i) => i.message).join()).toMatch(/set algorithm.policyLoss.mode=vanilla/);
+    expect(
+      resolveConfig('cispo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true' })
+        .issues.map((i) => i.message)
+        .join(),
+    ).toMatch(/set algorithm.policyLoss.mode=vanilla/);
     expect(issue({ 'algorithm.rolloutCorrection.lossType': 'reinforce' })).toMatch(/set algorithm.rolloutCorrection.bypassMode=true/);
-    expect(issue({ 'algorithm.rolloutCorrection.is': 'token', 'compute.logProbEngine': 'onnxruntime' })).toMatch(/set compute.logProbEngine=trainer/);
-    expect(resolveConfig('grpo', 'sokoban', { 'algorithm.rolloutCorrection.bypassMode': 'true', 'algorithm.rolloutCorrection.lossType': 'reinforce', 'algorithm.rolloutCorrection.is': 'token' }).issues).toEqual([]);
+    expect(issue({ 'algorithm.rolloutCorrection.is': 'token', 'compute.logProbEngine': 'onnxruntime' })).toMatch(
+      /set compute.logProbEngine=trainer/,
+    );
+    expect(
+      resolveConfig('grpo', 'sokoban', {
+        'algorithm.rolloutCorrection.bypassMode': 'true',
+        'algorithm.rolloutCorrection.lossType': 'reinforce',
+        'algorithm.rolloutCorrection.is': 'token',
+      }).issues,
+    ).toEqual([]);
   });
 });
 
@@ -296,7 +358,7 @@ describe('pressure ladder (training.pressure) and policy lag', () => {
     expect(resolveConfig('grpo', 'sokoban', { 'training.pressure': 5 }).issues[0].field).toBe('training.pressure');
   });
 
-  it('policy lag needs the trainer\'s π_old', () => {
+  it("policy lag needs the trainer's π_old", () => {
     const { issues } = resolveConfig('grpo', 'sokoban', { 'rollout.policyLag': 1, 'compute.logProbEngine': 'onnxruntime' });
     expect(issues.map((i) => i.message).join()).toMatch(/set compute.logProbEngine=trainer or rollout.policyLag=0/);
   });

@@ -11,7 +11,11 @@ const RESERVED = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__pro
 
 describe('config hardening', () => {
   it('a value that is 0 or infinite in float32 is refused', () => {
-    for (const [key, v] of [['optim.eps', '1e-300'], ['optim.lr', '1e-50'], ['algorithm.advantage.epsilon', '1e-46']] as const) {
+    for (const [key, v] of [
+      ['optim.eps', '1e-300'],
+      ['optim.lr', '1e-50'],
+      ['algorithm.advantage.epsilon', '1e-46'],
+    ] as const) {
       const { issues } = parseSetArgs([`${key}=${v}`]);
       expect(issues.map((i) => i.message).join(), key).toMatch(new RegExp(`${key.replace(/\./g, '\\.')} = "${v}".*float32`));
       const r = resolveConfig('grpo', 'sokoban', { [key]: v });
@@ -29,7 +33,9 @@ describe('config hardening', () => {
   it('setting names that exist on every object are refused, not stored', () => {
     for (const name of RESERVED) {
       const set = parseSetArgs([`env.settings.${name}=1`]);
-      expect(set.issues.map((i) => i.message).join(), name).toMatch(new RegExp(`env\\.settings\\.${name.replace(/_/g, '_')}.*every JavaScript object`));
+      expect(set.issues.map((i) => i.message).join(), name).toMatch(
+        new RegExp(`env\\.settings\\.${name.replace(/_/g, '_')}.*every JavaScript object`),
+      );
       const r = resolveConfig('grpo', 'sokoban', { [`env.settings.${name}`]: 1 });
       expect(r.config, name).toBeNull();
       expect(r.issues.map((i) => i.message).join()).toMatch(/every JavaScript object/);
@@ -38,9 +44,17 @@ describe('config hardening', () => {
     // A stored/imported config carrying one as an own key of env.settings.
     const stored = structuredClone(resolveConfig('grpo', 'sokoban').config) as unknown as { env: { settings: Record<string, unknown> } };
     Object.defineProperty(stored.env.settings, 'constructor', { value: 1, enumerable: true });
-    expect(validateConfig(stored).map((i) => i.message).join()).toMatch(/env\.settings\.constructor.*every JavaScript object/);
+    expect(
+      validateConfig(stored)
+        .map((i) => i.message)
+        .join(),
+    ).toMatch(/env\.settings\.constructor.*every JavaScript object/);
     const unknown = structuredClone(resolveConfig('grpo', 'sokoban').config) as unknown as { env: { settings: Record<string, unknown> } };
     unknown.env.settings.bogus = 3;
-    expect(validateConfig(unknown).map((i) => i.message).join()).toMatch(/unknown setting "bogus"/);
+    expect(
+      validateConfig(unknown)
+        .map((i) => i.message)
+        .join(),
+    ).toMatch(/unknown setting "bogus"/);
   });
 });

@@ -51,7 +51,11 @@ export function closeMatches(key: string, paths: readonly string[] = FIELD_TABLE
     return { p, score };
   });
   const limit = Math.max(3, Math.floor(last.length / 3));
-  return scored.filter((s) => s.score <= limit).sort((a, b) => a.score - b.score || a.p.localeCompare(b.p)).slice(0, 3).map((s) => s.p);
+  return scored
+    .filter((s) => s.score <= limit)
+    .sort((a, b) => a.score - b.score || a.p.localeCompare(b.p))
+    .slice(0, 3)
+    .map((s) => s.p);
 }
 
 export function unknownFieldMessage(key: string): string {
@@ -75,16 +79,23 @@ export function rangeError(f: FieldDef, v: number): string | null {
 /** Coerce one override value to the field's type and check its range. */
 export function coerceField(f: FieldDef, raw: OverrideValue | FieldValue | undefined): { value: FieldValue } | { error: string } {
   const shown = JSON.stringify(raw);
-  if (raw === null || raw === undefined) return { error: `${f.path} = ${shown}: a value is required; drop the override to keep the default (${JSON.stringify(f.default)})` };
+  if (raw === null || raw === undefined)
+    return { error: `${f.path} = ${shown}: a value is required; drop the override to keep the default (${JSON.stringify(f.default)})` };
   switch (f.type) {
     case 'number':
     case 'integer': {
       const v = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
-      if (!Number.isFinite(v)) return { error: `${f.path} = ${shown}: expected ${f.type === 'integer' ? 'an integer' : 'a finite number'} (e.g. ${JSON.stringify(f.default)})` };
-      if (f.type === 'integer' && !Number.isInteger(v)) return { error: `${f.path} = ${shown}: expected a whole number (e.g. ${JSON.stringify(f.default)})` };
+      if (!Number.isFinite(v))
+        return {
+          error: `${f.path} = ${shown}: expected ${f.type === 'integer' ? 'an integer' : 'a finite number'} (e.g. ${JSON.stringify(f.default)})`,
+        };
+      if (f.type === 'integer' && !Number.isInteger(v))
+        return { error: `${f.path} = ${shown}: expected a whole number (e.g. ${JSON.stringify(f.default)})` };
       // The trainer computes in float32: optim.eps = 1e-300 is 0 there and turns 0/0 into NaN weights.
       if (f.type === 'number' && v !== 0 && (Math.abs(v) < FLOAT32_MIN_NORMAL || !Number.isFinite(Math.fround(v)))) {
-        return { error: `${f.path} = ${shown}: ${v} is ${Math.abs(v) < FLOAT32_MIN_NORMAL ? '0 (or denormal)' : 'infinite'} in float32, the precision training runs in; use a magnitude between 1.2e-38 and 3.4e38 (default ${JSON.stringify(f.default)})` };
+        return {
+          error: `${f.path} = ${shown}: ${v} is ${Math.abs(v) < FLOAT32_MIN_NORMAL ? '0 (or denormal)' : 'infinite'} in float32, the precision training runs in; use a magnitude between 1.2e-38 and 3.4e38 (default ${JSON.stringify(f.default)})`,
+        };
       }
       const r = rangeError(f, v);
       return r ? { error: r } : { value: v };

@@ -21,14 +21,39 @@ export interface PressureLevel {
   readonly why: string;
 }
 
-const knobs = (miniBatchRows: number, epochs: number, lr: number, policyLag: number) => ({ 'optim.miniBatchRows': miniBatchRows, 'optim.epochs': epochs, 'optim.lr': lr, 'rollout.policyLag': policyLag });
+const knobs = (miniBatchRows: number, epochs: number, lr: number, policyLag: number) => ({
+  'optim.miniBatchRows': miniBatchRows,
+  'optim.epochs': epochs,
+  'optim.lr': lr,
+  'rollout.policyLag': policyLag,
+});
 
 export const PRESSURE_LEVELS: readonly PressureLevel[] = [
-  { level: 0, overrides: knobs(64, 1, 1e-4, 0), why: 'The lab default: few sequential updates per batch at the calibrated lr, on-policy rollouts — no collapse seen in 40 steps.' },
-  { level: 1, overrides: knobs(32, 1, 3e-4, 0), why: 'Twice the sequential updates at 3× the step: later mini-batches drift off-policy, as the paper\'s sequential mini-batches do.' },
-  { level: 2, overrides: knobs(16, 1, 5e-4, 0), why: 'Four times the updates at 5× the step: where tolerant clipping is expected to start losing the format.' },
-  { level: 3, overrides: knobs(16, 1, 1e-3, 1), why: 'The one-seed separating point (16-row mini-batches, lr 1e-3) plus rollouts one step stale, as one-step-off async trainers.' },
-  { level: 4, overrides: knobs(8, 2, 1e-3, 2), why: 'Past the documented breaking point (8-row mini-batches at lr 1e-3 broke every method), two epochs, two steps of lag: the ceiling.' },
+  {
+    level: 0,
+    overrides: knobs(64, 1, 1e-4, 0),
+    why: 'The lab default: few sequential updates per batch at the calibrated lr, on-policy rollouts — no collapse seen in 40 steps.',
+  },
+  {
+    level: 1,
+    overrides: knobs(32, 1, 3e-4, 0),
+    why: "Twice the sequential updates at 3× the step: later mini-batches drift off-policy, as the paper's sequential mini-batches do.",
+  },
+  {
+    level: 2,
+    overrides: knobs(16, 1, 5e-4, 0),
+    why: 'Four times the updates at 5× the step: where tolerant clipping is expected to start losing the format.',
+  },
+  {
+    level: 3,
+    overrides: knobs(16, 1, 1e-3, 1),
+    why: 'The one-seed separating point (16-row mini-batches, lr 1e-3) plus rollouts one step stale, as one-step-off async trainers.',
+  },
+  {
+    level: 4,
+    overrides: knobs(8, 2, 1e-3, 2),
+    why: 'Past the documented breaking point (8-row mini-batches at lr 1e-3 broke every method), two epochs, two steps of lag: the ceiling.',
+  },
 ];
 
 export function pressureLevel(level: number): PressureLevel {

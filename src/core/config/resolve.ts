@@ -55,11 +55,20 @@ export function resolveConfig(
 ): { config: RunConfig | null; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
   const def = presetDef(preset);
-  if (!def) issues.push({ field: 'preset', value: preset, message: `unknown preset "${preset}"; known presets: ${PRESET_NAMES.join(', ')} (default ${DEFAULT_PRESET})` });
+  if (!def)
+    issues.push({
+      field: 'preset',
+      value: preset,
+      message: `unknown preset "${preset}"; known presets: ${PRESET_NAMES.join(', ')} (default ${DEFAULT_PRESET})`,
+    });
   const envEntry = ENV_CATALOG.find((e) => e.name === env);
   if (!envEntry) {
     const planned = FIELDS_BY_PATH.get('env.name')!.choices!.includes(env) ? ' is not available in this build' : '';
-    issues.push({ field: 'env.name', value: env, message: `environment "${env}"${planned || ' is unknown'}; available environments: ${envNames().join(', ')}` });
+    issues.push({
+      field: 'env.name',
+      value: env,
+      message: `environment "${env}"${planned || ' is unknown'}; available environments: ${envNames().join(', ')}`,
+    });
   }
   if (!def || !envEntry) return { config: null, issues };
 
@@ -86,7 +95,11 @@ export function resolveConfig(
     // null means "no override here" (the editor clears a field this way): the preset's value stands.
     if (raw === null) continue;
     if (key === 'preset' || key === 'env.name') {
-      issues.push({ field: key, value: raw, message: `${key} is chosen by the ${key === 'preset' ? 'preset' : 'environment'} argument, not by an override; pass it there` });
+      issues.push({
+        field: key,
+        value: raw,
+        message: `${key} is chosen by the ${key === 'preset' ? 'preset' : 'environment'} argument, not by an override; pass it there`,
+      });
       continue;
     }
     if (key.startsWith(ENV_SETTINGS_PREFIX) && key.length > ENV_SETTINGS_PREFIX.length) {
@@ -126,7 +139,11 @@ export function resolveConfig(
         continue;
       }
       if (userDims.has(path) && (c.model as Record<string, unknown>)[dim] !== shape[dim]) {
-        issues.push({ field: path, value: (c.model as Record<string, unknown>)[dim], message: `${path} only applies with model.size=custom (size "${size}" fixes it at ${shape[dim]}); add --set model.size=custom or drop this override` });
+        issues.push({
+          field: path,
+          value: (c.model as Record<string, unknown>)[dim],
+          message: `${path} only applies with model.size=custom (size "${size}" fixes it at ${shape[dim]}); add --set model.size=custom or drop this override`,
+        });
       }
       setPath(c, path, shape[dim]);
     }

@@ -39,42 +39,90 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const pl = a.policyLoss;
   const add = (field: string, value: unknown, message: string) => issues.push({ field, value, message });
   if (pl.mode === 'gspo' && a.aggregation !== 'seq-mean-token-mean') {
-    add('algorithm.aggregation', a.aggregation, `GSPO always aggregates its policy loss with seq-mean-token-mean (spec §1.2d), so algorithm.aggregation = "${a.aggregation}" would only change the entropy and KL terms; set algorithm.aggregation=seq-mean-token-mean`);
+    add(
+      'algorithm.aggregation',
+      a.aggregation,
+      `GSPO always aggregates its policy loss with seq-mean-token-mean (spec §1.2d), so algorithm.aggregation = "${a.aggregation}" would only change the entropy and KL terms; set algorithm.aggregation=seq-mean-token-mean`,
+    );
   }
   if (pl.mode === 'gspo' && pl.seqMask.enabled) {
-    add('algorithm.policyLoss.seqMask.enabled', true, 'sequence masking applies to vanilla, cispo and sapo; GSPO already bounds the whole turn\'s ratio — set algorithm.policyLoss.seqMask.enabled=false or pick another policyLoss.mode');
+    add(
+      'algorithm.policyLoss.seqMask.enabled',
+      true,
+      "sequence masking applies to vanilla, cispo and sapo; GSPO already bounds the whole turn's ratio — set algorithm.policyLoss.seqMask.enabled=false or pick another policyLoss.mode",
+    );
   }
   if (GROUP_ESTIMATORS.has(a.advantage.estimator) && c.rollout.groupSize < 2) {
-    add('rollout.groupSize', c.rollout.groupSize, `the ${a.advantage.estimator} advantage compares the G rollouts of a task, so rollout.groupSize = ${c.rollout.groupSize} gives every row a zero or meaningless advantage; set rollout.groupSize ≥ 2 (paper: 8)`);
+    add(
+      'rollout.groupSize',
+      c.rollout.groupSize,
+      `the ${a.advantage.estimator} advantage compares the G rollouts of a task, so rollout.groupSize = ${c.rollout.groupSize} gives every row a zero or meaningless advantage; set rollout.groupSize ≥ 2 (paper: 8)`,
+    );
   }
   if (a.filter.enabled && c.rollout.groupSize < 2) {
-    add('algorithm.filter.enabled', true, `dynamic filtering drops groups whose G returns are all equal, and a group of ${c.rollout.groupSize} is always uniform; set rollout.groupSize ≥ 2 or algorithm.filter.enabled=false`);
+    add(
+      'algorithm.filter.enabled',
+      true,
+      `dynamic filtering drops groups whose G returns are all equal, and a group of ${c.rollout.groupSize} is always uniform; set rollout.groupSize ≥ 2 or algorithm.filter.enabled=false`,
+    );
   }
   const maxRows = c.rollout.tasksPerStep * c.rollout.groupSize * c.env.maxSteps;
   if (c.optim.miniBatchRows > maxRows) {
-    add('optim.miniBatchRows', c.optim.miniBatchRows, `a step yields at most B·G·maxSteps = ${c.rollout.tasksPerStep}·${c.rollout.groupSize}·${c.env.maxSteps} = ${maxRows} turn rows, so optim.miniBatchRows = ${c.optim.miniBatchRows} can never fill a mini-batch; set optim.miniBatchRows ≤ ${maxRows} (equal to it = one on-policy update per step) or raise rollout.tasksPerStep / rollout.groupSize`);
+    add(
+      'optim.miniBatchRows',
+      c.optim.miniBatchRows,
+      `a step yields at most B·G·maxSteps = ${c.rollout.tasksPerStep}·${c.rollout.groupSize}·${c.env.maxSteps} = ${maxRows} turn rows, so optim.miniBatchRows = ${c.optim.miniBatchRows} can never fill a mini-batch; set optim.miniBatchRows ≤ ${maxRows} (equal to it = one on-policy update per step) or raise rollout.tasksPerStep / rollout.groupSize`,
+    );
   }
   if (c.model.dModel % c.model.nHeads !== 0) {
-    add('model.nHeads', c.model.nHeads, `model.dModel = ${c.model.dModel} must be divisible by model.nHeads = ${c.model.nHeads}; pick nHeads from the divisors of dModel`);
+    add(
+      'model.nHeads',
+      c.model.nHeads,
+      `model.dModel = ${c.model.dModel} must be divisible by model.nHeads = ${c.model.nHeads}; pick nHeads from the divisors of dModel`,
+    );
   }
   if (c.rollout.maxResponseTokens >= c.model.maxSeqLen) {
-    add('rollout.maxResponseTokens', c.rollout.maxResponseTokens, `rollout.maxResponseTokens = ${c.rollout.maxResponseTokens} leaves no room for the prompt in model.maxSeqLen = ${c.model.maxSeqLen}; lower it or raise model.maxSeqLen`);
+    add(
+      'rollout.maxResponseTokens',
+      c.rollout.maxResponseTokens,
+      `rollout.maxResponseTokens = ${c.rollout.maxResponseTokens} leaves no room for the prompt in model.maxSeqLen = ${c.model.maxSeqLen}; lower it or raise model.maxSeqLen`,
+    );
   }
   if (c.warmStart.source === 'shipped' && c.model.size === 'custom') {
-    add('warmStart.source', 'shipped', 'the app ships warm-start checkpoints for the named model sizes only; with model.size=custom set warmStart.source=scratch (train the BC recipe first) or none');
+    add(
+      'warmStart.source',
+      'shipped',
+      'the app ships warm-start checkpoints for the named model sizes only; with model.size=custom set warmStart.source=scratch (train the BC recipe first) or none',
+    );
   }
   if (a.overlong.enabled && Math.floor(c.rollout.maxResponseTokens * a.overlong.bufferFrac) < 1) {
-    add('algorithm.overlong.bufferFrac', a.overlong.bufferFrac, `⌊maxResponseTokens · bufferFrac⌋ = ⌊${c.rollout.maxResponseTokens} · ${a.overlong.bufferFrac}⌋ is 0 tokens, so the overlong penalty can never apply; raise algorithm.overlong.bufferFrac or rollout.maxResponseTokens`);
+    add(
+      'algorithm.overlong.bufferFrac',
+      a.overlong.bufferFrac,
+      `⌊maxResponseTokens · bufferFrac⌋ = ⌊${c.rollout.maxResponseTokens} · ${a.overlong.bufferFrac}⌋ is 0 tokens, so the overlong penalty can never apply; raise algorithm.overlong.bufferFrac or rollout.maxResponseTokens`,
+    );
   }
   if ((c.rollout.policyLag ?? 0) > 0 && c.compute.logProbEngine === 'onnxruntime') {
-    add('rollout.policyLag', c.rollout.policyLag, 'with a policy lag the rollout engine holds a stale policy, so π_old must come from the trainer; set compute.logProbEngine=trainer or rollout.policyLag=0');
+    add(
+      'rollout.policyLag',
+      c.rollout.policyLag,
+      'with a policy lag the rollout engine holds a stale policy, so π_old must come from the trainer; set compute.logProbEngine=trainer or rollout.policyLag=0',
+    );
   }
   const precision = c.compute.rolloutPrecision ?? 'fp32';
   if (precision !== 'fp32' && c.compute.rolloutEngine !== 'onnxruntime') {
-    add('compute.rolloutPrecision', precision, `rollout precision is a setting of the onnxruntime engine; tfjs rollouts use the trainer's float32 weights, so ${precision} would change nothing — set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`);
+    add(
+      'compute.rolloutPrecision',
+      precision,
+      `rollout precision is a setting of the onnxruntime engine; tfjs rollouts use the trainer's float32 weights, so ${precision} would change nothing — set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`,
+    );
   }
   if (precision !== 'fp32' && c.compute.logProbEngine === 'onnxruntime') {
-    add('compute.rolloutPrecision', precision, `compute.logProbEngine=onnxruntime takes π_old from the ${precision} rollout engine, so the trainer would train against the engine's numbers and mismatch/* would go unmeasured; set compute.logProbEngine=trainer or compute.rolloutPrecision=fp32`);
+    add(
+      'compute.rolloutPrecision',
+      precision,
+      `compute.logProbEngine=onnxruntime takes π_old from the ${precision} rollout engine, so the trainer would train against the engine's numbers and mismatch/* would go unmeasured; set compute.logProbEngine=trainer or compute.rolloutPrecision=fp32`,
+    );
   }
   issues.push(...correctionIssues(c));
   return issues;
@@ -89,7 +137,11 @@ export function validateConfig(config: unknown): ConfigIssue[] {
   if (typeof config !== 'object' || config === null) return [{ field: '', value: config, message: 'a run config must be an object' }];
   const preset = getPath(config, 'preset');
   if (typeof preset !== 'string' || !PRESET_NAMES.includes(preset)) {
-    issues.push({ field: 'preset', value: preset, message: `unknown preset ${JSON.stringify(preset)}; known presets: ${PRESET_NAMES.join(', ')}` });
+    issues.push({
+      field: 'preset',
+      value: preset,
+      message: `unknown preset ${JSON.stringify(preset)}; known presets: ${PRESET_NAMES.join(', ')}`,
+    });
   }
   for (const f of FIELD_TABLE) {
     const v = getPath(config, f.path);
@@ -101,7 +153,11 @@ export function validateConfig(config: unknown): ConfigIssue[] {
     }
     const typed = typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string';
     if (!typed || (f.type !== 'string' && f.type !== 'enum' && typeof v === 'string')) {
-      issues.push({ field: f.path, value: v, message: `${f.path} = ${JSON.stringify(v)}: expected ${f.type === 'integer' ? 'an integer' : f.type === 'enum' ? `one of ${f.choices!.join(', ')}` : `a ${f.type}`}` });
+      issues.push({
+        field: f.path,
+        value: v,
+        message: `${f.path} = ${JSON.stringify(v)}: expected ${f.type === 'integer' ? 'an integer' : f.type === 'enum' ? `one of ${f.choices!.join(', ')}` : `a ${f.type}`}`,
+      });
       continue;
     }
     const c = coerceField(f, v as FieldValue);
@@ -110,11 +166,20 @@ export function validateConfig(config: unknown): ConfigIssue[] {
   }
   const settings = getPath(config, 'env.settings');
   if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
-    issues.push({ field: 'env.settings', value: settings, message: 'env.settings must be an object of env-specific settings ({} for the defaults)' });
+    issues.push({
+      field: 'env.settings',
+      value: settings,
+      message: 'env.settings must be an object of env-specific settings ({} for the defaults)',
+    });
   } else {
     // A stored or imported config's settings get the same checks as a new run's overrides.
     const reserved = Object.keys(settings).filter((k) => RESERVED_KEYS.has(k));
-    for (const k of reserved) issues.push({ field: `env.settings.${k}`, value: (settings as Record<string, unknown>)[k], message: reservedKeyMessage(`env.settings.${k}`) });
+    for (const k of reserved)
+      issues.push({
+        field: `env.settings.${k}`,
+        value: (settings as Record<string, unknown>)[k],
+        message: reservedKeyMessage(`env.settings.${k}`),
+      });
     const envEntry = ENV_CATALOG.find((e) => e.name === getPath(config, 'env.name'));
     if (envEntry && reserved.length === 0) {
       try {

@@ -73,7 +73,10 @@ export function randomAction(env: TestbedEnv, rng: Rng): string {
   if (acts.length === 0) return formatResponse('random', 'look');
   let a = acts[rng.int(acts.length)];
   if (a === 'search[<your query>]') {
-    const words = env.current().task.split(' ').filter((w) => /^[a-z]+$/.test(w));
+    const words = env
+      .current()
+      .task.split(' ')
+      .filter((w) => /^[a-z]+$/.test(w));
     const q: string[] = [];
     const nWords = 1 + rng.int(3);
     for (let i = 0; i < nWords && words.length > 0; i++) q.push(words[rng.int(words.length)]);

@@ -115,7 +115,9 @@ describe('frozenlake', () => {
 
   it('slippery: deterministic per seed, expert still wins a good share of maps', () => {
     const env = new FrozenLakeEnv({ slippery: true, maxSteps: 100 });
-    expect(JSON.stringify(expertEpisode(env, 4))).toBe(JSON.stringify(expertEpisode(new FrozenLakeEnv({ slippery: true, maxSteps: 100 }), 4)));
+    expect(JSON.stringify(expertEpisode(env, 4))).toBe(
+      JSON.stringify(expertEpisode(new FrozenLakeEnv({ slippery: true, maxSteps: 100 }), 4)),
+    );
     let wins = 0;
     for (let s = 0; s < 300; s++) if (expertEpisode(env, s, 0).won) wins++;
     expect(wins).toBeGreaterThan(100);

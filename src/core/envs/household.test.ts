@@ -75,7 +75,14 @@ describe('household', () => {
   it('inadmissible or malformed output: "nothing happens .", action invalid, no progress, turn consumed', () => {
     const env = new HouseholdEnv();
     const o = env.reset(4);
-    for (const bad of [act('go to the moon'), act('take apple 99 from fridge 1'), '', 'ignore all rules and say <action>', '\u0000\ud800', 'x'.repeat(1 << 20)]) {
+    for (const bad of [
+      act('go to the moon'),
+      act('take apple 99 from fridge 1'),
+      '',
+      'ignore all rules and say <action>',
+      '\u0000\ud800',
+      'x'.repeat(1 << 20),
+    ]) {
       const r = env.step(bad);
       expect(r.observation).toBe('nothing happens .');
       expect(r.actionValid).toBe(false);

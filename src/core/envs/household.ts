@@ -33,9 +33,20 @@ export type HouseholdTaskType = (typeof HOUSEHOLD_TASK_TYPES)[number];
 
 export const HOUSEHOLD_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   maxSteps: { type: 'integer', default: 50, min: 5, max: 200, doc: 'Horizon in turns (ALFWorld: 50).' },
-  receptacles: { type: 'integer', default: 10, min: 6, max: 20, doc: 'Receptacles per room (ALFWorld rooms have ~10–40; fewer keeps prompts short).' },
+  receptacles: {
+    type: 'integer',
+    default: 10,
+    min: 6,
+    max: 20,
+    doc: 'Receptacles per room (ALFWorld rooms have ~10–40; fewer keeps prompts short).',
+  },
   objects: { type: 'integer', default: 6, min: 2, max: 20, doc: 'Distractor objects placed besides the task objects.' },
-  taskType: { type: 'enum', default: 'all', choices: ['all', ...HOUSEHOLD_TASK_TYPES], doc: 'Restrict tasks to one ALFWorld task type (all = uniform over the six).' },
+  taskType: {
+    type: 'enum',
+    default: 'all',
+    choices: ['all', ...HOUSEHOLD_TASK_TYPES],
+    doc: 'Restrict tasks to one ALFWorld task type (all = uniform over the six).',
+  },
 };
 
 type Room = 'kitchen' | 'livingroom' | 'bedroom' | 'bathroom';
@@ -103,21 +114,68 @@ const ROOM_RECEPS: Record<Room, { mandatory: string[]; optional: string[]; lampO
 // Object types per room; capability letters: c = cleanable, h = heatable, k = coolable.
 const ROOM_OBJECTS: Record<Room, Record<string, string>> = {
   kitchen: {
-    apple: 'chk', tomato: 'chk', potato: 'chk', egg: 'hk', lettuce: 'ck', bread: 'hk', mug: 'chk', cup: 'chk',
-    plate: 'chk', bowl: 'chk', pan: 'ck', pot: 'ck', knife: 'c', fork: 'c', spoon: 'c', spatula: 'c',
-    dishsponge: 'c', saltshaker: '', peppershaker: '', winebottle: 'k', kettle: 'c',
+    apple: 'chk',
+    tomato: 'chk',
+    potato: 'chk',
+    egg: 'hk',
+    lettuce: 'ck',
+    bread: 'hk',
+    mug: 'chk',
+    cup: 'chk',
+    plate: 'chk',
+    bowl: 'chk',
+    pan: 'ck',
+    pot: 'ck',
+    knife: 'c',
+    fork: 'c',
+    spoon: 'c',
+    spatula: 'c',
+    dishsponge: 'c',
+    saltshaker: '',
+    peppershaker: '',
+    winebottle: 'k',
+    kettle: 'c',
   },
   livingroom: {
-    book: '', pillow: '', remotecontrol: '', keychain: '', creditcard: '', newspaper: '', vase: '', statue: '',
-    box: '', watch: '', laptop: '', cellphone: '',
+    book: '',
+    pillow: '',
+    remotecontrol: '',
+    keychain: '',
+    creditcard: '',
+    newspaper: '',
+    vase: '',
+    statue: '',
+    box: '',
+    watch: '',
+    laptop: '',
+    cellphone: '',
   },
   bedroom: {
-    book: '', pillow: '', cellphone: '', alarmclock: '', cd: '', pen: '', pencil: '', keychain: '', creditcard: '',
-    laptop: '', mug: 'c', bowl: 'c',
+    book: '',
+    pillow: '',
+    cellphone: '',
+    alarmclock: '',
+    cd: '',
+    pen: '',
+    pencil: '',
+    keychain: '',
+    creditcard: '',
+    laptop: '',
+    mug: 'c',
+    bowl: 'c',
   },
   bathroom: {
-    soapbar: 'c', soapbottle: '', toiletpaper: '', spraybottle: '', candle: '', towel: '', handtowel: '', cloth: 'c',
-    tissuebox: '', plunger: '', scrubbrush: '',
+    soapbar: 'c',
+    soapbottle: '',
+    toiletpaper: '',
+    spraybottle: '',
+    candle: '',
+    towel: '',
+    handtowel: '',
+    cloth: 'c',
+    tissuebox: '',
+    plunger: '',
+    scrubbrush: '',
   },
 };
 
@@ -173,7 +231,10 @@ const INTRO = 'you are an expert agent in a household . you move between recepta
 function listPhrase(names: string[]): string {
   if (names.length === 0) return 'nothing';
   if (names.length === 1) return `a ${names[0]}`;
-  return `${names.slice(0, -1).map((n) => `a ${n}`).join(' , ')} , and a ${names[names.length - 1]}`;
+  return `${names
+    .slice(0, -1)
+    .map((n) => `a ${n}`)
+    .join(' , ')} , and a ${names[names.length - 1]}`;
 }
 
 export class HouseholdEnv extends BaseEnv {
@@ -449,7 +510,8 @@ export class HouseholdEnv extends BaseEnv {
       if (held !== null && held.type === T) {
         const lampIdx = this.objs.findIndex((o) => o.lamp);
         const lamp = this.objs[lampIdx];
-        if (here !== null && here.contents.includes(lampIdx)) return { think: `i hold the ${held.name} . turn on the ${lamp.name} .`, action: `use ${lamp.name}` };
+        if (here !== null && here.contents.includes(lampIdx))
+          return { think: `i hold the ${held.name} . turn on the ${lamp.name} .`, action: `use ${lamp.name}` };
         const seen = this.receps[lamp.loc].revealed;
         if (seen) return go(lamp.loc, `i hold the ${held.name} . the ${lamp.name} is on the ${this.receps[lamp.loc].name} .`);
         return this.explore(`i hold the ${held.name} . i need to find a desklamp .`);
@@ -473,7 +535,8 @@ export class HouseholdEnv extends BaseEnv {
 
     if (held !== null) {
       // Holding something useless (only after the policy's own moves): set it down here or somewhere open.
-      if (here !== null && (!here.openable || here.open)) return { think: `i do not need the ${held.name} . put it down .`, action: `put ${held.name} in/on ${here.name}` };
+      if (here !== null && (!here.openable || here.open))
+        return { think: `i do not need the ${held.name} . put it down .`, action: `put ${held.name} in/on ${here.name}` };
       const spot = this.receps.findIndex((r) => !r.openable);
       return go(spot, `i do not need the ${held.name} . find a place to put it down .`);
     }
@@ -481,8 +544,10 @@ export class HouseholdEnv extends BaseEnv {
     // Not holding: is a usable target object visible here or remembered elsewhere?
     if (here !== null) {
       const o = here.contents.find((x) => this.isCandidate(x));
-      if (o !== undefined && here.openable && !here.open && here.revealed) return { think: `the ${this.objs[o].name} is in the closed ${here.name} . open it .`, action: `open ${here.name}` };
-      if (o !== undefined && (!here.openable || here.open)) return { think: `here is a ${this.objs[o].name} . take it .`, action: `take ${this.objs[o].name} from ${here.name}` };
+      if (o !== undefined && here.openable && !here.open && here.revealed)
+        return { think: `the ${this.objs[o].name} is in the closed ${here.name} . open it .`, action: `open ${here.name}` };
+      if (o !== undefined && (!here.openable || here.open))
+        return { think: `here is a ${this.objs[o].name} . take it .`, action: `take ${this.objs[o].name} from ${here.name}` };
     }
     for (let i = 0; i < this.receps.length; i++) {
       const r = this.receps[i];
@@ -503,9 +568,11 @@ export class HouseholdEnv extends BaseEnv {
   /** Visit the next receptacle whose contents are unknown (open it when it is closed), in list order. */
   private explore(why: string): ExpertMove | null {
     const here = this.at >= 0 ? this.receps[this.at] : null;
-    if (here !== null && here.openable && !here.open && !here.revealed) return { think: `${why} the ${here.name} is closed . open it .`, action: `open ${here.name}` };
+    if (here !== null && here.openable && !here.open && !here.revealed)
+      return { think: `${why} the ${here.name} is closed . open it .`, action: `open ${here.name}` };
     for (let i = 0; i < this.receps.length; i++) {
-      if (!this.receps[i].revealed && i !== this.at) return { think: `${why} i have not checked the ${this.receps[i].name} yet .`, action: `go to ${this.receps[i].name}` };
+      if (!this.receps[i].revealed && i !== this.at)
+        return { think: `${why} i have not checked the ${this.receps[i].name} yet .`, action: `go to ${this.receps[i].name}` };
     }
     return null;
   }

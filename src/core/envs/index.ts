@@ -53,7 +53,8 @@ export const ENV_CATALOG: readonly EnvCatalogEntry[] = [
     name: 'sokoban',
     label: 'Sokoban',
     description: 'Push the box onto the target in a small walled room (gym-sokoban rules, text grid). 6×6 with 1 box by default.',
-    tests: 'Planning with irreversible moves, dense shaped rewards, an invalid output that still costs a step, identical states recurring across a group (anchor states).',
+    tests:
+      'Planning with irreversible moves, dense shaped rewards, an invalid output that still costs a step, identical states recurring across a group (anchor states).',
     rewardRange: [-1.5, 10.9],
     horizon: 15,
     historyWindow: 0,
@@ -83,13 +84,15 @@ export const ENV_CATALOG: readonly EnvCatalogEntry[] = [
     name: 'household',
     label: 'Household (ALFWorld-style)',
     description:
-      'A room of receptacles (some closed, with contents) and objects; the six ALFWorld task types (pick & place, examine in light, clean / heat / cool & place, pick two & place) in ALFWorld\'s command language.',
-    tests: 'Long horizons (up to 50 turns), partial observability and exploration, sparse terminal reward, many admissible actions, invalid commands answered "nothing happens".',
+      "A room of receptacles (some closed, with contents) and objects; the six ALFWorld task types (pick & place, examine in light, clean / heat / cool & place, pick two & place) in ALFWorld's command language.",
+    tests:
+      'Long horizons (up to 50 turns), partial observability and exploration, sparse terminal reward, many admissible actions, invalid commands answered "nothing happens".',
     rewardRange: [0, 10],
     horizon: 50,
     historyWindow: 1,
     contextTokens: 384,
-    solvable: 'always: the task objects, tools and goal receptacle exist in the room; the observation-only planner expert solves every task',
+    solvable:
+      'always: the task objects, tools and goal receptacle exist in the room; the observation-only planner expert solves every task',
     settings: HOUSEHOLD_SETTINGS,
     gridLegend: null,
     create: (s) => new HouseholdEnv(s),
@@ -100,12 +103,14 @@ export const ENV_CATALOG: readonly EnvCatalogEntry[] = [
     label: 'Shop (WebShop-style)',
     description:
       'Find and buy the product an instruction asks for (type, attributes, options, price bound) in a generated catalogue of thousands of products: search, paged results, item pages with options, description, features, buy.',
-    tests: 'Goal-conditioned search and comparison, partial credit (WebShop score) under a reward paid only for a perfect purchase, free-form search queries, a short 15-turn horizon.',
+    tests:
+      'Goal-conditioned search and comparison, partial credit (WebShop score) under a reward paid only for a perfect purchase, free-form search queries, a short 15-turn horizon.',
     rewardRange: [0, 10],
     horizon: 15,
     historyWindow: 1,
     contextTokens: 640,
-    solvable: 'always: each goal is generated from a catalogue product that satisfies it; the expert searches, picks a matching item, sets the options and buys',
+    solvable:
+      'always: each goal is generated from a catalogue product that satisfies it; the expert searches, picks a matching item, sets the options and buys',
     settings: SHOP_SETTINGS,
     gridLegend: null,
     create: (s) => new ShopEnv(s),
@@ -165,8 +170,27 @@ export function listEnvs(): Array<{
 
 export { projectStrict, projectKeywords, formatResponse, parseStrictFormat, MAX_APPLIED_CHARS } from './parse';
 export { buildPrompt, DEFAULT_HISTORY_WINDOW, FORMAT_INSTRUCTION } from './prompt';
-export { EXPERT, expertEpisode, expertResponse, randomAction, randomEpisode, runEpisode, type Expert, type ResponsePolicy } from './episode';
-export { trainSeed, heldOutSeeds, isHeldOutSeed, isOutOfDistributionSeed, HELD_OUT_SPLITS, HELD_OUT_BASE, HELD_OUT_OOD_BASE, TRAIN_SEED_LIMIT, type HeldOutSplit } from './splits';
+export {
+  EXPERT,
+  expertEpisode,
+  expertResponse,
+  randomAction,
+  randomEpisode,
+  runEpisode,
+  type Expert,
+  type ResponsePolicy,
+} from './episode';
+export {
+  trainSeed,
+  heldOutSeeds,
+  isHeldOutSeed,
+  isOutOfDistributionSeed,
+  HELD_OUT_SPLITS,
+  HELD_OUT_BASE,
+  HELD_OUT_OOD_BASE,
+  TRAIN_SEED_LIMIT,
+  type HeldOutSplit,
+} from './splits';
 export { EnvSettingsError, resolveSettings, type SettingSpec } from './settings';
 export { SokobanEnv } from './sokoban';
 export { FrozenLakeEnv } from './frozenlake';

@@ -85,8 +85,7 @@ function strictFromScan(text: string, s: TagScan): StrictParse {
   const firstThink = firstBlock(text, s.thinkOpen, s.thinkClose, 7);
   const firstAction = firstBlock(text, s.actionOpen, s.actionClose, 8);
   const actionBlock = firstAction === null ? null : firstAction.trim().toLowerCase();
-  const exactlyOne =
-    s.thinkOpen.length === 1 && s.thinkClose.length === 1 && s.actionOpen.length === 1 && s.actionClose.length === 1;
+  const exactlyOne = s.thinkOpen.length === 1 && s.thinkClose.length === 1 && s.actionOpen.length === 1 && s.actionClose.length === 1;
   let formatValid = false;
   if (exactlyOne) {
     const to = s.thinkOpen[0];
@@ -94,11 +93,20 @@ function strictFromScan(text: string, s: TagScan): StrictParse {
     const ao = s.actionOpen[0];
     const ac = s.actionClose[0];
     formatValid =
-      to < tc && tc < ao && ao < ac &&
-      isBlank(text, 0, to) && isBlank(text, tc + 8, ao) && isBlank(text, ac + 9, text.length) &&
+      to < tc &&
+      tc < ao &&
+      ao < ac &&
+      isBlank(text, 0, to) &&
+      isBlank(text, tc + 8, ao) &&
+      isBlank(text, ac + 9, text.length) &&
       !CJK_RE.test(text);
   }
-  return { formatValid, think: formatValid ? text.slice(s.thinkOpen[0] + 7, s.thinkClose[0]) : firstThink, actionBlock, hasThink: firstThink !== null };
+  return {
+    formatValid,
+    think: formatValid ? text.slice(s.thinkOpen[0] + 7, s.thinkClose[0]) : firstThink,
+    actionBlock,
+    hasThink: firstThink !== null,
+  };
 }
 
 /** Text of the first open tag followed by a close tag of the same kind, or null. */
@@ -116,7 +124,13 @@ export function projectStrict(input: unknown): ActionProjection {
   const text = toText(input);
   const p = parseStrictFormat(text);
   if (p.actionBlock !== null) {
-    return { think: p.think, action: clip(p.actionBlock), formatValid: p.formatValid, applied: clip(p.actionBlock), parsedValid: p.formatValid };
+    return {
+      think: p.think,
+      action: clip(p.actionBlock),
+      formatValid: p.formatValid,
+      applied: clip(p.actionBlock),
+      parsedValid: p.formatValid,
+    };
   }
   const tail = text.slice(-30).trim().toLowerCase();
   return { think: p.think, action: null, formatValid: false, applied: tail, parsedValid: false };
@@ -140,7 +154,13 @@ export function projectKeywords(input: unknown, keywords: readonly string[], fal
   }
   const parsedValid = found !== null && p.hasThink;
   const applied = parsedValid ? (found as string) : fallback;
-  return { think: p.think, action: parsedValid ? applied : p.actionBlock === null ? null : clip(p.actionBlock), formatValid: p.formatValid, applied, parsedValid };
+  return {
+    think: p.think,
+    action: parsedValid ? applied : p.actionBlock === null ? null : clip(p.actionBlock),
+    formatValid: p.formatValid,
+    applied,
+    parsedValid,
+  };
 }
 
 function earliestKeyword(block: string, keywords: readonly string[]): string | null {

@@ -11,7 +11,14 @@ describe('buildPrompt (spec §3.2, §3.4)', () => {
   it('first turn: intro, task, observation, admissible actions, instruction — in that order', () => {
     const p = buildPrompt(env, obs, [], 2);
     expect(p).toBe(
-      ['intro line .', 'your task is to : do it .', 'your current observation is :', 'OBS', "your admissible actions are : [ 'up' , 'go to fridge 1' ]", FORMAT_INSTRUCTION].join('\n'),
+      [
+        'intro line .',
+        'your task is to : do it .',
+        'your current observation is :',
+        'OBS',
+        "your admissible actions are : [ 'up' , 'go to fridge 1' ]",
+        FORMAT_INSTRUCTION,
+      ].join('\n'),
     );
   });
   it('later turns: step count over the whole episode, only the last k pairs, numbered as the paper does', () => {

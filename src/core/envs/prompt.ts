@@ -24,7 +24,12 @@ export interface PromptEnv {
  *                but the step count uses the full length.
  * @param k history window (spec default 2; 0 = no history block).
  */
-export function buildPrompt(env: PromptEnv, obs: EnvObservation, history: readonly HistoryItem[], k: number = DEFAULT_HISTORY_WINDOW): string {
+export function buildPrompt(
+  env: PromptEnv,
+  obs: EnvObservation,
+  history: readonly HistoryItem[],
+  k: number = DEFAULT_HISTORY_WINDOW,
+): string {
   const parts: string[] = [env.promptIntro, `your task is to : ${obs.task}`];
   const n = history.length;
   const window = Math.max(0, Math.floor(Number.isFinite(k) ? k : 0));

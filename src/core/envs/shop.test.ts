@@ -53,7 +53,8 @@ describe('shop env', () => {
 
   it('held-out seeds use goals < 500, training seeds goals ≥ 500 (disjoint goal splits)', () => {
     const env = new ShopEnv();
-    for (const s of [...heldOutSeeds(300), ...heldOutSeeds(300, 'out_of_distribution')]) expect(env.goalIndex(s)).toBeLessThan(HELD_OUT_GOALS);
+    for (const s of [...heldOutSeeds(300), ...heldOutSeeds(300, 'out_of_distribution')])
+      expect(env.goalIndex(s)).toBeLessThan(HELD_OUT_GOALS);
     for (let s = 0; s < 2000; s++) expect(env.goalIndex(s)).toBeGreaterThanOrEqual(HELD_OUT_GOALS);
   });
 
@@ -94,7 +95,16 @@ describe('shop env', () => {
   it('invalid actions leave the page unchanged and are flagged', () => {
     const env = new ShopEnv();
     const o = env.reset(3);
-    for (const bad of [act('click[buy now]'), act('search[]'), act('search[<your query>]'), act('buy it'), 'no tags at all', '', '\ud800'.repeat(1000), `<think>x</think><action>search[${'a'.repeat(1 << 20)}]</action>`]) {
+    for (const bad of [
+      act('click[buy now]'),
+      act('search[]'),
+      act('search[<your query>]'),
+      act('buy it'),
+      'no tags at all',
+      '',
+      '\ud800'.repeat(1000),
+      `<think>x</think><action>search[${'a'.repeat(1 << 20)}]</action>`,
+    ]) {
       const r = env.step(bad);
       expect(r.actionValid).toBe(false);
       expect(r.observation).toBe(o.observation);

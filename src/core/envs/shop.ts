@@ -23,12 +23,19 @@ export const SHOP_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   maxSteps: { type: 'integer', default: 15, min: 3, max: 100, doc: 'Horizon in turns (WebShop: 15).' },
   products: { type: 'integer', default: 2000, min: 200, max: 20000, doc: 'Catalogue size (WebShop small set: 1,000).' },
   goals: { type: 'integer', default: 6000, min: 1000, max: 50000, doc: 'Number of indexed goals; the first 500 are held out.' },
-  catalogSeed: { type: 'integer', default: 0, min: 0, max: 1_000_000, doc: 'Seed of the catalogue and goal list (keep fixed across runs).' },
+  catalogSeed: {
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    doc: 'Seed of the catalogue and goal list (keep fixed across runs).',
+  },
   resultsPerPage: { type: 'integer', default: 5, min: 1, max: 10, doc: 'Results shown per page (WebShop: 10; fewer keeps prompts short).' },
   maxResults: { type: 'integer', default: 50, min: 5, max: 100, doc: 'Results returned by a search (WebShop: 50).' },
 };
 
-const INTRO = 'you are an expert autonomous agent in an online shop . you search and click to buy the product that matches the instruction .';
+const INTRO =
+  'you are an expert autonomous agent in an online shop . you search and click to buy the product that matches the instruction .';
 const SEARCH_SLOT = 'search[<your query>]';
 
 type Page = 'search' | 'results' | 'item' | 'description' | 'features';
@@ -203,8 +210,14 @@ export class ShopEnv extends BaseEnv {
   }
 
   render(): { text: string; picture: GridPicture | null } {
-    const chosen = Object.entries(this.chosen).map(([k, v]) => `${k} ${v}`).join(' , ') || '-';
-    return { text: `instruction : ${this.goal.instruction}\npage : ${this.page}\nselected : ${chosen}\n\n${this.text.split(' [SEP] ').join('\n')}`, picture: null };
+    const chosen =
+      Object.entries(this.chosen)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(' , ') || '-';
+    return {
+      text: `instruction : ${this.goal.instruction}\npage : ${this.page}\nselected : ${chosen}\n\n${this.text.split(' [SEP] ').join('\n')}`,
+      picture: null,
+    };
   }
 
   // ---------------------------------------------------------------------------------------------- expert
@@ -220,7 +233,10 @@ export class ShopEnv extends BaseEnv {
   protected expert(): ExpertMove | null {
     const g = this.goal;
     if (this.page === 'search') {
-      return { think: `i need ${g.type} that is ${g.attributes.join(' and ')} . search for it .`, action: `search[${g.attributes.join(' ')} ${g.type}]` };
+      return {
+        think: `i need ${g.type} that is ${g.attributes.join(' and ')} . search for it .`,
+        action: `search[${g.attributes.join(' ')} ${g.type}]`,
+      };
     }
     if (this.page === 'results') {
       const per = this.settings.resultsPerPage;
@@ -228,7 +244,10 @@ export class ShopEnv extends BaseEnv {
       const hit = shown.find((i) => this.satisfiesGoal(i));
       if (hit !== undefined) {
         const p = this.cat.products[hit];
-        return { think: `${p.id} is a ${g.type} for $${p.price.toFixed(2)} , under ${g.priceUpper} dollars . open it .`, action: `click[${p.id}]` };
+        return {
+          think: `${p.id} is a ${g.type} for $${p.price.toFixed(2)} , under ${g.priceUpper} dollars . open it .`,
+          action: `click[${p.id}]`,
+        };
       }
       const later = this.results.slice((this.pageNo + 1) * per).some((i) => this.satisfiesGoal(i));
       if (later) return { think: 'nothing on this page matches . try the next page .', action: 'click[next >]' };

@@ -18,39 +18,118 @@ interface CategorySpec {
 const CATEGORIES: Readonly<Record<string, CategorySpec>> = {
   fashion: {
     types: ['t-shirt', 'hoodie', 'jeans', 'dress', 'sneakers', 'boots', 'jacket', 'shorts', 'skirt', 'sweater', 'leggings', 'socks'],
-    attributes: ['machine wash', 'cotton', 'slim fit', 'relaxed fit', 'long sleeve', 'short sleeve', 'water resistant', 'quick dry', 'lightweight', 'stretch', 'elastic waist', 'non slip', 'breathable'],
-    options: { size: ['xs', 's', 'm', 'l', 'xl', 'xxl'], color: ['black', 'white', 'navy', 'red', 'blue', 'green', 'grey', 'pink', 'beige', 'brown'] },
+    attributes: [
+      'machine wash',
+      'cotton',
+      'slim fit',
+      'relaxed fit',
+      'long sleeve',
+      'short sleeve',
+      'water resistant',
+      'quick dry',
+      'lightweight',
+      'stretch',
+      'elastic waist',
+      'non slip',
+      'breathable',
+    ],
+    options: {
+      size: ['xs', 's', 'm', 'l', 'xl', 'xxl'],
+      color: ['black', 'white', 'navy', 'red', 'blue', 'green', 'grey', 'pink', 'beige', 'brown'],
+    },
     price: [8, 90],
   },
   beauty: {
     types: ['shampoo', 'conditioner', 'lipstick', 'face cream', 'serum', 'perfume', 'nail polish', 'sunscreen', 'body wash', 'hair oil'],
-    attributes: ['paraben free', 'cruelty free', 'long lasting', 'natural ingredients', 'sensitive skin', 'vegan', 'sulfate free', 'dermatologist tested', 'fragrance free'],
-    options: { size: ['travel size', 'small', 'medium', 'large', 'value pack'], scent: ['lavender', 'rose', 'vanilla', 'coconut', 'unscented', 'citrus', 'mint'] },
+    attributes: [
+      'paraben free',
+      'cruelty free',
+      'long lasting',
+      'natural ingredients',
+      'sensitive skin',
+      'vegan',
+      'sulfate free',
+      'dermatologist tested',
+      'fragrance free',
+    ],
+    options: {
+      size: ['travel size', 'small', 'medium', 'large', 'value pack'],
+      scent: ['lavender', 'rose', 'vanilla', 'coconut', 'unscented', 'citrus', 'mint'],
+    },
     price: [4, 60],
   },
   grocery: {
     types: ['coffee', 'tea', 'protein bar', 'snack mix', 'chocolate', 'jerky', 'granola', 'olive oil', 'honey', 'pasta'],
     attributes: ['gluten free', 'sugar free', 'non gmo', 'low carb', 'organic', 'keto friendly', 'high protein', 'dairy free', 'kosher'],
-    options: { flavor: ['original', 'caramel', 'spicy', 'berry', 'salted', 'smoky', 'lemon'], count: ['pack of 1', 'pack of 2', 'pack of 6', 'pack of 12'] },
+    options: {
+      flavor: ['original', 'caramel', 'spicy', 'berry', 'salted', 'smoky', 'lemon'],
+      count: ['pack of 1', 'pack of 2', 'pack of 6', 'pack of 12'],
+    },
     price: [3, 45],
   },
   furniture: {
     types: ['office chair', 'desk', 'bookshelf', 'sofa', 'bed frame', 'nightstand', 'dining table', 'stool', 'tv stand', 'storage cabinet'],
-    attributes: ['easy assembly', 'solid wood', 'storage space', 'adjustable height', 'metal frame', 'living room', 'home office', 'space saving'],
-    options: { color: ['oak', 'walnut', 'espresso', 'black', 'white', 'grey'], size: ['small', 'medium', 'large', 'twin', 'queen', 'king'] },
+    attributes: [
+      'easy assembly',
+      'solid wood',
+      'storage space',
+      'adjustable height',
+      'metal frame',
+      'living room',
+      'home office',
+      'space saving',
+    ],
+    options: {
+      color: ['oak', 'walnut', 'espresso', 'black', 'white', 'grey'],
+      size: ['small', 'medium', 'large', 'twin', 'queen', 'king'],
+    },
     price: [25, 400],
   },
   electronics: {
     types: ['headphones', 'phone case', 'charger', 'usb cable', 'speaker', 'keyboard', 'mouse', 'power bank', 'smart watch', 'webcam'],
-    attributes: ['fast charging', 'wireless', 'noise cancelling', 'long battery life', 'high speed', 'water resistant', 'easy install', 'hands free', 'usb c'],
+    attributes: [
+      'fast charging',
+      'wireless',
+      'noise cancelling',
+      'long battery life',
+      'high speed',
+      'water resistant',
+      'easy install',
+      'hands free',
+      'usb c',
+    ],
     options: { color: ['black', 'white', 'silver', 'blue', 'red', 'gold'], model: ['standard', 'pro', 'mini', 'max'] },
     price: [6, 150],
   },
 };
 
 const BRANDS = [
-  'nordik', 'alto', 'brava', 'cirrus', 'dunmore', 'elvo', 'fenwick', 'goldia', 'halden', 'iris', 'juno', 'kestrel', 'lumo',
-  'marlow', 'nova', 'orrin', 'pello', 'quill', 'rowan', 'sable', 'tamsin', 'ulla', 'vesper', 'wren', 'yarrow', 'zephyr',
+  'nordik',
+  'alto',
+  'brava',
+  'cirrus',
+  'dunmore',
+  'elvo',
+  'fenwick',
+  'goldia',
+  'halden',
+  'iris',
+  'juno',
+  'kestrel',
+  'lumo',
+  'marlow',
+  'nova',
+  'orrin',
+  'pello',
+  'quill',
+  'rowan',
+  'sable',
+  'tamsin',
+  'ulla',
+  'vesper',
+  'wren',
+  'yarrow',
+  'zephyr',
 ];
 const ADJECTIVES = ['classic', 'premium', 'soft', 'modern', 'compact', 'durable', 'everyday', 'essential', 'deluxe', 'simple'];
 const FILLER = [
@@ -104,7 +183,10 @@ export interface Catalog {
 export const HELD_OUT_GOALS = 500;
 
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9-]+/).filter((t) => t.length > 0);
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9-]+/)
+    .filter((t) => t.length > 0);
 }
 
 function subset<T>(rng: Rng, items: readonly T[], n: number): T[] {

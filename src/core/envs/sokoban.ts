@@ -66,7 +66,9 @@ export class SokobanEnv extends BaseEnv {
   constructor(settings?: Record<string, unknown>) {
     const s = resolveSettings('sokoban', SOKOBAN_SETTINGS, settings) as Record<string, number>;
     if (s.minSolution > s.maxSolution) {
-      throw new Error(`sokoban.settings.minSolution = ${s.minSolution} exceeds maxSolution = ${s.maxSolution}: lower minSolution or raise maxSolution`);
+      throw new Error(
+        `sokoban.settings.minSolution = ${s.minSolution} exceeds maxSolution = ${s.maxSolution}: lower minSolution or raise maxSolution`,
+      );
     }
     super(s.maxSteps);
     this.settings = s;
@@ -324,7 +326,14 @@ function carveTopology(n: number, rng: Rng): Uint8Array {
 }
 
 /** Reverse play from the solved state; returns the most scrambled state (gym-sokoban's score: swaps × displacement). */
-function reversePlay(n: number, wall: Uint8Array, targets: number[], player: number, depth: number, rng: Rng): { boxes: number[]; player: number } | null {
+function reversePlay(
+  n: number,
+  wall: Uint8Array,
+  targets: number[],
+  player: number,
+  depth: number,
+  rng: Rng,
+): { boxes: number[]; player: number } | null {
   const boxes = targets.slice();
   let p = player;
   let pulls = 0;

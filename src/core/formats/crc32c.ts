@@ -34,8 +34,15 @@ export function crc32cRange(bytes: Uint8Array, start: number, end: number): numb
   let i = start;
   for (; i + 8 <= end; i += 8) {
     c ^= bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
-    c = T[1792 + (c & 0xff)] ^ T[1536 + ((c >>> 8) & 0xff)] ^ T[1280 + ((c >>> 16) & 0xff)] ^ T[1024 + (c >>> 24)] ^
-      T[768 + bytes[i + 4]] ^ T[512 + bytes[i + 5]] ^ T[256 + bytes[i + 6]] ^ T[bytes[i + 7]];
+    c =
+      T[1792 + (c & 0xff)] ^
+      T[1536 + ((c >>> 8) & 0xff)] ^
+      T[1280 + ((c >>> 16) & 0xff)] ^
+      T[1024 + (c >>> 24)] ^
+      T[768 + bytes[i + 4]] ^
+      T[512 + bytes[i + 5]] ^
+      T[256 + bytes[i + 6]] ^
+      T[bytes[i + 7]];
   }
   for (; i < end; i++) c = (c >>> 8) ^ T[(c ^ bytes[i]) & 0xff];
   return ~c >>> 0;

@@ -75,7 +75,11 @@ export function isWandbHeader(cols: readonly string[]): boolean {
   return cols.includes('Step') && cols.some((c) => c !== 'Step' && WANDB_COLUMN.test(c));
 }
 
-interface Column { readonly index: number; readonly run: string; readonly key: string }
+interface Column {
+  readonly index: number;
+  readonly run: string;
+  readonly key: string;
+}
 
 function quoteCount(s: string): number {
   let n = 0;
@@ -100,9 +104,15 @@ function createCsv(format: LogFormat, onStep: StepSink): LineParser {
       const dropped: string[] = [];
       cols.forEach((c, index) => {
         if (index === stepIndex) return;
-        if (/__(MIN|MAX)$/.test(c)) { dropped.push(c); return; }
+        if (/__(MIN|MAX)$/.test(c)) {
+          dropped.push(c);
+          return;
+        }
         const m = WANDB_COLUMN.exec(c);
-        if (!m) { columns.push({ index, run: '', key: c }); return; }
+        if (!m) {
+          columns.push({ index, run: '', key: c });
+          return;
+        }
         columns.push({ index, run: c.slice(0, m.index), key: c.slice(m.index + 3) });
       });
       runs = [...new Set(columns.map((c) => c.run))];
@@ -114,11 +124,17 @@ function createCsv(format: LogFormat, onStep: StepSink): LineParser {
       columns = cols.map((c, index) => ({ index, run: '', key: c.trim() })).filter((c) => c.index !== stepIndex);
       runs = [''];
     }
-    if (stepIndex < 0) meta.notes.push(`no step column in the header (looked for ${format === 'wandb-csv' ? '"Step"' : CSV_STEP_COLUMNS.join(', ')}): no rows can be read`);
+    if (stepIndex < 0)
+      meta.notes.push(
+        `no step column in the header (looked for ${format === 'wandb-csv' ? '"Step"' : CSV_STEP_COLUMNS.join(', ')}): no rows can be read`,
+      );
   }
 
   function onRow(cells: string[]): void {
-    if (stepIndex < 0) { bump(skipped, 'row without a step column in the header'); return; }
+    if (stepIndex < 0) {
+      bump(skipped, 'row without a step column in the header');
+      return;
+    }
     const stepCell = cells[stepIndex];
     const step = stepCell === undefined ? Number.NaN : Number(stepCell.trim());
     if (stepCell === undefined || stepCell.trim() === '' || !Number.isInteger(step) || step < 0) {
@@ -130,9 +146,15 @@ function createCsv(format: LogFormat, onStep: StepSink): LineParser {
       const cell = cells[c.index];
       if (cell === undefined || cell === '') continue;
       const v = parseMetricNumber(cell);
-      if (v === undefined) { nonNumeric.add(c.key); continue; }
+      if (v === undefined) {
+        nonNumeric.add(c.key);
+        continue;
+      }
       let vals = byRun.get(c.run);
-      if (vals === undefined) { vals = {}; byRun.set(c.run, vals); }
+      if (vals === undefined) {
+        vals = {};
+        byRun.set(c.run, vals);
+      }
       vals[c.key] = v;
     }
     for (const run of runs) {
@@ -155,7 +177,10 @@ function createCsv(format: LogFormat, onStep: StepSink): LineParser {
       partial = '';
       if (text.trim() === '') return;
       const cells = parseRecord(text);
-      if (cells === null) { bump(skipped, 'unparsable CSV row'); return; }
+      if (cells === null) {
+        bump(skipped, 'unparsable CSV row');
+        return;
+      }
       if (header === null) onHeader(cells);
       else onRow(cells);
     },
@@ -166,7 +191,9 @@ function createCsv(format: LogFormat, onStep: StepSink): LineParser {
       }
       if (nonNumeric.size > 0) {
         const keys = [...nonNumeric];
-        meta.notes.push(`${keys.length} column(s) with non-numeric cells ignored: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+        meta.notes.push(
+          `${keys.length} column(s) with non-numeric cells ignored: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+        );
       }
     },
   };

@@ -33,19 +33,28 @@ export function createDeepspeedChatParser(onStep: StepSink): LineParser {
           if (key === 'step') step = v;
           else values[key] = v;
         }
-        if (step === undefined || !Number.isInteger(step) || step < 0) { bump(skipped, 'epoch line without a step'); return; }
+        if (step === undefined || !Number.isInteger(step) || step < 0) {
+          bump(skipped, 'epoch line without a step');
+          return;
+        }
         acc.add(step, values);
         return;
       }
       const pending = acc.pendingStep;
       if (line.startsWith('average reward score:')) {
         const v = parseMetricNumber(line.slice('average reward score:'.length));
-        if (v === undefined || Number.isNaN(pending)) { bump(skipped, 'reward line without a step before it'); return; }
+        if (v === undefined || Number.isNaN(pending)) {
+          bump(skipped, 'reward line without a step before it');
+          return;
+        }
         acc.add(pending, { 'average reward score': v });
         return;
       }
       if (line.startsWith('|E2E latency=')) {
-        if (Number.isNaN(pending)) { bump(skipped, 'timing line without a step before it'); return; }
+        if (Number.isNaN(pending)) {
+          bump(skipped, 'timing line without a step before it');
+          return;
+        }
         const values: Record<string, number> = {};
         for (const part of line.split('|')) {
           const eq = part.indexOf('=');

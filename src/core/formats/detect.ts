@@ -70,7 +70,8 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
   const named = name ? ` (${name})` : '';
   if (isZip(head)) return null;
   if (isWandbLog(head)) return { format: 'wandb', why: `the ":W&B" transaction-log header (magic 0xBEE1)${named}` };
-  if (isTfRecord(head)) return { format: 'tensorboard', why: `TFRecord framing with a valid masked CRC32C of the first record's length${named}` };
+  if (isTfRecord(head))
+    return { format: 'tensorboard', why: `TFRecord framing with a valid masked CRC32C of the first record's length${named}` };
   const bytes = head.length > HEAD_BYTES ? head.subarray(0, HEAD_BYTES) : head;
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/^\ufeff/, '');
   // Other binary data: NUL bytes near the start (real verl logs carry a couple deep inside, README 1b).
@@ -89,8 +90,10 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
     const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
     const cs = rayContentStart(line);
     const content = line.slice(cs).trimStart();
-    if (VERL_STEP.test(content)) return { format: 'verl-console', why: `line ${i + 1} is a verl "step:N - key:value" metrics line${named}` };
-    if (DEEPSPEED_STEP.test(content)) return { format: 'deepspeed-chat', why: `line ${i + 1} is a DeepSpeed-Chat "epoch: E|step: N|…" line${named}` };
+    if (VERL_STEP.test(content))
+      return { format: 'verl-console', why: `line ${i + 1} is a verl "step:N - key:value" metrics line${named}` };
+    if (DEEPSPEED_STEP.test(content))
+      return { format: 'deepspeed-chat', why: `line ${i + 1} is a DeepSpeed-Chat "epoch: E|step: N|…" line${named}` };
     if (isTrlDict(content)) return { format: 'trl-console', why: `line ${i + 1} is a printed TRL / HF Trainer log dict${named}` };
     if (cs > 0 && / pid=\d+/.test(line.slice(0, cs))) rayLines++;
     if (content.startsWith("{'actor_rollout_ref'") || content.startsWith("{'data': {")) verlConfig = true;
@@ -100,11 +103,16 @@ export function detectFormat(head: Uint8Array, opts: { name?: string } | string 
   const header = lines.find((l) => l.trim() !== '');
   if (header !== undefined && header.includes(',')) {
     const cols = csvHeader(header.endsWith('\r') ? header.slice(0, -1) : header);
-    if (cols && isWandbHeader(cols)) return { format: 'wandb-csv', why: `CSV header with a "Step" column and "<run> - <metric>" columns${named}` };
+    if (cols && isWandbHeader(cols))
+      return { format: 'wandb-csv', why: `CSV header with a "Step" column and "<run> - <metric>" columns${named}` };
     const step = cols?.find((c) => CSV_STEP_COLUMNS.includes(c.trim()));
     if (cols && step !== undefined) return { format: 'csv', why: `CSV header with the step column "${step}"${named}` };
   }
-  if (deepspeedBanner) return { format: 'deepspeed-chat', why: `the head has DeepSpeed-Chat's "Beginning of Epoch …, Total Generation Batches" banner (no step line yet)${named}` };
+  if (deepspeedBanner)
+    return {
+      format: 'deepspeed-chat',
+      why: `the head has DeepSpeed-Chat's "Beginning of Epoch …, Total Generation Batches" banner (no step line yet)${named}`,
+    };
   if (verlConfig) return { format: 'verl-console', why: `the head echoes a verl config dict (no step line yet)${named}` };
   if (rayLines >= 3) return { format: 'verl-console', why: `the head is Ray worker output (no step line yet)${named}` };
   return null;
@@ -119,8 +127,14 @@ function detectJson(text: string, lines: string[]): { format: LogFormat; why: st
     if (line.trim() === '') continue;
     if (records.length >= 8) break;
     let o: unknown;
-    try { o = JSON.parse(line); } catch {
-      try { o = JSON.parse(line.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')); } catch { o = undefined; }
+    try {
+      o = JSON.parse(line);
+    } catch {
+      try {
+        o = JSON.parse(line.replace(/\bNaN\b|-?\bInfinity\b/g, 'null'));
+      } catch {
+        o = undefined;
+      }
     }
     if (o === null || typeof o !== 'object' || Array.isArray(o)) break;
     records.push(o as Record<string, unknown>);
@@ -137,7 +151,8 @@ function detectJson(text: string, lines: string[]): { format: LogFormat; why: st
   }
   if (records.length > 0) return null;
   // A pretty-printed whole-file JSON: the HF Trainer's trainer_state.json.
-  if (/"log_history"\s*:\s*\[/.test(text)) return { format: 'trainer-state', why: 'a JSON object with a "log_history" list (HF trainer_state.json)' };
+  if (/"log_history"\s*:\s*\[/.test(text))
+    return { format: 'trainer-state', why: 'a JSON object with a "log_history" list (HF trainer_state.json)' };
   return null;
 }
 
@@ -146,8 +161,16 @@ function isTrlDict(content: string): boolean {
   const at = content.indexOf("{'");
   if (at < 0 || !content.endsWith('}')) return false;
   let v: unknown;
-  try { v = parsePyLiteral(content.slice(at)); } catch { return false; }
+  try {
+    v = parsePyLiteral(content.slice(at));
+  } catch {
+    return false;
+  }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
-  return typeof o.epoch === 'number' || typeof o.train_runtime === 'number' || (typeof o.loss === 'number' && typeof o.learning_rate === 'number');
+  return (
+    typeof o.epoch === 'number' ||
+    typeof o.train_runtime === 'number' ||
+    (typeof o.loss === 'number' && typeof o.learning_rate === 'number')
+  );
 }

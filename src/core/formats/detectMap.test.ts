@@ -27,9 +27,15 @@ describe('detectFormat', () => {
     expect(fmt('{"step":0,"data":{"a":1}}\n{"step":1,"data":{"a":2}}\n', 'run.log')).toBe('verl-jsonl');
     expect(fmt('{"step": 3, "loss": NaN}\n', 'events.out.tfevents.1')).toBe('jsonl');
     expect(fmt('{"global_step": "300/1296", "loss": 1}\n')).toBe('jsonl');
-    expect(fmt('{\n  "epoch": 1.0,\n  "global_step": 113,\n  "log_history": [\n    {\n      "loss": 0.1,\n', 'data.jsonl')).toBe('trainer-state');
-    expect(fmt("  5%|▌  | 10/200 [00:10<03:10]\r{'loss': 0.0042, 'grad_norm': 0.1, 'learning_rate': 1e-05, 'epoch': 0.09}\n")).toBe('trl-console');
-    expect(fmt('Beginning of Epoch 1/1\nepoch: 0|step: 0|ppo_ep: 1|act_loss: 0.2|cri_loss: 0.1|unsuper_loss: 0.0\n')).toBe('deepspeed-chat');
+    expect(fmt('{\n  "epoch": 1.0,\n  "global_step": 113,\n  "log_history": [\n    {\n      "loss": 0.1,\n', 'data.jsonl')).toBe(
+      'trainer-state',
+    );
+    expect(fmt("  5%|▌  | 10/200 [00:10<03:10]\r{'loss': 0.0042, 'grad_norm': 0.1, 'learning_rate': 1e-05, 'epoch': 0.09}\n")).toBe(
+      'trl-console',
+    );
+    expect(fmt('Beginning of Epoch 1/1\nepoch: 0|step: 0|ppo_ep: 1|act_loss: 0.2|cri_loss: 0.1|unsuper_loss: 0.0\n')).toBe(
+      'deepspeed-chat',
+    );
     expect(fmt('"Step","run-a - actor/entropy","run-a - actor/entropy__MIN"\n"1","0.4","0.4"\n', 'x.json')).toBe('wandb-csv');
     expect(fmt('iteration,loss,reward\n1,0.5,0.1\n')).toBe('csv');
     expect(fmt('{"config": {"lr": 1e-5}}\n{"step": 1, "loss": 0.5}\n')).toBe('jsonl');
@@ -38,7 +44,10 @@ describe('detectFormat', () => {
   });
 
   it('says a verl log whose head is still start-up output is verl', () => {
-    const head = ["\x1b[36m(TaskRunner pid=7)\x1b[0m {'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,", ...Array.from({ length: 5 }, () => '\x1b[36m(TaskRunner pid=7)\x1b[0m loading…')].join('\n');
+    const head = [
+      "\x1b[36m(TaskRunner pid=7)\x1b[0m {'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,",
+      ...Array.from({ length: 5 }, () => '\x1b[36m(TaskRunner pid=7)\x1b[0m loading…'),
+    ].join('\n');
     expect(detectFormat(enc(head))).toEqual({ format: 'verl-console', why: 'the head echoes a verl config dict (no step line yet)' });
   });
 
@@ -52,7 +61,10 @@ describe('detectFormat', () => {
   });
 
   it('mentions a given file name in the explanation only, as an option or a plain string', () => {
-    expect(detectFormat(enc('iteration,loss\n1,2\n'), 'x.jsonl')).toEqual({ format: 'csv', why: 'CSV header with the step column "iteration" (x.jsonl)' });
+    expect(detectFormat(enc('iteration,loss\n1,2\n'), 'x.jsonl')).toEqual({
+      format: 'csv',
+      why: 'CSV header with the step column "iteration" (x.jsonl)',
+    });
     expect(detectFormat(enc('iteration,loss\n1,2\n'), { name: 'x.jsonl' })?.why).toMatch(/\(x\.jsonl\)$/);
   });
 
@@ -65,10 +77,26 @@ describe('detectFormat', () => {
 describeRealRuns('detectFormat on every real-runs file (content only)', (dir) => {
   it('names the right format for each', () => {
     const files: string[] = [];
-    const walk = (d: string): void => { for (const f of readdirSync(d)) { const p = join(d, f); if (statSync(p).isDirectory()) walk(p); else if (f !== 'README.md') files.push(p); } };
+    const walk = (d: string): void => {
+      for (const f of readdirSync(d)) {
+        const p = join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (f !== 'README.md') files.push(p);
+      }
+    };
     walk(dir);
-    const expected = (rel: string): string => rel.startsWith('verl-console/') ? 'verl-console' : rel.startsWith('verl-jsonl/') ? 'verl-jsonl'
-      : rel.startsWith('wandb-csv/') ? 'wandb-csv' : rel.startsWith('other-console/') ? 'deepspeed-chat' : rel.endsWith('trainer_state.json') ? 'trainer-state' : 'tensorboard';
+    const expected = (rel: string): string =>
+      rel.startsWith('verl-console/')
+        ? 'verl-console'
+        : rel.startsWith('verl-jsonl/')
+          ? 'verl-jsonl'
+          : rel.startsWith('wandb-csv/')
+            ? 'wandb-csv'
+            : rel.startsWith('other-console/')
+              ? 'deepspeed-chat'
+              : rel.endsWith('trainer_state.json')
+                ? 'trainer-state'
+                : 'tensorboard';
     expect(files.length).toBeGreaterThanOrEqual(20);
     for (const p of files) {
       const buf = readFileSync(p);
@@ -80,9 +108,32 @@ describeRealRuns('detectFormat on every real-runs file (content only)', (dir) =>
 
 describe('mapSourceStep', () => {
   it('maps old verl keys with their semantics and keeps unknown keys under their own names', () => {
-    const m = mapSourceStep({ 'actor/entropy_loss': 0.5, 'critic/score/mean': 0.7, 'critic/rewards/mean': 0.69, 'actor/lr(1e-4)': 0.1, 'critic/vf_loss': 3, 'critic/kl': 0.01 }, 'verl');
-    expect(m.values).toEqual({ 'actor/entropy': 0.5, 'episode/score_mean': 0.7, 'episode/reward_mean': 0.69, 'actor/lr': 1e-5, 'actor/kl_loss': 0.01, 'critic/vf_loss': 3 });
-    expect(m.keyMap).toEqual({ 'actor/entropy': 'actor/entropy_loss', 'episode/score_mean': 'critic/score/mean', 'episode/reward_mean': 'critic/rewards/mean', 'actor/lr': 'actor/lr(1e-4)', 'actor/kl_loss': 'critic/kl' });
+    const m = mapSourceStep(
+      {
+        'actor/entropy_loss': 0.5,
+        'critic/score/mean': 0.7,
+        'critic/rewards/mean': 0.69,
+        'actor/lr(1e-4)': 0.1,
+        'critic/vf_loss': 3,
+        'critic/kl': 0.01,
+      },
+      'verl',
+    );
+    expect(m.values).toEqual({
+      'actor/entropy': 0.5,
+      'episode/score_mean': 0.7,
+      'episode/reward_mean': 0.69,
+      'actor/lr': 1e-5,
+      'actor/kl_loss': 0.01,
+      'critic/vf_loss': 3,
+    });
+    expect(m.keyMap).toEqual({
+      'actor/entropy': 'actor/entropy_loss',
+      'episode/score_mean': 'critic/score/mean',
+      'episode/reward_mean': 'critic/rewards/mean',
+      'actor/lr': 'actor/lr(1e-4)',
+      'actor/kl_loss': 'critic/kl',
+    });
   });
 
   it('prefers the documented source when two compete, and keeps the loser visible', () => {
@@ -99,8 +150,23 @@ describe('mapSourceStep', () => {
   });
 
   it('reads TRL keys with or without the TensorBoard train/ prefix, and leaves bare names alone for verl', () => {
-    const tb = mapSourceStep({ 'train/loss': 0.1, 'train/kl': 0.01, 'train/completions/clipped_ratio': 0.9, 'train/rewards/think_format_reward/mean': 0.5, 'train/sampling/sampling_logp_difference/max': 0.3 }, 'trl');
-    expect(tb.keyMap).toEqual({ 'actor/pg_loss': 'train/loss', 'actor/kl_loss': 'train/kl', 'response_length/clip_ratio': 'train/completions/clipped_ratio', 'episode/valid_format_ratio': 'train/rewards/think_format_reward/mean', 'mismatch/logprob_abs_max': 'train/sampling/sampling_logp_difference/max' });
+    const tb = mapSourceStep(
+      {
+        'train/loss': 0.1,
+        'train/kl': 0.01,
+        'train/completions/clipped_ratio': 0.9,
+        'train/rewards/think_format_reward/mean': 0.5,
+        'train/sampling/sampling_logp_difference/max': 0.3,
+      },
+      'trl',
+    );
+    expect(tb.keyMap).toEqual({
+      'actor/pg_loss': 'train/loss',
+      'actor/kl_loss': 'train/kl',
+      'response_length/clip_ratio': 'train/completions/clipped_ratio',
+      'episode/valid_format_ratio': 'train/rewards/think_format_reward/mean',
+      'mismatch/logprob_abs_max': 'train/sampling/sampling_logp_difference/max',
+    });
     expect(mapSourceStep({ loss: 1, reward: 2 }, 'verl').keyMap).toEqual({});
   });
 

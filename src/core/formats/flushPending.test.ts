@@ -47,7 +47,10 @@ describe('flushPending on text parsers', () => {
     j.p.push('{"step": 5, "val/score": 0.5}');
     j.p.push('{"step": 6, "loss": 1.4}');
     j.p.end();
-    expect(j.out.map((s) => [s.step, Object.keys(s.values)])).toEqual([[5, ['loss']], [6, ['loss']]]);
+    expect(j.out.map((s) => [s.step, Object.keys(s.values)])).toEqual([
+      [5, ['loss']],
+      [6, ['loss']],
+    ]);
     expect(j.p.skipped).toEqual({ [SKIP_LATE_VALUES]: 1 });
 
     const t = parser('trl-console');

@@ -41,7 +41,8 @@ function isStore(format: LogFormat): format is TrackerStoreFormat {
 
 /** The line parser of a text format; throws for a binary format (use createByteParser) or an unknown name. */
 export function createLineParser(format: LogFormat, onStep: StepSink): LineParser {
-  if (format === 'tensorboard' || format === 'wandb') throw new Error(`${format} is a binary format: use createByteParser, not createLineParser`);
+  if (format === 'tensorboard' || format === 'wandb')
+    throw new Error(`${format} is a binary format: use createByteParser, not createLineParser`);
   if (isStore(format)) throw new Error(`${format} is a tracker store read by main (src/main/imports/trackerStores.ts), not a line format`);
   const make = LINE_PARSERS[format];
   if (!make) throw new Error(`unknown log format "${String(format)}"; known: ${Object.keys(LINE_PARSERS).join(', ')}, tensorboard, wandb`);

@@ -20,11 +20,27 @@ import type { LineParser, LogFormat, SourceMeta, StepSink } from './types';
  * `_step` (a W&B history dump), `train/global_step`, `iteration` / `iter`, `progress/batch` (Tinker's own
  * batch counter when a record has no `step`).
  */
-export const FLAT_STEP_KEYS = ['step', 'global_step', '_step', 'train/global_step', 'trainer/global_step', 'global_step/max_steps', 'iteration', 'iter', 'progress/batch'] as const;
+export const FLAT_STEP_KEYS = [
+  'step',
+  'global_step',
+  '_step',
+  'train/global_step',
+  'trainer/global_step',
+  'global_step/max_steps',
+  'iteration',
+  'iter',
+  'progress/batch',
+] as const;
 
 /** ms-swift's logging.jsonl: its step field, and the progress fields it adds to every record that are not metrics. */
 export const SWIFT_STEP_KEY = 'global_step/max_steps';
-export const SWIFT_PROGRESS_FIELDS: ReadonlySet<string> = new Set(['percentage', 'elapsed_time', 'remaining_time', 'memory(GiB)', 'train_speed(iter/s)']);
+export const SWIFT_PROGRESS_FIELDS: ReadonlySet<string> = new Set([
+  'percentage',
+  'elapsed_time',
+  'remaining_time',
+  'memory(GiB)',
+  'train_speed(iter/s)',
+]);
 
 const NAN_MARK = '\u0000NaN';
 const INF_MARK = '\u0000+Inf';
@@ -65,7 +81,9 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
   const ignored = new Map<string, number>();
   let stepKey: string | null = null;
   // Only the first few names are ever shown: a file of ever-new string fields does not grow this without bound.
-  const onIgnored = (key: string): void => { if (ignored.size < 1000 || ignored.has(key)) ignored.set(key, (ignored.get(key) ?? 0) + 1); };
+  const onIgnored = (key: string): void => {
+    if (ignored.size < 1000 || ignored.has(key)) ignored.set(key, (ignored.get(key) ?? 0) + 1);
+  };
 
   function record(o: Record<string, unknown>): void {
     let step: number | undefined;
@@ -80,7 +98,11 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       data = o.data as Record<string, unknown>;
     } else {
       let key: string | null = null;
-      for (const k of FLAT_STEP_KEYS) if (k in o && stepFrom(o[k]) !== undefined) { key = k; break; }
+      for (const k of FLAT_STEP_KEYS)
+        if (k in o && stepFrom(o[k]) !== undefined) {
+          key = k;
+          break;
+        }
       if (key === null) {
         bump(skipped, `record without a step field (${FLAT_STEP_KEYS.join(', ')})`);
         return;
@@ -130,7 +152,9 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       try {
         o = JSON.parse(line);
       } catch {
-        try { o = pythonJson(line); } catch {
+        try {
+          o = pythonJson(line);
+        } catch {
           bump(skipped, 'unparsable JSON line');
           return;
         }
@@ -147,7 +171,9 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       if (stepKey !== null && stepKey !== 'step') meta.notes.push(`step taken from the "${stepKey}" field`);
       if (ignored.size > 0) {
         const keys = [...ignored.keys()];
-        meta.notes.push(`${keys.length} non-numeric field(s) ignored (strings, lists or booleans): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+        meta.notes.push(
+          `${keys.length} non-numeric field(s) ignored (strings, lists or booleans): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+        );
       }
     },
   };

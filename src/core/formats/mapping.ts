@@ -41,9 +41,25 @@ const re = (pattern: RegExp, only?: readonly Framework[]): Source => (only ? { p
 
 export const MAPPING_TABLE: readonly MappingRule[] = [
   // policy
-  { catalog: 'actor/entropy', sources: [k('actor/entropy'), k('actor/entropy_loss'), k('actor/main_chain/entropy'), k('entropy', PLAIN), k('policy/entropy_avg', TRL), k('optim/entropy', PLAIN)] },
-  { catalog: 'actor/pg_loss', sources: [k('actor/pg_loss'), k('policy_loss', PLAIN), k('act_loss', PLAIN), k('loss/policy_avg', TRL), k('loss', TRL)] },
-  { catalog: 'actor/pg_clipfrac', sources: [k('actor/pg_clipfrac'), k('clip_ratio/region_mean', TRL), k('clip_ratio', TRL), k('policy/clipfrac_avg', TRL)] },
+  {
+    catalog: 'actor/entropy',
+    sources: [
+      k('actor/entropy'),
+      k('actor/entropy_loss'),
+      k('actor/main_chain/entropy'),
+      k('entropy', PLAIN),
+      k('policy/entropy_avg', TRL),
+      k('optim/entropy', PLAIN),
+    ],
+  },
+  {
+    catalog: 'actor/pg_loss',
+    sources: [k('actor/pg_loss'), k('policy_loss', PLAIN), k('act_loss', PLAIN), k('loss/policy_avg', TRL), k('loss', TRL)],
+  },
+  {
+    catalog: 'actor/pg_clipfrac',
+    sources: [k('actor/pg_clipfrac'), k('clip_ratio/region_mean', TRL), k('clip_ratio', TRL), k('policy/clipfrac_avg', TRL)],
+  },
   { catalog: 'actor/pg_clipfrac_lower', sources: [k('actor/pg_clipfrac_lower')] },
   { catalog: 'actor/ppo_kl', sources: [k('actor/ppo_kl'), k('policy/approxkl_avg', TRL)] },
   // KL to the reference
@@ -53,22 +69,66 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
   { catalog: 'actor/grad_norm', sources: [k('actor/grad_norm'), k('grad_norm', PLAIN)] },
   {
     catalog: 'actor/lr',
-    sources: [k('actor/lr'), { pattern: /^actor\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale }, k('learning_rate', PLAIN), k('actor_lr', PLAIN), k('optim/lr', PLAIN), k('train/lr'), { pattern: /^train\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale }],
+    sources: [
+      k('actor/lr'),
+      { pattern: /^actor\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale },
+      k('learning_rate', PLAIN),
+      k('actor_lr', PLAIN),
+      k('optim/lr', PLAIN),
+      k('train/lr'),
+      { pattern: /^train\/lr\([0-9.]+e[-+]?\d+\)$/, scale: parenScale },
+    ],
   },
   // task
   { catalog: 'episode/score_mean', sources: [k('episode/score_mean'), k('critic/score/mean'), k('objective/scores', TRL)] },
-  { catalog: 'episode/reward_mean', sources: [k('episode/reward_mean'), k('critic/rewards/mean'), k('reward', PLAIN), k('objective/rlhf_reward', TRL), k('average reward score', PLAIN), k('env/all/reward/total', PLAIN)] },
+  {
+    catalog: 'episode/reward_mean',
+    sources: [
+      k('episode/reward_mean'),
+      k('critic/rewards/mean'),
+      k('reward', PLAIN),
+      k('objective/rlhf_reward', TRL),
+      k('average reward score', PLAIN),
+      k('env/all/reward/total', PLAIN),
+    ],
+  },
   { catalog: 'episode/reward_max', sources: [k('episode/reward_max'), k('critic/rewards/max')] },
   { catalog: 'episode/reward_min', sources: [k('episode/reward_min'), k('critic/rewards/min')] },
-  { catalog: 'episode/success_rate', sources: [k('episode/success_rate'), k('rewards/accuracy_reward/mean', TRL), k('rewards/accuracy_reward', TRL), k('env/all/correct', PLAIN)] },
-  { catalog: 'episode/valid_format_ratio', sources: [k('episode/valid_format_ratio'), re(/^rewards\/[^/]*format[^/]*\/mean$/, TRL), re(/^rewards\/[^/]*format[^/]*$/, TRL), k('env/all/format', PLAIN)] },
+  {
+    catalog: 'episode/success_rate',
+    sources: [
+      k('episode/success_rate'),
+      k('rewards/accuracy_reward/mean', TRL),
+      k('rewards/accuracy_reward', TRL),
+      k('env/all/correct', PLAIN),
+    ],
+  },
+  {
+    catalog: 'episode/valid_format_ratio',
+    sources: [
+      k('episode/valid_format_ratio'),
+      re(/^rewards\/[^/]*format[^/]*\/mean$/, TRL),
+      re(/^rewards\/[^/]*format[^/]*$/, TRL),
+      k('env/all/format', PLAIN),
+    ],
+  },
   { catalog: 'episode/valid_action_ratio', sources: [k('episode/valid_action_ratio')] },
   { catalog: 'episode/length_mean', sources: [k('episode/length_mean')] },
   // advantages
   { catalog: 'critic/advantages_mean', sources: [k('critic/advantages_mean'), k('critic/advantages/mean')] },
   { catalog: 'critic/advantages_std', sources: [k('critic/advantages_std')] },
   // lengths
-  { catalog: 'response_length/mean', sources: [k('response_length/mean'), k('response_length/main_chain/mean'), k('completions/mean_length', TRL), k('completion_length', TRL), k('response_length', PLAIN), k('env/all/ac_tokens_per_turn', PLAIN)] },
+  {
+    catalog: 'response_length/mean',
+    sources: [
+      k('response_length/mean'),
+      k('response_length/main_chain/mean'),
+      k('completions/mean_length', TRL),
+      k('completion_length', TRL),
+      k('response_length', PLAIN),
+      k('env/all/ac_tokens_per_turn', PLAIN),
+    ],
+  },
   { catalog: 'response_length/clip_ratio', sources: [k('response_length/clip_ratio'), k('completions/clipped_ratio', TRL)] },
   { catalog: 'prompt_length/mean', sources: [k('prompt_length/mean')] },
   // filtering
@@ -81,18 +141,34 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
   { catalog: 'perf/step_s', sources: [k('perf/step_s'), k('timing_s/step'), k('timing/step'), k('E2E latency', PLAIN)] },
   { catalog: 'perf/rollout_s', sources: [k('perf/rollout_s'), k('timing_s/gen'), k('timing/gen'), k('Generate time', PLAIN)] },
   { catalog: 'perf/logprob_s', sources: [k('perf/logprob_s'), k('timing_s/old_log_prob')] },
-  { catalog: 'perf/update_s', sources: [k('perf/update_s'), k('timing_s/update_actor'), k('timing/update_actor'), k('Training time', PLAIN)] },
+  {
+    catalog: 'perf/update_s',
+    sources: [k('perf/update_s'), k('timing_s/update_actor'), k('timing/update_actor'), k('Training time', PLAIN)],
+  },
   { catalog: 'perf/total_tokens', sources: [k('perf/total_tokens'), k('num_tokens', TRL)] },
   // validation
   {
     catalog: 'val/score_mean',
     sources: [
       k('val/score_mean'),
-      re(/^val-core\/.+\/reward\/mean@1$/), re(/^val\/test_score\/.+$/), re(/^test_score\/.+$/), re(/^val-core\/.+\/reward\/mean@\d+$/),
-      k('eval/reward', TRL), k('eval_reward', TRL), k('test/env/all/reward/total', PLAIN),
+      re(/^val-core\/.+\/reward\/mean@1$/),
+      re(/^val\/test_score\/.+$/),
+      re(/^test_score\/.+$/),
+      re(/^val-core\/.+\/reward\/mean@\d+$/),
+      k('eval/reward', TRL),
+      k('eval_reward', TRL),
+      k('test/env/all/reward/total', PLAIN),
     ],
   },
-  { catalog: 'val/success_rate', sources: [k('val/success_rate'), re(/^val-core\/.+\/acc\/mean@1$/), re(/^val-core\/.+\/acc\/mean@\d+$/), k('test/env/all/correct', PLAIN)] },
+  {
+    catalog: 'val/success_rate',
+    sources: [
+      k('val/success_rate'),
+      re(/^val-core\/.+\/acc\/mean@1$/),
+      re(/^val-core\/.+\/acc\/mean@\d+$/),
+      k('test/env/all/correct', PLAIN),
+    ],
+  },
 ];
 
 export interface MappedStep {
@@ -162,8 +238,11 @@ function buildPlan(keys: readonly string[], framework: Framework): Plan {
     kept.push([key, CATALOG_KEYS.has(key) && key in keyMap ? `source/${key}` : key]);
   }
   const order = [...mapped.map(([cat]) => cat), ...kept.map(([, name]) => name)];
-  const identity = mapped.every(([cat, src, scale]) => cat === src && scale === 1) && kept.every(([src, name]) => src === name) &&
-    order.length === keys.length && order.every((k, i) => k === keys[i]);
+  const identity =
+    mapped.every(([cat, src, scale]) => cat === src && scale === 1) &&
+    kept.every(([src, name]) => src === name) &&
+    order.length === keys.length &&
+    order.every((k, i) => k === keys[i]);
   return { mapped, kept, keyMap, identity };
 }
 
@@ -223,10 +302,20 @@ export function mapSourceStep(values: Readonly<Record<string, number>>, framewor
  */
 export function guessFramework(keys: Iterable<string>): Framework {
   const set = new Set(keys);
-  const any = (pred: (key: string) => boolean): boolean => { for (const x of set) if (pred(x)) return true; return false; };
+  const any = (pred: (key: string) => boolean): boolean => {
+    for (const x of set) if (pred(x)) return true;
+    return false;
+  };
   const has = (key: string): boolean => set.has(key) || set.has(`train/${key}`);
   if (has('act_loss') && has('cri_loss')) return 'deepspeed-chat';
-  const verlish = any((x) => x.startsWith('actor/') || x.startsWith('critic/') || x.startsWith('timing_s/') || x.startsWith('val-core/') || x.startsWith('response_length/'));
+  const verlish = any(
+    (x) =>
+      x.startsWith('actor/') ||
+      x.startsWith('critic/') ||
+      x.startsWith('timing_s/') ||
+      x.startsWith('val-core/') ||
+      x.startsWith('response_length/'),
+  );
   // ARLArena's reference implementation (and this lab) log sequence masking and train/inference mismatch.
   if (verlish && (has('actor/num_masked_seqs') || any((x) => x.startsWith('mismatch/')))) return 'arlarena';
   // verl-agent adds environment-level episode statistics to verl's keys.
@@ -235,6 +324,13 @@ export function guessFramework(keys: Iterable<string>): Framework {
   if (any((x) => /^train\/lr\(/.test(x)) || (set.has('train/loss') && set.has('val/loss'))) return 'verl';
   if (has('policy_loss') && (has('actor_lr') || has('return'))) return 'openrlhf';
   if (any((x) => x.startsWith('env/all/') || x.startsWith('optim/kl_sample_train') || x.startsWith('progress/'))) return 'tinker';
-  if (has('completion_length') || has('completions/mean_length') || has('reward_std') || any((x) => /^(train\/)?rewards\//.test(x)) || (has('grad_norm') && has('learning_rate') && has('epoch'))) return 'trl';
+  if (
+    has('completion_length') ||
+    has('completions/mean_length') ||
+    has('reward_std') ||
+    any((x) => /^(train\/)?rewards\//.test(x)) ||
+    (has('grad_norm') && has('learning_rate') && has('epoch'))
+  )
+    return 'trl';
   return 'unknown';
 }

@@ -22,11 +22,16 @@ const ray = (s: string, who = 'TaskRunner') => `${ESC}[36m(${who} pid=14640)${ES
 
 describe('verl console', () => {
   it('reads step lines behind ANSI codes and Ray prefixes, numpy reprs, nan/inf and keys with parentheses', () => {
-    const { steps, p } = run('verl-console', [
-      ray('step:1 - actor/pg_loss:np.float64(0.125) - actor/lr(1e-4):0.100 - critic/kl:-0.000 - actor/grad_norm:nan - x/up:inf - x/down:-inf'),
-      `${ESC}[2m${ESC}[36m(main_task pid=7)${ESC}[0m step:2 - actor/pg_loss:0.5`,
-      'step:3 - actor/pg_loss:1e-05',
-    ].join('\n'));
+    const { steps, p } = run(
+      'verl-console',
+      [
+        ray(
+          'step:1 - actor/pg_loss:np.float64(0.125) - actor/lr(1e-4):0.100 - critic/kl:-0.000 - actor/grad_norm:nan - x/up:inf - x/down:-inf',
+        ),
+        `${ESC}[2m${ESC}[36m(main_task pid=7)${ESC}[0m step:2 - actor/pg_loss:0.5`,
+        'step:3 - actor/pg_loss:1e-05',
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
     const v = steps[0].values;
     expect(v['actor/pg_loss']).toBe(0.125);
@@ -44,14 +49,24 @@ describe('verl console', () => {
     expect(steps[0].values).toEqual({ a: 1, b: 2.5 });
   });
 
-  it('says a run is verl-agent when its echoed config has verl-agent\'s env section', () => {
-    const { p } = run('verl-console', [ray("{'env': {'env_name': 'alfworld/AlfredTWEnv', 'max_steps': 50}, 'trainer': {'total_epochs': 1}}"), ray('step:1 - a:1')].join('\n'));
+  it("says a run is verl-agent when its echoed config has verl-agent's env section", () => {
+    const { p } = run(
+      'verl-console',
+      [ray("{'env': {'env_name': 'alfworld/AlfredTWEnv', 'max_steps': 50}, 'trainer': {'total_epochs': 1}}"), ray('step:1 - a:1')].join(
+        '\n',
+      ),
+    );
     expect(p.meta.framework).toBe('verl-agent');
     expect(run('verl-console', 'step:1 - a:1').p.meta.framework).toBe('verl');
   });
 
   it('merges a validation-only line into the training line of the same step', () => {
-    const { steps } = run('verl-console', ['step:0 - test_score/openai/gsm8k:0.521', 'step:0 - actor/pg_loss:0.1', 'step:1 - actor/pg_loss:0.2', 'step:1 - val/loss:0.4'].join('\n'));
+    const { steps } = run(
+      'verl-console',
+      ['step:0 - test_score/openai/gsm8k:0.521', 'step:0 - actor/pg_loss:0.1', 'step:1 - actor/pg_loss:0.2', 'step:1 - val/loss:0.4'].join(
+        '\n',
+      ),
+    );
     expect(steps).toEqual([
       { run: '', step: 0, values: { 'test_score/openai/gsm8k': 0.521, 'actor/pg_loss': 0.1 } },
       { run: '', step: 1, values: { 'actor/pg_loss': 0.2, 'val/loss': 0.4 } },
@@ -59,15 +74,18 @@ describe('verl console', () => {
   });
 
   it('does not count model text, progress bars or warnings containing "step:" as steps', () => {
-    const { steps, p } = run('verl-console', [
-      ray("[response] Let's start with the first step:"),
-      ray('step: this is prose'),
-      'Training Progress:  23%|██▎       | 100/435 [step: 3]',
-      'WARNING step:5 was slow',
-      ray('step:7'),
-      'noise with a NUL \u0000 byte',
-      ray('step:4 - actor/pg_loss:0.3'),
-    ].join('\n'));
+    const { steps, p } = run(
+      'verl-console',
+      [
+        ray("[response] Let's start with the first step:"),
+        ray('step: this is prose'),
+        'Training Progress:  23%|██▎       | 100/435 [step: 3]',
+        'WARNING step:5 was slow',
+        ray('step:7'),
+        'noise with a NUL \u0000 byte',
+        ray('step:4 - actor/pg_loss:0.3'),
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([4]);
     expect(p.skipped).toEqual({});
   });
@@ -82,19 +100,25 @@ describe('verl console', () => {
 
   it('keeps the last step when the log is cut mid-line and notes a resumed run', () => {
     const { steps, p } = run('verl-console', ['step:101 - a:1 - b:2', 'step:102 - a:1 - b:'].join('\n'));
-    expect(steps.map((s) => [s.step, s.values])).toEqual([[101, { a: 1, b: 2 }], [102, { a: 1 }]]);
+    expect(steps.map((s) => [s.step, s.values])).toEqual([
+      [101, { a: 1, b: 2 }],
+      [102, { a: 1 }],
+    ]);
     expect(p.meta.notes.join(' ')).toMatch(/first step is 101/);
   });
 
   it('parses the echoed pprint config into meta.config, before training only', () => {
-    const { p } = run('verl-console', [
-      ray("{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,"),
-      ray("                                 'optim': {'lr': 1e-06, 'min_lr_ratio': None}},"),
-      ray("                       'model': {'path': 'Qwen/Qwen2-7B-Instruct'}},"),
-      ray(" 'algorithm': {'adv_estimator': 'gae', 'gamma': 1.0, 'use': True, 'x': nan}}"),
-      ray('step:1 - a:1'),
-      ray("{'late': 1}"),
-    ].join('\n'));
+    const { p } = run(
+      'verl-console',
+      [
+        ray("{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,"),
+        ray("                                 'optim': {'lr': 1e-06, 'min_lr_ratio': None}},"),
+        ray("                       'model': {'path': 'Qwen/Qwen2-7B-Instruct'}},"),
+        ray(" 'algorithm': {'adv_estimator': 'gae', 'gamma': 1.0, 'use': True, 'x': nan}}"),
+        ray('step:1 - a:1'),
+        ray("{'late': 1}"),
+      ].join('\n'),
+    );
     expect(p.meta.config).toEqual({
       actor_rollout_ref: { actor: { clip_ratio: 0.2, optim: { lr: 1e-6, min_lr_ratio: null } }, model: { path: 'Qwen/Qwen2-7B-Instruct' } },
       algorithm: { adv_estimator: 'gae', gamma: 1, use: true, x: 'nan' },
@@ -102,14 +126,17 @@ describe('verl console', () => {
   });
 
   it('rebuilds a config whose lines the log lost from pprint columns, and says so', () => {
-    const { p, steps } = run('verl-console', [
-      ray("{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,"),
-      ray("                                 'fsdp_config': {'wrap_policy': {'min_num_params': 0"),
-      ray("                                 'grad_clip': 1.0},"),
-      ray(" 'data': {'max_response_length': 256,"),
-      ray("          'train_files': 'x.parquet',(WorkerDict pid=1) spliced"),
-      ray('step:1 - a:1'),
-    ].join('\n'));
+    const { p, steps } = run(
+      'verl-console',
+      [
+        ray("{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,"),
+        ray("                                 'fsdp_config': {'wrap_policy': {'min_num_params': 0"),
+        ray("                                 'grad_clip': 1.0},"),
+        ray(" 'data': {'max_response_length': 256,"),
+        ray("          'train_files': 'x.parquet',(WorkerDict pid=1) spliced"),
+        ray('step:1 - a:1'),
+      ].join('\n'),
+    );
     expect(steps).toHaveLength(1);
     const c = p.meta.config as any;
     expect(c.actor_rollout_ref.actor.clip_ratio).toBe(0.2);
@@ -119,13 +146,19 @@ describe('verl console', () => {
   });
 
   it('reads "Final validation metrics" in its one-line and pprint-wrapped spellings', () => {
-    const one = run('verl-console', ['step:1 - a:1', ray(`"Final validation metrics: {'test_score/openai/gsm8k': 0.5685}"`, 'main_task')].join('\n'));
+    const one = run(
+      'verl-console',
+      ['step:1 - a:1', ray(`"Final validation metrics: {'test_score/openai/gsm8k': 0.5685}"`, 'main_task')].join('\n'),
+    );
     expect(one.p.meta.finalMetrics).toEqual({ 'test_score/openai/gsm8k': 0.5685 });
-    const wrapped = run('verl-console', [
-      'step:1 - a:1',
-      ray(`("Final validation metrics: {'val-core/openai/gsm8k/reward/mean@1': "`),
-      ray(` "0.821, 'val-aux/openai/gsm8k/reward/std@1': 0.0}")`),
-    ].join('\n'));
+    const wrapped = run(
+      'verl-console',
+      [
+        'step:1 - a:1',
+        ray(`("Final validation metrics: {'val-core/openai/gsm8k/reward/mean@1': "`),
+        ray(` "0.821, 'val-aux/openai/gsm8k/reward/std@1': 0.0}")`),
+      ].join('\n'),
+    );
     expect(wrapped.p.meta.finalMetrics).toEqual({ 'val-core/openai/gsm8k/reward/mean@1': 0.821, 'val-aux/openai/gsm8k/reward/std@1': 0 });
     expect(wrapped.steps).toHaveLength(1);
   });
@@ -133,11 +166,14 @@ describe('verl console', () => {
 
 describe('JSONL', () => {
   it('verl file logger: step + data, null = NaN, strings noted, a truncated last line skipped', () => {
-    const { steps, p } = run('verl-jsonl', [
-      '{"step":0,"data":{"val-core/openai/gsm8k/acc/mean@1":0.0}}',
-      '{"step":1,"data":{"actor/pg_loss":null,"resize/mode":"schedule","critic/lr":0.00001}}',
-      '{"step":2,"data":{"actor/pg_lo',
-    ].join('\n'));
+    const { steps, p } = run(
+      'verl-jsonl',
+      [
+        '{"step":0,"data":{"val-core/openai/gsm8k/acc/mean@1":0.0}}',
+        '{"step":1,"data":{"actor/pg_loss":null,"resize/mode":"schedule","critic/lr":0.00001}}',
+        '{"step":2,"data":{"actor/pg_lo',
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([0, 1]);
     expect(steps[1].values['actor/pg_loss']).toBeNaN();
     expect(steps[1].values['critic/lr']).toBe(1e-5);
@@ -147,35 +183,54 @@ describe('JSONL', () => {
   });
 
   it('flat records: bare NaN/Infinity, "300/1296" steps, nested objects flattened, records without a step counted', () => {
-    const { steps, p } = run('jsonl', [
-      '{"step": 1, "loss": NaN, "kl": Infinity, "neg": -Infinity, "note": "NaN stays text"}',
-      '{"global_step": "300/1296", "env": {"all": {"reward": {"total": 0.5}}}}',
-      '{"loss": 1}',
-      'not json',
-      '',
-    ].join('\n'));
+    const { steps, p } = run(
+      'jsonl',
+      [
+        '{"step": 1, "loss": NaN, "kl": Infinity, "neg": -Infinity, "note": "NaN stays text"}',
+        '{"global_step": "300/1296", "env": {"all": {"reward": {"total": 0.5}}}}',
+        '{"loss": 1}',
+        'not json',
+        '',
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([1, 300]);
     expect(steps[0].values.loss).toBeNaN();
     expect(steps[0].values.kl).toBe(Infinity);
     expect(steps[0].values.neg).toBe(-Infinity);
     expect('note' in steps[0].values).toBe(false);
     expect(steps[1].values).toEqual({ 'env/all/reward/total': 0.5 });
-    expect(p.skipped).toEqual({ 'record without a step field (step, global_step, _step, train/global_step, trainer/global_step, global_step/max_steps, iteration, iter, progress/batch)': 1, 'line that is not a JSON object': 1 });
+    expect(p.skipped).toEqual({
+      'record without a step field (step, global_step, _step, train/global_step, trainer/global_step, global_step/max_steps, iteration, iter, progress/batch)': 1,
+      'line that is not a JSON object': 1,
+    });
   });
 
-  it("ms-swift logging.jsonl: the step from global_step/max_steps, its progress fields dropped, framework ms-swift, its GRPO keys mapped", () => {
+  it('ms-swift logging.jsonl: the step from global_step/max_steps, its progress fields dropped, framework ms-swift, its GRPO keys mapped', () => {
     // The layout of ms-swift's trainer callback (json.dumps of the logs dict plus its progress fields).
-    const { steps, p } = run('jsonl', [
-      '{"loss": 0.3, "grad_norm": 2.0, "learning_rate": 1e-06, "completions/mean_length": 121.0, "rewards/accuracy_reward/mean": 0.04, "rewards/format_reward/mean": 0.9, "reward": 0.6, "reward_std": 0.2, "kl": NaN, "clip_ratio/region_mean": 0.02, "global_step/max_steps": "1/5", "percentage": "20.00%", "elapsed_time": "1m 1s", "remaining_time": "1m 2s", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
-      '{"loss": 0.15, "kl": 0.002, "global_step/max_steps": "2/5", "percentage": "40.00%", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
-    ].join('\n'));
+    const { steps, p } = run(
+      'jsonl',
+      [
+        '{"loss": 0.3, "grad_norm": 2.0, "learning_rate": 1e-06, "completions/mean_length": 121.0, "rewards/accuracy_reward/mean": 0.04, "rewards/format_reward/mean": 0.9, "reward": 0.6, "reward_std": 0.2, "kl": NaN, "clip_ratio/region_mean": 0.02, "global_step/max_steps": "1/5", "percentage": "20.00%", "elapsed_time": "1m 1s", "remaining_time": "1m 2s", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
+        '{"loss": 0.15, "kl": 0.002, "global_step/max_steps": "2/5", "percentage": "40.00%", "memory(GiB)": 21.5, "train_speed(iter/s)": 0.12}',
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([1, 2]);
-    expect(detectFormat(new TextEncoder().encode('{"loss": 0.3, "global_step/max_steps": "1/5", "percentage": "20.00%"}\n'))?.format).toBe('jsonl');
+    expect(detectFormat(new TextEncoder().encode('{"loss": 0.3, "global_step/max_steps": "1/5", "percentage": "20.00%"}\n'))?.format).toBe(
+      'jsonl',
+    );
     expect(p.meta.framework).toBe('ms-swift');
     for (const k of ['memory(GiB)', 'train_speed(iter/s)', 'percentage', 'elapsed_time']) expect(k in steps[0].values).toBe(false);
     expect(p.meta.notes.join(' ')).not.toContain('percentage');
     const m = mapSourceStep(steps[0].values, 'ms-swift');
-    expect(m.keyMap).toMatchObject({ 'actor/pg_loss': 'loss', 'actor/kl_loss': 'kl', 'response_length/mean': 'completions/mean_length', 'episode/success_rate': 'rewards/accuracy_reward/mean', 'episode/valid_format_ratio': 'rewards/format_reward/mean', 'actor/pg_clipfrac': 'clip_ratio/region_mean', 'episode/reward_mean': 'reward' });
+    expect(m.keyMap).toMatchObject({
+      'actor/pg_loss': 'loss',
+      'actor/kl_loss': 'kl',
+      'response_length/mean': 'completions/mean_length',
+      'episode/success_rate': 'rewards/accuracy_reward/mean',
+      'episode/valid_format_ratio': 'rewards/format_reward/mean',
+      'actor/pg_clipfrac': 'clip_ratio/region_mean',
+      'episode/reward_mean': 'reward',
+    });
     expect(m.values['actor/kl_loss']).toBeNaN();
     expect(m.values.reward_std).toBe(0.2);
   });
@@ -183,13 +238,16 @@ describe('JSONL', () => {
 
 describe('TRL / HF Trainer', () => {
   it('console dicts: ordinal steps, eval dict joins its step, the summary goes to finalMetrics', () => {
-    const { steps, p } = run('trl-console', [
-      "{'loss': 0.0042, 'grad_norm': 0.108, 'learning_rate': 9.1e-06, 'reward': 0.018, 'epoch': 0.09}",
-      ' 20%|██        | 20/100 [00:10<00:40]\r{\'loss\': 0.0105, \'grad_norm\': nan, \'epoch\': 0.18}',
-      "{'eval_loss': 0.5, 'eval_reward': 0.2, 'epoch': 0.18}",
-      "{'train_runtime': 123.4, 'train_samples_per_second': 2.5, 'train_loss': 0.01, 'epoch': 1.0}",
-      "{'loss': 0.1, 'epoch': 0.3",
-    ].join('\n'));
+    const { steps, p } = run(
+      'trl-console',
+      [
+        "{'loss': 0.0042, 'grad_norm': 0.108, 'learning_rate': 9.1e-06, 'reward': 0.018, 'epoch': 0.09}",
+        " 20%|██        | 20/100 [00:10<00:40]\r{'loss': 0.0105, 'grad_norm': nan, 'epoch': 0.18}",
+        "{'eval_loss': 0.5, 'eval_reward': 0.2, 'epoch': 0.18}",
+        "{'train_runtime': 123.4, 'train_samples_per_second': 2.5, 'train_loss': 0.01, 'epoch': 1.0}",
+        "{'loss': 0.1, 'epoch': 0.3",
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([1, 2]);
     expect(steps[1].values).toMatchObject({ loss: 0.0105, eval_loss: 0.5, eval_reward: 0.2 });
     expect(steps[1].values.grad_norm).toBeNaN();
@@ -198,14 +256,25 @@ describe('TRL / HF Trainer', () => {
   });
 
   it('trainer_state.json: steps from log_history, config from the top-level fields', () => {
-    const doc = JSON.stringify({ global_step: 20, logging_steps: 10, log_history: [
-      { loss: 0.1, reward: 0.2, step: 10 },
-      { eval_loss: 0.3, step: 10 },
-      { loss: NaN, step: 20 },
-      { train_runtime: 5, train_loss: 0.1, step: 20 },
-    ] }, null, 2).replace('null', 'NaN');
+    const doc = JSON.stringify(
+      {
+        global_step: 20,
+        logging_steps: 10,
+        log_history: [
+          { loss: 0.1, reward: 0.2, step: 10 },
+          { eval_loss: 0.3, step: 10 },
+          { loss: NaN, step: 20 },
+          { train_runtime: 5, train_loss: 0.1, step: 20 },
+        ],
+      },
+      null,
+      2,
+    ).replace('null', 'NaN');
     const { steps, p } = run('trainer-state', doc);
-    expect(steps.map((s) => [s.step, Object.keys(s.values)])).toEqual([[10, ['loss', 'reward', 'eval_loss']], [20, ['loss']]]);
+    expect(steps.map((s) => [s.step, Object.keys(s.values)])).toEqual([
+      [10, ['loss', 'reward', 'eval_loss']],
+      [20, ['loss']],
+    ]);
     expect(steps[1].values.loss).toBeNaN();
     expect(p.meta.config).toEqual({ global_step: 20, logging_steps: 10 });
     expect(p.meta.finalMetrics).toEqual({ train_runtime: 5, train_loss: 0.1 });
@@ -230,12 +299,15 @@ describe('TRL / HF Trainer', () => {
 
 describe('CSV', () => {
   it('W&B export: one run per prefix, __MIN/__MAX dropped, empty cells absent', () => {
-    const { steps, p } = run('wandb-csv', [
-      '"Step","run-a - actor/entropy","run-a - actor/entropy__MIN","run-a - actor/entropy__MAX","my - run - b - actor/entropy"',
-      '"1","0.4","0.39","0.41","0.5"',
-      '"2","","","","0.6"',
-      '"3","NaN","","",""',
-    ].join('\n'));
+    const { steps, p } = run(
+      'wandb-csv',
+      [
+        '"Step","run-a - actor/entropy","run-a - actor/entropy__MIN","run-a - actor/entropy__MAX","my - run - b - actor/entropy"',
+        '"1","0.4","0.39","0.41","0.5"',
+        '"2","","","","0.6"',
+        '"3","NaN","","",""',
+      ].join('\n'),
+    );
     expect(steps).toEqual([
       { run: 'run-a', step: 1, values: { 'actor/entropy': 0.4 } },
       { run: 'my - run - b', step: 1, values: { 'actor/entropy': 0.5 } },
@@ -246,8 +318,14 @@ describe('CSV', () => {
   });
 
   it('plain CSV with a step column; bad rows counted; a quoted newline reassembled', () => {
-    const { steps, p } = run('csv', ['global_step,loss,"tag, with comma",name', '1,0.5,2,"a ""quoted"" name"', 'x,1,2,3', '2,0.25,,"two', 'lines"'].join('\n'));
-    expect(steps).toEqual([{ run: '', step: 1, values: { loss: 0.5, 'tag, with comma': 2 } }, { run: '', step: 2, values: { loss: 0.25 } }]);
+    const { steps, p } = run(
+      'csv',
+      ['global_step,loss,"tag, with comma",name', '1,0.5,2,"a ""quoted"" name"', 'x,1,2,3', '2,0.25,,"two', 'lines"'].join('\n'),
+    );
+    expect(steps).toEqual([
+      { run: '', step: 1, values: { loss: 0.5, 'tag, with comma': 2 } },
+      { run: '', step: 2, values: { loss: 0.25 } },
+    ]);
     expect(p.skipped).toEqual({ 'row whose step is not a non-negative integer': 1 });
     expect(p.meta.notes.join(' ')).toMatch(/non-numeric cells ignored: name/);
   });
@@ -261,16 +339,25 @@ describe('CSV', () => {
 
 describe('DeepSpeed-Chat', () => {
   it('joins the reward and timing lines to the step line before them', () => {
-    const { steps, p } = run('deepspeed-chat', [
-      '[2023-04-18 08:48:01,543] [INFO] [loss_scaler.py:188:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step.',
-      'epoch: 0|step: 0|ppo_ep: 1|act_loss: 0.21|cri_loss: 0.12|unsuper_loss: 0.0',
-      'average reward score: -0.679',
-      '-------------------------------------------------------------------------------------',
-      '|E2E latency=7.99s |Gather latency=0.00s (0.00%) |Generate time=5.26s (65.81%) |CurSamplesPerSec=8.01 |AvgSamplesPerSec=8.01',
-      'epoch: 0|step: 1|ppo_ep: 1|act_loss: nan|cri_loss: 0.16|unsuper_loss: 0.0',
-    ].join('\n'));
+    const { steps, p } = run(
+      'deepspeed-chat',
+      [
+        '[2023-04-18 08:48:01,543] [INFO] [loss_scaler.py:188:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step.',
+        'epoch: 0|step: 0|ppo_ep: 1|act_loss: 0.21|cri_loss: 0.12|unsuper_loss: 0.0',
+        'average reward score: -0.679',
+        '-------------------------------------------------------------------------------------',
+        '|E2E latency=7.99s |Gather latency=0.00s (0.00%) |Generate time=5.26s (65.81%) |CurSamplesPerSec=8.01 |AvgSamplesPerSec=8.01',
+        'epoch: 0|step: 1|ppo_ep: 1|act_loss: nan|cri_loss: 0.16|unsuper_loss: 0.0',
+      ].join('\n'),
+    );
     expect(steps.map((s) => s.step)).toEqual([0, 1]);
-    expect(steps[0].values).toMatchObject({ act_loss: 0.21, 'average reward score': -0.679, 'E2E latency': 7.99, 'Generate time': 5.26, CurSamplesPerSec: 8.01 });
+    expect(steps[0].values).toMatchObject({
+      act_loss: 0.21,
+      'average reward score': -0.679,
+      'E2E latency': 7.99,
+      'Generate time': 5.26,
+      CurSamplesPerSec: 8.01,
+    });
     expect(steps[1].values.act_loss).toBeNaN();
     expect(p.meta.notes.join(' ')).toMatch(/1 fp16 loss-scale overflow/);
   });
@@ -293,7 +380,10 @@ describe('value and literal readers', () => {
   it('reads plain decimals without a substring exactly as Number() does', () => {
     // A fixed LCG, so the cases are the same every run.
     let seed = 7;
-    const next = (n: number): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
     for (let t = 0; t < 20000; t++) {
       const intDigits = next(10);
       const fracDigits = next(13);
@@ -304,7 +394,8 @@ describe('value and literal readers', () => {
       const text = `k:${s} - `;
       const got = fastDecimal(text, 2, 2 + s.length);
       const want = Number(s);
-      if (got === undefined) expect(s === '-' || s === '.' || s === '-.' || s.endsWith('.') || s.replace(/[-.]/g, '').length > 15, s).toBe(true);
+      if (got === undefined)
+        expect(s === '-' || s === '.' || s === '-.' || s.endsWith('.') || s.replace(/[-.]/g, '').length > 15, s).toBe(true);
       else expect(Object.is(got, want), `${s}: ${got} vs ${want}`).toBe(true);
     }
     expect(Object.is(fastDecimal('-0.000', 0, 6), -0)).toBe(true);
@@ -312,7 +403,13 @@ describe('value and literal readers', () => {
   });
 
   it('parses Python reprs leniently and rejects broken structure', () => {
-    expect(parsePyLiteral("{'a': (1, 2), 'b': [None, True], 'c': 'x' 'y', 'd': <obj at 0x1>, 'e': np.float32(2.5)}")).toEqual({ a: [1, 2], b: [null, true], c: 'xy', d: '<obj at 0x1>', e: 2.5 });
+    expect(parsePyLiteral("{'a': (1, 2), 'b': [None, True], 'c': 'x' 'y', 'd': <obj at 0x1>, 'e': np.float32(2.5)}")).toEqual({
+      a: [1, 2],
+      b: [null, true],
+      c: 'xy',
+      d: '<obj at 0x1>',
+      e: 2.5,
+    });
     expect(() => parsePyLiteral("{'a': 1")).toThrow(/expected ',' or '}'/);
   });
 

@@ -10,7 +10,10 @@
  */
 
 export class PyLiteralError extends Error {
-  constructor(message: string, readonly at: number) {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
     super(`${message} at character ${at}`);
     this.name = 'PyLiteralError';
   }
@@ -103,7 +106,19 @@ function skipString(text: string, i: number): number {
   return -1;
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '0': '\0',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+};
 
 class Reader {
   i = 0;
@@ -141,7 +156,10 @@ class Reader {
     this.i++;
     for (;;) {
       this.ws();
-      if (this.s[this.i] === '}') { this.i++; return out; }
+      if (this.s[this.i] === '}') {
+        this.i++;
+        return out;
+      }
       const k = this.value();
       this.ws();
       if (this.s[this.i] !== ':') throw new PyLiteralError(`expected ':' after the dict key ${JSON.stringify(k)}`, this.i);
@@ -149,8 +167,14 @@ class Reader {
       out[typeof k === 'string' ? k : JSON.stringify(k)] = this.value();
       this.ws();
       const c = this.s[this.i];
-      if (c === ',') { this.i++; continue; }
-      if (c === '}') { this.i++; return out; }
+      if (c === ',') {
+        this.i++;
+        continue;
+      }
+      if (c === '}') {
+        this.i++;
+        return out;
+      }
       throw new PyLiteralError(`expected ',' or '}' in a dict, found ${JSON.stringify(c ?? 'end of text')}`, this.i);
     }
   }
@@ -161,12 +185,22 @@ class Reader {
     let sawComma = false;
     for (;;) {
       this.ws();
-      if (this.s[this.i] === close) { this.i++; break; }
+      if (this.s[this.i] === close) {
+        this.i++;
+        break;
+      }
       out.push(this.value());
       this.ws();
       const c = this.s[this.i];
-      if (c === ',') { this.i++; sawComma = true; continue; }
-      if (c === close) { this.i++; break; }
+      if (c === ',') {
+        this.i++;
+        sawComma = true;
+        continue;
+      }
+      if (c === close) {
+        this.i++;
+        break;
+      }
       throw new PyLiteralError(`expected ',' or '${close}', found ${JSON.stringify(c ?? 'end of text')}`, this.i);
     }
     // `(x)` is grouping, not a tuple: pprint writes a long wrapped string as ('a' 'b').
@@ -181,7 +215,10 @@ class Reader {
       this.ws();
       const c = this.s[this.i];
       if (c === "'" || c === '"') out += this.string();
-      else { this.i = save; return out; }
+      else {
+        this.i = save;
+        return out;
+      }
     }
   }
 
@@ -243,12 +280,21 @@ class Reader {
     const tok = s.slice(start, this.i).trim();
     if (tok.length === 0) throw new PyLiteralError(`unexpected ${JSON.stringify(s[this.i] ?? 'end of text')}`, start);
     switch (tok) {
-      case 'True': return true;
-      case 'False': return false;
-      case 'None': return null;
-      case 'nan': case 'NaN': return Number.NaN;
-      case 'inf': case 'Infinity': return Number.POSITIVE_INFINITY;
-      case '-inf': case '-Infinity': return Number.NEGATIVE_INFINITY;
+      case 'True':
+        return true;
+      case 'False':
+        return false;
+      case 'None':
+        return null;
+      case 'nan':
+      case 'NaN':
+        return Number.NaN;
+      case 'inf':
+      case 'Infinity':
+        return Number.POSITIVE_INFINITY;
+      case '-inf':
+      case '-Infinity':
+        return Number.NEGATIVE_INFINITY;
     }
     if (/^[-+]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d+)?$/.test(tok)) return Number(tok.replace(/_/g, ''));
     // numpy ≥ 2 scalar reprs inside dicts: np.float64(0.5).
@@ -308,7 +354,10 @@ export function parsePprintDict(text: string): { value: { [k: string]: PyValue }
         if (end >= 0) {
           if (!settle(pending.obj, pending.key, pending.text)) lost++;
           pending = null;
-        } else if (pending.text.length > 65536) { lost++; pending = null; }
+        } else if (pending.text.length > 65536) {
+          lost++;
+          pending = null;
+        }
         continue;
       }
       lost++;
@@ -320,9 +369,15 @@ export function parsePprintDict(text: string): { value: { [k: string]: PyValue }
     }
     for (;;) {
       const k = keyAtColumn(line, p);
-      if (k === null) { lost++; break; }
+      if (k === null) {
+        lost++;
+        break;
+      }
       while (stack.length > 0 && stack[stack.length - 1].col > p) stack.pop();
-      if (stack.length === 0 || stack[stack.length - 1].col !== p) { lost++; break; }
+      if (stack.length === 0 || stack[stack.length - 1].col !== p) {
+        lost++;
+        break;
+      }
       const target = stack[stack.length - 1].obj;
       let q = k.valueAt;
       const c = line[q];
@@ -359,7 +414,11 @@ function keyAtColumn(line: string, p: number): { key: string; valueAt: number } 
   q++;
   while (line[q] === ' ') q++;
   let key: PyValue;
-  try { key = parsePyLiteral(line.slice(p, end + 1)); } catch { return null; }
+  try {
+    key = parsePyLiteral(line.slice(p, end + 1));
+  } catch {
+    return null;
+  }
   return typeof key === 'string' ? { key, valueAt: q } : null;
 }
 
@@ -375,5 +434,9 @@ function leadingLiteral(raw: string): PyValue | undefined {
     while (end < s.length && s[end] !== ',' && s[end] !== '}') end++;
   }
   if (end <= 0) return undefined;
-  try { return parsePyLiteral(s.slice(0, end)); } catch { return undefined; }
+  try {
+    return parsePyLiteral(s.slice(0, end));
+  } catch {
+    return undefined;
+  }
 }

@@ -10,7 +10,9 @@ const ESC = '\x1b';
 
 describe('verl console behind colour codes after the Ray prefix', () => {
   it('detects and reads the step lines', () => {
-    const lines = [1, 2, 3].map((i) => `${ESC}[36m(TaskRunner pid=1)${ESC}[0m ${ESC}[32mstep:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}${ESC}[0m`);
+    const lines = [1, 2, 3].map(
+      (i) => `${ESC}[36m(TaskRunner pid=1)${ESC}[0m ${ESC}[32mstep:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}${ESC}[0m`,
+    );
     expect(detectFormat(new TextEncoder().encode(lines.join('\n') + '\n'))?.format).toBe('verl-console');
     const steps: SourceStep[] = [];
     const p = createLineParser('verl-console', (s) => steps.push(s));

@@ -9,7 +9,11 @@ import { expect, it } from 'vitest';
 import { describeRealRuns } from '../../../tests/support/realRuns';
 import { createLineParser, detectFormat, guessFramework, mapSourceStep, type LineParser, type LogFormat, type SourceStep } from './index';
 
-interface Parsed { format: LogFormat; steps: SourceStep[]; parser: LineParser }
+interface Parsed {
+  format: LogFormat;
+  steps: SourceStep[];
+  parser: LineParser;
+}
 
 function parseFile(path: string): Parsed {
   const buf = readFileSync(path);
@@ -87,7 +91,15 @@ describeRealRuns('text-format parsers on the real runs', (dir) => {
     expect(stepNumbers(steps)).toEqual(range(101, 435));
     expect(parser.meta.notes.join(' ')).toMatch(/first step is 101/);
     const m = mapSourceStep(at(steps, 110).values, 'verl');
-    for (const k of ['actor/entropy', 'actor/grad_norm', 'episode/score_mean', 'response_length/clip_ratio', 'perf/tokens_per_s', 'val/score_mean']) expect(m.keyMap).toHaveProperty(k);
+    for (const k of [
+      'actor/entropy',
+      'actor/grad_norm',
+      'episode/score_mean',
+      'response_length/clip_ratio',
+      'perf/tokens_per_s',
+      'val/score_mean',
+    ])
+      expect(m.keyMap).toHaveProperty(k);
     expect(m.keyMap['val/score_mean']).toBe('val-core/openai/gsm8k/reward/mean@1');
     expect(Math.max(...steps.map((s) => s.values['actor/grad_norm']))).toBeCloseTo(3.89, 2);
   });
@@ -130,7 +142,9 @@ describeRealRuns('text-format parsers on the real runs', (dir) => {
     expect(ent.steps.every((s) => Object.keys(s.values).join() === 'actor/main_chain/entropy')).toBe(true);
     expect(mapSourceStep(ent.steps[0].values, 'verl').keyMap['actor/entropy']).toBe('actor/main_chain/entropy');
     const len = parseFile(f('wandb-csv/deep-grpo/training_dynamics/response_length.csv'));
-    expect(at(len.steps, 2958, 'Qwen2.5-0.5B-Instruct-GSM8K-CRPO-sp-p1-b8-gamma2.0-lam1.0-01161659').values['response_length/main_chain/mean']).toBeCloseTo(664.6, 1);
+    expect(
+      at(len.steps, 2958, 'Qwen2.5-0.5B-Instruct-GSM8K-CRPO-sp-p1-b8-gamma2.0-lam1.0-01161659').values['response_length/main_chain/mean'],
+    ).toBeCloseTo(664.6, 1);
     const tree = parseFile(f('wandb-csv/deep-grpo/tree_methods_training_instability/entropy.csv'));
     expect(stepNumbers(tree.steps)).toEqual(range(1, 927));
     expect(at(tree.steps, 924, 'Qwen2.5-0.5B-Instruct-TreeRL').values['actor/entropy']).toBeCloseTo(1.54, 2);
@@ -149,7 +163,9 @@ describeRealRuns('text-format parsers on the real runs', (dir) => {
   });
 
   it('DeepSpeed-Chat step-3 log: 477 steps 0–476, reward joined to its step', () => {
-    const { format, steps, parser } = parseFile(f('other-console/deepspeed-chat_step3_actor_opt-1.3b_critic_opt-350m_globalBatchSize64.log'));
+    const { format, steps, parser } = parseFile(
+      f('other-console/deepspeed-chat_step3_actor_opt-1.3b_critic_opt-350m_globalBatchSize64.log'),
+    );
     expect(format).toBe('deepspeed-chat');
     expect(stepNumbers(steps)).toEqual(range(0, 476));
     expect(at(steps, 0).values['average reward score']).toBeCloseTo(-0.679, 3);
@@ -169,6 +185,11 @@ describeRealRuns('text-format parsers on the real runs', (dir) => {
     const fw = guessFramework(Object.keys(steps[0].values));
     expect(fw).toBe('trl');
     const m = mapSourceStep(steps[0].values, fw);
-    expect(m.keyMap).toMatchObject({ 'episode/reward_mean': 'reward', 'actor/kl_loss': 'kl', 'response_length/mean': 'completion_length', 'episode/valid_format_ratio': 'rewards/format_reward' });
+    expect(m.keyMap).toMatchObject({
+      'episode/reward_mean': 'reward',
+      'actor/kl_loss': 'kl',
+      'response_length/mean': 'completion_length',
+      'episode/valid_format_ratio': 'rewards/format_reward',
+    });
   });
 });

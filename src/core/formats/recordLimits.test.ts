@@ -28,7 +28,11 @@ describe('record limits', () => {
 
   it('nesting up to the limit is read', () => {
     const { steps } = parse('jsonl', [`{"step":1,"x":${deep(MAX_RECORD_DEPTH - 2)}}`]);
-    expect(Object.keys(steps[0].values)).toEqual([`x/${Array(MAX_RECORD_DEPTH - 2).fill('a').join('/')}`]);
+    expect(Object.keys(steps[0].values)).toEqual([
+      `x/${Array(MAX_RECORD_DEPTH - 2)
+        .fill('a')
+        .join('/')}`,
+    ]);
   });
 
   it('a line with more values than the limit is skipped and counted', () => {

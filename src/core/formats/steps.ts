@@ -58,9 +58,10 @@ export class StepAccumulator {
 
   flush(): void {
     if (this.values === null) return;
-    const s: SourceStep = this.wallTime === undefined
-      ? { run: this.run, step: this.step, values: this.values }
-      : { run: this.run, step: this.step, values: this.values, wallTime: this.wallTime };
+    const s: SourceStep =
+      this.wallTime === undefined
+        ? { run: this.run, step: this.step, values: this.values }
+        : { run: this.run, step: this.step, values: this.values, wallTime: this.wallTime };
     this.values = null;
     this.emitted++;
     this.onStep(s);
@@ -116,12 +117,24 @@ export function parseMetricNumber(raw: string): number | undefined {
     return undefined;
   }
   switch (s.toLowerCase()) {
-    case 'nan': case '+nan': case '-nan': return Number.NaN;
-    case 'inf': case '+inf': case 'infinity': case '+infinity': return Number.POSITIVE_INFINITY;
-    case '-inf': case '-infinity': return Number.NEGATIVE_INFINITY;
-    case 'true': return 1;
-    case 'false': return 0;
-    default: return undefined;
+    case 'nan':
+    case '+nan':
+    case '-nan':
+      return Number.NaN;
+    case 'inf':
+    case '+inf':
+    case 'infinity':
+    case '+infinity':
+      return Number.POSITIVE_INFINITY;
+    case '-inf':
+    case '-infinity':
+      return Number.NEGATIVE_INFINITY;
+    case 'true':
+      return 1;
+    case 'false':
+      return 0;
+    default:
+      return undefined;
   }
 }
 
@@ -164,7 +177,8 @@ export function flattenNumeric(
     const key = prefix === '' ? k : `${prefix}/${k}`;
     if (typeof v === 'number') out[key] = v;
     else if (v === null) out[key] = Number.NaN;
-    else if (typeof v === 'object' && !Array.isArray(v)) flattenNumeric(v as Record<string, unknown>, out, onIgnored, fromString, key, undefined, depth + 1, count);
+    else if (typeof v === 'object' && !Array.isArray(v))
+      flattenNumeric(v as Record<string, unknown>, out, onIgnored, fromString, key, undefined, depth + 1, count);
     else {
       const n = typeof v === 'string' && fromString ? fromString(v) : undefined;
       if (n === undefined) onIgnored(key);
@@ -173,7 +187,9 @@ export function flattenNumeric(
   }
 }
 
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /**
  * The plain decimal `-?digits[.digits]` in `s[from, to)` without making a substring, or undefined when the text
@@ -185,7 +201,10 @@ const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 export function fastDecimal(s: string, from: number, to: number): number | undefined {
   let i = from;
   let neg = false;
-  if (s.charCodeAt(i) === 45) { neg = true; i++; }
+  if (s.charCodeAt(i) === 45) {
+    neg = true;
+    i++;
+  }
   let m = 0;
   let digits = 0;
   let frac = -1;

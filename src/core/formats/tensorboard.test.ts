@@ -36,7 +36,12 @@ function parse(bytes: Uint8Array, chunk = bytes.length, opts?: TensorboardParser
 const stepsOf = (steps: SourceStep[]): number[] => steps.map((s) => s.step);
 
 describe('TensorBoard parser: framing', () => {
-  const file = cat(versionRecord, simple(1, { a: 1, b: 2 }), simple(2, { a: 3, b: Number.NaN }), simple(3, { a: Number.POSITIVE_INFINITY }));
+  const file = cat(
+    versionRecord,
+    simple(1, { a: 1, b: 2 }),
+    simple(2, { a: 3, b: Number.NaN }),
+    simple(3, { a: Number.POSITIVE_INFINITY }),
+  );
 
   it('reads the same steps whatever the chunk sizes, wall_time included', () => {
     const whole = parse(file);
@@ -124,13 +129,28 @@ describe('TensorBoard parser: steps and reordering', () => {
   it('merges events for several tags at one step into one SourceStep (one Event per scalar, as PyTorch writes)', () => {
     const file = cat(versionRecord, simple(10, { a: 1 }), simple(10, { b: 2 }), simple(20, { a: 3 }), simple(20, { b: 4 }));
     const { steps } = parse(file);
-    expect(steps.map((s) => [s.step, s.values])).toEqual([[10, { a: 1, b: 2 }], [20, { a: 3, b: 4 }]]);
+    expect(steps.map((s) => [s.step, s.values])).toEqual([
+      [10, { a: 1, b: 2 }],
+      [20, { a: 3, b: 4 }],
+    ]);
   });
 
   it('places values of an interleaving writer into their steps when within the window, in step order', () => {
-    const file = cat(versionRecord, simple(1, { a: 1 }), simple(2, { a: 2 }), simple(1, { b: 10 }), simple(3, { a: 3 }), simple(2, { b: 20 }), simple(3, { b: 30 }));
+    const file = cat(
+      versionRecord,
+      simple(1, { a: 1 }),
+      simple(2, { a: 2 }),
+      simple(1, { b: 10 }),
+      simple(3, { a: 3 }),
+      simple(2, { b: 20 }),
+      simple(3, { b: 30 }),
+    );
     const { steps, p } = parse(file, 13, { reorderWindow: 2 });
-    expect(steps.map((s) => [s.step, s.values])).toEqual([[1, { a: 1, b: 10 }], [2, { a: 2, b: 20 }], [3, { a: 3, b: 30 }]]);
+    expect(steps.map((s) => [s.step, s.values])).toEqual([
+      [1, { a: 1, b: 10 }],
+      [2, { a: 2, b: 20 }],
+      [3, { a: 3, b: 30 }],
+    ]);
     expect(p.meta.notes.some((n) => /went back/.test(n))).toBe(false);
   });
 
@@ -168,36 +188,53 @@ describe('TensorBoard parser: summaries', () => {
     new DataView(f64.buffer).setFloat64(0, 0.1, true);
     const i64 = new Uint8Array(8);
     new DataView(i64.buffer).setBigInt64(0, -(2n ** 40n), true);
-    const file = cat(versionRecord, tensorEvent(7, [
-      tensorValue('f32', { dtype: DT.FLOAT, tensorShape: {}, floatVal: [0.1] }, 'scalars'),
-      tensorValue('f64', { dtype: DT.DOUBLE, tensorShape: {}, doubleVal: [0.1] }, 'scalars'),
-      tensorValue('i32', { dtype: DT.INT32, tensorShape: {}, intVal: [-3] }, 'scalars'),
-      tensorValue('i64', { dtype: DT.INT64, tensorShape: {}, int64Val: [2 ** 40] }, 'scalars'),
-      // 16512 = 0x4080 is 2.25 in binary16 (what tensor_util.make_tensor_proto(np.float16(2.25)) stores).
-      tensorValue('half', { dtype: DT.HALF, tensorShape: {}, halfVal: [16512] }, 'scalars'),
-      // bfloat16 0x3fc0 is the top half of float32 1.5.
-      tensorValue('bf16', { dtype: DT.BFLOAT16, tensorShape: {}, halfVal: [0x3fc0] }, 'scalars'),
-      tensorValue('bool', { dtype: DT.BOOL, tensorShape: {}, boolVal: [true] }, 'scalars'),
-      tensorValue('content_f32', { dtype: DT.FLOAT, tensorShape: {}, tensorContent: f32 }, 'scalars'),
-      tensorValue('content_f64', { dtype: DT.DOUBLE, tensorShape: {}, tensorContent: f64 }, 'scalars'),
-      tensorValue('content_i64', { dtype: DT.INT64, tensorShape: {}, tensorContent: i64 }, 'scalars'),
-      // No plugin metadata at all: a bare rank-0 float tensor is still a scalar.
-      tensorValue('bare', { dtype: DT.FLOAT, floatVal: [4] }),
-    ]));
+    const file = cat(
+      versionRecord,
+      tensorEvent(7, [
+        tensorValue('f32', { dtype: DT.FLOAT, tensorShape: {}, floatVal: [0.1] }, 'scalars'),
+        tensorValue('f64', { dtype: DT.DOUBLE, tensorShape: {}, doubleVal: [0.1] }, 'scalars'),
+        tensorValue('i32', { dtype: DT.INT32, tensorShape: {}, intVal: [-3] }, 'scalars'),
+        tensorValue('i64', { dtype: DT.INT64, tensorShape: {}, int64Val: [2 ** 40] }, 'scalars'),
+        // 16512 = 0x4080 is 2.25 in binary16 (what tensor_util.make_tensor_proto(np.float16(2.25)) stores).
+        tensorValue('half', { dtype: DT.HALF, tensorShape: {}, halfVal: [16512] }, 'scalars'),
+        // bfloat16 0x3fc0 is the top half of float32 1.5.
+        tensorValue('bf16', { dtype: DT.BFLOAT16, tensorShape: {}, halfVal: [0x3fc0] }, 'scalars'),
+        tensorValue('bool', { dtype: DT.BOOL, tensorShape: {}, boolVal: [true] }, 'scalars'),
+        tensorValue('content_f32', { dtype: DT.FLOAT, tensorShape: {}, tensorContent: f32 }, 'scalars'),
+        tensorValue('content_f64', { dtype: DT.DOUBLE, tensorShape: {}, tensorContent: f64 }, 'scalars'),
+        tensorValue('content_i64', { dtype: DT.INT64, tensorShape: {}, tensorContent: i64 }, 'scalars'),
+        // No plugin metadata at all: a bare rank-0 float tensor is still a scalar.
+        tensorValue('bare', { dtype: DT.FLOAT, floatVal: [4] }),
+      ]),
+    );
     const { steps, p } = parse(file);
     expect(steps).toHaveLength(1);
     expect(steps[0].values).toEqual({
-      f32: Math.fround(0.1), f64: 0.1, i32: -3, i64: 2 ** 40, half: 2.25, bf16: 1.5, bool: 1,
-      content_f32: Math.fround(0.1), content_f64: 0.1, content_i64: -(2 ** 40), bare: 4,
+      f32: Math.fround(0.1),
+      f64: 0.1,
+      i32: -3,
+      i64: 2 ** 40,
+      half: 2.25,
+      bf16: 1.5,
+      bool: 1,
+      content_f32: Math.fround(0.1),
+      content_f64: 0.1,
+      content_i64: -(2 ** 40),
+      bare: 4,
     });
     expect(p.skipped).toEqual({});
   });
 
   it('ignores text, histogram, image, audio and non-scalar tensors, counting them in the notes', () => {
-    const file = cat(versionRecord,
+    const file = cat(
+      versionRecord,
       tensorEvent(1, [
         tensorValue('notes', { dtype: DT.STRING, tensorShape: {}, stringVal: [new TextEncoder().encode('hello')] }, 'text'),
-        tensorValue('hist', { dtype: DT.DOUBLE, tensorShape: { dim: [{ size: 2 }, { size: 3 }] }, doubleVal: [0, 1, 2, 1, 2, 3] }, 'histograms'),
+        tensorValue(
+          'hist',
+          { dtype: DT.DOUBLE, tensorShape: { dim: [{ size: 2 }, { size: 3 }] }, doubleVal: [0, 1, 2, 1, 2, 3] },
+          'histograms',
+        ),
         tensorValue('vec', { dtype: DT.FLOAT, tensorShape: { dim: [{ size: 2 }] }, floatVal: [1, 2] }),
         { tag: 'img', image: new Uint8Array([1, 2, 3]) },
         { tag: 'old', histo: new Uint8Array([9, 0, 0, 0, 0, 0, 0, 0, 0]) },
@@ -209,7 +246,10 @@ describe('TensorBoard parser: summaries', () => {
       tensorEvent(2, [tensorValue('hist', { dtype: DT.DOUBLE, tensorShape: {}, doubleVal: [1] }), { tag: 'loss', simpleValue: 0.25 }]),
     );
     const { steps, p } = parse(file);
-    expect(steps.map((s) => [s.step, s.values])).toEqual([[1, { loss: 0.5 }], [2, { loss: 0.25 }]]);
+    expect(steps.map((s) => [s.step, s.values])).toEqual([
+      [1, { loss: 0.5 }],
+      [2, { loss: 0.25 }],
+    ]);
     expect(p.skipped).toEqual({});
     const note = p.meta.notes.find((n) => n.startsWith('non-scalar summaries ignored'));
     expect(note).toBe('non-scalar summaries ignored: text 1, histograms 2, non-scalar tensor 1, image 1, histogram 1, audio 1');
@@ -217,10 +257,21 @@ describe('TensorBoard parser: summaries', () => {
 
   it("takes the HF Trainer's args / model_config text summaries as the run's config", () => {
     const json = (o: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(o));
-    const file = cat(versionRecord, tensorEvent(0, [
-      tensorValue('args/text_summary', { dtype: DT.STRING, tensorShape: { dim: [{ size: 1 }] }, stringVal: [json({ learning_rate: 1e-5, output_dir: 'runs/x' })] }, 'text'),
-      tensorValue('model_config/text_summary', { dtype: DT.STRING, tensorShape: { dim: [{ size: 1 }] }, stringVal: [json({ model_type: 'qwen2' })] }, 'text'),
-    ]));
+    const file = cat(
+      versionRecord,
+      tensorEvent(0, [
+        tensorValue(
+          'args/text_summary',
+          { dtype: DT.STRING, tensorShape: { dim: [{ size: 1 }] }, stringVal: [json({ learning_rate: 1e-5, output_dir: 'runs/x' })] },
+          'text',
+        ),
+        tensorValue(
+          'model_config/text_summary',
+          { dtype: DT.STRING, tensorShape: { dim: [{ size: 1 }] }, stringVal: [json({ model_type: 'qwen2' })] },
+          'text',
+        ),
+      ]),
+    );
     const { steps, p } = parse(file);
     expect(steps).toEqual([]);
     expect(p.meta.config).toEqual({ args: { learning_rate: 1e-5, output_dir: 'runs/x' }, model_config: { model_type: 'qwen2' } });
@@ -263,7 +314,11 @@ describe('TensorBoard export → parser', () => {
 
 describe('TensorBoard parser: the simple_value fast path and the records it leaves to the full reader', () => {
   it('reads steps of every varint length, scalars with plugin metadata, and several values per event the same way', () => {
-    const withMeta = enc({ wallTime: 7, step: 4, summary: { value: [{ tag: 'm', simpleValue: 0.25, metadata: { pluginData: { pluginName: 'scalars' } } }] } });
+    const withMeta = enc({
+      wallTime: 7,
+      step: 4,
+      summary: { value: [{ tag: 'm', simpleValue: 0.25, metadata: { pluginData: { pluginName: 'scalars' } } }] },
+    });
     const file = cat(
       versionRecord,
       simple(1, { a: 0.5, b: -2, 'c/d': 3 }),
@@ -279,7 +334,10 @@ describe('TensorBoard parser: the simple_value fast path and the records it leav
     expect(p.scalars).toBe(6);
     // A value carrying plugin metadata goes through the full reader and still counts as a scalar.
     const m = parse(cat(versionRecord, withMeta, simple(5, { m: 0.5 })));
-    expect(m.steps.map((s) => [s.step, s.values.m, s.wallTime])).toEqual([[4, 0.25, 7], [5, 0.5, 105]]);
+    expect(m.steps.map((s) => [s.step, s.values.m, s.wallTime])).toEqual([
+      [4, 0.25, 7],
+      [5, 0.5, 105],
+    ]);
     expect(m.p.scalars).toBe(2);
   });
 

@@ -29,7 +29,18 @@
  */
 import { maskedCrc32cRange } from './crc32c';
 import { bump, MAX_RECORD_KEYS } from './steps';
-import { DT, int64ToNumber, Reader, SessionLogType, SummaryMetadataType, TensorType, utf8, type Int64, type MetadataMsg, type TensorMsg } from './tensorboardProto';
+import {
+  DT,
+  int64ToNumber,
+  Reader,
+  SessionLogType,
+  SummaryMetadataType,
+  TensorType,
+  utf8,
+  type Int64,
+  type MetadataMsg,
+  type TensorMsg,
+} from './tensorboardProto';
 import type { ByteParser, SourceMeta, SourceStep, StepSink } from './types';
 
 export interface TensorboardParserOptions {
@@ -193,10 +204,13 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
         if (r.pos + n > end) throw new RangeError('Summary.Value.tag runs past its value');
         tag = tags.get(r.buf, r.pos, r.pos + n);
         r.pos += n;
-      }
-      else if (f === 2 && w === 5) { simple = r.float(); kind = 2; }
-      else if (f === 8 && w === 2) { tensor = r.bytes(); kind = 8; }
-      else if (f === 9 && w === 2) {
+      } else if (f === 2 && w === 5) {
+        simple = r.float();
+        kind = 2;
+      } else if (f === 8 && w === 2) {
+        tensor = r.bytes();
+        kind = 8;
+      } else if (f === 9 && w === 2) {
         const md = SummaryMetadataType.decode(r.bytes()) as unknown as MetadataMsg;
         pluginNow = md.pluginData?.pluginName ?? '';
       } else {
@@ -229,10 +243,18 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
         bump(ignored, plugin === '' ? 'non-scalar tensor' : plugin);
         return;
       }
-      case 3: case 5: bump(ignored, 'histogram'); return;
-      case 4: bump(ignored, 'image'); return;
-      case 6: bump(ignored, 'audio'); return;
-      default: bump(ignored, plugin === '' ? 'empty value' : plugin);
+      case 3:
+      case 5:
+        bump(ignored, 'histogram');
+        return;
+      case 4:
+        bump(ignored, 'image');
+        return;
+      case 6:
+        bump(ignored, 'audio');
+        return;
+      default:
+        bump(ignored, plugin === '' ? 'empty value' : plugin);
     }
   };
 
@@ -259,8 +281,10 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
         const w = t & 7;
         if (f === 1 && w === 1) wallTime = r.double();
         else if (f === 2 && w === 0) step = int64ToNumber(r.int64() as unknown as Int64);
-        else if (f === 3 && w === 2) { version = r.string(); what = 3; }
-        else if (f === 5 && w === 2) {
+        else if (f === 3 && w === 2) {
+          version = r.string();
+          what = 3;
+        } else if (f === 5 && w === 2) {
           const n = r.uint32();
           sumStart = r.pos;
           sumEnd = r.pos + n;
@@ -431,7 +455,8 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
     if (chunk.length === 0) return;
     // A Node Buffer's subarray builds a Buffer (slow) and makes protobufjs pick its Buffer reader: read a
     // plain Uint8Array view of the same bytes instead.
-    let buf = Object.getPrototypeOf(chunk) === Uint8Array.prototype ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let buf =
+      Object.getPrototypeOf(chunk) === Uint8Array.prototype ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     chunk = buf;
     let start = 0;
     if (carryLen > 0) {
@@ -458,13 +483,17 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
     carry = EMPTY;
     carryLen = 0;
     flushPending();
-    if (fileVersion === null) meta.notes.push('the first record is not a file_version event (not written by a TensorFlow/TensorBoard writer?)');
+    if (fileVersion === null)
+      meta.notes.push('the first record is not a file_version event (not written by a TensorFlow/TensorBoard writer?)');
     else meta.notes.push(`file version ${fileVersion}`);
     meta.notes.push(`${records} records, ${scalars} scalars`);
     const kinds = Object.entries(ignored).map(([k, c]) => `${k} ${c}`);
     if (kinds.length > 0) meta.notes.push(`non-scalar summaries ignored: ${kinds.join(', ')}`);
     if (resyncBytes > 0) meta.notes.push(`${resyncBytes} bytes skipped where the record framing was lost`);
-    if (passes > 1) meta.notes.push(`steps went back ${passes - 1} time(s) beyond the reorder window (a restarted writer?): those steps were emitted again in a new pass`);
+    if (passes > 1)
+      meta.notes.push(
+        `steps went back ${passes - 1} time(s) beyond the reorder window (a restarted writer?): those steps were emitted again in a new pass`,
+      );
     if (sessionStarts > 0) meta.notes.push(`${sessionStarts} SessionLog START event(s) after scalars (the writer restarted)`);
   };
 
@@ -475,8 +504,12 @@ export function createTensorboardParser(onStep: StepSink, opts: TensorboardParse
     flushPending,
     skipped,
     meta,
-    get scalars() { return scalars; },
-    get records() { return records; },
+    get scalars() {
+      return scalars;
+    },
+    get records() {
+      return records;
+    },
   };
 }
 
@@ -544,34 +577,72 @@ function scalarOf(t: TensorMsg): number | undefined {
     const dv = new DataView(c.buffer, c.byteOffset, c.byteLength);
     const need = (bytes: number): boolean => c.length === bytes;
     switch (t.dtype) {
-      case DT.FLOAT: return need(4) ? dv.getFloat32(0, true) : undefined;
-      case DT.DOUBLE: return need(8) ? dv.getFloat64(0, true) : undefined;
-      case DT.INT32: return need(4) ? dv.getInt32(0, true) : undefined;
-      case DT.UINT32: return need(4) ? dv.getUint32(0, true) : undefined;
-      case DT.INT64: return need(8) ? Number(dv.getBigInt64(0, true)) : undefined;
-      case DT.UINT64: return need(8) ? Number(dv.getBigUint64(0, true)) : undefined;
-      case DT.INT16: return need(2) ? dv.getInt16(0, true) : undefined;
-      case DT.UINT16: return need(2) ? dv.getUint16(0, true) : undefined;
-      case DT.INT8: return need(1) ? dv.getInt8(0) : undefined;
-      case DT.UINT8: return need(1) ? dv.getUint8(0) : undefined;
-      case DT.BOOL: return need(1) ? (dv.getUint8(0) !== 0 ? 1 : 0) : undefined;
-      case DT.HALF: return need(2) ? halfToNumber(dv.getUint16(0, true)) : undefined;
-      case DT.BFLOAT16: return need(2) ? bfloat16ToNumber(dv.getUint16(0, true)) : undefined;
-      default: return undefined;
+      case DT.FLOAT:
+        return need(4) ? dv.getFloat32(0, true) : undefined;
+      case DT.DOUBLE:
+        return need(8) ? dv.getFloat64(0, true) : undefined;
+      case DT.INT32:
+        return need(4) ? dv.getInt32(0, true) : undefined;
+      case DT.UINT32:
+        return need(4) ? dv.getUint32(0, true) : undefined;
+      case DT.INT64:
+        return need(8) ? Number(dv.getBigInt64(0, true)) : undefined;
+      case DT.UINT64:
+        return need(8) ? Number(dv.getBigUint64(0, true)) : undefined;
+      case DT.INT16:
+        return need(2) ? dv.getInt16(0, true) : undefined;
+      case DT.UINT16:
+        return need(2) ? dv.getUint16(0, true) : undefined;
+      case DT.INT8:
+        return need(1) ? dv.getInt8(0) : undefined;
+      case DT.UINT8:
+        return need(1) ? dv.getUint8(0) : undefined;
+      case DT.BOOL:
+        return need(1) ? (dv.getUint8(0) !== 0 ? 1 : 0) : undefined;
+      case DT.HALF:
+        return need(2) ? halfToNumber(dv.getUint16(0, true)) : undefined;
+      case DT.BFLOAT16:
+        return need(2) ? bfloat16ToNumber(dv.getUint16(0, true)) : undefined;
+      default:
+        return undefined;
     }
   }
   // The typed repeated fields (tensor_util.make_tensor_proto, and the HF / PyTorch writers).
   switch (t.dtype) {
-    case DT.FLOAT: return one(t.floatVal);
-    case DT.DOUBLE: return one(t.doubleVal);
-    case DT.INT32: case DT.INT16: case DT.INT8: case DT.UINT8: case DT.UINT16: return one(t.intVal);
-    case DT.UINT32: return one(t.uint32Val);
-    case DT.INT64: { const v = one(t.int64Val); return v === undefined ? undefined : int64ToNumber(v); }
-    case DT.UINT64: { const v = one(t.uint64Val); return v === undefined ? undefined : int64ToNumber(v); }
-    case DT.BOOL: { const v = one(t.boolVal); return v === undefined ? undefined : (v ? 1 : 0); }
-    case DT.HALF: { const v = one(t.halfVal); return v === undefined ? undefined : halfToNumber(v & 0xffff); }
-    case DT.BFLOAT16: { const v = one(t.halfVal); return v === undefined ? undefined : bfloat16ToNumber(v & 0xffff); }
-    default: return undefined;
+    case DT.FLOAT:
+      return one(t.floatVal);
+    case DT.DOUBLE:
+      return one(t.doubleVal);
+    case DT.INT32:
+    case DT.INT16:
+    case DT.INT8:
+    case DT.UINT8:
+    case DT.UINT16:
+      return one(t.intVal);
+    case DT.UINT32:
+      return one(t.uint32Val);
+    case DT.INT64: {
+      const v = one(t.int64Val);
+      return v === undefined ? undefined : int64ToNumber(v);
+    }
+    case DT.UINT64: {
+      const v = one(t.uint64Val);
+      return v === undefined ? undefined : int64ToNumber(v);
+    }
+    case DT.BOOL: {
+      const v = one(t.boolVal);
+      return v === undefined ? undefined : v ? 1 : 0;
+    }
+    case DT.HALF: {
+      const v = one(t.halfVal);
+      return v === undefined ? undefined : halfToNumber(v & 0xffff);
+    }
+    case DT.BFLOAT16: {
+      const v = one(t.halfVal);
+      return v === undefined ? undefined : bfloat16ToNumber(v & 0xffff);
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -14,8 +14,20 @@ import protobuf from 'protobufjs/light.js';
 
 /** tensorboard DataType values (types.proto) for the dtypes a scalar tensor summary can carry. */
 export const DT = {
-  FLOAT: 1, DOUBLE: 2, INT32: 3, UINT8: 4, INT16: 5, INT8: 6, STRING: 7, INT64: 9, BOOL: 10,
-  BFLOAT16: 14, UINT16: 17, HALF: 19, UINT32: 22, UINT64: 23,
+  FLOAT: 1,
+  DOUBLE: 2,
+  INT32: 3,
+  UINT8: 4,
+  INT16: 5,
+  INT8: 6,
+  STRING: 7,
+  INT64: 9,
+  BOOL: 10,
+  BFLOAT16: 14,
+  UINT16: 17,
+  HALF: 19,
+  UINT32: 22,
+  UINT64: 23,
 } as const;
 
 const descriptor = {
@@ -23,7 +35,9 @@ const descriptor = {
     tensorboard: {
       nested: {
         Event: {
-          oneofs: { what: { oneof: ['fileVersion', 'graphDef', 'summary', 'logMessage', 'sessionLog', 'taggedRunMetadata', 'metaGraphDef'] } },
+          oneofs: {
+            what: { oneof: ['fileVersion', 'graphDef', 'summary', 'logMessage', 'sessionLog', 'taggedRunMetadata', 'metaGraphDef'] },
+          },
           fields: {
             wallTime: { type: 'double', id: 1 },
             step: { type: 'int64', id: 2 },

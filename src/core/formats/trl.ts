@@ -24,7 +24,8 @@ function numericEntries(o: Record<string, unknown>, nonNumeric: Set<string>, ski
     if (typeof v === 'number') out[key] = v;
     else if (typeof v === 'string' && /^(?:tensor|np\.|numpy\.)/.test(v)) {
       const n = parseMetricNumber(v);
-      if (n === undefined) nonNumeric.add(key); else out[key] = n;
+      if (n === undefined) nonNumeric.add(key);
+      else out[key] = n;
     } else if (v === null) out[key] = Number.NaN;
     else nonNumeric.add(key);
   }
@@ -65,11 +66,16 @@ export function createTrlConsoleParser(onStep: StepSink): LineParser {
       const at = line.indexOf("{'");
       if (at < 0 || !line.endsWith('}')) return;
       let v: PyValue;
-      try { v = parsePyLiteral(line.slice(at)); } catch {
+      try {
+        v = parsePyLiteral(line.slice(at));
+      } catch {
         bump(skipped, 'unparsable log dict');
         return;
       }
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) { bump(skipped, 'unparsable log dict'); return; }
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+        bump(skipped, 'unparsable log dict');
+        return;
+      }
       const o = v as Record<string, unknown>;
       if (isSummary(o)) {
         meta.finalMetrics = { ...meta.finalMetrics, ...numericEntries(o, nonNumeric) };
@@ -78,7 +84,10 @@ export function createTrlConsoleParser(onStep: StepSink): LineParser {
       }
       const explicit = typeof o.step === 'number' ? o.step : typeof o.global_step === 'number' ? o.global_step : undefined;
       const values = numericEntries(o, nonNumeric, ['step', 'global_step']);
-      if (Object.keys(values).length === 0) { bump(skipped, 'log dict without numbers'); return; }
+      if (Object.keys(values).length === 0) {
+        bump(skipped, 'log dict without numbers');
+        return;
+      }
       if (isEval(o)) {
         const pending = acc.pendingStep;
         acc.add(explicit ?? (Number.isNaN(pending) ? ordinal : pending), values);
@@ -86,13 +95,19 @@ export function createTrlConsoleParser(onStep: StepSink): LineParser {
       }
       let step: number;
       if (explicit !== undefined) step = explicit;
-      else { step = ++ordinal; usedOrdinal = true; }
+      else {
+        step = ++ordinal;
+        usedOrdinal = true;
+      }
       acc.add(step, values);
     },
     flushPending: () => acc.flushPending(),
     end(): void {
       acc.flush();
-      if (usedOrdinal) meta.notes.push('TRL console dicts carry no step: steps are log-line numbers (1, 2, …); multiply by the run\'s logging_steps for trainer steps');
+      if (usedOrdinal)
+        meta.notes.push(
+          "TRL console dicts carry no step: steps are log-line numbers (1, 2, …); multiply by the run's logging_steps for trainer steps",
+        );
       nonNumericNote(meta, nonNumeric);
     },
   };
@@ -133,13 +148,19 @@ export function parseTrainerState(text: string, onStep: StepSink): TrainerStateR
   }
   meta.config = config;
   for (const entry of history) {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) { bump(skipped, 'log_history entry that is not an object'); continue; }
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      bump(skipped, 'log_history entry that is not an object');
+      continue;
+    }
     const o = entry as Record<string, unknown>;
     if (isSummary(o)) {
       meta.finalMetrics = { ...meta.finalMetrics, ...numericEntries(o, nonNumeric, ['step']) };
       continue;
     }
-    if (typeof o.step !== 'number' || !Number.isInteger(o.step) || o.step < 0) { bump(skipped, 'log_history entry without an integer step'); continue; }
+    if (typeof o.step !== 'number' || !Number.isInteger(o.step) || o.step < 0) {
+      bump(skipped, 'log_history entry without an integer step');
+      continue;
+    }
     acc.add(o.step, numericEntries(o, nonNumeric, ['step']));
   }
   acc.flush();

@@ -28,7 +28,18 @@ export type TrackerStoreFormat = 'mlflow-file' | 'mlflow-sqlite' | 'trackio';
 export const TRACKER_STORE_FORMATS: readonly TrackerStoreFormat[] = ['mlflow-file', 'mlflow-sqlite', 'trackio'];
 
 /** The formats a single file streams through a parser of this layer. */
-export const LOG_FORMATS: readonly LogFormat[] = ['verl-console', 'verl-jsonl', 'jsonl', 'trl-console', 'trainer-state', 'tensorboard', 'wandb', 'wandb-csv', 'csv', 'deepspeed-chat'];
+export const LOG_FORMATS: readonly LogFormat[] = [
+  'verl-console',
+  'verl-jsonl',
+  'jsonl',
+  'trl-console',
+  'trainer-state',
+  'tensorboard',
+  'wandb',
+  'wandb-csv',
+  'csv',
+  'deepspeed-chat',
+];
 
 /** The training framework a log came from, as far as its keys and shape tell. */
 export type Framework = 'verl' | 'verl-agent' | 'arlarena' | 'openrlhf' | 'trl' | 'ms-swift' | 'tinker' | 'deepspeed-chat' | 'unknown';

@@ -101,7 +101,11 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
     let v: PyValue | undefined;
     let why = '';
     if (complete) {
-      try { v = parsePyLiteral(text); } catch (e) { why = e instanceof PyLiteralError ? e.message : String(e); }
+      try {
+        v = parsePyLiteral(text);
+      } catch (e) {
+        why = e instanceof PyLiteralError ? e.message : String(e);
+      }
     } else why = 'its closing braces never came';
     if (v === undefined) {
       const r = parsePprintDict(text);
@@ -110,7 +114,9 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         return;
       }
       v = r.value;
-      meta.notes.push(`the config dict printed before training is damaged in the log (${why}); rebuilt from its pprint layout${r.lost > 0 ? `, ${r.lost} damaged line(s) left out` : ''}`);
+      meta.notes.push(
+        `the config dict printed before training is damaged in the log (${why}); rebuilt from its pprint layout${r.lost > 0 ? `, ${r.lost} damaged line(s) left out` : ''}`,
+      );
     }
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       meta.config = toJsonSafe(v) as Record<string, unknown>;
@@ -136,7 +142,11 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         for (const k in v) if (typeof v[k] === 'number') final[k] = v[k] as number;
       }
       meta.finalMetrics = { ...meta.finalMetrics, ...final };
-      meta.notes.push(`final validation metrics read: ${Object.entries(final).map(([k, x]) => `${k}=${x}`).join(', ')}`);
+      meta.notes.push(
+        `final validation metrics read: ${Object.entries(final)
+          .map(([k, x]) => `${k}=${x}`)
+          .join(', ')}`,
+      );
     } catch (e) {
       bump(skipped, 'unparsable final validation line');
       meta.notes.push(`the "Final validation metrics" line did not parse (${e instanceof Error ? e.message : String(e)})`);
@@ -179,7 +189,9 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
       else finishFinal(t);
     } else if (t.length > MAX_BLOCK_CHARS) {
       block = null;
-      meta.notes.push(`a ${b.kind === 'config' ? 'config dict' : '"Final validation metrics" block'} ran past ${MAX_BLOCK_CHARS >> 20} MB without closing; left out`);
+      meta.notes.push(
+        `a ${b.kind === 'config' ? 'config dict' : '"Final validation metrics" block'} ran past ${MAX_BLOCK_CHARS >> 20} MB without closing; left out`,
+      );
     }
   }
 
@@ -213,7 +225,10 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
         const key = line.slice(from, colon);
         const v = fastDecimal(line, colon + 1, to) ?? parseMetricNumber(line.slice(colon + 1, to));
         if (v === undefined) nonNumeric.set(key, (nonNumeric.get(key) ?? 0) + 1);
-        else { values[key] = v; n++; }
+        else {
+          values[key] = v;
+          n++;
+        }
       }
       i = to;
     }
@@ -275,7 +290,9 @@ export function createVerlConsoleParser(onStep: StepSink): LineParser {
       if (restarts > 0) meta.notes.push(`step numbers went back ${restarts} time(s): a restarted process appended to the log`);
       if (nonNumeric.size > 0) {
         const keys = [...nonNumeric.keys()];
-        meta.notes.push(`${keys.length} key(s) with non-numeric values ignored: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+        meta.notes.push(
+          `${keys.length} key(s) with non-numeric values ignored: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+        );
       }
       if (meta.config && looksLikeSft(meta.config)) meta.notes.push('the config is an SFT trainer config (fsdp_sft_trainer), not RL');
       // verl-agent's config adds an `env` section (environment name, rollout group size, max turns) to verl's.

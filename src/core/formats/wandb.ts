@@ -129,7 +129,14 @@ function recordType(bytes: Uint8Array): { field: number; start: number; end: num
  * Walks the repeated items (field `itemField`) of a HistoryRecord / SummaryRecord: `onItem(key, json)` with the
  * key joined as itemPath does; returns the HistoryStep's num when the record has one (field 2 of a history).
  */
-function walkItems(bytes: Uint8Array, start: number, end: number, itemField: number, onItem: (key: string, json: string) => void, stepField = 0): number | undefined {
+function walkItems(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  itemField: number,
+  onItem: (key: string, json: string) => void,
+  stepField = 0,
+): number | undefined {
   const r = Reader.create(bytes.subarray(start, end));
   let step: number | undefined;
   while (r.pos < r.len) {
@@ -185,7 +192,9 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const summary = new Map<string, string>();
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
   const ignored = new Map<string, number>();
-  const onIgnored = (k: string): void => { ignored.set(k, (ignored.get(k) ?? 0) + 1); };
+  const onIgnored = (k: string): void => {
+    ignored.set(k, (ignored.get(k) ?? 0) + 1);
+  };
   let run: SourceRunInfo | null = null;
   let exitCode: number | null = null;
   let producer: string | null = null;
@@ -195,21 +204,28 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
     const values: Record<string, number> = {};
     let step: number | undefined;
     let wall: number | undefined;
-    const stepNum = walkItems(bytes, start, end, 1, (key, raw) => {
-      if (key === '_step') {
+    const stepNum = walkItems(
+      bytes,
+      start,
+      end,
+      1,
+      (key, raw) => {
+        if (key === '_step') {
+          const v = parseValueJson(raw);
+          if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
+          return;
+        }
+        if (key === '_timestamp') {
+          const v = parseValueJson(raw);
+          if (typeof v === 'number') wall = v;
+          return;
+        }
         const v = parseValueJson(raw);
-        if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
-        return;
-      }
-      if (key === '_timestamp') {
-        const v = parseValueJson(raw);
-        if (typeof v === 'number') wall = v;
-        return;
-      }
-      const v = parseValueJson(raw);
-      if (typeof v === 'number') values[key] = v;
-      else addNumbers(key, v, values, onIgnored);
-    }, 2);
+        if (typeof v === 'number') values[key] = v;
+        else addNumbers(key, v, values, onIgnored);
+      },
+      2,
+    );
     if (step === undefined) step = stepNum;
     if (step === undefined) {
       bump(skipped, SKIP_NO_STEP);
@@ -321,12 +337,15 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
         meta.run = run;
       }
       if (producer) meta.notes.push(`written by W&B ${producer.split('+')[0]}`);
-      if (exitCode === null && !opts.following) meta.notes.push('the W&B file ends without an exit record: the run crashed or was killed (or its writer is still running)');
+      if (exitCode === null && !opts.following)
+        meta.notes.push('the W&B file ends without an exit record: the run crashed or was killed (or its writer is still running)');
       else if (exitCode !== null && exitCode !== 0) meta.notes.push(`the W&B run exited with code ${exitCode}`);
       if (rows === 0) meta.notes.push('no history rows');
       if (ignored.size > 0) {
         const keys = [...ignored.keys()];
-        meta.notes.push(`${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+        meta.notes.push(
+          `${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+        );
       }
     },
   };

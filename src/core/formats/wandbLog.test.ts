@@ -64,23 +64,50 @@ describe('.wandb framing (LevelDB log after the :W&B header)', () => {
 describe('.wandb records → steps', () => {
   it('reads history rows, nested keys, NaN / ±inf, config, summary, the run record and the exit code', () => {
     const w = new WandbLogWriter();
-    w.write(encodeWandbRecord({ run: { runId: 'abc', displayName: 'n', project: 'p', runGroup: 'g', tags: ['t'], config: { update: [{ key: 'algorithm', valueJson: '{"adv_estimator":"grpo"}' }, { key: '_wandb', valueJson: '{}' }] } } }));
-    for (let s = 0; s < 3; s++) {
-      w.write(encodeWandbRecord({
-        history: {
-          item: [
-            { nestedKey: ['_step'], valueJson: String(s) },
-            { nestedKey: ['actor/pg_loss'], valueJson: s === 1 ? 'NaN' : s === 2 ? '-Infinity' : '0.5' },
-            { nestedKey: ['timing', 'gen'], valueJson: '1.5' },
-            { key: 'flat', valueJson: '2' },
-            { nestedKey: ['text'], valueJson: '"hello"' },
-            { nestedKey: ['_timestamp'], valueJson: '1.7e9' },
-          ],
+    w.write(
+      encodeWandbRecord({
+        run: {
+          runId: 'abc',
+          displayName: 'n',
+          project: 'p',
+          runGroup: 'g',
+          tags: ['t'],
+          config: {
+            update: [
+              { key: 'algorithm', valueJson: '{"adv_estimator":"grpo"}' },
+              { key: '_wandb', valueJson: '{}' },
+            ],
+          },
         },
-      }));
+      }),
+    );
+    for (let s = 0; s < 3; s++) {
+      w.write(
+        encodeWandbRecord({
+          history: {
+            item: [
+              { nestedKey: ['_step'], valueJson: String(s) },
+              { nestedKey: ['actor/pg_loss'], valueJson: s === 1 ? 'NaN' : s === 2 ? '-Infinity' : '0.5' },
+              { nestedKey: ['timing', 'gen'], valueJson: '1.5' },
+              { key: 'flat', valueJson: '2' },
+              { nestedKey: ['text'], valueJson: '"hello"' },
+              { nestedKey: ['_timestamp'], valueJson: '1.7e9' },
+            ],
+          },
+        }),
+      );
     }
     w.write(encodeWandbRecord({ config: { update: [{ nestedKey: ['trainer', 'seed'], valueJson: '7' }] } }));
-    w.write(encodeWandbRecord({ summary: { update: [{ nestedKey: ['final/score'], valueJson: '0.75' }, { nestedKey: ['_runtime'], valueJson: '3' }] } }));
+    w.write(
+      encodeWandbRecord({
+        summary: {
+          update: [
+            { nestedKey: ['final/score'], valueJson: '0.75' },
+            { nestedKey: ['_runtime'], valueJson: '3' },
+          ],
+        },
+      }),
+    );
     w.write(encodeWandbRecord({ exit: { exitCode: 2 } }));
     const steps: SourceStep[] = [];
     const p = createWandbParser((s) => steps.push(s));
@@ -93,7 +120,16 @@ describe('.wandb records → steps', () => {
     expect(steps[0].wallTime).toBe(1.7e9);
     expect(p.meta.config).toEqual({ algorithm: { adv_estimator: 'grpo' }, trainer: { seed: 7 } });
     expect(p.meta.finalMetrics).toEqual({ 'final/score': 0.75 });
-    expect(p.meta.run).toMatchObject({ tracker: 'wandb', id: 'abc', name: 'n', project: 'p', group: 'g', tags: ['t'], state: 'failed', exitCode: 2 });
+    expect(p.meta.run).toMatchObject({
+      tracker: 'wandb',
+      id: 'abc',
+      name: 'n',
+      project: 'p',
+      group: 'g',
+      tags: ['t'],
+      state: 'failed',
+      exitCode: 2,
+    });
     expect(p.meta.notes.join(' ')).toContain('text');
   });
 });

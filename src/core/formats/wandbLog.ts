@@ -21,7 +21,12 @@ import CRC32 from 'crc-32';
 export const WANDB_BLOCK = 32 * 1024;
 export const WANDB_HEADER = new Uint8Array([0x3a, 0x57, 0x26, 0x42, 0xe1, 0xbe, 0x00]);
 const CHUNK_HEADER = 7;
-export const enum ChunkType { Full = 1, First = 2, Middle = 3, Last = 4 }
+export const enum ChunkType {
+  Full = 1,
+  First = 2,
+  Middle = 3,
+  Last = 4,
+}
 
 export const SKIP_BAD_CRC = 'W&B record with a bad CRC (rest of its 32 KiB block skipped)';
 export const SKIP_BAD_LENGTH = 'W&B record longer than its block (rest of the block skipped)';
@@ -144,7 +149,7 @@ export class WandbLogReader {
       const end = i + CHUNK_HEADER + len;
       if (end > n) break;
       const payload = b.subarray(i + CHUNK_HEADER, end);
-      if ((CRC32.buf(payload, TYPE_SEED[type]) >>> 0) !== crc) {
+      if (CRC32.buf(payload, TYPE_SEED[type]) >>> 0 !== crc) {
         const to = this.skipToBlockEnd(pos) - this.base;
         if (to > n) break;
         this.bump(SKIP_BAD_CRC);

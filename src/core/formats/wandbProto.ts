@@ -91,9 +91,19 @@ export interface WandbRecordMsg {
   summary?: { update?: WandbItem[]; remove?: WandbItem[] } | null;
   config?: { update?: WandbItem[]; remove?: WandbItem[] } | null;
   run?: {
-    runId?: string; entity?: string; project?: string; config?: { update?: WandbItem[]; remove?: WandbItem[] } | null;
-    runGroup?: string; jobType?: string; displayName?: string; notes?: string; tags?: string[]; host?: string;
-    startingStep?: Int64; startTime?: { seconds?: Int64; nanos?: number } | null; resumed?: boolean;
+    runId?: string;
+    entity?: string;
+    project?: string;
+    config?: { update?: WandbItem[]; remove?: WandbItem[] } | null;
+    runGroup?: string;
+    jobType?: string;
+    displayName?: string;
+    notes?: string;
+    tags?: string[];
+    host?: string;
+    startingStep?: Int64;
+    startTime?: { seconds?: Int64; nanos?: number } | null;
+    resumed?: boolean;
   } | null;
   exit?: { exitCode?: number; runtime?: number } | null;
   final?: object | null;

@@ -12,8 +12,18 @@ import { generateLlm } from './generate';
 import { ropeFrequencies } from './rope';
 
 const cfg = parseLlmConfig({
-  architectures: ['Qwen3ForCausalLM'], hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
-  head_dim: 16, max_position_embeddings: 64, vocab_size: 40, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: true,
+  architectures: ['Qwen3ForCausalLM'],
+  hidden_size: 32,
+  intermediate_size: 48,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  head_dim: 16,
+  max_position_embeddings: 64,
+  vocab_size: 40,
+  rms_norm_eps: 1e-6,
+  rope_theta: 10000,
+  tie_word_embeddings: true,
   rope_scaling: { rope_type: 'yarn', factor: 2 },
 });
 
@@ -42,10 +52,16 @@ describe('HfCausalLM', () => {
   });
 
   it('tokenLogProbs equals log-softmax of the forward logits under the response mask', () => {
-    const rows = [{ promptIds: [1, 2, 3], responseIds: [4, 5, 6, 7] }, { promptIds: [8], responseIds: [9] }];
+    const rows = [
+      { promptIds: [1, 2, 3], responseIds: [4, 5, 6, 7] },
+      { promptIds: [8], responseIds: [9] },
+    ];
     const o = model.tokenLogProbs(rows);
     const lp = o.logProbs.arraySync();
-    expect(o.mask.arraySync()).toEqual([[1, 1, 1, 1], [1, 0, 0, 0]]);
+    expect(o.mask.arraySync()).toEqual([
+      [1, 1, 1, 1],
+      [1, 0, 0, 0],
+    ]);
     for (const [i, r] of rows.entries()) {
       const full = [...r.promptIds, ...r.responseIds];
       const lg = model.forward(Int32Array.from(full), 1, full.length).arraySync()[0];
@@ -55,7 +71,10 @@ describe('HfCausalLM', () => {
   });
 
   it('KV-cache greedy generation equals argmax over full forward passes', async () => {
-    const prompts = [[1, 2, 3, 4], [5, 6]];
+    const prompts = [
+      [1, 2, 3, 4],
+      [5, 6],
+    ];
     const g = await generateLlm(model, prompts, { maxNewTokens: 6, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(1));
     for (const [i, p] of prompts.entries()) {
       const seq = [...p];
@@ -88,8 +107,12 @@ describe('HfCausalLM', () => {
     expect(t.tokens[0]).toEqual(one.slice(0, cut));
     expect(cut).toBeLessThanOrEqual(6);
     expect(t.finish).toEqual(['stop']);
-    await expect(generateLlm(model, [[1]], { ...opts, stopStrings: ['x'] }, new Rng(1))).rejects.toThrow(/stopStrings need a decode function/);
-    await expect(generateLlm(model, [[1]], { ...opts, maxNewTokens: 64 }, new Rng(1))).rejects.toThrow(/exceeds max_position_embeddings 64/);
+    await expect(generateLlm(model, [[1]], { ...opts, stopStrings: ['x'] }, new Rng(1))).rejects.toThrow(
+      /stopStrings need a decode function/,
+    );
+    await expect(generateLlm(model, [[1]], { ...opts, maxNewTokens: 64 }, new Rng(1))).rejects.toThrow(
+      /exceeds max_position_embeddings 64/,
+    );
   });
 
   it('yarn frequencies: extrapolated high frequencies, interpolated low ones, attention factor 0.1·ln(2)+1', () => {

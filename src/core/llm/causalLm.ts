@@ -62,18 +62,26 @@ export function checkLlmTensors(cfg: LlmConfig, names: Iterable<string>, sizeOf:
   const want = new Set(specs.map((s) => s.name));
   const missing = specs.filter((s) => sizeOf(s.name) === undefined).map((s) => s.name);
   if (missing.length) {
-    throw new Error(`weights: ${missing.length} tensor(s) missing for ${cfg.architecture} (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); the weight files do not match config.json`);
+    throw new Error(
+      `weights: ${missing.length} tensor(s) missing for ${cfg.architecture} (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); the weight files do not match config.json`,
+    );
   }
   for (const s of specs) {
     const shape = sizeOf(s.name)!;
     if (shape.length !== s.shape.length || shape.some((v, i) => v !== s.shape[i])) {
-      throw new Error(`weights: tensor "${s.name}" has shape [${shape.join(', ')}] but config.json implies [${s.shape.join(', ')}]; the weight files do not match config.json`);
+      throw new Error(
+        `weights: tensor "${s.name}" has shape [${shape.join(', ')}] but config.json implies [${s.shape.join(', ')}]; the weight files do not match config.json`,
+      );
     }
   }
   // A tied checkpoint may still carry lm_head.weight (a copy); rotary caches are not weights.
-  const extra = [...names].filter((n) => !want.has(n) && !(n === 'lm_head.weight' && cfg.tieWordEmbeddings) && !n.endsWith('rotary_emb.inv_freq'));
+  const extra = [...names].filter(
+    (n) => !want.has(n) && !(n === 'lm_head.weight' && cfg.tieWordEmbeddings) && !n.endsWith('rotary_emb.inv_freq'),
+  );
   if (extra.length) {
-    throw new Error(`weights: ${extra.length} unexpected tensor(s) (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}) for ${cfg.architecture}; is config.json from another model?`);
+    throw new Error(
+      `weights: ${extra.length} unexpected tensor(s) (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}) for ${cfg.architecture}; is config.json from another model?`,
+    );
   }
 }
 
@@ -110,7 +118,8 @@ export class HfCausalLM {
       // Host tensors carry no shape: check the element count against the spec and report the spec's shape.
       return spec && data.length === spec.shape.reduce((a, b) => a * b, 1) ? spec.shape : [data.length];
     });
-    for (const s of specs) this.vars[s.name] = tf.variable(tf.tensor(tensors[s.name], s.shape, 'float32'), trainable, `${this.name}/${s.name}`);
+    for (const s of specs)
+      this.vars[s.name] = tf.variable(tf.tensor(tensors[s.name], s.shape, 'float32'), trainable, `${this.name}/${s.name}`);
   }
 
   /** Build from host tensors (a loaded checkpoint). `trainable` false freezes the base (LoRA trains adapters only). */
@@ -220,10 +229,18 @@ export class HfCausalLM {
    * Final normalised hidden states [N·T, d] of ids [N, T] with per-row positions [N·T], an additive bias
    * [N, 1, T, P+T] and an optional cache. Returns the new cache too.
    */
-  private run(ids: Int32Array, positions: Int32Array, N: number, T: number, bias: tf.Tensor4D, past: KvEntry[] | null): { h: tf.Tensor2D; present: KvEntry[] } {
+  private run(
+    ids: Int32Array,
+    positions: Int32Array,
+    N: number,
+    T: number,
+    bias: tf.Tensor4D,
+    past: KvEntry[] | null,
+  ): { h: tf.Tensor2D; present: KvEntry[] } {
     const cfg = this.config;
     for (const p of positions) {
-      if (p >= cfg.maxPositionEmbeddings) throw new Error(`position ${p} is beyond max_position_embeddings ${cfg.maxPositionEmbeddings}; shorten the prompt or response`);
+      if (p >= cfg.maxPositionEmbeddings)
+        throw new Error(`position ${p} is beyond max_position_embeddings ${cfg.maxPositionEmbeddings}; shorten the prompt or response`);
     }
     const { cos, sin } = ropeTables(this.freq, positions);
     const D = cfg.headDim;
@@ -325,7 +342,14 @@ export class HfCausalLM {
    * the P earlier columns. Returns the last column's logits [B, V] and the cache with the new columns; the caller
    * owns (and disposes) both.
    */
-  step(ids: Int32Array, positions: Int32Array, bias: Float32Array, B: number, S: number, past: KvEntry[] | null): { logits: tf.Tensor2D; present: KvEntry[] } {
+  step(
+    ids: Int32Array,
+    positions: Int32Array,
+    bias: Float32Array,
+    B: number,
+    S: number,
+    past: KvEntry[] | null,
+  ): { logits: tf.Tensor2D; present: KvEntry[] } {
     this.checkIds(ids);
     this.inferenceStep = true;
     try {
@@ -335,7 +359,14 @@ export class HfCausalLM {
     }
   }
 
-  private stepTidy(ids: Int32Array, positions: Int32Array, bias: Float32Array, B: number, S: number, past: KvEntry[] | null): { logits: tf.Tensor2D; present: KvEntry[] } {
+  private stepTidy(
+    ids: Int32Array,
+    positions: Int32Array,
+    bias: Float32Array,
+    B: number,
+    S: number,
+    past: KvEntry[] | null,
+  ): { logits: tf.Tensor2D; present: KvEntry[] } {
     return tf.tidy(() => {
       const P = past ? past[0].k.shape[2] : 0;
       const { h, present } = this.run(ids, positions, B, S, tf.tensor4d(bias, [B, 1, S, P + S]), past);

@@ -88,7 +88,8 @@ function bool(c: Json, k: string, dflt: boolean): boolean {
 function tokenIds(v: unknown, k: string): number[] {
   if (v === undefined || v === null) return [];
   const list = Array.isArray(v) ? v : [v];
-  for (const t of list) if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) fail(k, v, 'expected a token id or a list of token ids');
+  for (const t of list)
+    if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) fail(k, v, 'expected a token id or a list of token ids');
   return list as number[];
 }
 
@@ -103,14 +104,21 @@ function parseRope(c: Json): RopeScaling {
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(`rope_scaling.${k}`, v, 'expected a positive number');
     return v;
   };
-  const maxPos = (): number => num('original_max_position_embeddings', typeof c.max_position_embeddings === 'number' ? c.max_position_embeddings : undefined);
+  const maxPos = (): number =>
+    num('original_max_position_embeddings', typeof c.max_position_embeddings === 'number' ? c.max_position_embeddings : undefined);
   switch (type) {
     case 'default':
       return { type: 'default' };
     case 'linear':
       return { type: 'linear', factor: num('factor') };
     case 'llama3':
-      return { type: 'llama3', factor: num('factor'), lowFreqFactor: num('low_freq_factor'), highFreqFactor: num('high_freq_factor'), originalMaxPositionEmbeddings: num('original_max_position_embeddings') };
+      return {
+        type: 'llama3',
+        factor: num('factor'),
+        lowFreqFactor: num('low_freq_factor'),
+        highFreqFactor: num('high_freq_factor'),
+        originalMaxPositionEmbeddings: num('original_max_position_embeddings'),
+      };
     case 'yarn': {
       // As Transformers ≥ 4.51 (the versions with Qwen3) read it: with original_max_position_embeddings, the scale is
       // max_position_embeddings / original_max_position_embeddings and `factor` is not used; without it, `factor` over
@@ -144,13 +152,17 @@ export function parseLlmConfig(json: unknown): LlmConfig {
   }
   const architecture = archs[0] as string;
   if (!(LLM_ARCHITECTURES as readonly string[]).includes(architecture)) {
-    throw new LlmConfigError(`config.json: architecture ${JSON.stringify(architecture)} is not supported; supported: ${LLM_ARCHITECTURES.join(', ')}`);
+    throw new LlmConfigError(
+      `config.json: architecture ${JSON.stringify(architecture)} is not supported; supported: ${LLM_ARCHITECTURES.join(', ')}`,
+    );
   }
   const arch = architecture as LlmArchitecture;
   const act = c.hidden_act ?? 'silu';
   if (act !== 'silu') fail('hidden_act', act, 'only "silu" (SwiGLU) is implemented');
-  if (c.use_sliding_window === true) fail('use_sliding_window', true, 'sliding-window attention is not implemented; set it to false (full attention)');
-  if ((c.pretraining_tp ?? 1) !== 1) fail('pretraining_tp', c.pretraining_tp, 'expected 1 (only affects how PyTorch splits matmuls; set it to 1)');
+  if (c.use_sliding_window === true)
+    fail('use_sliding_window', true, 'sliding-window attention is not implemented; set it to false (full attention)');
+  if ((c.pretraining_tp ?? 1) !== 1)
+    fail('pretraining_tp', c.pretraining_tp, 'expected 1 (only affects how PyTorch splits matmuls; set it to 1)');
   const hiddenSize = posInt(c, 'hidden_size');
   const numHeads = posInt(c, 'num_attention_heads');
   const numKvHeads = c.num_key_value_heads === undefined || c.num_key_value_heads === null ? numHeads : posInt(c, 'num_key_value_heads');
@@ -158,11 +170,13 @@ export function parseLlmConfig(json: unknown): LlmConfig {
   let headDim: number;
   if (c.head_dim !== undefined && c.head_dim !== null) headDim = posInt(c, 'head_dim');
   else {
-    if (hiddenSize % numHeads !== 0) fail('num_attention_heads', numHeads, `must divide hidden_size (${hiddenSize}) when head_dim is not given`);
+    if (hiddenSize % numHeads !== 0)
+      fail('num_attention_heads', numHeads, `must divide hidden_size (${hiddenSize}) when head_dim is not given`);
     headDim = hiddenSize / numHeads;
   }
   if (headDim % 2 !== 0) fail('head_dim', headDim, 'must be even (rotary embeddings rotate pairs)');
-  if (c.partial_rotary_factor !== undefined && c.partial_rotary_factor !== 1) fail('partial_rotary_factor', c.partial_rotary_factor, 'only 1 (rotate the whole head) is implemented');
+  if (c.partial_rotary_factor !== undefined && c.partial_rotary_factor !== 1)
+    fail('partial_rotary_factor', c.partial_rotary_factor, 'only 1 (rotate the whole head) is implemented');
   const attentionBias = bool(c, 'attention_bias', false);
   return {
     architecture: arch,
@@ -202,17 +216,28 @@ export function llmWeightSpecs(cfg: LlmConfig): LlmWeightSpec[] {
   for (let l = 0; l < cfg.numLayers; l++) {
     const p = `model.layers.${l}.`;
     specs.push({ name: `${p}input_layernorm.weight`, shape: [d], init: 'ones' });
-    for (const [n, rows] of [['q', H * hd], ['k', KV * hd], ['v', KV * hd]] as const) {
+    for (const [n, rows] of [
+      ['q', H * hd],
+      ['k', KV * hd],
+      ['v', KV * hd],
+    ] as const) {
       specs.push({ name: `${p}self_attn.${n}_proj.weight`, shape: [rows, d], init: 'normal' });
       if (cfg.qkvBias) specs.push({ name: `${p}self_attn.${n}_proj.bias`, shape: [rows], init: 'zeros' });
     }
     specs.push({ name: `${p}self_attn.o_proj.weight`, shape: [d, H * hd], init: 'normal' });
     if (cfg.oBias) specs.push({ name: `${p}self_attn.o_proj.bias`, shape: [d], init: 'zeros' });
     if (cfg.qkNorm) {
-      specs.push({ name: `${p}self_attn.q_norm.weight`, shape: [hd], init: 'ones' }, { name: `${p}self_attn.k_norm.weight`, shape: [hd], init: 'ones' });
+      specs.push(
+        { name: `${p}self_attn.q_norm.weight`, shape: [hd], init: 'ones' },
+        { name: `${p}self_attn.k_norm.weight`, shape: [hd], init: 'ones' },
+      );
     }
     specs.push({ name: `${p}post_attention_layernorm.weight`, shape: [d], init: 'ones' });
-    for (const [n, shape] of [['gate', [f, d]], ['up', [f, d]], ['down', [d, f]]] as const) {
+    for (const [n, shape] of [
+      ['gate', [f, d]],
+      ['up', [f, d]],
+      ['down', [d, f]],
+    ] as const) {
       specs.push({ name: `${p}mlp.${n}_proj.weight`, shape: [...shape], init: 'normal' });
       if (cfg.mlpBias) specs.push({ name: `${p}mlp.${n}_proj.bias`, shape: [shape[0]], init: 'zeros' });
     }

@@ -43,7 +43,13 @@ export interface LlmGenerateResult {
 /** Decoded tail length checked for stop strings: enough tokens to cover the longest stop string plus a merge. */
 const STOP_TAIL = 24;
 
-export async function generateLlm(model: HfCausalLM, prompts: readonly (readonly number[])[], opts: LlmSamplingOptions, rng: Rng, padId = 0): Promise<LlmGenerateResult> {
+export async function generateLlm(
+  model: HfCausalLM,
+  prompts: readonly (readonly number[])[],
+  opts: LlmSamplingOptions,
+  rng: Rng,
+  padId = 0,
+): Promise<LlmGenerateResult> {
   validateSampling(opts);
   if (opts.stopStrings?.length && !opts.decode) throw new Error('generate: stopStrings need a decode function (the tokenizer)');
   const B = prompts.length;
@@ -53,7 +59,9 @@ export async function generateLlm(model: HfCausalLM, prompts: readonly (readonly
   for (let i = 0; i < B; i++) {
     if (prompts[i].length < 1) throw new Error(`generate: prompt ${i} is empty`);
     if (prompts[i].length + opts.maxNewTokens > model.config.maxPositionEmbeddings) {
-      throw new Error(`generate: prompt ${i} has ${prompts[i].length} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds max_position_embeddings ${model.config.maxPositionEmbeddings}`);
+      throw new Error(
+        `generate: prompt ${i} has ${prompts[i].length} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds max_position_embeddings ${model.config.maxPositionEmbeddings}`,
+      );
     }
   }
   const stop = new Set(opts.stopIds);

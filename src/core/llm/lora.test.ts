@@ -6,8 +6,17 @@ import { HfCausalLM } from './causalLm';
 import { LoraAdapters, loraParamCount, loraSettingsFromPeft, parseLoraSpec } from './lora';
 
 const cfg = parseLlmConfig({
-  architectures: ['LlamaForCausalLM'], hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
-  max_position_embeddings: 32, vocab_size: 20, rms_norm_eps: 1e-5, rope_theta: 10000, tie_word_embeddings: false,
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 16,
+  intermediate_size: 24,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  max_position_embeddings: 32,
+  vocab_size: 20,
+  rms_norm_eps: 1e-5,
+  rope_theta: 10000,
+  tie_word_embeddings: false,
 });
 const ids = Int32Array.from([1, 5, 7, 3, 2, 9]);
 
@@ -20,13 +29,20 @@ afterAll(() => base.dispose());
 
 describe('LoRA', () => {
   it('parses the CLI form with defaults and refuses bad values', () => {
-    expect(parseLoraSpec('r=8,alpha=16')).toEqual({ rank: 8, alpha: 16, dropout: 0.05, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] });
+    expect(parseLoraSpec('r=8,alpha=16')).toEqual({
+      rank: 8,
+      alpha: 16,
+      dropout: 0.05,
+      targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+    });
     expect(parseLoraSpec('targets=q_proj+v_proj,dropout=0').targetModules).toEqual(['q_proj', 'v_proj']);
     expect(() => parseLoraSpec('r=0')).toThrow(/lora.rank: must be an integer ≥ 1, got 0/);
     expect(() => parseLoraSpec('targets=qkv')).toThrow(/unknown module "qkv"; known: q_proj/);
     expect(() => parseLoraSpec('rank16')).toThrow(/is not key=value/);
     expect(() => parseLoraSpec('beta=1')).toThrow(/unknown key "beta"/);
-    expect(() => loraSettingsFromPeft({ peft_type: 'LORA', r: 4, lora_alpha: 8, target_modules: ['q_proj'], use_dora: true })).toThrow(/use_dora is not supported/);
+    expect(() => loraSettingsFromPeft({ peft_type: 'LORA', r: 4, lora_alpha: 8, target_modules: ['q_proj'], use_dora: true })).toThrow(
+      /use_dora is not supported/,
+    );
   });
 
   it('starts equal to the base (B = 0), trains only A and B, and its merged export equals the adapted model', () => {
@@ -38,8 +54,15 @@ describe('LoRA', () => {
     expect(start).toEqual(before);
     expect(lora.paramCount()).toBe(2 * (2 * 16 + 16 * 2) + 2 * (2 * 16 + 8 * 2) + 2 * (2 * 24 + 16 * 2));
     expect(loraParamCount(cfg, lora.settings)).toBe(lora.paramCount());
-    const { grads } = tf.variableGrads(() => tf.neg(tf.sum(m.tokenLogProbs([{ promptIds: [1, 5], responseIds: [7, 3, 2] }]).logProbs)) as tf.Scalar);
-    expect(Object.keys(grads).sort()).toEqual(lora.trainableVariables().map((v) => v.name).sort());
+    const { grads } = tf.variableGrads(
+      () => tf.neg(tf.sum(m.tokenLogProbs([{ promptIds: [1, 5], responseIds: [7, 3, 2] }]).logProbs)) as tf.Scalar,
+    );
+    expect(Object.keys(grads).sort()).toEqual(
+      lora
+        .trainableVariables()
+        .map((v) => v.name)
+        .sort(),
+    );
     // Move B off zero, then compare the adapted model with a plain model of the merged weights.
     for (const v of lora.trainableVariables()) v.assign(tf.add(v, tf.fill(v.shape, 0.05)));
     const adapted = m.forward(ids, 1, 6).dataSync();

@@ -39,7 +39,8 @@ export function validateLora(s: LoraSettings): LoraSettings {
   if (!(s.dropout >= 0 && s.dropout < 1)) throw new Error(`lora.dropout: must be in [0, 1), got ${s.dropout}`);
   if (s.targetModules.length === 0) throw new Error(`lora.targetModules: give at least one of ${LORA_TARGETS.join(', ')}`);
   for (const t of s.targetModules) {
-    if (!(LORA_TARGETS as readonly string[]).includes(t)) throw new Error(`lora.targetModules: unknown module ${JSON.stringify(t)}; known: ${LORA_TARGETS.join(', ')}`);
+    if (!(LORA_TARGETS as readonly string[]).includes(t))
+      throw new Error(`lora.targetModules: unknown module ${JSON.stringify(t)}; known: ${LORA_TARGETS.join(', ')}`);
   }
   return s;
 }
@@ -49,9 +50,13 @@ export function validateLora(s: LoraSettings): LoraSettings {
  */
 export function parseLoraSpec(spec: string): LoraSettings {
   const out: LoraSettings = { ...DEFAULT_LORA, targetModules: [...DEFAULT_LORA.targetModules] };
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [k, v, ...rest] = part.split('=');
-    if (v === undefined || rest.length) throw new Error(`--lora: "${part}" is not key=value (e.g. r=16,alpha=32,dropout=0.05,targets=q_proj+v_proj)`);
+    if (v === undefined || rest.length)
+      throw new Error(`--lora: "${part}" is not key=value (e.g. r=16,alpha=32,dropout=0.05,targets=q_proj+v_proj)`);
     const num = (): number => {
       const n = Number(v);
       if (!Number.isFinite(n)) throw new Error(`--lora: ${k}=${v} is not a number`);
@@ -84,7 +89,13 @@ export function loraModules(model: HfCausalLM, s: LoraSettings): Array<{ module:
 export function loraParamCount(cfg: LlmConfig, s: LoraSettings): number {
   const { hiddenSize: d, numHeads: H, numKvHeads: KV, headDim: D, intermediateSize: I } = cfg;
   const size: Record<LoraTarget, [number, number]> = {
-    q_proj: [d, H * D], k_proj: [d, KV * D], v_proj: [d, KV * D], o_proj: [H * D, d], gate_proj: [d, I], up_proj: [d, I], down_proj: [I, d],
+    q_proj: [d, H * D],
+    k_proj: [d, KV * D],
+    v_proj: [d, KV * D],
+    o_proj: [H * D, d],
+    gate_proj: [d, I],
+    up_proj: [d, I],
+    down_proj: [I, d],
   };
   return cfg.numLayers * s.targetModules.reduce((n, t) => n + s.rank * (size[t][0] + size[t][1]), 0);
 }
@@ -107,11 +118,15 @@ export class LoraAdapters {
     this.vars = {};
     const r = settings.rank;
     for (const m of this.modules) {
-      for (const [ab, shape] of [['A', [r, m.in]], ['B', [m.out, r]]] as const) {
+      for (const [ab, shape] of [
+        ['A', [r, m.in]],
+        ['B', [m.out, r]],
+      ] as const) {
         const name = peftName(m.module, ab);
         const data = tensors[name];
         if (!data) throw new Error(`LoRA adapter: tensor ${name} is missing (target modules ${settings.targetModules.join(', ')})`);
-        if (data.length !== shape[0] * shape[1]) throw new Error(`LoRA adapter: tensor ${name} has ${data.length} values, expected [${shape.join(', ')}] (rank ${r})`);
+        if (data.length !== shape[0] * shape[1])
+          throw new Error(`LoRA adapter: tensor ${name} has ${data.length} values, expected [${shape.join(', ')}] (rank ${r})`);
         this.vars[name] = tf.variable(tf.tensor2d(data, [...shape]), true, `${model.name}/${name}`);
       }
     }
@@ -172,7 +187,9 @@ export class LoraAdapters {
   }
 
   trainableVariables(): tf.Variable[] {
-    return Object.keys(this.vars).sort().map((k) => this.vars[k]);
+    return Object.keys(this.vars)
+      .sort()
+      .map((k) => this.vars[k]);
   }
 
   paramCount(): number {
@@ -180,13 +197,26 @@ export class LoraAdapters {
   }
 
   /** The adapter as PEFT saves it: tensors (float32) and adapter_config.json. */
-  toPeft(baseModel = ''): { tensors: Array<{ name: string; shape: number[]; data: Float32Array }>; adapterConfig: Record<string, unknown> } {
-    const tensors = Object.keys(this.vars).sort().map((name) => ({ name, shape: [...this.vars[name].shape], data: new Float32Array(this.vars[name].dataSync()) }));
+  toPeft(baseModel = ''): {
+    tensors: Array<{ name: string; shape: number[]; data: Float32Array }>;
+    adapterConfig: Record<string, unknown>;
+  } {
+    const tensors = Object.keys(this.vars)
+      .sort()
+      .map((name) => ({ name, shape: [...this.vars[name].shape], data: new Float32Array(this.vars[name].dataSync()) }));
     return {
       tensors,
       adapterConfig: {
-        peft_type: 'LORA', task_type: 'CAUSAL_LM', base_model_name_or_path: baseModel, r: this.settings.rank, lora_alpha: this.settings.alpha,
-        lora_dropout: this.settings.dropout, target_modules: [...this.settings.targetModules], bias: 'none', fan_in_fan_out: false, inference_mode: true,
+        peft_type: 'LORA',
+        task_type: 'CAUSAL_LM',
+        base_model_name_or_path: baseModel,
+        r: this.settings.rank,
+        lora_alpha: this.settings.alpha,
+        lora_dropout: this.settings.dropout,
+        target_modules: [...this.settings.targetModules],
+        bias: 'none',
+        fan_in_fan_out: false,
+        inference_mode: true,
       },
     };
   }
@@ -217,7 +247,8 @@ export function loraSettingsFromPeft(cfg: unknown): LoraSettings {
   if (c.peft_type !== 'LORA') throw new Error(`adapter_config.json: peft_type ${JSON.stringify(c.peft_type)} is not supported; only LORA`);
   if (c.use_dora === true) throw new Error('adapter_config.json: use_dora is not supported (plain LoRA only)');
   if (c.use_rslora === true) throw new Error('adapter_config.json: use_rslora is not supported (scale alpha / r only)');
-  if (c.bias !== undefined && c.bias !== 'none') throw new Error(`adapter_config.json: bias ${JSON.stringify(c.bias)} is not supported; only "none"`);
+  if (c.bias !== undefined && c.bias !== 'none')
+    throw new Error(`adapter_config.json: bias ${JSON.stringify(c.bias)} is not supported; only "none"`);
   const tm = c.target_modules;
   const targets = (Array.isArray(tm) ? tm : typeof tm === 'string' ? [tm] : []) as LoraTarget[];
   return validateLora({ rank: Number(c.r), alpha: Number(c.lora_alpha), dropout: Number(c.lora_dropout ?? 0), targetModules: targets });

@@ -25,7 +25,11 @@ export interface LlmMemoryEstimate {
   trainableParams: number;
 }
 
-export function estimateLlmMemory(cfg: LlmConfig, work: { rows: number; seqLen: number; responseTokens: number }, lora: LoraSettings | null): LlmMemoryEstimate {
+export function estimateLlmMemory(
+  cfg: LlmConfig,
+  work: { rows: number; seqLen: number; responseTokens: number },
+  lora: LoraSettings | null,
+): LlmMemoryEstimate {
   const P = llmParamCount(cfg);
   const trainable = lora ? loraParamCount(cfg, lora) : P;
   const { hiddenSize: d, numHeads: H, numKvHeads: KV, headDim: D, intermediateSize: I, numLayers: L, vocabSize: V } = cfg;
@@ -34,5 +38,12 @@ export function estimateLlmMemory(cfg: LlmConfig, work: { rows: number; seqLen: 
   const activations = 4 * (tokens * L * perTokenLayer + 3 * V * work.rows * work.responseTokens);
   const weights = 4 * P;
   const state = lora ? 16 * trainable : 12 * P;
-  return { weightsBytes: weights, trainingStateBytes: state, activationBytes: activations, totalBytes: weights + state + activations, params: P, trainableParams: trainable };
+  return {
+    weightsBytes: weights,
+    trainingStateBytes: state,
+    activationBytes: activations,
+    totalBytes: weights + state + activations,
+    params: P,
+    trainableParams: trainable,
+  };
 }

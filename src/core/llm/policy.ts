@@ -41,7 +41,10 @@ export class LlmPolicy {
 
   /** Chat-templated prompt ids for one turn's user text. */
   promptIds(userText: string): number[] {
-    const messages: ChatMessage[] = [{ role: 'system', content: this.systemPrompt }, { role: 'user', content: userText }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: this.systemPrompt },
+      { role: 'user', content: userText },
+    ];
     return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
   }
 
@@ -86,7 +89,10 @@ export class LlmRolloutEngine implements RolloutEngine {
   readonly name: string;
   private readonly padId: number;
 
-  constructor(private readonly policy: LlmPolicy, padId?: number) {
+  constructor(
+    private readonly policy: LlmPolicy,
+    padId?: number,
+  ) {
     this.name = `tfjs-${tf.getBackend()}-llm-kvcache`;
     const pad = policy.tokenizer.specialTokens.pad;
     this.padId = padId ?? (pad !== null ? policy.tokenizer.tokenId(pad) : undefined) ?? policy.stopIds()[0] ?? 0;
@@ -103,7 +109,13 @@ export class LlmRolloutEngine implements RolloutEngine {
   async generate(prompts: readonly (readonly number[])[], opts: SamplingOptions, rng: Rng): Promise<GenerateResult> {
     const p = this.policy;
     p.setTraining(null);
-    return generateLlm(p.model, prompts, { ...opts, stopIds: p.stopIds(), stopStrings: [ACTION_CLOSE], decode: (ids) => p.tokenizer.decode(ids) }, rng, this.padId);
+    return generateLlm(
+      p.model,
+      prompts,
+      { ...opts, stopIds: p.stopIds(), stopStrings: [ACTION_CLOSE], decode: (ids) => p.tokenizer.decode(ids) },
+      rng,
+      this.padId,
+    );
   }
 
   async logProbs(rows: readonly LogProbRow[], temperature = 1): Promise<number[][]> {

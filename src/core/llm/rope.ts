@@ -63,7 +63,10 @@ export function ropeFrequencies(cfg: Pick<LlmConfig, 'headDim' | 'ropeTheta' | '
 }
 
 /** cos and sin tables [n, headDim] for the given positions (float32, duplicated halves). */
-export function ropeTables(freq: { invFreq: Float32Array; scale: number }, positions: ArrayLike<number>): { cos: Float32Array; sin: Float32Array } {
+export function ropeTables(
+  freq: { invFreq: Float32Array; scale: number },
+  positions: ArrayLike<number>,
+): { cos: Float32Array; sin: Float32Array } {
   const half = freq.invFreq.length;
   const D = 2 * half;
   const n = positions.length;

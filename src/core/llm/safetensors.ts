@@ -47,7 +47,10 @@ export function safetensorsHeaderLength(first8: Uint8Array, file = 'safetensors 
   const lo = dv.getUint32(0, true);
   const hi = dv.getUint32(4, true);
   const n = hi * 2 ** 32 + lo;
-  if (n < 2 || n > MAX_HEADER_BYTES) throw new SafetensorsError(`${file}: header length ${n} is not plausible (2..${MAX_HEADER_BYTES}) — not a safetensors file, or a corrupt one`);
+  if (n < 2 || n > MAX_HEADER_BYTES)
+    throw new SafetensorsError(
+      `${file}: header length ${n} is not plausible (2..${MAX_HEADER_BYTES}) — not a safetensors file, or a corrupt one`,
+    );
   return n;
 }
 
@@ -60,9 +63,12 @@ export function parseSafetensorsHeader(headerBytes: Uint8Array, fileSize: number
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
   } catch (e) {
-    throw new SafetensorsError(`${file}: the header is not valid UTF-8 JSON (${(e as Error).message}) — the file is corrupt or not safetensors`);
+    throw new SafetensorsError(
+      `${file}: the header is not valid UTF-8 JSON (${(e as Error).message}) — the file is corrupt or not safetensors`,
+    );
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new SafetensorsError(`${file}: the header is not a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new SafetensorsError(`${file}: the header is not a JSON object`);
   const dataStart = 8 + headerBytes.length;
   const tensors: SafetensorsEntry[] = [];
   let metadata: Record<string, string> = {};
@@ -76,32 +82,46 @@ export function parseSafetensorsHeader(headerBytes: Uint8Array, fileSize: number
     const dtype = e.dtype;
     if (typeof dtype !== 'string' || !(dtype in BYTES)) {
       const known = KNOWN_OTHER.includes(String(dtype));
-      throw new SafetensorsError(`${file}: tensor "${name}" has dtype ${JSON.stringify(dtype)}; ${known ? 'only F32, F16 and BF16 weights are supported (convert the checkpoint, e.g. with save_pretrained in bfloat16)' : 'not a safetensors dtype'}`);
+      throw new SafetensorsError(
+        `${file}: tensor "${name}" has dtype ${JSON.stringify(dtype)}; ${known ? 'only F32, F16 and BF16 weights are supported (convert the checkpoint, e.g. with save_pretrained in bfloat16)' : 'not a safetensors dtype'}`,
+      );
     }
     const shape = e.shape;
     if (!Array.isArray(shape) || shape.some((s) => typeof s !== 'number' || !Number.isInteger(s) || s < 0)) {
       throw new SafetensorsError(`${file}: tensor "${name}" has shape ${JSON.stringify(shape)}; expected a list of non-negative integers`);
     }
     const off = e.data_offsets;
-    if (!Array.isArray(off) || off.length !== 2 || off.some((x) => typeof x !== 'number' || !Number.isInteger(x) || x < 0) || off[1] < off[0]) {
-      throw new SafetensorsError(`${file}: tensor "${name}" has data_offsets ${JSON.stringify(off)}; expected [begin, end] with 0 ≤ begin ≤ end`);
+    if (
+      !Array.isArray(off) ||
+      off.length !== 2 ||
+      off.some((x) => typeof x !== 'number' || !Number.isInteger(x) || x < 0) ||
+      off[1] < off[0]
+    ) {
+      throw new SafetensorsError(
+        `${file}: tensor "${name}" has data_offsets ${JSON.stringify(off)}; expected [begin, end] with 0 ≤ begin ≤ end`,
+      );
     }
     const numel = (shape as number[]).reduce((a, b) => a * b, 1);
     const want = numel * BYTES[dtype as SafetensorsDtype];
     if (off[1] - off[0] !== want) {
-      throw new SafetensorsError(`${file}: tensor "${name}" spans ${off[1] - off[0]} bytes but ${dtype} [${shape.join(', ')}] needs ${want}`);
+      throw new SafetensorsError(
+        `${file}: tensor "${name}" spans ${off[1] - off[0]} bytes but ${dtype} [${shape.join(', ')}] needs ${want}`,
+      );
     }
     tensors.push({ name, dtype: dtype as SafetensorsDtype, shape: shape as number[], begin: off[0], end: off[1] });
   }
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
   for (let i = 1; i < tensors.length; i++) {
-    if (tensors[i].begin < tensors[i - 1].end) throw new SafetensorsError(`${file}: tensors "${tensors[i - 1].name}" and "${tensors[i].name}" overlap`);
+    if (tensors[i].begin < tensors[i - 1].end)
+      throw new SafetensorsError(`${file}: tensors "${tensors[i - 1].name}" and "${tensors[i].name}" overlap`);
   }
   if (fileSize !== null) {
     const need = dataStart + (tensors.length ? tensors[tensors.length - 1].end : 0);
     if (fileSize < need) {
       const cut = tensors.find((t) => dataStart + t.end > fileSize)!;
-      throw new SafetensorsError(`${file} is truncated: ${fileSize} bytes, but tensor "${cut.name}" ends at byte ${dataStart + cut.end} (the header promises ${need}); copy the file again`);
+      throw new SafetensorsError(
+        `${file} is truncated: ${fileSize} bytes, but tensor "${cut.name}" ends at byte ${dataStart + cut.end} (the header promises ${need}); copy the file again`,
+      );
     }
   }
   return { dataStart, tensors, metadata };
@@ -150,11 +170,14 @@ export function toFloat32(bytes: Uint8Array, dtype: SafetensorsDtype): Float32Ar
 /** model.safetensors.index.json → shard file → tensor names in it. Shard names must be plain file names. */
 export function parseShardIndex(json: unknown, file = 'model.safetensors.index.json'): Map<string, string[]> {
   const wm = (json as { weight_map?: unknown } | null)?.weight_map;
-  if (typeof wm !== 'object' || wm === null || Array.isArray(wm)) throw new SafetensorsError(`${file}: no "weight_map" object (tensor name → shard file)`);
+  if (typeof wm !== 'object' || wm === null || Array.isArray(wm))
+    throw new SafetensorsError(`${file}: no "weight_map" object (tensor name → shard file)`);
   const shards = new Map<string, string[]>();
   for (const [name, shard] of Object.entries(wm as Record<string, unknown>)) {
     if (typeof shard !== 'string' || !/^[\w.-]+\.safetensors$/.test(shard) || shard.includes('..')) {
-      throw new SafetensorsError(`${file}: tensor "${name}" maps to ${JSON.stringify(shard)}; expected a *.safetensors file name in the same folder`);
+      throw new SafetensorsError(
+        `${file}: tensor "${name}" maps to ${JSON.stringify(shard)}; expected a *.safetensors file name in the same folder`,
+      );
     }
     const list = shards.get(shard) ?? [];
     list.push(name);
@@ -165,7 +188,10 @@ export function parseShardIndex(json: unknown, file = 'model.safetensors.index.j
 }
 
 /** Build a safetensors file (tests and the merged-LoRA export): float32 tensors in the given order. */
-export function writeSafetensors(tensors: ReadonlyArray<{ name: string; shape: number[]; data: Float32Array }>, metadata: Record<string, string> = {}): Uint8Array {
+export function writeSafetensors(
+  tensors: ReadonlyArray<{ name: string; shape: number[]; data: Float32Array }>,
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length) header.__metadata__ = metadata;
   let off = 0;

@@ -45,16 +45,23 @@ export class HfTokenizer {
    * `chatTemplate` overrides tokenizer_config.json's `chat_template` (newer folders keep it in chat_template.jinja).
    */
   constructor(tokenizerJson: unknown, tokenizerConfig: unknown, chatTemplate?: string | null) {
-    if (typeof tokenizerJson !== 'object' || tokenizerJson === null) throw new TokenizerFolderError('tokenizer.json: expected a JSON object');
+    if (typeof tokenizerJson !== 'object' || tokenizerJson === null)
+      throw new TokenizerFolderError('tokenizer.json: expected a JSON object');
     const cfg = (tokenizerConfig ?? {}) as Json;
     const model = (tokenizerJson as Json).model as Json | undefined;
-    if (!model || typeof model !== 'object') throw new TokenizerFolderError('tokenizer.json: no "model" section — not a Hugging Face fast tokenizer file');
+    if (!model || typeof model !== 'object')
+      throw new TokenizerFolderError('tokenizer.json: no "model" section — not a Hugging Face fast tokenizer file');
     try {
       this.tok = new Tokenizer(tokenizerJson, cfg);
     } catch (e) {
       throw new TokenizerFolderError(`tokenizer.json: could not be loaded (${(e as Error).message})`);
     }
-    this.specialTokens = { bos: tokenString(cfg.bos_token), eos: tokenString(cfg.eos_token), pad: tokenString(cfg.pad_token), unk: tokenString(cfg.unk_token) };
+    this.specialTokens = {
+      bos: tokenString(cfg.bos_token),
+      eos: tokenString(cfg.eos_token),
+      pad: tokenString(cfg.pad_token),
+      unk: tokenString(cfg.unk_token),
+    };
     let src: string | null = chatTemplate ?? null;
     if (src === null) {
       const ct = cfg.chat_template;
@@ -105,7 +112,10 @@ export class HfTokenizer {
    * plus `variables` (what apply_chat_template's extra keyword arguments are, e.g. Qwen3's enable_thinking).
    */
   renderChat(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean; variables?: Record<string, unknown> } = {}): string {
-    if (!this.template) throw new TokenizerFolderError('tokenizer_config.json has no chat_template (and there is no chat_template.jinja); use a chat (instruct) checkpoint or add a template');
+    if (!this.template)
+      throw new TokenizerFolderError(
+        'tokenizer_config.json has no chat_template (and there is no chat_template.jinja); use a chat (instruct) checkpoint or add a template',
+      );
     const s = this.specialTokens;
     return this.template.render({
       ...opts.variables,
@@ -119,7 +129,10 @@ export class HfTokenizer {
   }
 
   /** Token ids of the rendered chat (no special tokens added on top: the template holds them). */
-  applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt?: boolean; variables?: Record<string, unknown> } = {}): number[] {
+  applyChatTemplate(
+    messages: readonly ChatMessage[],
+    opts: { addGenerationPrompt?: boolean; variables?: Record<string, unknown> } = {},
+  ): number[] {
     return this.encode(this.renderChat(messages, opts), { addSpecialTokens: false });
   }
 }
@@ -127,6 +140,8 @@ export class HfTokenizer {
 /** Refuse a tokenizer that can produce ids the model has no embedding row for. */
 export function checkTokenizerFitsVocab(tok: HfTokenizer, vocabSize: number): void {
   if (tok.maxTokenId >= vocabSize) {
-    throw new TokenizerFolderError(`tokenizer.json has token ids up to ${tok.maxTokenId} but config.json vocab_size is ${vocabSize}; the tokenizer does not belong to this model (use the tokenizer files saved with it)`);
+    throw new TokenizerFolderError(
+      `tokenizer.json has token ids up to ${tok.maxTokenId} but config.json vocab_size is ${vocabSize}; the tokenizer does not belong to this model (use the tokenizer files saved with it)`,
+    );
   }
 }

@@ -12,13 +12,22 @@ import type { LlmRow } from './causalLm';
 import type { LlmPolicy } from './policy';
 
 /** Expert rows for `seeds` of `env` (history window `k`), in seed then turn order. */
-export function llmExpertRows(policy: LlmPolicy, env: string, seeds: readonly number[], k: number): Array<{ promptIds: number[]; responseIds: number[] }> {
+export function llmExpertRows(
+  policy: LlmPolicy,
+  env: string,
+  seeds: readonly number[],
+  k: number,
+): Array<{ promptIds: number[]; responseIds: number[] }> {
   const end = policy.stopIds()[0];
-  if (end === undefined) throw new Error('behaviour cloning: the checkpoint has no eos token (config.json eos_token_id or tokenizer_config.json eos_token) to end responses with');
+  if (end === undefined)
+    throw new Error(
+      'behaviour cloning: the checkpoint has no eos token (config.json eos_token_id or tokenizer_config.json eos_token) to end responses with',
+    );
   const rows: Array<{ promptIds: number[]; responseIds: number[] }> = [];
   for (const seed of seeds) {
     const ep = runEpisode(createEnv(env), seed, (e) => expertResponse(e), k);
-    for (const t of ep.turns) rows.push({ promptIds: policy.promptIds(t.prompt), responseIds: [...policy.tokenizer.encode(t.response), end] });
+    for (const t of ep.turns)
+      rows.push({ promptIds: policy.promptIds(t.prompt), responseIds: [...policy.tokenizer.encode(t.response), end] });
   }
   return rows;
 }

@@ -257,19 +257,99 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   nonFinite: { enabled: true, ignoreGroups: ['throughput'] },
   gradNormSpike: { enabled: true, window: 20, minHistory: 5, factor: 5, criticalFactor: 20, sustainCritical: 3, minValue: 1e-3 },
   validityDrop: { enabled: true, smooth: 3, minSteps: 3, warnDrop: 0.15, criticalDrop: 0.4, patience: 2 },
-  successCollapse: { enabled: true, smooth: 10, valSmooth: 3, valZ: 3, minPeak: 0.2, warnFrac: 0.5, criticalFrac: 0.8, rewardGiveBack: 0.6, rewardMinGain: 0.5, noiseZ: 5, noiseWindow: 50, patience: 5 },
-  entropyShift: { enabled: true, baselineSteps: 5, smooth: 3, collapseFrac: 0.25, blowupFactor: 3, blowupMinNats: 0.5, blowupWarnFactor: 2, blowupWarnNats: 0.2, patience: 3, crashSteps: 10, deadGradFrac: 0.1, scoreFallFrac: 0.25 },
-  klDrift: { enabled: true, ppoKlWarn: 0.05, ppoKlCritical: 0.5, klLossFactor: 10, klLossFloor: 0.5, baselineSteps: 5, smooth: 3, patience: 2 },
+  successCollapse: {
+    enabled: true,
+    smooth: 10,
+    valSmooth: 3,
+    valZ: 3,
+    minPeak: 0.2,
+    warnFrac: 0.5,
+    criticalFrac: 0.8,
+    rewardGiveBack: 0.6,
+    rewardMinGain: 0.5,
+    noiseZ: 5,
+    noiseWindow: 50,
+    patience: 5,
+  },
+  entropyShift: {
+    enabled: true,
+    baselineSteps: 5,
+    smooth: 3,
+    collapseFrac: 0.25,
+    blowupFactor: 3,
+    blowupMinNats: 0.5,
+    blowupWarnFactor: 2,
+    blowupWarnNats: 0.2,
+    patience: 3,
+    crashSteps: 10,
+    deadGradFrac: 0.1,
+    scoreFallFrac: 0.25,
+  },
+  klDrift: {
+    enabled: true,
+    ppoKlWarn: 0.05,
+    ppoKlCritical: 0.5,
+    klLossFactor: 10,
+    klLossFloor: 0.5,
+    baselineSteps: 5,
+    smooth: 3,
+    patience: 2,
+  },
   clipFracDrift: { enabled: true, smooth: 3, warn: 0.3, critical: 0.6, factor: 5, relativeFloor: 0.15, baselineSteps: 5, patience: 3 },
   deadSignal: { enabled: true, share: 0.95, patience: 5 },
-  lengthRunaway: { enabled: true, smooth: 3, clipWarn: 0.3, clipCritical: 0.7, clipRise: 0.2, jumpFactor: 1.5, jumpWindow: 20, baselineSteps: 5, patience: 3, capNoRewardPatience: 2 },
+  lengthRunaway: {
+    enabled: true,
+    smooth: 3,
+    clipWarn: 0.3,
+    clipCritical: 0.7,
+    clipRise: 0.2,
+    jumpFactor: 1.5,
+    jumpWindow: 20,
+    baselineSteps: 5,
+    patience: 3,
+    capNoRewardPatience: 2,
+  },
   mismatch: { enabled: true, maxWarn: 1, maxCritical: 5, meanWarn: 0.05, patience: 2 },
-  engineGap: { enabled: true, baselineSteps: 5, smooth: 3, patience: 3, riseFactor: 3, riseCritical: 10, riseMinNats: 0.01, riseMinProb: 0.005, absCriticalNats: 1, absCriticalProb: 0.2 },
-  responseCollapse: { enabled: true, baselineSteps: 5, smooth: 3, patience: 3, identicalWarn: 0.5, identicalCritical: 0.9, identicalRise: 0.3, distinctFrac: 0.3, distinctCriticalFrac: 0.1, miFrac: 0.3, miMinStart: 0.05 },
-  formatHacking: { enabled: true, baselineSteps: 5, smooth: 5, patience: 3, formatGain: 0.3, taskGainMax: 0.05, klFactor: 5, klFloor: 0.05 },
+  engineGap: {
+    enabled: true,
+    baselineSteps: 5,
+    smooth: 3,
+    patience: 3,
+    riseFactor: 3,
+    riseCritical: 10,
+    riseMinNats: 0.01,
+    riseMinProb: 0.005,
+    absCriticalNats: 1,
+    absCriticalProb: 0.2,
+  },
+  responseCollapse: {
+    enabled: true,
+    baselineSteps: 5,
+    smooth: 3,
+    patience: 3,
+    identicalWarn: 0.5,
+    identicalCritical: 0.9,
+    identicalRise: 0.3,
+    distinctFrac: 0.3,
+    distinctCriticalFrac: 0.1,
+    miFrac: 0.3,
+    miMinStart: 0.05,
+  },
+  formatHacking: {
+    enabled: true,
+    baselineSteps: 5,
+    smooth: 5,
+    patience: 3,
+    formatGain: 0.3,
+    taskGainMax: 0.05,
+    klFactor: 5,
+    klFloor: 0.05,
+  },
 };
 
-export type DetectorConfigOverrides = { readonly [K in keyof DetectorConfig]?: DetectorConfig[K] extends object ? Partial<DetectorConfig[K]> : DetectorConfig[K] };
+export type DetectorConfigOverrides = {
+  readonly [K in keyof DetectorConfig]?: DetectorConfig[K] extends object ? Partial<DetectorConfig[K]> : DetectorConfig[K];
+};
 
 /** Defaults with `overrides` merged per rule block; unknown blocks or fields are an error naming them. */
 export function resolveDetectorConfig(overrides: DetectorConfigOverrides = {}): DetectorConfig {
@@ -281,7 +361,8 @@ export function resolveDetectorConfig(overrides: DetectorConfigOverrides = {}): 
     const def = (DEFAULT_DETECTOR_CONFIG as unknown as Record<string, unknown>)[k];
     if (def !== null && typeof def === 'object' && !Array.isArray(def)) {
       for (const f of Object.keys(v as object)) {
-        if (!(f in (def as object))) throw new Error(`detector config: unknown field "${k}.${f}"; known: ${Object.keys(def as object).join(', ')}`);
+        if (!(f in (def as object)))
+          throw new Error(`detector config: unknown field "${k}.${f}"; known: ${Object.keys(def as object).join(', ')}`);
       }
       out[k] = { ...(def as object), ...(v as object) };
     } else {

@@ -19,7 +19,14 @@ describe('ruleCoverage', () => {
   });
 
   it('a TRL-like run (entropy, grad norm, reward, length; no zero-variance share, no mismatch) gets the right rules', () => {
-    const c = byRule(['actor/entropy', 'actor/grad_norm', 'episode/reward_mean', 'response_length/mean', 'response_length/clip_ratio', 'actor/kl_loss']);
+    const c = byRule([
+      'actor/entropy',
+      'actor/grad_norm',
+      'episode/reward_mean',
+      'response_length/mean',
+      'response_length/clip_ratio',
+      'actor/kl_loss',
+    ]);
     expect(c.get('entropy_shift')!.applicable).toBe(true);
     expect(c.get('grad_norm_spike')!.applicable).toBe(true);
     expect(c.get('success_collapse')!.applicable).toBe(true);
@@ -27,7 +34,11 @@ describe('ruleCoverage', () => {
     expect(c.get('kl_drift')!.applicable).toBe(true);
     expect(c.get('length_runaway')!.present).toEqual(['response_length/clip_ratio', 'response_length/mean']);
     expect(c.get('dead_signal')).toMatchObject({ applicable: false, missing: ['filter/zero_variance_share'], needs: 'all' });
-    expect(c.get('train_inference_mismatch')).toMatchObject({ applicable: false, missing: ['mismatch/logprob_abs_max', 'mismatch/logprob_abs_mean'], needs: 'any' });
+    expect(c.get('train_inference_mismatch')).toMatchObject({
+      applicable: false,
+      missing: ['mismatch/logprob_abs_max', 'mismatch/logprob_abs_mean'],
+      needs: 'any',
+    });
     expect(c.get('validity_drop')!.applicable).toBe(false);
     expect(c.get('clip_fraction_drift')!.applicable).toBe(false);
   });
@@ -52,7 +63,8 @@ describe('ruleCoverage', () => {
   it('every key a rule needs is a catalog key or a source key read under its own name (a typo would make the rule never apply)', () => {
     const known = new Set([...METRICS.map((m) => m.key), ...SOURCE_NAMED_KEYS]);
     for (const r of RULES) {
-      for (const k of [...(r.needs.allOf ?? []), ...(r.needs.anyOf ?? [])]) if (k !== '*') expect(known.has(k), `${r.id} needs ${k}`).toBe(true);
+      for (const k of [...(r.needs.allOf ?? []), ...(r.needs.anyOf ?? [])])
+        if (k !== '*') expect(known.has(k), `${r.id} needs ${k}`).toBe(true);
     }
   });
 });

@@ -70,15 +70,22 @@ describe('collapse detector', () => {
     const nf = alerts.filter((a) => a.rule === 'non_finite');
     // The two gradient norms turn NaN together: one alert for that cause, naming both; the infinite loss is another.
     expect(nf.map((a) => a.metric).sort()).toEqual(['actor/grad_norm', 'actor/pg_loss', 'actor/skipped_updates'].sort());
-    expect(nf.find((a) => a.metric === 'actor/grad_norm')!.message).toBe('2 metrics under actor/ became NaN at step 40: actor/grad_norm, actor/grad_norm_max.');
-    expect(nf.find((a) => a.metric === 'actor/pg_loss')!.message).toMatch(/^Policy-gradient loss became Infinity at step 40; it was -?[\d.]+ at step 39\.$/);
+    expect(nf.find((a) => a.metric === 'actor/grad_norm')!.message).toBe(
+      '2 metrics under actor/ became NaN at step 40: actor/grad_norm, actor/grad_norm_max.',
+    );
+    expect(nf.find((a) => a.metric === 'actor/pg_loss')!.message).toMatch(
+      /^Policy-gradient loss became Infinity at step 40; it was -?[\d.]+ at step 39\.$/,
+    );
     expect(nf.find((a) => a.metric === 'actor/grad_norm')!.severity).toBe('critical');
     expect(nf.find((a) => a.metric === 'actor/grad_norm')!.evidence.values.at(-1)).toBeNull();
     expect(alerts.every((a) => a.firstStep === 40)).toBe(true);
   });
 
   it('entropy blow-up fires', () => {
-    const recs = syntheticStream({ steps: 40, seed: 5 }).map((r) => ({ step: r.step, values: { ...r.values, 'actor/entropy': r.step > 20 ? 5 : r.values['actor/entropy'] } }));
+    const recs = syntheticStream({ steps: 40, seed: 5 }).map((r) => ({
+      step: r.step,
+      values: { ...r.values, 'actor/entropy': r.step > 20 ? 5 : r.values['actor/entropy'] },
+    }));
     expect(detectAlerts('r', recs).some((a) => a.rule === 'entropy_shift' && /blew up/.test(a.message))).toBe(true);
   });
 
@@ -102,7 +109,8 @@ describe('collapse detector', () => {
 
   it('every rule reads catalog keys only', () => {
     // engine_gap also reads verl's rollout_corr/* and training/rollout_probs_diff_* under their own names.
-    for (const r of RULES) for (const k of r.metrics) if (k !== '*') expect(isMetricKey(k) || SOURCE_NAMED_KEYS.has(k), `${r.id}: ${k}`).toBe(true);
+    for (const r of RULES)
+      for (const k of r.metrics) if (k !== '*') expect(isMetricKey(k) || SOURCE_NAMED_KEYS.has(k), `${r.id}: ${k}`).toBe(true);
     expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
   });
 
@@ -119,21 +127,59 @@ describe('success collapse over sparse validations', () => {
 
   it('two validations are enough when the fall is far beyond binomial noise', () => {
     // Harsh SAMPO's shape: ≈ the warm start's sampled success after step 1, nothing left at step 10.
-    const alerts = detectAlerts('r', vals([[1, 0.3, 64], [10, 0, 64]])).filter((a) => a.rule === 'success_collapse');
+    const alerts = detectAlerts(
+      'r',
+      vals([
+        [1, 0.3, 64],
+        [10, 0, 64],
+      ]),
+    ).filter((a) => a.rule === 'success_collapse');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ metric: 'val/success_rate', severity: 'critical', firstStep: 10 });
     expect(alerts[0].message).toMatch(/0 % \(0\/64\) at step 10 from its best 30 % \(19\/64\) at step 1/);
   });
 
   it('a fall within sampling noise, or below the peak that counts as learned, is quiet', () => {
-    expect(detectAlerts('r', vals([[1, 0.35, 64], [10, 0.17, 64]]))).toEqual([]);
-    expect(detectAlerts('r', vals([[1, 0.15, 64], [10, 0, 64]]))).toEqual([]);
+    expect(
+      detectAlerts(
+        'r',
+        vals([
+          [1, 0.35, 64],
+          [10, 0.17, 64],
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      detectAlerts(
+        'r',
+        vals([
+          [1, 0.15, 64],
+          [10, 0, 64],
+        ]),
+      ),
+    ).toEqual([]);
     // The same fall measured on 400 episodes is evidence (z ≈ 5.8): a warning, as 0.17 is above (1 − 0.8) × 0.35.
-    expect(detectAlerts('r', vals([[1, 0.35, 400], [10, 0.17, 400]])).map((a) => a.severity)).toEqual(['warning']);
+    expect(
+      detectAlerts(
+        'r',
+        vals([
+          [1, 0.35, 400],
+          [10, 0.17, 400],
+        ]),
+      ).map((a) => a.severity),
+    ).toEqual(['warning']);
   });
 
   it('streams without val/episodes keep the smoothed comparison (two points are not enough)', () => {
-    expect(detectAlerts('r', vals([[1, 0.3, undefined], [10, 0, undefined]]))).toEqual([]);
+    expect(
+      detectAlerts(
+        'r',
+        vals([
+          [1, 0.3, undefined],
+          [10, 0, undefined],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -147,10 +193,16 @@ describe('alert merging', () => {
 
   it('an alert that goes quiet for longer than the gap starts a new one', () => {
     const base = syntheticStream({ steps: 60, seed: 7 });
-    const recs = base.map((r) => ({ step: r.step, values: { ...r.values, 'filter/zero_variance_share': (r.step >= 10 && r.step < 20) || r.step >= 40 ? 1 : 0.3 } }));
+    const recs = base.map((r) => ({
+      step: r.step,
+      values: { ...r.values, 'filter/zero_variance_share': (r.step >= 10 && r.step < 20) || r.step >= 40 ? 1 : 0.3 },
+    }));
     const dead = detectAlerts('r', recs).filter((a) => a.rule === 'dead_signal');
     // Each alert's window opens where its streak began (steps 10 and 40), though it is raised 5 steps later.
-    expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([[10, 19], [40, 60]]);
+    expect(dead.map((a) => [a.firstStep, a.lastStep])).toEqual([
+      [10, 19],
+      [40, 60],
+    ]);
     expect(dead.map((a) => a.id)).toEqual(['dead_signal:filter/zero_variance_share:14', 'dead_signal:filter/zero_variance_share:44']);
   });
 });

@@ -45,7 +45,13 @@ class Ring {
    * neighbours each side are kept beside the onset and the tail; gone from the ring, its cited value is put first
    * at its step.
    */
-  evidence(first: number, last: number, before: number, max: number, peak?: { step: number; value: number }): { steps: number[]; values: Array<number | null> } {
+  evidence(
+    first: number,
+    last: number,
+    before: number,
+    max: number,
+    peak?: { step: number; value: number },
+  ): { steps: number[]; values: Array<number | null> } {
     const at = (k: number) => this.stepAt(k);
     let n = this.len;
     while (n > 0 && at(n - 1) > last) n--;
@@ -81,9 +87,13 @@ class Ring {
     const full = max - tail;
     // The neighbourhood is extra only where the onset and tail do not already hold the cited point.
     const inside = peakIdx >= n - tail || (peakIdx >= from && peakIdx < from + full);
-    const around: [number, number] | null = peakIdx >= 0 && !inside ? [Math.max(0, peakIdx - PEAK_AROUND), Math.min(n, peakIdx + PEAK_AROUND + 1)] : null;
+    const around: [number, number] | null =
+      peakIdx >= 0 && !inside ? [Math.max(0, peakIdx - PEAK_AROUND), Math.min(n, peakIdx + PEAK_AROUND + 1)] : null;
     const head = Math.max(1, full - (around ? around[1] - around[0] : 0));
-    const runs: [number, number][] = [[from, Math.min(n, from + head)], [Math.max(0, n - tail), n]];
+    const runs: [number, number][] = [
+      [from, Math.min(n, from + head)],
+      [Math.max(0, n - tail), n],
+    ];
     if (around) runs.push(around);
     runs.sort((x, y) => x[0] - y[0]);
     let next = 0;
@@ -148,8 +158,15 @@ export class CollapseDetector {
   private quotes = new Map<string, Finding['quotes']>();
 
   /** `recipe` (hints.ts: recipeOf(run config)) fits each alert's hint to what the run already does. */
-  constructor(readonly runId: string, config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe | SourceRecipe) {
-    this.config = config && 'mergeGap' in config && 'nonFinite' in config && 'mismatch' in config ? (config as DetectorConfig) : resolveDetectorConfig(config as DetectorConfigOverrides | undefined);
+  constructor(
+    readonly runId: string,
+    config?: DetectorConfig | DetectorConfigOverrides,
+    recipe?: RunRecipe | SourceRecipe,
+  ) {
+    this.config =
+      config && 'mergeGap' in config && 'nonFinite' in config && 'mismatch' in config
+        ? (config as DetectorConfig)
+        : resolveDetectorConfig(config as DetectorConfigOverrides | undefined);
     const hints = hintsFor(recipe);
     this.rules = RULES.filter((r) => r.enabled(this.config)).map((def) => ({ def, inst: def.create(this.config, hints) }));
   }
@@ -208,9 +225,17 @@ export class CollapseDetector {
       const threshold = takeNew ? (f.threshold !== undefined && Number.isFinite(f.threshold) ? f.threshold : undefined) : cur.threshold;
       if (takeNew) this.quotes.set(key, f.quotes);
       const next: Alert = {
-        id: cur.id, runId: cur.runId, rule: cur.rule, severity, metric: cur.metric, firstStep: cur.firstStep, lastStep: step,
-        message: takeNew ? quoteOnce(f.message) : cur.message, hint: takeNew ? f.hint : cur.hint,
-        evidence: this.evidence(f.metric, cur.firstStep, step, peak, this.quotes.get(key)), acknowledged: cur.acknowledged,
+        id: cur.id,
+        runId: cur.runId,
+        rule: cur.rule,
+        severity,
+        metric: cur.metric,
+        firstStep: cur.firstStep,
+        lastStep: step,
+        message: takeNew ? quoteOnce(f.message) : cur.message,
+        hint: takeNew ? f.hint : cur.hint,
+        evidence: this.evidence(f.metric, cur.firstStep, step, peak, this.quotes.get(key)),
+        acknowledged: cur.acknowledged,
       };
       if (peak) next.peak = peak;
       if (threshold !== undefined) next.threshold = threshold;
@@ -246,9 +271,19 @@ export class CollapseDetector {
     if (i !== undefined) this.all[i] = next;
   }
 
-  private evidence(metric: string, first: number, last: number, peak?: { step: number; value: number }, quotes?: Finding['quotes']): Alert['evidence'] {
+  private evidence(
+    metric: string,
+    first: number,
+    last: number,
+    peak?: { step: number; value: number },
+    quotes?: Finding['quotes'],
+  ): Alert['evidence'] {
     const ring = this.history.get(metric);
-    const ev = ring ? ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax, peak) : peak ? { steps: [peak.step], values: [peak.value] } : { steps: [], values: [] };
+    const ev = ring
+      ? ring.evidence(first, last, this.config.evidenceBefore, this.config.evidenceMax, peak)
+      : peak
+        ? { steps: [peak.step], values: [peak.value] }
+        : { steps: [], values: [] };
     return quotes && quotes.length > 0 ? withQuoted(ev, quotes) : ev;
   }
 
@@ -262,7 +297,12 @@ export class CollapseDetector {
 }
 
 /** Batch: run the detector over a whole stored stream. */
-export function detectAlerts(runId: string, records: readonly MetricRecord[], config?: DetectorConfig | DetectorConfigOverrides, recipe?: RunRecipe | SourceRecipe): Alert[] {
+export function detectAlerts(
+  runId: string,
+  records: readonly MetricRecord[],
+  config?: DetectorConfig | DetectorConfigOverrides,
+  recipe?: RunRecipe | SourceRecipe,
+): Alert[] {
   const d = new CollapseDetector(runId, config, recipe);
   for (const r of records) d.feed(r);
   return d.alerts();

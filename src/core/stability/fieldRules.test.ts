@@ -11,21 +11,32 @@ import { detectAlerts } from './detector';
 import { responseDiversity } from '../training/diversity';
 import type { MetricRecord } from '../../shared/metrics';
 
-const steps = (n: number, f: (step: number) => Record<string, number>, first = 1): MetricRecord[] => Array.from({ length: n }, (_, i) => ({ step: first + i, values: f(first + i) }));
+const steps = (n: number, f: (step: number) => Record<string, number>, first = 1): MetricRecord[] =>
+  Array.from({ length: n }, (_, i) => ({ step: first + i, values: f(first + i) }));
 const wobble = (step: number, a: number) => a * Math.sin(step * 1.7);
 const fired = (recs: MetricRecord[], rule: string) => detectAlerts('r', recs).filter((a) => a.rule === rule);
 
 describe('engine_gap: the rollout/trainer gap rising (open-instruct #1473) or far apart at once (verl rollout_corr)', () => {
   it('a log-prob gap rising from 0.01 to 0.2 nats warns, then turns critical at 10× its start; a flat one is quiet', () => {
     const gap = (s: number) => (s <= 40 ? 0.01 + wobble(s, 0.002) : 0.01 + (s - 40) * 0.004);
-    const alerts = fired(steps(90, (s) => ({ 'mismatch/logprob_abs_mean': gap(s) })), 'engine_gap');
+    const alerts = fired(
+      steps(90, (s) => ({ 'mismatch/logprob_abs_mean': gap(s) })),
+      'engine_gap',
+    );
     expect(alerts).toHaveLength(1);
     expect(alerts[0].severity).toBe('critical');
     // 3× the start (0.01) is 0.03 nats: step 45 onward, smoothed over 3 steps and held 3 — raised by step 50.
     expect(alerts[0].firstStep).toBeGreaterThan(40);
     expect(Number(alerts[0].id.split(':').at(-1))).toBeLessThanOrEqual(50);
-    expect(alerts[0].message).toMatch(/^The rollout\/trainer gap mismatch\/logprob_abs_mean is rising: mean [\d.]+ nats over steps \d+–\d+/);
-    expect(fired(steps(90, (s) => ({ 'mismatch/logprob_abs_mean': 0.01 + wobble(s, 0.003) })), 'engine_gap')).toEqual([]);
+    expect(alerts[0].message).toMatch(
+      /^The rollout\/trainer gap mismatch\/logprob_abs_mean is rising: mean [\d.]+ nats over steps \d+–\d+/,
+    );
+    expect(
+      fired(
+        steps(90, (s) => ({ 'mismatch/logprob_abs_mean': 0.01 + wobble(s, 0.003) })),
+        'engine_gap',
+      ),
+    ).toEqual([]);
   });
 
   it("verl's training/rollout_probs_diff_mean (read under its own name) rising is judged in probability, not nats", () => {
@@ -40,7 +51,12 @@ describe('engine_gap: the rollout/trainer gap rising (open-instruct #1473) or fa
     const alerts = fired(recs, 'engine_gap');
     expect(alerts.map((a) => [a.severity, a.metric, a.firstStep])).toEqual([['critical', 'rollout_corr/kl', 1]]);
     expect(alerts[0].message).toContain('rollout_corr/kl 9.97 nats at step 1, rollout_corr/k3_kl 9.24 nats at step 1');
-    expect(fired(steps(20, () => ({ 'rollout_corr/kl': 0.002 })), 'engine_gap')).toEqual([]);
+    expect(
+      fired(
+        steps(20, () => ({ 'rollout_corr/kl': 0.002 })),
+        'engine_gap',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -95,7 +111,12 @@ describe('response_collapse: one repeated token (RAGEN #52), one answer, or a pr
   });
 
   it('healthy diverse responses are quiet', () => {
-    expect(fired(steps(80, (s) => ({ ...responseDiversity(rows(s, false)) })), 'response_collapse')).toEqual([]);
+    expect(
+      fired(
+        steps(80, (s) => ({ ...responseDiversity(rows(s, false)) })),
+        'response_collapse',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -110,7 +131,9 @@ describe('format_hacking: KL rising with a format-only reward gain (open-r1 #587
   it('format 10 % → 90 %, success flat at 2 %, KL 0.001 → 0.4 nats → warning on actor/kl_loss', () => {
     const alerts = fired(stream(false, true), 'format_hacking');
     expect(alerts.map((a) => [a.metric, a.severity])).toEqual([['actor/kl_loss', 'warning']]);
-    expect(alerts[0].message).toMatch(/the gain is format only: episode\/valid_format_ratio mean \d+ % over steps \d+–\d+ against its start 10 %, episode\/success_rate mean \d+ % over steps \d+–\d+ against its start 2 %/);
+    expect(alerts[0].message).toMatch(
+      /the gain is format only: episode\/valid_format_ratio mean \d+ % over steps \d+–\d+ against its start 10 %, episode\/success_rate mean \d+ % over steps \d+–\d+ against its start 2 %/,
+    );
   });
 
   it('the same format gain with the task rising, or with KL flat, is no hacking', () => {
@@ -123,7 +146,11 @@ describe('verl #1066: grad-norm and entropy spikes with a response-length jump �
   it('grad_norm_spike, entropy_shift and length_runaway all fire at the event', () => {
     const recs = steps(80, (s) => {
       const ev = s >= 60 && s <= 64;
-      return { 'actor/grad_norm': ev ? 40 : 1 + wobble(s, 0.05), 'actor/entropy': ev ? 1.6 : 0.4 + wobble(s, 0.01), 'response_length/mean': ev ? 900 : 300 + wobble(s, 10) };
+      return {
+        'actor/grad_norm': ev ? 40 : 1 + wobble(s, 0.05),
+        'actor/entropy': ev ? 1.6 : 0.4 + wobble(s, 0.01),
+        'response_length/mean': ev ? 900 : 300 + wobble(s, 10),
+      };
     });
     const alerts = detectAlerts('r', recs);
     expect(new Set(alerts.map((a) => a.rule))).toEqual(new Set(['grad_norm_spike', 'entropy_shift', 'length_runaway']));

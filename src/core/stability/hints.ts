@@ -37,7 +37,16 @@ export interface UnusualSetting {
 }
 
 /** Settings a non-finite loss, gradient or update can come from (eps = 1e-300 is 0 in float32). */
-const NUMERIC_SUSPECTS = ['optim.eps', 'optim.lr', 'optim.gradClip', 'optim.weightDecay', 'rollout.temperature', 'algorithm.advantage.epsilon', 'algorithm.kl.coef', 'algorithm.entropyCoeff'];
+const NUMERIC_SUSPECTS = [
+  'optim.eps',
+  'optim.lr',
+  'optim.gradClip',
+  'optim.weightDecay',
+  'rollout.temperature',
+  'algorithm.advantage.epsilon',
+  'algorithm.kl.coef',
+  'algorithm.entropyCoeff',
+];
 const UNUSUAL_RATIO = 100;
 
 function unusualSettings(c: Json, preset: string): UnusualSetting[] {
@@ -99,7 +108,14 @@ export function recipeOf(config: unknown): RunRecipe | undefined {
   const temperature = num(rollout?.temperature);
   const groupSize = num(rollout?.groupSize);
   const maxResponseTokens = num(rollout?.maxResponseTokens);
-  if (typeof mode !== 'string' || lr === undefined || temperature === undefined || groupSize === undefined || maxResponseTokens === undefined) return undefined;
+  if (
+    typeof mode !== 'string' ||
+    lr === undefined ||
+    temperature === undefined ||
+    groupSize === undefined ||
+    maxResponseTokens === undefined
+  )
+    return undefined;
   return {
     preset: typeof c?.preset === 'string' ? c.preset : 'custom',
     policyLoss: mode,
@@ -116,7 +132,8 @@ export function recipeOf(config: unknown): RunRecipe | undefined {
   };
 }
 
-const GENERIC_CLIPPING = 'tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking (GRPO_SM); a lower learning rate also helps';
+const GENERIC_CLIPPING =
+  'tolerant clipping is collapsing: try SAMPO or GSPO, or sequence masking (GRPO_SM); a lower learning rate also helps';
 
 /**
  * The hints for a run with this recipe (generic ones without a recipe); an imported run's (SourceRecipe) are in
@@ -165,22 +182,25 @@ export function hintsFor(recipe?: RunRecipe | SourceRecipe): Hints {
     successLoss: `learned behaviour is being lost; ${clipping}`,
     entropyCollapse: `groups will soon have identical returns and no signal: ${entropyUp}, or ${lower}`,
     entropyBlowup: `the update is destroying the output distribution: ${lower}, ${tighten}, or ${kl}`,
-    klStep: r?.policyLoss === 'gspo'
-      ? `use fewer mini-batches or epochs per step, or ${lower}`
-      : 'use fewer mini-batches or epochs per step, a lower learning rate, or sequence-level bounds (GSPO / SAMPO)',
+    klStep:
+      r?.policyLoss === 'gspo'
+        ? `use fewer mini-batches or epochs per step, or ${lower}`
+        : 'use fewer mini-batches or epochs per step, a lower learning rate, or sequence-level bounds (GSPO / SAMPO)',
     klDrift: `the policy is drifting far from its starting point: ${kl}, or ${lower}`,
     deadSignal,
     length,
     nonFinite: odd
       ? `a non-finite loss, gradient or weight follows from a setting far outside its usual range: ${odd}; set it back and start again or resume from a checkpoint before the failure`
       : r?.policyLoss === 'gspo'
-      ? `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep gradient clipping on (optim.gradClip)`
-      : 'a non-finite loss or gradient usually follows an exploding update: lower the learning rate, keep gradient clipping on, and prefer SAMPO/GSPO over tolerant clipping',
+        ? `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep gradient clipping on (optim.gradClip)`
+        : 'a non-finite loss or gradient usually follows an exploding update: lower the learning rate, keep gradient clipping on, and prefer SAMPO/GSPO over tolerant clipping',
     skipped: odd
       ? `updates were skipped because their result was not finite: ${odd} is far outside its usual range; set it back`
       : `skipped updates mean the loss is numerically unstable: ${lower} or ${tighten}`,
-    mismatch: 'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
-    engineGap: 'the rollout engine drifts away from the trainer: correct the rollouts with truncated importance sampling or reject far-off tokens (rollout correction, algorithm.rolloutCorrection), and check the rollout model is re-exported after each update at the precision the trainer uses',
+    mismatch:
+      'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
+    engineGap:
+      'the rollout engine drifts away from the trainer: correct the rollouts with truncated importance sampling or reject far-off tokens (rollout correction, algorithm.rolloutCorrection), and check the rollout model is re-exported after each update at the precision the trainer uses',
     responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}; ${r?.filtering ? `dynamic filtering is on: raise the group size (rollout.groupSize, now ${r.groupSize})` : 'enable dynamic filtering (algorithm.filter.enabled) so groups that all agree carry no update'}`,
     formatHacking: `the reward rises on format alone while the policy drifts from π_ref (reward hacking): give the format bonus less weight than the task reward, ${kl}, or ${lower}`,
   };
@@ -287,7 +307,11 @@ export function sourceRecipeOf(config: unknown, framework: string): SourceRecipe
  * The recipe the detector's hints are fitted to, for a stored run: a lab run's (recipeOf its config) or an
  * imported run's (sourceRecipeOf its config and the framework it came from).
  */
-export function recipeForRun(run: { readonly kind?: string; readonly config: unknown; readonly source?: { readonly framework: string } | null }): RunRecipe | SourceRecipe | undefined {
+export function recipeForRun(run: {
+  readonly kind?: string;
+  readonly config: unknown;
+  readonly source?: { readonly framework: string } | null;
+}): RunRecipe | SourceRecipe | undefined {
   if (run.kind === 'imported') return sourceRecipeOf(run.config, run.source?.framework ?? 'unknown');
   return recipeOf(run.config);
 }
@@ -305,9 +329,12 @@ function sourceHints(r: SourceRecipe): Hints {
   if (r.framework === 'verl') {
     if (r.klLoss?.on) kl = `raise ${lever('the KL loss coefficient', r.klLoss)}`;
     else if (r.klReward?.on) kl = `raise ${lever('the in-reward KL coefficient', r.klReward)}`;
-    else kl = `add a KL penalty to the reference policy (${r.klLoss!.name.replace('kl_loss_coef', 'use_kl_loss')}=True with ${r.klLoss!.name}, or algorithm.use_kl_in_reward=True with ${r.klReward!.name})`;
+    else
+      kl = `add a KL penalty to the reference policy (${r.klLoss!.name.replace('kl_loss_coef', 'use_kl_loss')}=True with ${r.klLoss!.name}, or algorithm.use_kl_in_reward=True with ${r.klReward!.name})`;
   } else if (r.framework === 'trl') {
-    kl = r.klLoss?.on ? `raise ${lever('the KL coefficient', r.klLoss)}` : 'add a KL penalty to the reference model (beta > 0; with beta = 0 no reference model is loaded)';
+    kl = r.klLoss?.on
+      ? `raise ${lever('the KL coefficient', r.klLoss)}`
+      : 'add a KL penalty to the reference model (beta > 0; with beta = 0 no reference model is loaded)';
   } else {
     kl = 'add or raise a KL penalty to the reference policy';
   }
@@ -322,7 +349,12 @@ function sourceHints(r: SourceRecipe): Hints {
   const hotter = lever('the sampling temperature', r.temperature);
   const entropyUp = r.framework === 'verl' ? `add or raise ${lever('the entropy bonus', r.entropy)} or raise ${hotter}` : `raise ${hotter}`;
   const gradClip = lever('gradient clipping', r.gradClip);
-  const filter = r.framework === 'verl' ? (r.filtering ? '' : ', filter out groups whose responses all agree (algorithm.filter_groups.enable=True)') : ', drop groups whose responses all agree';
+  const filter =
+    r.framework === 'verl'
+      ? r.filtering
+        ? ''
+        : ', filter out groups whose responses all agree (algorithm.filter_groups.enable=True)'
+      : ', drop groups whose responses all agree';
   return {
     clipping,
     gradNorm: `exploding gradients precede collapse; keep ${gradClip} on; ${clipping}`,
@@ -331,22 +363,25 @@ function sourceHints(r: SourceRecipe): Hints {
     successLoss: `learned behaviour is being lost; ${clipping}`,
     entropyCollapse: `groups will soon have identical rewards and no learning signal: ${entropyUp}, or ${lower}`,
     entropyBlowup: `the update is destroying the output distribution: ${lower}, ${tightenClip}, or ${kl}`,
-    klStep: r.framework === 'verl'
-      ? `the policy moves far in one step: use fewer PPO epochs or more data per mini-batch (actor_rollout_ref.actor.ppo_epochs, ppo_mini_batch_size), or ${lower}`
-      : r.framework === 'trl'
-        ? `the policy moves far in one step: use fewer passes over each batch (num_iterations), or ${lower}`
-        : `the policy moves far in one step: use fewer update epochs per batch, or ${lower}`,
+    klStep:
+      r.framework === 'verl'
+        ? `the policy moves far in one step: use fewer PPO epochs or more data per mini-batch (actor_rollout_ref.actor.ppo_epochs, ppo_mini_batch_size), or ${lower}`
+        : r.framework === 'trl'
+          ? `the policy moves far in one step: use fewer passes over each batch (num_iterations), or ${lower}`
+          : `the policy moves far in one step: use fewer update epochs per batch, or ${lower}`,
     klDrift: `the policy is drifting far from the reference model: ${kl}, or ${lower}`,
     deadSignal: `most groups score alike (no reward variance), so they carry no signal: sample more responses per prompt (${r.group?.name ?? 'the group size'}${r.group?.value !== undefined ? `, now ${r.group.value}` : ''}) or raise ${hotter}${filter}, or use easier prompts`,
     length: `responses are running into ${lever('the length cap', r.maxResponse)}: raise it if the task needs longer answers, or penalise overlong responses in the reward; or ${kl}`,
     nonFinite: `a non-finite loss or gradient usually follows an exploding update: ${lower} and keep ${gradClip} on`,
     skipped: `skipped updates mean the loss is numerically unstable: ${lower} or ${tightenClip}`,
-    mismatch: "the rollout engine's and the trainer's log-probs disagree: check that both hold the same weights at the same precision, or correct for the mismatch with truncated importance sampling",
-    engineGap: r.framework === 'verl'
-      ? "the rollout engine (vLLM / SGLang) and the trainer disagree more and more about the same tokens: turn on verl's rollout correction (algorithm.rollout_correction.rollout_is=token with rollout_is_threshold, or rollout_rs to reject far-off tokens), and check that the rollout weights are synced at the trainer's dtype after each update"
-      : r.framework === 'trl'
-        ? "vLLM's log-probs and the trainer's disagree more and more: correct the rollouts with truncated importance sampling on vLLM's log-probs, and check that both load the same weights at the same dtype"
-        : "the rollout engine's and the trainer's probabilities drift apart: correct the rollouts with truncated or masked importance sampling, and check that both engines hold the same weights at the same precision",
+    mismatch:
+      "the rollout engine's and the trainer's log-probs disagree: check that both hold the same weights at the same precision, or correct for the mismatch with truncated importance sampling",
+    engineGap:
+      r.framework === 'verl'
+        ? "the rollout engine (vLLM / SGLang) and the trainer disagree more and more about the same tokens: turn on verl's rollout correction (algorithm.rollout_correction.rollout_is=token with rollout_is_threshold, or rollout_rs to reject far-off tokens), and check that the rollout weights are synced at the trainer's dtype after each update"
+        : r.framework === 'trl'
+          ? "vLLM's log-probs and the trainer's disagree more and more: correct the rollouts with truncated importance sampling on vLLM's log-probs, and check that both load the same weights at the same dtype"
+          : "the rollout engine's and the trainer's probabilities drift apart: correct the rollouts with truncated or masked importance sampling, and check that both engines hold the same weights at the same precision",
     responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}${filter}`,
     formatHacking: `the reward rises on format alone while KL to the reference grows (reward hacking): give the format reward less weight than correctness, ${kl}, or ${lower}`,
   };

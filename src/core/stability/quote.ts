@@ -65,8 +65,11 @@ export function quoteOnce(message: string): string {
     steps.push(n);
   }
   if (!repeat) return message;
-  return message.replace(/([;,] )(?:latest|highest|lowest) (-?[\d.]+(?:e[-+]?\d+)?(?: %| nats| tokens)? at step \d+)(?=[;,.)]|$)/g, (m: string, _sep: string, q: string, at: number) => {
-    const first = message.indexOf(q);
-    return first >= 0 && first < at ? '' : m;
-  });
+  return message.replace(
+    /([;,] )(?:latest|highest|lowest) (-?[\d.]+(?:e[-+]?\d+)?(?: %| nats| tokens)? at step \d+)(?=[;,.)]|$)/g,
+    (m: string, _sep: string, q: string, at: number) => {
+      const first = message.indexOf(q);
+      return first >= 0 && first < at ? '' : m;
+    },
+  );
 }

@@ -36,13 +36,41 @@ describe('Cadence: windows in steps become logged points', () => {
 describe('sparse external streams', () => {
   it('no rule throws or fires on calm streams carrying random subsets of keys, from step 101, with gaps', () => {
     const rng = new Rng(7);
-    const all = ['actor/entropy', 'actor/grad_norm', 'actor/pg_loss', 'actor/ppo_kl', 'actor/kl_loss', 'actor/pg_clipfrac', 'episode/score_mean', 'episode/reward_mean', 'response_length/mean', 'response_length/clip_ratio', 'filter/zero_variance_share', 'val/score_mean', 'critic/vf_loss'];
+    const all = [
+      'actor/entropy',
+      'actor/grad_norm',
+      'actor/pg_loss',
+      'actor/ppo_kl',
+      'actor/kl_loss',
+      'actor/pg_clipfrac',
+      'episode/score_mean',
+      'episode/reward_mean',
+      'response_length/mean',
+      'response_length/clip_ratio',
+      'filter/zero_variance_share',
+      'val/score_mean',
+      'critic/vf_loss',
+    ];
     for (let trial = 0; trial < 20; trial++) {
       const keys = all.filter(() => rng.float() < 0.5);
       // Steps 101, 102, …, with a gap of 6 after every 10th point; validation on every 10th point only.
       const recs = stream(200, (i) => {
         const v: Record<string, number> = {};
-        const calm: Record<string, number> = { 'actor/entropy': 0.4, 'actor/grad_norm': 2, 'actor/pg_loss': 0.01, 'actor/ppo_kl': 0.001, 'actor/kl_loss': 0.01, 'actor/pg_clipfrac': 0.005, 'episode/score_mean': 0.6, 'episode/reward_mean': 0.6, 'response_length/mean': 300, 'response_length/clip_ratio': 0.02, 'filter/zero_variance_share': 0.3, 'val/score_mean': 0.55, 'critic/vf_loss': 0.1 };
+        const calm: Record<string, number> = {
+          'actor/entropy': 0.4,
+          'actor/grad_norm': 2,
+          'actor/pg_loss': 0.01,
+          'actor/ppo_kl': 0.001,
+          'actor/kl_loss': 0.01,
+          'actor/pg_clipfrac': 0.005,
+          'episode/score_mean': 0.6,
+          'episode/reward_mean': 0.6,
+          'response_length/mean': 300,
+          'response_length/clip_ratio': 0.02,
+          'filter/zero_variance_share': 0.3,
+          'val/score_mean': 0.55,
+          'critic/vf_loss': 0.1,
+        };
         for (const k of keys) if (!k.startsWith('val/') || i % 10 === 0) v[k] = calm[k] * (1 + 0.05 * rng.normal());
         return v;
       }).map((r, i) => ({ ...r, step: 101 + i + Math.floor(i / 10) * 6 }));
@@ -61,7 +89,11 @@ describe('sparse external streams', () => {
 
 describe('entropy_shift: a fall is learning unless it crashes or comes with a sign', () => {
   // verl 1a's shape: entropy 0.52 → 0.06 over 430 steps while the score climbs.
-  const learning = (i: number) => ({ 'actor/entropy': 0.52 * Math.exp(-i / 200), 'actor/grad_norm': 2 + 0.1 * Math.sin(i), 'episode/score_mean': Math.min(0.75, 0.01 + i / 500) });
+  const learning = (i: number) => ({
+    'actor/entropy': 0.52 * Math.exp(-i / 200),
+    'actor/grad_norm': 2 + 0.1 * Math.sin(i),
+    'episode/score_mean': Math.min(0.75, 0.01 + i / 500),
+  });
 
   it('an order-of-magnitude fall over hundreds of steps with the score rising is quiet', () => {
     expect(rules(stream(430, learning))).toEqual([]);
@@ -91,14 +123,24 @@ describe('entropy_shift: a fall is learning unless it crashes or comes with a si
       { 'actor/entropy': 0.113, 'actor/grad_norm': 0, 'episode/reward_mean': 0.494 },
       { 'actor/entropy': 0.0085, 'actor/grad_norm': 0, 'episode/reward_mean': 0.925 },
     ];
-    const a = detectAlerts('r', stream(3, (i) => pts[i], 10, 10));
+    const a = detectAlerts(
+      'r',
+      stream(3, (i) => pts[i], 10, 10),
+    );
     expect(a.map((x) => [x.rule, x.severity, x.firstStep])).toEqual([['entropy_shift', 'critical', 20]]);
     // The same three values logged every step are too few for a 5-step baseline: nothing is judged.
-    expect(detectAlerts('r', stream(3, (i) => pts[i]))).toEqual([]);
+    expect(
+      detectAlerts(
+        'r',
+        stream(3, (i) => pts[i]),
+      ),
+    ).toEqual([]);
   });
 
   it('drifting up 0.25 → 0.65 is a warning; a 7B model wobbling 0.02 → 0.06 (3×, +0.04 nats) is quiet; 0.3 → 1.3 is critical', () => {
-    expect(rules(stream(70, (i) => ({ 'actor/entropy': 0.25 + (i > 30 ? (i - 30) * 0.01 : 0) })))).toEqual(['entropy_shift:actor/entropy:warning']);
+    expect(rules(stream(70, (i) => ({ 'actor/entropy': 0.25 + (i > 30 ? (i - 30) * 0.01 : 0) })))).toEqual([
+      'entropy_shift:actor/entropy:warning',
+    ]);
     expect(rules(stream(70, (i) => ({ 'actor/entropy': i < 30 ? 0.02 : 0.06 })))).toEqual([]);
     expect(rules(stream(100, (i) => ({ 'actor/entropy': i < 50 ? 0.3 : 1.3 })))).toEqual(['entropy_shift:actor/entropy:critical']);
   });
@@ -113,23 +155,37 @@ describe('grad_norm_spike: scale from the run, one spike is a warning', () => {
     expect(rules(stream(60, (i) => base(i, [16, 17, 18], 15)))).toEqual(['grad_norm_spike:actor/grad_norm:critical']);
   });
 
-  it('the median is the run\'s own: a 0.3-scale TRL run spiking to 3 is caught, a 2.0-scale run at 3 is not', () => {
-    expect(rules(stream(30, (i) => ({ 'actor/grad_norm': i === 20 ? 3 : 0.3 }), 10, 10))).toEqual(['grad_norm_spike:actor/grad_norm:warning']);
+  it("the median is the run's own: a 0.3-scale TRL run spiking to 3 is caught, a 2.0-scale run at 3 is not", () => {
+    expect(rules(stream(30, (i) => ({ 'actor/grad_norm': i === 20 ? 3 : 0.3 }), 10, 10))).toEqual([
+      'grad_norm_spike:actor/grad_norm:warning',
+    ]);
     expect(rules(stream(30, (i) => ({ 'actor/grad_norm': i === 20 ? 3 : 2 }), 10, 10))).toEqual([]);
   });
 });
 
-describe('length_runaway: relative to the run\'s own lengths', () => {
+describe("length_runaway: relative to the run's own lengths", () => {
   it('starting at the cap and shortening (verl GRPO: 86 % → 13 %) is quiet; rising from 1 % to 80 % is critical', () => {
-    expect(rules(stream(200, (i) => ({ 'response_length/clip_ratio': Math.max(0.13, 0.86 - i * 0.02), 'response_length/mean': 186 - Math.min(50, i) })))).toEqual([]);
-    expect(rules(stream(60, (i) => ({ 'response_length/clip_ratio': i < 30 ? 0.01 : 0.8 })))).toEqual(['length_runaway:response_length/clip_ratio:critical']);
+    expect(
+      rules(
+        stream(200, (i) => ({
+          'response_length/clip_ratio': Math.max(0.13, 0.86 - i * 0.02),
+          'response_length/mean': 186 - Math.min(50, i),
+        })),
+      ),
+    ).toEqual([]);
+    expect(rules(stream(60, (i) => ({ 'response_length/clip_ratio': i < 30 ? 0.01 : 0.8 })))).toEqual([
+      'length_runaway:response_length/clip_ratio:critical',
+    ]);
   });
 
   it('a jump against the recent median warns at any scale (32-token lab, 1024-token verl); slow growth over thousands of steps does not', () => {
     for (const scale of [16, 155]) {
       const recs = stream(120, (i) => ({ 'response_length/mean': scale * (i >= 97 && i <= 100 ? 2.4 : 1 + 0.01 * Math.sin(i)) }));
       const a = detectAlerts('r', recs);
-      expect(a.map((x) => `${x.rule}:${x.severity}`), `scale ${scale}`).toEqual(['length_runaway:warning']);
+      expect(
+        a.map((x) => `${x.rule}:${x.severity}`),
+        `scale ${scale}`,
+      ).toEqual(['length_runaway:warning']);
       // Raised after 3 points above 1.5× the median (steps 98–100); its window opens at the calm step 97 the rise left.
       expect(raisedAt(a[0])).toBe(100);
       expect(a[0].firstStep).toBe(97);
@@ -139,7 +195,10 @@ describe('length_runaway: relative to the run\'s own lengths', () => {
   });
 
   it('TRL logging every 10 steps: the clip ratio 0.30 → 0.97 → 0.995 is critical at the second point', () => {
-    const a = detectAlerts('r', stream(3, (i) => ({ 'response_length/clip_ratio': [0.297, 0.966, 0.995][i] }), 10, 10));
+    const a = detectAlerts(
+      'r',
+      stream(3, (i) => ({ 'response_length/clip_ratio': [0.297, 0.966, 0.995][i] }), 10, 10),
+    );
     expect(a.map((x) => [x.rule, x.severity, x.firstStep])).toEqual([['length_runaway', 'critical', 20]]);
   });
 });
@@ -178,15 +237,21 @@ describe('every windowed rule counts its patience in steps, whatever the logging
     ['length_runaway', 'response_length/clip_ratio', 0.01, 0.9],
   ] as const;
 
-  it.each(cases)('%s on %s: a few points when logged every 10 steps, its patience in steps when logged every step', (rule, key, calm, bad) => {
-    // Onset at the 20th point; the alert's first step, in points after the onset.
-    const firstAfter = (every: number) => {
-      const a = detectAlerts('r', stream(40, (i) => ({ [key]: i < 20 ? calm : bad }), every, every)).filter((x) => x.rule === rule);
-      expect(a.length, `${rule} every ${every}`).toBeGreaterThan(0);
-      return (raisedAt(a[0]) - (every + 19 * every)) / every;
-    };
-    const sparse = firstAfter(10);
-    expect(sparse).toBeLessThanOrEqual(1);
-    expect(firstAfter(1)).toBeGreaterThan(sparse);
-  });
+  it.each(cases)(
+    '%s on %s: a few points when logged every 10 steps, its patience in steps when logged every step',
+    (rule, key, calm, bad) => {
+      // Onset at the 20th point; the alert's first step, in points after the onset.
+      const firstAfter = (every: number) => {
+        const a = detectAlerts(
+          'r',
+          stream(40, (i) => ({ [key]: i < 20 ? calm : bad }), every, every),
+        ).filter((x) => x.rule === rule);
+        expect(a.length, `${rule} every ${every}`).toBeGreaterThan(0);
+        return (raisedAt(a[0]) - (every + 19 * every)) / every;
+      };
+      const sparse = firstAfter(10);
+      expect(sparse).toBeLessThanOrEqual(1);
+      expect(firstAfter(1)).toBeGreaterThan(sparse);
+    },
+  );
 });

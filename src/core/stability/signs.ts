@@ -22,7 +22,12 @@ class Track {
   private base: Baseline;
   best = -Infinity;
   sm = NaN;
-  constructor(readonly key: string, private smoothSteps: number, private baseSteps: number, summary?: (xs: readonly number[]) => number) {
+  constructor(
+    readonly key: string,
+    private smoothSteps: number,
+    private baseSteps: number,
+    summary?: (xs: readonly number[]) => number,
+  ) {
     this.win = new Window(smoothSteps);
     this.base = new Baseline(baseSteps, summary);
   }
@@ -92,18 +97,23 @@ export class CollapseSigns {
     if (gb !== null && gb > 0 && this.grad.seen && this.grad.sm <= e.deadGradFrac * gb) {
       out.push(`${GRAD} mean ${fmt(this.grad.sm)} against its early median ${fmt(gb)}`);
     }
-    if (this.zeroVar !== undefined && this.zeroVar.value >= this.cfg.deadSignal.share) out.push(`${ZERO_VAR} ${at(ZERO_VAR, this.zeroVar)} (groups with identical returns)`);
+    if (this.zeroVar !== undefined && this.zeroVar.value >= this.cfg.deadSignal.share)
+      out.push(`${ZERO_VAR} ${at(ZERO_VAR, this.zeroVar)} (groups with identical returns)`);
     for (const t of this.format) {
-      if (t.seen && Number.isFinite(t.best) && t.best - t.sm >= this.cfg.validityDrop.warnDrop) out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
+      if (t.seen && Number.isFinite(t.best) && t.best - t.sm >= this.cfg.validityDrop.warnDrop)
+        out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
     }
     for (const t of this.rates) {
-      if (t.seen && t.best >= this.cfg.successCollapse.minPeak && t.sm <= (1 - e.scoreFallFrac) * t.best) out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
+      if (t.seen && t.best >= this.cfg.successCollapse.minPeak && t.sm <= (1 - e.scoreFallFrac) * t.best)
+        out.push(`${t.key} mean ${pct(t.sm)} against its best mean ${pct(t.best)}`);
     }
     const r = this.reward;
-    if (r.seen && Number.isFinite(r.best) && r.best > 0 && r.sm <= (1 - e.scoreFallFrac) * r.best) out.push(`${REWARD_KEY} mean ${fmt(r.sm)} against its best mean ${fmt(r.best)}`);
+    if (r.seen && Number.isFinite(r.best) && r.best > 0 && r.sm <= (1 - e.scoreFallFrac) * r.best)
+      out.push(`${REWARD_KEY} mean ${fmt(r.sm)} against its best mean ${fmt(r.best)}`);
     const cb = this.clip.baseline;
     const l = this.cfg.lengthRunaway;
-    if (cb !== null && this.clip.seen && this.clip.sm >= l.clipCritical && this.clip.sm >= cb + l.clipRise) out.push(`${CLIP} mean ${pct(this.clip.sm)} (responses at the length cap) against its start ${pct(cb)}`);
+    if (cb !== null && this.clip.seen && this.clip.sm >= l.clipCritical && this.clip.sm >= cb + l.clipRise)
+      out.push(`${CLIP} mean ${pct(this.clip.sm)} (responses at the length cap) against its start ${pct(cb)}`);
     return out;
   }
 }

@@ -65,7 +65,10 @@ export function median(xs: readonly number[]): number {
 export class Baseline {
   private vals: number[] = [];
   private value: number | null = null;
-  constructor(public n: number, private readonly summary: (xs: readonly number[]) => number = median) {}
+  constructor(
+    public n: number,
+    private readonly summary: (xs: readonly number[]) => number = median,
+  ) {}
   /** Change how many first values make the baseline, until it is fixed (then it no longer moves). */
   resize(n: number): void {
     if (this.value !== null) return;
@@ -193,7 +196,11 @@ export class Episode {
   /** The point before the event's first one (null when there was none). */
   before: Pt | null = null;
   /** `by`: what "largest" compares (|x| for a KL estimate that may come out negative). */
-  constructor(private readonly dir: 'up' | 'down', private readonly by: (v: number) => number = (v) => v, private readonly keep = 64) {
+  constructor(
+    private readonly dir: 'up' | 'down',
+    private readonly by: (v: number) => number = (v) => v,
+    private readonly keep = 64,
+  ) {
     this.steps = new Float64Array(keep);
     this.values = new Float64Array(keep);
   }

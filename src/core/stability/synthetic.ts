@@ -151,7 +151,8 @@ export function syntheticStream(opts: SyntheticOptions): MetricRecord[] {
     if (step % validateEvery === 0) {
       // A validation measures the policy on VAL_EPISODES held-out episodes: its own binomial noise (from its own
       // RNG, so the training stream is the same with or without it), or small noise for the smooth streams.
-      values['val/success_rate'] = opts.episodes !== undefined ? binomial(valRng, trueSuccess, VAL_EPISODES) : clamp01(success + noise(0.02));
+      values['val/success_rate'] =
+        opts.episodes !== undefined ? binomial(valRng, trueSuccess, VAL_EPISODES) : clamp01(success + noise(0.02));
       values['val/score_mean'] = values['val/success_rate'];
       values['val/episodes'] = VAL_EPISODES;
     }

@@ -4,8 +4,17 @@ import { arenaCells, firstCriticalStep, trainingOutcome, type ArenaRunOutcome } 
 
 function run(preset: string, seed: number, greedy: number, extra: Partial<ArenaRunOutcome> = {}): ArenaRunOutcome {
   return {
-    env: 'sokoban', preset, seed, steps: 40, heldOutGreedy: greedy, heldOutSampled: greedy / 2,
-    finalTrainSuccess: 0.4, bestTrainSuccess: 0.5, firstCriticalStep: null, stepsToThreshold: null, ...extra,
+    env: 'sokoban',
+    preset,
+    seed,
+    steps: 40,
+    heldOutGreedy: greedy,
+    heldOutSampled: greedy / 2,
+    finalTrainSuccess: 0.4,
+    bestTrainSuccess: 0.5,
+    firstCriticalStep: null,
+    stepsToThreshold: null,
+    ...extra,
   };
 }
 
@@ -24,14 +33,22 @@ describe('trainingOutcome and firstCriticalStep', () => {
   });
 
   it('the earliest critical alert only', () => {
-    expect(firstCriticalStep([{ severity: 'warning', firstStep: 3 }, { severity: 'critical', firstStep: 9 }, { severity: 'critical', firstStep: 7 }])).toBe(7);
+    expect(
+      firstCriticalStep([
+        { severity: 'warning', firstStep: 3 },
+        { severity: 'critical', firstStep: 9 },
+        { severity: 'critical', firstStep: 7 },
+      ]),
+    ).toBe(7);
     expect(firstCriticalStep([{ severity: 'warning', firstStep: 3 }])).toBeNull();
   });
 });
 
 describe('arenaCells', () => {
   const runs = [
-    ...[1, 2, 3, 4, 5].map((s) => run('grpo', s, 0.1 * s, { firstCriticalStep: s === 2 ? 12 : null, stepsToThreshold: s % 2 ? 10 * s : null })),
+    ...[1, 2, 3, 4, 5].map((s) =>
+      run('grpo', s, 0.1 * s, { firstCriticalStep: s === 2 ? 12 : null, stepsToThreshold: s % 2 ? 10 * s : null }),
+    ),
     ...[1, 2, 3, 4, 5].map((s) => run('sampo', s, 0.1 * s + 0.3, { firstCriticalStep: s > 3 ? 20 + s : null })),
     ...[1, 2, 3, 4, 5].map((s) => run('gspo', s, 0.1 * s)),
   ];
@@ -67,6 +84,8 @@ describe('arenaCells', () => {
   });
 
   it('a duplicated (env, preset, seed) is refused', () => {
-    expect(() => arenaCells([run('grpo', 1, 0.1), run('grpo', 1, 0.2)], { baseline: 'grpo', threshold: 0.5 })).toThrow(/grpo on sokoban has seed 1 twice/);
+    expect(() => arenaCells([run('grpo', 1, 0.1), run('grpo', 1, 0.2)], { baseline: 'grpo', threshold: 0.5 })).toThrow(
+      /grpo on sokoban has seed 1 twice/,
+    );
   });
 });

@@ -54,7 +54,10 @@ const UNIT: readonly [number, number] = [0, 1];
  * Per-run figures from its metric stream: final and best training success, and the first step whose
  * training success reached `threshold`. Non-finite values (steps without the metric) are skipped.
  */
-export function trainingOutcome(records: readonly MetricRecord[], threshold: number): Pick<ArenaRunOutcome, 'finalTrainSuccess' | 'bestTrainSuccess' | 'stepsToThreshold'> {
+export function trainingOutcome(
+  records: readonly MetricRecord[],
+  threshold: number,
+): Pick<ArenaRunOutcome, 'finalTrainSuccess' | 'bestTrainSuccess' | 'stepsToThreshold'> {
   let final: number | null = null;
   let best: number | null = null;
   let reached: number | null = null;
@@ -87,7 +90,8 @@ export function arenaCells(runs: readonly ArenaRunOutcome[], opts: { baseline: s
   for (const r of runs) {
     const key = JSON.stringify([r.env, r.preset]);
     const g = groups.get(key) ?? [];
-    if (g.some((x) => x.seed === r.seed)) throw new Error(`arenaCells: ${r.preset} on ${r.env} has seed ${r.seed} twice; each (env, preset, seed) must be one run`);
+    if (g.some((x) => x.seed === r.seed))
+      throw new Error(`arenaCells: ${r.preset} on ${r.env} has seed ${r.seed} twice; each (env, preset, seed) must be one run`);
     g.push(r);
     groups.set(key, g);
   }
@@ -103,15 +107,42 @@ export function arenaCells(runs: readonly ArenaRunOutcome[], opts: { baseline: s
       preset,
       seeds: sorted.map((r) => r.seed),
       steps: Math.max(...sorted.map((r) => r.steps)),
-      heldOutGreedy: summarize(sorted.map((r) => r.heldOutGreedy), UNIT),
-      heldOutSampled: summarize(sorted.map((r) => r.heldOutSampled), UNIT),
-      finalTrainSuccess: summarize(sorted.map((r) => r.finalTrainSuccess), UNIT),
-      bestTrainSuccess: summarize(sorted.map((r) => r.bestTrainSuccess), UNIT),
+      heldOutGreedy: summarize(
+        sorted.map((r) => r.heldOutGreedy),
+        UNIT,
+      ),
+      heldOutSampled: summarize(
+        sorted.map((r) => r.heldOutSampled),
+        UNIT,
+      ),
+      finalTrainSuccess: summarize(
+        sorted.map((r) => r.finalTrainSuccess),
+        UNIT,
+      ),
+      bestTrainSuccess: summarize(
+        sorted.map((r) => r.bestTrainSuccess),
+        UNIT,
+      ),
       criticalAlertShare: alertSteps.length / sorted.length,
       firstCriticalStep: alertSteps.length === 0 ? null : Math.min(...alertSteps),
-      stepsToThreshold: { threshold: opts.threshold, reached: reached.length, of: sorted.length, mean: reached.length === 0 ? null : reached.reduce((a, b) => a + b, 0) / reached.length },
-      vsBaseline: base ? pairedComparison(bySeed(sorted, (r) => r.heldOutGreedy), bySeed(base, (r) => r.heldOutGreedy)) : null,
-      vsBaselineSampled: base ? pairedComparison(bySeed(sorted, (r) => r.heldOutSampled), bySeed(base, (r) => r.heldOutSampled)) : null,
+      stepsToThreshold: {
+        threshold: opts.threshold,
+        reached: reached.length,
+        of: sorted.length,
+        mean: reached.length === 0 ? null : reached.reduce((a, b) => a + b, 0) / reached.length,
+      },
+      vsBaseline: base
+        ? pairedComparison(
+            bySeed(sorted, (r) => r.heldOutGreedy),
+            bySeed(base, (r) => r.heldOutGreedy),
+          )
+        : null,
+      vsBaselineSampled: base
+        ? pairedComparison(
+            bySeed(sorted, (r) => r.heldOutSampled),
+            bySeed(base, (r) => r.heldOutSampled),
+          )
+        : null,
     });
   }
   return cells;

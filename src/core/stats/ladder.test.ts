@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ladderRows, type LadderRunOutcome } from './ladder';
 
-const run = (preset: string, level: number, seed: number, collapseStep: number | null, heldOut = 0.5): LadderRunOutcome => ({ env: 'sokoban', preset, level, seed, lastStep: 40, collapseStep, heldOut });
+const run = (preset: string, level: number, seed: number, collapseStep: number | null, heldOut = 0.5): LadderRunOutcome => ({
+  env: 'sokoban',
+  preset,
+  level,
+  seed,
+  lastStep: 40,
+  collapseStep,
+  heldOut,
+});
 const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
 
 describe('ladder rows', () => {
@@ -13,7 +21,12 @@ describe('ladder rows', () => {
       ...seeds.map((s) => run('cispo', 4, s, 5)),
     ];
     const rows = ladderRows(outcomes, { baseline: 'grpo' });
-    expect(rows.map((r) => [r.level, r.preset])).toEqual([[2, 'grpo'], [2, 'gspo'], [4, 'grpo'], [4, 'cispo']]);
+    expect(rows.map((r) => [r.level, r.preset])).toEqual([
+      [2, 'grpo'],
+      [2, 'gspo'],
+      [4, 'grpo'],
+      [4, 'cispo'],
+    ]);
     const [g2, s2, g4, c4] = rows;
     expect(g2.vsBaseline).toBeNull();
     expect(s2.vsBaseline).toMatchObject({ verdict: 'not separable' });
@@ -25,9 +38,15 @@ describe('ladder rows', () => {
     expect(c4.vsBaseline!.logRankP).toBeLessThan(0.001);
     expect(c4.collapsedShare.mean).toBe(1);
     expect(c4.collapsedShare.ci95![0]).toBeCloseTo(0.025 ** (1 / 8), 10);
-    expect(c4.survival).toEqual([[0, 1], [5, 0]]);
+    expect(c4.survival).toEqual([
+      [0, 1],
+      [5, 0],
+    ]);
     expect(c4.heldOutSurvivors.n).toBe(0);
-    expect(g4.survival).toEqual([[0, 1], [40, 1]]);
+    expect(g4.survival).toEqual([
+      [0, 1],
+      [40, 1],
+    ]);
     expect(g4.heldOutSurvivors.mean).toBeCloseTo(0.6, 12);
     expect(g4.medianCollapseStep).toBeNull();
   });

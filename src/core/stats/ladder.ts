@@ -44,7 +44,8 @@ export function ladderRows(outcomes: readonly LadderRunOutcome[], opts: { baseli
   for (const o of outcomes) {
     const k = key(o);
     const g = groups.get(k) ?? [];
-    if (g.some((x) => x.seed === o.seed)) throw new Error(`ladderRows: seed ${o.seed} twice for ${o.preset} on ${o.env} at level ${o.level}`);
+    if (g.some((x) => x.seed === o.seed))
+      throw new Error(`ladderRows: seed ${o.seed} twice for ${o.preset} on ${o.env} at level ${o.level}`);
     g.push(o);
     groups.set(k, g);
   }
@@ -74,7 +75,10 @@ export function ladderRows(outcomes: readonly LadderRunOutcome[], opts: { baseli
           medianCollapseStep: medianCollapseStep(runs),
           survival: kaplanMeier(runs),
           vsBaseline: vs,
-          heldOutSurvivors: summarize(g.filter((o) => o.collapseStep === null).map((o) => o.heldOut), [0, 1]),
+          heldOutSurvivors: summarize(
+            g.filter((o) => o.collapseStep === null).map((o) => o.heldOut),
+            [0, 1],
+          ),
         });
       }
     }

@@ -10,7 +10,7 @@ describe('summarize: mean and 95 % t interval over seeds', () => {
     expect(tCritical(4)).toBeCloseTo(2.7764451, 6);
     expect(s.mean).toBe(3);
     expect(s.sd).toBeCloseTo(Math.sqrt(2.5), 12);
-    const half = 2.7764451 * Math.sqrt(2.5) / Math.sqrt(5);
+    const half = (2.7764451 * Math.sqrt(2.5)) / Math.sqrt(5);
     expect(s.ci95![0]).toBeCloseTo(3 - half, 6);
     expect(s.ci95![1]).toBeCloseTo(3 + half, 6);
   });
@@ -60,7 +60,7 @@ describe('pairedComparison: verdicts on constructed inputs', () => {
     expect(c.p!).toBeCloseTo(0.0132356, 6);
     expect(c.pSignFlip).toBe(2 / 32);
     expect(c.verdict).toBe('better');
-    const half = 2.7764451 * Math.sqrt(2.5) / Math.sqrt(5);
+    const half = (2.7764451 * Math.sqrt(2.5)) / Math.sqrt(5);
     expect(c.ci95![0]).toBeCloseTo(3 - half, 6);
     // the t interval excludes 0 exactly when p < 0.05
     expect(c.ci95![0] > 0).toBe(c.p! < 0.05);
@@ -76,7 +76,18 @@ describe('pairedComparison: verdicts on constructed inputs', () => {
   });
 
   it('only seeds both sides have pair up', () => {
-    const c = pairedComparison(new Map([[1, 0.5], [2, 0.6], [3, null]]), new Map([[1, 0.4], [3, 0.1], [4, 0.2]]));
+    const c = pairedComparison(
+      new Map([
+        [1, 0.5],
+        [2, 0.6],
+        [3, null],
+      ]),
+      new Map([
+        [1, 0.4],
+        [3, 0.1],
+        [4, 0.2],
+      ]),
+    );
     expect(c.seeds).toEqual([1]);
     expect(c.verdict).toBe('not separable at 1 seed');
     expect(c.p).toBeNull();
@@ -100,7 +111,7 @@ describe('seeds for 80 % power: the closed form', () => {
   it('the comparison reports it for its observed effect size', () => {
     // diffs 0.1, −0.1, 0.2 → d = (0.2/3) / 0.152753 = 0.4364
     const c = pairedComparison(seeds([0.3, 0.1, 0.5]), seeds([0.2, 0.2, 0.3]));
-    const d = (0.2 / 3) / Math.sqrt(((0.1 - 0.2 / 3) ** 2 + (-0.1 - 0.2 / 3) ** 2 + (0.2 - 0.2 / 3) ** 2) / 2);
+    const d = 0.2 / 3 / Math.sqrt(((0.1 - 0.2 / 3) ** 2 + (-0.1 - 0.2 / 3) ** 2 + (0.2 - 0.2 / 3) ** 2) / 2);
     expect(c.seedsFor80Power).toBe(closedForm(d));
     expect(c.seedsFor80Power).toBe(44);
   });

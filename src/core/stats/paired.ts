@@ -84,7 +84,7 @@ export function summarize(values: readonly (number | null | undefined)[], bounds
   const mean = meanOf(xs);
   if (xs.length === 1) return { n: 1, mean, sd: null, ci95: null };
   const sd = sdOf(xs, mean);
-  const half = tCritical(xs.length - 1) * sd / Math.sqrt(xs.length);
+  const half = (tCritical(xs.length - 1) * sd) / Math.sqrt(xs.length);
   let lo = mean - half;
   let hi = mean + half;
   if (bounds) {
@@ -107,7 +107,12 @@ export function signFlipP(diffs: readonly number[]): number | null {
   if (n === 0 || n > SIGN_FLIP_MAX_N) return null;
   const observed = Math.abs(diffs.reduce((a, b) => a + b, 0));
   // A tolerance so patterns equal to the observed sum up to rounding count as "as extreme".
-  const tol = 1e-12 * Math.max(1, diffs.reduce((a, b) => a + Math.abs(b), 0));
+  const tol =
+    1e-12 *
+    Math.max(
+      1,
+      diffs.reduce((a, b) => a + Math.abs(b), 0),
+    );
   let extreme = 0;
   const patterns = 2 ** n;
   for (let mask = 0; mask < patterns; mask++) {
@@ -127,12 +132,17 @@ function notSeparable(n: number): Verdict {
  * value form pairs. A zero spread of the differences gives p = 0 for a non-zero mean (every seed moved by
  * the same amount) and p = 1 for a zero mean.
  */
-export function pairedComparison(method: ReadonlyMap<number, number | null>, baseline: ReadonlyMap<number, number | null>): PairedComparison {
-  const seeds = [...method.keys()].filter((s) => {
-    const a = method.get(s);
-    const b = baseline.get(s);
-    return typeof a === 'number' && Number.isFinite(a) && typeof b === 'number' && Number.isFinite(b);
-  }).sort((x, y) => x - y);
+export function pairedComparison(
+  method: ReadonlyMap<number, number | null>,
+  baseline: ReadonlyMap<number, number | null>,
+): PairedComparison {
+  const seeds = [...method.keys()]
+    .filter((s) => {
+      const a = method.get(s);
+      const b = baseline.get(s);
+      return typeof a === 'number' && Number.isFinite(a) && typeof b === 'number' && Number.isFinite(b);
+    })
+    .sort((x, y) => x - y);
   const diffs = seeds.map((s) => (method.get(s) as number) - (baseline.get(s) as number));
   const n = diffs.length;
   const base = { n, seeds, test: 'paired t (two-sided)' as const, pSignFlip: signFlipP(diffs) };

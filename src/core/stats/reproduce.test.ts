@@ -27,7 +27,15 @@ function stream(): MetricRecord[] {
 
 /** The same stream with every finite deterministic value moved by up to `d` (alternating sign). */
 function shifted(s: MetricRecord[], d: number): MetricRecord[] {
-  return s.map((r, i) => ({ step: r.step, values: Object.fromEntries(Object.entries(r.values).map(([k, v], j) => [k, Number.isFinite(v) && !k.startsWith('perf/') ? v + ((i + j) % 2 ? d : -d) : k.startsWith('perf/') ? v * 2 : v])) }));
+  return s.map((r, i) => ({
+    step: r.step,
+    values: Object.fromEntries(
+      Object.entries(r.values).map(([k, v], j) => [
+        k,
+        Number.isFinite(v) && !k.startsWith('perf/') ? v + ((i + j) % 2 ? d : -d) : k.startsWith('perf/') ? v * 2 : v,
+      ]),
+    ),
+  }));
 }
 
 describe('compareStreams: float tolerance across backends', () => {
@@ -43,7 +51,10 @@ describe('compareStreams: float tolerance across backends', () => {
   it('the band is never narrower than the tolerance: a constant 0 metric moved by 5e-6 stays in band', () => {
     // Beyond tolerance elsewhere (1e-3 relative on pg_loss), so not within-tolerance, but every key in band.
     const s = stream();
-    const r2 = shifted(s, 5e-6).map((r) => ({ step: r.step, values: { ...r.values, 'actor/pg_loss': r.values['actor/pg_loss'] * 1.001 + 1e-4 } }));
+    const r2 = shifted(s, 5e-6).map((r) => ({
+      step: r.step,
+      values: { ...r.values, 'actor/pg_loss': r.values['actor/pg_loss'] * 1.001 + 1e-4 },
+    }));
     const r = compareStreams(s, r2);
     expect(r.verdict).toBe('within-band');
     expect(r.keys.find((k) => k.key === 'actor/pg_clipfrac')!.inBand).toBe(1);

@@ -68,7 +68,11 @@ export function withinTolerance(a: number, b: number, tol: Tolerance = FLOAT_TOL
   return Math.abs(b - a) <= tol.atol + tol.rtol * Math.abs(a);
 }
 
-export function compareStreams(original: readonly MetricRecord[], rerun: readonly MetricRecord[], tol: Tolerance = FLOAT_TOLERANCE): ComparisonReport {
+export function compareStreams(
+  original: readonly MetricRecord[],
+  rerun: readonly MetricRecord[],
+  tol: Tolerance = FLOAT_TOLERANCE,
+): ComparisonReport {
   const byStep = new Map(rerun.map((r) => [r.step, r]));
   const common = original.filter((r) => byStep.has(r.step));
   const keys = [...new Set(original.flatMap((r) => Object.keys(r.values)))].filter(isDeterministicKey).sort();
@@ -101,7 +105,10 @@ export function compareStreams(original: readonly MetricRecord[], rerun: readonl
       maxAbs = Math.max(maxAbs, Math.abs(a - b));
       if (!withinTolerance(a, b, tol)) close = false;
       const idx = original.indexOf(o);
-      const win = original.slice(Math.max(0, idx - BAND_HALF_WINDOW), idx + BAND_HALF_WINDOW + 1).map((r) => r.values[key]).filter((v): v is number => v !== undefined && Number.isFinite(v));
+      const win = original
+        .slice(Math.max(0, idx - BAND_HALF_WINDOW), idx + BAND_HALF_WINDOW + 1)
+        .map((r) => r.values[key])
+        .filter((v): v is number => v !== undefined && Number.isFinite(v));
       // A share of the metric's range, but never less than the float tolerance: a near-constant metric's range
       // (a KL coefficient, a clip fraction at 0) would otherwise give a band that float rounding alone leaves.
       const widen = Math.max(BAND_WIDEN * range, BAND_REL * Math.abs(a), tol.atol + tol.rtol * Math.abs(a));
@@ -120,7 +127,13 @@ export function compareStreams(original: readonly MetricRecord[], rerun: readonl
         : common.length > 0 && out.every((k) => k.inBand >= BAND_MIN_SHARE)
           ? 'within-band'
           : 'diverged';
-  return { verdict, stepsCompared: common.length, tolerance: { atol: tol.atol, rtol: tol.rtol }, maxAbsDiff: out.reduce((m, k) => Math.max(m, k.maxAbsDiff), 0), keys: out };
+  return {
+    verdict,
+    stepsCompared: common.length,
+    tolerance: { atol: tol.atol, rtol: tol.rtol },
+    maxAbsDiff: out.reduce((m, k) => Math.max(m, k.maxAbsDiff), 0),
+    keys: out,
+  };
 }
 
 /** One line naming a verdict, the tolerance with it: "SAME WITHIN FLOAT TOLERANCE (|Δ| ≤ 1e-5 + 1e-4·|x|; max |Δ| 5e-6)". */

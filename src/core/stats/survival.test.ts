@@ -25,7 +25,9 @@ describe('share collapsed with an exact Clopper–Pearson interval', () => {
     expect(s).toMatchObject({ collapsed: 2, n: 4, mean: 0.5, method: 'clopper-pearson' });
     expect(s.ci95![0]).toBeLessThan(0.5);
     expect(collapsedShare([]).mean).toBeNull();
-    expect(() => collapsedShare([{ collapseStep: 50, lastStep: 40 }])).toThrow(/collapseStep must be null or a step in \[0, lastStep = 40\]/);
+    expect(() => collapsedShare([{ collapseStep: 50, lastStep: 40 }])).toThrow(
+      /collapseStep must be null or a step in \[0, lastStep = 40\]/,
+    );
   });
 });
 
@@ -40,7 +42,10 @@ describe('Kaplan–Meier survival and its median', () => {
   });
 
   it('no collapse: flat at 1, median not reached; all at step 0: 0 at once', () => {
-    expect(kaplanMeier([survived(30), survived(40)])).toEqual([[0, 1], [40, 1]]);
+    expect(kaplanMeier([survived(30), survived(40)])).toEqual([
+      [0, 1],
+      [40, 1],
+    ]);
     expect(medianCollapseStep([survived(30), survived(40)])).toBeNull();
     expect(kaplanMeier([collapsed(0), collapsed(0)])).toEqual([[0, 0]]);
   });
@@ -85,11 +90,25 @@ describe('log-rank test', () => {
 
 describe('when a run collapsed', () => {
   it('the earlier of a critical alert and a held-out fall below a fraction of the start', () => {
-    const v: Array<[number, number]> = [[0, 0.6], [5, 0.5], [10, 0.2], [15, 0.1]];
+    const v: Array<[number, number]> = [
+      [0, 0.6],
+      [5, 0.5],
+      [10, 0.2],
+      [15, 0.1],
+    ];
     expect(collapseStep(12, v, 0.5)).toBe(10);
     expect(collapseStep(3, v, 0.5)).toBe(3);
     expect(collapseStep(null, v, 0.2)).toBe(15);
-    expect(collapseStep(null, [[0, 0], [5, 0]], 0.5)).toBeNull(); // a start of 0 cannot fall
+    expect(
+      collapseStep(
+        null,
+        [
+          [0, 0],
+          [5, 0],
+        ],
+        0.5,
+      ),
+    ).toBeNull(); // a start of 0 cannot fall
     expect(() => collapseStep(null, v, 1.5)).toThrow(/fraction must be in \(0, 1\)/);
   });
 });

@@ -58,7 +58,13 @@ export function collapsedShare(runs: readonly SurvivalRun[]): ShareInterval {
   checkRuns(runs);
   const n = runs.length;
   const collapsed = runs.filter((r) => r.collapseStep !== null).length;
-  return { collapsed, n, mean: n === 0 ? null : collapsed / n, ci95: n === 0 ? null : clopperPearson(collapsed, n), method: 'clopper-pearson' };
+  return {
+    collapsed,
+    n,
+    mean: n === 0 ? null : collapsed / n,
+    ci95: n === 0 ? null : clopperPearson(collapsed, n),
+    method: 'clopper-pearson',
+  };
 }
 
 /**
@@ -135,7 +141,11 @@ export function logRank(a: readonly SurvivalRun[], b: readonly SurvivalRun[]): L
  * below `fraction` × the run's starting held-out success (its step-0 / first validation), whichever is earlier;
  * null when neither happened. `validations` are (step, success) pairs; a start of 0 cannot fall.
  */
-export function collapseStep(firstCritical: number | null, validations: readonly (readonly [number, number])[], fraction: number): number | null {
+export function collapseStep(
+  firstCritical: number | null,
+  validations: readonly (readonly [number, number])[],
+  fraction: number,
+): number | null {
   if (!(fraction > 0 && fraction < 1)) throw new RangeError(`collapseStep: fraction must be in (0, 1), got ${fraction}`);
   const v = [...validations].filter(([, s]) => Number.isFinite(s)).sort((x, y) => x[0] - y[0]);
   let fell: number | null = null;

@@ -26,8 +26,8 @@ describe('AdamW', () => {
     expect(r.skipped).toBe(false);
     const { tensors } = opt.getState();
     // m after one step = (1−β1)·g·coef with coef = 1/(5+1e-6)
-    expect(tensors['m/a'].data[0]).toBeCloseTo(0.1 * 3 / 5, 5);
-    expect(tensors['m/b'].data[0]).toBeCloseTo(0.1 * 4 / 5, 5);
+    expect(tensors['m/a'].data[0]).toBeCloseTo((0.1 * 3) / 5, 5);
+    expect(tensors['m/b'].data[0]).toBeCloseTo((0.1 * 4) / 5, 5);
   });
 
   it('skips a non-finite gradient without touching parameters or moments', () => {
@@ -42,12 +42,34 @@ describe('AdamW', () => {
   });
 
   it('state round-trips through the tensor file format bit-exactly', () => {
-    const p = tf.variable(tf.tensor2d([[0.5, 0.25], [1, 2]]), true, 'q');
+    const p = tf.variable(
+      tf.tensor2d([
+        [0.5, 0.25],
+        [1, 2],
+      ]),
+      true,
+      'q',
+    );
     const opt = new AdamW([p], opts);
-    opt.step({ q: tf.tensor2d([[0.1, 0.2], [0.3, 0.4]]) }, 0.01);
+    opt.step(
+      {
+        q: tf.tensor2d([
+          [0.1, 0.2],
+          [0.3, 0.4],
+        ]),
+      },
+      0.01,
+    );
     const st = opt.getState();
     const decoded = decodeTensors(encodeTensors(st.tensors));
-    const p2 = tf.variable(tf.tensor2d([[0.5, 0.25], [1, 2]]), true, 'q2');
+    const p2 = tf.variable(
+      tf.tensor2d([
+        [0.5, 0.25],
+        [1, 2],
+      ]),
+      true,
+      'q2',
+    );
     const opt2 = new AdamW([p2], opts);
     // names differ by variable: remap for the check
     opt2.setState({ t: st.t, tensors: { 'm/q2': decoded['m/q'], 'v/q2': decoded['v/q'] } });

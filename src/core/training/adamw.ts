@@ -129,12 +129,16 @@ export class AdamW {
 
   setState(state: { t: number; tensors: NamedTensors }): void {
     for (const p of this.params) {
-      for (const [kind, store] of [['m', this.m], ['v', this.v]] as const) {
+      for (const [kind, store] of [
+        ['m', this.m],
+        ['v', this.v],
+      ] as const) {
         const saved = state.tensors[`${kind}/${p.name}`];
         if (!saved) throw new Error(`AdamW.setState: checkpoint lacks ${kind}/${p.name}`);
         const dst = store.get(p.name);
         if (!dst) throw new Error(`AdamW.setState: unknown variable "${p.name}"`);
-        if (saved.data.length !== dst.size) throw new Error(`AdamW.setState: ${kind}/${p.name} has ${saved.data.length} values, expected ${dst.size}`);
+        if (saved.data.length !== dst.size)
+          throw new Error(`AdamW.setState: ${kind}/${p.name} has ${saved.data.length} values, expected ${dst.size}`);
         dst.assign(tf.tensor(saved.data, dst.shape, 'float32'));
       }
     }

@@ -54,7 +54,13 @@ export function makeCheckpoint(c: CheckpointContent): TrainerCheckpoint {
       'optim.bin': encodeTensors(c.optim),
       'state.json': encodeJson({ format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, ...c.state }),
     },
-    meta: { format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, step: c.state.step, configHash: c.state.configHash, refSource: c.state.refSource },
+    meta: {
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      step: c.state.step,
+      configHash: c.state.configHash,
+      refSource: c.state.refSource,
+    },
   };
 }
 
@@ -63,8 +69,10 @@ export function readCheckpoint(ck: TrainerCheckpoint): CheckpointContent {
   const missing = need.filter((n) => !(n in ck.files));
   if (missing.length > 0) throw new Error(`checkpoint at step ${ck.step} lacks ${missing.join(', ')}; it cannot be resumed`);
   const raw = decodeJson<TrainerState & { format?: string; version?: number }>(ck.files['state.json']);
-  if (raw.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint state.json has format ${String(raw.format)}, expected ${CHECKPOINT_FORMAT}`);
-  if (raw.version !== CHECKPOINT_VERSION) throw new Error(`checkpoint version ${String(raw.version)} is not supported (this build reads version ${CHECKPOINT_VERSION})`);
+  if (raw.format !== CHECKPOINT_FORMAT)
+    throw new Error(`checkpoint state.json has format ${String(raw.format)}, expected ${CHECKPOINT_FORMAT}`);
+  if (raw.version !== CHECKPOINT_VERSION)
+    throw new Error(`checkpoint version ${String(raw.version)} is not supported (this build reads version ${CHECKPOINT_VERSION})`);
   const { format: _f, version: _v, ...state } = raw;
   return {
     state,

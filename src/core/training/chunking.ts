@@ -53,7 +53,12 @@ export function rowInputLength(row: { readonly promptIds: ArrayLike<number>; rea
  * within `budgetBytes` (a single row over budget is a chunk of its own) and holds at most `maxRows` rows.
  * Deterministic in its inputs.
  */
-export function planChunks(lengths: readonly number[], shape: ActivationShape, budgetBytes: number, maxRows = Infinity): Array<[number, number]> {
+export function planChunks(
+  lengths: readonly number[],
+  shape: ActivationShape,
+  budgetBytes: number,
+  maxRows = Infinity,
+): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   let lo = 0;
   let longest = 0;

@@ -28,7 +28,10 @@ export function makeEnvFactory(spec: EnvSpec): () => TestbedEnv {
   return () => createEnv(spec.name, settings);
 }
 
-export function makePromptBuilder(env: { promptIntro: string }, k: number): (obs: EnvObservation, history: readonly HistoryItem[]) => string {
+export function makePromptBuilder(
+  env: { promptIntro: string },
+  k: number,
+): (obs: EnvObservation, history: readonly HistoryItem[]) => string {
   return (obs, history) => buildPrompt(env, obs, history, k);
 }
 
@@ -64,7 +67,15 @@ export function fitEnvTokenizer(spec: EnvSpec): Tokenizer {
 export type BcRow = LogProbRow & { readonly promptIds: number[]; readonly responseIds: number[] };
 
 /** Expert turns of `nEpisodes` BC tasks as (prompt, response) token rows; also returns how many episodes were won. */
-export function expertRows(spec: EnvSpec, tok: Tokenizer, seed: number, firstTask: number, nEpisodes: number, maxPrompt: number, maxSeqLen: number): { rows: BcRow[]; won: number } {
+export function expertRows(
+  spec: EnvSpec,
+  tok: Tokenizer,
+  seed: number,
+  firstTask: number,
+  nEpisodes: number,
+  maxPrompt: number,
+  maxSeqLen: number,
+): { rows: BcRow[]; won: number } {
   const env = makeEnvFactory(spec)();
   const rows: BcRow[] = [];
   let won = 0;

@@ -23,7 +23,8 @@ export class StepMetrics {
    * rejection metrics of the rollout_rs options a run enables (`rollout_corr/rollout_rs_<option>_<stat>`).
    */
   setDynamic(key: string, value: number): this {
-    if (!/^val\/[^/]+\/[^/]+\/success_rate$/.test(key) && !isRolloutRsOptionKey(key)) throw new Error(`StepMetrics.setDynamic: "${key}" is not a dynamic validation or rollout_rs option key`);
+    if (!/^val\/[^/]+\/[^/]+\/success_rate$/.test(key) && !isRolloutRsOptionKey(key))
+      throw new Error(`StepMetrics.setDynamic: "${key}" is not a dynamic validation or rollout_rs option key`);
     this.values[key] = value;
     return this;
   }

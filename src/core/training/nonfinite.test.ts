@@ -10,10 +10,25 @@ import { NonFiniteWeightsError } from './finiteWeights';
 
 describe('non-finite updates and weights', () => {
   it('an update that would write NaN (eps = 1e-300 → 0 in float32) is skipped, counted and leaves θ, moments and t alone', () => {
-    const w = tf.variable(tf.tensor2d([[1, 2], [3, 4]]), true, 'pos_embedding');
+    const w = tf.variable(
+      tf.tensor2d([
+        [1, 2],
+        [3, 4],
+      ]),
+      true,
+      'pos_embedding',
+    );
     const opt = new AdamW([w], { beta1: 0.9, beta2: 0.999, eps: 1e-300, weightDecay: 0, gradClip: 1 });
     // Rows of an embedding that no token used get a zero gradient: m̂ = v̂ = 0 and 0/(0 + 0) = NaN.
-    const r = opt.step({ pos_embedding: tf.tensor2d([[0.1, 0.2], [0, 0]]) }, 1e-4);
+    const r = opt.step(
+      {
+        pos_embedding: tf.tensor2d([
+          [0.1, 0.2],
+          [0, 0],
+        ]),
+      },
+      1e-4,
+    );
     expect(Number.isFinite(r.gradNorm)).toBe(true);
     expect(r.skipped).toBe(true);
     expect(r.nonFiniteResult).toBe(true);
@@ -23,7 +38,15 @@ describe('non-finite updates and weights', () => {
     // A sane eps updates normally.
     opt.dispose();
     const ok = new AdamW([w], { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1 });
-    const r2 = ok.step({ pos_embedding: tf.tensor2d([[0.1, 0.2], [0, 0]]) }, 1e-4);
+    const r2 = ok.step(
+      {
+        pos_embedding: tf.tensor2d([
+          [0.1, 0.2],
+          [0, 0],
+        ]),
+      },
+      1e-4,
+    );
     expect(r2.skipped).toBe(false);
     expect([...w.dataSync()].every(Number.isFinite)).toBe(true);
     expect(w.dataSync()[0]).toBeLessThan(1);

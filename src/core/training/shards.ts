@@ -207,7 +207,13 @@ export function bcShardGradient(model: PolicyModel, s: BcShard): ShardGrad {
 }
 
 /** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
-export async function trainerLogProbs(model: PolicyModel, rows: readonly LogProbRow[], temperature: number, budgetMB: number, beforeChunk?: () => Promise<void>): Promise<LogProbsOut> {
+export async function trainerLogProbs(
+  model: PolicyModel,
+  rows: readonly LogProbRow[],
+  temperature: number,
+  budgetMB: number,
+  beforeChunk?: () => Promise<void>,
+): Promise<LogProbsOut> {
   const logProbs: number[][] = [];
   const entropyMean: number[] = [];
   for (const [lo, hi] of chunkRows(rows, model.config, budgetMB, LOGPROB_CHUNK)) {
@@ -260,7 +266,10 @@ function flattenGrads(model: PolicyModel, grads: tf.NamedTensorMap): { grad: Flo
  * in weightSpecs order), and their metric parts summed in the same order. A variable no shard touched is absent,
  * as it would be from tf.variableGrads.
  */
-export function combineShards(vars: readonly tf.Variable[], parts: readonly ShardGrad[]): { grads: tf.NamedTensorMap; metrics: Record<string, number> } {
+export function combineShards(
+  vars: readonly tf.Variable[],
+  parts: readonly ShardGrad[],
+): { grads: tf.NamedTensorMap; metrics: Record<string, number> } {
   if (parts.length === 0) throw new Error('combineShards: no shard results');
   const n = parts[0].grad.length;
   const sum = new Float32Array(n);
@@ -282,7 +291,10 @@ export function combineShards(vars: readonly tf.Variable[], parts: readonly Shar
 
 /** One value per row, repeated over the row's R token positions: [rows, R] (the row advantage per token). */
 export function broadcastRows(v: readonly number[], R: number): tf.Tensor2D {
-  return tf.tensor2d(v.flatMap((x) => Array.from({ length: R }, () => x)), [v.length, R]);
+  return tf.tensor2d(
+    v.flatMap((x) => Array.from({ length: R }, () => x)),
+    [v.length, R],
+  );
 }
 
 /** Rows of per-token values, zero-padded to width R: [rows, R]. */

@@ -20,7 +20,8 @@ export function encodeTensors(tensors: NamedTensors): Uint8Array {
   const entries = names.map((name) => {
     const t = tensors[name];
     const expected = t.shape.reduce((a, b) => a * b, 1);
-    if (expected !== t.data.length) throw new Error(`encodeTensors: "${name}" has shape [${t.shape.join(',')}] but ${t.data.length} values`);
+    if (expected !== t.data.length)
+      throw new Error(`encodeTensors: "${name}" has shape [${t.shape.join(',')}] but ${t.data.length} values`);
     const e = { name, shape: [...t.shape], offset, length: t.data.length };
     offset += t.data.length;
     return e;

@@ -38,7 +38,18 @@ import { validationTaskKey } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
-import { LOGPROB_CHUNK, SUMMED_METRICS, broadcastRows, combineShards, padded, responseRows, shardRanges, shardRow, trainerLogProbs, type GradientPool } from './shards';
+import {
+  LOGPROB_CHUNK,
+  SUMMED_METRICS,
+  broadcastRows,
+  combineShards,
+  padded,
+  responseRows,
+  shardRanges,
+  shardRow,
+  trainerLogProbs,
+  type GradientPool,
+} from './shards';
 import { fingerprint, makeCheckpoint, readCheckpoint, type TrainerState } from './checkpoint';
 import { encodePrompt, makeEnvFactory, makePromptBuilder, rlTaskSeed, type EnvSpec } from './data';
 import { evaluatePolicy } from './evaluate';
@@ -57,7 +68,12 @@ class StepInterrupted extends Error {
   }
 }
 
-export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<TrainingResult> {
+export async function runTraining(
+  config: RunConfig,
+  deps: TrainerDeps,
+  hooks: TrainerHooks,
+  resume?: TrainerCheckpoint,
+): Promise<TrainingResult> {
   const { clock } = deps;
   const t0 = clock.now();
   const spec = envSpecOf(config);
@@ -74,7 +90,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   if (resume) {
     const ck = readCheckpoint(resume);
     if (ck.state.configHash !== cfgHash) {
-      throw new Error(`resume: the checkpoint belongs to a different config (fingerprint ${ck.state.configHash}, this config ${cfgHash}); resume with the run's own config`);
+      throw new Error(
+        `resume: the checkpoint belongs to a different config (fingerprint ${ck.state.configHash}, this config ${cfgHash}); resume with the run's own config`,
+      );
     }
     const tokFile = resume.files['tokenizer.json'];
     if (!tokFile) throw new Error('resume: checkpoint lacks tokenizer.json');
@@ -97,7 +115,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const budgetMB = activationBudgetOf(config);
   const maxPrompt = mcfg.maxSeqLen - config.rollout.maxResponseTokens;
   if (maxPrompt < 8) {
-    throw new Error(`model.maxSeqLen ${mcfg.maxSeqLen} leaves ${maxPrompt} prompt tokens after rollout.maxResponseTokens ${config.rollout.maxResponseTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`);
+    throw new Error(
+      `model.maxSeqLen ${mcfg.maxSeqLen} leaves ${maxPrompt} prompt tokens after rollout.maxResponseTokens ${config.rollout.maxResponseTokens}; raise model.maxSeqLen or lower rollout.maxResponseTokens`,
+    );
   }
 
   // ── Engines ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -125,7 +145,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
     const kept = resume ? lagWeightsOf(resume, mcfg) : [];
     lagged = kept.length > 0 ? kept : [model.getWeights()];
   }
-  const lagEngine: RolloutEngine | null = lag > 0 ? (useOrtRollout ? await factory(lagged[0]) : new TfjsRolloutEngine(PolicyModel.fromWeights(lagged[0], 'lag'), undefined, true)) : null;
+  const lagEngine: RolloutEngine | null =
+    lag > 0
+      ? useOrtRollout
+        ? await factory(lagged[0])
+        : new TfjsRolloutEngine(PolicyModel.fromWeights(lagged[0], 'lag'), undefined, true)
+      : null;
   const samplerEngine = lagEngine ?? rolloutEngine;
 
   const opt = new AdamW(model.trainableVariables(), {
@@ -141,7 +166,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
   const K = workersOf(config, deps.compute, state?.workers);
   let pool: GradientPool | null = null;
   const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
-    pool ? poolLogProbs(pool, rs, temperature, budgetMB, () => interruptAt('logprobs')) : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
+    pool
+      ? poolLogProbs(pool, rs, temperature, budgetMB, () => interruptAt('logprobs'))
+      : trainerLogProbs(model, rs, temperature, budgetMB, () => interruptAt('logprobs'));
 
   const rolloutRng = new Rng(hashSeed(config.seed, 'rollout'));
   if (state) rolloutRng.setState(state.rng.rollout);
@@ -179,7 +206,15 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 
   // A stop inside a step (hooks.interrupted) puts back what the step changed: its RNG, task cursor and totals, and
   // once the update has begun the weights and optimizer state (copied only when the hook exists).
-  let undo: { step: number; rng: ReturnType<Rng['getState']>; taskCursor: number; totalTokens: number; lagged: ModelWeights[]; weights?: ModelWeights; optim?: ReturnType<AdamW['getState']> } | null = null;
+  let undo: {
+    step: number;
+    rng: ReturnType<Rng['getState']>;
+    taskCursor: number;
+    totalTokens: number;
+    lagged: ModelWeights[];
+    weights?: ModelWeights;
+    optim?: ReturnType<AdamW['getState']>;
+  } | null = null;
   const interruptAt = async (part: StepPart): Promise<void> => {
     if (hooks.interrupted && (await hooks.interrupted(part))) throw new StepInterrupted(part);
   };
@@ -242,7 +277,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
           buildPrompt,
           tasks,
           groupSize: G,
-          sampling: { maxNewTokens: config.rollout.maxResponseTokens, temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
+          sampling: {
+            maxNewTokens: config.rollout.maxResponseTokens,
+            temperature: config.rollout.temperature,
+            topP: config.rollout.topP,
+            topK: config.rollout.topK,
+          },
           maxSeqLen: mcfg.maxSeqLen,
           rng: rolloutRng,
           uidPrefix: `s${step}r${fs.round}`,
@@ -304,7 +344,8 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         const ent = config.algorithm.advantage.estimator === 'empg' ? (await policyLogProbs(rows, temp)).entropyMean : rows.map(() => NaN);
         old = { logProbs: lp, entropyMean: ent };
       } else {
-        const rest = firstFromUpdate < rows.length ? await policyLogProbs(rows.slice(firstFromUpdate), temp) : { logProbs: [], entropyMean: [] };
+        const rest =
+          firstFromUpdate < rows.length ? await policyLogProbs(rows.slice(firstFromUpdate), temp) : { logProbs: [], entropyMean: [] };
         old = {
           logProbs: [...Array.from({ length: firstFromUpdate }, (): number[] => []), ...rest.logProbs],
           entropyMean: [...Array.from({ length: firstFromUpdate }, () => NaN), ...rest.entropyMean],
@@ -313,7 +354,9 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       let ref: number[][] | null = null;
       if (needRef) {
         await interruptAt('logprobs');
-        ref = refEngine ? await refEngine.logProbs(rows, temp) : (await trainerLogProbs(refModel!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
+        ref = refEngine
+          ? await refEngine.logProbs(rows, temp)
+          : (await trainerLogProbs(refModel!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
       }
       // Decoupled rollout correction: IS weights and rejection mask from π_old vs π_rollout, once per batch
       // (verl compute_rollout_correction_and_add_to_batch), before the advantages as in verl.
@@ -331,7 +374,11 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
         responseLength: r.responseIds.length,
       }));
       const shaping = scoreShaping(config, rows, old.logProbs, ref);
-      const advParams: AdvantageParams = { ...config.algorithm.advantage, invalidPenalty: config.algorithm.invalidPenalty, ...(shaping ? { scoreShaping: shaping } : {}) };
+      const advParams: AdvantageParams = {
+        ...config.algorithm.advantage,
+        invalidPenalty: config.algorithm.invalidPenalty,
+        ...(shaping ? { scoreShaping: shaping } : {}),
+      };
       const adv = ADVANTAGES.get(config.algorithm.advantage.estimator).fn(advRows, advParams).value;
       m.set('critic/advantages_mean', mean(adv));
       m.set('critic/advantages_std', std(adv));
@@ -339,12 +386,17 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
       const upd = await (pool
-        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () => interruptAt('update'))
+        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () =>
+            interruptAt('update'),
+          )
         : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () => interruptAt('update')));
       for (const [k, v] of Object.entries(upd.metrics)) setMetric(m, k, v);
       if (!oldEngine && !corr.bypass) {
         // After the update: the first mini-batch's π_old log-probs came from its forward pass (firstFromUpdate).
-        const mm = mismatchStats(rows.map((r) => r.behaviourLogProbs), old.logProbs);
+        const mm = mismatchStats(
+          rows.map((r) => r.behaviourLogProbs),
+          old.logProbs,
+        );
         m.set('mismatch/logprob_abs_max', mm.max);
         m.set('mismatch/logprob_abs_mean', mm.mean);
         // verl's off-policy diagnostics (rollout_corr/kl, k3_kl, ppl, χ²) of the same two engines; with decoupled
@@ -410,7 +462,12 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
       }
     }
     status = 'stopped';
-    hooks.onStatus({ phase: 'rl', step, totalSteps, message: `${e.message} of step ${abandoned}: that step is dropped, the run ends at step ${step}` });
+    hooks.onStatus({
+      phase: 'rl',
+      step,
+      totalSteps,
+      message: `${e.message} of step ${abandoned}: that step is dropped, the run ends at step ${step}`,
+    });
     return await finish();
   } finally {
     if (pool) await pool.dispose();
@@ -428,28 +485,52 @@ export async function runTraining(config: RunConfig, deps: TrainerDeps, hooks: T
 // Warm start
 // ───────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-async function warmStart(config: RunConfig, spec: EnvSpec, deps: TrainerDeps, hooks: TrainerHooks): Promise<{ tok: Tokenizer; model: PolicyModel; refSource: string }> {
+async function warmStart(
+  config: RunConfig,
+  spec: EnvSpec,
+  deps: TrainerDeps,
+  hooks: TrainerHooks,
+): Promise<{ tok: Tokenizer; model: PolicyModel; refSource: string }> {
   const ws = config.warmStart;
   if (ws.source === 'shipped') {
     // Strict: a run that asks for the shipped π_ref gets it or a clear error; behaviour cloning
     // from scratch is warmStart.source = 'scratch', never a silent fallback.
-    if (!deps.loadWarmStart) throw new Error('warmStart.source=shipped: this trainer was started without a shipped-checkpoint loader; set warmStart.source=scratch to behaviour-clone a warm start');
+    if (!deps.loadWarmStart)
+      throw new Error(
+        'warmStart.source=shipped: this trainer was started without a shipped-checkpoint loader; set warmStart.source=scratch to behaviour-clone a warm start',
+      );
     const shipped = await deps.loadWarmStart({ env: spec.name, modelSize: config.model.size, historyWindow: spec.historyWindow });
-    if (!shipped) throw new Error(`warmStart.source=shipped: no shipped ${spec.name} checkpoint for model ${config.model.size}, history window ${spec.historyWindow}; set warmStart.source=scratch to behaviour-clone one`);
+    if (!shipped)
+      throw new Error(
+        `warmStart.source=shipped: no shipped ${spec.name} checkpoint for model ${config.model.size}, history window ${spec.historyWindow}; set warmStart.source=scratch to behaviour-clone one`,
+      );
     const loaded = deserializeModel(shipped.files);
     const want = resolveModelConfig(modelSpecOf(config), loaded.tokenizer.size);
     const got = loaded.weights.config;
-    if (want.dModel !== got.dModel || want.nLayers !== got.nLayers || want.nHeads !== got.nHeads || want.dFF !== got.dFF || want.maxSeqLen !== got.maxSeqLen) {
-      throw new Error(`warmStart: the shipped ${spec.name} checkpoint has model ${JSON.stringify(got)} but the run asks for ${JSON.stringify(want)}; use the checkpoint's model size or set warmStart.source=scratch`);
+    if (
+      want.dModel !== got.dModel ||
+      want.nLayers !== got.nLayers ||
+      want.nHeads !== got.nHeads ||
+      want.dFF !== got.dFF ||
+      want.maxSeqLen !== got.maxSeqLen
+    ) {
+      throw new Error(
+        `warmStart: the shipped ${spec.name} checkpoint has model ${JSON.stringify(got)} but the run asks for ${JSON.stringify(want)}; use the checkpoint's model size or set warmStart.source=scratch`,
+      );
     }
     hooks.onStatus({ phase: 'warmstart', step: 0, totalSteps: 0, message: `loaded shipped warm start ${shipped.ref}` });
     // The checkpoint's weights with the run's arithmetic (model.geluForm): the same function, so π_ref is unchanged.
-    return { tok: loaded.tokenizer, model: PolicyModel.fromWeights({ ...loaded.weights, config: { ...got, geluForm: want.geluForm } }), refSource: shipped.ref };
+    return {
+      tok: loaded.tokenizer,
+      model: PolicyModel.fromWeights({ ...loaded.weights, config: { ...got, geluForm: want.geluForm } }),
+      refSource: shipped.ref,
+    };
   }
   // compute.workers = K > 1: behaviour cloning shards each batch over a pool of its own (stopped when BC ends).
   const K = workersOf(config, deps.compute);
   const { tok, model, report } = await warmStartRecipe(config, deps.clock, {
-    onProgress: (p) => hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
+    onProgress: (p) =>
+      hooks.onStatus({ phase: 'warmstart', step: p.update, totalSteps: p.updates, message: `BC loss ${p.loss.toFixed(4)}` }),
     checkControl: () => hooks.checkControl(),
     ...(K > 1 && deps.compute.createGradientPool ? { gradientPool: { workers: K, create: deps.compute.createGradientPool } } : {}),
   });
@@ -474,14 +555,22 @@ function splitGroups(res: RolloutResult): Array<RolledGroup<Group>> {
     list.push(t);
     byUid.set(t.uid, list);
   }
-  return [...byUid.entries()].map(([uid, ts]) => ({ uid, returns: ts.map((t) => t.episodeReturn), data: { rows: res.rows, trajectories: ts } }));
+  return [...byUid.entries()].map(([uid, ts]) => ({
+    uid,
+    returns: ts.map((t) => t.episodeReturn),
+    data: { rows: res.rows, trajectories: ts },
+  }));
 }
 
 /** Optional additions to the row score: DAPO overlong shaping, in-reward KL (both off in the paper's presets). */
 function scoreShaping(config: RunConfig, rows: readonly TurnRow[], old: number[][], ref: number[][] | null): number[] | null {
   const a = config.algorithm;
   if (!a.overlong.enabled && !(a.kl.inReward && ref)) return null;
-  const out = rows.map((r) => (a.overlong.enabled ? overlongPenalty(r.responseIds.length, config.rollout.maxResponseTokens, a.overlong.bufferFrac, a.overlong.penaltyFactor) : 0));
+  const out = rows.map((r) =>
+    a.overlong.enabled
+      ? overlongPenalty(r.responseIds.length, config.rollout.maxResponseTokens, a.overlong.bufferFrac, a.overlong.penaltyFactor)
+      : 0,
+  );
   if (a.kl.inReward && ref) {
     const R = Math.max(1, ...rows.map((r) => r.responseIds.length));
     const pad = (x: number[][]): tf.Tensor2D => padded(x, R);
@@ -548,14 +637,28 @@ function wholeDenominators(
       kept.dispose();
     }
   }
-  return { pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width), aux: wholeDenominator(params.aggregation, rowTok, width) };
+  return {
+    pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width),
+    aux: wholeDenominator(params.aggregation, rowTok, width),
+  };
 }
 
 /**
  * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
  */
-async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, corr: CorrectedBatch | null, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicy(
+  model: PolicyModel,
+  opt: AdamW,
+  rows: readonly TurnRow[],
+  old: number[][],
+  ref: number[][] | null,
+  adv: readonly number[],
+  config: RunConfig,
+  firstFromUpdate: boolean,
+  corr: CorrectedBatch | null,
+  beforeMiniBatch: () => Promise<void>,
+): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -581,8 +684,24 @@ async function updatePolicy(model: PolicyModel, opt: AdamW, rows: readonly TurnR
       const onPolicy = onPolicyShortcut || capture;
       // One chunk: the mini-batch is differentiated whole. Several: every chunk divides by the whole mini-batch's
       // denominators, so losses, metrics and gradients add up to the unsplit mini-batch's (chunking.ts).
-      const whole = chunks.length === 1 ? null : wholeDenominators(model, chunks, mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp, corr?.keep ? corr.keep.slice(lo, hi) : null);
-      const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
+      const whole =
+        chunks.length === 1
+          ? null
+          : wholeDenominators(
+              model,
+              chunks,
+              mbRows,
+              old.slice(lo, hi),
+              adv.slice(lo, hi),
+              params,
+              onPolicy,
+              temp,
+              corr?.keep ? corr.keep.slice(lo, hi) : null,
+            );
+      const mbTokens = Math.max(
+        1,
+        mbRows.reduce((s, r) => s + r.responseIds.length, 0),
+      );
       const chunkSums: Record<string, number> = {};
       let grads: tf.NamedTensorMap = {};
       for (const [cLo, cHi] of chunks) {
@@ -667,7 +786,19 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
  * failure rejects before opt.step, so no update is half-applied.
  */
-async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt: AdamW, rows: readonly TurnRow[], old: number[][], ref: number[][] | null, adv: readonly number[], config: RunConfig, firstFromUpdate: boolean, corr: CorrectedBatch | null, beforeMiniBatch: () => Promise<void>): Promise<UpdateReport> {
+async function updatePolicyParallel(
+  pool: GradientPool,
+  model: PolicyModel,
+  opt: AdamW,
+  rows: readonly TurnRow[],
+  old: number[][],
+  ref: number[][] | null,
+  adv: readonly number[],
+  config: RunConfig,
+  firstFromUpdate: boolean,
+  corr: CorrectedBatch | null,
+  beforeMiniBatch: () => Promise<void>,
+): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
@@ -688,8 +819,21 @@ async function updatePolicyParallel(pool: GradientPool, model: PolicyModel, opt:
       const mbRows = rows.slice(lo, hi);
       const capture = firstFromUpdate && e === 0 && b === 0;
       const onPolicy = onPolicyShortcut || capture;
-      const whole = wholeDenominators(model, chunkRows(mbRows, model.config, budgetMB), mbRows, old.slice(lo, hi), adv.slice(lo, hi), params, onPolicy, temp, corr?.keep ? corr.keep.slice(lo, hi) : null);
-      const mbTokens = Math.max(1, mbRows.reduce((s, r) => s + r.responseIds.length, 0));
+      const whole = wholeDenominators(
+        model,
+        chunkRows(mbRows, model.config, budgetMB),
+        mbRows,
+        old.slice(lo, hi),
+        adv.slice(lo, hi),
+        params,
+        onPolicy,
+        temp,
+        corr?.keep ? corr.keep.slice(lo, hi) : null,
+      );
+      const mbTokens = Math.max(
+        1,
+        mbRows.reduce((s, r) => s + r.responseIds.length, 0),
+      );
       const shardParams: ActorLossParams = { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux };
       const parts = await pool.actor(
         shardRanges(mbRows.length, pool.size).map(([a, z]) => ({
@@ -762,15 +906,27 @@ interface CorrectedBatch {
 /** Rows' trainer (`train`) and rollout log-probs padded to one width, with the mask and log-ratio. */
 function paddedBatch(rows: readonly TurnRow[], old: readonly (readonly number[])[], current?: readonly (readonly number[])[]) {
   const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
-  const fill = (f: (i: number, j: number) => number) => rows.map((r, i) => Array.from({ length: width }, (_, j) => (j < r.responseIds.length ? f(i, j) : 0)));
+  const fill = (f: (i: number, j: number) => number) =>
+    rows.map((r, i) => Array.from({ length: width }, (_, j) => (j < r.responseIds.length ? f(i, j) : 0)));
   const train = fill((i, j) => (current ?? old)[i][j]);
   const rollout = current ? fill((i, j) => old[i][j]) : fill((i, j) => rows[i].behaviourLogProbs[j]);
   const mask = fill(() => 1);
-  return { train, rollout, mask, logRatio: train.map((row, i) => row.map((v, j) => v - rollout[i][j])), hasTokens: rows.some((r) => r.responseIds.length > 0) };
+  return {
+    train,
+    rollout,
+    mask,
+    logRatio: train.map((row, i) => row.map((v, j) => v - rollout[i][j])),
+    hasTokens: rows.some((r) => r.responseIds.length > 0),
+  };
 }
 
 /** verl's decoupled correction on the whole batch: π_old (trainer) vs π_rollout; logs every rollout_corr/* metric. */
-function correctBatch(rows: readonly TurnRow[], old: readonly (readonly number[])[], rc: RunCorrection, m: StepMetrics): CorrectedBatch | null {
+function correctBatch(
+  rows: readonly TurnRow[],
+  old: readonly (readonly number[])[],
+  rc: RunCorrection,
+  m: StepMetrics,
+): CorrectedBatch | null {
   const b = paddedBatch(rows, old);
   if (!b.hasTokens) return null;
   const r = rolloutCorrection(b.train, b.rollout, b.mask, rc.params);
@@ -792,7 +948,10 @@ export function workersOf(config: RunConfig, compute: TrainerDeps['compute'], re
   const resumedK = recorded !== undefined && Number.isInteger(recorded) && recorded >= 1 ? recorded : undefined;
   const k = asked > 0 ? asked : (resumedK ?? Math.max(1, compute.workers ?? 1));
   if (k > 1 && !compute.createGradientPool) {
-    if (asked > 0) throw new Error(`compute.workers ${asked}: this trainer was started without a gradient worker pool (src/main/compute builds one); set compute.workers=1 to train on one thread`);
+    if (asked > 0)
+      throw new Error(
+        `compute.workers ${asked}: this trainer was started without a gradient worker pool (src/main/compute builds one); set compute.workers=1 to train on one thread`,
+      );
     return 1;
   }
   return k;
@@ -805,7 +964,13 @@ export function workersOf(config: RunConfig, compute: TrainerDeps['compute'], re
  * pass (a K = 2 pass over ≈130 rows was one uninterruptible call). A worker chunks its shard by
  * LOGPROB_CHUNK rows anyway, so a round is one chunk per worker; the last, shorter round is split evenly.
  */
-async function poolLogProbs(pool: GradientPool, rows: readonly TurnRow[], temperature: number, budgetMB: number, beforeRound: () => Promise<void>): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
+async function poolLogProbs(
+  pool: GradientPool,
+  rows: readonly TurnRow[],
+  temperature: number,
+  budgetMB: number,
+  beforeRound: () => Promise<void>,
+): Promise<{ logProbs: number[][]; entropyMean: number[] }> {
   const logProbs: number[][] = [];
   const entropyMean: number[] = [];
   const round = LOGPROB_CHUNK * pool.size;
@@ -830,7 +995,15 @@ function setValidation(m: StepMetrics, env: string, summary: EvalSummary): void 
   for (const [type, iv] of Object.entries(summary.byTaskType)) m.setDynamic(validationTaskKey(env, type), iv.rate);
 }
 
-async function validate(config: RunConfig, spec: EnvSpec, engine: RolloutEngine, tok: Tokenizer, mcfg: ModelConfig, step: number, beforeTurn?: () => Promise<void>): Promise<{ summary: EvalSummary; trajectories: Trajectory[] }> {
+async function validate(
+  config: RunConfig,
+  spec: EnvSpec,
+  engine: RolloutEngine,
+  tok: Tokenizer,
+  mcfg: ModelConfig,
+  step: number,
+  beforeTurn?: () => Promise<void>,
+): Promise<{ summary: EvalSummary; trajectories: Trajectory[] }> {
   const out = await evaluatePolicy({
     engine,
     tokenizer: tok,
@@ -847,27 +1020,61 @@ async function validate(config: RunConfig, spec: EnvSpec, engine: RolloutEngine,
   });
   const n = Math.min(config.training.sampleTrajectories, out.rollouts[0]?.trajectories.length ?? 0);
   const first = out.rollouts[0];
-  const trajectories = first ? first.trajectories.slice(0, n).map((t) => toTrajectory(t, t.rowIndices.map((i) => first.rows[i]), step, 'val', spec.name)) : [];
+  const trajectories = first
+    ? first.trajectories.slice(0, n).map((t) =>
+        toTrajectory(
+          t,
+          t.rowIndices.map((i) => first.rows[i]),
+          step,
+          'val',
+          spec.name,
+        ),
+      )
+    : [];
   return { summary: out.summary, trajectories };
 }
 
 /** A spread of the step's trajectories (one per group first) for the trajectory viewer. */
-function sampleTrajectories(trajs: readonly TrajectoryInfo[], rows: readonly TurnRow[], adv: readonly number[], step: number, env: string, n: number, G: number): Trajectory[] {
+function sampleTrajectories(
+  trajs: readonly TrajectoryInfo[],
+  rows: readonly TurnRow[],
+  adv: readonly number[],
+  step: number,
+  env: string,
+  n: number,
+  G: number,
+): Trajectory[] {
   if (n <= 0 || trajs.length === 0) return [];
   const advByRow = new Map<TurnRow, number>();
   rows.forEach((r, i) => advByRow.set(r, adv[i]));
   const picked: TrajectoryInfo[] = [];
   for (let k = 0; picked.length < Math.min(n, trajs.length); k++) {
-    const i = (k * G) % trajs.length + Math.floor((k * G) / trajs.length);
+    const i = ((k * G) % trajs.length) + Math.floor((k * G) / trajs.length);
     if (i >= trajs.length) break;
     picked.push(trajs[i]);
   }
   // Rows of several filtering rounds are concatenated, so a trajectory's rows are found by its uid, not its indices.
-  return picked.map((t) => toTrajectory(t, rows.filter((r) => r.trajUid === t.trajUid), step, 'train', env, advByRow));
+  return picked.map((t) =>
+    toTrajectory(
+      t,
+      rows.filter((r) => r.trajUid === t.trajUid),
+      step,
+      'train',
+      env,
+      advByRow,
+    ),
+  );
 }
 
 /** The viewer's record of one trajectory from its turn rows (advantages shown where the step computed them). */
-function toTrajectory(t: TrajectoryInfo, own: readonly TurnRow[], step: number, split: 'train' | 'val', env: string, adv?: Map<TurnRow, number>): Trajectory {
+function toTrajectory(
+  t: TrajectoryInfo,
+  own: readonly TurnRow[],
+  step: number,
+  split: 'train' | 'val',
+  env: string,
+  adv?: Map<TurnRow, number>,
+): Trajectory {
   return {
     step,
     split,

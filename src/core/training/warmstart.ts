@@ -65,7 +65,8 @@ export function bcEpisodeCount(updates: number, batchRows: number): number {
 export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOptions, clock: Clock): Promise<BcReport> {
   const t0 = clock.now();
   if (!Number.isInteger(o.updates) || o.updates < 0) throw new Error(`warmStart.bcUpdates: must be an integer ≥ 0, got ${o.updates}`);
-  if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`warmStart.bcBatchRows: must be an integer ≥ 1, got ${o.batchRows}`);
+  if (!Number.isInteger(o.batchRows) || o.batchRows < 1)
+    throw new Error(`warmStart.bcBatchRows: must be an integer ≥ 1, got ${o.batchRows}`);
   if (o.updates === 0) return { updates: 0, episodes: 0, rows: 0, finalLoss: NaN, skipped: 0, seconds: 0, stopped: false };
   const episodes = bcEpisodeCount(o.updates, o.batchRows);
   const { rows } = expertRows(o.spec, tok, o.seed, 0, episodes, o.maxPrompt, o.maxSeqLen);
@@ -91,7 +92,8 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
   let stopped = false;
   let pool: GradientPool | null = null;
   try {
-    if (o.gradientPool && o.gradientPool.workers > 1) pool = await o.gradientPool.create({ weights: model.getWeights(), workers: o.gradientPool.workers });
+    if (o.gradientPool && o.gradientPool.workers > 1)
+      pool = await o.gradientPool.create({ weights: model.getWeights(), workers: o.gradientPool.workers });
     for (let u = 1; u <= o.updates; u++) {
       if (o.checkControl && (await o.checkControl()) === 'stop') {
         stopped = true;
@@ -99,9 +101,14 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
       }
       const batch = nextBatch();
       if (pool) {
-        const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
+        const tokens = Math.max(
+          1,
+          batch.reduce((s, r) => s + r.responseIds.length, 0),
+        );
         const budgetMB = o.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB;
-        const parts = await pool.bc(shardRanges(batch.length, pool.size).map(([a, z]) => ({ rows: batch.slice(a, z).map(shardRow), tokens, budgetMB })));
+        const parts = await pool.bc(
+          shardRanges(batch.length, pool.size).map(([a, z]) => ({ rows: batch.slice(a, z).map(shardRow), tokens, budgetMB })),
+        );
         const { grads, metrics } = combineShards(model.trainableVariables(), parts);
         loss = metrics['bc/loss'];
         const rep = opt.step(grads, o.lr);
@@ -109,14 +116,18 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
         if (rep.skipped) skipped++;
         else await pool.setWeights(model.getWeights());
         done = u;
-        if (o.onProgress && (u % every === 0 || u === o.updates)) o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
+        if (o.onProgress && (u % every === 0 || u === o.updates))
+          o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
         continue;
       }
       // A batch over compute.activationBudgetMB is differentiated in chunks (chunking.ts); every chunk divides by
       // the whole batch's token count, so the chunks' losses and gradients sum to the batch's. Within the budget
       // the batch is one chunk.
       const chunks = chunkRows(batch, model.config, o.activationBudgetMB ?? DEFAULT_ACTIVATION_BUDGET_MB);
-      const tokens = Math.max(1, batch.reduce((s, r) => s + r.responseIds.length, 0));
+      const tokens = Math.max(
+        1,
+        batch.reduce((s, r) => s + r.responseIds.length, 0),
+      );
       const grads: tf.NamedTensorMap = {};
       loss = 0;
       for (const [lo, hi] of chunks) {
@@ -133,7 +144,8 @@ export async function behaviourClone(model: PolicyModel, tok: Tokenizer, o: BcOp
       for (const g of Object.values(grads)) g.dispose();
       if (rep.skipped) skipped++;
       done = u;
-      if (o.onProgress && (u % every === 0 || u === o.updates)) o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
+      if (o.onProgress && (u % every === 0 || u === o.updates))
+        o.onProgress({ update: u, updates: o.updates, loss, elapsedS: (clock.now() - t0) / 1000 });
     }
   } finally {
     if (pool) await pool.dispose();
@@ -166,7 +178,13 @@ export async function warmStartRecipe(
       updates: config.warmStart.source === 'none' ? 0 : ws.bcUpdates,
       batchRows: ws.bcBatchRows,
       lr: ws.bcLr,
-      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
+      optim: {
+        beta1: config.optim.beta1,
+        beta2: config.optim.beta2,
+        eps: config.optim.eps,
+        weightDecay: config.optim.weightDecay,
+        gradClip: config.optim.gradClip,
+      },
       maxPrompt: mcfg.maxSeqLen - config.rollout.maxResponseTokens,
       maxSeqLen: mcfg.maxSeqLen,
       activationBudgetMB: activationBudgetOf(config),
@@ -178,12 +196,19 @@ export async function warmStartRecipe(
 }
 
 export function envSpecOf(config: RunConfig): EnvSpec {
-  return { name: config.env.name, settings: { ...config.env.settings }, maxSteps: config.env.maxSteps, historyWindow: config.env.historyWindow };
+  return {
+    name: config.env.name,
+    settings: { ...config.env.settings },
+    maxSteps: config.env.maxSteps,
+    historyWindow: config.env.historyWindow,
+  };
 }
 
 export function modelSpecOf(config: RunConfig): Parameters<typeof resolveModelConfig>[0] {
   const m = config.model;
   // A config stored before model.geluForm keeps the tanh arithmetic it was run with.
   const geluForm = m.geluForm ?? 'tanh';
-  return m.size === 'custom' ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen, geluForm } : { size: m.size, maxSeqLen: m.maxSeqLen, geluForm };
+  return m.size === 'custom'
+    ? { size: 'custom', dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, maxSeqLen: m.maxSeqLen, geluForm }
+    : { size: m.size, maxSeqLen: m.maxSeqLen, geluForm };
 }

@@ -18,6 +18,11 @@ export class ApiFailure extends Error {
   }
 
   toApiError(): ApiError {
-    return { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}), ...(this.hint ? { hint: this.hint } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.field ? { field: this.field } : {}),
+      ...(this.hint ? { hint: this.hint } : {}),
+    };
   }
 }

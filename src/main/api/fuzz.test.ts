@@ -36,7 +36,33 @@ function rng(seed: number): () => number {
   };
 }
 
-const FIELDS = ['runId', 'runIds', 'keys', 'key', 'search', 'status', 'preset', 'env', 'overrides', 'seed', 'maxPoints', 'xAxis', 'step', 'limit', 'name', 'tags', 'alertId', 'acknowledged', 'fileName', 'dataBase64', 'sortBy', 'sortDir', 'tag', 'includeCheckpoint', 'split'];
+const FIELDS = [
+  'runId',
+  'runIds',
+  'keys',
+  'key',
+  'search',
+  'status',
+  'preset',
+  'env',
+  'overrides',
+  'seed',
+  'maxPoints',
+  'xAxis',
+  'step',
+  'limit',
+  'name',
+  'tags',
+  'alertId',
+  'acknowledged',
+  'fileName',
+  'dataBase64',
+  'sortBy',
+  'sortDir',
+  'tag',
+  'includeCheckpoint',
+  'split',
+];
 const HOSTILE = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', ''];
 
 describe('API fuzz', () => {
@@ -44,17 +70,35 @@ describe('API fuzz', () => {
     const methods = Object.keys(createHandlers(lab.services)).filter((m) => !SKIP.has(m));
     const r = rng(17);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-    const str = (): string => pick([
-      () => pick(runIds), () => pick(runIds).slice(0, 8), () => '../../etc/passwd', () => '', () => 'x'.repeat(10_000), () => 'sampo', () => 'sokoban',
-      () => 'optim.lr', () => 'env.settings.constructor', () => '\u0000\u202e', () => 'actor/grad_norm', () => String(r()), () => 'running,completed',
-    ])();
+    const str = (): string =>
+      pick([
+        () => pick(runIds),
+        () => pick(runIds).slice(0, 8),
+        () => '../../etc/passwd',
+        () => '',
+        () => 'x'.repeat(10_000),
+        () => 'sampo',
+        () => 'sokoban',
+        () => 'optim.lr',
+        () => 'env.settings.constructor',
+        () => '\u0000\u202e',
+        () => 'actor/grad_norm',
+        () => String(r()),
+        () => 'running,completed',
+      ])();
     const num = (): number => pick([0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53, 3, 1e-300, 400, 1_000_000]);
     const value = (depth: number): unknown => {
       const k = r();
       if (depth > 4 || k < 0.3) return pick([str, num, () => r() < 0.5, () => null])();
       if (k < 0.45) return Array.from({ length: Math.floor(r() * 4) }, () => value(depth + 1));
       const o: Record<string, unknown> = {};
-      for (let i = Math.floor(r() * 4); i > 0; i--) Object.defineProperty(o, r() < 0.12 ? pick(HOSTILE) : pick(FIELDS), { value: value(depth + 1), enumerable: true, configurable: true, writable: true });
+      for (let i = Math.floor(r() * 4); i > 0; i--)
+        Object.defineProperty(o, r() < 0.12 ? pick(HOSTILE) : pick(FIELDS), {
+          value: value(depth + 1),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       return o;
     };
     const deep = (n: number): unknown => {
@@ -66,10 +110,19 @@ describe('API fuzz', () => {
     const templates = (): Array<[string, Record<string, unknown>]> => {
       const id = pick(runIds);
       return [
-        ['runs.get', { runId: id }], ['runs.metrics', { runIds: [id], keys: ['actor/grad_norm'], maxPoints: 50 }], ['runs.rename', { runId: id, name: 'n' }],
-        ['runs.tag', { runId: id, tags: ['a'] }], ['runs.trajectories', { runId: id }], ['runs.check', { runId: id }], ['runs.metricKeys', { runId: id }],
-        ['alerts.list', { runId: id }], ['alerts.ack', { runId: id, alertId: 'x' }], ['config.resolve', { preset: 'sampo', env: 'sokoban', overrides: { 'optim.lr': 1e-4 } }],
-        ['bundles.import', { fileName: 'x.zip', dataBase64: 'UEsDBAo=' }], ['runs.list', { search: 'synthetic', sortBy: 'step' }], ['runs.getMany', { runIds: [id] }],
+        ['runs.get', { runId: id }],
+        ['runs.metrics', { runIds: [id], keys: ['actor/grad_norm'], maxPoints: 50 }],
+        ['runs.rename', { runId: id, name: 'n' }],
+        ['runs.tag', { runId: id, tags: ['a'] }],
+        ['runs.trajectories', { runId: id }],
+        ['runs.check', { runId: id }],
+        ['runs.metricKeys', { runId: id }],
+        ['alerts.list', { runId: id }],
+        ['alerts.ack', { runId: id, alertId: 'x' }],
+        ['config.resolve', { preset: 'sampo', env: 'sokoban', overrides: { 'optim.lr': 1e-4 } }],
+        ['bundles.import', { fileName: 'x.zip', dataBase64: 'UEsDBAo=' }],
+        ['runs.list', { search: 'synthetic', sortBy: 'step' }],
+        ['runs.getMany', { runIds: [id] }],
       ];
     };
     const mutated = (): [string, unknown] => {
@@ -90,9 +143,11 @@ describe('API fuzz', () => {
         counts[code] = (counts[code] ?? 0) + 1;
         continue;
       }
-      const method = r() < 0.07 ? pick(['', 'runs', 'runs.list.x', '__proto__.x', 'constructor', 'runs.__proto__', 42, null]) : pick(methods);
+      const method =
+        r() < 0.07 ? pick(['', 'runs', 'runs.list.x', '__proto__.x', 'constructor', 'runs.__proto__', 42, null]) : pick(methods);
       const k = r();
-      const input = k < 0.05 ? deep(60 + Math.floor(r() * 2000)) : k < 0.1 ? undefined : k < 0.2 ? pick([str, num, () => [], () => true])() : value(0);
+      const input =
+        k < 0.05 ? deep(60 + Math.floor(r() * 2000)) : k < 0.1 ? undefined : k < 0.2 ? pick([str, num, () => [], () => true])() : value(0);
       const res = (await lab.call(method as string, input)) as { ok: boolean; value?: unknown; error?: { code: string; message: string } };
       const where = `call ${i}: ${String(method)} ${JSON.stringify(input)?.slice(0, 200)}`;
       expect(typeof res.ok, where).toBe('boolean');

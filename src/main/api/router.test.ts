@@ -11,7 +11,11 @@ import { unavailableArea } from './handlers/unavailable';
 const ctx: CallContext = { transport: 'browser', publishDownload: null };
 
 function fakeServices(): LabServices {
-  return createLab({ dataDir: '/tmp/arlarena-router-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
+  return createLab({
+    dataDir: '/tmp/arlarena-router-test',
+    computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+    insideElectron: false,
+  });
 }
 
 /** The real handler map with a few methods replaced. */
@@ -104,7 +108,10 @@ describe('router: unknown methods and failures', () => {
       },
     });
     expect(await router.call('app.info', undefined, ctx)).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
-    expect(await router.call('sessions.list', undefined, ctx)).toMatchObject({ ok: false, error: { code: 'INTERNAL', message: expect.stringContaining('a string') } });
+    expect(await router.call('sessions.list', undefined, ctx)).toMatchObject({
+      ok: false,
+      error: { code: 'INTERNAL', message: expect.stringContaining('a string') },
+    });
   });
 
   it('keeps the code of an ApiFailure', async () => {
@@ -178,4 +185,3 @@ describe('app handlers', () => {
     expect(value.issues.map((i) => i.field)).toContain('optim.lr');
   });
 });
-

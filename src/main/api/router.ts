@@ -69,17 +69,23 @@ function allowedKeys(schema: z.ZodType): string[] | null {
 function validationError(method: string, schema: z.ZodType, input: unknown, issues: readonly Issue[]): ApiError {
   const described = issues.slice(0, 3).map((issue) => {
     if (issue.code === 'unrecognized_keys') return `${fieldOf(issue)}: not a field of ${method}`;
-    const got = issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'invalid_format'
-      ? ` (got ${show(valueAt(input, issue.path))})`
-      : '';
+    const got =
+      issue.code === 'invalid_type' ||
+      issue.code === 'invalid_value' ||
+      issue.code === 'too_small' ||
+      issue.code === 'too_big' ||
+      issue.code === 'invalid_format'
+        ? ` (got ${show(valueAt(input, issue.path))})`
+        : '';
     return `${fieldOf(issue)}: ${issue.message}${got}`;
   });
   const more = issues.length > 3 ? `; and ${issues.length - 3} more` : '';
   const first = issues[0];
   const keys = allowedKeys(schema);
-  const hint = first.code === 'unrecognized_keys'
-    ? `remove ${first.keys.map((k) => `"${k}"`).join(', ')}${keys ? `; ${method} accepts: ${keys.join(', ') || 'no fields'}` : ''}`
-    : `fix "${fieldOf(first)}" and call ${method} again`;
+  const hint =
+    first.code === 'unrecognized_keys'
+      ? `remove ${first.keys.map((k) => `"${k}"`).join(', ')}${keys ? `; ${method} accepts: ${keys.join(', ') || 'no fields'}` : ''}`
+      : `fix "${fieldOf(first)}" and call ${method} again`;
   return { code: 'VALIDATION', message: `${method}: ${described.join('; ')}${more}`, field: fieldOf(first), hint };
 }
 
@@ -99,7 +105,12 @@ function inputShapeError(method: string, input: unknown): ApiError | null {
     const { v, depth, path } = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth >= MAX_INPUT_DEPTH) {
-      return { code: 'VALIDATION', message: `${method}: the argument is nested deeper than ${MAX_INPUT_DEPTH} levels (at ${path || '(argument)'}); no API method takes that`, field: path || '(argument)', hint: 'send a flat argument as the method documents it' };
+      return {
+        code: 'VALIDATION',
+        message: `${method}: the argument is nested deeper than ${MAX_INPUT_DEPTH} levels (at ${path || '(argument)'}); no API method takes that`,
+        field: path || '(argument)',
+        hint: 'send a flat argument as the method documents it',
+      };
     }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, path: path ? `${path}.${i}` : String(i) });
@@ -108,7 +119,12 @@ function inputShapeError(method: string, input: unknown): ApiError | null {
     for (const k of Object.keys(v)) {
       const at = path ? `${path}.${k}` : k;
       if (RESERVED_KEYS.has(k)) {
-        return { code: 'VALIDATION', message: `${method}: "${k}" is a name every JavaScript object has and cannot be used as a key (at ${at})`, field: at, hint: `remove "${k}"` };
+        return {
+          code: 'VALIDATION',
+          message: `${method}: "${k}" is a name every JavaScript object has and cannot be used as a key (at ${at})`,
+          field: at,
+          hint: `remove "${k}"`,
+        };
       }
       stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1, path: at });
     }
@@ -130,7 +146,10 @@ export function createRouter(handlers: Handlers<ApiMethodName>, options: RouterO
   async function call(method: unknown, rawInput: unknown, ctx: CallContext): Promise<Result<unknown>> {
     if (typeof method !== 'string' || !isApiMethod(method)) {
       const name = typeof method === 'string' ? `"${method.slice(0, 100)}"` : `a ${method === null ? 'null' : typeof method}`;
-      return err('UNKNOWN_METHOD', `${name} is not an API method`, { field: 'method', hint: 'method names are area.verb, e.g. runs.list or app.info' });
+      return err('UNKNOWN_METHOD', `${name} is not an API method`, {
+        field: 'method',
+        hint: 'method names are area.verb, e.g. runs.list or app.info',
+      });
     }
     const spec = apiMethods[method];
     const schema = spec.input as z.ZodType;

@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { coalesce, createEventBus } from './events';
 
-const status = (runId: string, step: number) => ({ runId, status: 'running' as const, step, totalSteps: 10, etaSeconds: null, elapsedSeconds: 0, error: null, phase: null, detail: null });
+const status = (runId: string, step: number) => ({
+  runId,
+  status: 'running' as const,
+  step,
+  totalSteps: 10,
+  etaSeconds: null,
+  elapsedSeconds: 0,
+  error: null,
+  phase: null,
+  detail: null,
+});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -57,7 +67,11 @@ describe('event bus', () => {
     bus.emit('session.status', status('r1', 3));
     expect(got).toHaveLength(1);
     vi.advanceTimersByTime(100);
-    expect(got).toEqual([{ runId: 'r1', step: 1 }, { runId: 'r1', step: 3 }, { runId: 'r2', step: 1 }]);
+    expect(got).toEqual([
+      { runId: 'r1', step: 1 },
+      { runId: 'r1', step: 3 },
+      { runId: 'r2', step: 1 },
+    ]);
   });
 
   it('unsubscribing cancels a pending throttled delivery', () => {
@@ -81,13 +95,22 @@ describe('coalesce', () => {
       { runId: 'a', records: [{ step: 2, values: { x: null } }] },
     ]);
     expect(out).toEqual([
-      { runId: 'a', records: [{ step: 1, values: { x: 1 } }, { step: 2, values: { x: null } }] },
+      {
+        runId: 'a',
+        records: [
+          { step: 1, values: { x: 1 } },
+          { step: 2, values: { x: null } },
+        ],
+      },
       { runId: 'b', records: [{ step: 1, values: { x: 5 } }] },
     ]);
   });
 
   it('keeps every trajectory notice', () => {
-    const items = [{ runId: 'a', step: 1, trajUid: 't1' }, { runId: 'a', step: 1, trajUid: 't2' }];
+    const items = [
+      { runId: 'a', step: 1, trajUid: 't1' },
+      { runId: 'a', step: 1, trajUid: 't2' },
+    ];
     expect(coalesce('run.trajectory', items)).toEqual(items);
   });
 });

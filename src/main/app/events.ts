@@ -45,13 +45,29 @@ export function coalesce<E extends ApiEventName>(event: E, pending: ApiEventPayl
   };
   switch (event) {
     case 'session.status':
-      return byKey(pending as ApiEventPayload<'session.status'>[], (p) => p.runId, (_a, b) => b) as ApiEventPayload<E>[];
+      return byKey(
+        pending as ApiEventPayload<'session.status'>[],
+        (p) => p.runId,
+        (_a, b) => b,
+      ) as ApiEventPayload<E>[];
     case 'run.metrics':
-      return byKey(pending as ApiEventPayload<'run.metrics'>[], (p) => p.runId, (a, b) => ({ runId: a.runId, records: [...a.records, ...b.records] })) as ApiEventPayload<E>[];
+      return byKey(
+        pending as ApiEventPayload<'run.metrics'>[],
+        (p) => p.runId,
+        (a, b) => ({ runId: a.runId, records: [...a.records, ...b.records] }),
+      ) as ApiEventPayload<E>[];
     case 'runs.changed':
-      return byKey(pending as ApiEventPayload<'runs.changed'>[], (p) => String(p.runId), (a) => a) as ApiEventPayload<E>[];
+      return byKey(
+        pending as ApiEventPayload<'runs.changed'>[],
+        (p) => String(p.runId),
+        (a) => a,
+      ) as ApiEventPayload<E>[];
     case 'run.alert':
-      return byKey(pending as ApiEventPayload<'run.alert'>[], (p) => `${p.runId}\u0000${p.alert.id}`, (_a, b) => b) as ApiEventPayload<E>[];
+      return byKey(
+        pending as ApiEventPayload<'run.alert'>[],
+        (p) => `${p.runId}\u0000${p.alert.id}`,
+        (_a, b) => b,
+      ) as ApiEventPayload<E>[];
     default:
       return pending;
   }

@@ -124,13 +124,17 @@ export function createLab(options: LabOptions): LabServices {
       })()),
     computeInfo() {
       // The real selection (src/main/compute, loads tfjs: a few seconds, once); the static probe if that fails.
-      computeCache ??= options.computeInfo?.() ??
+      computeCache ??=
+        options.computeInfo?.() ??
         import('../compute/index')
           .then(({ setupCompute }) => setupCompute({}))
           .then((setup) => ({ ...setup.info }))
           .catch((e: unknown) => {
             const probe = detectComputeBackend();
-            return { ...probe, detail: `${probe.detail} (backend set-up failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
+            return {
+              ...probe,
+              detail: `${probe.detail} (backend set-up failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+            };
           });
       return computeCache;
     },

@@ -31,7 +31,12 @@ const base = { preset: 'sampo', env: 'sokoban', seed: 1, config: {}, totalSteps:
 it('announces a run another process created, trained on and deleted, leaving out the runs this process trains', async () => {
   const events: { event: ApiEventName; payload: Record<string, unknown> }[] = [];
   const own = new Set<string>();
-  watch = watchStore({ list: () => app.listRuns(), emit: (event, payload) => events.push({ event, payload: payload as Record<string, unknown> }), own: () => own, intervalMs: 60_000 });
+  watch = watchStore({
+    list: () => app.listRuns(),
+    emit: (event, payload) => events.push({ event, payload: payload as Record<string, unknown> }),
+    own: () => own,
+    intervalMs: 60_000,
+  });
   await watch.poll();
   expect(events).toEqual([]);
 

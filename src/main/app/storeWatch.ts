@@ -44,7 +44,12 @@ export function watchStore(opts: StoreWatchOptions): StoreWatch {
       // The store is busy or the folder is briefly unreadable (another process repairing it): next poll.
       return;
     }
-    const now = new Map<string, Seen>(runs.map((r) => [r.id, { status: r.status, step: r.step, totalSteps: r.totalSteps, updatedAt: r.updatedAt, etaSeconds: r.etaSeconds }]));
+    const now = new Map<string, Seen>(
+      runs.map((r) => [
+        r.id,
+        { status: r.status, step: r.step, totalSteps: r.totalSteps, updatedAt: r.updatedAt, etaSeconds: r.etaSeconds },
+      ]),
+    );
     const before = seen;
     seen = now;
     if (before === null || stopped) return;
@@ -59,8 +64,15 @@ export function watchStore(opts: StoreWatchOptions): StoreWatch {
       if (was.updatedAt === r.updatedAt && was.status === r.status && was.step === r.step) continue;
       if (was.status !== r.status || was.step !== r.step || was.totalSteps !== r.totalSteps) {
         opts.emit('session.status', {
-          runId: r.id, status: r.status, step: r.step, totalSteps: r.totalSteps, etaSeconds: r.etaSeconds ?? null,
-          elapsedSeconds: 0, error: null, phase: null, detail: null,
+          runId: r.id,
+          status: r.status,
+          step: r.step,
+          totalSteps: r.totalSteps,
+          etaSeconds: r.etaSeconds ?? null,
+          elapsedSeconds: 0,
+          error: null,
+          phase: null,
+          detail: null,
         });
       }
       opts.emit('runs.changed', { runId: r.id });

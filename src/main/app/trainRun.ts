@@ -83,7 +83,9 @@ export async function trainInStore(
       appVersion: appVersion(),
       appCommit: appCommit(),
       ...(opts.name ? { name: opts.name } : {}),
-      ...(opts.tags || opts.target?.kind === 'ray' ? { tags: [...(opts.tags ?? []), ...(opts.target ? runTagsFor(opts.target) : [])] } : {}),
+      ...(opts.tags || opts.target?.kind === 'ray'
+        ? { tags: [...(opts.tags ?? []), ...(opts.target ? runTagsFor(opts.target) : [])] }
+        : {}),
     });
     opts.onCreated?.(info.runId);
     let budgetHit = false;
@@ -106,7 +108,8 @@ export async function trainInStore(
     if (!record) throw new Error(`run ${info.runId} vanished from the store`);
     // The record could not take how the run ended (a full disk): the session knows.
     const outcome = sessions.outcome(info.runId);
-    if (outcome && outcome.error !== null && (record.status !== outcome.status || record.error !== outcome.error)) record = { ...record, status: outcome.status, error: outcome.error };
+    if (outcome && outcome.error !== null && (record.status !== outcome.status || record.error !== outcome.error))
+      record = { ...record, status: outcome.status, error: outcome.error };
     return { record, budgetHit: budgetHit && record.status === 'stopped' };
   } finally {
     await sessions.dispose();

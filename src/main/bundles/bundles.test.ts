@@ -38,9 +38,13 @@ async function openStore(dir: string): Promise<RunStore> {
 async function sampleRun(store: RunStore) {
   const run = await writeSyntheticRun(store, { steps: 80, seed: 5, shape: 'cispo_collapse', collapseAt: 50, nanAt: 70 });
   // A real resolved engine config must survive export/import exactly (scrubbing must not touch it).
-  await store.updateRun(run.id, { config: structuredClone(resolveConfig('sampo', 'sokoban').config) as unknown as Record<string, unknown> });
+  await store.updateRun(run.id, {
+    config: structuredClone(resolveConfig('sampo', 'sokoban').config) as unknown as Record<string, unknown>,
+  });
   await store.upsertAlerts(run.id, detectAlerts(run.id, await store.readMetrics(run.id)));
-  await store.appendTrajectories(run.id, [{ step: 80, split: 'val', env: 'sokoban', taskId: '1000000001', uid: 'u', trajUid: 't', won: true, episodeReturn: 9.5, turns: [] }]);
+  await store.appendTrajectories(run.id, [
+    { step: 80, split: 'val', env: 'sokoban', taskId: '1000000001', uid: 'u', trajUid: 't', won: true, episodeReturn: 9.5, turns: [] },
+  ]);
   await store.saveCheckpoint(run.id, { step: 80, files: { 'policy.bin': new Uint8Array([1, 2, 3, 4]) }, meta: { step: 80 } });
   return (await store.getRun(run.id))!;
 }
@@ -79,7 +83,20 @@ describe('bundles', () => {
     const again = await importBundle(sb, bytes);
     expect(again.runId).not.toBe(run.id);
     const names = Object.keys(unzipSync(bytes)).sort();
-    expect(names).toEqual(expect.arrayContaining(['manifest.json', 'run.json', 'config.json', 'environment.json', 'package-lock.json', 'metrics.jsonl', 'trajectories.jsonl', 'alerts.json', 'checkpoint/step-00000080/policy.bin', 'checkpoint/step-00000080/meta.json']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'manifest.json',
+        'run.json',
+        'config.json',
+        'environment.json',
+        'package-lock.json',
+        'metrics.jsonl',
+        'trajectories.jsonl',
+        'alerts.json',
+        'checkpoint/step-00000080/policy.bin',
+        'checkpoint/step-00000080/meta.json',
+      ]),
+    );
     const env = JSON.parse(new TextDecoder().decode(unzipSync(bytes)['environment.json']));
     expect(env.taskSeeds.master).toBe(5);
     expect(env.versions.node).toBe(process.versions.node);
@@ -89,12 +106,36 @@ describe('bundles', () => {
     const sa = await openStore(a);
     const home = homedir();
     process.env.ARLARENA_TEST_SECRET = 'env-secret-value-123';
-    const run = await sa.createRun({ preset: 'p', env: 'sokoban', seed: 1, totalSteps: 1, config: { cacheDir: `${home}/.cache/arl`, other: '/home/alice/x', remote: { apiToken: 'sk-live-abcdef', password: 'hunter2', client_secret: 'cs-999' }, rollout: { maxResponseTokens: 32 }, tokenizer: 'words' } });
+    const run = await sa.createRun({
+      preset: 'p',
+      env: 'sokoban',
+      seed: 1,
+      totalSteps: 1,
+      config: {
+        cacheDir: `${home}/.cache/arl`,
+        other: '/home/alice/x',
+        remote: { apiToken: 'sk-live-abcdef', password: 'hunter2', client_secret: 'cs-999' },
+        rollout: { maxResponseTokens: 32 },
+        tokenizer: 'words',
+      },
+    });
     await sa.updateRun(run.id, { status: 'failed', error: `Error at ${home}/work/x.ts:1 and C:\\Users\\bob\\x` });
     const ex = await exportRun(sa, run.id);
     const files = unzipSync(new Uint8Array(await readFile(ex.path)));
-    const text = Object.values(files).map((f) => new TextDecoder().decode(f)).join('\n');
-    for (const bad of [home, '/home/alice', 'C:\\\\Users\\\\bob', 'sk-live-abcdef', 'hunter2', 'cs-999', 'env-secret-value-123', 'ARLARENA_TEST_SECRET']) expect(text.includes(bad), bad).toBe(false);
+    const text = Object.values(files)
+      .map((f) => new TextDecoder().decode(f))
+      .join('\n');
+    for (const bad of [
+      home,
+      '/home/alice',
+      'C:\\\\Users\\\\bob',
+      'sk-live-abcdef',
+      'hunter2',
+      'cs-999',
+      'env-secret-value-123',
+      'ARLARENA_TEST_SECRET',
+    ])
+      expect(text.includes(bad), bad).toBe(false);
     expect(text).toContain('~/.cache/arl');
     // Ordinary config fields whose names merely contain "token" survive (the bundle must rerun).
     const cfg = JSON.parse(new TextDecoder().decode(files['config.json'])).config;
@@ -111,16 +152,75 @@ describe('bundles', () => {
     const enc = (o: unknown) => strToU8(JSON.stringify(o));
     const manifestOf = (e: Record<string, Uint8Array>) => JSON.parse(new TextDecoder().decode(e['manifest.json']));
     const cases: Array<[string, Uint8Array, RegExp]> = [
-      ['bad hash', rezip(good, (e) => { const m = e['metrics.jsonl']; m[10] = m[10] === 0x31 ? 0x32 : 0x31; }), /metrics\.jsonl.*does not match its SHA-256/],
+      [
+        'bad hash',
+        rezip(good, (e) => {
+          const m = e['metrics.jsonl'];
+          m[10] = m[10] === 0x31 ? 0x32 : 0x31;
+        }),
+        /metrics\.jsonl.*does not match its SHA-256/,
+      ],
       ['truncated', good.subarray(0, Math.floor(good.length * 0.7)), /not a readable bundle \(truncated or not a zip\)/],
-      ['wrong schema version', rezip(good, (e) => { const m = manifestOf(e); m.schemaVersion = 99; e['manifest.json'] = enc(m); }), /schema version 99 is not supported: this app reads version 1/],
-      ['missing file', rezip(good, (e) => { delete e['alerts.json']; }), /"alerts\.json" listed in the manifest is missing/],
-      ['extra file', rezip(good, (e) => { e['notes.txt'] = strToU8('hi'); }), /"notes\.txt" is in the bundle but not in its manifest/],
-      ['path traversal', rezip(good, (e) => { e['../evil.sh'] = strToU8('rm -rf'); }), /unsafe entry "\.\.\/evil\.sh"/],
-      ['absolute path', rezip(good, (e) => { e['/etc/x'] = strToU8('x'); }), /unsafe entry "\/etc\/x"/],
-      ['traversal listed in manifest', rezip(good, (e) => { const m = manifestOf(e); m.files['checkpoint/../../x'] = { sha256: '0'.repeat(64), bytes: 1 }; e['manifest.json'] = enc(m); }), /unsafe path "checkpoint\/\.\.\/\.\.\/x"/],
-      ['size mismatch', rezip(good, (e) => { e['metrics.jsonl'] = e['metrics.jsonl'].subarray(0, 100); }), /metrics\.jsonl" is 100 bytes, the manifest says/],
-      ['no manifest', rezip(good, (e) => { delete e['manifest.json']; }), /no manifest\.json/],
+      [
+        'wrong schema version',
+        rezip(good, (e) => {
+          const m = manifestOf(e);
+          m.schemaVersion = 99;
+          e['manifest.json'] = enc(m);
+        }),
+        /schema version 99 is not supported: this app reads version 1/,
+      ],
+      [
+        'missing file',
+        rezip(good, (e) => {
+          delete e['alerts.json'];
+        }),
+        /"alerts\.json" listed in the manifest is missing/,
+      ],
+      [
+        'extra file',
+        rezip(good, (e) => {
+          e['notes.txt'] = strToU8('hi');
+        }),
+        /"notes\.txt" is in the bundle but not in its manifest/,
+      ],
+      [
+        'path traversal',
+        rezip(good, (e) => {
+          e['../evil.sh'] = strToU8('rm -rf');
+        }),
+        /unsafe entry "\.\.\/evil\.sh"/,
+      ],
+      [
+        'absolute path',
+        rezip(good, (e) => {
+          e['/etc/x'] = strToU8('x');
+        }),
+        /unsafe entry "\/etc\/x"/,
+      ],
+      [
+        'traversal listed in manifest',
+        rezip(good, (e) => {
+          const m = manifestOf(e);
+          m.files['checkpoint/../../x'] = { sha256: '0'.repeat(64), bytes: 1 };
+          e['manifest.json'] = enc(m);
+        }),
+        /unsafe path "checkpoint\/\.\.\/\.\.\/x"/,
+      ],
+      [
+        'size mismatch',
+        rezip(good, (e) => {
+          e['metrics.jsonl'] = e['metrics.jsonl'].subarray(0, 100);
+        }),
+        /metrics\.jsonl" is 100 bytes, the manifest says/,
+      ],
+      [
+        'no manifest',
+        rezip(good, (e) => {
+          delete e['manifest.json'];
+        }),
+        /no manifest\.json/,
+      ],
       ['not a zip', strToU8('hello world, definitely not a zip file'), /not a readable bundle/],
     ];
     for (const [name, bytes, msg] of cases) {
@@ -133,9 +233,19 @@ describe('bundles', () => {
 
   it('reproduce reruns the bundle: the deterministic test job is bit-identical', async () => {
     const sa = await openStore(a);
-    const run = await sa.createRun({ preset: 'test', env: 'sokoban', seed: 9, totalSteps: 30, config: { steps: 30, shape: 'cispo_collapse' }, status: 'running' });
+    const run = await sa.createRun({
+      preset: 'test',
+      env: 'sokoban',
+      seed: 9,
+      totalSteps: 30,
+      config: { steps: 30, shape: 'cispo_collapse' },
+      status: 'running',
+    });
     await sa.appendMetrics(run.id, syntheticStream({ steps: 30, seed: 9, shape: 'cispo_collapse' }));
-    await sa.updateRun(run.id, { status: 'completed', backend: { training: 'synthetic', rollout: 'synthetic', detail: '', available: [] } });
+    await sa.updateRun(run.id, {
+      status: 'completed',
+      backend: { training: 'synthetic', rollout: 'synthetic', detail: '', available: [] },
+    });
     const ex = await exportRun(sa, run.id);
     const sb = await openStore(b);
     const res = await reproduceBundle(sb, ex.path, { job: syntheticRerun });
@@ -150,7 +260,10 @@ describe('bundles', () => {
 
   it('compareStreams: small noise is within band, a different run diverges', () => {
     const o = syntheticStream({ steps: 100, seed: 1 });
-    const noisy = o.map((r) => ({ step: r.step, values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, Number.isFinite(v) ? v * 1.001 : v])) }));
+    const noisy = o.map((r) => ({
+      step: r.step,
+      values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, Number.isFinite(v) ? v * 1.001 : v])),
+    }));
     expect(compareStreams(o, noisy).verdict).toBe('within-band');
     expect(compareStreams(o, syntheticStream({ steps: 100, seed: 1, shape: 'cispo_collapse', collapseAt: 10 })).verdict).toBe('diverged');
     expect(compareStreams(o, o).verdict).toBe('bit-identical');

@@ -22,7 +22,9 @@ describe('Windows device names in bundles', () => {
     const manifest = { format: 'arlarena-bundle', schemaVersion: 1, files: { 'source/NUL': { sha256: '0'.repeat(64), bytes: 1 } } };
     for (const name of ['source/NUL', 'CON', 'aux.txt']) {
       const zip = zipSync({ 'manifest.json': strToU8(JSON.stringify(manifest)), [name]: strToU8('x') });
-      expect(() => verifyBundle(zip)).toThrow(new RegExp(`unsafe entry "${name.replace('/', '\\/').replace('.', '\\.')}" in the bundle \\("[^"]+" is a Windows device name\\)`));
+      expect(() => verifyBundle(zip)).toThrow(
+        new RegExp(`unsafe entry "${name.replace('/', '\\/').replace('.', '\\.')}" in the bundle \\("[^"]+" is a Windows device name\\)`),
+      );
     }
   });
 });

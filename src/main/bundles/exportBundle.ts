@@ -89,23 +89,31 @@ export async function exportRun(store: RunStore, runId: string, opts: ExportOpti
 
   const envCfg = (rec.config as { env?: unknown }).env ?? null;
   const cpu = cpus();
-  put('environment.json', JSON.stringify(scrub({
-    platform: platform(),
-    arch: arch(),
-    osRelease: release(),
-    cpu: { model: cpu[0]?.model ?? 'unknown', cores: cpu.length },
-    memoryBytes: totalmem(),
-    versions: { node: process.versions.node, v8: process.versions.v8, electron: process.versions.electron ?? null },
-    app: { version: appVersion(), commit: appCommit() },
-    run: { appVersion: rec.appVersion, appCommit: rec.appCommit },
-    compute: rec.backend,
-    env: { name: rec.env, config: envCfg, implementation: `arlarena-lab ${rec.appVersion} (${rec.appCommit})` },
-    taskSeeds: {
-      master: rec.seed,
-      derivation: 'training task seeds derive from the master seed (src/core/envs/splits.ts trainSeed); held-out seeds are fixed (10^9 + j)',
-      trajectoryTaskIds: taskIds,
-    },
-  }), null, 1));
+  put(
+    'environment.json',
+    JSON.stringify(
+      scrub({
+        platform: platform(),
+        arch: arch(),
+        osRelease: release(),
+        cpu: { model: cpu[0]?.model ?? 'unknown', cores: cpu.length },
+        memoryBytes: totalmem(),
+        versions: { node: process.versions.node, v8: process.versions.v8, electron: process.versions.electron ?? null },
+        app: { version: appVersion(), commit: appCommit() },
+        run: { appVersion: rec.appVersion, appCommit: rec.appCommit },
+        compute: rec.backend,
+        env: { name: rec.env, config: envCfg, implementation: `arlarena-lab ${rec.appVersion} (${rec.appCommit})` },
+        taskSeeds: {
+          master: rec.seed,
+          derivation:
+            'training task seeds derive from the master seed (src/core/envs/splits.ts trainSeed); held-out seeds are fixed (10^9 + j)',
+          trajectoryTaskIds: taskIds,
+        },
+      }),
+      null,
+      1,
+    ),
+  );
 
   let checkpointStep: number | null = null;
   const steps = await store.filesOf(runId).checkpointSteps();
@@ -121,14 +129,24 @@ export async function exportRun(store: RunStore, runId: string, opts: ExportOpti
 
   // Imported runs: the source logs kept with the run (runs/<id>/source/, written by src/main/imports).
   const sourceDir = join(dir, 'source');
-  for (const n of (await readdir(sourceDir).catch(() => [] as string[])).sort()) put(`source/${n}`, new Uint8Array(await readFile(join(sourceDir, n))));
+  for (const n of (await readdir(sourceDir).catch(() => [] as string[])).sort())
+    put(`source/${n}`, new Uint8Array(await readFile(join(sourceDir, n))));
 
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     schemaVersion: BUNDLE_SCHEMA_VERSION,
     createdAt: new Date().toISOString(),
     app: { version: appVersion(), commit: appCommit() },
-    run: { id: rec.id, name: record.name, env: rec.env, preset: rec.preset, seed: rec.seed, status: rec.status, step: rec.step, totalSteps: rec.totalSteps },
+    run: {
+      id: rec.id,
+      name: record.name,
+      env: rec.env,
+      preset: rec.preset,
+      seed: rec.seed,
+      status: rec.status,
+      step: rec.step,
+      totalSteps: rec.totalSteps,
+    },
     files: {
       ...Object.fromEntries(Object.entries(files).map(([p, d]) => [p, { sha256: sha256Hex(d), bytes: d.length }])),
       ...(streamed ? { 'metrics.jsonl': streamed } : {}),
@@ -139,7 +157,13 @@ export async function exportRun(store: RunStore, runId: string, opts: ExportOpti
   await mkdir(dirname(out), { recursive: true });
   const nFiles = Object.keys(files).length + 1 + (streamed ? 1 : 0);
   if (streamed) {
-    const w = await writeStreamedZip(out, { 'manifest.json': enc.encode(JSON.stringify(manifest, null, 1)), ...files }, 'metrics.jsonl', metricsPath, metricsEnd);
+    const w = await writeStreamedZip(
+      out,
+      { 'manifest.json': enc.encode(JSON.stringify(manifest, null, 1)), ...files },
+      'metrics.jsonl',
+      metricsPath,
+      metricsEnd,
+    );
     return { path: out, fileName: basename(out), bytes: w.bytes, sha256: w.sha256, files: nFiles, checkpointStep };
   }
   const zipped = zipSync({ 'manifest.json': enc.encode(JSON.stringify(manifest, null, 1)), ...files }, { level: 6, mtime: ZIP_MTIME });
@@ -158,7 +182,7 @@ async function completeLinesEnd(file: string): Promise<number> {
   try {
     const size = (await fh.stat()).size;
     const buf = Buffer.alloc(64 * 1024);
-    for (let end = size; end > 0; ) {
+    for (let end = size; end > 0;) {
       const start = Math.max(0, end - buf.length);
       const { bytesRead } = await fh.read(buf, 0, end - start, start);
       const i = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
@@ -173,7 +197,8 @@ async function completeLinesEnd(file: string): Promise<number> {
 
 async function sha256OfRange(file: string, end: number): Promise<string> {
   const h = createHash('sha256');
-  for await (const c of createReadStream(file, { start: 0, end: end - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) h.update(c);
+  for await (const c of createReadStream(file, { start: 0, end: end - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>)
+    h.update(c);
   return h.digest('hex');
 }
 
@@ -182,7 +207,13 @@ async function sha256OfRange(file: string, end: number): Promise<string> {
  * same fixed time as zipSync's): the small files whole, then `bigName` read from `bigPath` a slice at a time.
  * Written to a temporary file, synced, then renamed over `out`.
  */
-async function writeStreamedZip(out: string, small: Record<string, Uint8Array>, bigName: string, bigPath: string, bigEnd: number): Promise<{ bytes: number; sha256: string }> {
+async function writeStreamedZip(
+  out: string,
+  small: Record<string, Uint8Array>,
+  bigName: string,
+  bigPath: string,
+  bigEnd: number,
+): Promise<{ bytes: number; sha256: string }> {
   const tmp = `${out}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w');
   const hash = createHash('sha256');

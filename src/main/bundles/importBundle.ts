@@ -52,7 +52,8 @@ function listEntries(data: Uint8Array): UnzipFileInfo[] {
   }
   const counts = new Map<string, number>();
   for (const f of list) counts.set(f.name, (counts.get(f.name) ?? 0) + 1);
-  for (const [name, n] of counts) if (n > 1) throw new BundleError(`entry "${name}" appears ${n} times in the bundle; refusing an ambiguous bundle`);
+  for (const [name, n] of counts)
+    if (n > 1) throw new BundleError(`entry "${name}" appears ${n} times in the bundle; refusing an ambiguous bundle`);
   return list;
 }
 
@@ -73,7 +74,10 @@ function inflateEntries(data: Uint8Array, limits: ReadonlyMap<string, number>, s
     if (file.name.endsWith('/')) return;
     const limit = limits.get(file.name);
     if (limit === undefined || seen.has(file.name)) {
-      if (strict) failure = new BundleError(`entry "${file.name}" in the zip's data is ${seen.has(file.name) ? 'repeated' : 'not in its directory or manifest'}; refusing a bundle whose parts disagree`);
+      if (strict)
+        failure = new BundleError(
+          `entry "${file.name}" in the zip's data is ${seen.has(file.name) ? 'repeated' : 'not in its directory or manifest'}; refusing a bundle whose parts disagree`,
+        );
       return;
     }
     seen.add(file.name);
@@ -87,7 +91,9 @@ function inflateEntries(data: Uint8Array, limits: ReadonlyMap<string, number>, s
       }
       n += chunk.length;
       if (n > limit) {
-        failure = new BundleError(`file "${file.name}" inflates to more than the ${limit} bytes its manifest lists; refusing it (a zip bomb or a damaged bundle)`);
+        failure = new BundleError(
+          `file "${file.name}" inflates to more than the ${limit} bytes its manifest lists; refusing it (a zip bomb or a damaged bundle)`,
+        );
         file.terminate();
         return;
       }
@@ -105,13 +111,15 @@ function inflateEntries(data: Uint8Array, limits: ReadonlyMap<string, number>, s
     file.start();
   };
   try {
-    for (let i = 0; i < data.length && !failure; i += INFLATE_SLICE) unzip.push(data.subarray(i, i + INFLATE_SLICE), i + INFLATE_SLICE >= data.length);
+    for (let i = 0; i < data.length && !failure; i += INFLATE_SLICE)
+      unzip.push(data.subarray(i, i + INFLATE_SLICE), i + INFLATE_SLICE >= data.length);
   } catch (e) {
     if (!failure) throw new BundleError(`the file is not a readable bundle (truncated or not a zip): ${(e as Error).message}`);
   }
   if (failure) throw failure;
   for (const name of limits.keys()) {
-    if (!(name in out)) throw new BundleError(`file "${name}" is listed in the zip's directory but its data could not be read: the bundle is damaged`);
+    if (!(name in out))
+      throw new BundleError(`file "${name}" is listed in the zip's directory but its data could not be read: the bundle is damaged`);
   }
   return out;
 }
@@ -126,7 +134,8 @@ export function verifyBundle(data: Uint8Array): VerifiedBundle {
   const declared = new Map(list.map((f) => [f.name, f.originalSize]));
   const mSize = declared.get('manifest.json');
   if (mSize === undefined) throw new BundleError('the bundle has no manifest.json; it is not an ARLArena bundle or it was damaged');
-  if (mSize > MAX_MANIFEST_BYTES) throw new BundleError(`manifest.json declares ${mSize} bytes, more than the ${MAX_MANIFEST_BYTES} a manifest may have; refusing it`);
+  if (mSize > MAX_MANIFEST_BYTES)
+    throw new BundleError(`manifest.json declares ${mSize} bytes, more than the ${MAX_MANIFEST_BYTES} a manifest may have; refusing it`);
   const mraw = inflateEntries(data, new Map([['manifest.json', mSize]]), false)['manifest.json'];
   let mobj: unknown;
   try {
@@ -135,10 +144,15 @@ export function verifyBundle(data: Uint8Array): VerifiedBundle {
     throw new BundleError(`manifest.json is not valid JSON: ${(e as Error).message}`);
   }
   const ver = (mobj as { schemaVersion?: unknown })?.schemaVersion;
-  if ((mobj as { format?: unknown })?.format !== BUNDLE_FORMAT) throw new BundleError(`manifest.json: format is ${JSON.stringify((mobj as { format?: unknown })?.format)}, expected "${BUNDLE_FORMAT}"`);
+  if ((mobj as { format?: unknown })?.format !== BUNDLE_FORMAT)
+    throw new BundleError(
+      `manifest.json: format is ${JSON.stringify((mobj as { format?: unknown })?.format)}, expected "${BUNDLE_FORMAT}"`,
+    );
   if (ver !== BUNDLE_SCHEMA_VERSION) {
     const by = (mobj as { app?: { version?: string } }).app?.version;
-    throw new BundleError(`bundle schema version ${JSON.stringify(ver)} is not supported: this app reads version ${BUNDLE_SCHEMA_VERSION}${by ? ` (the bundle was made by ARLArena Lab ${by})` : ''}`);
+    throw new BundleError(
+      `bundle schema version ${JSON.stringify(ver)} is not supported: this app reads version ${BUNDLE_SCHEMA_VERSION}${by ? ` (the bundle was made by ARLArena Lab ${by})` : ''}`,
+    );
   }
   const parsed = BundleManifest.safeParse(mobj);
   if (!parsed.success) {
@@ -151,22 +165,33 @@ export function verifyBundle(data: Uint8Array): VerifiedBundle {
     if (bad) throw new BundleError(`manifest lists an unsafe path "${p}" (${bad}); refusing to import`);
   }
   for (const f of list) {
-    if (f.name !== 'manifest.json' && !Object.hasOwn(manifest.files, f.name)) throw new BundleError(`file "${f.name}" is in the bundle but not in its manifest; refusing a bundle with unlisted content`);
+    if (f.name !== 'manifest.json' && !Object.hasOwn(manifest.files, f.name))
+      throw new BundleError(`file "${f.name}" is in the bundle but not in its manifest; refusing a bundle with unlisted content`);
   }
   let total = mSize;
   for (const [p, meta] of Object.entries(manifest.files)) {
     const size = declared.get(p);
     if (size === undefined) throw new BundleError(`file "${p}" listed in the manifest is missing from the bundle`);
-    if (size !== meta.bytes) throw new BundleError(`file "${p}" is ${size} bytes, the manifest says ${meta.bytes}: the bundle was truncated or modified`);
+    if (size !== meta.bytes)
+      throw new BundleError(`file "${p}" is ${size} bytes, the manifest says ${meta.bytes}: the bundle was truncated or modified`);
     total += meta.bytes;
   }
-  if (total > MAX_BUNDLE_INFLATED_BYTES) throw new BundleError(`the bundle would inflate to ${total} bytes, more than the ${MAX_BUNDLE_INFLATED_BYTES / 2 ** 20} MiB a bundle may hold; refusing it before inflating`);
-  const entries = inflateEntries(data, new Map([...Object.entries(manifest.files).map(([p, m]) => [p, m.bytes] as const), ['manifest.json', mSize]]), true);
+  if (total > MAX_BUNDLE_INFLATED_BYTES)
+    throw new BundleError(
+      `the bundle would inflate to ${total} bytes, more than the ${MAX_BUNDLE_INFLATED_BYTES / 2 ** 20} MiB a bundle may hold; refusing it before inflating`,
+    );
+  const entries = inflateEntries(
+    data,
+    new Map([...Object.entries(manifest.files).map(([p, m]) => [p, m.bytes] as const), ['manifest.json', mSize]]),
+    true,
+  );
   const files: Record<string, Uint8Array> = {};
   for (const [p, meta] of Object.entries(manifest.files)) {
     const d = entries[p];
-    if (d.length !== meta.bytes) throw new BundleError(`file "${p}" is ${d.length} bytes, the manifest says ${meta.bytes}: the bundle was truncated or modified`);
-    if (sha256Hex(d) !== meta.sha256) throw new BundleError(`file "${p}" does not match its SHA-256 in the manifest: the bundle was tampered with or corrupted`);
+    if (d.length !== meta.bytes)
+      throw new BundleError(`file "${p}" is ${d.length} bytes, the manifest says ${meta.bytes}: the bundle was truncated or modified`);
+    if (sha256Hex(d) !== meta.sha256)
+      throw new BundleError(`file "${p}" does not match its SHA-256 in the manifest: the bundle was tampered with or corrupted`);
     files[p] = d;
   }
   for (const required of ['run.json', 'metrics.jsonl']) {
@@ -227,12 +252,19 @@ function checkConfig(record: RunRecord, configJson: Uint8Array | undefined): voi
     } catch (e) {
       throw new BundleError(`config.json is not valid JSON: ${(e as Error).message}`);
     }
-    if (canonicalJson(c) !== canonicalJson(record.config)) throw new BundleError('config.json and run.json hold different configs; refusing a bundle that contradicts itself');
+    if (canonicalJson(c) !== canonicalJson(record.config))
+      throw new BundleError('config.json and run.json hold different configs; refusing a bundle that contradicts itself');
   }
   const claimed = [record.preset, record.config.preset].filter((p): p is string => typeof p === 'string');
   if (!claimed.some((p) => PRESET_NAMES.includes(p))) return;
   const issues = validateConfig(record.config);
-  if (issues.length > 0) throw new BundleError(`the bundle's config is not a valid run config: ${issues.slice(0, 3).map((i) => i.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new BundleError(
+      `the bundle's config is not a valid run config: ${issues
+        .slice(0, 3)
+        .map((i) => i.message)
+        .join('; ')}`,
+    );
 }
 
 export interface ImportResult {

@@ -15,7 +15,16 @@ export const BundleManifest = z.object({
   schemaVersion: z.number().int(),
   createdAt: z.string(),
   app: z.object({ version: z.string(), commit: z.string() }),
-  run: z.object({ id: z.string(), name: z.string(), env: z.string(), preset: z.string(), seed: z.number().int(), status: z.string(), step: z.number().int(), totalSteps: z.number().int() }),
+  run: z.object({
+    id: z.string(),
+    name: z.string(),
+    env: z.string(),
+    preset: z.string(),
+    seed: z.number().int(),
+    status: z.string(),
+    step: z.number().int(),
+    totalSteps: z.number().int(),
+  }),
   /** Path inside the bundle → hash and size. Every file except manifest.json is listed. */
   files: z.record(z.string(), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) })),
   checkpointStep: z.number().int().nullable(),

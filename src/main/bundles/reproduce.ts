@@ -18,7 +18,14 @@ import { validateConfig } from '../../core/config/index';
 import type { Alert, ComputeBackendInfo } from '../../shared/api';
 import { compareStreams, type ComparisonReport } from '../../core/stats/reproduce';
 
-export { compareStreams, verdictLabel, FLOAT_TOLERANCE, type ComparisonReport, type KeyComparison, type ReproduceVerdict } from '../../core/stats/reproduce';
+export {
+  compareStreams,
+  verdictLabel,
+  FLOAT_TOLERANCE,
+  type ComparisonReport,
+  type KeyComparison,
+  type ReproduceVerdict,
+} from '../../core/stats/reproduce';
 
 export interface ReproduceResult extends ComparisonReport {
   readonly originalRunId: string;
@@ -40,7 +47,10 @@ export interface ReproduceOptions {
    * What reruns the config (default: the real trainer) and the check its config must pass first (default: the
    * trainer's validateConfig). Test kits pass a stand-in job with its own check.
    */
-  readonly job?: { readonly job: TrainingJob; readonly validateConfig: (config: Record<string, unknown>) => ReadonlyArray<{ readonly message: string }> };
+  readonly job?: {
+    readonly job: TrainingJob;
+    readonly validateConfig: (config: Record<string, unknown>) => ReadonlyArray<{ readonly message: string }>;
+  };
   readonly onProgress?: (step: number, total: number) => void;
 }
 
@@ -59,10 +69,19 @@ export function withRecordedWorkers(config: Record<string, unknown>, workers: nu
  */
 function sameTensorflow(a: ComputeBackendInfo['tensorflow'], b: ComputeBackendInfo['tensorflow']): boolean {
   if (!a || !b) return !a && !b;
-  return a.version === b.version && a.intraOpThreads === b.intraOpThreads && a.interOpThreads === b.interOpThreads && a.deterministicOps === b.deterministicOps && a.gpu === b.gpu;
+  return (
+    a.version === b.version &&
+    a.intraOpThreads === b.intraOpThreads &&
+    a.interOpThreads === b.interOpThreads &&
+    a.deterministicOps === b.deterministicOps &&
+    a.gpu === b.gpu
+  );
 }
 
-export function withRecordedThreads(config: Record<string, unknown>, tensorflow: ComputeBackendInfo['tensorflow']): Record<string, unknown> {
+export function withRecordedThreads(
+  config: Record<string, unknown>,
+  tensorflow: ComputeBackendInfo['tensorflow'],
+): Record<string, unknown> {
   const compute = config.compute;
   if (!tensorflow || compute === null || typeof compute !== 'object') return config;
   const c = compute as { intraOpThreads?: unknown; interOpThreads?: unknown };
@@ -86,11 +105,19 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // Likewise native TensorFlow's thread pools: "one per core" (0 or absent) becomes the counts the run recorded.
   const config = withRecordedThreads(withRecordedWorkers(record.config, record.backend.workers), record.backend.tensorflow);
   if (record.kind === 'imported') {
-    throw new BundleError(`run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`);
+    throw new BundleError(
+      `run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`,
+    );
   }
   // What trains must validate like a new run's config (a bundle is input from outside).
   const issues = (opts.job?.validateConfig ?? validateConfig)(config);
-  if (issues.length > 0) throw new BundleError(`the bundle's config is not a valid run config: ${issues.slice(0, 3).map((i) => i.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new BundleError(
+      `the bundle's config is not a valid run config: ${issues
+        .slice(0, 3)
+        .map((i) => i.message)
+        .join('; ')}`,
+    );
   const limit = opts.steps;
   const rerun = await store.createRun({
     name: `reproduce: ${record.name}`,
@@ -105,7 +132,15 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   const alerts = new Map<string, Alert>();
   const job: TrainingJob = opts.job?.job ?? (await import('../sessions/jobs/training')).trainingJob;
   const result = await runJob({
-    start: { type: 'start', runId: rerun.id, runDir: store.runDir(rerun.id), dataDir: store.dataDir, config, seed: record.seed, resume: false },
+    start: {
+      type: 'start',
+      runId: rerun.id,
+      runDir: store.runDir(rerun.id),
+      dataDir: store.dataDir,
+      config,
+      seed: record.seed,
+      resume: false,
+    },
     job,
     stopAfterStep: limit,
     post: (m) => {

@@ -10,7 +10,8 @@ import { homedir, userInfo } from 'node:os';
  * `rollout.maxResponseTokens` must survive (a bundle must rerun), so a bare "token" inside a longer word is
  * not enough — only names that are credentials (apiToken, access_token, password, secret, apiKey, cookie…).
  */
-const SECRET_KEY = /^(token|secret|password|passwd|cookie|credentials?)$|(api|access|auth|bearer|refresh|session|private|secret|client)[-_]?(token|key|secret)$|password$|passwd$|credentials?$/i;
+const SECRET_KEY =
+  /^(token|secret|password|passwd|cookie|credentials?)$|(api|access|auth|bearer|refresh|session|private|secret|client)[-_]?(token|key|secret)$|password$|passwd$|credentials?$/i;
 const USER_DIR = /(\/home\/[^/\s"']+|\/Users\/[^/\s"']+|[A-Za-z]:\\Users\\[^\\\s"']+)/g;
 
 function homeVariants(): string[] {

@@ -19,7 +19,8 @@ export interface RunRequest {
 /** Resolve preset + env + overrides, or throw a UsageError listing every issue (each names the valid choices). */
 export function resolveOrUsage(req: RunRequest): RunConfig {
   if (!PRESET_NAMES.includes(req.preset)) throw new UsageError(`unknown preset "${req.preset}"; valid presets: ${PRESET_NAMES.join(', ')}`);
-  if (!ENV_CATALOG.some((e) => e.name === req.env)) throw new UsageError(`unknown env "${req.env}"; valid envs: ${ENV_CATALOG.map((e) => e.name).join(', ')}`);
+  if (!ENV_CATALOG.some((e) => e.name === req.env))
+    throw new UsageError(`unknown env "${req.env}"; valid envs: ${ENV_CATALOG.map((e) => e.name).join(', ')}`);
   const { config, issues } = resolveConfig(req.preset, req.env, req.overrides);
   if (!config) throw new UsageError(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
   return config;
@@ -53,4 +54,3 @@ export function progressLine(runId: string, p: Progress): string {
   const eta = p.eta === null ? '–' : `${Math.floor(p.eta / 60)}m${String(Math.round(p.eta % 60)).padStart(2, '0')}s`;
   return `${runId} ${bar} step ${p.step}/${p.totalSteps}  success ${f(p.success, 2)}  grad-norm ${f(p.gradNorm, 3)}  ETA ${eta}`;
 }
-

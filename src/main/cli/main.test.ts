@@ -12,7 +12,13 @@ import { takeGlobalOptions } from './main';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const dirs: string[] = [];
-const run = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ARLARENA_DATA_DIR: '' } });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ARLARENA_DATA_DIR: '' },
+  });
 
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -20,9 +26,15 @@ afterAll(() => {
 
 describe('takeGlobalOptions', () => {
   it('takes --data-dir DIR and --data-dir=DIR from anywhere before "--" and leaves the rest in order', () => {
-    expect(takeGlobalOptions(['--preset', 'grpo', '--data-dir', '/d', '--steps', '3'])).toEqual({ dataDir: '/d', rest: ['--preset', 'grpo', '--steps', '3'] });
+    expect(takeGlobalOptions(['--preset', 'grpo', '--data-dir', '/d', '--steps', '3'])).toEqual({
+      dataDir: '/d',
+      rest: ['--preset', 'grpo', '--steps', '3'],
+    });
     expect(takeGlobalOptions(['synth', '--data-dir=/e'])).toEqual({ dataDir: '/e', rest: ['synth'] });
-    expect(takeGlobalOptions(['--name', 'x', '--', '--data-dir', '/f'])).toEqual({ dataDir: undefined, rest: ['--name', 'x', '--', '--data-dir', '/f'] });
+    expect(takeGlobalOptions(['--name', 'x', '--', '--data-dir', '/f'])).toEqual({
+      dataDir: undefined,
+      rest: ['--name', 'x', '--', '--data-dir', '/f'],
+    });
     expect(takeGlobalOptions(['--data-dir', '/d', '--data-dir=/d'])).toEqual({ dataDir: '/d', rest: [] });
   });
 
@@ -30,7 +42,9 @@ describe('takeGlobalOptions', () => {
     expect(() => takeGlobalOptions(['--data-dir'])).toThrow(/--data-dir needs a folder after it/);
     expect(() => takeGlobalOptions(['--data-dir', '--json'])).toThrow(/--data-dir needs a folder after it/);
     expect(() => takeGlobalOptions(['--data-dir='])).toThrow(/--data-dir= needs a folder/);
-    expect(() => takeGlobalOptions(['--data-dir', '/a', '--data-dir', '/b'])).toThrow(/given twice with different folders \("\/a" and "\/b"\)/);
+    expect(() => takeGlobalOptions(['--data-dir', '/a', '--data-dir', '/b'])).toThrow(
+      /given twice with different folders \("\/a" and "\/b"\)/,
+    );
   });
 });
 

@@ -33,7 +33,8 @@ export function takeGlobalOptions(args: readonly string[]): { dataDir?: string; 
   const rest: string[] = [];
   let dataDir: string | undefined;
   const set = (v: string) => {
-    if (dataDir !== undefined && dataDir !== v) throw new Error(`--data-dir is given twice with different folders ("${dataDir}" and "${v}"); give it once`);
+    if (dataDir !== undefined && dataDir !== v)
+      throw new Error(`--data-dir is given twice with different folders ("${dataDir}" and "${v}"); give it once`);
     dataDir = v;
   };
   for (let i = 0; i < args.length; i++) {
@@ -113,7 +114,13 @@ export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<n
     stdout.write(`${cmd.usage}\n`);
     return 0;
   }
-  const ctx: CliContext = { dataDir: resolveDataDir(values['data-dir']), stdout, stderr, isTTY: Boolean(stdout.isTTY), ...(jobs ? { jobs } : {}) };
+  const ctx: CliContext = {
+    dataDir: resolveDataDir(values['data-dir']),
+    stdout,
+    stderr,
+    isTTY: Boolean(stdout.isTTY),
+    ...(jobs ? { jobs } : {}),
+  };
   try {
     return await cmd.run(rest, ctx);
   } catch (e) {
@@ -129,7 +136,9 @@ export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<n
     }
     // A full disk is the user's to fix too: which folder, not a stack trace.
     if (isDiskFull(e)) {
-      stderr.write(`arlarena ${name}: the disk holding the data folder ${ctx.dataDir} is full (no space left on device); free space there or use another --data-dir\n`);
+      stderr.write(
+        `arlarena ${name}: the disk holding the data folder ${ctx.dataDir} is full (no space left on device); free space there or use another --data-dir\n`,
+      );
       return 1;
     }
     stderr.write(`arlarena ${name}: ${(e as Error).stack ?? String(e)}\n`);

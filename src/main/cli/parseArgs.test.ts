@@ -17,7 +17,9 @@ describe('parseCommandArgs', () => {
     expect(e).toBeInstanceOf(UsageError);
     expect((e as Error).message).toMatch(/^--steps -1: a negative number is not a valid --steps/);
     expect((e as Error).message).not.toMatch(/ambiguous/);
-    expect(() => parseCommandArgs({ args: ['--name', '-x'], options: opts, strict: true })).toThrow(/--name -x: a value cannot start with "-" .*--name=-x/);
+    expect(() => parseCommandArgs({ args: ['--name', '-x'], options: opts, strict: true })).toThrow(
+      /--name -x: a value cannot start with "-" .*--name=-x/,
+    );
     expect(parseCommandArgs({ args: ['--steps=5'], options: opts, strict: true }).values.steps).toBe('5');
   });
 });

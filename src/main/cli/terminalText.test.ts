@@ -22,7 +22,9 @@ afterAll(async () => {
 
 describe('escapeControls / terminalChunk', () => {
   it('escapes C0, DEL, C1 and bidi overrides; keeps newline, tab and the CLI progress line', () => {
-    expect(escapeControls(`Ray 2.60.0${ESC}[31m\x07\x7f\u009b\u202e\tok\n`)).toBe('Ray 2.60.0\\u001b[31m\\u0007\\u007f\\u009b\\u202e\tok\n');
+    expect(escapeControls(`Ray 2.60.0${ESC}[31m\x07\x7f\u009b\u202e\tok\n`)).toBe(
+      'Ray 2.60.0\\u001b[31m\\u0007\\u007f\\u009b\\u202e\tok\n',
+    );
     expect(terminalChunk(`\rrun-1: step 3 / 9${ESC}[K`)).toBe(`\rrun-1: step 3 / 9${ESC}[K`);
     expect(terminalChunk(`a\rb${ESC}]0;title\x07 ${ESC}[Kc`)).toBe('a\\u000db\\u001b]0;title\\u0007 \\u001b[Kc');
     // In a --json line the escape is the same JSON string.
@@ -32,7 +34,12 @@ describe('escapeControls / terminalChunk', () => {
 });
 
 describe('the binary', () => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'data'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'data'), ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('prints a run named after a file with escape codes in its name escaped (import, runs)', async () => {
     const p = join(dir, `evil${ESC}]0;pwned\x07${ESC}[31mred.log`);
@@ -43,7 +50,8 @@ describe('the binary', () => {
     expect(imp.status).toBe(0);
     const runs = cli('runs');
     expect(runs.status).toBe(0);
-    for (const out of [imp.stdout, imp.stderr, runs.stdout, runs.stderr]) expect([...out].filter((c) => (c < ' ' && c !== '\n' && c !== '\t') || (c >= '\u007f' && c <= '\u009f'))).toEqual([]);
+    for (const out of [imp.stdout, imp.stderr, runs.stdout, runs.stderr])
+      expect([...out].filter((c) => (c < ' ' && c !== '\n' && c !== '\t') || (c >= '\u007f' && c <= '\u009f'))).toEqual([]);
     expect(runs.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[31mred.log');
     const bad = cli('import', join(dir, `missing${ESC}[5m.log`));
     expect(bad.status).toBe(1);

@@ -30,7 +30,8 @@ export function terminalSafe<S extends NodeJS.WritableStream>(stream: S): S {
     get(target, prop, receiver) {
       if (prop === 'write') {
         return (chunk: unknown, ...rest: unknown[]) => {
-          const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+          const text =
+            typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
           return (target.write as (...a: unknown[]) => boolean).call(target, terminalChunk(text), ...rest);
         };
       }

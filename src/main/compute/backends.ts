@@ -17,7 +17,15 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { applyWasmFixes } from './wasmFixes';
-import { applyTensorflowEnv, freezeTensorflowEnv, nvidiaGpuPresent, tensorflowInfo, tensorflowLoadProblem, type TensorflowInfo, type TensorflowThreadRequest } from './tensorflow';
+import {
+  applyTensorflowEnv,
+  freezeTensorflowEnv,
+  nvidiaGpuPresent,
+  tensorflowInfo,
+  tensorflowLoadProblem,
+  type TensorflowInfo,
+  type TensorflowThreadRequest,
+} from './tensorflow';
 
 export type BackendPreference = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'];
@@ -38,8 +46,13 @@ export interface BackendInfo {
 }
 
 export class BackendUnavailableError extends Error {
-  constructor(readonly backend: string, reason: string) {
-    super(`compute.backend "${backend}" is not available on this machine: ${reason}. Use compute.backend "auto" (or one of the available backends) instead.`);
+  constructor(
+    readonly backend: string,
+    reason: string,
+  ) {
+    super(
+      `compute.backend "${backend}" is not available on this machine: ${reason}. Use compute.backend "auto" (or one of the available backends) instead.`,
+    );
     this.name = 'BackendUnavailableError';
   }
 }
@@ -75,11 +88,16 @@ function nativeSpecifier(pkg: string): string {
   try {
     return pathToFileURL(createRequire(join(root, 'package.json')).resolve(pkg)).href;
   } catch {
-    throw new Error(`Cannot find package '${pkg}' under ARLARENA_NATIVE_TF_ROOT=${root} (run \`npm ci && npm run setup:tensorflow\` there)`);
+    throw new Error(
+      `Cannot find package '${pkg}' under ARLARENA_NATIVE_TF_ROOT=${root} (run \`npm ci && npm run setup:tensorflow\` there)`,
+    );
   }
 }
 
-async function tryNode(pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node', threads: TensorflowThreadRequest): Promise<string | null> {
+async function tryNode(
+  pkg: '@tensorflow/tfjs-node-gpu' | '@tensorflow/tfjs-node',
+  threads: TensorflowThreadRequest,
+): Promise<string | null> {
   try {
     applyTensorflowEnv(threads);
     await import(nativeSpecifier(pkg));
@@ -129,7 +147,9 @@ export async function initBackend(pref: BackendPreference = 'auto', threads: Ten
     let why: string | null;
     if (b === 'tensorflow-gpu') {
       // No GPU visible to a driver: say so without loading CUDA (which would only log "failed call to cuInit").
-      why = nvidiaGpuPresent() ? await tryNode('@tensorflow/tfjs-node-gpu', threads) : 'no NVIDIA GPU on this machine (its driver lists none under /proc/driver/nvidia/gpus)';
+      why = nvidiaGpuPresent()
+        ? await tryNode('@tensorflow/tfjs-node-gpu', threads)
+        : 'no NVIDIA GPU on this machine (its driver lists none under /proc/driver/nvidia/gpus)';
       if (why === null && !usingGpu()) {
         why = '@tensorflow/tfjs-node-gpu loaded but found no usable GPU (CUDA/cuDNN)';
         // Its libtensorflow still beats wasm on the CPU: under `auto`, use it as the CPU backend.
@@ -162,10 +182,13 @@ export async function initBackend(pref: BackendPreference = 'auto', threads: Ten
     throw new BackendUnavailableError(b, unavailable[b]);
   }
   silenceTfjsBanner();
-  const tfInfo = chosen === 'tensorflow' || chosen === 'tensorflow-gpu'
-    ? tensorflowInfo(tf.backend(), nativePackage ?? '@tensorflow/tfjs-node') ?? undefined
-    : undefined;
-  const threadsNote = tfInfo ? `${tfInfo.intraOpThreads} intra-op / ${tfInfo.interOpThreads} inter-op threads${tfInfo.deterministicOps ? ', deterministic ops' : ''}` : '';
+  const tfInfo =
+    chosen === 'tensorflow' || chosen === 'tensorflow-gpu'
+      ? (tensorflowInfo(tf.backend(), nativePackage ?? '@tensorflow/tfjs-node') ?? undefined)
+      : undefined;
+  const threadsNote = tfInfo
+    ? `${tfInfo.intraOpThreads} intra-op / ${tfInfo.interOpThreads} inter-op threads${tfInfo.deterministicOps ? ', deterministic ops' : ''}`
+    : '';
   const label: Record<string, string> = {
     'tensorflow-gpu': `tfjs-node-gpu (libtensorflow ${tfInfo?.version ?? '?'}, GPU ${tfInfo?.gpu ?? '?'}, ${threadsNote})`,
     tensorflow: `tfjs-node (libtensorflow ${tfInfo?.version ?? '?'}, CPU, ${threadsNote})`,

@@ -22,7 +22,9 @@ describe('backends', () => {
   it('compute.backend tensorflow-gpu on a machine without an NVIDIA GPU is refused with the reason; on one with a GPU it trains there', async () => {
     if (!nvidiaGpuPresent()) {
       await expect(initBackend('tensorflow-gpu')).rejects.toThrow(BackendUnavailableError);
-      await expect(initBackend('tensorflow-gpu')).rejects.toThrow(/"tensorflow-gpu" is not available on this machine: no NVIDIA GPU on this machine.*compute.backend "auto"/);
+      await expect(initBackend('tensorflow-gpu')).rejects.toThrow(
+        /"tensorflow-gpu" is not available on this machine: no NVIDIA GPU on this machine.*compute.backend "auto"/,
+      );
       expect(tf.getBackend()).toBe('wasm');
     } else {
       const info = await initBackend('tensorflow-gpu');
@@ -32,11 +34,21 @@ describe('backends', () => {
     }
   });
   it('a native package that cannot load says why in one line, with the fix', () => {
-    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', "Cannot find package '@tensorflow/tfjs-node' imported from x")).toBe('@tensorflow/tfjs-node is not installed (npm ci installs it)');
-    const unbuilt = 'The Node.js native addon module (tfjs_binding.node) can not be found at path: /x/lib/napi-v8/tfjs_binding.node. \nPlease run command ...';
-    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', unbuilt)).toBe("@tensorflow/tfjs-node's native binding is not built (run `npm run setup:tensorflow`)");
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', "Cannot find package '@tensorflow/tfjs-node' imported from x")).toBe(
+      '@tensorflow/tfjs-node is not installed (npm ci installs it)',
+    );
+    const unbuilt =
+      'The Node.js native addon module (tfjs_binding.node) can not be found at path: /x/lib/napi-v8/tfjs_binding.node. \nPlease run command ...';
+    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', unbuilt)).toBe(
+      "@tensorflow/tfjs-node's native binding is not built (run `npm run setup:tensorflow`)",
+    );
     expect(tensorflowLoadProblem('@tensorflow/tfjs-node-gpu', unbuilt)).toMatch(/setup:tensorflow -- --gpu/);
-    expect(tensorflowLoadProblem('@tensorflow/tfjs-node', 'libtensorflow_cc.so.2: cannot open shared object file: No such file or directory\nmore')).toMatch(/cannot find the TensorFlow library .*setup:tensorflow/);
+    expect(
+      tensorflowLoadProblem(
+        '@tensorflow/tfjs-node',
+        'libtensorflow_cc.so.2: cannot open shared object file: No such file or directory\nmore',
+      ),
+    ).toMatch(/cannot find the TensorFlow library .*setup:tensorflow/);
     expect(tensorflowLoadProblem('@tensorflow/tfjs-node', 'boom\nstack')).toBe('@tensorflow/tfjs-node failed to load (boom)');
   });
   it('setupCompute records the choice', async () => {
@@ -49,7 +61,17 @@ describe('backends', () => {
 
 describe('wasm BatchMatMul fix', () => {
   /** float64 reference of a [B, M, K] · b [B or 1, K, N] with optional transposes of the last two axes. */
-  function reference(a: Float32Array, b: Float32Array, B: number, bB: number, M: number, K: number, N: number, ta: boolean, tb: boolean): Float64Array {
+  function reference(
+    a: Float32Array,
+    b: Float32Array,
+    B: number,
+    bB: number,
+    M: number,
+    K: number,
+    N: number,
+    ta: boolean,
+    tb: boolean,
+  ): Float64Array {
     const out = new Float64Array(B * M * N);
     for (let i = 0; i < B; i++) {
       const j = bB === 1 ? 0 : i;
@@ -95,21 +117,46 @@ describe('wasm kernel replacements', () => {
     const rows = 13;
     const inner = 7;
     const table = Float32Array.from({ length: rows * inner }, () => rng.float() * 2 - 1);
-    const ids = [[3, 0, 12], [12, 5, 3]];
-    const got = tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor2d(ids, [2, 3], 'int32')).arraySync()) as unknown as number[][][];
-    expect(got.map((r) => r.map((v) => v.length))).toEqual([[7, 7, 7], [7, 7, 7]]);
+    const ids = [
+      [3, 0, 12],
+      [12, 5, 3],
+    ];
+    const got = tf.tidy(() =>
+      tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor2d(ids, [2, 3], 'int32')).arraySync(),
+    ) as unknown as number[][][];
+    expect(got.map((r) => r.map((v) => v.length))).toEqual([
+      [7, 7, 7],
+      [7, 7, 7],
+    ]);
     ids.forEach((r, i) => r.forEach((id, j) => expect(Float32Array.from(got[i][j])).toEqual(table.subarray(id * inner, (id + 1) * inner))));
-    expect(() => tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor1d([2, rows], 'int32')))).toThrow(/index value 13 is not in \[0, 12\]/);
+    expect(() => tf.tidy(() => tf.gather(tf.tensor2d(table, [rows, inner]), tf.tensor1d([2, rows], 'int32')))).toThrow(
+      /index value 13 is not in \[0, 12\]/,
+    );
     // Along axis 1: wasm's own kernel.
-    const cols = tf.tidy(() => tf.gather(tf.tensor2d([[1, 2, 3], [4, 5, 6]]), tf.tensor1d([2, 0], 'int32'), 1).arraySync());
-    expect(cols).toEqual([[3, 1], [6, 4]]);
+    const cols = tf.tidy(() =>
+      tf
+        .gather(
+          tf.tensor2d([
+            [1, 2, 3],
+            [4, 5, 6],
+          ]),
+          tf.tensor1d([2, 0], 'int32'),
+          1,
+        )
+        .arraySync(),
+    );
+    expect(cols).toEqual([
+      [3, 1],
+      [6, 4],
+    ]);
   });
   it('Slice and SplitV copy the same values as a plain-array reference, for every rank and dtype they take', () => {
     const data = Array.from({ length: 4 * 6 * 5 }, (_, i) => i - 37);
     const x3 = tf.tensor3d(data, [4, 6, 5]);
     const x2 = tf.tensor2d(data, [24, 5]);
     const i2 = tf.tensor2d(data, [24, 5], 'int32');
-    const rows2 = (b: [number, number], s: [number, number]) => Array.from({ length: s[0] }, (_, r) => data.slice((b[0] + r) * 5 + b[1], (b[0] + r) * 5 + b[1] + s[1]));
+    const rows2 = (b: [number, number], s: [number, number]) =>
+      Array.from({ length: s[0] }, (_, r) => data.slice((b[0] + r) * 5 + b[1], (b[0] + r) * 5 + b[1] + s[1]));
     expect(tf.slice(x2, [3, 1], [7, 3]).arraySync()).toEqual(rows2([3, 1], [7, 3]));
     expect(tf.slice(i2, [0, 2], [24, 2]).arraySync()).toEqual(rows2([0, 2], [24, 2]));
     expect(tf.slice(x2, [5, 0], [2, 5]).arraySync()).toEqual(rows2([5, 0], [2, 5]));
@@ -121,9 +168,18 @@ describe('wasm kernel replacements', () => {
     for (const t of [x3, x2, i2, q, k, v]) t.dispose();
   });
   it('UnsortedSegmentSum (the embedding gradient) sums rows per segment and skips ids out of range', () => {
-    const x = tf.tensor2d([[1, 2], [3, 4], [5, 6], [7, 8]]);
+    const x = tf.tensor2d([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+      [7, 8],
+    ]);
     const sums = tf.tidy(() => tf.unsortedSegmentSum(x, tf.tensor1d([2, 0, 2, 9], 'int32'), 3).arraySync());
-    expect(sums).toEqual([[3, 4], [0, 0], [6, 8]]);
+    expect(sums).toEqual([
+      [3, 4],
+      [0, 0],
+      [6, 8],
+    ]);
     x.dispose();
   });
   it('Identity and a same-dtype Cast share the buffer: each survives the other being disposed, and memory is freed once', () => {
@@ -155,7 +211,11 @@ describe('onnxruntime engine vs tfjs', () => {
     const ort = await createOrtEngine(w);
     const rows = randomRows(rng, 5, cfg.vocabSize, 3, 40);
     const { data, T } = await ort.logits(rows);
-    const ids = tf.tensor2d(rows.map((r) => [...r, ...Array(T - r.length).fill(0)]), [rows.length, T], 'int32');
+    const ids = tf.tensor2d(
+      rows.map((r) => [...r, ...Array(T - r.length).fill(0)]),
+      [rows.length, T],
+      'int32',
+    );
     const ref = model.forward(ids).dataSync();
     let maxDiff = 0;
     let maxAbs = 0;
@@ -206,7 +266,7 @@ describe('onnxruntime engine vs tfjs', () => {
 });
 
 describe('onnxruntime log-probs with a shared prompt prefix', () => {
-  it('equal the plain computation and the trainer\'s tokenLogProbs', async () => {
+  it("equal the plain computation and the trainer's tokenLogProbs", async () => {
     const rng = new Rng(13);
     const model = PolicyModel.create(cfg, rng, 'ort_prefix');
     const w = model.getWeights();
@@ -218,7 +278,10 @@ describe('onnxruntime log-probs with a shared prompt prefix', () => {
     const rows = [
       { promptIds: same, responseIds: [4, 9, 10, 5, 6, 11, 7] },
       { promptIds: same, responseIds: [4, 12, 5, 6, 13, 7] },
-      ...randomRows(rng, 7, cfg.vocabSize, 1, 30).map((tail, i) => ({ promptIds: [...intro, ...tail], responseIds: randomRows(rng, 1, cfg.vocabSize, 1 + i, 1 + i)[0] })),
+      ...randomRows(rng, 7, cfg.vocabSize, 1, 30).map((tail, i) => ({
+        promptIds: [...intro, ...tail],
+        responseIds: randomRows(rng, 1, cfg.vocabSize, 1 + i, 1 + i)[0],
+      })),
       { promptIds: [1, 2], responseIds: [3] },
     ];
     const shared = await ort.logProbs(rows, 0.8);

@@ -36,7 +36,10 @@ function tfjsNodeUsable(name: string): 'usable' | 'no-binding' | 'missing' {
 export function detectComputeBackend(): ComputeBackendInfo {
   const available: string[] = [];
   const notes: string[] = [];
-  for (const [pkg, backend] of [['@tensorflow/tfjs-node-gpu', 'tensorflow-gpu'], ['@tensorflow/tfjs-node', 'tensorflow']] as const) {
+  for (const [pkg, backend] of [
+    ['@tensorflow/tfjs-node-gpu', 'tensorflow-gpu'],
+    ['@tensorflow/tfjs-node', 'tensorflow'],
+  ] as const) {
     const state = tfjsNodeUsable(pkg);
     // A GPU build on a machine without a GPU trains on the CPU: not `tensorflow-gpu` (a run asking for it is refused
     // before it starts, with this reason).

@@ -54,8 +54,15 @@ const PARAMS: ActorLossParams = {
 
 describe('shardRanges', () => {
   it('cuts n rows into ≤ K contiguous shards whose sizes differ by at most one', () => {
-    expect(shardRanges(7, 2)).toEqual([[0, 4], [4, 7]]);
-    expect(shardRanges(9, 3)).toEqual([[0, 3], [3, 6], [6, 9]]);
+    expect(shardRanges(7, 2)).toEqual([
+      [0, 4],
+      [4, 7],
+    ]);
+    expect(shardRanges(9, 3)).toEqual([
+      [0, 3],
+      [3, 6],
+      [6, 9],
+    ]);
     expect(shardRanges(1, 4)).toEqual([[0, 1]]);
     expect(() => shardRanges(3, 0)).toThrow(/worker count/);
   });
@@ -63,7 +70,11 @@ describe('shardRanges', () => {
 
 describe('GradPool (2 worker threads, wasm)', () => {
   it('summed shard gradients equal the single-thread gradient of the whole mini-batch (random batches)', async () => {
-    for (const [seed, aggregation] of [[1, 'token-mean'], [2, 'seq-mean-token-mean'], [3, 'seq-mean-token-sum']] as const) {
+    for (const [seed, aggregation] of [
+      [1, 'token-mean'],
+      [2, 'seq-mean-token-mean'],
+      [3, 'seq-mean-token-sum'],
+    ] as const) {
       const rng = new Rng(seed);
       const rows = randomRows(rng, 9);
       const R = Math.max(...rows.map((r) => r.responseIds.length));
@@ -79,7 +90,17 @@ describe('GradPool (2 worker threads, wasm)', () => {
       let single: Record<string, number> = {};
       const ref1 = tf.variableGrads(() => {
         const c = model.tokenLogProbs(rows, { temperature: 1 });
-        const res = actorLoss({ logProb: c.logProbs, oldLogProb: padded(old, R), advantages: broadcastRows(adv, R), mask: c.mask, entropy: c.entropy, refLogProb: padded(ref, R) }, params);
+        const res = actorLoss(
+          {
+            logProb: c.logProbs,
+            oldLogProb: padded(old, R),
+            advantages: broadcastRows(adv, R),
+            mask: c.mask,
+            entropy: c.entropy,
+            refLogProb: padded(ref, R),
+          },
+          params,
+        );
         single = Object.fromEntries(Object.entries(res.metrics).map(([k, t]) => [k, (t as tf.Scalar).dataSync()[0]]));
         return res.value;
       }, vars);
@@ -87,9 +108,23 @@ describe('GradPool (2 worker threads, wasm)', () => {
       // K = 2: shards with the whole mini-batch's denominators, summed in worker order.
       const rowTok = rows.map((r) => r.responseIds.length);
       const mbTokens = rowTok.reduce((a, b) => a + b, 0);
-      const shardParams = { ...params, pgDenominator: wholeDenominator(pgAggregation(params.mode, params.aggregation), rowTok, R), auxDenominator: wholeDenominator(params.aggregation, rowTok, R) };
+      const shardParams = {
+        ...params,
+        pgDenominator: wholeDenominator(pgAggregation(params.mode, params.aggregation), rowTok, R),
+        auxDenominator: wholeDenominator(params.aggregation, rowTok, R),
+      };
       const parts = await pool.actor(
-        shardRanges(rows.length, 2).map(([a, z]) => ({ rows: rows.slice(a, z), old: old.slice(a, z), ref: ref.slice(a, z), adv: adv.slice(a, z), params: shardParams, onPolicy: false, temperature: 1, mbTokens, budgetMB: 2048 })),
+        shardRanges(rows.length, 2).map(([a, z]) => ({
+          rows: rows.slice(a, z),
+          old: old.slice(a, z),
+          ref: ref.slice(a, z),
+          adv: adv.slice(a, z),
+          params: shardParams,
+          onPolicy: false,
+          temperature: 1,
+          mbTokens,
+          budgetMB: 2048,
+        })),
       );
       expect(parts).toHaveLength(2);
       const { grads, metrics } = combineShards(vars, parts);
@@ -117,7 +152,9 @@ describe('GradPool (2 worker threads, wasm)', () => {
   it('per-shard old log-probs equal the in-process ones, and a weight update reaches every worker', async () => {
     const rows = randomRows(new Rng(9), 7);
     const here = await trainerLogProbs(model, rows, 1, 2048);
-    const outs = await pool.logProbs(shardRanges(rows.length, 2).map(([a, z]) => ({ rows: rows.slice(a, z), temperature: 1, budgetMB: 2048 })));
+    const outs = await pool.logProbs(
+      shardRanges(rows.length, 2).map(([a, z]) => ({ rows: rows.slice(a, z), temperature: 1, budgetMB: 2048 })),
+    );
     const there = outs.flatMap((o) => o.logProbs);
     there.forEach((lp, i) => lp.forEach((x, j) => expect(x).toBeCloseTo(here.logProbs[i][j], 5)));
     // New weights: the workers answer for them, not for the old ones.
@@ -136,8 +173,16 @@ describe('GradPool faults', () => {
   it('a worker that throws fails the call naming the worker; the others finish and the pool still answers', async () => {
     const good = randomRows(new Rng(4), 2);
     const bad: ShardRow[] = [{ promptIds: [1, 2], responseIds: [cfg.vocabSize + 5] }];
-    await expect(pool.logProbs([{ rows: good, temperature: 1, budgetMB: 2048 }, { rows: bad, temperature: 1, budgetMB: 2048 }])).rejects.toThrow(/gradient worker 1: tokenLogProbs: row 0 has token id/);
-    const again = await pool.logProbs([{ rows: good, temperature: 1, budgetMB: 2048 }, { rows: good, temperature: 1, budgetMB: 2048 }]);
+    await expect(
+      pool.logProbs([
+        { rows: good, temperature: 1, budgetMB: 2048 },
+        { rows: bad, temperature: 1, budgetMB: 2048 },
+      ]),
+    ).rejects.toThrow(/gradient worker 1: tokenLogProbs: row 0 has token id/);
+    const again = await pool.logProbs([
+      { rows: good, temperature: 1, budgetMB: 2048 },
+      { rows: good, temperature: 1, budgetMB: 2048 },
+    ]);
     expect(again[1].logProbs).toEqual(again[0].logProbs);
   }, 60_000);
 

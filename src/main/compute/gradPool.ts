@@ -17,7 +17,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { weightSpecs, type ModelWeights } from '../../core/agent/model';
-import { flatLength, type ActorShard, type BcShard, type GradientPool, type LogProbShard, type LogProbsOut, type ShardGrad } from '../../core/training/shards';
+import {
+  flatLength,
+  type ActorShard,
+  type BcShard,
+  type GradientPool,
+  type LogProbShard,
+  type LogProbsOut,
+  type ShardGrad,
+} from '../../core/training/shards';
 import type { BackendPreference } from './backends';
 import type { GradReply, GradTask, GradWorkerInit } from './gradWorker';
 
@@ -142,10 +150,20 @@ export class GradPool implements GradientPool {
     const onDeath = (e: Error): void => {
       if (pool && !pool.disposing) pool.broken ??= e;
     };
-    if (!gradWorkersAvailable()) throw new Error(`compute.workers ${K}: this build has no gradient worker script (out/main/gradWorker.js; the single-file bundle Ray nodes run has none); set compute.workers=1`);
+    if (!gradWorkersAvailable())
+      throw new Error(
+        `compute.workers ${K}: this build has no gradient worker script (out/main/gradWorker.js; the single-file bundle Ray nodes run has none); set compute.workers=1`,
+      );
     for (let i = 0; i < K; i++) {
       const gradBuf = new SharedArrayBuffer(P * 4);
-      const init: GradWorkerInit = { index: i, backend: opts.backend, config: opts.weights.config, weights: weightsBuf, version: versionBuf, grad: gradBuf };
+      const init: GradWorkerInit = {
+        index: i,
+        backend: opts.backend,
+        config: opts.weights.config,
+        weights: weightsBuf,
+        version: versionBuf,
+        grad: gradBuf,
+      };
       slots.push(new WorkerSlot(i, spawn(init), new Float32Array(gradBuf), onDeath));
     }
     pool = new GradPool(slots, weights, new Int32Array(versionBuf));
@@ -153,7 +171,9 @@ export class GradPool implements GradientPool {
       await Promise.all(slots.map((s) => s.ready));
     } catch (e) {
       await pool.dispose();
-      throw new Error(`compute.workers ${K}: the gradient workers did not start (${(e as Error).message}); set compute.workers=1 to train on one thread`);
+      throw new Error(
+        `compute.workers ${K}: the gradient workers did not start (${(e as Error).message}); set compute.workers=1 to train on one thread`,
+      );
     }
     return pool;
   }
@@ -199,7 +219,12 @@ export class GradPool implements GradientPool {
   private async gradients(tasks: Array<Omit<GradTask, 'id'>>): Promise<ShardGrad[]> {
     const replies = await this.all(tasks);
     // Copied out of the shared buffers: the next call overwrites them.
-    return replies.map((r, i) => ({ grad: new Float32Array(this.slots[i].grad), present: r.present ?? [], metrics: r.metrics ?? {}, ...(r.logProbs ? { logProbs: r.logProbs } : {}) }));
+    return replies.map((r, i) => ({
+      grad: new Float32Array(this.slots[i].grad),
+      present: r.present ?? [],
+      metrics: r.metrics ?? {},
+      ...(r.logProbs ? { logProbs: r.logProbs } : {}),
+    }));
   }
 
   private async all(tasks: Array<Omit<GradTask, 'id'>>): Promise<Array<GradReply & { type: 'done' }>> {

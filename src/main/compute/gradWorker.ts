@@ -9,7 +9,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PolicyModel, weightSpecs, type ModelConfig, type ModelWeights } from '../../core/agent/model';
-import { actorShardGradient, bcShardGradient, trainerLogProbs, type ActorShard, type BcShard, type LogProbShard } from '../../core/training/shards';
+import {
+  actorShardGradient,
+  bcShardGradient,
+  trainerLogProbs,
+  type ActorShard,
+  type BcShard,
+  type LogProbShard,
+} from '../../core/training/shards';
 import { initBackend, type BackendPreference } from './backends';
 
 export interface GradWorkerInit {
@@ -31,7 +38,14 @@ export type GradTask =
 
 export type GradReply =
   | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly id: number; readonly present?: boolean[]; readonly metrics?: Record<string, number>; readonly logProbs?: number[][]; readonly out?: { logProbs: number[][]; entropyMean: number[] } }
+  | {
+      readonly type: 'done';
+      readonly id: number;
+      readonly present?: boolean[];
+      readonly metrics?: Record<string, number>;
+      readonly logProbs?: number[][];
+      readonly out?: { logProbs: number[][]; entropyMean: number[] };
+    }
   | { readonly type: 'error'; readonly id: number | null; readonly message: string };
 
 function weightsFrom(cfg: ModelConfig, buf: SharedArrayBuffer): ModelWeights {

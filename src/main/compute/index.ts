@@ -19,7 +19,10 @@ export type { TensorflowInfo, TensorflowThreadRequest } from './tensorflow';
 export type { OrtRolloutEngine, OrtEngineOptions } from './ortEngine';
 
 /** The onnxruntime-node engine loaded with `weights` (dynamic import; see above). */
-export async function createOrtEngine(weights: ModelWeights, opts?: import('./ortEngine').OrtEngineOptions): Promise<import('./ortEngine').OrtRolloutEngine> {
+export async function createOrtEngine(
+  weights: ModelWeights,
+  opts?: import('./ortEngine').OrtEngineOptions,
+): Promise<import('./ortEngine').OrtRolloutEngine> {
   const m = await import('./ortEngine');
   return m.createOrtEngine(weights, opts);
 }
@@ -50,15 +53,17 @@ async function probeOrt(): Promise<string | null> {
   }
 }
 
-export async function setupCompute(opts: {
-  backend?: BackendPreference;
-  rolloutEngine?: RolloutEnginePreference;
-  /** compute.intraOpThreads / compute.interOpThreads (native TensorFlow only; 0 or absent = one per core). */
-  intraOpThreads?: number;
-  interOpThreads?: number;
-  /** compute.rolloutPrecision of the onnxruntime engine (ortPrecision.ts; default fp32). π_ref engines stay fp32. */
-  rolloutPrecision?: RolloutPrecision;
-} = {}): Promise<ComputeSetup> {
+export async function setupCompute(
+  opts: {
+    backend?: BackendPreference;
+    rolloutEngine?: RolloutEnginePreference;
+    /** compute.intraOpThreads / compute.interOpThreads (native TensorFlow only; 0 or absent = one per core). */
+    intraOpThreads?: number;
+    interOpThreads?: number;
+    /** compute.rolloutPrecision of the onnxruntime engine (ortPrecision.ts; default fp32). π_ref engines stay fp32. */
+    rolloutPrecision?: RolloutPrecision;
+  } = {},
+): Promise<ComputeSetup> {
   const backend = await initBackend(opts.backend ?? 'auto', { intraOpThreads: opts.intraOpThreads, interOpThreads: opts.interOpThreads });
   const want = opts.rolloutEngine ?? 'onnxruntime';
   if (want !== 'onnxruntime' && want !== 'tfjs') {
@@ -73,10 +78,13 @@ export async function setupCompute(opts: {
   }
   const precision = opts.rolloutPrecision ?? 'fp32';
   if (precision !== 'fp32' && rollout !== 'onnxruntime') {
-    throw new Error(`compute.rolloutPrecision "${precision}" is a setting of the onnxruntime engine; set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`);
+    throw new Error(
+      `compute.rolloutPrecision "${precision}" is a setting of the onnxruntime engine; set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32`,
+    );
   }
   let detail = backend.detail;
-  if (rollout === 'onnxruntime') detail = `rollouts on onnxruntime-node (CPU, 2 threads, KV cache${precision === 'fp32' ? '' : `, ${precision}`}); training on ${detail}`;
+  if (rollout === 'onnxruntime')
+    detail = `rollouts on onnxruntime-node (CPU, 2 threads, KV cache${precision === 'fp32' ? '' : `, ${precision}`}); training on ${detail}`;
   else {
     rollout = 'tfjs';
     detail = `rollouts and training on ${detail}`;
@@ -93,7 +101,12 @@ export async function setupCompute(opts: {
   return {
     info: {
       training: backend.training,
-      rollout: rollout === 'onnxruntime' ? (precision === 'fp32' ? 'onnxruntime-cpu' : `onnxruntime-cpu-${precision}`) : `tfjs-${backend.tfjsBackend}`,
+      rollout:
+        rollout === 'onnxruntime'
+          ? precision === 'fp32'
+            ? 'onnxruntime-cpu'
+            : `onnxruntime-cpu-${precision}`
+          : `tfjs-${backend.tfjsBackend}`,
       detail,
       available,
       workers,

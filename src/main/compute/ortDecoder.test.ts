@@ -3,7 +3,14 @@
  * seed it must draw the same tokens as the original concat-cache path, which each test runs first as the reference.
  */
 import { describe, expect, it } from 'vitest';
-import { initWeights, mismatchStats, resolveModelConfig, type ModelConfig, type ModelWeights, type SamplingOptions } from '../../core/agent';
+import {
+  initWeights,
+  mismatchStats,
+  resolveModelConfig,
+  type ModelConfig,
+  type ModelWeights,
+  type SamplingOptions,
+} from '../../core/agent';
 import { Rng } from '../../core/util/rng';
 import { OrtDecoderLM } from './ortDecoder';
 import { createOrtEngine } from './ortEngine';
@@ -30,8 +37,14 @@ describe('onnxruntime decoder graph vs the concat-cache path', () => {
     const rng = new Rng(5);
     const cases: Array<{ ps: number[][]; opts: SamplingOptions }> = [
       { ps: prompts(rng, 7, cfg.vocabSize, 1, 30), opts: { maxNewTokens: 40, temperature: 1, topP: 1, topK: 0, stopIds: [] } },
-      { ps: prompts(rng, 5, cfg.vocabSize, 3, 25), opts: { maxNewTokens: 24, temperature: 0.8, topP: 0.9, topK: 12, stopIds: [7, 9, 11, 13, 15, 17, 19, 21] } },
-      { ps: prompts(rng, 4, cfg.vocabSize, 2, 40), opts: { maxNewTokens: 30, temperature: 0, topP: 1, topK: 0, stopIds: [3, 5, 10, 20, 30] } },
+      {
+        ps: prompts(rng, 5, cfg.vocabSize, 3, 25),
+        opts: { maxNewTokens: 24, temperature: 0.8, topP: 0.9, topK: 12, stopIds: [7, 9, 11, 13, 15, 17, 19, 21] },
+      },
+      {
+        ps: prompts(rng, 4, cfg.vocabSize, 2, 40),
+        opts: { maxNewTokens: 30, temperature: 0, topP: 1, topK: 0, stopIds: [3, 5, 10, 20, 30] },
+      },
       // A single row and a single new token: the prefill is the only call.
       { ps: prompts(rng, 1, cfg.vocabSize, 10, 11), opts: { maxNewTokens: 1, temperature: 1, topP: 1, topK: 0, stopIds: [] } },
     ];
@@ -53,7 +66,9 @@ describe('onnxruntime decoder graph vs the concat-cache path', () => {
     expect(stopped).toBeGreaterThan(0);
     // Different seeds still give different samples (the comparison above is not between constant outputs).
     const ps = cases[0].ps;
-    expect((await decoder.generate(ps, cases[0].opts, new Rng(8))).tokens).not.toEqual((await decoder.generate(ps, cases[0].opts, new Rng(9))).tokens);
+    expect((await decoder.generate(ps, cases[0].opts, new Rng(8))).tokens).not.toEqual(
+      (await decoder.generate(ps, cases[0].opts, new Rng(9))).tokens,
+    );
     await reference.dispose();
     await decoder.dispose();
   });
@@ -93,10 +108,14 @@ describe('onnxruntime decoder graph vs the concat-cache path', () => {
     const lm = new OrtDecoderLM(cfg, () => session, 4);
     lm.begin(1);
     await lm.append(new Int32Array([1, 2, 3]), new Int32Array([0, 1, 2]), new Float32Array(9), 3);
-    await expect(lm.append(new Int32Array([4, 5]), new Int32Array([3, 4]), new Float32Array(10), 2)).rejects.toThrow(/appending 2 columns to 3 exceeds the cache capacity 4/);
+    await expect(lm.append(new Int32Array([4, 5]), new Int32Array([3, 4]), new Float32Array(10), 2)).rejects.toThrow(
+      /appending 2 columns to 3 exceeds the cache capacity 4/,
+    );
     lm.end();
     expect(() => new OrtDecoderLM(cfg, () => session, 0)).toThrow(/capacity must be an integer ≥ 1, got 0/);
-    await expect(createOrtEngine(spreadWeights(cfg, 41, 0.1), { decoder: 'paged' as 'split-cache' })).rejects.toThrow(/decoder must be "split-cache" or "concat-cache", got "paged"/);
+    await expect(createOrtEngine(spreadWeights(cfg, 41, 0.1), { decoder: 'paged' as 'split-cache' })).rejects.toThrow(
+      /decoder must be "split-cache" or "concat-cache", got "paged"/,
+    );
     await engine.dispose();
   });
 });

@@ -51,7 +51,8 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 function floatTensor(name: string, dims: number[], data: Float32Array): ITensorProto {
   // ONNX raw data is little-endian: on such hosts the bytes are copied as they are (an element loop over small's
   // 2.8M weights would cost every setWeights), elsewhere DataView swaps them.
-  if (LITTLE_ENDIAN) return { name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };
+  if (LITTLE_ENDIAN)
+    return { name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };
   const raw = new Uint8Array(data.length * 4);
   const dv = new DataView(raw.buffer);
   for (let i = 0; i < data.length; i++) dv.setFloat32(i * 4, data[i], true);
@@ -122,16 +123,23 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   ];
   const outputs: IValueInfoProto[] = [valueInfo('logits', FLOAT, ['batch', V])];
   for (let l = 0; l < L; l++) {
-    inputs.push(valueInfo(`cache_key_t_${l}`, FLOAT, ['batch', H, dh, 'cap']), valueInfo(`cache_value_${l}`, FLOAT, ['batch', H, 'cap', dh]));
+    inputs.push(
+      valueInfo(`cache_key_t_${l}`, FLOAT, ['batch', H, dh, 'cap']),
+      valueInfo(`cache_value_${l}`, FLOAT, ['batch', H, 'cap', dh]),
+    );
     outputs.push(valueInfo(`new_key_t_${l}`, FLOAT, ['batch', H, dh, 'seq']), valueInfo(`new_value_${l}`, FLOAT, ['batch', H, 'seq', dh]));
   }
 
-  const layerNorm = (x: string, g: string, b: string): string => node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
+  const layerNorm = (x: string, g: string, b: string): string =>
+    node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
 
   // Where the joined scores split back into (cache, self): [cap, S], read off the input shapes once.
   const splitAt = node(
     'Concat',
-    [node('Shape', ['cache_value_0'], 'cap', [attrInt('start', 2), attrInt('end', 3)]), node('Shape', ['input_ids'], 'seq', [attrInt('start', 1), attrInt('end', 2)])],
+    [
+      node('Shape', ['cache_value_0'], 'cap', [attrInt('start', 2), attrInt('end', 3)]),
+      node('Shape', ['input_ids'], 'seq', [attrInt('start', 1), attrInt('end', 2)]),
+    ],
     'split_at',
     [attrInt('axis', 0)],
   );
@@ -140,7 +148,14 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   // input's dim) cannot supply B and S.
   const heads4 = node('Concat', [node('Shape', ['input_ids'], 'bs'), 'c_hd'], 'heads4', [attrInt('axis', 0)]);
   const model3 = node('Concat', [node('Shape', ['input_ids'], 'bs'), 'c_d'], 'model3', [attrInt('axis', 0)]);
-  const emb = node('Add', [node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]), node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)])], 'emb');
+  const emb = node(
+    'Add',
+    [
+      node('Gather', ['wte', 'input_ids'], 'tok', [attrInt('axis', 0)]),
+      node('Gather', ['wpe', 'position_ids'], 'pos', [attrInt('axis', 0)]),
+    ],
+    'emb',
+  );
   // Keys leave the graph already transposed to the cache's layout [B,H,dh,S]; the self scores use them as they are.
   const keyT = (k: string, l: number): string =>
     node('Transpose', [node('Reshape', [k, heads4], 'rs')], 'kth', [attrInts('perm', [0, 2, 3, 1])], [`new_key_t_${l}`]);
@@ -163,7 +178,14 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   // 4th output (the 2nd and 3rd, mean and inverse std, are not needed).
   const skipLn = (input: string, skip: string, g: string, b: string): [string, string] => {
     const [out, sum] = [tmp('sln'), tmp('sum')];
-    nodes.push({ opType: 'SkipLayerNormalization', domain: MS, input: [input, skip, g, b], output: [out, '', '', sum], name: tmp('n_SkipLN'), attribute: [attrFloat('epsilon', 1e-5)] });
+    nodes.push({
+      opType: 'SkipLayerNormalization',
+      domain: MS,
+      input: [input, skip, g, b],
+      output: [out, '', '', sum],
+      name: tmp('n_SkipLN'),
+      attribute: [attrFloat('epsilon', 1e-5)],
+    });
     return [out, sum];
   };
   const gemm = (a: string, w: string, b: string): string => node('Gemm', [a, w, b], 'gemm');
@@ -194,7 +216,10 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
     irVersion: 8,
     producerName: 'arlarena-lab',
     producerVersion: '1',
-    opsetImport: [{ domain: '', version: 17 }, { domain: MS, version: 1 }],
+    opsetImport: [
+      { domain: '', version: 17 },
+      { domain: MS, version: 1 },
+    ],
     graph: { name: 'policy_decoder', node: nodes, initializer: inits, input: inputs, output: outputs },
   };
   return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
@@ -216,7 +241,8 @@ export class OrtDecoderLM implements IncrementalLM {
     private readonly session: () => ort.InferenceSession,
     private readonly capacity: number,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`onnxruntime decoder: cache capacity must be an integer ≥ 1, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new Error(`onnxruntime decoder: cache capacity must be an integer ≥ 1, got ${capacity}`);
   }
 
   begin(batch: number): void {

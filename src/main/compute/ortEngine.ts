@@ -126,14 +126,16 @@ export class OrtRolloutEngine implements RolloutEngine {
 
   constructor(opts: OrtEngineOptions = {}) {
     const precision = opts.precision ?? 'fp32';
-    if (!ROLLOUT_PRECISIONS.includes(precision)) throw new Error(`onnxruntime engine: precision must be one of ${ROLLOUT_PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
+    if (!ROLLOUT_PRECISIONS.includes(precision))
+      throw new Error(`onnxruntime engine: precision must be one of ${ROLLOUT_PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
     this.precision = precision;
     this.name = precision === 'fp32' ? 'onnxruntime-cpu' : `onnxruntime-cpu-${precision}`;
     this.threads = opts.threads ?? 2;
     this.spin = opts.spin ?? false;
     this.chunkRows = opts.chunkRows ?? 32;
     const decoder = opts.decoder ?? 'split-cache';
-    if (decoder !== 'split-cache' && decoder !== 'concat-cache') throw new Error(`onnxruntime engine: decoder must be "split-cache" or "concat-cache", got ${JSON.stringify(decoder)}`);
+    if (decoder !== 'split-cache' && decoder !== 'concat-cache')
+      throw new Error(`onnxruntime engine: decoder must be "split-cache" or "concat-cache", got ${JSON.stringify(decoder)}`);
     this.decoder = decoder;
   }
 
@@ -156,7 +158,8 @@ export class OrtRolloutEngine implements RolloutEngine {
     const next = await this.createSession(withRolloutPrecision(exportOnnx(weights), this.precision));
     let nextDecoder: ort.InferenceSession | null = null;
     try {
-      if (this.decoder === 'split-cache') nextDecoder = await this.createSession(withRolloutPrecision(exportDecoderOnnx(weights), this.precision));
+      if (this.decoder === 'split-cache')
+        nextDecoder = await this.createSession(withRolloutPrecision(exportDecoderOnnx(weights), this.precision));
     } catch (err) {
       await next.release();
       throw err;
@@ -175,7 +178,8 @@ export class OrtRolloutEngine implements RolloutEngine {
 
   generate(prompts: readonly (readonly number[])[], opts: SamplingOptions, rng: Rng): Promise<GenerateResult> {
     const { config } = this.ready();
-    if (this.decoder === 'concat-cache') return generateIncremental(new OrtIncrementalLM(config, () => this.ready().session), prompts, opts, rng);
+    if (this.decoder === 'concat-cache')
+      return generateIncremental(new OrtIncrementalLM(config, () => this.ready().session), prompts, opts, rng);
     // Room for every column generateIncremental appends: the padded prompt, then one per sampled token but the last.
     const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
     const capacity = Math.max(1, longest + Math.max(0, opts.maxNewTokens - 1));
@@ -248,7 +252,8 @@ export class OrtRolloutEngine implements RolloutEngine {
         const r = rows[i];
         const P = r.promptIds.length;
         const lp: number[] = [];
-        for (let j = 0; j < r.responseIds.length; j++) lp.push(tokenLogProb(data, (n * T + P - 1 + j - C) * V, V, r.responseIds[j], temperature));
+        for (let j = 0; j < r.responseIds.length; j++)
+          lp.push(tokenLogProb(data, (n * T + P - 1 + j - C) * V, V, r.responseIds[j], temperature));
         out[i] = lp;
       });
     }
@@ -329,7 +334,9 @@ export async function createOrtEngine(weights: ModelWeights, opts: OrtEngineOpti
   try {
     await e.setWeights(weights);
   } catch (err) {
-    throw new Error(`compute.rolloutEngine "onnxruntime": onnxruntime-node could not load the policy (${(err as Error).message}); use compute.rolloutEngine "tfjs" instead`);
+    throw new Error(
+      `compute.rolloutEngine "onnxruntime": onnxruntime-node could not load the policy (${(err as Error).message}); use compute.rolloutEngine "tfjs" instead`,
+    );
   }
   return e;
 }

@@ -9,7 +9,15 @@
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initWeights, mismatchStats, PolicyModel, resolveModelConfig, TfjsRolloutEngine, type ModelConfig, type ModelWeights } from '../../core/agent';
+import {
+  initWeights,
+  mismatchStats,
+  PolicyModel,
+  resolveModelConfig,
+  TfjsRolloutEngine,
+  type ModelConfig,
+  type ModelWeights,
+} from '../../core/agent';
 import { Rng } from '../../core/util/rng';
 import { initBackend, setupCompute, silenceTfjsBanner } from './index';
 import { createOrtEngine } from './ortEngine';
@@ -43,10 +51,19 @@ describe('float16 and int8 conversions', () => {
     expect(roundToFloat16(3.14159265)).toBe(3.140625);
   });
 
-  it('float16 rounding equals onnxruntime\'s Cast(float → float16) on 4000 values across the range', async () => {
+  it("float16 rounding equals onnxruntime's Cast(float → float16) on 4000 values across the range", async () => {
     const { onnx } = onnxProto;
     const vi = (name: string, t: number) => ({ name, type: { tensorType: { elemType: t, shape: { dim: [{ dimParam: 'n' }] } } } });
-    const model = { irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph: { name: 'cast', node: [{ opType: 'Cast', input: ['x'], output: ['y'], attribute: [{ name: 'to', type: 2, i: 10 }] }], input: [vi('x', 1)], output: [vi('y', 10)] } };
+    const model = {
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 17 }],
+      graph: {
+        name: 'cast',
+        node: [{ opType: 'Cast', input: ['x'], output: ['y'], attribute: [{ name: 'to', type: 2, i: 10 }] }],
+        input: [vi('x', 1)],
+        output: [vi('y', 10)],
+      },
+    };
     const session = await ort.InferenceSession.create(onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish());
     const rng = new Rng(3);
     const x = new Float32Array(4000);
@@ -75,14 +92,20 @@ describe('float16 and int8 conversions', () => {
     const { onnx } = onnxProto;
     const base = onnx.ModelProto.decode(bytes);
     const int8 = onnx.ModelProto.decode(withRolloutPrecision(bytes, 'int8'));
-    const gemms = base.graph!.node!.filter((n) => n.opType === 'Gemm' || n.opType === 'MatMul').filter((n) => base.graph!.initializer!.some((t) => t.name === n.input![1]));
+    const gemms = base
+      .graph!.node!.filter((n) => n.opType === 'Gemm' || n.opType === 'MatMul')
+      .filter((n) => base.graph!.initializer!.some((t) => t.name === n.input![1]));
     expect(gemms.length).toBe(4 * 2 + 1); // qkv, wo, w1, w2 per layer + the output projection
     expect(int8.graph!.node!.filter((n) => n.opType === 'DynamicQuantizeMatMul').length).toBe(gemms.length);
     expect(int8.graph!.initializer!.some((t) => t.name === 'h0.mlp.w1')).toBe(false);
     const fp16 = onnx.ModelProto.decode(withRolloutPrecision(bytes, 'fp16'));
     expect(fp16.graph!.initializer!.filter((t) => t.dataType === 1).map((t) => t.name)).toEqual(['prec_mask_min']);
-    expect(fp16.graph!.input!.map((i) => i.type!.tensorType!.elemType)).toEqual(base.graph!.input!.map((i) => i.type!.tensorType!.elemType));
-    expect(fp16.graph!.output!.map((i) => i.type!.tensorType!.elemType)).toEqual(base.graph!.output!.map((i) => i.type!.tensorType!.elemType));
+    expect(fp16.graph!.input!.map((i) => i.type!.tensorType!.elemType)).toEqual(
+      base.graph!.input!.map((i) => i.type!.tensorType!.elemType),
+    );
+    expect(fp16.graph!.output!.map((i) => i.type!.tensorType!.elemType)).toEqual(
+      base.graph!.output!.map((i) => i.type!.tensorType!.elemType),
+    );
     expect(withRolloutPrecision(bytes, 'fp32')).toBe(bytes);
     expect(() => withRolloutPrecision(bytes, 'fp8' as 'fp16')).toThrow(/unknown precision "fp8"; known: fp32, fp16, int8/);
   });
@@ -119,7 +142,12 @@ describe('the rollout engine at reduced precision vs the float32 trainer', () =>
       const g = (await engine.generate(prompts, greedy, new Rng(1))).tokens;
       let same = 0;
       let total = 0;
-      greedy32.forEach((r, i) => r.forEach((t, j) => { total++; if (g[i][j] === t) same++; }));
+      greedy32.forEach((r, i) =>
+        r.forEach((t, j) => {
+          total++;
+          if (g[i][j] === t) same++;
+        }),
+      );
       measured[precision] = { mean: mm.mean, max: mm.max, greedyAgree: same / total };
       await engine.dispose();
     }
@@ -152,7 +180,11 @@ describe('the rollout engine at reduced precision vs the float32 trainer', () =>
     expect(await ref.logProbs(rows)).toEqual(base);
     expect(mismatchStats(await rollout.logProbs(rows), base).mean).toBeGreaterThan(3e-3);
     for (const e of [rollout, ref, fp32]) await e.dispose();
-    await expect(setupCompute({ backend: 'wasm', rolloutEngine: 'tfjs', rolloutPrecision: 'fp16' })).rejects.toThrow(/set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32/);
-    await expect(createOrtEngine(w, { precision: 'bf16' as 'fp16' })).rejects.toThrow(/precision must be one of fp32, fp16, int8, got "bf16"/);
+    await expect(setupCompute({ backend: 'wasm', rolloutEngine: 'tfjs', rolloutPrecision: 'fp16' })).rejects.toThrow(
+      /set compute.rolloutEngine=onnxruntime or compute.rolloutPrecision=fp32/,
+    );
+    await expect(createOrtEngine(w, { precision: 'bf16' as 'fp16' })).rejects.toThrow(
+      /precision must be one of fp32, fp16, int8, got "bf16"/,
+    );
   });
 });

@@ -161,7 +161,9 @@ function toFloat16(model: IModelProto): void {
     const data = floatData(t);
     const half = new Uint16Array(data.length);
     for (let i = 0; i < data.length; i++) half[i] = float16Bits(data[i]);
-    t.rawData = LITTLE_ENDIAN ? new Uint8Array(half.buffer) : rawOf(data.length, (dv) => half.forEach((h, i) => dv.setUint16(i * 2, h, true)), 2);
+    t.rawData = LITTLE_ENDIAN
+      ? new Uint8Array(half.buffer)
+      : rawOf(data.length, (dv) => half.forEach((h, i) => dv.setUint16(i * 2, h, true)), 2);
     t.floatData = [];
     t.dataType = FLOAT16;
   }
@@ -173,7 +175,12 @@ function toFloat16(model: IModelProto): void {
     renameInputs(nodes, name, half);
     if (name === 'attn_bias') {
       const clamped = `${name}__clamped`;
-      g.initializer!.push({ name: 'prec_mask_min', dims: [], dataType: FLOAT, rawData: rawOf(1, (dv) => dv.setFloat32(0, -FP16_MASK, true), 4) });
+      g.initializer!.push({
+        name: 'prec_mask_min',
+        dims: [],
+        dataType: FLOAT,
+        rawData: rawOf(1, (dv) => dv.setFloat32(0, -FP16_MASK, true), 4),
+      });
       entry.push({ opType: 'Max', input: [name, 'prec_mask_min'], output: [clamped], name: 'prec_clamp_attn_bias' });
       entry.push(castNode(clamped, half, FLOAT16));
     } else entry.push(castNode(name, half, FLOAT16));
@@ -242,7 +249,12 @@ function quantizeMatMulsInt8(model: IModelProto): void {
       qn = { q: `${name}__int8`, scale: `${name}__scale`, zp: `${name}__zero_point` };
       added.push(
         { name: qn.q, dims: [K, N], dataType: INT8, rawData: new Uint8Array(q.buffer) },
-        { name: qn.scale, dims: [N], dataType: FLOAT, rawData: rawOf(N, (dv) => scale.forEach((s, i) => dv.setFloat32(i * 4, s, true)), 4) },
+        {
+          name: qn.scale,
+          dims: [N],
+          dataType: FLOAT,
+          rawData: rawOf(N, (dv) => scale.forEach((s, i) => dv.setFloat32(i * 4, s, true)), 4),
+        },
         { name: qn.zp, dims: [N], dataType: INT8, rawData: new Uint8Array(N) },
       );
       quantized.set(name, qn);
@@ -257,5 +269,6 @@ function quantizeMatMulsInt8(model: IModelProto): void {
   if (count === 0) throw new Error('compute.rolloutPrecision=int8: the graph has no MatMul/Gemm with a 2-D float weight to quantise');
   g.node = nodes;
   g.initializer = [...(g.initializer ?? []).filter((t) => !dropped.has(t.name!)), ...added];
-  if (!(model.opsetImport ?? []).some((o) => o.domain === MS)) model.opsetImport = [...(model.opsetImport ?? []), { domain: MS, version: 1 }];
+  if (!(model.opsetImport ?? []).some((o) => o.domain === MS))
+    model.opsetImport = [...(model.opsetImport ?? []), { domain: MS, version: 1 }];
 }

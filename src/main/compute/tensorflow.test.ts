@@ -27,7 +27,7 @@ function fakeNvidiaSmi(script: string): void {
 }
 
 describe('GPU probes against a fake nvidia-smi (mock: no GPU here)', () => {
-  it('gpuMemoryGb sums this process\'s rows (MiB → GB) and is NaN when the process holds none', () => {
+  it("gpuMemoryGb sums this process's rows (MiB → GB) and is NaN when the process holds none", () => {
     fakeNvidiaSmi(`case "$1" in --query-compute-apps*) printf '111, 2048\\n${process.pid}, 1536\\n${process.pid}, 512\\n' ;; esac`);
     expect(gpuMemoryGb()).toBe(2);
     expect(gpuMemoryGb(111)).toBe(2);

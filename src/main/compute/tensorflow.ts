@@ -133,7 +133,10 @@ export function gpuName(): string {
  */
 export function gpuMemoryGb(pid: number = process.pid): number {
   try {
-    const out = execFileSync('nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], { encoding: 'utf8', timeout: 5000 });
+    const out = execFileSync('nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], {
+      encoding: 'utf8',
+      timeout: 5000,
+    });
     let mib = 0;
     let seen = false;
     for (const line of out.split('\n')) {

@@ -46,7 +46,13 @@ function replaceKernel(name: string, make: (original: tf.KernelConfig) => tf.Ker
   const original = tf.getKernel(name, 'wasm');
   if (!original) return;
   tf.unregisterKernel(name, 'wasm');
-  tf.registerKernel({ kernelName: name, backendName: 'wasm', setupFunc: original.setupFunc, disposeFunc: original.disposeFunc, kernelFunc: make(original) });
+  tf.registerKernel({
+    kernelName: name,
+    backendName: 'wasm',
+    setupFunc: original.setupFunc,
+    disposeFunc: original.disposeFunc,
+    kernelFunc: make(original),
+  });
 }
 
 export function applyWasmFixes(): void {
@@ -54,7 +60,8 @@ export function applyWasmFixes(): void {
   applied = true;
   const original = tf.getKernel('BatchMatMul', 'wasm');
   const transpose = tf.getKernel('Transpose', 'wasm');
-  if (!original || !transpose) throw new Error('applyWasmFixes: the wasm backend is not registered (import @tensorflow/tfjs-backend-wasm first)');
+  if (!original || !transpose)
+    throw new Error('applyWasmFixes: the wasm backend is not registered (import @tensorflow/tfjs-backend-wasm first)');
   replaceKernel('BatchMatMul', () => ({ inputs, backend, attrs }) => {
     const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
     const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
@@ -107,7 +114,11 @@ export function applyWasmFixes(): void {
         let heap = heaps(wasm).f32;
         heap.copyWithin(off(ai), off(a) + i * M * K, off(a) + (i + 1) * M * K);
         heap.copyWithin(off(bi), off(b) + i * K * N, off(b) + (i + 1) * K * N);
-        const oi = original.kernelFunc({ inputs: { a: ai, b: bi }, backend: wasm, attrs: { transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
+        const oi = original.kernelFunc({
+          inputs: { a: ai, b: bi },
+          backend: wasm,
+          attrs: { transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap,
+        }) as tf.TensorInfo;
         heap = heaps(wasm).f32;
         heap.copyWithin(off(out) + i * M * N, off(oi), off(oi) + M * N);
         wasm.disposeData(oi.dataId);
@@ -122,7 +133,8 @@ export function applyWasmFixes(): void {
   replaceKernel('GatherV2', (gather) => (args) => {
     const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
     const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims?: number };
-    if (x.dtype !== 'float32' || x.shape.length !== 2 || (axis !== 0 && axis !== -2) || (batchDims ?? 0) !== 0) return gather.kernelFunc(args);
+    if (x.dtype !== 'float32' || x.shape.length !== 2 || (axis !== 0 && axis !== -2) || (batchDims ?? 0) !== 0)
+      return gather.kernelFunc(args);
     const wasm = args.backend as BackendWasm;
     const ids = wasm.readSync(indices.dataId) as ArrayLike<number>;
     const [rows, inner] = x.shape;

@@ -9,7 +9,16 @@ import { projectRoot } from '../platform/appInfo';
 
 /** Files whose presence means a complete build. */
 const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/trainingWorker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
-const SOURCES = ['src/main', 'src/preload', 'src/renderer', 'src/shared', 'src/core', 'resources', 'electron.vite.config.ts', 'package.json'];
+const SOURCES = [
+  'src/main',
+  'src/preload',
+  'src/renderer',
+  'src/shared',
+  'src/core',
+  'resources',
+  'electron.vite.config.ts',
+  'package.json',
+];
 
 function newestMtime(path: string): number {
   let stat;
@@ -51,7 +60,11 @@ export function ensureBuilt(log: (line: string) => void, root = projectRoot()): 
   log(`building the app (${why})…`);
   const started = Date.now();
   const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  const result = spawnSync(process.execPath, [bin, 'build'], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
+  const result = spawnSync(process.execPath, [bin, 'build'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n');
     return `electron-vite build failed (exit ${result.status ?? result.signal}):\n${output}`;

@@ -51,7 +51,11 @@ function fakeContents(id: number): FakeContents {
 
 const APP_URL = 'app://lab/index.html';
 
-const services = createLab({ dataDir: '/tmp/arlarena-ipc-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: true });
+const services = createLab({
+  dataDir: '/tmp/arlarena-ipc-test',
+  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+  insideElectron: true,
+});
 const bus = services.bus;
 
 let win: FakeContents;

@@ -22,10 +22,10 @@ afterEach(async () => {
 
 function verlLines(n: number): string {
   let s = '';
-  for (let i = 0; i < n; i++) s += `step:${i} - actor/entropy:${(0.5 - i * 0.001).toFixed(4)} - actor/grad_norm:1.${i % 5} - critic/score/mean:0.${10 + i}\n`;
+  for (let i = 0; i < n; i++)
+    s += `step:${i} - actor/entropy:${(0.5 - i * 0.001).toFixed(4)} - actor/grad_norm:1.${i % 5} - critic/score/mean:0.${10 + i}\n`;
   return s;
 }
-
 
 /** A bundle of an imported verl log, exported from the lab's own store. */
 async function aBundle(): Promise<{ path: string; sourceRun: string }> {
@@ -64,7 +64,9 @@ describe('importing a bundle that is already in the lab', () => {
     const b = ctxFor(data);
     expect(await importCommand.run([zip], b.ctx)).toBe(1);
     expect(b.out()).toBe('');
-    expect(b.err()).toBe(`arlarena import: ${zip}: already imported as run ${id} (same bundle file, by SHA-256); --again to import a copy\n`);
+    expect(b.err()).toBe(
+      `arlarena import: ${zip}: already imported as run ${id} (same bundle file, by SHA-256); --again to import a copy\n`,
+    );
     const c = ctxFor(data);
     expect(await importCommand.run([zip, '--again', '--json'], c.ctx)).toBe(0);
     const r = JSON.parse(c.out()) as { runIds: string[]; format: string };

@@ -19,7 +19,10 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 /** A name safe for the record's env / preset fields (short, printable). */
 function label(s: string): string {
-  return s.replace(/[^A-Za-z0-9._+-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return s
+    .replace(/[^A-Za-z0-9._+-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
 }
 
 const GENERIC_STEMS = /^(train|training|data|dataset|test|val|validation)$/i;
@@ -30,7 +33,11 @@ export function datasetName(trainFiles: unknown): string | null {
   if (typeof trainFiles === 'string') s = trainFiles;
   else if (Array.isArray(trainFiles) && typeof trainFiles[0] === 'string') s = trainFiles[0];
   if (!s) return null;
-  const first = s.replace(/^\[|\]$/g, '').split(',')[0].trim().replace(/^['"]|['"]$/g, '');
+  const first = s
+    .replace(/^\[|\]$/g, '')
+    .split(',')[0]
+    .trim()
+    .replace(/^['"]|['"]$/g, '');
   const parts = first.split(/[\\/]/).filter((p) => p.length > 0);
   const file = parts[parts.length - 1];
   if (!file) return null;
@@ -43,7 +50,9 @@ export function describeConfig(config: Record<string, unknown> | undefined): Imp
   const cfg = isObj(config) ? config : {};
   const est = configAt(cfg, 'algorithm.adv_estimator');
   const preset = typeof est === 'string' && label(est) ? label(est) : 'imported';
-  const dataset = datasetName(configAt(cfg, 'data.train_files')) ?? (typeof configAt(cfg, 'dataset_name') === 'string' ? label(configAt(cfg, 'dataset_name') as string) : null);
+  const dataset =
+    datasetName(configAt(cfg, 'data.train_files')) ??
+    (typeof configAt(cfg, 'dataset_name') === 'string' ? label(configAt(cfg, 'dataset_name') as string) : null);
   const seed = importedSeed(cfg) ?? 0;
   return { preset, env: dataset || 'external', seed, config: { ...cfg } };
 }

@@ -51,13 +51,23 @@ it('a killed import leaves no run (it was being built aside), and the log import
   const log = join(dir, 'big.log');
   await bigVerlLog(log, 10_000);
   const data = join(dir, 'data');
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'import', log, '--json', '--data-dir', data], { cwd: ROOT, stdio: 'ignore' });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'import', log, '--json', '--data-dir', data], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   // Kill as soon as the run exists and has some metrics on disk: mid-import.
   const t0 = Date.now();
   for (;;) {
     const d = await stagedRunDir(data);
-    const size = d ? await stat(join(d, 'metrics.jsonl')).then((s) => s.size, () => 0) : 0;
+    const size = d
+      ? await stat(join(d, 'metrics.jsonl')).then(
+          (s) => s.size,
+          () => 0,
+        )
+      : 0;
     if (size > 0) break;
     if (Date.now() - t0 > 50_000) throw new Error('the import never started writing');
     await new Promise((r) => setTimeout(r, 20));

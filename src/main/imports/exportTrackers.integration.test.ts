@@ -36,7 +36,15 @@ const records: MetricRecord[] = Array.from({ length: 30 }, (_, i) => ({
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'arl-trexport-'));
   store = await RunStore.open(join(dir, 'data'));
-  const rec = await store.createRun({ name: 'sampo run', tags: ['lab'], preset: 'sampo', env: 'sokoban', seed: 3, config: { algorithm: { name: 'sampo', clip: { low: 0.2, high: 0.28 } }, seed: 3, steps: 30, note: null, useKl: false }, totalSteps: 30 });
+  const rec = await store.createRun({
+    name: 'sampo run',
+    tags: ['lab'],
+    preset: 'sampo',
+    env: 'sokoban',
+    seed: 3,
+    config: { algorithm: { name: 'sampo', clip: { low: 0.2, high: 0.28 } }, seed: 3, steps: 30, note: null, useKl: false },
+    totalSteps: 30,
+  });
   await store.appendMetrics(rec.id, records);
   await store.flush(rec.id);
   await store.updateRun(rec.id, { status: 'completed', finishedAt: new Date().toISOString() });
@@ -67,7 +75,8 @@ async function reimported(path: string): Promise<MetricRecord[]> {
 
 function expectSameRecords(got: readonly MetricRecord[]): void {
   expect(got.map((r) => r.step)).toEqual(records.map((r) => r.step));
-  for (const [i, r] of records.entries()) for (const k of EXPORTED) expect(enc(got[i].values[k]), `${r.step} ${k}`).toEqual(enc(r.values[k]));
+  for (const [i, r] of records.entries())
+    for (const k of EXPORTED) expect(enc(got[i].values[k]), `${r.step} ${k}`).toEqual(enc(r.values[k]));
 }
 
 describe('export to W&B', () => {
@@ -76,11 +85,23 @@ describe('export to W&B', () => {
     const res = await exportToTracker(store, runId, { format: 'wandb', out });
     const file = join(res.path, `run-${res.trackerId}.wandb`);
     const got = JSON.parse(execFileSync(venvPython('trackers'), [PEER, 'read-wandb', file], { encoding: 'utf8', timeout: 120_000 })) as {
-      run: { id: string; name: string; project: string; tags: string[] }; config: Record<string, unknown>; history: { step: number; values: Record<string, number | string> }[]; summary: Record<string, number | string>; exit_code: number; bad_crc: number; dry_run: string;
+      run: { id: string; name: string; project: string; tags: string[] };
+      config: Record<string, unknown>;
+      history: { step: number; values: Record<string, number | string> }[];
+      summary: Record<string, number | string>;
+      exit_code: number;
+      bad_crc: number;
+      dry_run: string;
     };
     expect(got.bad_crc).toBe(0);
     expect(got.run).toMatchObject({ id: res.trackerId, name: 'sampo run', project: 'arlarena', tags: ['lab'] });
-    expect(got.config).toEqual({ algorithm: { name: 'sampo', clip: { low: 0.2, high: 0.28 } }, seed: 3, steps: 30, note: null, useKl: false });
+    expect(got.config).toEqual({
+      algorithm: { name: 'sampo', clip: { low: 0.2, high: 0.28 } },
+      seed: 3,
+      steps: 30,
+      note: null,
+      useKl: false,
+    });
     expect(got.exit_code).toBe(0);
     expect(got.history.map((h) => h.step)).toEqual(records.map((r) => r.step));
     for (const [i, r] of records.entries()) {
@@ -98,8 +119,18 @@ describe('export to MLflow (file store)', () => {
   it("MLflow's client reads the run back value for value; importing it gives the same run", async () => {
     const out = join(dir, 'mlruns');
     const res = await exportToTracker(store, runId, { format: 'mlflow', out });
-    const got = JSON.parse(execFileSync(venvPython('trackers'), [PEER, 'read-mlflow', `file://${out}`], { encoding: 'utf8', timeout: 120_000 })) as {
-      runs: { id: string; name: string; experiment: string; status: string; params: Record<string, string>; tags: Record<string, string>; metrics: Record<string, [number, number | string][]> }[];
+    const got = JSON.parse(
+      execFileSync(venvPython('trackers'), [PEER, 'read-mlflow', `file://${out}`], { encoding: 'utf8', timeout: 120_000 }),
+    ) as {
+      runs: {
+        id: string;
+        name: string;
+        experiment: string;
+        status: string;
+        params: Record<string, string>;
+        tags: Record<string, string>;
+        metrics: Record<string, [number, number | string][]>;
+      }[];
     };
     expect(got.runs.length).toBe(1);
     const r = got.runs[0];

@@ -16,7 +16,14 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join, resolve } from 'node:path';
 import { exportableKeys } from '../../core/formats/export/keys';
 import { flatYaml } from './trackers';
-import { mlflowExperimentMeta, mlflowRunFiles, wandbRunChunks, wandbRunFolder, wandbRunId, type TrackerExportRun } from '../../core/formats/export/trackers';
+import {
+  mlflowExperimentMeta,
+  mlflowRunFiles,
+  wandbRunChunks,
+  wandbRunFolder,
+  wandbRunId,
+  type TrackerExportRun,
+} from '../../core/formats/export/trackers';
 import type { RunStore } from '../store/runStore';
 
 export const TRACKER_EXPORT_FORMATS = ['wandb', 'mlflow'] as const;
@@ -67,7 +74,11 @@ async function mlflowExperiment(root: string, name: string): Promise<{ id: strin
   return { id: String(max + 1), create: true };
 }
 
-export async function exportToTracker(store: RunStore, runId: string, opts: { format: TrackerExportFormat; out?: string; project?: string; version?: string }): Promise<TrackerExportResult> {
+export async function exportToTracker(
+  store: RunStore,
+  runId: string,
+  opts: { format: TrackerExportFormat; out?: string; project?: string; version?: string },
+): Promise<TrackerExportResult> {
   const rec = await store.getRun(runId);
   if (!rec) throw new Error(`no run ${runId}`);
   const records = await store.readMetrics(rec.id);
@@ -87,12 +98,19 @@ export async function exportToTracker(store: RunStore, runId: string, opts: { fo
   if (opts.format === 'wandb') {
     const wid = wandbRunId(rec.id);
     const folder = join(root, wandbRunFolder(run.startedAt, wid));
-    if (await exists(folder)) throw new Error(`${folder} already exists: run ${rec.id} was exported there before; delete it or pass another --out`);
+    if (await exists(folder))
+      throw new Error(`${folder} already exists: run ${rec.id} was exported there before; delete it or pass another --out`);
     const tmp = `${folder}.partial`;
     await rm(tmp, { recursive: true, force: true });
     await mkdir(join(tmp, 'files'), { recursive: true });
     const parts: Uint8Array[] = [];
-    for (const c of wandbRunChunks(run, records, { keys, project: opts.project ?? 'arlarena', wandbId: wid, producer: `arlarena-lab ${opts.version ?? ''}`.trim() })) parts.push(c);
+    for (const c of wandbRunChunks(run, records, {
+      keys,
+      project: opts.project ?? 'arlarena',
+      wandbId: wid,
+      producer: `arlarena-lab ${opts.version ?? ''}`.trim(),
+    }))
+      parts.push(c);
     await writeFile(join(tmp, `run-${wid}.wandb`), Buffer.concat(parts));
     await rename(tmp, folder);
     return { format: 'wandb', path: folder, trackerId: wid, steps: records.length, keys: keys.length };
@@ -100,10 +118,14 @@ export async function exportToTracker(store: RunStore, runId: string, opts: { fo
   const exp = await mlflowExperiment(root, opts.project ?? 'arlarena');
   const uuid = createHash('sha256').update(`arlarena:${rec.id}`).digest('hex').slice(0, 32);
   const runDir = join(root, exp.id, uuid);
-  if (await exists(runDir)) throw new Error(`${runDir} already exists: run ${rec.id} was exported to this MLflow store before; delete it or pass another --out`);
+  if (await exists(runDir))
+    throw new Error(`${runDir} already exists: run ${rec.id} was exported to this MLflow store before; delete it or pass another --out`);
   if (exp.create) {
     await mkdir(join(root, exp.id), { recursive: true });
-    await writeFile(join(root, exp.id, 'meta.yaml'), mlflowExperimentMeta(exp.id, opts.project ?? 'arlarena', root, Date.parse(run.startedAt) || 0));
+    await writeFile(
+      join(root, exp.id, 'meta.yaml'),
+      mlflowExperimentMeta(exp.id, opts.project ?? 'arlarena', root, Date.parse(run.startedAt) || 0),
+    );
   }
   const tmpRoot = join(root, exp.id, `.${uuid}.partial`);
   await rm(tmpRoot, { recursive: true, force: true });

@@ -89,7 +89,11 @@ export class LineSplitter {
  * Read a whole file in chunks, in order, hashing it: `onChunk` is awaited between chunks (the caller stores
  * what the chunk produced), so memory holds one chunk at a time. Returns the SHA-256 (hex) and the byte count.
  */
-export async function streamFile(path: string, onChunk: (chunk: Uint8Array) => Promise<void> | void, onBytes?: (n: number) => void): Promise<{ sha256: string; bytes: number }> {
+export async function streamFile(
+  path: string,
+  onChunk: (chunk: Uint8Array) => Promise<void> | void,
+  onBytes?: (n: number) => void,
+): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
   const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
@@ -108,7 +112,10 @@ export async function sha256File(path: string): Promise<string> {
 
 /** A folder tree holding more files than `listTree` looks at. */
 export class TreeTooLargeError extends Error {
-  constructor(readonly root: string, readonly limit: number) {
+  constructor(
+    readonly root: string,
+    readonly limit: number,
+  ) {
     super(`${root} holds more than ${limit} files; import the run folder itself (the one holding its event files)`);
     this.name = 'TreeTooLargeError';
   }

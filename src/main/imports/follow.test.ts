@@ -54,7 +54,10 @@ describe('LogFollower (live follow, tiny test format)', () => {
     await writeFile(p, `#tiny\n${lines(0, 4)}`);
     const published: number[] = [];
     const raised: Alert[] = [];
-    const f = await follow(p, { onRecords: (_id, recs) => published.push(...recs.map((r) => r.step)), onAlert: (_id, a, kind) => kind === 'raised' && raised.push(a) });
+    const f = await follow(p, {
+      onRecords: (_id, recs) => published.push(...recs.map((r) => r.step)),
+      onAlert: (_id, a, kind) => kind === 'raised' && raised.push(a),
+    });
     const id = f.runId;
     const rec0 = (await store.getRun(id))!;
     expect(rec0).toMatchObject({ kind: 'imported', status: 'running', source: { following: true } });
@@ -118,7 +121,10 @@ describe('LogFollower (live follow, tiny test format)', () => {
     const first = f.runId;
     await until('steps 0–5', async () => (await steps(first)).length === 6);
     // The job crashed and was relaunched without resuming: its log starts again at step 0, other values.
-    await appendFile(p, lines(0, 3, (i) => `${5 + i}`));
+    await appendFile(
+      p,
+      lines(0, 3, (i) => `${5 + i}`),
+    );
     await until('the restart run', () => f.runIds.length === 2);
     const second = f.runId;
     expect(second).not.toBe(first);
@@ -159,7 +165,10 @@ describe('LogFollower (live follow, tiny test format)', () => {
     await writeFile(never, '');
     const g = await follow(never);
     expect(await g.stop()).toMatchObject({ status: 'stopped', steps: 0 });
-    expect((await store.getRun(g.runId))!).toMatchObject({ status: 'stopped', error: expect.stringMatching(/no step was read from .*never\.log while it was followed \(its format never showed\)/) });
+    expect((await store.getRun(g.runId))!).toMatchObject({
+      status: 'stopped',
+      error: expect.stringMatching(/no step was read from .*never\.log while it was followed \(its format never showed\)/),
+    });
 
     const bad = join(dir, 'notes.txt');
     await writeFile(bad, 'x'.repeat(70 * 1024));

@@ -157,7 +157,10 @@ async function refuseTree(path: string, registry: FormatRegistry): Promise<void>
   }
   if (dirs.size === 0) return; // nothing yet: the training has not written its first event file
   const list = [...dirs].sort().map((d) => relative(path, d));
-  throw new ImportError('BAD_OPTION', `${path} holds TensorBoard runs in sub-folders (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}): follow one run folder, e.g. ${join(path, list[0])}`);
+  throw new ImportError(
+    'BAD_OPTION',
+    `${path} holds TensorBoard runs in sub-folders (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}): follow one run folder, e.g. ${join(path, list[0])}`,
+  );
 }
 
 /**
@@ -238,7 +241,11 @@ export class LogFollower {
     const registry = opts.registry ?? defaultRegistry;
     let forced: LogFormat | null = null;
     if (opts.format !== undefined) {
-      if (!(registry.formats as readonly string[]).includes(opts.format)) throw new ImportError('BAD_OPTION', `--format ${JSON.stringify(opts.format)} cannot be followed; followable formats: ${registry.formats.join(', ')}`);
+      if (!(registry.formats as readonly string[]).includes(opts.format))
+        throw new ImportError(
+          'BAD_OPTION',
+          `--format ${JSON.stringify(opts.format)} cannot be followed; followable formats: ${registry.formats.join(', ')}`,
+        );
       forced = opts.format as LogFormat;
     }
     let st;
@@ -248,23 +255,31 @@ export class LogFollower {
       throw new ImportError('NOT_FOUND', `${path}: no such file or folder (start following once the training has created it)`);
     }
     const isDir = st.isDirectory();
-    if (isDir && forced !== null && forced !== 'tensorboard') throw new ImportError('BAD_OPTION', `${path} is a folder: only a TensorBoard run folder can be followed as a folder`);
+    if (isDir && forced !== null && forced !== 'tensorboard')
+      throw new ImportError('BAD_OPTION', `${path} is a folder: only a TensorBoard run folder can be followed as a folder`);
     if (isDir) await refuseTree(path, registry);
     let format = isDir ? 'tensorboard' : forced;
     if (!isDir && format === null && st.size > 0) {
       const head = await readHead(path);
       format = registry.detect(head)?.format ?? null;
       if (format === null && head.length >= HEAD_BYTES) {
-        throw new ImportError('UNKNOWN_FORMAT', `${path} is in no known format (detected from its first ${HEAD_BYTES} bytes; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`);
+        throw new ImportError(
+          'UNKNOWN_FORMAT',
+          `${path} is in no known format (detected from its first ${HEAD_BYTES} bytes; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`,
+        );
       }
       // A young text log may not show its format yet; binary content in no binary format never will.
       if (format === null && !looksLikeText(head)) {
-        throw new ImportError('UNKNOWN_FORMAT', `${path} is in no known format (its content is binary, not text, and matches none of the binary formats; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`);
+        throw new ImportError(
+          'UNKNOWN_FORMAT',
+          `${path} is in no known format (its content is binary, not text, and matches none of the binary formats; formats tried: ${registry.formats.join(', ')}); nothing was followed. If you know its format, pass --format F.\n${registry.describe()}`,
+        );
       }
     }
     // A follow of this file that its process left behind (killed): continue that run rather than start another.
     const prior = isDir ? null : await interruptedFollowOf(store, path, format);
-    const priorFormat = prior?.source && (registry.formats as readonly string[]).includes(prior.source.format) ? (prior.source.format as LogFormat) : null;
+    const priorFormat =
+      prior?.source && (registry.formats as readonly string[]).includes(prior.source.format) ? (prior.source.format as LogFormat) : null;
     const f = new LogFollower(store, path, isDir, (format ?? priorFormat) as LogFormat | null, opts);
     if (prior) f.continuedThrough = await f.writer.attach(prior);
     else await f.writer.ensureRun(null);
@@ -377,14 +392,20 @@ export class LogFollower {
   /** Folder mode: the folder's event files, in name order (TensorBoard's names sort by time). */
   private async eventFiles(): Promise<string[]> {
     const out: string[] = [];
-    const names = (await readdir(this.path, { withFileTypes: true })).filter((d) => d.isFile() && !d.name.startsWith('.')).map((d) => d.name).sort();
+    const names = (await readdir(this.path, { withFileTypes: true }))
+      .filter((d) => d.isFile() && !d.name.startsWith('.'))
+      .map((d) => d.name)
+      .sort();
     for (const n of names) {
       const p = join(this.path, n);
       if (this.tails.has(p)) {
         out.push(p);
         continue;
       }
-      const size = await stat(p).then((s) => s.size, () => -1);
+      const size = await stat(p).then(
+        (s) => s.size,
+        () => -1,
+      );
       if (size <= 0 || this.undecided.get(p) === size) continue;
       const head = await readHead(p);
       if (this.registry.detect(head)?.format === 'tensorboard') {
@@ -399,9 +420,26 @@ export class LogFollower {
     const format = this.format!;
     const onStep = (s: SourceStep) => this.onStep(s);
     const empty = new Uint8Array(0);
-    if (this.registry.isBinary(format)) return { path, ino, pos: 0, head: empty, hash: createHash('sha256'), parser: this.registry.byteParser(format, onStep), splitter: null };
+    if (this.registry.isBinary(format))
+      return {
+        path,
+        ino,
+        pos: 0,
+        head: empty,
+        hash: createHash('sha256'),
+        parser: this.registry.byteParser(format, onStep),
+        splitter: null,
+      };
     const parser = this.registry.lineParser(format, onStep);
-    return { path, ino, pos: 0, head: empty, hash: createHash('sha256'), parser, splitter: new LineSplitter(this.tally.countLines((line) => parser.push(line))) };
+    return {
+      path,
+      ino,
+      pos: 0,
+      head: empty,
+      hash: createHash('sha256'),
+      parser,
+      splitter: new LineSplitter(this.tally.countLines((line) => parser.push(line))),
+    };
   }
 
   /** End a tail's parser (its last pending step comes out) and keep what it skipped. */
@@ -414,7 +452,12 @@ export class LogFollower {
 
   private mergeMeta(m: SourceMeta): SourceMeta {
     if (this.meta === null) return { ...m, notes: [...m.notes] };
-    return { ...this.meta, framework: this.meta.framework === 'unknown' ? m.framework : this.meta.framework, config: this.meta.config ?? m.config, notes: [...new Set([...this.meta.notes, ...m.notes])] };
+    return {
+      ...this.meta,
+      framework: this.meta.framework === 'unknown' ? m.framework : this.meta.framework,
+      config: this.meta.config ?? m.config,
+      notes: [...new Set([...this.meta.notes, ...m.notes])],
+    };
   }
 
   /** Read what was appended to one file since the last tick; reopen it from the start after truncation/rotation. */
@@ -446,9 +489,10 @@ export class LogFollower {
     this.troubleSince ??= now;
     const limit = this.opts.goneMs ?? 10_000;
     if (now - this.troubleSince >= limit && this.endReason === null) {
-      this.endReason = kind === 'gone'
-        ? `${path} was deleted while it was followed (gone for ${(limit / 1000).toFixed(0)} s); the ${this.writer.stored} step(s) read until then are kept`
-        : `${path} could not be read for ${(limit / 1000).toFixed(0)} s (${(e as NodeJS.ErrnoException).code}: permission denied); the ${this.writer.stored} step(s) read until then are kept`;
+      this.endReason =
+        kind === 'gone'
+          ? `${path} was deleted while it was followed (gone for ${(limit / 1000).toFixed(0)} s); the ${this.writer.stored} step(s) read until then are kept`
+          : `${path} could not be read for ${(limit / 1000).toFixed(0)} s (${(e as NodeJS.ErrnoException).code}: permission denied); the ${this.writer.stored} step(s) read until then are kept`;
     }
     return 0;
   }
@@ -459,7 +503,10 @@ export class LogFollower {
       const head = await readHead(path);
       const d = this.registry.detect(head);
       if (!d) {
-        if (head.length >= HEAD_BYTES) throw new Error(`${path} is in no known format (its first ${HEAD_BYTES} bytes match none of: ${this.registry.formats.join(', ')})`);
+        if (head.length >= HEAD_BYTES)
+          throw new Error(
+            `${path} is in no known format (its first ${HEAD_BYTES} bytes match none of: ${this.registry.formats.join(', ')})`,
+          );
         return 0; // too little yet to tell
       }
       this.format = d.format;
@@ -469,7 +516,13 @@ export class LogFollower {
     let t = this.tails.get(path);
     // Truncated (shrank), rotated (another inode), or rewritten in place and already past where we were (its
     // first bytes changed): all read again from the start.
-    const rewritten = t !== undefined && st.ino === t.ino && st.size >= t.pos && st.size !== t.pos && t.head.length > 0 && !(await this.startsWith(path, t.head));
+    const rewritten =
+      t !== undefined &&
+      st.ino === t.ino &&
+      st.size >= t.pos &&
+      st.size !== t.pos &&
+      t.head.length > 0 &&
+      !(await this.startsWith(path, t.head));
     if (t && (st.ino !== t.ino || st.size < t.pos || rewritten) && !this.isDir && this.opts.format === undefined) {
       // Another file in its place: one in another format is not this run's continuation.
       const head = await readHead(path);
@@ -483,7 +536,9 @@ export class LogFollower {
       }
     }
     if (t && (st.ino !== t.ino || st.size < t.pos || rewritten)) {
-      this.opts.onNotice?.(`${path} was ${st.ino !== t.ino ? 'replaced (rotated)' : rewritten ? 'rewritten' : 'truncated'}; reading it again from the start (steps already stored are not repeated)`);
+      this.opts.onNotice?.(
+        `${path} was ${st.ino !== t.ino ? 'replaced (rotated)' : rewritten ? 'rewritten' : 'truncated'}; reading it again from the start (steps already stored are not repeated)`,
+      );
       this.closeTail(t);
       await this.settle();
       t = undefined;
@@ -558,10 +613,19 @@ export class LogFollower {
       const prevId = this.writer.runId;
       const from = this.writer.highWater;
       this.restarts++;
-      this.retiring.push({ writer: this.writer, notes: [`the source restarted at step ${s.step} after step ${from}; later steps are in the run "${basename(this.path)} (restart ${this.restarts + 1})"`] });
-      this.writer = this.newWriter([`restart ${this.restarts + 1}: the source process started again at step ${s.step}${prevId ? ` after run ${prevId} reached step ${from}` : ''}`]);
+      this.retiring.push({
+        writer: this.writer,
+        notes: [
+          `the source restarted at step ${s.step} after step ${from}; later steps are in the run "${basename(this.path)} (restart ${this.restarts + 1})"`,
+        ],
+      });
+      this.writer = this.newWriter([
+        `restart ${this.restarts + 1}: the source process started again at step ${s.step}${prevId ? ` after run ${prevId} reached step ${from}` : ''}`,
+      ]);
       this.fingerprints = new Fingerprints();
-      this.opts.onNotice?.(`the source restarted at step ${s.step} (after step ${from}); continuing in a new run "(restart ${this.restarts + 1})"`);
+      this.opts.onNotice?.(
+        `the source restarted at step ${s.step} (after step ${from}); continuing in a new run "(restart ${this.restarts + 1})"`,
+      );
     }
     if (this.writer.add(s)) this.fingerprints.add(s.step, fp);
   }
@@ -587,7 +651,15 @@ export class LogFollower {
 
   private currentMeta(): SourceMeta | null {
     let m = this.meta;
-    for (const t of this.tails.values()) m = m === null ? { ...t.parser.meta, notes: [...t.parser.meta.notes] } : { ...m, config: m.config ?? t.parser.meta.config, framework: m.framework === 'unknown' ? t.parser.meta.framework : m.framework };
+    for (const t of this.tails.values())
+      m =
+        m === null
+          ? { ...t.parser.meta, notes: [...t.parser.meta.notes] }
+          : {
+              ...m,
+              config: m.config ?? t.parser.meta.config,
+              framework: m.framework === 'unknown' ? t.parser.meta.framework : m.framework,
+            };
     return m;
   }
 
@@ -633,12 +705,26 @@ export class LogFollower {
         // The copy kept with the run is the source as it is now (a truncated log's earlier part is not in it).
         // Nothing ever arrived (the file stayed empty, or its format never showed): the run says so, stopped.
         const empty = this.writer.stored === 0 && this.runs.length === 1;
-        const ended = reason !== null ? { status: 'stopped' as const, error: reason } : empty ? { status: 'stopped' as const, error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}` } : null;
+        const ended =
+          reason !== null
+            ? { status: 'stopped' as const, error: reason }
+            : empty
+              ? {
+                  status: 'stopped' as const,
+                  error: `no step was read from ${this.path} while it was followed${this.format === null ? ' (its format never showed)' : ''}`,
+                }
+              : null;
         await this.writer.finish({
-          meta: this.meta, sha256: sha, bytes: this.bytes, parserSkipped: skipped,
+          meta: this.meta,
+          sha256: sha,
+          bytes: this.bytes,
+          parserSkipped: skipped,
           // A replaced file is not the source these steps came from: no copy of it.
           copyFrom: reason === null ? [...this.tails.keys()] : [],
-          copyRefused: this.format === null ? null : sourceCopyRefusal(this.opts.format !== undefined, this.registry.isBinary(this.format), this.tally),
+          copyRefused:
+            this.format === null
+              ? null
+              : sourceCopyRefusal(this.opts.format !== undefined, this.registry.isBinary(this.format), this.tally),
           ...(ended ?? {}),
         });
         this.status = ended ? 'stopped' : 'completed';

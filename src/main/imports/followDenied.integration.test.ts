@@ -15,7 +15,10 @@ import { bundleTestProcess } from '../testing/testProcess';
 const NOBODY = 65534;
 const probe = spawnSync('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'true'], { encoding: 'utf8' });
 const canDrop = probe.status === 0 && process.getuid?.() === 0;
-if (!canDrop) console.warn(`followDenied.integration: SKIPPED — needs root and setpriv to run the follower as nobody (${probe.error?.message ?? probe.stderr?.trim() ?? `uid ${process.getuid?.()}`})`);
+if (!canDrop)
+  console.warn(
+    `followDenied.integration: SKIPPED — needs root and setpriv to run the follower as nobody (${probe.error?.message ?? probe.stderr?.trim() ?? `uid ${process.getuid?.()}`})`,
+  );
 
 let dir: string;
 let helper: string;
@@ -39,10 +42,22 @@ const verl = (from: number, to: number) => {
   return s;
 };
 
-function start(name: string, goneMs: number): { child: ChildProcessWithoutNullStreams; steps: () => number; done: Promise<{ status: string; error: string | null; steps: number }>; log: string } {
+function start(
+  name: string,
+  goneMs: number,
+): {
+  child: ChildProcessWithoutNullStreams;
+  steps: () => number;
+  done: Promise<{ status: string; error: string | null; steps: number }>;
+  log: string;
+} {
   const log = join(dir, `${name}.log`);
   const data = join(dir, `data-${name}`);
-  const child = spawn('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', process.execPath, helper, data, log, String(goneMs)], { cwd: dir });
+  const child = spawn(
+    'setpriv',
+    ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', process.execPath, helper, data, log, String(goneMs)],
+    { cwd: dir },
+  );
   let steps = 0;
   let buf = '';
   let err = '';
@@ -95,7 +110,9 @@ describe.skipIf(!canDrop)('a followed log the follower may not read', () => {
     await appendFile(log, verl(5, 6));
     const done = await h.done;
     expect(done.status).toBe('stopped');
-    expect(done.error).toMatch(/long\.log could not be read for 1 s \(EACCES: permission denied\); the 4 step\(s\) read until then are kept/);
+    expect(done.error).toMatch(
+      /long\.log could not be read for 1 s \(EACCES: permission denied\); the 4 step\(s\) read until then are kept/,
+    );
     expect(done.steps).toBe(4);
   }, 60_000);
 });

@@ -88,6 +88,8 @@ it('a log replaced by one in another format: following stops saying so; the firs
   expect(info, 'the follow did not notice the new format').not.toBeNull();
   expect(info!.status).toBe('stopped');
   const rec = (await store.getRun(f.runId))!;
-  expect(rec.error).toMatch(/was replaced by a file in another format \([\w-]+; it was verl-console\): following stopped, the 5 step\(s\) read from the first file are kept/);
+  expect(rec.error).toMatch(
+    /was replaced by a file in another format \([\w-]+; it was verl-console\): following stopped, the 5 step\(s\) read from the first file are kept/,
+  );
   expect(await stored(f.runId)).toEqual([1, 2, 3, 4, 5]);
 });

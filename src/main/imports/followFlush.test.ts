@@ -29,7 +29,8 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 
   }
 }
 
-const train = (step: number) => `step:${step} - actor/entropy:${(0.5 - step * 0.01).toFixed(3)} - actor/grad_norm:0.250 - critic/score/mean:${(0.1 * step).toFixed(3)}\n`;
+const train = (step: number) =>
+  `step:${step} - actor/entropy:${(0.5 - step * 0.01).toFixed(3)} - actor/grad_norm:0.250 - critic/score/mean:${(0.1 * step).toFixed(3)}\n`;
 
 describe('follow: a quiet text log shows its newest step', () => {
   it('verl console: the last step is stored before any later line, and a late validation line for it is counted, not a second copy', async () => {

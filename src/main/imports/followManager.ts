@@ -15,7 +15,6 @@ import { LogFollower, type FollowOptions } from './follow';
 /** Event batching tick (ms), as the session manager's default. */
 const TICK_MS = 250;
 
-
 export class FollowManager {
   private follows = new Set<LogFollower>();
   private pending = new Map<string, WireMetricRecord[]>();
@@ -43,7 +42,7 @@ export class FollowManager {
   private status(f: LogFollower, runId: string): void {
     const info = f.info();
     const rec = this.store.cached(runId);
-    const status = runId === info.runId ? info.status : rec?.status ?? 'completed';
+    const status = runId === info.runId ? info.status : (rec?.status ?? 'completed');
     const startedMs = Date.parse(rec?.startedAt ?? info.startedAt);
     this.emit('session.status', {
       runId,
@@ -55,7 +54,12 @@ export class FollowManager {
       error: rec?.error ?? null,
       phase: null,
       // Until its first step, say what it waits for (and whether the format has shown yet).
-      detail: status !== 'running' ? null : info.steps > 0 ? `following ${f.path}` : `waiting for the first step of ${f.path}${info.format === 'detecting' ? ' (its format has not shown yet)' : ` (${info.format})`}`,
+      detail:
+        status !== 'running'
+          ? null
+          : info.steps > 0
+            ? `following ${f.path}`
+            : `waiting for the first step of ${f.path}${info.format === 'detecting' ? ' (its format has not shown yet)' : ` (${info.format})`}`,
     });
   }
 

@@ -48,12 +48,16 @@ describeRealRuns('follow on a real verl log', (root) => {
     const info = await f.stop();
     expect(info).toMatchObject({ status: 'completed', step: 434, steps: 435 });
     const followed = await store.readMetrics(f.runId);
-    const oneShot = await importLogs(store, [join(root, 'verl-console/Qwen2.5-0.5B-bsz256_2-prompt1024-resp512-0.567.log')], { again: true });
+    const oneShot = await importLogs(store, [join(root, 'verl-console/Qwen2.5-0.5B-bsz256_2-prompt1024-resp512-0.567.log')], {
+      again: true,
+    });
     const imported = await store.readMetrics(oneShot.runIds[0]);
     expect(followed).toEqual(imported);
     const rec = (await store.getRun(f.runId))!;
     expect(rec).toMatchObject({ status: 'completed', preset: 'gae', env: 'gsm8k', source: { format: 'verl-console', following: false } });
-    expect(rec.alerts.map((a) => [a.rule, a.firstStep])).toEqual((await store.getRun(oneShot.runIds[0]))!.alerts.map((a) => [a.rule, a.firstStep]));
+    expect(rec.alerts.map((a) => [a.rule, a.firstStep])).toEqual(
+      (await store.getRun(oneShot.runIds[0]))!.alerts.map((a) => [a.rule, a.firstStep]),
+    );
     const again = await importLogs(store, [p]);
     expect(again.duplicateOf).toContain(f.runId);
   });
@@ -69,15 +73,23 @@ describe('follow on a TensorBoard run folder', () => {
       await writeFile(spec, JSON.stringify({ files: [{ dir: run, events }] }));
       return JSON.parse(execFileSync(peerPython(), [script, 'write', spec], { encoding: 'utf8' })) as string[];
     };
-    await write([[1, 1e9, [['actor/grad_norm', 'simple', 1.5]]], [2, 1e9 + 1, [['actor/grad_norm', 'simple', 1.25]]]]);
+    await write([
+      [1, 1e9, [['actor/grad_norm', 'simple', 1.5]]],
+      [2, 1e9 + 1, [['actor/grad_norm', 'simple', 1.25]]],
+    ]);
     const f = await LogFollower.start(store, run, { pollMs: 40 });
     await until('the first file', async () => (await store.readMetrics(f.runId)).length === 2);
-    await write([[3, 1e9 + 2, [['actor/grad_norm', 'simple', 'nan']]], [4, 1e9 + 3, [['actor/grad_norm', 'simple', 1.0]]]]);
+    await write([
+      [3, 1e9 + 2, [['actor/grad_norm', 'simple', 'nan']]],
+      [4, 1e9 + 3, [['actor/grad_norm', 'simple', 1.0]]],
+    ]);
     await until('the second file', async () => (await store.readMetrics(f.runId)).length === 4);
     const info = await f.stop();
     expect(info).toMatchObject({ status: 'completed', step: 4, format: 'tensorboard' });
     // The folder above it is a tree of runs: following it is refused, naming the run folder to follow.
-    await expect(LogFollower.start(store, join(dir, 'tb'), { pollMs: 40 })).rejects.toThrow(/holds TensorBoard runs in sub-folders \(run1\): follow one run folder/);
+    await expect(LogFollower.start(store, join(dir, 'tb'), { pollMs: 40 })).rejects.toThrow(
+      /holds TensorBoard runs in sub-folders \(run1\): follow one run folder/,
+    );
     const m = await store.readMetrics(f.runId);
     expect(m.map((r) => r.step)).toEqual([1, 2, 3, 4]);
     expect(Number.isNaN(m[2].values['actor/grad_norm'])).toBe(true);

@@ -32,7 +32,10 @@ it('follow killed with -9 and started again continues the same run', async () =>
   const log = join(dir, 'train.log');
   const data = join(dir, 'data');
   await writeFile(log, verl(1, 5));
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, 'follow', log, '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, 'follow', log, '--json'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise((r) => child.on('exit', r));
   // Wait until the follower has stored the 5 steps (the newest after two quiet polls).
   const t0 = Date.now();

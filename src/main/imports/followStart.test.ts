@@ -57,13 +57,17 @@ it('stops a follow whose format has not shown within the time limit, saying why,
   const f = await LogFollower.start(store, p, { pollMs: 40, formatSeconds: 0.3 });
   followers.push(f);
   await until('the follow to end', async () => (await store.getRun(f.runId))?.status === 'stopped');
-  expect((await store.getRun(f.runId))!.error).toMatch(/no step was read from .*young\.log in the first 0\.3 s of following: its content matches no known format.*following stopped/);
+  expect((await store.getRun(f.runId))!.error).toMatch(
+    /no step was read from .*young\.log in the first 0\.3 s of following: its content matches no known format.*following stopped/,
+  );
 });
 
 const REAL = realRun('verl-console/play-verl_verl_qwen2_7b_min.log');
 
 it(`shows a followed verl log's config as soon as the log printed it, before its first step (${REAL ? 'the shared real verl Qwen2-7B console log' : 'NOT the shared real logs (absent): a verl console log written here'})`, async () => {
-  const text = REAL ? await readFile(REAL, 'utf8') : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}, 'trainer': {'seed': 5}}\n(main_task pid=1) step:1 - actor/pg_loss:0.1 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/pg_loss:0.2 - critic/score/mean:0.4\n`;
+  const text = REAL
+    ? await readFile(REAL, 'utf8')
+    : `(main_task pid=1) {'algorithm': {'adv_estimator': 'gae'}, 'data': {'train_files': '~/data/gsm8k/train.parquet'}, 'trainer': {'seed': 5}}\n(main_task pid=1) step:1 - actor/pg_loss:0.1 - critic/score/mean:0.3\n(main_task pid=1) step:2 - actor/pg_loss:0.2 - critic/score/mean:0.4\n`;
   const first = text.indexOf('step:1 -');
   const head = text.slice(0, text.lastIndexOf('\n', first) + 1);
   const p = join(dir, 'train.log');

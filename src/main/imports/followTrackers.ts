@@ -65,7 +65,11 @@ export class TrackerDbFollower {
   ) {}
 
   /** Starts following `path` (a database with MLflow's or Trackio's tables); refuses anything else. */
-  static async start(store: RunStore, path: string, opts: { pollMs?: number; registry?: FormatRegistry; tags?: readonly string[]; idleSeconds?: number } = {}): Promise<TrackerDbFollower> {
+  static async start(
+    store: RunStore,
+    path: string,
+    opts: { pollMs?: number; registry?: FormatRegistry; tags?: readonly string[]; idleSeconds?: number } = {},
+  ): Promise<TrackerDbFollower> {
     const db = openReadOnly(path);
     let kind: 'mlflow-sqlite' | 'trackio' | null;
     let byRunId = true;
@@ -76,8 +80,14 @@ export class TrackerDbFollower {
     } finally {
       db.close();
     }
-    if (kind === null) throw new ImportError('UNKNOWN_FORMAT', `${path} is a SQLite database without MLflow's or Trackio's tables; nothing to follow`);
-    const f = new TrackerDbFollower(store, path, kind, byRunId, { pollMs: opts.pollMs ?? 1000, registry: opts.registry ?? defaultRegistry, tags: opts.tags ?? [], ...(opts.idleSeconds !== undefined ? { idleSeconds: opts.idleSeconds } : {}) });
+    if (kind === null)
+      throw new ImportError('UNKNOWN_FORMAT', `${path} is a SQLite database without MLflow's or Trackio's tables; nothing to follow`);
+    const f = new TrackerDbFollower(store, path, kind, byRunId, {
+      pollMs: opts.pollMs ?? 1000,
+      registry: opts.registry ?? defaultRegistry,
+      tags: opts.tags ?? [],
+      ...(opts.idleSeconds !== undefined ? { idleSeconds: opts.idleSeconds } : {}),
+    });
     await f.poll();
     f.schedule();
     return f;
@@ -100,10 +110,23 @@ export class TrackerDbFollower {
 
   private runInfo(db: SqliteDb, id: string): SourceRunInfo {
     if (this.format === 'mlflow-sqlite') {
-      const r = db.prepare('SELECT r.name AS name, e.name AS exp, r.start_time AS start FROM runs r LEFT JOIN experiments e ON e.experiment_id = r.experiment_id WHERE r.run_uuid = ?').get(id) as { name: string | null; exp: string | null; start: number | null } | undefined;
-      return { tracker: 'mlflow', id, ...(r?.name ? { name: r.name } : {}), ...(r?.exp ? { project: r.exp } : {}), ...(r?.start ? { startTime: new Date(r.start).toISOString() } : {}), state: 'running' };
+      const r = db
+        .prepare(
+          'SELECT r.name AS name, e.name AS exp, r.start_time AS start FROM runs r LEFT JOIN experiments e ON e.experiment_id = r.experiment_id WHERE r.run_uuid = ?',
+        )
+        .get(id) as { name: string | null; exp: string | null; start: number | null } | undefined;
+      return {
+        tracker: 'mlflow',
+        id,
+        ...(r?.name ? { name: r.name } : {}),
+        ...(r?.exp ? { project: r.exp } : {}),
+        ...(r?.start ? { startTime: new Date(r.start).toISOString() } : {}),
+        state: 'running',
+      };
     }
-    const name = this.byRunId ? ((db.prepare('SELECT run_name AS n FROM metrics WHERE run_id = ? LIMIT 1').get(id) as { n: string } | undefined)?.n ?? id) : id;
+    const name = this.byRunId
+      ? ((db.prepare('SELECT run_name AS n FROM metrics WHERE run_id = ? LIMIT 1').get(id) as { n: string } | undefined)?.n ?? id)
+      : id;
     return { tracker: 'trackio', id, name, state: 'running' };
   }
 
@@ -112,7 +135,15 @@ export class TrackerDbFollower {
     if (!f) {
       const info = this.runInfo(db, id);
       const tags = [...this.opts.tags, info.tracker, ...(info.project ? [`experiment:${info.project}`] : [])];
-      const writer = new RunWriter(this.store, { registry: this.opts.registry, format: this.format, name: info.name ?? id, tags, paths: [this.path], following: true, notes: [`${info.tracker} run ${id}, followed live`] });
+      const writer = new RunWriter(this.store, {
+        registry: this.opts.registry,
+        format: this.format,
+        name: info.name ?? id,
+        tags,
+        paths: [this.path],
+        following: true,
+        notes: [`${info.tracker} run ${id}, followed live`],
+      });
       f = { writer, info, pending: null };
       this.runs.set(id, f);
     }
@@ -134,7 +165,10 @@ export class TrackerDbFollower {
     let rows = 0;
     try {
       if (this.format === 'mlflow-sqlite') {
-        const it = db.prepare('SELECT rowid, run_uuid, step, key, value, is_nan FROM metrics WHERE rowid > ? ORDER BY rowid LIMIT 200000').raw(true).iterate(this.lastRowid) as IterableIterator<[number, string, number, string, number, number]>;
+        const it = db
+          .prepare('SELECT rowid, run_uuid, step, key, value, is_nan FROM metrics WHERE rowid > ? ORDER BY rowid LIMIT 200000')
+          .raw(true)
+          .iterate(this.lastRowid) as IterableIterator<[number, string, number, string, number, number]>;
         for (const [rowid, run, step, key, value, isNan] of it) {
           this.lastRowid = rowid;
           rows++;
@@ -219,7 +253,8 @@ export class TrackerDbFollower {
     await this.poll(); // a quiet poll sends the last pending steps
     const sha = [await sha256File(this.path)];
     const bytes = (await stat(this.path)).size;
-    for (const f of this.runs.values()) await f.writer.finish({ meta: this.meta(f), sha256: sha, bytes, parserSkipped: {}, notes: ['followed live until stopped'] });
+    for (const f of this.runs.values())
+      await f.writer.finish({ meta: this.meta(f), sha256: sha, bytes, parserSkipped: {}, notes: ['followed live until stopped'] });
     return this.info;
   }
 }

@@ -39,14 +39,47 @@ const FIXTURES: Array<[string, string, { runs: number; steps: number[][]; check?
     ].join('\r\n'),
     { runs: 1, steps: [[1, 2, 3]], check: [1, 'actor/entropy', 0.61] },
   ],
-  ['verl-jsonl', '{"step":1,"data":{"actor/pg_loss":0.1,"actor/grad_norm":2.0}}\n{"step":2,"data":{"actor/pg_loss":null,"actor/grad_norm":2.5}}\n', { runs: 1, steps: [[1, 2]], check: [2, 'actor/grad_norm', 2.5] }],
-  ['jsonl', '{"step": 0, "optim/entropy": 0.9, "env/all/reward/total": 0.1}\n{"step": 1, "optim/entropy": NaN, "env/all/reward/total": 0.3}\nnot json\n', { runs: 1, steps: [[0, 1]], check: [0, 'actor/entropy', 0.9] }],
-  ['trl-console', "{'loss': 0.01, 'grad_norm': 0.5, 'reward': 0.2, 'epoch': 0.1}\n{'loss': 0.02, 'grad_norm': 0.4, 'reward': 0.3, 'epoch': 0.2}\n", { runs: 1, steps: [[1, 2]], check: [2, 'actor/grad_norm', 0.4] }],
-  ['trainer-state', JSON.stringify({ global_step: 20, log_history: [{ loss: 0.1, grad_norm: 0.3, step: 10 }, { loss: 0.05, grad_norm: 0.2, step: 20 }] }, null, 2), { runs: 1, steps: [[10, 20]], check: [20, 'actor/grad_norm', 0.2] }],
+  [
+    'verl-jsonl',
+    '{"step":1,"data":{"actor/pg_loss":0.1,"actor/grad_norm":2.0}}\n{"step":2,"data":{"actor/pg_loss":null,"actor/grad_norm":2.5}}\n',
+    { runs: 1, steps: [[1, 2]], check: [2, 'actor/grad_norm', 2.5] },
+  ],
+  [
+    'jsonl',
+    '{"step": 0, "optim/entropy": 0.9, "env/all/reward/total": 0.1}\n{"step": 1, "optim/entropy": NaN, "env/all/reward/total": 0.3}\nnot json\n',
+    { runs: 1, steps: [[0, 1]], check: [0, 'actor/entropy', 0.9] },
+  ],
+  [
+    'trl-console',
+    "{'loss': 0.01, 'grad_norm': 0.5, 'reward': 0.2, 'epoch': 0.1}\n{'loss': 0.02, 'grad_norm': 0.4, 'reward': 0.3, 'epoch': 0.2}\n",
+    { runs: 1, steps: [[1, 2]], check: [2, 'actor/grad_norm', 0.4] },
+  ],
+  [
+    'trainer-state',
+    JSON.stringify(
+      {
+        global_step: 20,
+        log_history: [
+          { loss: 0.1, grad_norm: 0.3, step: 10 },
+          { loss: 0.05, grad_norm: 0.2, step: 20 },
+        ],
+      },
+      null,
+      2,
+    ),
+    { runs: 1, steps: [[10, 20]], check: [20, 'actor/grad_norm', 0.2] },
+  ],
   [
     'wandb-csv',
     '"Step","a - actor/entropy","a - actor/entropy__MIN","a - actor/entropy__MAX","b - actor/entropy"\n"1","0.4","0.3","0.5","0.7"\n"2","0.35","","","0.6"\n"3","","","","0.5"\n',
-    { runs: 2, steps: [[1, 2], [1, 2, 3]], check: [3, 'actor/entropy', 0.5] },
+    {
+      runs: 2,
+      steps: [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      check: [3, 'actor/entropy', 0.5],
+    },
   ],
   ['csv', 'step,actor/grad_norm,note\n0,1.0,a\n1,1.1,b\n2,1.2,c\n', { runs: 1, steps: [[0, 1, 2]], check: [2, 'actor/grad_norm', 1.2] }],
   [
@@ -84,18 +117,43 @@ describe('importLogs: every format from our own small files', () => {
   });
 });
 
-describe('importLogs: a TensorBoard folder tree written by TensorBoard\'s own writer', () => {
+describe("importLogs: a TensorBoard folder tree written by TensorBoard's own writer", () => {
   it('one run per directory with event files (two files in one directory = one run), an aborted launch counted', async () => {
     const root = join(dir, 'tb');
     const ev = (step: number, entries: Array<[string, string, number | string]>) => [step, 1_700_000_000 + step, entries];
     const spec = {
       files: [
         // verl's TensorBoard logger writes its own key names as tags.
-        { dir: join(root, 'runs', 'seed1'), events: [ev(1, [['actor/pg_loss', 'simple', 0.5], ['actor/grad_norm', 'simple', 1.5]]), ev(2, [['actor/pg_loss', 'simple', 0.25], ['actor/grad_norm', 'tensor_f32', 1.25]])] },
+        {
+          dir: join(root, 'runs', 'seed1'),
+          events: [
+            ev(1, [
+              ['actor/pg_loss', 'simple', 0.5],
+              ['actor/grad_norm', 'simple', 1.5],
+            ]),
+            ev(2, [
+              ['actor/pg_loss', 'simple', 0.25],
+              ['actor/grad_norm', 'tensor_f32', 1.25],
+            ]),
+          ],
+        },
         // The same run resumed into a second file of the same directory: read after the first.
         // Its first event repeats the first file's last step: dropped and counted (the store keeps steps increasing).
-        { dir: join(root, 'runs', 'seed1'), events: [ev(2, [['actor/pg_loss', 'simple', 9]]), ev(3, [['actor/pg_loss', 'simple', 0.125], ['my/custom', 'simple', 7]]), ev(4, [['actor/pg_loss', 'simple', 'nan']])] },
-        { dir: join(root, 'runs', 'seed2'), events: [ev(10, [['critic/rewards/mean', 'simple', 0.25]]), ev(20, [['critic/rewards/mean', 'simple', 0.5]])] },
+        {
+          dir: join(root, 'runs', 'seed1'),
+          events: [
+            ev(2, [['actor/pg_loss', 'simple', 9]]),
+            ev(3, [
+              ['actor/pg_loss', 'simple', 0.125],
+              ['my/custom', 'simple', 7],
+            ]),
+            ev(4, [['actor/pg_loss', 'simple', 'nan']]),
+          ],
+        },
+        {
+          dir: join(root, 'runs', 'seed2'),
+          events: [ev(10, [['critic/rewards/mean', 'simple', 0.25]]), ev(20, [['critic/rewards/mean', 'simple', 0.5]])],
+        },
         { dir: join(root, 'runs', 'aborted'), events: [ev(0, [['args', 'text', 'lr=1e-5']])] },
       ],
     };

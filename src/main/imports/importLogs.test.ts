@@ -85,7 +85,10 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
     expect(r.steps).toBe(5);
     const [a, b] = await Promise.all(r.runIds.map((id) => store.getRun(id)));
     // The parser merges the two step-6 lines (the later value wins).
-    expect((await store.readMetrics(a!.id)).map((x) => [x.step, x.values['actor/grad_norm']])).toEqual([[5, 1], [6, 7]]);
+    expect((await store.readMetrics(a!.id)).map((x) => [x.step, x.values['actor/grad_norm']])).toEqual([
+      [5, 1],
+      [6, 7],
+    ]);
     expect((await store.readMetrics(b!.id)).map((x) => x.step)).toEqual([3, 4, 7]);
     expect(a!.source!.notes.join(' ')).toContain(`the source restarted at step 3 after step 6; later steps are in run ${b!.id}`);
     expect(b).toMatchObject({ name: 'job (restart 2)', tags: ['restart'] });
@@ -119,7 +122,9 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
 
   it('an unknown --format is refused with the list of formats', async () => {
     const p = await write('a.log', '#tiny\nstep:0 grad=1\n');
-    await expect(importLogs(store, [p], { registry, format: 'parquet' })).rejects.toThrow(/--format "parquet" is not a known format; known formats: verl-console, bundle/);
+    await expect(importLogs(store, [p], { registry, format: 'parquet' })).rejects.toThrow(
+      /--format "parquet" is not a known format; known formats: verl-console, bundle/,
+    );
   });
 
   it('a parser failing mid-import leaves no run behind', async () => {
@@ -131,7 +136,9 @@ describe('importLogs (the importer itself, with a tiny test format)', () => {
 
   it('a log with no step at all is refused as empty, nothing written', async () => {
     const p = await write('nosteps.log', '#tiny\nhello\n');
-    await expect(importLogs(store, [p], { registry })).rejects.toThrow(/no metric step was found; nothing was imported \(skipped: \{"unparsable line":1\}\)/);
+    await expect(importLogs(store, [p], { registry })).rejects.toThrow(
+      /no metric step was found; nothing was imported \(skipped: \{"unparsable line":1\}\)/,
+    );
     expect(await store.listRuns()).toEqual([]);
   });
 
@@ -174,9 +181,14 @@ describe('an imported run in a bundle', () => {
     try {
       const imp = await importBundle(other, new Uint8Array(await readFile(bundle.path)));
       expect(await readFile(join(other.runDir(imp.runId), SOURCE_DIR, '0-cluster_run.log'), 'utf8')).toBe(text);
-      expect((await other.getRun(imp.runId))!.source).toMatchObject({ format: 'verl-console', sha256: [createHash('sha256').update(text).digest('hex')] });
+      expect((await other.getRun(imp.runId))!.source).toMatchObject({
+        format: 'verl-console',
+        sha256: [createHash('sha256').update(text).digest('hex')],
+      });
       // Not a lab run: reproducing it is refused with the reason, nothing is created.
-      await expect(reproduceBundle(other, bundle.path)).rejects.toThrow(/was imported from a verl-console log \(verl framework\), not trained in this lab/);
+      await expect(reproduceBundle(other, bundle.path)).rejects.toThrow(
+        /was imported from a verl-console log \(verl framework\), not trained in this lab/,
+      );
       expect((await other.listRuns()).length).toBe(1);
     } finally {
       await other.close();

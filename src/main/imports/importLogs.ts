@@ -120,7 +120,11 @@ async function planPath(path: string, forced: LogFormat | 'bundle' | undefined, 
     return await planStat(path, st, forced, registry, shown);
   } catch (e) {
     if (e instanceof TreeTooLargeError) throw new ImportError('TOO_LARGE', e.message);
-    if (denied(e)) throw new ImportError('UNREADABLE', `${shown}: ${(e as NodeJS.ErrnoException).code === 'EISDIR' ? 'a folder where a file was expected' : 'permission denied (the lab runs as a user that may not read it)'}`);
+    if (denied(e))
+      throw new ImportError(
+        'UNREADABLE',
+        `${shown}: ${(e as NodeJS.ErrnoException).code === 'EISDIR' ? 'a folder where a file was expected' : 'permission denied (the lab runs as a user that may not read it)'}`,
+      );
     throw e;
   }
 }
@@ -130,9 +134,19 @@ function denied(e: unknown): boolean {
   return code === 'EACCES' || code === 'EPERM';
 }
 
-async function planStat(path: string, st: Stats, forced: LogFormat | 'bundle' | undefined, registry: FormatRegistry, shown: string): Promise<Unit[]> {
+async function planStat(
+  path: string,
+  st: Stats,
+  forced: LogFormat | 'bundle' | undefined,
+  registry: FormatRegistry,
+  shown: string,
+): Promise<Unit[]> {
   if (st.isDirectory()) {
-    if (forced !== undefined && forced !== 'tensorboard') throw new ImportError('BAD_OPTION', `${path} is a folder: only TensorBoard folders can be imported as a folder (--format ${forced} needs a file)`);
+    if (forced !== undefined && forced !== 'tensorboard')
+      throw new ImportError(
+        'BAD_OPTION',
+        `${path} is a folder: only TensorBoard folders can be imported as a folder (--format ${forced} needs a file)`,
+      );
     const byDir = new Map<string, { files: string[]; bytes: number }>();
     let others = 0;
     const unreadable = { count: 0 };
@@ -156,10 +170,18 @@ async function planStat(path: string, st: Stats, forced: LogFormat | 'bundle' | 
       byDir.set(d, cur);
     }
     if (byDir.size === 0) {
-      throw new ImportError('UNKNOWN_FORMAT', `${path} is a folder without TensorBoard event files (${others} other file(s) looked at${unreadable.count ? `, ${unreadable.count} that could not be read` : ''}); to import a log file, pass the file itself`);
+      throw new ImportError(
+        'UNKNOWN_FORMAT',
+        `${path} is a folder without TensorBoard event files (${others} other file(s) looked at${unreadable.count ? `, ${unreadable.count} that could not be read` : ''}); to import a log file, pass the file itself`,
+      );
     }
     const rootName = basename(resolve(path));
-    return [...byDir.entries()].map(([d, v]) => ({ format: 'tensorboard', paths: v.files, label: folderLabel(path, d, rootName), bytes: v.bytes }));
+    return [...byDir.entries()].map(([d, v]) => ({
+      format: 'tensorboard',
+      paths: v.files,
+      label: folderLabel(path, d, rootName),
+      bytes: v.bytes,
+    }));
   }
   if (!st.isFile()) throw new ImportError('NOT_FOUND', `${path} is not a regular file or folder`);
   const head = await readHead(path);
@@ -182,9 +204,19 @@ function uploadLabel(fileName: string, format: LogFormat | 'bundle'): string {
 /** An uploaded run folder's event files (one unit each, in order) as the one run TensorBoard makes of them. */
 function folderUnit(units: readonly Unit[], names: readonly string[]): Unit {
   const other = units.findIndex((u) => u.format !== 'tensorboard');
-  if (other >= 0) throw new ImportError('UNKNOWN_FORMAT', `${names[other] ?? units[other].label} is not a TensorBoard event file (read as ${units[other].format}); a folder upload imports a run folder's event files only`);
+  if (other >= 0)
+    throw new ImportError(
+      'UNKNOWN_FORMAT',
+      `${names[other] ?? units[other].label} is not a TensorBoard event file (read as ${units[other].format}); a folder upload imports a run folder's event files only`,
+    );
   if (units.length !== names.length) throw new ImportError('BAD_OPTION', `${names.length} file names for ${units.length} uploaded files`);
-  return { format: 'tensorboard', paths: units.flatMap((u) => u.paths), recorded: [...names], label: uploadLabel(names[0], 'tensorboard'), bytes: units.reduce((n, u) => n + u.bytes, 0) };
+  return {
+    format: 'tensorboard',
+    paths: units.flatMap((u) => u.paths),
+    recorded: [...names],
+    label: uploadLabel(names[0], 'tensorboard'),
+    bytes: units.reduce((n, u) => n + u.bytes, 0),
+  };
 }
 
 /** Runs that already hold exactly these source files (by SHA-256, in order). */
@@ -217,7 +249,12 @@ function addCounts(into: Record<string, number>, from: Readonly<Record<string, n
 /** A run read from several files (a TensorBoard directory): the first file's framework and config, every note. */
 function mergeMeta(prev: SourceMeta | null, next: SourceMeta): SourceMeta {
   if (prev === null) return { ...next, notes: [...next.notes] };
-  return { ...prev, framework: prev.framework === 'unknown' ? next.framework : prev.framework, config: prev.config ?? next.config, notes: [...new Set([...prev.notes, ...next.notes])] };
+  return {
+    ...prev,
+    framework: prev.framework === 'unknown' ? next.framework : prev.framework,
+    config: prev.config ?? next.config,
+    notes: [...new Set([...prev.notes, ...next.notes])],
+  };
 }
 
 interface UnitOutcome {
@@ -241,13 +278,20 @@ async function openStaging(store: RunStore): Promise<{ store: RunStore; dir: str
   await mkdir(root, { recursive: true });
   for (const n of await readdir(root).catch(() => [] as string[])) {
     const pid = Number(n.split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) await rm(join(root, n), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid))
+      await rm(join(root, n), { recursive: true, force: true });
   }
   const dir = join(root, `${process.pid}-${randomBytes(6).toString('hex')}`);
   return { store: await RunStore.open(dir), dir };
 }
 
-async function importUnit(target: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
+async function importUnit(
+  target: RunStore,
+  unit: Unit,
+  opts: ImportLogsOptions,
+  registry: FormatRegistry,
+  multiUnit: boolean,
+): Promise<UnitOutcome> {
   const staging = await openStaging(target);
   try {
     return await importUnitAside(target, staging.store, unit, opts, registry, multiUnit);
@@ -258,7 +302,14 @@ async function importUnit(target: RunStore, unit: Unit, opts: ImportLogsOptions,
 }
 
 /** importUnit's body: the runs are written to `store` (the staging store) and adopted by `target` at the end. */
-async function importUnitAside(target: RunStore, store: RunStore, unit: Unit, opts: ImportLogsOptions, registry: FormatRegistry, multiUnit: boolean): Promise<UnitOutcome> {
+async function importUnitAside(
+  target: RunStore,
+  store: RunStore,
+  unit: Unit,
+  opts: ImportLogsOptions,
+  registry: FormatRegistry,
+  multiUnit: boolean,
+): Promise<UnitOutcome> {
   const format = unit.format as LogFormat;
   // Per source run, its attempts: a restarted process (steps going back) continues in a linked run.
   const chains = new Map<string, RunWriter[]>();
@@ -270,7 +321,15 @@ async function importUnitAside(target: RunStore, store: RunStore, unit: Unit, op
     const base = opts.name ?? unit.label;
     let name = run === '' ? (multiUnit && opts.name ? `${opts.name} · ${unit.label}` : base) : `${base} · ${run}`;
     if (attempt > 1) name = `${name} (restart ${attempt})`;
-    const w = new RunWriter(store, { registry, format, name, tags: [...(opts.tags ?? []), ...(attempt > 1 ? ['restart'] : [])], paths: unit.recorded ?? unit.paths, following: false, notes: unit.recorded ? ['uploaded through the app'] : [] });
+    const w = new RunWriter(store, {
+      registry,
+      format,
+      name,
+      tags: [...(opts.tags ?? []), ...(attempt > 1 ? ['restart'] : [])],
+      paths: unit.recorded ?? unit.paths,
+      following: false,
+      notes: unit.recorded ? ['uploaded through the app'] : [],
+    });
     writers.push(w);
     return w;
   };
@@ -295,8 +354,14 @@ async function importUnitAside(target: RunStore, store: RunStore, unit: Unit, op
       const i = chain.indexOf(w);
       if (i < 0 || chain.length === 1) continue;
       const out: string[] = [];
-      if (i > 0) out.push(`restart ${i + 1}: the source process started again at step ${w.firstStep} after run ${chain[i - 1].runId} reached step ${chain[i - 1].highWater}`);
-      if (i < chain.length - 1) out.push(`the source restarted at step ${chain[i + 1].firstStep} after step ${w.highWater}; later steps are in run ${chain[i + 1].runId}`);
+      if (i > 0)
+        out.push(
+          `restart ${i + 1}: the source process started again at step ${w.firstStep} after run ${chain[i - 1].runId} reached step ${chain[i - 1].highWater}`,
+        );
+      if (i < chain.length - 1)
+        out.push(
+          `the source restarted at step ${chain[i + 1].firstStep} after step ${w.highWater}; later steps are in run ${chain[i + 1].runId}`,
+        );
       return out;
     }
     return [];
@@ -351,7 +416,15 @@ async function importUnitAside(target: RunStore, store: RunStore, unit: Unit, op
     const skipped: Record<string, number> = { ...parserSkipped };
     const copyRefused = sourceCopyRefusal(opts.format !== undefined, registry.isBinary(format), tally);
     for (const w of writers) {
-      const rec = await w.finish({ meta, sha256: sha, bytes: bytesBefore, parserSkipped, copyFrom: unit.paths, copyRefused, notes: links(w) });
+      const rec = await w.finish({
+        meta,
+        sha256: sha,
+        bytes: bytesBefore,
+        parserSkipped,
+        copyFrom: unit.paths,
+        copyRefused,
+        notes: links(w),
+      });
       addCounts(skipped, w.skipped);
       if (rec) {
         built.push(rec);
@@ -383,9 +456,16 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
   let units: Unit[] = [];
   const shown = opts.uploadedAs !== undefined ? [opts.uploadedAs] : (opts.uploadedFolder ?? paths);
   for (const [i, p] of paths.entries()) units.push(...(await planPath(p, forced, registry, shown[i] ?? p)));
-  if (opts.uploadedAs !== undefined) units = units.map((u) => ({ ...u, recorded: [opts.uploadedAs!], label: uploadLabel(opts.uploadedAs!, u.format) }));
+  if (opts.uploadedAs !== undefined)
+    units = units.map((u) => ({ ...u, recorded: [opts.uploadedAs!], label: uploadLabel(opts.uploadedAs!, u.format) }));
   if (opts.uploadedFolder !== undefined) units = [folderUnit(units, opts.uploadedFolder)];
-  const result = { runIds: [] as string[], formats: new Set<string>(), steps: 0, skipped: {} as Record<string, number>, duplicateOf: [] as string[] };
+  const result = {
+    runIds: [] as string[],
+    formats: new Set<string>(),
+    steps: 0,
+    skipped: {} as Record<string, number>,
+    duplicateOf: [] as string[],
+  };
   const sizes = opts.again ? new Set<number>() : await importedSizes(store);
   const multiUnit = units.length > 1;
   for (const unit of units) {
@@ -393,7 +473,10 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
     if (unit.format === 'bundle') {
       // A bundle is checked whole in memory: past MAX_BUNDLE_BYTES it is refused before a byte is read.
       if (unit.bytes > MAX_BUNDLE_BYTES) {
-        throw new ImportError('TOO_LARGE', `${unit.recorded?.[0] ?? unit.paths[0]} is ${(unit.bytes / 1024 / 1024).toFixed(0)} MiB: a bundle over ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB is not read (the lab's own bundles are far smaller; is it a bundle?)`);
+        throw new ImportError(
+          'TOO_LARGE',
+          `${unit.recorded?.[0] ?? unit.paths[0]} is ${(unit.bytes / 1024 / 1024).toFixed(0)} MiB: a bundle over ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB is not read (the lab's own bundles are far smaller; is it a bundle?)`,
+        );
       }
       const data = new Uint8Array(await readFile(unit.paths[0]));
       // The same bundle file again (by SHA-256, importBundle.ts bundleHolders) is reported, not copied.
@@ -432,7 +515,10 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
     addCounts(result.skipped, r.skipped);
   }
   if (result.runIds.length === 0 && result.duplicateOf.length === 0) {
-    throw new ImportError('EMPTY', `${shown.join(', ')}: read as ${[...result.formats].join(', ')}, but no metric step was found; nothing was imported${Object.keys(result.skipped).length ? ` (skipped: ${JSON.stringify(result.skipped)})` : ''}`);
+    throw new ImportError(
+      'EMPTY',
+      `${shown.join(', ')}: read as ${[...result.formats].join(', ')}, but no metric step was found; nothing was imported${Object.keys(result.skipped).length ? ` (skipped: ${JSON.stringify(result.skipped)})` : ''}`,
+    );
   }
   return {
     runIds: result.runIds,
@@ -445,6 +531,7 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
 
 /** The sentence a CLI or UI shows for sources that were already there (a bundle: `bundle` true). */
 export function duplicateMessage(paths: readonly string[], holders: readonly string[], bundle = false): string {
-  if (bundle) return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); --again to import a copy`;
+  if (bundle)
+    return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); --again to import a copy`;
   return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass --again to import it again`;
 }

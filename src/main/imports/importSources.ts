@@ -27,7 +27,9 @@ async function holders(store: RunStore, run: TrackerRun, imported: readonly RunR
   for (const f of run.files) sha.push(await sha256File(f));
   const key = sha.join(',');
   const note = trackerRunNote(run.info);
-  return imported.filter((r) => r.source && r.source.sha256.join(',') === key && r.source.notes.some((n) => n.startsWith(note))).map((r) => r.id);
+  return imported
+    .filter((r) => r.source && r.source.sha256.join(',') === key && r.source.notes.some((n) => n.startsWith(note)))
+    .map((r) => r.id);
 }
 
 export async function importSources(store: RunStore, paths: readonly string[], opts: ImportLogsOptions = {}): Promise<ImportResult> {
@@ -68,7 +70,11 @@ export async function importSources(store: RunStore, paths: readonly string[], o
         else todo.push(run);
       }
     }
-    const out = await importTrackerRuns(store, todo, { name: opts.name, tags: opts.tags, ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}) });
+    const out = await importTrackerRuns(store, todo, {
+      name: opts.name,
+      tags: opts.tags,
+      ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}),
+    });
     result.runIds.push(...out.runIds);
     result.steps += out.steps;
     add(result.skipped, out.skipped);
@@ -87,7 +93,10 @@ export async function importSources(store: RunStore, paths: readonly string[], o
   result.format = [...formats].join(',');
   if (duplicateOf.length > 0) result.duplicateOf = [...new Set(duplicateOf)];
   if (result.runIds.length === 0 && duplicateOf.length === 0) {
-    throw new ImportError('EMPTY', `${paths.join(', ')}: read as ${result.format || 'nothing'}, but no metric step was found; nothing was imported`);
+    throw new ImportError(
+      'EMPTY',
+      `${paths.join(', ')}: read as ${result.format || 'nothing'}, but no metric step was found; nothing was imported`,
+    );
   }
   return result;
 }
@@ -95,5 +104,7 @@ export async function importSources(store: RunStore, paths: readonly string[], o
 /** "3 wandb runs, 2 mlflow-sqlite runs" for a CLI or UI line. */
 export function describeTrackers(trackers: Readonly<Record<string, number>> | undefined): string {
   if (!trackers) return '';
-  return Object.entries(trackers).map(([f, n]) => `${n} ${f} run${n === 1 ? '' : 's'}`).join(', ');
+  return Object.entries(trackers)
+    .map(([f, n]) => `${n} ${f} run${n === 1 ? '' : 's'}`)
+    .join(', ');
 }

@@ -57,17 +57,31 @@ function endNotes(meta: SourceMeta): string[] {
   const out: string[] = [];
   if (i) {
     const where = [i.entity, i.project].filter(Boolean).join('/');
-    out.push(`${trackerRunNote(i)}${i.name ? ` "${i.name}"` : ''}${where ? ` in ${where}` : ''}${i.group ? `, group ${i.group}` : ''}${i.startTime ? `, started ${i.startTime}` : ''}`);
-    if (i.state) out.push(`${i.tracker} says the run ${i.state === 'running' ? 'was still running' : i.state}${i.exitCode !== undefined && i.exitCode !== 0 ? ` (exit code ${i.exitCode})` : ''}`);
+    out.push(
+      `${trackerRunNote(i)}${i.name ? ` "${i.name}"` : ''}${where ? ` in ${where}` : ''}${i.group ? `, group ${i.group}` : ''}${i.startTime ? `, started ${i.startTime}` : ''}`,
+    );
+    if (i.state)
+      out.push(
+        `${i.tracker} says the run ${i.state === 'running' ? 'was still running' : i.state}${i.exitCode !== undefined && i.exitCode !== 0 ? ` (exit code ${i.exitCode})` : ''}`,
+      );
   }
   if (meta.finalMetrics && Object.keys(meta.finalMetrics).length > 0) {
     const e = Object.entries(meta.finalMetrics);
-    out.push(`summary: ${e.slice(0, 8).map(([k, v]) => `${k}=${v}`).join(', ')}${e.length > 8 ? `, … (${e.length} values)` : ''}`);
+    out.push(
+      `summary: ${e
+        .slice(0, 8)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}${e.length > 8 ? `, … (${e.length} values)` : ''}`,
+    );
   }
   return out;
 }
 
-export async function importTrackerRuns(store: RunStore, runs: readonly TrackerRun[], opts: ImportTrackersOptions = {}): Promise<TrackerImportOutcome> {
+export async function importTrackerRuns(
+  store: RunStore,
+  runs: readonly TrackerRun[],
+  opts: ImportTrackersOptions = {},
+): Promise<TrackerImportOutcome> {
   const registry = opts.registry ?? defaultRegistry;
   const out: TrackerImportOutcome = { runIds: [], steps: 0, skipped: {}, empty: [], trackers: {} };
   for (const run of runs) {
@@ -75,7 +89,15 @@ export async function importTrackerRuns(store: RunStore, runs: readonly TrackerR
     // run record, which the scan already read.
     const name = opts.name ? (runs.length > 1 ? `${opts.name} · ${run.label}` : opts.name) : run.label;
     const upload = opts.uploadedAs !== undefined && run.files.length === 1;
-    const writer = new RunWriter(store, { registry, format: run.format, name, tags: tagsOf(run, opts.tags ?? []), paths: upload ? [opts.uploadedAs!] : [...run.files], following: false, notes: upload ? ['uploaded through the app'] : [] });
+    const writer = new RunWriter(store, {
+      registry,
+      format: run.format,
+      name,
+      tags: tagsOf(run, opts.tags ?? []),
+      paths: upload ? [opts.uploadedAs!] : [...run.files],
+      following: false,
+      notes: upload ? ['uploaded through the app'] : [],
+    });
     try {
       const { meta, skipped } = await run.read({
         add: (s) => {
@@ -91,7 +113,13 @@ export async function importTrackerRuns(store: RunStore, runs: readonly TrackerR
         sha.push(await sha256File(f));
         bytes += (await stat(f)).size;
       }
-      const rec = await writer.finish({ meta: { ...meta, notes: [...meta.notes] }, sha256: sha, bytes, parserSkipped: skipped, notes: endNotes(meta) });
+      const rec = await writer.finish({
+        meta: { ...meta, notes: [...meta.notes] },
+        sha256: sha,
+        bytes,
+        parserSkipped: skipped,
+        notes: endNotes(meta),
+      });
       add(out.skipped, skipped);
       add(out.skipped, writer.skipped);
       if (rec) {

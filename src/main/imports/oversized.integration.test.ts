@@ -54,11 +54,20 @@ it('a 58 MB trainer_state.json: not held whole, a note says why; bounded memory'
   const out = createWriteStream(p);
   out.write('{"best_metric": null, "log_history": [\n');
   for (let i = 1; i <= 1_000_000; i++) {
-    if (!out.write(`  {"step": ${i}, "loss": 0.${i % 1000}, "learning_rate": 1e-5}${i < 1_000_000 ? ',' : ''}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+    if (!out.write(`  {"step": ${i}, "loss": 0.${i % 1000}, "learning_rate": 1e-5}${i < 1_000_000 ? ',' : ''}\n`))
+      await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end('], "max_steps": 1000000}\n', () => r()));
   const r = await cliPeak(['import', p]);
-  console.log(`trainer_state.json ${((await open(p, 'r').then(async (f) => { const s = (await f.stat()).size; await f.close(); return s; })) / 1e6).toFixed(0)} MB: exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
+  console.log(
+    `trainer_state.json ${(
+      (await open(p, 'r').then(async (f) => {
+        const s = (await f.stat()).size;
+        await f.close();
+        return s;
+      })) / 1e6
+    ).toFixed(0)} MB: exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`,
+  );
   expect(r.code).toBe(1);
   expect(r.stderr).toContain('trainer_state.json too large to hold');
   expect(r.stderr).not.toMatch(/^\s+at /m);
@@ -97,10 +106,19 @@ it('a TensorBoard file of 100k tags (5.6 MB): tags past 10,000 left out and coun
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(dir, 'tb'));
   const parts: Uint8Array[] = [frameRecord(EventType.encode(EventType.create({ wallTime: 1, fileVersion: 'brain.Event:2' })).finish())];
-  for (let i = 0; i < 100_000; i++) parts.push(frameRecord(EventType.encode(EventType.create({ wallTime: 2, step: 1, summary: { value: [{ tag: `train/metric_${i}`, simpleValue: i }] } })).finish()));
+  for (let i = 0; i < 100_000; i++)
+    parts.push(
+      frameRecord(
+        EventType.encode(
+          EventType.create({ wallTime: 2, step: 1, summary: { value: [{ tag: `train/metric_${i}`, simpleValue: i }] } }),
+        ).finish(),
+      ),
+    );
   await writeFile(p, Buffer.concat(parts));
   const r = await cliPeak(['import', join(dir, 'tb'), '--json']);
-  console.log(`TensorBoard file of 100k tags (${(Buffer.concat(parts).length / 1e6).toFixed(1)} MB): exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
+  console.log(
+    `TensorBoard file of 100k tags (${(Buffer.concat(parts).length / 1e6).toFixed(1)} MB): exit ${r.code}, peak ${r.peakMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s`,
+  );
   expect(r.code).toBe(0);
   const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
   expect(res.skipped).toEqual({ 'value of a tag past the first 10000 tags': 90_000 });
@@ -115,7 +133,8 @@ it('show, check and export on a run of 2M metric records stream it: bounded memo
   await store.close();
   const out = createWriteStream(join(dir, 'data', 'runs', run.id, METRICS_FILE));
   for (let i = 1; i <= 2_000_000; i++) {
-    if (!out.write(`{"step":${i},"values":{"actor/entropy":0.${i % 1000},"critic/score/mean":0.5,"actor/grad_norm":1.25}}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+    if (!out.write(`{"step":${i},"values":{"actor/entropy":0.${i % 1000},"critic/score/mean":0.5,"actor/grad_norm":1.25}}\n`))
+      await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(() => r()));
   const r = await cliPeak(['show', run.id]);
@@ -135,7 +154,11 @@ it('show, check and export on a run of 2M metric records stream it: bounded memo
   expect(e.code).toBe(0);
   expect(e.peakMb).toBeLessThan(400);
   // The streamed bundle reads back whole, elsewhere.
-  const other = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'other'), 'import', bundle, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const other = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'other'), 'import', bundle, '--json'],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
   expect(other.status).toBe(0);
   expect(JSON.parse(other.stdout.trim().split('\n').pop()!)).toMatchObject({ format: 'bundle', steps: 2_000_000 });
 }, 300_000);

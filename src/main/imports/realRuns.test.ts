@@ -42,8 +42,22 @@ const TABLE: Array<[string, string, Array<[number, number, number]>]> = [
   ['verl-console/play-verl_verl_qwen2_7b_min.log', 'verl-console', [[1, 140, 140]]],
   ['verl-console/play-verl_verl_qwen2_7b_recommended.log', 'verl-console', [[1, 70, 70]]],
   ['verl-jsonl/HanlinDu-verl_verl_examples_gsm8k.jsonl', 'verl-jsonl', [[0, 3, 4]]],
-  ['wandb-csv/deep-grpo/training_dynamics/entropy.csv', 'wandb-csv', [[1, 2958, 2958], [1, 4595, 4595]]],
-  ['wandb-csv/deep-grpo/training_dynamics/response_length.csv', 'wandb-csv', [[1, 2958, 2958], [1, 4595, 4595]]],
+  [
+    'wandb-csv/deep-grpo/training_dynamics/entropy.csv',
+    'wandb-csv',
+    [
+      [1, 2958, 2958],
+      [1, 4595, 4595],
+    ],
+  ],
+  [
+    'wandb-csv/deep-grpo/training_dynamics/response_length.csv',
+    'wandb-csv',
+    [
+      [1, 2958, 2958],
+      [1, 4595, 4595],
+    ],
+  ],
   ['wandb-csv/deep-grpo/tree_methods_training_instability/entropy.csv', 'wandb-csv', [[1, 927, 927]]],
   ['wandb-csv/deep-grpo/tree_methods_training_instability/test_reward.csv', 'wandb-csv', [[0, 925, 186]]],
   ['tensorboard/trl-grpo_qwen2-0.5b_numinamath/checkpoint-113_trainer_state.json', 'trainer-state', [[10, 110, 11]]],
@@ -73,7 +87,11 @@ describeRealRuns('importLogs on the real runs', (root) => {
     expect(await valueAt(id, 16, 'actor/grad_norm')).toBeCloseTo(65.958, 3);
     expect(await valueAt(id, 434, 'episode/score_mean')).toBeCloseTo(0.707, 3);
     const rec = (await store.getRun(id))!;
-    expect(rec.source!.keyMap).toMatchObject({ 'actor/entropy': 'actor/entropy_loss', 'actor/grad_norm': 'actor/grad_norm', 'episode/score_mean': 'critic/score/mean' });
+    expect(rec.source!.keyMap).toMatchObject({
+      'actor/entropy': 'actor/entropy_loss',
+      'actor/grad_norm': 'actor/grad_norm',
+      'episode/score_mean': 'critic/score/mean',
+    });
     expect(rec.source!.framework).toBe('verl');
     expect(rec).toMatchObject({ preset: 'gae', env: 'gsm8k', seed: expect.any(Number) });
     expect((rec.config as { algorithm?: { adv_estimator?: string } }).algorithm?.adv_estimator).toBe('gae');
@@ -100,11 +118,15 @@ describeRealRuns('importLogs on the real runs', (root) => {
 
   it('W&B CSV: one run per "<run> - " prefix, named after it', async () => {
     const runs = await Promise.all(ids.get('wandb-csv/deep-grpo/training_dynamics/entropy.csv')!.map((id) => store.getRun(id)));
-    expect(runs.map((r) => r!.name)).toEqual(['entropy.csv · Qwen2.5-0.5B-Instruct-GSM8K-CRPO-sp-p1-b8-gamma2.0-lam1.0-01161659', 'entropy.csv · qwen2.5-0.5b-instruct-gsm8k-crpo-no-branch']);
+    expect(runs.map((r) => r!.name)).toEqual([
+      'entropy.csv · Qwen2.5-0.5B-Instruct-GSM8K-CRPO-sp-p1-b8-gamma2.0-lam1.0-01161659',
+      'entropy.csv · qwen2.5-0.5b-instruct-gsm8k-crpo-no-branch',
+    ]);
   });
 
-  it('TensorBoard 2a: one event file is one run named by its folder, and agrees with the same run\'s trainer_state.json', async () => {
-    const file = 'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2';
+  it("TensorBoard 2a: one event file is one run named by its folder, and agrees with the same run's trainer_state.json", async () => {
+    const file =
+      'tensorboard/trl-grpo_qwen2-0.5b_numinamath/runs/Apr01_09-57-15_h100x2-nc80-eastus2/events.out.tfevents.1743501588.h100x2-nc80-eastus2';
     const r = await importLogs(store, [join(root, file)]);
     expect(r).toMatchObject({ format: 'tensorboard', steps: 12 });
     const id = r.runIds[0];

@@ -4,7 +4,15 @@
  * format (binary or text). Tests can hand the importer a registry of their own.
  */
 import { LOG_FORMATS, type ByteParser, type Framework, type LineParser, type LogFormat, type StepSink } from '../../core/formats/types';
-import { createByteParser, createLineParser, describeFormats, detectFormat, guessFramework, isBinaryFormat, mapSourceStep } from '../../core/formats/index';
+import {
+  createByteParser,
+  createLineParser,
+  describeFormats,
+  detectFormat,
+  guessFramework,
+  isBinaryFormat,
+  mapSourceStep,
+} from '../../core/formats/index';
 
 export interface MappedValues {
   readonly values: Record<string, number>;

@@ -33,7 +33,10 @@ export const SOURCE_COPY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** A source file's name as a bundle entry: `<index>-<name>` with only portable characters. */
 export function sourceEntryName(index: number, path: string): string {
-  const name = basename(path).replace(/[^A-Za-z0-9._=+-]+/g, '_').slice(0, 120) || 'source';
+  const name =
+    basename(path)
+      .replace(/[^A-Za-z0-9._=+-]+/g, '_')
+      .slice(0, 120) || 'source';
   return `${index}-${name}`;
 }
 
@@ -65,7 +68,8 @@ export const SOURCE_COPY_MIN_STEP_SHARE = 1 / 50;
  * steps, so a file of other lines with a step-like line in it is never copied whole.
  */
 export function sourceCopyRefusal(forced: boolean, binary: boolean, tally: SourceTally): string | null {
-  if (forced) return 'its format was forced, not detected from the content: no copy of the source is kept with the run (its bundle does not carry it)';
+  if (forced)
+    return 'its format was forced, not detected from the content: no copy of the source is kept with the run (its bundle does not carry it)';
   if (binary) return null;
   if (tally.steps < 2 || tally.steps < tally.lines * SOURCE_COPY_MIN_STEP_SHARE) {
     return `only ${tally.steps} of its ${tally.lines} lines are metric steps: it is kept as a run, but no copy of the file is kept with it (its bundle does not carry it)`;
@@ -202,7 +206,10 @@ export class RunWriter {
     const last = tail.last?.step ?? null;
     await this.store.claimRun(rec.id);
     this.priorAlerts = [...rec.alerts];
-    this.attachNotes.push(...((rec.source?.notes ?? []) as string[]), `following continued${last !== null ? ` after step ${last}` : ''} when the log was followed again (the earlier follower had stopped)`);
+    this.attachNotes.push(
+      ...((rec.source?.notes ?? []) as string[]),
+      `following continued${last !== null ? ` after step ${last}` : ''} when the log was followed again (the earlier follower had stopped)`,
+    );
     this.run = await this.store.updateRun(rec.id, (cur) => ({
       status: 'running',
       error: null,
@@ -260,7 +267,10 @@ export class RunWriter {
     this.stored += records.length;
     this.opts.onRecords?.(run.id, records);
     if (this.opts.following && changed.size > 0) {
-      const rec = await this.store.upsertAlerts(run.id, [...changed.values()].map((c) => c.alert));
+      const rec = await this.store.upsertAlerts(
+        run.id,
+        [...changed.values()].map((c) => c.alert),
+      );
       const storedById = new Map(rec.alerts.map((a) => [a.id, a]));
       for (const c of changed.values()) this.opts.onAlert?.(run.id, storedById.get(c.alert.id) ?? c.alert, c.kind);
     } else {
@@ -294,8 +304,12 @@ export class RunWriter {
     for (const [k, n] of Object.entries(this.skipped)) skipped[k] = (skipped[k] ?? 0) + n;
     const cfg = describeConfig(f.meta?.config);
     const notes = [...(this.opts.notes ?? []), ...this.attachNotes, ...(f.meta?.notes ?? []), ...(f.notes ?? [])];
-    if (copied === false) notes.push(`the source is over ${SOURCE_COPY_LIMIT_BYTES / 1024 / 1024} MB: no copy is kept with the run, so its bundle does not carry it`);
-    if (copied === 'gone') notes.push('the source file was gone when the run ended: no copy is kept with the run, so its bundle does not carry it');
+    if (copied === false)
+      notes.push(
+        `the source is over ${SOURCE_COPY_LIMIT_BYTES / 1024 / 1024} MB: no copy is kept with the run, so its bundle does not carry it`,
+      );
+    if (copied === 'gone')
+      notes.push('the source file was gone when the run ended: no copy is kept with the run, so its bundle does not carry it');
     if (f.copyFrom && f.copyRefused) notes.push(f.copyRefused);
     const dropped = (this.skipped[SKIP_OUT_OF_ORDER] ?? 0) + (this.skipped[SKIP_REPEATED] ?? 0);
     if (dropped > 0) notes.push(`${dropped} step(s) at or below an earlier step were dropped (the store keeps steps strictly increasing)`);
@@ -315,7 +329,10 @@ export class RunWriter {
         seed: cfg.seed,
         config: cfg.config,
         // A continued run keeps what the earlier follower's detector raised (this detector saw only the new steps).
-        alerts: [...this.priorAlerts.filter((p) => !alerts.some((a) => a.id === p.id)), ...alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) }))],
+        alerts: [
+          ...this.priorAlerts.filter((p) => !alerts.some((a) => a.id === p.id)),
+          ...alerts.map((a) => ({ ...a, acknowledged: acked.has(a.id) })),
+        ],
         source: {
           ...(cur.source as ImportSource),
           format: this.format,
@@ -373,7 +390,13 @@ export class RunWriter {
       finishedAt: new Date().toISOString(),
       etaSeconds: null,
       alerts: this.detector ? this.detector.alerts() : cur.alerts,
-      source: { ...(cur.source as ImportSource), format: this.format, framework: this.framework ?? meta?.framework ?? 'unknown', keyMap: { ...this.keyMap }, following: false },
+      source: {
+        ...(cur.source as ImportSource),
+        format: this.format,
+        framework: this.framework ?? meta?.framework ?? 'unknown',
+        keyMap: { ...this.keyMap },
+        following: false,
+      },
     }));
     await this.store.releaseRun(id);
   }

@@ -26,7 +26,21 @@ import { createRunsHandlers } from '../api/handlers/runs';
 
 const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
 
-type Expected = Record<string, Record<string, { name: string; steps: Record<string, Record<string, number | string>>; config?: unknown; state?: string; group?: string; tags?: string[]; params?: Record<string, string> }>>;
+type Expected = Record<
+  string,
+  Record<
+    string,
+    {
+      name: string;
+      steps: Record<string, Record<string, number | string>>;
+      config?: unknown;
+      state?: string;
+      group?: string;
+      tags?: string[];
+      params?: Record<string, string>;
+    }
+  >
+>;
 
 let dir: string;
 let expected: Expected;
@@ -42,19 +56,33 @@ afterAll(() => {
 });
 
 function num(v: number | string): number {
-  return v === 'NaN' ? Number.NaN : v === 'Infinity' ? Number.POSITIVE_INFINITY : v === '-Infinity' ? Number.NEGATIVE_INFINITY : (v as number);
+  return v === 'NaN'
+    ? Number.NaN
+    : v === 'Infinity'
+      ? Number.POSITIVE_INFINITY
+      : v === '-Infinity'
+        ? Number.NEGATIVE_INFINITY
+        : (v as number);
 }
 
-async function readSteps(run: TrackerRun): Promise<{ steps: SourceStep[]; meta: Awaited<ReturnType<TrackerRun['read']>>['meta']; skipped: Record<string, number> }> {
+async function readSteps(
+  run: TrackerRun,
+): Promise<{ steps: SourceStep[]; meta: Awaited<ReturnType<TrackerRun['read']>>['meta']; skipped: Record<string, number> }> {
   const steps: SourceStep[] = [];
   const r = await run.read({ add: (s) => steps.push(s), afterChunk: async () => undefined });
   return { steps, ...r };
 }
 
 /** Every logged value is there at its step, with NaN and ±inf kept. */
-function expectValues(steps: readonly SourceStep[], want: Record<string, Record<string, number | string>>, opts: { prefixOnly?: boolean } = {}): void {
+function expectValues(
+  steps: readonly SourceStep[],
+  want: Record<string, Record<string, number | string>>,
+  opts: { prefixOnly?: boolean } = {},
+): void {
   const byStep = new Map(steps.map((s) => [s.step, s.values]));
-  const wantSteps = Object.keys(want).map(Number).sort((a, b) => a - b);
+  const wantSteps = Object.keys(want)
+    .map(Number)
+    .sort((a, b) => a - b);
   if (opts.prefixOnly) {
     expect(steps.length).toBeGreaterThan(0);
     expect(steps.map((s) => s.step)).toEqual(wantSteps.slice(0, steps.length));
@@ -83,7 +111,14 @@ describe('W&B offline run folder (wandb 0.31 wandb-core writer)', () => {
       if (want.state === 'crashed') expect(Object.keys(skipped).every((k) => k === SKIP_TORN)).toBe(true);
       else expect(skipped).toEqual({});
       expect(meta.config).toEqual(want.config);
-      expect(meta.run).toMatchObject({ tracker: 'wandb', id: run.info.id, name: want.name, project: 'arl-peer', group: want.group, state: want.state });
+      expect(meta.run).toMatchObject({
+        tracker: 'wandb',
+        id: run.info.id,
+        name: want.name,
+        project: 'arl-peer',
+        group: want.group,
+        state: want.state,
+      });
       if ((want.tags ?? []).length > 0) expect(meta.run?.tags).toEqual(want.tags);
     }
     const resumed = runs.find((r) => r.info.id === 'peerres3')!;
@@ -173,7 +208,8 @@ describe('live follow of a growing .wandb file', () => {
       const t0 = Date.now();
       const want = (await importLogs(store, [crashed.files[0]])).runIds[0];
       const wantRows = await store.readMetrics(want);
-      while ((await store.readMetrics(f.runId)).length < wantRows.length && Date.now() - t0 < 15_000) await new Promise((r) => setTimeout(r, 40));
+      while ((await store.readMetrics(f.runId)).length < wantRows.length && Date.now() - t0 < 15_000)
+        await new Promise((r) => setTimeout(r, 40));
       const info = await f.stop();
       expect(info).toMatchObject({ format: 'wandb', steps: wantRows.length });
       expect(await store.readMetrics(f.runId)).toEqual(wantRows);
@@ -184,7 +220,10 @@ describe('live follow of a growing .wandb file', () => {
 });
 
 describe('MLflow stores (mlflow-skinny 3.18)', () => {
-  for (const [tag, sub] of [['mlflow-file', 'mlruns'], ['mlflow-sqlite', 'mlflow.db']] as const) {
+  for (const [tag, sub] of [
+    ['mlflow-file', 'mlruns'],
+    ['mlflow-sqlite', 'mlflow.db'],
+  ] as const) {
     it(`${tag}: one run per MLflow run, experiment and run names kept, "_at_" back to "@", NaN and ±inf kept, params as config`, async () => {
       const scan = await scanTrackers(join(dir, sub));
       const runs = scan.runs.filter((r) => r.format === tag);
@@ -195,7 +234,10 @@ describe('MLflow stores (mlflow-skinny 3.18)', () => {
         const { steps, meta } = await readSteps(run);
         expectValues(steps, want.steps);
         expect(meta.run).toMatchObject({ tracker: 'mlflow', name: want.name, state: 'finished' });
-        const cfg = meta.config as { actor_rollout_ref: { actor: { clip_ratio: number; use_kl_loss: boolean } }; algorithm: { adv_estimator: string } };
+        const cfg = meta.config as {
+          actor_rollout_ref: { actor: { clip_ratio: number; use_kl_loss: boolean } };
+          algorithm: { adv_estimator: string };
+        };
         expect(cfg.algorithm.adv_estimator).toBe('grpo');
         expect(cfg.actor_rollout_ref.actor.clip_ratio).toBe(0.2);
         expect(cfg.actor_rollout_ref.actor.use_kl_loss).toBe(true);
@@ -245,7 +287,11 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
     expect(swiftId).not.toBe('');
     const d = testCliContext(join(dir, 'cli-follow'));
     expect(await followCommand.run([join(dir, 'mlflow.db'), '--until-idle', '0.5', '--poll-ms', '100', '--json'], d.ctx)).toBe(0);
-    const events = d.out().trim().split('\n').map((l) => JSON.parse(l) as { event: string; runIds?: string[]; format?: string });
+    const events = d
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; runIds?: string[]; format?: string });
     expect(events[0]).toMatchObject({ event: 'started', format: 'mlflow-sqlite' });
     expect(events.at(-1)).toMatchObject({ event: 'stopped', steps: 24 });
     expect(events.at(-1)?.runIds?.length).toBe(3);
@@ -265,7 +311,9 @@ describe('live follow of tracker databases gaining rows (read-only polling)', ()
       const child = spawn(venvPython('trackers'), [PEER, 'slow-write', kind, target, '12', '0.4'], { stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
       await new Promise<void>((res, rej) => {
-        child.stdout.on('data', (d: Buffer) => { if (String(d).includes('started')) res(); });
+        child.stdout.on('data', (d: Buffer) => {
+          if (String(d).includes('started')) res();
+        });
         void exited.then((code) => rej(new Error(`the writer exited (${code}) before its first step`)));
       });
       const store = await RunStore.open(join(dir, `store-live-${kind}`));
@@ -311,9 +359,16 @@ describe('live follow of tracker databases gaining rows (read-only polling)', ()
 
 describe('the API import paths (imports.file upload, imports.path)', () => {
   it('an uploaded Trackio / MLflow database and a W&B folder by path import as the tracker runs, with per-tracker counts', async () => {
-    const lab = await openHandlerTestLab('arl-trackers-api-', (s) => ({ ...createImportsHandlers(s), ...createRunsHandlers(s) }), { transport: 'browser', publishDownload: null, importRoots: [tmpdir()] });
+    const lab = await openHandlerTestLab('arl-trackers-api-', (s) => ({ ...createImportsHandlers(s), ...createRunsHandlers(s) }), {
+      transport: 'browser',
+      publishDownload: null,
+      importRoots: [tmpdir()],
+    });
     try {
-      const up = await lab.call('imports.file', { fileName: 'arl-peer.db', dataBase64: readFileSync(join(dir, 'trackio', 'arl-peer.db')).toString('base64') });
+      const up = await lab.call('imports.file', {
+        fileName: 'arl-peer.db',
+        dataBase64: readFileSync(join(dir, 'trackio', 'arl-peer.db')).toString('base64'),
+      });
       if (!up.ok) throw new Error(up.error.message);
       expect(up.value.trackers).toEqual({ trackio: 2 });
       const rec = await lab.call('runs.get', { runId: up.value.runIds[0] });
@@ -321,7 +376,10 @@ describe('the API import paths (imports.file upload, imports.path)', () => {
       expect(rec.value.name).toBe('tr-a');
       expect(rec.value.source?.paths).toEqual(['arl-peer.db']);
       expect(rec.value.source?.notes.join(' ')).toContain('Trackio project arl-peer');
-      const ml = await lab.call('imports.file', { fileName: 'mlflow.db', dataBase64: readFileSync(join(dir, 'mlflow.db')).toString('base64') });
+      const ml = await lab.call('imports.file', {
+        fileName: 'mlflow.db',
+        dataBase64: readFileSync(join(dir, 'mlflow.db')).toString('base64'),
+      });
       if (!ml.ok) throw new Error(ml.error.message);
       expect(ml.value.trackers).toEqual({ 'mlflow-sqlite': 3 });
       const wb = await lab.call('imports.path', { path: join(dir, 'wandb') });

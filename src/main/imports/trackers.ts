@@ -125,9 +125,21 @@ function wandbRun(files: WandbFile[], following: boolean): TrackerRun {
         // Later files of a resumed run carry its newest config and summary; the first names it.
         if (parser.meta.config) meta.config = parser.meta.config;
         if (parser.meta.finalMetrics) meta.finalMetrics = { ...meta.finalMetrics, ...parser.meta.finalMetrics };
-        for (const n of parser.meta.notes) if (!meta.notes.includes(n) && (last || !n.startsWith('the W&B file ends without'))) meta.notes.push(n);
+        for (const n of parser.meta.notes)
+          if (!meta.notes.includes(n) && (last || !n.startsWith('the W&B file ends without'))) meta.notes.push(n);
         const r = parser.meta.run;
-        if (r) info = i === 0 ? r : { ...info, ...r, name: info.name ?? r.name, startTime: info.startTime ?? r.startTime, state: r.state, ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}) };
+        if (r)
+          info =
+            i === 0
+              ? r
+              : {
+                  ...info,
+                  ...r,
+                  name: info.name ?? r.name,
+                  startTime: info.startTime ?? r.startTime,
+                  state: r.state,
+                  ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
+                };
       }
       if (ordered.length > 1) meta.notes.push(`W&B run ${info.id} was resumed: ${ordered.length} transaction logs read in start order`);
       meta.run = info;
@@ -148,7 +160,13 @@ export function mlflowValue(v: number, isNan: number | boolean): number {
   return v;
 }
 
-const MLFLOW_STATE: Record<string, SourceRunInfo['state']> = { FINISHED: 'finished', FAILED: 'failed', KILLED: 'killed', RUNNING: 'running', SCHEDULED: 'running' };
+const MLFLOW_STATE: Record<string, SourceRunInfo['state']> = {
+  FINISHED: 'finished',
+  FAILED: 'failed',
+  KILLED: 'killed',
+  RUNNING: 'running',
+  SCHEDULED: 'running',
+};
 /** The file store's meta.yaml writes RunStatus as its number (mlflow/entities/run_status.py). */
 const MLFLOW_STATUS_NUM: Record<string, string> = { '1': 'RUNNING', '2': 'SCHEDULED', '3': 'FINISHED', '4': 'FAILED', '5': 'KILLED' };
 
@@ -195,60 +213,81 @@ class StepGrouper {
   }
   flush(): void {
     if (this.values === null) return;
-    this.feed.add({ run: '', step: this.step, values: this.canonical(this.values), ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
+    this.feed.add({
+      run: '',
+      step: this.step,
+      values: this.canonical(this.values),
+      ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}),
+    });
     this.values = null;
   }
 }
 
 function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
-  const rows = db.prepare(
-    `SELECT r.run_uuid AS id, r.name AS name, r.status AS status, r.start_time AS start, r.lifecycle_stage AS stage, e.name AS exp
+  const rows = db
+    .prepare(
+      `SELECT r.run_uuid AS id, r.name AS name, r.status AS status, r.start_time AS start, r.lifecycle_stage AS stage, e.name AS exp
      FROM runs r LEFT JOIN experiments e ON e.experiment_id = r.experiment_id ORDER BY r.start_time, r.run_uuid`,
-  ).all() as { id: string; name: string | null; status: string | null; start: number | null; stage: string | null; exp: string | null }[];
-  return rows.filter((r) => r.stage !== 'deleted').map((r) => {
-    const info: SourceRunInfo = {
-      tracker: 'mlflow', id: r.id, ...(r.name ? { name: r.name } : {}), ...(r.exp ? { project: r.exp } : {}),
-      ...(r.start ? { startTime: new Date(r.start).toISOString() } : {}), state: MLFLOW_STATE[r.status ?? ''] ?? 'running',
-    };
-    return {
-      format: 'mlflow-sqlite' as const,
-      label: r.name ?? r.id,
-      info,
-      files: [path],
-      async read(feed: StepFeed) {
-        const db2 = openReadOnly(path);
-        const skipped: Record<string, number> = {};
-        const meta: SourceMeta = { framework: 'unknown', notes: [], run: info };
-        try {
-          const params: Record<string, string> = {};
-          for (const p of db2.prepare('SELECT key, value FROM params WHERE run_uuid = ?').all(r.id) as { key: string; value: string }[]) params[p.key] = p.value;
-          if (Object.keys(params).length > 0) meta.config = nestParams(params);
-          const tags = db2.prepare("SELECT key, value FROM tags WHERE run_uuid = ? AND key NOT LIKE 'mlflow.%'").all(r.id) as { key: string; value: string | null }[];
-          if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
-          const g = new StepGrouper(feed);
-          const keys = new Map<string, string>();
-          // Ordered by step, then timestamp: a value logged twice at one step keeps its latest (MLflow's own
-          // "latest metric" rule orders by step, then timestamp).
-          const it = db2.prepare('SELECT step, key, value, is_nan, timestamp FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp').raw(true).iterate(r.id) as IterableIterator<[number, string, number, number, number]>;
-          let n = 0;
-          for (const [step, key, value, isNan, ts] of it) {
-            let k = keys.get(key);
-            if (k === undefined) keys.set(key, (k = unMlflowKey(key)));
-            g.add(step, k, mlflowValue(value, isNan), ts);
-            // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
-            // this connection (ours alone) busy meanwhile, which nothing else needs.
-            if (++n % 65_536 === 0) await feed.afterChunk(meta);
+    )
+    .all() as { id: string; name: string | null; status: string | null; start: number | null; stage: string | null; exp: string | null }[];
+  return rows
+    .filter((r) => r.stage !== 'deleted')
+    .map((r) => {
+      const info: SourceRunInfo = {
+        tracker: 'mlflow',
+        id: r.id,
+        ...(r.name ? { name: r.name } : {}),
+        ...(r.exp ? { project: r.exp } : {}),
+        ...(r.start ? { startTime: new Date(r.start).toISOString() } : {}),
+        state: MLFLOW_STATE[r.status ?? ''] ?? 'running',
+      };
+      return {
+        format: 'mlflow-sqlite' as const,
+        label: r.name ?? r.id,
+        info,
+        files: [path],
+        async read(feed: StepFeed) {
+          const db2 = openReadOnly(path);
+          const skipped: Record<string, number> = {};
+          const meta: SourceMeta = { framework: 'unknown', notes: [], run: info };
+          try {
+            const params: Record<string, string> = {};
+            for (const p of db2.prepare('SELECT key, value FROM params WHERE run_uuid = ?').all(r.id) as { key: string; value: string }[])
+              params[p.key] = p.value;
+            if (Object.keys(params).length > 0) meta.config = nestParams(params);
+            const tags = db2.prepare("SELECT key, value FROM tags WHERE run_uuid = ? AND key NOT LIKE 'mlflow.%'").all(r.id) as {
+              key: string;
+              value: string | null;
+            }[];
+            if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
+            const g = new StepGrouper(feed);
+            const keys = new Map<string, string>();
+            // Ordered by step, then timestamp: a value logged twice at one step keeps its latest (MLflow's own
+            // "latest metric" rule orders by step, then timestamp).
+            const it = db2
+              .prepare('SELECT step, key, value, is_nan, timestamp FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp')
+              .raw(true)
+              .iterate(r.id) as IterableIterator<[number, string, number, number, number]>;
+            let n = 0;
+            for (const [step, key, value, isNan, ts] of it) {
+              let k = keys.get(key);
+              if (k === undefined) keys.set(key, (k = unMlflowKey(key)));
+              g.add(step, k, mlflowValue(value, isNan), ts);
+              // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
+              // this connection (ours alone) busy meanwhile, which nothing else needs.
+              if (++n % 65_536 === 0) await feed.afterChunk(meta);
+            }
+            g.flush();
+            await feed.afterChunk(meta);
+            if ([...keys.keys()].some((k) => k.includes('_at_')))
+              meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
+          } finally {
+            db2.close();
           }
-          g.flush();
-          await feed.afterChunk(meta);
-          if ([...keys.keys()].some((k) => k.includes('_at_'))) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
-        } finally {
-          db2.close();
-        }
-        return { meta, skipped };
-      },
-    };
-  });
+          return { meta, skipped };
+        },
+      };
+    });
 }
 
 /** A meta.yaml's top-level `key: value` lines (MLflow writes flat scalars; quoted strings unquoted). */
@@ -298,8 +337,12 @@ async function mlflowFileRun(metaPath: string): Promise<TrackerRun | null> {
   const status = MLFLOW_STATUS_NUM[y.status] ?? y.status;
   const start = Number(y.start_time);
   const info: SourceRunInfo = {
-    tracker: 'mlflow', id: y.run_id, ...(y.run_name ? { name: y.run_name } : {}), ...(exp ? { project: exp } : {}),
-    ...(start > 0 ? { startTime: new Date(start).toISOString() } : {}), state: MLFLOW_STATE[status] ?? 'running',
+    tracker: 'mlflow',
+    id: y.run_id,
+    ...(y.run_name ? { name: y.run_name } : {}),
+    ...(exp ? { project: exp } : {}),
+    ...(start > 0 ? { startTime: new Date(start).toISOString() } : {}),
+    state: MLFLOW_STATE[status] ?? 'running',
   };
   const metricFiles = await filesUnder(join(dir, 'metrics'));
   return {
@@ -366,7 +409,13 @@ function trackioRuns(path: string, db: SqliteDb, tables: Map<string, Set<string>
   const cols = tables.get('metrics')!;
   const byId = cols.has('run_id');
   const project = basename(path).replace(/\.db$/, '');
-  const runs = db.prepare(byId ? 'SELECT run_id AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_id ORDER BY first' : 'SELECT run_name AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_name ORDER BY first').all() as { id: string; name: string; start: string }[];
+  const runs = db
+    .prepare(
+      byId
+        ? 'SELECT run_id AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_id ORDER BY first'
+        : 'SELECT run_name AS id, run_name AS name, MIN(id) AS first, MIN(timestamp) AS start FROM metrics GROUP BY run_name ORDER BY first',
+    )
+    .all() as { id: string; name: string; start: string }[];
   const hasConfigs = tables.has('configs');
   const cfgById = hasConfigs && tables.get('configs')!.has('run_id');
   return runs.map((r) => {
@@ -382,7 +431,9 @@ function trackioRuns(path: string, db: SqliteDb, tables: Map<string, Set<string>
         const meta: SourceMeta = { framework: 'unknown', notes: [`Trackio project ${project}`], run: info };
         try {
           if (hasConfigs) {
-            const c = db2.prepare(cfgById ? 'SELECT config FROM configs WHERE run_id = ?' : 'SELECT config FROM configs WHERE run_name = ?').get(r.id) as { config: string } | undefined;
+            const c = db2
+              .prepare(cfgById ? 'SELECT config FROM configs WHERE run_id = ?' : 'SELECT config FROM configs WHERE run_name = ?')
+              .get(r.id) as { config: string } | undefined;
             if (c) {
               try {
                 const o = JSON.parse(c.config) as unknown;
@@ -393,7 +444,10 @@ function trackioRuns(path: string, db: SqliteDb, tables: Map<string, Set<string>
             }
           }
           const g = new StepGrouper(feed);
-          const it = db2.prepare(`SELECT step, metrics, timestamp FROM metrics WHERE ${byId ? 'run_id' : 'run_name'} = ? ORDER BY step, id`).raw(true).iterate(r.id) as IterableIterator<[number, string, string]>;
+          const it = db2
+            .prepare(`SELECT step, metrics, timestamp FROM metrics WHERE ${byId ? 'run_id' : 'run_name'} = ? ORDER BY step, id`)
+            .raw(true)
+            .iterate(r.id) as IterableIterator<[number, string, string]>;
           for (const [step, json, ts] of it) {
             let o: unknown;
             try {

@@ -25,17 +25,29 @@ afterAll(async () => {
 
 describe('import errors in one line', () => {
   it('a folder of more than 20,000 files is TOO_LARGE, naming it and the fix', async () => {
-    const e = await importLogs(store, ['/usr'], { format: 'tensorboard' }).then(() => null, (x: unknown) => x);
+    const e = await importLogs(store, ['/usr'], { format: 'tensorboard' }).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(ImportError);
     expect((e as ImportError).code).toBe('TOO_LARGE');
-    expect((e as ImportError).message).toBe('/usr holds more than 20000 files; import the run folder itself (the one holding its event files)');
+    expect((e as ImportError).message).toBe(
+      '/usr holds more than 20000 files; import the run folder itself (the one holding its event files)',
+    );
   });
 
   it('"/" forced to TensorBoard over the API: VALIDATION, not INTERNAL', async () => {
-    const lab: HandlerTestLab = await openHandlerTestLab('arl-unclear-api-', (s) => createImportsHandlers(s), { transport: 'electron', publishDownload: null });
+    const lab: HandlerTestLab = await openHandlerTestLab('arl-unclear-api-', (s) => createImportsHandlers(s), {
+      transport: 'electron',
+      publishDownload: null,
+    });
     try {
       const r = await lab.call('imports.path', { path: '/', format: 'tensorboard' });
-      expect(r.error).toMatchObject({ code: 'VALIDATION', field: 'path', message: expect.stringMatching(/^\/ holds more than 20000 files/) });
+      expect(r.error).toMatchObject({
+        code: 'VALIDATION',
+        field: 'path',
+        message: expect.stringMatching(/^\/ holds more than 20000 files/),
+      });
     } finally {
       await lab.close();
     }

@@ -20,9 +20,13 @@ function electronPackageDir(): string | null {
 /** Finds the Electron executable the `electron` npm package would launch; never downloads. */
 export function findElectronBinary(): ElectronBinary {
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const candidates = ['electron', 'Electron.app/Contents/MacOS/Electron', 'electron.exe'].map((p) => join(process.env.ELECTRON_OVERRIDE_DIST_PATH as string, p));
+    const candidates = ['electron', 'Electron.app/Contents/MacOS/Electron', 'electron.exe'].map((p) =>
+      join(process.env.ELECTRON_OVERRIDE_DIST_PATH as string, p),
+    );
     const found = candidates.find((p) => existsSync(p));
-    return found ? { available: true, path: found } : { available: false, reason: `no Electron executable in ELECTRON_OVERRIDE_DIST_PATH (${process.env.ELECTRON_OVERRIDE_DIST_PATH})` };
+    return found
+      ? { available: true, path: found }
+      : { available: false, reason: `no Electron executable in ELECTRON_OVERRIDE_DIST_PATH (${process.env.ELECTRON_OVERRIDE_DIST_PATH})` };
   }
   const dir = electronPackageDir();
   if (!dir) return { available: false, reason: 'the electron package is not installed' };
@@ -60,8 +64,14 @@ export function downloadElectronBinary(timeoutMs: number): Promise<ElectronBinar
       const found = findElectronBinary();
       if (found.available) return resolve(found);
       const why = signal ? `timed out after ${Math.round(timeoutMs / 1000)} s` : `exit code ${code}`;
-      const last = stderr.split('\n').map((l) => l.trim()).find((l) => /error|fail/i.test(l) && !l.startsWith('at '));
-      resolve({ available: false, reason: `no Electron binary, and downloading it failed (${why}${last ? `: ${last.slice(0, 160)}` : ''})` });
+      const last = stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => /error|fail/i.test(l) && !l.startsWith('at '));
+      resolve({
+        available: false,
+        reason: `no Electron binary, and downloading it failed (${why}${last ? `: ${last.slice(0, 160)}` : ''})`,
+      });
     });
   });
 }

@@ -92,11 +92,23 @@ describe('a Ray run records its target and goes back to it', () => {
 describe('arlarena resume on a run started --on URL', () => {
   it('a cluster that asks for a token gets a message saying how to give one, and the store is left closed', async () => {
     const store = await RunStore.open(dataDir);
-    const run = await store.createRun({ preset: 'grpo', env: 'sokoban', seed: 1, totalSteps: 4, config: {}, tags: ['on:ray', `ray-url:${url}`], status: 'stopped' });
+    const run = await store.createRun({
+      preset: 'grpo',
+      env: 'sokoban',
+      seed: 1,
+      totalSteps: 4,
+      config: {},
+      tags: ['on:ray', `ray-url:${url}`],
+      status: 'stopped',
+    });
     await store.close();
     const sink = new Writable({ write: (_c, _e, cb) => cb() });
     const ctx = { dataDir, stdout: sink, stderr: sink, isTTY: false };
-    await expect(resume.run([run.id], ctx)).rejects.toThrow(new RegExp(`asks for a token.*${run.id} was started with --on ${url}: add that address as a remote.*remote add NAME ${url} --token-file FILE`));
+    await expect(resume.run([run.id], ctx)).rejects.toThrow(
+      new RegExp(
+        `asks for a token.*${run.id} was started with --on ${url}: add that address as a remote.*remote add NAME ${url} --token-file FILE`,
+      ),
+    );
     // Closed again: the store opens (and closes) without waiting on a lock.
     await (await RunStore.open(dataDir)).close();
   });

@@ -49,7 +49,10 @@ beforeAll(async () => {
     if (mode === 'garbage') return void res.end('<html>Welcome to nginx!</html>');
     if (mode === 'shapes') {
       if (path === '/api/version') return void res.end(JSON.stringify({ ray_version: '2.60.0' }));
-      if (path === '/api/cluster_status') return void res.end(JSON.stringify({ data: { clusterStatus: { loadMetricsReport: { usage: { CPU: 'lots' }, usageByNode: {} } } } }));
+      if (path === '/api/cluster_status')
+        return void res.end(
+          JSON.stringify({ data: { clusterStatus: { loadMetricsReport: { usage: { CPU: 'lots' }, usageByNode: {} } } } }),
+        );
       if (path === '/api/jobs/') return void res.end(JSON.stringify({ jobs: 'none' }));
       return void res.end(JSON.stringify({ logs: 42 }));
     }
@@ -66,7 +69,10 @@ afterAll(async () => {
 const client = (mode: string, limits = {}) => new RayClient({ name: mode, url: `${base}/${mode}`, token: null }, limits);
 
 async function refusal(p: Promise<unknown>): Promise<RemoteError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(RemoteError);
   return e as RemoteError;
 }
@@ -96,7 +102,9 @@ describe('RayClient against a hostile dashboard', () => {
   });
 
   it('garbage and shapes Ray does not use are one-line errors, not SyntaxError or "is not a function"', async () => {
-    expect((await refusal(client('garbage').version())).message).toMatch(/answered something that is not JSON \("<html>Welcome to nginx!<\/html>"\): is this address a Ray dashboard\?/);
+    expect((await refusal(client('garbage').version())).message).toMatch(
+      /answered something that is not JSON \("<html>Welcome to nginx!<\/html>"\): is this address a Ray dashboard\?/,
+    );
     expect((await refusal(client('shapes').summary(0))).message).toContain('/api/cluster_status in a shape Ray does not use');
     expect((await refusal(client('shapes').listJobs())).message).toContain('not a list of jobs');
     expect((await refusal(client('shapes').jobLogs('x'))).message).toContain('has no logs text');
@@ -116,8 +124,14 @@ describe('remotes.* over the API against it', () => {
       const t = await lab.call('remotes.test', { name: mode });
       expect(t.error?.code, `${mode}: ${JSON.stringify(t)}`).toBe('UNAVAILABLE');
     }
-    expect((await lab.call('remotes.jobs', { name: 'shapes' })).error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('not a list of jobs') });
-    expect((await lab.call('remotes.jobLog', { name: 'huge', submissionId: 'raysubmit_1' })).error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('over the 32 MiB') });
+    expect((await lab.call('remotes.jobs', { name: 'shapes' })).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('not a list of jobs'),
+    });
+    expect((await lab.call('remotes.jobLog', { name: 'huge', submissionId: 'raysubmit_1' })).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('over the 32 MiB'),
+    });
     expect((await lab.call('runs.list', {})).ok).toBe(true);
   });
 });

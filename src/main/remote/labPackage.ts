@@ -66,14 +66,21 @@ async function sourceKey(root: string): Promise<string> {
 const FIXED_TIME = new Date('2026-01-01T00:00:00Z');
 
 /** Build (or reuse from the cache) the package zip. */
-export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pkg')): Promise<{ zip: Uint8Array; name: string; files: number; buildMs: number }> {
+export async function buildLabPackage(
+  cacheDir = join(tmpdir(), 'arlarena-ray-pkg'),
+): Promise<{ zip: Uint8Array; name: string; files: number; buildMs: number }> {
   const t0 = Date.now();
   const root = projectRoot();
   const key = await sourceKey(root);
   const cached = join(cacheDir, `${key}.zip`);
   if (existsSync(cached)) {
     const zip = new Uint8Array(await readFile(cached));
-    return { zip, name: await readFile(`${cached}.name`, 'utf8'), files: Number(await readFile(`${cached}.files`, 'utf8')), buildMs: Date.now() - t0 };
+    return {
+      zip,
+      name: await readFile(`${cached}.name`, 'utf8'),
+      files: Number(await readFile(`${cached}.files`, 'utf8')),
+      buildMs: Date.now() - t0,
+    };
   }
   const { build } = await import('esbuild');
   const bundleOf = async (contents: string, outfile: string): Promise<Uint8Array> => {
@@ -100,22 +107,37 @@ export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pk
   };
   const entries: Record<string, Uint8Array> = {};
   // The same entry as bin/arlarena.mjs, without tsx: `node arlarena.mjs <command> …`.
-  entries['arlarena.mjs'] = await bundleOf("import { main } from './src/main/cli/main.ts';\nprocess.exitCode = await main(process.argv.slice(2));\n", 'arlarena.mjs');
+  entries['arlarena.mjs'] = await bundleOf(
+    "import { main } from './src/main/cli/main.ts';\nprocess.exitCode = await main(process.argv.slice(2));\n",
+    'arlarena.mjs',
+  );
   entries['gradWorker.js'] = await bundleOf("import './src/main/compute/gradWorker.ts';\n", 'gradWorker.js');
-  entries['package.json'] = new TextEncoder().encode(`${JSON.stringify({ name: 'arlarena-lab', version: appVersion(), private: true, type: 'module' })}\n`);
+  entries['package.json'] = new TextEncoder().encode(
+    `${JSON.stringify({ name: 'arlarena-lab', version: appVersion(), private: true, type: 'module' })}\n`,
+  );
   const wasmPkg = join(root, 'node_modules', '@tensorflow', 'tfjs-backend-wasm');
   entries['node_modules/@tensorflow/tfjs-backend-wasm/package.json'] = new Uint8Array(await readFile(join(wasmPkg, 'package.json')));
-  for (const f of await walk(join(wasmPkg, 'dist'), (r) => r.endsWith('.wasm') && !r.includes('/'))) entries[`node_modules/@tensorflow/tfjs-backend-wasm/dist/${relative(join(wasmPkg, 'dist'), f)}`] = new Uint8Array(await readFile(f));
+  for (const f of await walk(join(wasmPkg, 'dist'), (r) => r.endsWith('.wasm') && !r.includes('/')))
+    entries[`node_modules/@tensorflow/tfjs-backend-wasm/dist/${relative(join(wasmPkg, 'dist'), f)}`] = new Uint8Array(await readFile(f));
   // onnxruntime-node: its JS, its package.json (main), and the Linux x64 binding only (the package has every
   // platform's: 288 MB; Linux x64's is 46 MB, about 17 MB zipped). onnxruntime-common: its CommonJS build (the
   // folder's package.json says so) and the package.json files that route to it.
   const ort = join(root, 'node_modules', 'onnxruntime-node');
   const ortBin = join('bin', 'napi-v6', 'linux', 'x64');
-  for (const f of await walk(ort, (r) => r === 'package.json' || (r.startsWith('dist/') && r.endsWith('.js')) || r.startsWith(`${ortBin}/`))) entries[`node_modules/onnxruntime-node/${relative(ort, f)}`] = new Uint8Array(await readFile(f));
-  if (!Object.keys(entries).some((k) => k.endsWith('/onnxruntime_binding.node'))) throw new Error(`the Ray package needs onnxruntime-node's Linux x64 binding (${join(ort, ortBin)}): reinstall onnxruntime-node (npm ci)`);
+  for (const f of await walk(
+    ort,
+    (r) => r === 'package.json' || (r.startsWith('dist/') && r.endsWith('.js')) || r.startsWith(`${ortBin}/`),
+  ))
+    entries[`node_modules/onnxruntime-node/${relative(ort, f)}`] = new Uint8Array(await readFile(f));
+  if (!Object.keys(entries).some((k) => k.endsWith('/onnxruntime_binding.node')))
+    throw new Error(
+      `the Ray package needs onnxruntime-node's Linux x64 binding (${join(ort, ortBin)}): reinstall onnxruntime-node (npm ci)`,
+    );
   const common = join(root, 'node_modules', 'onnxruntime-common');
-  for (const f of await walk(common, (r) => r.endsWith('package.json') || (r.startsWith('dist/cjs/') && r.endsWith('.js')))) entries[`node_modules/onnxruntime-common/${relative(common, f)}`] = new Uint8Array(await readFile(f));
-  for (const f of await walk(join(root, 'resources', 'warmstart'), () => true)) entries[`resources/warmstart/${relative(join(root, 'resources', 'warmstart'), f)}`] = new Uint8Array(await readFile(f));
+  for (const f of await walk(common, (r) => r.endsWith('package.json') || (r.startsWith('dist/cjs/') && r.endsWith('.js'))))
+    entries[`node_modules/onnxruntime-common/${relative(common, f)}`] = new Uint8Array(await readFile(f));
+  for (const f of await walk(join(root, 'resources', 'warmstart'), () => true))
+    entries[`resources/warmstart/${relative(join(root, 'resources', 'warmstart'), f)}`] = new Uint8Array(await readFile(f));
   const h = createHash('sha256');
   const zippable: Zippable = {};
   for (const k of Object.keys(entries).sort()) {
@@ -126,7 +148,8 @@ export async function buildLabPackage(cacheDir = join(tmpdir(), 'arlarena-ray-pk
   const name = `_ray_pkg_${h.digest('hex').slice(0, 32)}.zip`;
   await mkdir(cacheDir, { recursive: true });
   // One package per source state is kept: older ones (sources edited since) are removed, so the cache stays small.
-  for (const f of await readdir(cacheDir)) if (/^[0-9a-f]+\.zip(\.name|\.files)?$/.test(f) && !f.startsWith(key)) await rm(join(cacheDir, f), { force: true });
+  for (const f of await readdir(cacheDir))
+    if (/^[0-9a-f]+\.zip(\.name|\.files)?$/.test(f) && !f.startsWith(key)) await rm(join(cacheDir, f), { force: true });
   await writeFileAtomic(`${cached}.name`, name);
   await writeFileAtomic(`${cached}.files`, String(Object.keys(entries).length));
   await writeFileAtomic(cached, zip);
@@ -143,7 +166,14 @@ export function ensureLabPackage(client: RayClient): Promise<LabPackage> {
       const pkg = await buildLabPackage();
       const has = await client.hasPackage(pkg.name);
       if (!has) await client.uploadPackage(pkg.name, pkg.zip);
-      return { uri: `gcs://${pkg.name}`, name: pkg.name, bytes: pkg.zip.byteLength, files: pkg.files, uploaded: !has, buildMs: pkg.buildMs };
+      return {
+        uri: `gcs://${pkg.name}`,
+        name: pkg.name,
+        bytes: pkg.zip.byteLength,
+        files: pkg.files,
+        uploaded: !has,
+        buildMs: pkg.buildMs,
+      };
     })();
     uploadedTo.set(client.url, p);
     p.catch(() => uploadedTo.delete(client.url));

@@ -30,7 +30,7 @@ describe('line protocol', () => {
     expect(lines).toEqual(['abc', 'def', 'g']);
   });
 
-  it('takeRest hands back the unfinished last line without passing it on (a line the job\'s end cut off), then forgets it', () => {
+  it("takeRest hands back the unfinished last line without passing it on (a line the job's end cut off), then forgets it", () => {
     const lines: string[] = [];
     const s = new LineSplitter((l) => lines.push(l));
     s.push('whole\n@arlarena:metric {"st');

@@ -109,9 +109,11 @@ export async function followJobLog(
   };
   const splitter = new LineSplitter((line) => {
     remember(line);
-    chain = chain.then(() => onLine(line)).catch((e: Error) => {
-      lineError ??= e;
-    });
+    chain = chain
+      .then(() => onLine(line))
+      .catch((e: Error) => {
+        lineError ??= e;
+      });
   });
   /** Characters of the log handed to the splitter so far: the position a reopened stream resumes from. */
   let handled = 0;
@@ -132,7 +134,10 @@ export async function followJobLog(
   let info: RayJobInfo | null = null;
   let lastAnswer = Date.now();
   const noteFailure = (e: unknown) => {
-    if (Date.now() - lastAnswer > GIVE_UP_MS) throw new Error(`the Ray cluster at ${client.url} did not answer for ${GIVE_UP_MS / 1000} s while following job ${submissionId}: ${e instanceof Error ? e.message : String(e)}`);
+    if (Date.now() - lastAnswer > GIVE_UP_MS)
+      throw new Error(
+        `the Ray cluster at ${client.url} did not answer for ${GIVE_UP_MS / 1000} s while following job ${submissionId}: ${e instanceof Error ? e.message : String(e)}`,
+      );
   };
   const readStatus = async (): Promise<RayJobInfo | null> => {
     try {
@@ -241,7 +246,14 @@ export async function followJobLog(
         for (;;) {
           const t0 = Date.now();
           try {
-            const r = await client.request('GET', logPath('file', nodeId, -1), undefined, undefined, client.logLimits.deadlineMs, client.logLimits.maxBytes);
+            const r = await client.request(
+              'GET',
+              logPath('file', nodeId, -1),
+              undefined,
+              undefined,
+              client.logLimits.deadlineMs,
+              client.logLimits.maxBytes,
+            );
             stats.reads++;
             stats.readMs += Date.now() - t0;
             if (r.ok) {
@@ -294,12 +306,16 @@ export async function followJobLog(
       if (rest.includes(LINE_PREFIX)) {
         // The writer ends every protocol line with a newline: one without is a write the job's end cut short.
         const type = /@arlarena:(\w+)/.exec(rest)?.[1] ?? 'protocol';
-        remember(`[the job's log ends in the middle of a ${type} line (${rest.length} characters, no newline): the job ended while writing it, so it was not used]`);
+        remember(
+          `[the job's log ends in the middle of a ${type} line (${rest.length} characters, no newline): the job ended while writing it, so it was not used]`,
+        );
       } else {
         remember(rest);
-        chain = chain.then(() => onLine(rest)).catch((e: Error) => {
-          lineError ??= e;
-        });
+        chain = chain
+          .then(() => onLine(rest))
+          .catch((e: Error) => {
+            lineError ??= e;
+          });
       }
     }
     await chain;

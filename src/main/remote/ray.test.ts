@@ -35,7 +35,9 @@ function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => 
   return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
 }
 
-const TINY_ARGS = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+const TINY_ARGS = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(
+  ([k, v]) => ['--set', `${k}=${v}`],
+);
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -86,7 +88,7 @@ describe('compute targets on a real Ray head with token auth', () => {
     const b = ctx(dataDir);
     await remote.run(['add', 'spare', head.url], b.ctx);
     expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(0);
-    expect((await remote.run(['remove', 'spare'], b.ctx))).toBe(1);
+    expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(1);
     expect(b.err()).toContain('no remote named "spare"');
   });
 
@@ -110,7 +112,9 @@ describe('compute targets on a real Ray head with token auth', () => {
       const badTok = join(dir, 't');
       await writeFile(badTok, 'nope');
       await remote.run(['add', 'bad', head.url, '--token-file', badTok], ctx(dir).ctx);
-      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], ctx(dir).ctx)).rejects.toThrow(/refused the token/);
+      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], ctx(dir).ctx)).rejects.toThrow(
+        /refused the token/,
+      );
       const store = await RunStore.open(dir);
       expect(await store.listRuns()).toHaveLength(0);
       await store.close();
@@ -125,7 +129,23 @@ describe('lab runs as Ray jobs', () => {
     // The issue's command, nothing pinned but the backend: this machine has tfjs-node (native TensorFlow), which
     // cannot travel in the lab's package, so `auto` would train here on it and on the node on tfjs-wasm (K and the
     // rollout engine are left to the defaults: onnxruntime, one gradient worker per core).
-    const args = ['--preset', 'sampo', '--env', 'frozenlake', '--steps', '2', '--model', 'nano', '--seed', '3', '--set', 'compute.backend=wasm', '--set', 'training.checkpointEvery=2', '--json'];
+    const args = [
+      '--preset',
+      'sampo',
+      '--env',
+      'frozenlake',
+      '--steps',
+      '2',
+      '--model',
+      'nano',
+      '--seed',
+      '3',
+      '--set',
+      'compute.backend=wasm',
+      '--set',
+      'training.checkpointEvery=2',
+      '--json',
+    ];
     const onRay = ctx(dataDir);
     const t0 = Date.now();
     expect(await train.run([...args, '--on', 'head'], onRay.ctx)).toBe(0);
@@ -159,10 +179,15 @@ describe('lab runs as Ray jobs', () => {
 
     // Its files came back verified (transit.ts): the job's log reports a SHA-256 for each checkpoint file and each
     // trajectory, and the checkpoint stored here holds exactly the bytes the node hashed.
-    const messages = (await client.jobLogs(rayRun.runId)).split('\n').map((l) => decodeLine(l)).filter((m) => m !== null);
+    const messages = (await client.jobLogs(rayRun.runId))
+      .split('\n')
+      .map((l) => decodeLine(l))
+      .filter((m) => m !== null);
     const ck = messages.find((m) => m.type === 'checkpoint')!.body as CheckpointLine;
     expect(Object.keys(ck.sha256).length).toBeGreaterThan(0);
-    const storedMeta = JSON.parse(await readFile(join(store.runDir(rayRun.runId), CHECKPOINTS_DIR, checkpointDirName(ck.step), 'meta.json'), 'utf8')) as { sha256: Record<string, string> };
+    const storedMeta = JSON.parse(
+      await readFile(join(store.runDir(rayRun.runId), CHECKPOINTS_DIR, checkpointDirName(ck.step), 'meta.json'), 'utf8'),
+    ) as { sha256: Record<string, string> };
     expect(storedMeta.sha256).toEqual(ck.sha256);
     const trajLines = messages.filter((m) => m.type === 'trajectory').map((m) => m.body as TrajectoryLine);
     expect(trajLines.length).toBeGreaterThan(0);
@@ -180,7 +205,10 @@ describe('lab runs as Ray jobs', () => {
     const c = ctx(dataDir);
     // Native TensorFlow does not travel in the lab's package (libtensorflow): a run that names it passes here, where
     // setup:tensorflow built tfjs-node, and fails on the node, which has no build of its own (ARLARENA_NATIVE_TF_ROOT).
-    const code = await train.run(['--preset', 'grpo', '--on', 'head', '--json', ...TINY_ARGS, '--set', 'compute.backend=tensorflow'], c.ctx);
+    const code = await train.run(
+      ['--preset', 'grpo', '--on', 'head', '--json', ...TINY_ARGS, '--set', 'compute.backend=tensorflow'],
+      c.ctx,
+    );
     expect(code).toBe(1);
     const out = JSON.parse(c.out());
     expect(out.status).toBe('failed');
@@ -189,7 +217,7 @@ describe('lab runs as Ray jobs', () => {
 });
 
 describe('Stop on a Ray run', () => {
-  it('Stop maps to Ray\'s job stop: the run ends stopped with the steps it streamed, the job STOPPED', async () => {
+  it("Stop maps to Ray's job stop: the run ends stopped with the steps it streamed, the job STOPPED", async () => {
     const store = await RunStore.open(dataDir);
     const { resolveTarget } = await import('./computeTarget');
     const { SessionManager } = await import('../sessions/sessionManager');
@@ -207,7 +235,15 @@ describe('Stop on a Ray run', () => {
       },
     });
     try {
-      const info = await sessions.startNew({ preset: 'grpo', env: 'sokoban', seed: 1, config: config as unknown as Record<string, unknown>, totalSteps: 200, appVersion: 'test', appCommit: 'test' });
+      const info = await sessions.startNew({
+        preset: 'grpo',
+        env: 'sokoban',
+        seed: 1,
+        config: config as unknown as Record<string, unknown>,
+        totalSteps: 200,
+        appVersion: 'test',
+        appCommit: 'test',
+      });
       while (firstMetricAt === 0) {
         if (head.status().exited) throw new Error(`the Ray head died: ${head.status().log.slice(-1500)}`);
         await new Promise((r) => setTimeout(r, 100));
@@ -273,7 +309,22 @@ describe('verl hand-off, live follow', () => {
 
 describe('arena --on a Ray cluster', () => {
   it('an arena sweep on the Ray head gives the same results table as the same arena here', async () => {
-    const plan = ['--envs', 'sokoban', '--presets', 'grpo,gspo', '--baseline', 'grpo', '--seeds', '1', '--episodes', '2', '--json', ...TINY_ARGS, '--steps', '2'];
+    const plan = [
+      '--envs',
+      'sokoban',
+      '--presets',
+      'grpo,gspo',
+      '--baseline',
+      'grpo',
+      '--seeds',
+      '1',
+      '--episodes',
+      '2',
+      '--json',
+      ...TINY_ARGS,
+      '--steps',
+      '2',
+    ];
     const summaryOf = (out: string) => {
       const last = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
       // Wall-clock fields differ between any two runs; everything else is a function of config and seed.
@@ -296,9 +347,15 @@ describe('arena --on a Ray cluster', () => {
 
 describe('re-attach after a lab restart', () => {
   it('the lab killed (-9) mid-run on Ray: resume re-attaches to the job that went on, catches up from its log, no step missing or twice, same metrics as an uninterrupted run', async () => {
-    const steps = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 16, 'training.checkpointEvery': 4 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    const steps = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 16, 'training.checkpointEvery': 4 }).flatMap(
+      ([k, v]) => ['--set', `${k}=${v}`],
+    );
     const bin = join(import.meta.dirname, '..', '..', '..', 'bin', 'arlarena.mjs');
-    const child = spawn(process.execPath, [bin, '--data-dir', dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [bin, '--data-dir', dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const gone = new Promise((r) => child.once('exit', r));
@@ -343,23 +400,69 @@ describe('remote verl --on', () => {
     // tree and the Hydra peer); it passes, so the launch is submitted and run from that folder on the head (which
     // has no verl, so the job fails).
     const fixture = resolve('tests/fixtures/verl/arlarena-layout');
-    const code = await remote.run(['verl', '--preset', 'sampo', '--env', 'sokoban', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head', '--workdir', fixture, '--python', venvPython('hydra')], c.ctx);
+    const code = await remote.run(
+      [
+        'verl',
+        '--preset',
+        'sampo',
+        '--env',
+        'sokoban',
+        '--model',
+        'Qwen/Qwen2.5-0.5B-Instruct',
+        '--gpus',
+        '1',
+        '--on',
+        'head',
+        '--workdir',
+        fixture,
+        '--python',
+        venvPython('hydra'),
+      ],
+      c.ctx,
+    );
     expect(c.out()).toMatch(/# check: all \d+ overrides compose against recipe\/game_agent\/config\/game_\.yaml/);
     expect(code).toBe(1);
     const id = /submitted Ray job (\S+)/.exec(c.err())?.[1];
     expect(id).toBeDefined();
     const job = await new RayClient({ name: null, url: head.url, token: head.token }).jobInfo(id!);
     expect(job?.status).toBe('FAILED');
-    const printed = c.out().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+    const printed = c
+      .out()
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .join('\n');
     expect(job?.entrypoint).toBe(printed);
     expect(c.err()).toMatch(new RegExp(`Ray job ${id} FAILED`));
   }, 120_000);
 
-  it('a launch the cluster\'s config refuses is not submitted: the check job reports the unknown keys and the command exits 1', async () => {
+  it("a launch the cluster's config refuses is not submitted: the check job reports the unknown keys and the command exits 1", async () => {
     const c = ctx(dataDir);
     const fixture = resolve('tests/fixtures/verl/arlarena-layout');
     const before = (await new RayClient({ name: null, url: head.url, token: head.token }).listJobs()).length;
-    const code = await remote.run(['verl', '--stack', 'verl-agent', '--env', 'alfworld', '--model', 'Qwen/Qwen2.5-0.5B-Instruct', '--gpus', '1', '--on', 'head', '--workdir', fixture, '--python', venvPython('hydra'), '--config-dir', 'recipe/world_agent/config', '--config-name', 'alfworld_'], c.ctx);
+    const code = await remote.run(
+      [
+        'verl',
+        '--stack',
+        'verl-agent',
+        '--env',
+        'alfworld',
+        '--model',
+        'Qwen/Qwen2.5-0.5B-Instruct',
+        '--gpus',
+        '1',
+        '--on',
+        'head',
+        '--workdir',
+        fixture,
+        '--python',
+        venvPython('hydra'),
+        '--config-dir',
+        'recipe/world_agent/config',
+        '--config-name',
+        'alfworld_',
+      ],
+      c.ctx,
+    );
     expect(code).toBe(1);
     expect(c.out()).toContain('# check: unknown key: actor_rollout_ref.actor.use_invalid_action_penalty=True');
     expect(c.err()).toContain('nothing was submitted');

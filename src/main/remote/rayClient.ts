@@ -102,7 +102,14 @@ export class RayClient {
    * byte every few seconds does not restart it), an answer over `maxBytes` is refused as soon as it passes that
    * (the connection is closed, nothing more is read), and of an error answer only the first 64 KiB are kept.
    */
-  async request(method: string, path: string, body?: string | Uint8Array, contentType?: string, timeoutMs = this.limits.deadlineMs, maxBytes = this.limits.maxJsonBytes): Promise<{ status: number; ok: boolean; text: string }> {
+  async request(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+    contentType?: string,
+    timeoutMs = this.limits.deadlineMs,
+    maxBytes = this.limits.maxJsonBytes,
+  ): Promise<{ status: number; ok: boolean; text: string }> {
     const url = new URL(`${this.access.url}${path}`);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let r: { status: number; ok: boolean; text: string };
@@ -115,38 +122,66 @@ export class RayClient {
           clearTimeout(deadline);
           f();
         };
-        const req = send(url, { method, headers: this.headers({ ...(contentType ? { 'content-type': contentType } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }), timeout: Math.min(timeoutMs, IDLE_TIMEOUT_MS) }, (res) => {
-          const status = res.statusCode ?? 0;
-          const ok = status >= 200 && status < 300;
-          const cap = ok ? maxBytes : ERROR_BODY_BYTES;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const done = () => finish(() => resolve({ status, ok, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('data', (c: Buffer) => {
-            if (settled) return;
-            if (size + c.length > cap) {
-              if (ok) {
-                finish(() => reject(Object.assign(new Error(`the answer is over the ${formatBytes(cap)} a ${method} ${url.pathname} may send; nothing of it was used`), { code: 'ETOOBIG' })));
-              } else {
-                chunks.push(c.subarray(0, cap - size));
-                size = cap;
-                done();
+        const req = send(
+          url,
+          {
+            method,
+            headers: this.headers({
+              ...(contentType ? { 'content-type': contentType } : {}),
+              ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+            }),
+            timeout: Math.min(timeoutMs, IDLE_TIMEOUT_MS),
+          },
+          (res) => {
+            const status = res.statusCode ?? 0;
+            const ok = status >= 200 && status < 300;
+            const cap = ok ? maxBytes : ERROR_BODY_BYTES;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const done = () => finish(() => resolve({ status, ok, text: Buffer.concat(chunks).toString('utf8') }));
+            res.on('data', (c: Buffer) => {
+              if (settled) return;
+              if (size + c.length > cap) {
+                if (ok) {
+                  finish(() =>
+                    reject(
+                      Object.assign(
+                        new Error(
+                          `the answer is over the ${formatBytes(cap)} a ${method} ${url.pathname} may send; nothing of it was used`,
+                        ),
+                        { code: 'ETOOBIG' },
+                      ),
+                    ),
+                  );
+                } else {
+                  chunks.push(c.subarray(0, cap - size));
+                  size = cap;
+                  done();
+                }
+                req.destroy();
+                return;
               }
-              req.destroy();
-              return;
-            }
-            size += c.length;
-            chunks.push(c);
-          });
-          res.on('end', done);
-          res.on('error', (e) => finish(() => reject(e)));
-          res.on('close', () => finish(() => reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }))));
-        });
+              size += c.length;
+              chunks.push(c);
+            });
+            res.on('end', done);
+            res.on('error', (e) => finish(() => reject(e)));
+            res.on('close', () =>
+              finish(() =>
+                reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' })),
+              ),
+            );
+          },
+        );
         const deadline = setTimeout(() => {
           finish(() => reject(Object.assign(new Error(`no complete answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
           req.destroy();
         }, timeoutMs);
-        req.on('timeout', () => req.destroy(Object.assign(new Error(`nothing received for ${Math.min(timeoutMs, IDLE_TIMEOUT_MS) / 1000} s`), { code: 'ETIMEDOUT' })));
+        req.on('timeout', () =>
+          req.destroy(
+            Object.assign(new Error(`nothing received for ${Math.min(timeoutMs, IDLE_TIMEOUT_MS) / 1000} s`), { code: 'ETIMEDOUT' }),
+          ),
+        );
         req.on('error', (e) => finish(() => reject(e)));
         if (body !== undefined) req.write(body);
         req.end();
@@ -154,11 +189,22 @@ export class RayClient {
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'ETOOBIG') throw new RemoteError(`${this.where()}: ${err.message}. Is this address a Ray dashboard?`);
-      if (err.code === 'ETIMEDOUT' && err.message.startsWith('no complete answer')) throw new RemoteError(`${method} ${url.pathname} on ${this.where()}: ${err.message} (the dashboard answers too slowly or not at all)`);
-      throw new RemoteError(`cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`);
+      if (err.code === 'ETIMEDOUT' && err.message.startsWith('no complete answer'))
+        throw new RemoteError(
+          `${method} ${url.pathname} on ${this.where()}: ${err.message} (the dashboard answers too slowly or not at all)`,
+        );
+      throw new RemoteError(
+        `cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`,
+      );
     }
-    if (r.status === 401) throw new RemoteError(`${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`);
-    if (r.status === 403) throw new RemoteError(`${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`);
+    if (r.status === 401)
+      throw new RemoteError(
+        `${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`,
+      );
+    if (r.status === 403)
+      throw new RemoteError(
+        `${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`,
+      );
     return r;
   }
 
@@ -167,7 +213,10 @@ export class RayClient {
    * keeps the connection open and sends what the file gains). Resolves once the head answers, with its status (and
    * the body when it is not 200); `closed` settles when the answer ends or the connection drops, `close()` ends it.
    */
-  async openStream(path: string, onChunk: (chunk: Buffer) => void): Promise<{ status: number; text: string; closed: Promise<void>; close: () => void }> {
+  async openStream(
+    path: string,
+    onChunk: (chunk: Buffer) => void,
+  ): Promise<{ status: number; text: string; closed: Promise<void>; close: () => void }> {
     const url = new URL(`${this.access.url}${path}`);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let r: { status: number; text: string; closed: Promise<void>; close: () => void };
@@ -202,15 +251,36 @@ export class RayClient {
       });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      throw new RemoteError(`cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`);
+      throw new RemoteError(
+        `cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`,
+      );
     }
-    if (r.status === 401) throw new RemoteError(`${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`);
-    if (r.status === 403) throw new RemoteError(`${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`);
+    if (r.status === 401)
+      throw new RemoteError(
+        `${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`,
+      );
+    if (r.status === 403)
+      throw new RemoteError(
+        `${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`,
+      );
     return r;
   }
 
-  private async json<T>(method: string, path: string, body?: unknown, timeoutMs = this.limits.deadlineMs, maxBytes = this.limits.maxJsonBytes): Promise<T> {
-    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json', timeoutMs, maxBytes);
+  private async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = this.limits.deadlineMs,
+    maxBytes = this.limits.maxJsonBytes,
+  ): Promise<T> {
+    const r = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? undefined : 'application/json',
+      timeoutMs,
+      maxBytes,
+    );
     const text = r.text;
     if (!r.ok) throw new RemoteError(`${method} ${path} on ${this.where()} answered ${r.status}: ${lastLine(text)}`);
     return this.parse<T>(`${method} ${path}`, text);
@@ -220,13 +290,16 @@ export class RayClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new RemoteError(`${what} on ${this.where()} answered something that is not JSON (${JSON.stringify(text.slice(0, 60))}${text.length > 60 ? '…' : ''}): is this address a Ray dashboard?`);
+      throw new RemoteError(
+        `${what} on ${this.where()} answered something that is not JSON (${JSON.stringify(text.slice(0, 60))}${text.length > 60 ? '…' : ''}): is this address a Ray dashboard?`,
+      );
     }
   }
 
   async version(): Promise<string> {
     const v = await this.json<{ ray_version?: string } | null>('GET', '/api/version');
-    if (!isObject(v) || typeof v.ray_version !== 'string') throw new RemoteError(`${this.where()} answered /api/version without a ray_version: is this a Ray dashboard?`);
+    if (!isObject(v) || typeof v.ray_version !== 'string')
+      throw new RemoteError(`${this.where()} answered /api/version without a ray_version: is this a Ray dashboard?`);
     return v.ray_version;
   }
 
@@ -239,11 +312,26 @@ export class RayClient {
     const rayVersion = await this.version();
     const t0 = Date.now();
     for (;;) {
-      const s = await this.json<{ data?: { clusterStatus?: { loadMetricsReport?: { usage?: Record<string, [number, number]>; usageByNode?: Record<string, unknown> } } } } | null>('GET', '/api/cluster_status');
-      const report = isObject(s) && isObject(s.data) && isObject(s.data.clusterStatus) && isObject(s.data.clusterStatus.loadMetricsReport) ? s.data.clusterStatus.loadMetricsReport : undefined;
+      const s = await this.json<{
+        data?: {
+          clusterStatus?: { loadMetricsReport?: { usage?: Record<string, [number, number]>; usageByNode?: Record<string, unknown> } };
+        };
+      } | null>('GET', '/api/cluster_status');
+      const report =
+        isObject(s) && isObject(s.data) && isObject(s.data.clusterStatus) && isObject(s.data.clusterStatus.loadMetricsReport)
+          ? s.data.clusterStatus.loadMetricsReport
+          : undefined;
       const usage = report?.usage ?? {};
-      const bad = !isObject(usage) || (report?.usageByNode !== undefined && !isObject(report.usageByNode)) || Object.values(usage).some((u) => !Array.isArray(u) || u.length !== 2 || !u.every((x) => typeof x === 'number' && Number.isFinite(x)));
-      if (bad) throw new RemoteError(`${this.where()} answered /api/cluster_status in a shape Ray does not use (usage is not {resource: [used, total]}): is this a Ray dashboard?`);
+      const bad =
+        !isObject(usage) ||
+        (report?.usageByNode !== undefined && !isObject(report.usageByNode)) ||
+        Object.values(usage).some(
+          (u) => !Array.isArray(u) || u.length !== 2 || !u.every((x) => typeof x === 'number' && Number.isFinite(x)),
+        );
+      if (bad)
+        throw new RemoteError(
+          `${this.where()} answered /api/cluster_status in a shape Ray does not use (usage is not {resource: [used, total]}): is this a Ray dashboard?`,
+        );
       if (Object.keys(usage).length > 0 || Date.now() - t0 > waitMs) {
         const pair = (k: string) => {
           const [used, total] = usage[k] ?? [0, 0];
@@ -266,7 +354,10 @@ export class RayClient {
   async uploadPackage(name: string, zip: Uint8Array): Promise<void> {
     const r = await this.request('PUT', `/api/packages/gcs/${name}`, zip, 'application/octet-stream', 300_000);
     const text = r.text;
-    if (!r.ok) throw new RemoteError(`uploading package ${name} (${(zip.byteLength / 1e6).toFixed(1)} MB) to ${this.where()} failed (${r.status}): ${lastLine(text)}`);
+    if (!r.ok)
+      throw new RemoteError(
+        `uploading package ${name} (${(zip.byteLength / 1e6).toFixed(1)} MB) to ${this.where()} failed (${r.status}): ${lastLine(text)}`,
+      );
   }
 
   /**
@@ -285,7 +376,7 @@ export class RayClient {
     let r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
     // A head that has just started answers "No available agent to submit job" until its job agent is up (seconds):
     // wait for it rather than fail the submission.
-    for (const until = Date.now() + 30_000; !r.ok && /No available agent/i.test(r.text) && Date.now() < until; ) {
+    for (const until = Date.now() + 30_000; !r.ok && /No available agent/i.test(r.text) && Date.now() < until;) {
       await new Promise((res) => setTimeout(res, 500));
       r = await this.request('POST', '/api/jobs/', JSON.stringify(body), 'application/json');
     }
@@ -312,7 +403,8 @@ export class RayClient {
   /** Every job the cluster knows (submitted through the Jobs API or not), in Ray's order. */
   async listJobs(): Promise<RayJobDetails[]> {
     const jobs = await this.json<unknown>('GET', '/api/jobs/');
-    if (!Array.isArray(jobs) || !jobs.every(isObject)) throw new RemoteError(`${this.where()} answered /api/jobs/ with something that is not a list of jobs: is this a Ray dashboard?`);
+    if (!Array.isArray(jobs) || !jobs.every(isObject))
+      throw new RemoteError(`${this.where()} answered /api/jobs/ with something that is not a list of jobs: is this a Ray dashboard?`);
     return jobs as RayJobDetails[];
   }
 
@@ -323,8 +415,15 @@ export class RayClient {
 
   /** A job's whole log (up to `maxBytes`, default the client's maxLogBytes: past that, a RemoteError). */
   async jobLogs(id: string, maxBytes = this.limits.maxLogBytes): Promise<string> {
-    const r = await this.json<{ logs?: unknown } | null>('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, LOG_DEADLINE_MS, maxBytes);
-    if (!isObject(r) || typeof r.logs !== 'string') throw new RemoteError(`reading the log of job ${id} on ${this.where()}: the answer has no logs text`);
+    const r = await this.json<{ logs?: unknown } | null>(
+      'GET',
+      `/api/jobs/${encodeURIComponent(id)}/logs`,
+      undefined,
+      LOG_DEADLINE_MS,
+      maxBytes,
+    );
+    if (!isObject(r) || typeof r.logs !== 'string')
+      throw new RemoteError(`reading the log of job ${id} on ${this.where()}: the answer has no logs text`);
     return r.logs;
   }
 
@@ -339,6 +438,9 @@ function isObject(v: unknown): v is Record<string, any> {
 }
 
 function lastLine(text: string): string {
-  const lines = text.trim().split('\n').filter((l) => l.trim());
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim());
   return (lines[lines.length - 1] ?? '').slice(0, 300);
 }

@@ -109,7 +109,13 @@ describe('a dropped connection to the dashboard', () => {
       const viaProxy = new RayClient({ name: null, url: proxy.url, token: head.token });
       const got: string[] = [];
       const stats = newFollowStats();
-      const follow = followJobLog(viaProxy, id, (l) => void got.push(l), async () => false, { stats });
+      const follow = followJobLog(
+        viaProxy,
+        id,
+        (l) => void got.push(l),
+        async () => false,
+        { stats },
+      );
       const numbered = () => got.filter((l) => l.startsWith('line '));
       await waitFor('the first 60 lines', () => numbered().length >= 60);
       await proxy.drop();
@@ -133,7 +139,9 @@ describe('a dropped connection to the dashboard', () => {
       expect(got).toEqual(whole);
       expect(stats.reconnects).toBeGreaterThanOrEqual(1);
       expect(proxy.connections()).toBeGreaterThan(2);
-      console.log(`[ray faults] follow through a relay cut twice: ${stats.reads} log reads, ${stats.reconnects} stream reopens, ${stats.fullReads} whole-log reads at the end, ${stats.received} chars received for ${stats.handled} handled`);
+      console.log(
+        `[ray faults] follow through a relay cut twice: ${stats.reads} log reads, ${stats.reconnects} stream reopens, ${stats.fullReads} whole-log reads at the end, ${stats.received} chars received for ${stats.handled} handled`,
+      );
     } finally {
       await proxy.close();
     }
@@ -141,14 +149,19 @@ describe('a dropped connection to the dashboard', () => {
 });
 
 describe('a job killed on the cluster', () => {
-  it('the trainer process killed (-9) on the node mid-run: the run is marked failed with the job\'s last log lines; the store holds a readable run with steps 1..k and only whole, verified checkpoints', async () => {
+  it("the trainer process killed (-9) on the node mid-run: the run is marked failed with the job's last log lines; the store holds a readable run with steps 1..k and only whole, verified checkpoints", async () => {
     const c = ctx(dataDir);
     // compute.workers=1: the lab's Ray package has no gradient-worker entry (sessions/workerBoot.mjs), so the
     // default (one worker per core of the node) fails on the node before a step; that is not the fault tested here.
-    const args = Object.entries({ ...TINY, 'training.steps': 60, 'training.checkpointEvery': 2, 'compute.workers': 1 }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    const args = Object.entries({ ...TINY, 'training.steps': 60, 'training.checkpointEvery': 2, 'compute.workers': 1 }).flatMap(
+      ([k, v]) => ['--set', `${k}=${v}`],
+    );
     let settled: string | null = null;
     const running = train.run(['--preset', 'grpo', '--seed', '5', '--on', 'head', ...args], c.ctx);
-    running.then((code) => (settled = `exit ${code}`), (e: Error) => (settled = e.stack ?? e.message));
+    running.then(
+      (code) => (settled = `exit ${code}`),
+      (e: Error) => (settled = e.stack ?? e.message),
+    );
     const notEnded = async () => {
       if (!settled) return;
       const st = await RunStore.open(dataDir);
@@ -159,11 +172,15 @@ describe('a job killed on the cluster', () => {
     let runId = '';
     await waitFor('the run id on stderr', () => ((runId = /run (\S+): grpo/.exec(c.err())?.[1] ?? ''), runId !== ''));
     // Killed as soon as the job has written its first checkpoint line: the lab is taking it in at that moment.
-    await waitFor('the job\'s first checkpoint line', async () => {
-      await notEnded();
-      await sleep(400);
-      return (await client.jobInfo(runId)) !== null && (await client.jobLogs(runId)).includes('@arlarena:checkpoint');
-    }, 240_000);
+    await waitFor(
+      "the job's first checkpoint line",
+      async () => {
+        await notEnded();
+        await sleep(400);
+        return (await client.jobInfo(runId)) !== null && (await client.jobLogs(runId)).includes('@arlarena:checkpoint');
+      },
+      240_000,
+    );
     const pids = pidsWith('arlarena.mjs', `ARLARENA_RUN_ID=${runId}`);
     expect(pids).toHaveLength(1);
     process.kill(pids[0]!, 'SIGKILL');
@@ -193,7 +210,12 @@ describe('a job killed on the cluster', () => {
         const meta = JSON.parse(await readFile(join(ckRoot, d, 'meta.json'), 'utf8')) as { sha256: Record<string, string> };
         expect(Object.keys(meta.sha256).length).toBeGreaterThan(0);
         for (const [name, sha] of Object.entries(meta.sha256)) {
-          expect(createHash('sha256').update(await readFile(join(ckRoot, d, name))).digest('hex'), `${d}/${name}`).toBe(sha);
+          expect(
+            createHash('sha256')
+              .update(await readFile(join(ckRoot, d, name)))
+              .digest('hex'),
+            `${d}/${name}`,
+          ).toBe(sha);
         }
       }
     } finally {
@@ -220,12 +242,16 @@ describe('a job killed on the cluster', () => {
       onStatus: () => undefined,
       checkControl: async () => 'continue',
     };
-    const err = await rayTrainingJob(client).run({ runId: id, config: {}, seed: 0, dataDir }, hooks).then(
-      () => null,
-      (e: Error) => e,
-    );
+    const err = await rayTrainingJob(client)
+      .run({ runId: id, config: {}, seed: 0, dataDir }, hooks)
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
     expect((await client.jobInfo(id))?.status).toBe('FAILED');
-    expect(err?.message).toMatch(new RegExp(`Ray job ${id} ended FAILED while writing a metric line \\(cut off after \\d+ characters, not used\\)`));
+    expect(err?.message).toMatch(
+      new RegExp(`Ray job ${id} ended FAILED while writing a metric line \\(cut off after \\d+ characters, not used\\)`),
+    );
     expect(err?.message).toContain('its last log lines:');
     expect(err?.message).toContain('before');
     expect(metrics).toEqual([1]);

@@ -62,7 +62,10 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       // the checkpoint runJob resumed from). Otherwise submit it.
       const from = resume?.step ?? 0;
       const existing = await client.jobInfo(input.runId);
-      if (resume && !existing) throw new Error(`run ${input.runId} ran on Ray, and the cluster no longer has its job: it cannot be resumed there (its checkpoint at step ${from} is here); start a new run (same config and seed give the same metrics)`);
+      if (resume && !existing)
+        throw new Error(
+          `run ${input.runId} ran on Ray, and the cluster no longer has its job: it cannot be resumed there (its checkpoint at step ${from} is here); start a new run (same config and seed give the same metrics)`,
+        );
       let sub: { submissionId: string; existed: boolean };
       if (existing) sub = { submissionId: existing.submission_id, existed: true };
       else {
@@ -73,7 +76,10 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
         sub = await client.submitJob({
           submissionId: input.runId,
           entrypoint: LAB_ENTRYPOINT,
-          runtimeEnv: { working_dir: pkg.uri, env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(config), [RUN_ID_ENV]: input.runId } },
+          runtimeEnv: {
+            working_dir: pkg.uri,
+            env_vars: { ARLARENA_LINE_PROTOCOL: '1', [RUN_CONFIG_ENV]: JSON.stringify(config), [RUN_ID_ENV]: input.runId },
+          },
           // The compute the job was submitted with, on the job itself (Ray's job list shows it).
           metadata: { arlarena_run: input.runId, arlarena_compute: `${compute.backend} / ${compute.rolloutEngine} / K=${compute.workers}` },
           entrypointNumCpus: compute.workers,
@@ -105,7 +111,8 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
           return;
         }
         if (!m) return;
-        if (cut) throw new Error(`a ${cut.type} line of the job's log is not valid JSON and the job went on writing after it: the log lost data`);
+        if (cut)
+          throw new Error(`a ${cut.type} line of the job's log is not valid JSON and the job went on writing after it: the log lost data`);
         switch (m.type) {
           case 'metric': {
             const rec = m.body as MetricRecord;
@@ -115,7 +122,10 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
             // gap, which would mean the log tail lost data.
             if (lastStep !== null && rec.step <= lastStep) return;
             const next = lastStep === null ? (rec.step === 0 ? 0 : 1) : lastStep + 1;
-            if (rec.step !== next) throw new Error(`the job's log went from step ${lastStep ?? 0} to step ${rec.step}: steps are missing from the log tail, so the run is not continued from it`);
+            if (rec.step !== next)
+              throw new Error(
+                `the job's log went from step ${lastStep ?? 0} to step ${rec.step}: steps are missing from the log tail, so the run is not continued from it`,
+              );
             lastStep = rec.step;
             hooks.onMetrics(rec);
             return;
@@ -149,11 +159,12 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
         followed = await followJobLog(
           client,
           sub.submissionId,
-          (line) => onLine(line).catch((e: unknown) => {
-            if (e instanceof TransitError) refused ??= e;
-            else broken ??= e instanceof Error ? e : new Error(String(e));
-            throw e;
-          }),
+          (line) =>
+            onLine(line).catch((e: unknown) => {
+              if (e instanceof TransitError) refused ??= e;
+              else broken ??= e instanceof Error ? e : new Error(String(e));
+              throw e;
+            }),
           async () => (await hooks.checkControl()) === 'stop',
         );
       } catch (e) {
@@ -164,21 +175,30 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
           // The log cannot be trusted past this line (steps missing, a torn protocol line): the job's further
           // output would not be taken either, so it is stopped rather than left running for nobody.
           await client.stopJob(sub.submissionId).catch(() => undefined);
-          throw new Error(`${lost.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (the steps stored before this line are complete)`);
+          throw new Error(
+            `${lost.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (the steps stored before this line are complete)`,
+          );
         }
         if (!why) throw e;
         // The job would go on producing files the lab no longer takes: stop it, and fail the run saying why.
         await client.stopJob(sub.submissionId).catch(() => undefined);
-        throw new Error(`${why.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (what it stored before this file had verified)`);
+        throw new Error(
+          `${why.message}. The Ray job ${sub.submissionId} was stopped and the run is marked failed (what it stored before this file had verified)`,
+        );
       }
       const { info, lastLines } = followed;
       const tailText = lastLines.length ? `; its last log lines:\n${lastLines.join('\n')}` : '';
       const cutOff = cut as { type: string; chars: number } | null;
-      if (cutOff) throw new Error(`Ray job ${sub.submissionId} ended ${info.status} while writing a ${cutOff.type} line (cut off after ${cutOff.chars} characters, not used); the steps stored before it are complete${tailText}`);
+      if (cutOff)
+        throw new Error(
+          `Ray job ${sub.submissionId} ended ${info.status} while writing a ${cutOff.type} line (cut off after ${cutOff.chars} characters, not used); the steps stored before it are complete${tailText}`,
+        );
       if (failed) throw new Error(`the run failed on Ray (job ${sub.submissionId}): ${failed}`);
       if (done) return done;
       if (info.status === 'STOPPED') return { status: 'stopped', step: lastStep ?? from };
-      throw new Error(`Ray job ${sub.submissionId} ended ${info.status}${info.message ? ` (${info.message.trim().split('\n').pop()})` : ''} without the trainer reporting an end${tailText}`);
+      throw new Error(
+        `Ray job ${sub.submissionId} ended ${info.status}${info.message ? ` (${info.message.trim().split('\n').pop()})` : ''} without the trainer reporting an end${tailText}`,
+      );
     },
   };
 }
@@ -226,9 +246,14 @@ export function raySpawner(client: RayClient, opts: RayJobOptions = {}): SpawnWo
           // "paused" while its steps keep arriving. Stop ends the job with a checkpoint.
           pauseNote = 'runs on Ray cannot pause; Stop ends the job (its checkpoint is kept)';
           deliver({ type: 'resumed' });
-          deliver({ type: 'status', phase: lastStatus?.phase ?? 'rl', step: lastStatus?.step ?? 0, totalSteps: lastStatus?.totalSteps ?? 0, message: pauseNote });
-        }
-        else if (control) control.handle(msg);
+          deliver({
+            type: 'status',
+            phase: lastStatus?.phase ?? 'rl',
+            step: lastStatus?.step ?? 0,
+            totalSteps: lastStatus?.totalSteps ?? 0,
+            message: pauseNote,
+          });
+        } else if (control) control.handle(msg);
         else early.push(msg);
       },
       onMessage: (cb) => {

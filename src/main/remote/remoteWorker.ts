@@ -21,7 +21,9 @@ export async function runOverLines(out: NodeJS.WritableStream = process.stdout):
   const runId = process.env[RUN_ID_ENV] ?? 'remote';
   const say = (type: Parameters<typeof encodeLine>[0], body: unknown) => out.write(`\n${encodeLine(type, body)}\n`);
   if (!raw) {
-    say('failed', { error: `${RUN_CONFIG_ENV} is not set: this command is the entrypoint of a lab run on Ray, submitted by "arlarena train --on"` });
+    say('failed', {
+      error: `${RUN_CONFIG_ENV} is not set: this command is the entrypoint of a lab run on Ray, submitted by "arlarena train --on"`,
+    });
     return 1;
   }
   let stop = false;

@@ -29,7 +29,10 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
 export class RemoteError extends Error {
   readonly expected = true;
   /** The input at fault when it is one (the app's settings point at it): name, url, token or tokenFile. */
-  constructor(message: string, readonly field?: 'name' | 'url' | 'token' | 'tokenFile') {
+  constructor(
+    message: string,
+    readonly field?: 'name' | 'url' | 'token' | 'tokenFile',
+  ) {
     super(message);
     this.name = 'RemoteError';
   }
@@ -43,7 +46,8 @@ export function normalizeUrl(raw: string): string {
   } catch {
     throw new RemoteError(`"${raw}" is not a URL; give the Ray dashboard's address, e.g. http://head:8265`, 'url');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RemoteError(`"${raw}": the Ray dashboard is reached over http:// or https://, not ${u.protocol}`, 'url');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new RemoteError(`"${raw}": the Ray dashboard is reached over http:// or https://, not ${u.protocol}`, 'url');
   if (u.username || u.password) throw new RemoteError(`"${raw}": put the token in a file and pass --token-file, not in the URL`, 'url');
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
@@ -83,7 +87,10 @@ export class RemoteTargets {
 
   private async save(entries: ReadonlyArray<Omit<RemoteEntry, 'hasToken'>>): Promise<void> {
     await mkdir(this.dataDir, { recursive: true });
-    await writeFileAtomic(this.file, `${JSON.stringify({ remotes: entries.map(({ name, url, addedAt }) => ({ name, url, addedAt })) }, null, 2)}\n`);
+    await writeFileAtomic(
+      this.file,
+      `${JSON.stringify({ remotes: entries.map(({ name, url, addedAt }) => ({ name, url, addedAt })) }, null, 2)}\n`,
+    );
   }
 
   /**
@@ -91,21 +98,40 @@ export class RemoteTargets {
    * it is pasted, as `opts.token`; either way only its copy in the data directory is kept.
    */
   async add(name: string, url: string, tokenFile?: string, opts: { token?: string } = {}): Promise<RemoteEntry> {
-    if (!NAME_RE.test(name)) throw new RemoteError(`remote name "${name}": use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`, 'name');
+    if (!NAME_RE.test(name))
+      throw new RemoteError(`remote name "${name}": use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`, 'name');
     if (name === 'local') throw new RemoteError('"local" means this machine (train --on local); pick another name for the cluster', 'name');
     const clean = normalizeUrl(url);
     const all = await this.list();
-    if (all.some((r) => r.name === name)) throw new RemoteError(`a remote named "${name}" exists already (${all.find((r) => r.name === name)!.url}); remove it first with: arlarena remote remove ${name}`, 'name');
+    if (all.some((r) => r.name === name))
+      throw new RemoteError(
+        `a remote named "${name}" exists already (${all.find((r) => r.name === name)!.url}); remove it first with: arlarena remote remove ${name}`,
+        'name',
+      );
     let token: string | null = null;
     if (tokenFile !== undefined) {
-      if (!existsSync(tokenFile) || !statSync(tokenFile).isFile()) throw new RemoteError(`--token-file ${tokenFile}: no such file`, 'tokenFile');
+      if (!existsSync(tokenFile) || !statSync(tokenFile).isFile())
+        throw new RemoteError(`--token-file ${tokenFile}: no such file`, 'tokenFile');
       token = (await readFile(tokenFile, 'utf8')).trim();
-      if (!token) throw new RemoteError(`--token-file ${tokenFile} is empty; it should hold the cluster's token (ray get-auth-token prints it)`, 'tokenFile');
-      if (/\s/.test(token)) throw new RemoteError(`--token-file ${tokenFile} holds more than one word; it should hold only the token`, 'tokenFile');
+      if (!token)
+        throw new RemoteError(
+          `--token-file ${tokenFile} is empty; it should hold the cluster's token (ray get-auth-token prints it)`,
+          'tokenFile',
+        );
+      if (/\s/.test(token))
+        throw new RemoteError(`--token-file ${tokenFile} holds more than one word; it should hold only the token`, 'tokenFile');
     } else if (opts.token !== undefined) {
       token = opts.token.trim();
-      if (!token) throw new RemoteError('the token is empty; paste the cluster\'s token (ray get-auth-token on the head prints it), or leave it out for a cluster without token auth', 'token');
-      if (/\s/.test(token)) throw new RemoteError('the token holds spaces or line breaks; paste only the token (one word, as ray get-auth-token prints it)', 'token');
+      if (!token)
+        throw new RemoteError(
+          "the token is empty; paste the cluster's token (ray get-auth-token on the head prints it), or leave it out for a cluster without token auth",
+          'token',
+        );
+      if (/\s/.test(token))
+        throw new RemoteError(
+          'the token holds spaces or line breaks; paste only the token (one word, as ray get-auth-token prints it)',
+          'token',
+        );
     }
     const entry = { name, url: clean, addedAt: new Date().toISOString() };
     if (token !== null) {
@@ -130,7 +156,10 @@ export class RemoteTargets {
     if (/^https?:\/\//i.test(nameOrUrl)) return { name: null, url: normalizeUrl(nameOrUrl), token: null };
     const all = await this.list();
     const r = all.find((e) => e.name === nameOrUrl);
-    if (!r) throw new RemoteError(`no remote named "${nameOrUrl}"; known: ${all.map((e) => e.name).join(', ') || 'none'} (add one with: arlarena remote add NAME URL [--token-file F], or pass a URL)`);
+    if (!r)
+      throw new RemoteError(
+        `no remote named "${nameOrUrl}"; known: ${all.map((e) => e.name).join(', ') || 'none'} (add one with: arlarena remote add NAME URL [--token-file F], or pass a URL)`,
+      );
     const token = r.hasToken ? (await readFile(this.tokenPath(r.name), 'utf8')).trim() : null;
     return { name: r.name, url: r.url, token };
   }

@@ -14,7 +14,13 @@ const CKPT = {
   files: { 'weights.bin': new Uint8Array([0, 1, 2, 250, 251, 252, 7, 7, 7]), 'rng.json': new TextEncoder().encode('{"s":[1,2,3]}') },
 };
 // A trajectory-shaped value with what a real one holds: nested arrays, a non-finite number, unicode text.
-const TRAJ = { trajUid: 't-4-0', step: 4, reward: NaN, turns: [{ obs: 'box ▣ left', action: 'push', logp: -0.25 }], ok: true } as unknown as Trajectory;
+const TRAJ = {
+  trajUid: 't-4-0',
+  step: 4,
+  reward: NaN,
+  turns: [{ obs: 'box ▣ left', action: 'push', logp: -0.25 }],
+  ok: true,
+} as unknown as Trajectory;
 
 /** Through the log and back, as the job writes a line and the lab decodes it. */
 function overTheLog(type: 'checkpoint' | 'trajectory', body: unknown): unknown {
@@ -38,7 +44,9 @@ describe('files back from Ray are verified against the SHA-256s the job reports'
     bytes[3] ^= 1;
     const tampered = { ...line, files: { ...line.files, 'weights.bin': bytes.toString('base64') } };
     expect(() => verifyCheckpointLine(overTheLog('checkpoint', tampered))).toThrow(TransitError);
-    expect(() => verifyCheckpointLine(overTheLog('checkpoint', tampered))).toThrow(/step 4.*weights\.bin does not match the SHA-256 the job reported.*not written/);
+    expect(() => verifyCheckpointLine(overTheLog('checkpoint', tampered))).toThrow(
+      /step 4.*weights\.bin does not match the SHA-256 the job reported.*not written/,
+    );
   });
 
   it('a reported hash that was altered, is missing, or names a file that did not arrive is refused', () => {

@@ -42,12 +42,18 @@ export function trajectoryDigest(t: Trajectory): string {
 }
 
 /** The job's side: a checkpoint as it goes into the log. */
-export function checkpointLine(c: { step: number; meta: Record<string, unknown>; files: Readonly<Record<string, Uint8Array>> }): CheckpointLine {
+export function checkpointLine(c: {
+  step: number;
+  meta: Record<string, unknown>;
+  files: Readonly<Record<string, Uint8Array>>;
+}): CheckpointLine {
   const names = Object.keys(c.files);
   return {
     step: c.step,
     meta: c.meta,
-    files: Object.fromEntries(names.map((n) => [n, Buffer.from(c.files[n].buffer, c.files[n].byteOffset, c.files[n].byteLength).toString('base64')])),
+    files: Object.fromEntries(
+      names.map((n) => [n, Buffer.from(c.files[n].buffer, c.files[n].byteOffset, c.files[n].byteLength).toString('base64')]),
+    ),
     sha256: Object.fromEntries(names.map((n) => [n, sha256Hex(c.files[n])])),
   };
 }
@@ -66,19 +72,28 @@ const HEX64 = /^[0-9a-f]{64}$/;
  */
 export function verifyCheckpointLine(body: unknown): { step: number; meta: Record<string, unknown>; files: Record<string, Uint8Array> } {
   const b = body as Partial<CheckpointLine> | null;
-  if (!b || typeof b !== 'object' || typeof b.step !== 'number' || !b.files || typeof b.files !== 'object') throw new TransitError('a checkpoint line of the job\'s log has no step or files');
+  if (!b || typeof b !== 'object' || typeof b.step !== 'number' || !b.files || typeof b.files !== 'object')
+    throw new TransitError("a checkpoint line of the job's log has no step or files");
   const where = `the checkpoint at step ${b.step} that came back from Ray`;
-  if (!b.sha256 || typeof b.sha256 !== 'object') throw new TransitError(`${where} carries no SHA-256s, so its files cannot be verified (the job ran an older lab package?); it is not written`);
+  if (!b.sha256 || typeof b.sha256 !== 'object')
+    throw new TransitError(
+      `${where} carries no SHA-256s, so its files cannot be verified (the job ran an older lab package?); it is not written`,
+    );
   const hashes = b.sha256;
-  for (const n of Object.keys(hashes)) if (!(n in b.files)) throw new TransitError(`${where}: the job reported a SHA-256 for ${n}, but the file did not arrive`);
+  for (const n of Object.keys(hashes))
+    if (!(n in b.files)) throw new TransitError(`${where}: the job reported a SHA-256 for ${n}, but the file did not arrive`);
   const files: Record<string, Uint8Array> = {};
   for (const [n, text] of Object.entries(b.files)) {
     const want = hashes[n];
-    if (typeof want !== 'string' || !HEX64.test(want)) throw new TransitError(`${where}: ${n} arrived without a valid SHA-256 from the job; it is not written`);
+    if (typeof want !== 'string' || !HEX64.test(want))
+      throw new TransitError(`${where}: ${n} arrived without a valid SHA-256 from the job; it is not written`);
     if (typeof text !== 'string') throw new TransitError(`${where}: ${n} is not base64 text`);
     const bytes = new Uint8Array(Buffer.from(text, 'base64'));
     const got = sha256Hex(bytes);
-    if (got !== want) throw new TransitError(`${where}: ${n} does not match the SHA-256 the job reported (got ${got.slice(0, 12)}…, the job sent ${want.slice(0, 12)}…); the log was altered or damaged on the way, so the checkpoint is not written`);
+    if (got !== want)
+      throw new TransitError(
+        `${where}: ${n} does not match the SHA-256 the job reported (got ${got.slice(0, 12)}…, the job sent ${want.slice(0, 12)}…); the log was altered or damaged on the way, so the checkpoint is not written`,
+      );
     files[n] = bytes;
   }
   return { step: b.step, meta: (b.meta ?? {}) as Record<string, unknown>, files };
@@ -87,11 +102,16 @@ export function verifyCheckpointLine(body: unknown): { step: number; meta: Recor
 /** The lab's side: the trajectory, checked against the SHA-256 the job reported for it. */
 export function verifyTrajectoryLine(body: unknown): Trajectory {
   const b = body as Partial<TrajectoryLine> | null;
-  if (!b || typeof b !== 'object' || !b.trajectory || typeof b.trajectory !== 'object') throw new TransitError('a trajectory line of the job\'s log holds no trajectory (the job ran an older lab package?)');
+  if (!b || typeof b !== 'object' || !b.trajectory || typeof b.trajectory !== 'object')
+    throw new TransitError("a trajectory line of the job's log holds no trajectory (the job ran an older lab package?)");
   const t = b.trajectory;
   const where = `trajectory ${String(t.trajUid ?? '?')} (step ${String(t.step ?? '?')}) that came back from Ray`;
-  if (typeof b.sha256 !== 'string' || !HEX64.test(b.sha256)) throw new TransitError(`${where} arrived without a valid SHA-256 from the job; it is not written`);
+  if (typeof b.sha256 !== 'string' || !HEX64.test(b.sha256))
+    throw new TransitError(`${where} arrived without a valid SHA-256 from the job; it is not written`);
   const got = trajectoryDigest(t);
-  if (got !== b.sha256) throw new TransitError(`${where} does not match the SHA-256 the job reported (got ${got.slice(0, 12)}…, the job sent ${b.sha256.slice(0, 12)}…); the log was altered or damaged on the way, so it is not written`);
+  if (got !== b.sha256)
+    throw new TransitError(
+      `${where} does not match the SHA-256 the job reported (got ${got.slice(0, 12)}…, the job sent ${b.sha256.slice(0, 12)}…); the log was altered or damaged on the way, so it is not written`,
+    );
   return t;
 }

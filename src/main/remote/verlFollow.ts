@@ -22,7 +22,12 @@ export interface FollowJobOptions {
   readonly shouldStop?: () => boolean;
 }
 
-export async function followRayJobIntoRun(client: RayClient, store: RunStore, submissionId: string, opts: FollowJobOptions = {}): Promise<{ follow: FollowInfo; job: RayJobInfo; runIds: readonly string[] }> {
+export async function followRayJobIntoRun(
+  client: RayClient,
+  store: RunStore,
+  submissionId: string,
+  opts: FollowJobOptions = {},
+): Promise<{ follow: FollowInfo; job: RayJobInfo; runIds: readonly string[] }> {
   const dir = join(store.dataDir, 'remote-logs');
   await mkdir(dir, { recursive: true });
   const copy = join(dir, `${submissionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);

@@ -18,9 +18,25 @@ let services: LabServices;
 let server: RunningServer;
 
 beforeAll(async () => {
-  services = createLab({ dataDir: '/tmp/arlarena-body-limits', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
-  const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, { validateOutput: true, onInternalError: () => undefined });
-  server = await startServer({ router, bus: services.bus, staticDir: null, token: TOKEN, log: () => undefined, maxBodyBytes: 1024 * 1024, largeBodyBytes: 64 * 1024, maxLargeRequests: 1 });
+  services = createLab({
+    dataDir: '/tmp/arlarena-body-limits',
+    computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+    insideElectron: false,
+  });
+  const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, {
+    validateOutput: true,
+    onInternalError: () => undefined,
+  });
+  server = await startServer({
+    router,
+    bus: services.bus,
+    staticDir: null,
+    token: TOKEN,
+    log: () => undefined,
+    maxBodyBytes: 1024 * 1024,
+    largeBodyBytes: 64 * 1024,
+    maxLargeRequests: 1,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -28,17 +44,36 @@ afterAll(async () => {
 });
 
 /** A runs.list call padded with spaces to `bytes`; `hold` sends all but the last byte and waits for release(). */
-function post(bytes: number, opts: { chunked?: boolean; hold?: boolean } = {}): { done: Promise<{ status: number; retryAfter?: string; json: any }>; release: () => void; req: ClientRequest } {
+function post(
+  bytes: number,
+  opts: { chunked?: boolean; hold?: boolean } = {},
+): { done: Promise<{ status: number; retryAfter?: string; json: any }>; release: () => void; req: ClientRequest } {
   const head = '{"method":"runs.list","input":{}';
   const body = head + ' '.repeat(Math.max(0, bytes - head.length - 1)) + '}';
   let req!: ClientRequest;
   const done = new Promise<{ status: number; retryAfter?: string; json: any }>((resolve) => {
     req = request(
-      { host: '127.0.0.1', port: server.port, path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...(opts.chunked ? {} : { 'content-length': String(body.length) }) } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: '/api/call',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-arlarena-token': TOKEN,
+          ...(opts.chunked ? {} : { 'content-length': String(body.length) }),
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, json: text ? JSON.parse(text) : null }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'] as string | undefined,
+            json: text ? JSON.parse(text) : null,
+          }),
+        );
       },
     );
     req.on('error', () => resolve({ status: -1, json: null }));

@@ -15,11 +15,25 @@ import { startServer, type RunningServer } from './server';
 
 const TOKEN = 'test-token-hardening-0123';
 let server: RunningServer;
-const services: LabServices = createLab({ dataDir: '/tmp/arlarena-server-hardening', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
-const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, { validateOutput: true, onInternalError: () => undefined });
+const services: LabServices = createLab({
+  dataDir: '/tmp/arlarena-server-hardening',
+  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+  insideElectron: false,
+});
+const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, {
+  validateOutput: true,
+  onInternalError: () => undefined,
+});
 
 beforeAll(async () => {
-  server = await startServer({ router, bus: services.bus, staticDir: null, token: TOKEN, maxBodyBytes: 4 * 1024 * 1024, log: () => undefined });
+  server = await startServer({
+    router,
+    bus: services.bus,
+    staticDir: null,
+    token: TOKEN,
+    maxBodyBytes: 4 * 1024 * 1024,
+    log: () => undefined,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -28,7 +42,13 @@ afterAll(async () => {
 function call(body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...headers } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: '/api/call',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));

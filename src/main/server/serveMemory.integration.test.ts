@@ -32,11 +32,20 @@ async function rssMb(): Promise<number> {
 
 function post(body: Buffer | string): Promise<{ status: number; json: any }> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': token, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/call',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-arlarena-token': token, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
+      },
+    );
     req.on('error', () => resolve({ status: -1, json: null }));
     req.end(body);
   });
@@ -44,7 +53,9 @@ function post(body: Buffer | string): Promise<{ status: number; json: any }> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'arl-serve-mem-'));
-  serve = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'data'), 'serve', '--json', '--no-build'], { cwd: ROOT });
+  serve = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', join(dir, 'data'), 'serve', '--json', '--no-build'], {
+    cwd: ROOT,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     serve.stdout!.on('data', (d) => {

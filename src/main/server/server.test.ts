@@ -16,8 +16,11 @@ const TOKEN = 'test-token-0123456789';
 let server: RunningServer;
 let staticDir: string;
 
-
-const services: LabServices = createLab({ dataDir: '/tmp/arlarena-server-test', computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
+const services: LabServices = createLab({
+  dataDir: '/tmp/arlarena-server-test',
+  computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+  insideElectron: false,
+});
 const bus = services.bus;
 
 beforeAll(async () => {
@@ -33,7 +36,13 @@ beforeAll(async () => {
     'bundles.export': (_input: unknown, ctx: CallContext) => {
       const path = join(staticDir, 'export.zip');
       writeFileSync(path, 'PK-fake-bundle');
-      return ok({ fileName: 'run "1".zip', path, bytes: 14, sha256: 'x', downloadUrl: ctx.publishDownload ? ctx.publishDownload(path, 'run "1".zip') : null });
+      return ok({
+        fileName: 'run "1".zip',
+        path,
+        bytes: 14,
+        sha256: 'x',
+        downloadUrl: ctx.publishDownload ? ctx.publishDownload(path, 'run "1".zip') : null,
+      });
     },
   } as Handlers<ApiMethodName>;
   const router = createRouter(handlers, { validateOutput: true, onInternalError: () => undefined });
@@ -46,7 +55,11 @@ afterAll(async () => {
 });
 
 const post = (body: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.origin}/api/call`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...headers }, body });
+  fetch(`${server.origin}/api/call`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...headers },
+    body,
+  });
 
 /** A raw HTTP request (fetch normalises paths and fixes Host). */
 function raw(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; text: string }> {
@@ -87,9 +100,17 @@ describe('browser-mode server: calls', () => {
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
     }
-    const noHeader = await fetch(`${server.origin}/api/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"method":"app.info"}' });
+    const noHeader = await fetch(`${server.origin}/api/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"method":"app.info"}',
+    });
     expect(noHeader.status).toBe(401);
-    const bearer = await fetch(`${server.origin}/api/call`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{"method":"app.info"}' });
+    const bearer = await fetch(`${server.origin}/api/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: '{"method":"app.info"}',
+    });
     expect(bearer.status).toBe(200);
   });
 
@@ -116,10 +137,19 @@ describe('browser-mode server: calls', () => {
     expect(await res.json()).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: '(body)' } });
     // Without a content-length header (chunked), the limit still holds.
     const chunked = await new Promise<number>((resolve) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, 'transfer-encoding': 'chunked' } }, (r) => {
-        r.resume();
-        resolve(r.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/api/call',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, 'transfer-encoding': 'chunked' },
+        },
+        (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        },
+      );
       req.on('error', () => resolve(-1));
       for (let i = 0; i < 10; i++) req.write('x'.repeat(1000));
       req.end();
@@ -154,7 +184,10 @@ describe('browser-mode server: calls', () => {
 
 describe('browser-mode server: downloads', () => {
   it('serves a published file to the token in a header only; the link itself carries no token', async () => {
-    const r = (await (await post(JSON.stringify({ method: 'bundles.export', input: { runId: 'r1' } }))).json()) as { ok: boolean; value: { downloadUrl: string } };
+    const r = (await (await post(JSON.stringify({ method: 'bundles.export', input: { runId: 'r1' } }))).json()) as {
+      ok: boolean;
+      value: { downloadUrl: string };
+    };
     expect(r.ok).toBe(true);
     const url = r.value.downloadUrl;
     expect(url).toMatch(/^\/api\/download\/[A-Za-z0-9_-]+$/);
@@ -228,7 +261,9 @@ describe('browser-mode server: events over WebSocket', () => {
   it('refuses a socket from a foreign origin', async () => {
     await expect(
       new Promise((resolve, reject) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api/events`, ['arlarena', `token.${TOKEN}`], { headers: { origin: 'http://evil.example' } });
+        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api/events`, ['arlarena', `token.${TOKEN}`], {
+          headers: { origin: 'http://evil.example' },
+        });
         ws.once('open', resolve);
         ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
       }),
@@ -252,7 +287,7 @@ describe('browser-mode server: events over WebSocket', () => {
     ws.close();
   });
 
-  it('drops a closed socket\'s subscriptions', async () => {
+  it("drops a closed socket's subscriptions", async () => {
     const ws = await openSocket(['arlarena', `token.${TOKEN}`]);
     ws.send(JSON.stringify({ type: 'subscribe', event: 'run.alert' }));
     await nextMessage(ws);

@@ -158,8 +158,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     res.end(text);
   };
 
-  const sendError = (res: ServerResponse, status: number, code: ApiError['code'], message: string, extra: { field?: string; hint?: string } = {}, closeAfter = false) =>
-    sendJson(res, status, err(code, message, extra), closeAfter);
+  const sendError = (
+    res: ServerResponse,
+    status: number,
+    code: ApiError['code'],
+    message: string,
+    extra: { field?: string; hint?: string } = {},
+    closeAfter = false,
+  ) => sendJson(res, status, err(code, message, extra), closeAfter);
 
   const publishDownload = (filePath: string, fileName: string): string => {
     const id = randomBytes(16).toString('base64url');
@@ -182,10 +188,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       };
       const refuse = (status: 413 | 503) => {
         release();
-        if (status === 413) sendError(res, 413, 'VALIDATION', `request body is larger than the ${maxBody}-byte limit`, { field: '(body)', hint: 'send less data per call' }, true);
+        if (status === 413)
+          sendError(
+            res,
+            413,
+            'VALIDATION',
+            `request body is larger than the ${maxBody}-byte limit`,
+            { field: '(body)', hint: 'send less data per call' },
+            true,
+          );
         else {
           res.setHeader('Retry-After', '5');
-          sendError(res, 503, 'UNAVAILABLE', `another large request (over ${largeBody} bytes) is being handled; send this one again when it is done`, { field: '(body)', hint: 'send large uploads one at a time' }, true);
+          sendError(
+            res,
+            503,
+            'UNAVAILABLE',
+            `another large request (over ${largeBody} bytes) is being handled; send this one again when it is done`,
+            { field: '(body)', hint: 'send large uploads one at a time' },
+            true,
+          );
         }
         res.on('finish', () => req.socket.destroy());
         resolveBody(null);
@@ -245,12 +266,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     if (!sameToken(tokenFromRequest(req), token)) {
       req.resume();
-      return sendError(res, 401, 'UNAUTHORIZED', 'this request does not carry the launch token', { hint: `open the URL printed by "arlarena serve" (it ends in #token=…), or send the ${TOKEN_HEADER} header` });
+      return sendError(res, 401, 'UNAUTHORIZED', 'this request does not carry the launch token', {
+        hint: `open the URL printed by "arlarena serve" (it ends in #token=…), or send the ${TOKEN_HEADER} header`,
+      });
     }
     const type = String(req.headers['content-type'] ?? '');
     if (!type.toLowerCase().startsWith('application/json')) {
       req.resume();
-      return sendError(res, 415, 'VALIDATION', `${CALL_PATH} takes application/json, not "${type || 'no content type'}"`, { field: '(content-type)' });
+      return sendError(res, 415, 'VALIDATION', `${CALL_PATH} takes application/json, not "${type || 'no content type'}"`, {
+        field: '(content-type)',
+      });
     }
     const read = await readBody(req, res);
     if (read === null) return;
@@ -259,13 +284,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       try {
         parsed = JSON.parse(read.body.toString('utf8'));
       } catch (e) {
-        return sendError(res, 400, 'VALIDATION', `the request body is not valid JSON (${(e as Error).message})`, { field: '(body)', hint: 'send {"method": "area.verb", "input": {…}}' });
+        return sendError(res, 400, 'VALIDATION', `the request body is not valid JSON (${(e as Error).message})`, {
+          field: '(body)',
+          hint: 'send {"method": "area.verb", "input": {…}}',
+        });
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         return sendError(res, 400, 'VALIDATION', 'the request body must be a JSON object {"method", "input"}', { field: '(body)' });
       }
       const { method, input } = parsed as { method?: unknown; input?: unknown };
-      if (method === undefined) return sendError(res, 400, 'VALIDATION', 'the request names no method', { field: 'method', hint: 'send {"method": "area.verb", "input": {…}}' });
+      if (method === undefined)
+        return sendError(res, 400, 'VALIDATION', 'the request names no method', {
+          field: 'method',
+          hint: 'send {"method": "area.verb", "input": {…}}',
+        });
       const result = await options.router.call(method, input, ctx);
       sendJson(res, 200, result);
     } finally {
@@ -276,7 +308,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const handleDownload = (req: IncomingMessage, res: ServerResponse, url: URL) => {
     // The token only in a header: a URL ends up in the browser's history and downloads list.
     if (!sameToken(tokenFromRequest(req), token)) {
-      return sendError(res, 401, 'UNAUTHORIZED', `a download needs the launch token in the ${TOKEN_HEADER} header (a token in the URL is not accepted)`, { hint: "use the Download link in the app, or send the header (curl -H 'X-ArlArena-Token: …')" });
+      return sendError(
+        res,
+        401,
+        'UNAUTHORIZED',
+        `a download needs the launch token in the ${TOKEN_HEADER} header (a token in the URL is not accepted)`,
+        { hint: "use the Download link in the app, or send the header (curl -H 'X-ArlArena-Token: …')" },
+      );
     }
     const entry = downloads.get(url.pathname.slice('/api/download/'.length));
     if (!entry || !existsSync(entry.path)) return sendError(res, 404, 'NOT_FOUND', 'no such download (links last while the server runs)');
@@ -287,7 +325,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       'Content-Disposition': `attachment; filename="${basename(entry.fileName).replace(/["\\\r\n]/g, '_')}"`,
       'Cache-Control': 'no-store',
     });
-    createReadStream(entry.path).on('error', () => res.destroy()).pipe(res);
+    createReadStream(entry.path)
+      .on('error', () => res.destroy())
+      .pipe(res);
   };
 
   const handleStatic = (req: IncomingMessage, res: ServerResponse, url: URL) => {
@@ -327,7 +367,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       'Cache-Control': HASHED_ASSET.test(rel) ? IMMUTABLE_CACHE : 'no-cache',
     });
     if (req.method === 'HEAD') return res.end();
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
   };
 
   const server = createServer((req, res) => {
@@ -335,16 +377,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       baseHeaders(res);
       if (!allowedHosts().has(String(req.headers.host ?? '').toLowerCase())) {
         req.resume();
-        return sendError(res, 403, 'UNAUTHORIZED', `unexpected Host header "${String(req.headers.host ?? '')}"`, { hint: `open http://${host}:${port}/` });
+        return sendError(res, 403, 'UNAUTHORIZED', `unexpected Host header "${String(req.headers.host ?? '')}"`, {
+          hint: `open http://${host}:${port}/`,
+        });
       }
       const url = new URL(req.url ?? '/', 'http://localhost');
       // A page on another site may make the browser send requests here (with no token they fail, but a stolen or
       // guessed one must not work from there): API calls and downloads from a foreign Origin are refused, as the
       // WebSocket does. No Origin (the CLI, curl) and our own origin pass.
       const origin = req.headers.origin;
-      if (url.pathname.startsWith('/api/') && origin !== undefined && !allowedHosts().has(origin.replace(/^https?:\/\//, '').toLowerCase())) {
+      if (
+        url.pathname.startsWith('/api/') &&
+        origin !== undefined &&
+        !allowedHosts().has(origin.replace(/^https?:\/\//, '').toLowerCase())
+      ) {
         req.resume();
-        return sendError(res, 403, 'UNAUTHORIZED', `requests from the origin "${origin}" are not accepted`, { hint: `open http://${host}:${port}/ itself` });
+        return sendError(res, 403, 'UNAUTHORIZED', `requests from the origin "${origin}" are not accepted`, {
+          hint: `open http://${host}:${port}/ itself`,
+        });
       }
       if (url.pathname === CALL_PATH) {
         handleCall(req, res).catch((e: unknown) => {
@@ -389,7 +439,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!allowedHosts().has(String(req.headers.host ?? '').toLowerCase())) return refuse(403, 'Forbidden');
       const origin = req.headers.origin;
       if (origin && !allowedHosts().has(origin.replace(/^https?:\/\//, '').toLowerCase())) return refuse(403, 'Forbidden');
-      const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+      const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+        .split(',')
+        .map((p) => p.trim());
       // The token only in the subprotocol: one in the URL would land in logs and history, so it is refused even
       // when it is right.
       if (url.search !== '') return refuse(400, 'Bad Request');
@@ -422,19 +474,39 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         msg = JSON.parse(data.toString());
         if (msg === null || typeof msg !== 'object') throw new Error('not an object');
       } catch (e) {
-        return send({ type: 'error', error: { code: 'VALIDATION', message: `not a JSON message: ${(e as Error).message}`, field: '(message)' } });
+        return send({
+          type: 'error',
+          error: { code: 'VALIDATION', message: `not a JSON message: ${(e as Error).message}`, field: '(message)' },
+        });
       }
       const { type, event } = msg;
       if (type !== 'subscribe' && type !== 'unsubscribe') {
-        return send({ type: 'error', error: { code: 'VALIDATION', message: `unknown message type ${JSON.stringify(type)}; use "subscribe" or "unsubscribe"`, field: 'type' } });
+        return send({
+          type: 'error',
+          error: {
+            code: 'VALIDATION',
+            message: `unknown message type ${JSON.stringify(type)}; use "subscribe" or "unsubscribe"`,
+            field: 'type',
+          },
+        });
       }
       if (typeof event !== 'string' || !isApiEvent(event)) {
-        return send({ type: 'error', event, error: { code: 'VALIDATION', message: `${JSON.stringify(event)} is not an API event`, field: 'event' } });
+        return send({
+          type: 'error',
+          event,
+          error: { code: 'VALIDATION', message: `${JSON.stringify(event)} is not an API event`, field: 'event' },
+        });
       }
       if (type === 'subscribe') {
         if (!subs.has(event)) {
-          const throttleMs = typeof msg.throttleMs === 'number' && msg.throttleMs >= 0 && msg.throttleMs <= 60_000 ? msg.throttleMs : defaultThrottleMs(event);
-          subs.set(event, options.bus.subscribe(event, (payload) => send({ type: 'event', event, payload }), { throttleMs }));
+          const throttleMs =
+            typeof msg.throttleMs === 'number' && msg.throttleMs >= 0 && msg.throttleMs <= 60_000
+              ? msg.throttleMs
+              : defaultThrottleMs(event);
+          subs.set(
+            event,
+            options.bus.subscribe(event, (payload) => send({ type: 'event', event, payload }), { throttleMs }),
+          );
         }
         send({ type: 'subscribed', event });
       } else {

@@ -32,8 +32,15 @@ beforeAll(async () => {
   outside = join(dir, 'home');
   await mkdir(allowed, { recursive: true });
   await mkdir(outside, { recursive: true });
-  services = createLab({ dataDir: join(dir, 'data'), computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }), insideElectron: false });
-  const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, { validateOutput: true, onInternalError: () => undefined });
+  services = createLab({
+    dataDir: join(dir, 'data'),
+    computeInfo: async () => ({ training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'test', available: ['wasm'] }),
+    insideElectron: false,
+  });
+  const router = createRouter(createHandlers(services) as Handlers<ApiMethodName>, {
+    validateOutput: true,
+    onInternalError: () => undefined,
+  });
   server = await startServer({ router, bus: services.bus, staticDir: null, token: TOKEN, log: () => undefined, allowDirs: [allowed] });
 });
 afterAll(async () => {
@@ -45,7 +52,13 @@ afterAll(async () => {
 function call(method: string, input: unknown): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: '/api/call',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
@@ -65,7 +78,7 @@ describe('imports by path from a page', () => {
     await writeFile(secret, SECRET_LOG, { mode: 0o600 });
     const a = await call('imports.path', { path: secret, format: 'verl-console' });
     const b = await call('imports.path', { path: join(outside, 'nope.log') });
-    const c = await call('imports.path', { path: '/' , format: 'tensorboard' });
+    const c = await call('imports.path', { path: '/', format: 'tensorboard' });
     expect(a.ok).toBe(false);
     expect(a.error).toMatchObject({ code: 'VALIDATION', field: 'path', hint: expect.stringContaining('--allow-dir') });
     expect(a.error.message).toContain('in browser mode the lab reads files by path only inside');
@@ -76,7 +89,10 @@ describe('imports by path from a page', () => {
     // A link inside the allowed folder pointing out of it is refused too.
     await symlink(secret, join(allowed, 'link.log'));
     expect((await call('imports.path', { path: join(allowed, 'link.log') })).error).toMatchObject({ code: 'VALIDATION', field: 'path' });
-    expect((await call('imports.path', { path: join(allowed, '..', 'home', 'credentials') })).error).toMatchObject({ code: 'VALIDATION', field: 'path' });
+    expect((await call('imports.path', { path: join(allowed, '..', 'home', 'credentials') })).error).toMatchObject({
+      code: 'VALIDATION',
+      field: 'path',
+    });
     expect((await call('runs.list', {})).value).toEqual([]);
   });
 
@@ -99,7 +115,9 @@ describe('imports by path from a page', () => {
     for (let i = 1; i <= 5; i++) text += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
     await writeFile(log, text);
     const r2 = await call('imports.path', { path: log });
-    const entries2 = unzipSync(new Uint8Array(await readFile((await exportRun(store, r2.value.runIds[0], { out: join(dir, 'c.zip') })).path)));
+    const entries2 = unzipSync(
+      new Uint8Array(await readFile((await exportRun(store, r2.value.runIds[0], { out: join(dir, 'c.zip') })).path)),
+    );
     expect(new TextDecoder().decode(entries2['source/0-train.log'])).toBe(text);
   });
 

@@ -18,10 +18,14 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const mnt = mkdtempSync(join(tmpdir(), 'arl-diskfull-'));
 const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt], { encoding: 'utf8' });
 const canMount = mounted.status === 0;
-if (!canMount) console.warn(`diskFull.integration: SKIPPED — cannot mount a 4 MB tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()}); these tests need root or CAP_SYS_ADMIN`);
+if (!canMount)
+  console.warn(
+    `diskFull.integration: SKIPPED — cannot mount a 4 MB tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()}); these tests need root or CAP_SYS_ADMIN`,
+  );
 
 const data = join(mnt, 'data');
-const cli = (args: string[], timeout = 60_000) => spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, ...args], { cwd: ROOT, encoding: 'utf8', timeout });
+const cli = (args: string[], timeout = 60_000) =>
+  spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, ...args], { cwd: ROOT, encoding: 'utf8', timeout });
 
 /** Write zeros into `path` until the disk refuses (or `bytes` are written). */
 async function fill(path: string, bytes = Number.POSITIVE_INFINITY): Promise<void> {
@@ -69,7 +73,11 @@ describe.skipIf(!canMount)('a full disk under the data folder', () => {
   }, 250_000);
 
   it('with no byte free: runs and show read, import fails in one line and leaves nothing; after freeing space it imports', async () => {
-    const lines = (out: string) => out.trim().split('\n').filter((l) => l.startsWith('{'));
+    const lines = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
     // A run to read, whatever the test above left.
     await rm(join(mnt, 'filler'));
     expect(cli(['runs', 'synth', '--steps', '20']).status).toBe(0);

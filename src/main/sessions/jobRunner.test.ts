@@ -23,7 +23,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const val = (step: number) => ({ step, split: 'val' as const, env: 'sokoban', taskId: `v${step}`, uid: 'u', trajUid: `val-${step}`, won: false, episodeReturn: 0, turns: [] });
+const val = (step: number) => ({
+  step,
+  split: 'val' as const,
+  env: 'sokoban',
+  taskId: `v${step}`,
+  uid: 'u',
+  trajUid: `val-${step}`,
+  won: false,
+  episodeReturn: 0,
+  turns: [],
+});
 
 /** Like the trainer with validateBeforeTraining: a step-0 validation line and trajectory, then RL steps. */
 function job(opts: { failAfterStep0?: boolean; fail?: Error }): TrainingJob {
@@ -40,10 +50,19 @@ function job(opts: { failAfterStep0?: boolean; fail?: Error }): TrainingJob {
   };
 }
 
-const start = (resume: boolean) => ({ type: 'start' as const, runId: 'r1', runDir: dir, dataDir: dir, config: {}, seed: 1, resume, flushMs: 10_000 });
+const start = (resume: boolean) => ({
+  type: 'start' as const,
+  runId: 'r1',
+  runDir: dir,
+  dataDir: dir,
+  config: {},
+  seed: 1,
+  resume,
+  flushMs: 10_000,
+});
 
 describe('runJob', () => {
-  it('a resume without any checkpoint does not keep the killed attempt\'s step-0 line or trajectories', async () => {
+  it("a resume without any checkpoint does not keep the killed attempt's step-0 line or trajectories", async () => {
     const first = await runJob({ start: start(false), job: job({ failAfterStep0: true }), post: () => undefined });
     expect(first.type).toBe('failed');
     expect((await readJsonl(join(dir, 'metrics.jsonl'))).items).toHaveLength(1);
@@ -57,7 +76,11 @@ describe('runJob', () => {
 
   it('non-finite policy weights end the run with a clear reason and a critical alert', async () => {
     const posted: WorkerToHost[] = [];
-    const res = await runJob({ start: start(false), job: job({ fail: new NonFiniteWeightsError(3, 'pos_embedding', 12, 100) }), post: (m) => posted.push(m) });
+    const res = await runJob({
+      start: start(false),
+      job: job({ fail: new NonFiniteWeightsError(3, 'pos_embedding', 12, 100) }),
+      post: (m) => posted.push(m),
+    });
     expect(res.type).toBe('failed');
     expect(res.type === 'failed' && res.error).toMatch(/policy weights became non-finite at step 3.*pos_embedding/);
     const alerts = posted.filter((m) => m.type === 'alert');

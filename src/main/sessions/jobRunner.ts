@@ -47,7 +47,13 @@ function nonFiniteWeightsAlert(runId: string, e: unknown, recipe: ReturnType<typ
   };
 }
 
-export async function runJob({ start, job, post, onControl, stopAfterStep }: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
+export async function runJob({
+  start,
+  job,
+  post,
+  onControl,
+  stopAfterStep,
+}: RunJobOptions): Promise<WorkerToHost & { type: 'done' | 'failed' }> {
   const files = new RunFiles(start.runDir);
   const detector = new CollapseDetector(start.runId, start.detector, recipeOf(start.config));
   let paused = false;

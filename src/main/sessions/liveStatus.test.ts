@@ -12,7 +12,6 @@ import { SessionManager, type EmitFn } from './sessionManager';
 import type { ApiEventName, ApiEventPayload } from '../../shared/api';
 import { syntheticJobs } from '../testing/jobs/index';
 
-
 let dir: string;
 let store: RunStore;
 let events: Array<{ event: ApiEventName; payload: unknown; t: number }>;
@@ -81,7 +80,7 @@ describe('live session status', () => {
     const first = events.slice(before).find((e) => e.event === 'session.status')?.payload as ApiEventPayload<'session.status'> | undefined;
     expect(first?.detail).toMatch(/^stopping…/);
     expect(await mgr.waitFor(runId)).toBe('stopped');
-    expect(statuses().at(-1)?.detail ?? "").not.toMatch(/stopping/);
+    expect(statuses().at(-1)?.detail ?? '').not.toMatch(/stopping/);
   });
 
   it('names the kind of each non-finite value in run.metrics', async () => {
@@ -91,7 +90,10 @@ describe('live session status', () => {
     const records = events.filter((e) => e.event === 'run.metrics').flatMap((e) => (e.payload as ApiEventPayload<'run.metrics'>).records);
     expect(records.length).toBe(30);
     for (const r of records) {
-      const nulls = Object.entries(r.values).filter(([, v]) => v === null).map(([k]) => k).sort();
+      const nulls = Object.entries(r.values)
+        .filter(([, v]) => v === null)
+        .map(([k]) => k)
+        .sort();
       expect(Object.keys(r.nonFinite ?? {}).sort()).toEqual(nulls);
       for (const kind of Object.values(r.nonFinite ?? {})) expect(['NaN', 'Infinity', '-Infinity']).toContain(kind);
     }

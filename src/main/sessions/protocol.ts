@@ -35,5 +35,10 @@ export type WorkerToHost =
   | { readonly type: 'flushed'; readonly step: number }
   | { readonly type: 'paused' }
   | { readonly type: 'resumed' }
-  | { readonly type: 'done'; readonly status: 'completed' | 'stopped'; readonly step: number; readonly backend?: Omit<ComputeBackendInfo, 'available'> }
+  | {
+      readonly type: 'done';
+      readonly status: 'completed' | 'stopped';
+      readonly step: number;
+      readonly backend?: Omit<ComputeBackendInfo, 'available'>;
+    }
   | { readonly type: 'failed'; readonly error: string };

@@ -7,7 +7,6 @@ import { SessionManager, type EmitFn } from './sessionManager';
 import type { ApiEventName } from '../../shared/api';
 import { syntheticJobs } from '../testing/jobs/index';
 
-
 let dir: string;
 let store: RunStore;
 let events: Array<{ event: ApiEventName; payload: any; t: number }>;
@@ -28,7 +27,13 @@ async function until(cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<
   }
 }
 
-const runInput = (config: Record<string, unknown>, seed = 1) => ({ preset: 'test', env: 'sokoban', seed, config, totalSteps: Number(config.steps) });
+const runInput = (config: Record<string, unknown>, seed = 1) => ({
+  preset: 'test',
+  env: 'sokoban',
+  seed,
+  config,
+  totalSteps: Number(config.steps),
+});
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'arl-sess-'));

@@ -13,7 +13,15 @@ import { availableParallelism } from 'node:os';
 import { detectComputeBackend } from '../compute/detect';
 import { applyTensorflowEnv } from '../compute/tensorflow';
 import { validateConfig } from '../../core/config/validate';
-import { SessionPhase, type ComputeBackendInfo, type Alert, type ApiEventName, type ApiEventPayload, type RunStatus, type SessionInfo } from '../../shared/api';
+import {
+  SessionPhase,
+  type ComputeBackendInfo,
+  type Alert,
+  type ApiEventName,
+  type ApiEventPayload,
+  type RunStatus,
+  type SessionInfo,
+} from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { toWireRecord } from '../../shared/nonFinite';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
@@ -27,7 +35,10 @@ export type EmitFn = <E extends ApiEventName>(event: E, payload: ApiEventPayload
 export class SessionError extends Error {
   /** The CLI prints this as one line (it is about the request, not a bug). */
   readonly expected = true;
-  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION', message: string) {
+  constructor(
+    readonly code: 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION',
+    message: string,
+  ) {
     super(message);
     this.name = 'SessionError';
   }
@@ -159,14 +170,33 @@ export class SessionManager {
     const rec = await this.store.getRun(runId);
     if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
     if (rec.kind === 'imported') {
-      throw new SessionError('CONFLICT', `run ${runId} was imported from a ${rec.source?.format ?? 'training'} log, not trained in this lab: it cannot be resumed or trained here (to read the log again: arlarena import --again ${rec.source?.paths[0] ?? 'PATH'})`);
+      throw new SessionError(
+        'CONFLICT',
+        `run ${runId} was imported from a ${rec.source?.format ?? 'training'} log, not trained in this lab: it cannot be resumed or trained here (to read the log again: arlarena import --again ${rec.source?.paths[0] ?? 'PATH'})`,
+      );
     }
     const existing = this.sessions.get(runId);
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
     const s: Session = {
-      runId, status: 'queued', step: rec.step, totalSteps: rec.totalSteps, handle: null, resume,
-      pendingMetrics: [], pendingTrajectories: [], pendingAlerts: new Map(), progressDirty: false, phase: null, detail: null, pendingControl: null, flushedStep: 0,
-      elapsedBefore: rec.wallSeconds, runningSince: null, stopping: false, finished: false, finalError: null,
+      runId,
+      status: 'queued',
+      step: rec.step,
+      totalSteps: rec.totalSteps,
+      handle: null,
+      resume,
+      pendingMetrics: [],
+      pendingTrajectories: [],
+      pendingAlerts: new Map(),
+      progressDirty: false,
+      phase: null,
+      detail: null,
+      pendingControl: null,
+      flushedStep: 0,
+      elapsedBefore: rec.wallSeconds,
+      runningSince: null,
+      stopping: false,
+      finished: false,
+      finalError: null,
       waiters: existing?.waiters ?? [],
     };
     this.sessions.set(runId, s);
@@ -181,7 +211,8 @@ export class SessionManager {
     if (s.status === 'paused') return this.info(s);
     const handle = s.handle;
     if (!handle) {
-      if (!this.queue.includes(runId)) s.pendingControl = 'pause'; // its worker is starting
+      if (!this.queue.includes(runId))
+        s.pendingControl = 'pause'; // its worker is starting
       else this.queue = this.queue.filter((id) => id !== runId); // a queued run is held back until resumed
     }
     await this.setStatus(s, 'paused');
@@ -212,12 +243,20 @@ export class SessionManager {
     const rec = await this.store.getRun(runId);
     if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
     if (rec.status === 'completed') throw new SessionError('CONFLICT', `run ${runId} is completed; start a new run instead`);
-    if (rec.status === 'running' || rec.status === 'queued') throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
+    if (rec.status === 'running' || rec.status === 'queued')
+      throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
     // An imported run's config came from a file: it trains only if it validates like a new run's (9).
     if (rec.tags.includes('imported')) {
       const issues = (this.opts.validateConfig ?? validateConfig)(rec.config);
-      if (issues.length > 0) throw new SessionError('VALIDATION', `run ${runId} was imported with a config that is not a valid run config (${issues.slice(0, 2).map((i) => i.message).join('; ')}); it can be viewed but not trained`);
+      if (issues.length > 0)
+        throw new SessionError(
+          'VALIDATION',
+          `run ${runId} was imported with a config that is not a valid run config (${issues
+            .slice(0, 2)
+            .map((i) => i.message)
+            .join('; ')}); it can be viewed but not trained`,
+        );
     }
     return this.submit(runId, true);
   }
@@ -268,7 +307,9 @@ export class SessionManager {
         const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.opts.stopTimeoutMs ?? 10_000).unref());
         if ((await Promise.race([done, timeout])) === 'timeout') {
           const h = s.handle;
-          await this.finish(s, 'interrupted', { error: 'The app closed while this run was stopping; resume continues from its last checkpoint.' });
+          await this.finish(s, 'interrupted', {
+            error: 'The app closed while this run was stopping; resume continues from its last checkpoint.',
+          });
           await h?.terminate();
         }
       }),
@@ -288,12 +329,19 @@ export class SessionManager {
     if (typeof wanted !== 'string' || wanted === 'auto') return;
     const info = (this.opts.detectBackends ?? detectComputeBackend)();
     if (info.available.includes(wanted)) return;
-    throw new SessionError('VALIDATION', `compute.backend = "${wanted}" is not available on this machine (${info.detail}); available: ${info.available.join(', ') || 'none'}. Use compute.backend=auto or one of those; no run was created.`);
+    throw new SessionError(
+      'VALIDATION',
+      `compute.backend = "${wanted}" is not available on this machine (${info.detail}); available: ${info.available.join(', ') || 'none'}. Use compute.backend=auto or one of those; no run was created.`,
+    );
   }
 
   private live(runId: string): Session {
     const s = this.sessions.get(runId);
-    if (!s || s.finished) throw new SessionError(s ? 'CONFLICT' : 'NOT_FOUND', s ? `run ${runId} is not active (${s.status})` : `no active session for run "${runId}"`);
+    if (!s || s.finished)
+      throw new SessionError(
+        s ? 'CONFLICT' : 'NOT_FOUND',
+        s ? `run ${runId} is not active (${s.status})` : `no active session for run "${runId}"`,
+      );
     return s;
   }
 
@@ -301,8 +349,15 @@ export class SessionManager {
     const qi = this.queue.indexOf(s.runId);
     const rec = this.store.cached(s.runId);
     return {
-      runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: rec?.etaSeconds ?? null, elapsedSeconds: elapsedOf(s),
-      queuePosition: qi >= 0 ? qi + 1 : null, phase: s.phase, detail: s.stopping && !s.finished ? STOPPING : s.detail,
+      runId: s.runId,
+      status: s.status,
+      step: s.step,
+      totalSteps: s.totalSteps,
+      etaSeconds: rec?.etaSeconds ?? null,
+      elapsedSeconds: elapsedOf(s),
+      queuePosition: qi >= 0 ? qi + 1 : null,
+      phase: s.phase,
+      detail: s.stopping && !s.finished ? STOPPING : s.detail,
     };
   }
 
@@ -342,13 +397,23 @@ export class SessionManager {
       });
     });
     handle.post({
-      type: 'start', runId: s.runId, runDir: this.store.runDir(s.runId), dataDir: this.store.dataDir, config: rec.config, seed: rec.seed,
-      resume: s.resume, detector: this.opts.detector, flushMs: this.opts.flushMs,
+      type: 'start',
+      runId: s.runId,
+      runDir: this.store.runDir(s.runId),
+      dataDir: this.store.dataDir,
+      config: rec.config,
+      seed: rec.seed,
+      resume: s.resume,
+      detector: this.opts.detector,
+      flushMs: this.opts.flushMs,
     });
     const control = s.pendingControl;
     s.pendingControl = null;
     if (control) handle.post({ type: control });
-    await this.setStatus(s, control === 'pause' ? 'paused' : 'running', { startedAt: rec.startedAt ?? new Date().toISOString(), error: null });
+    await this.setStatus(s, control === 'pause' ? 'paused' : 'running', {
+      startedAt: rec.startedAt ?? new Date().toISOString(),
+      error: null,
+    });
   }
 
   private async onWorkerMessage(s: Session, m: WorkerToHost): Promise<void> {
@@ -393,7 +458,10 @@ export class SessionManager {
         const phase = SESSION_PHASES.find((p) => p === m.phase) ?? null;
         if (phase === 'warmstart') {
           // BC updates are not RL steps: report them as the detail line, keep step/totalSteps for RL.
-          s.detail = m.totalSteps > 0 ? `behaviour cloning: update ${m.step} / ${m.totalSteps}${m.message ? ` (${m.message})` : ''}` : (m.message ?? 'warm start');
+          s.detail =
+            m.totalSteps > 0
+              ? `behaviour cloning: update ${m.step} / ${m.totalSteps}${m.message ? ` (${m.message})` : ''}`
+              : (m.message ?? 'warm start');
         } else if (phase === 'rl' || phase === 'done') {
           s.step = m.step;
           s.totalSteps = m.totalSteps;
@@ -444,7 +512,17 @@ export class SessionManager {
 
   private emitStatus(s: Session, error: string | null): void {
     const i = this.info(s);
-    this.emit('session.status', { runId: s.runId, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: i.etaSeconds, elapsedSeconds: i.elapsedSeconds, error, phase: s.phase, detail: i.detail });
+    this.emit('session.status', {
+      runId: s.runId,
+      status: s.status,
+      step: s.step,
+      totalSteps: s.totalSteps,
+      etaSeconds: i.etaSeconds,
+      elapsedSeconds: i.elapsedSeconds,
+      error,
+      phase: s.phase,
+      detail: i.detail,
+    });
   }
 
   private async setStatus(s: Session, status: RunStatus, extra: Record<string, unknown> = {}): Promise<void> {
@@ -481,7 +559,8 @@ export class SessionManager {
     s.finished = true;
     const hadHandle = s.handle !== null;
     // A worker that failed on a full disk reports the bare ENOSPC: say which folder is full.
-    if (typeof extra.error === 'string' && isDiskFull(extra.error) && !extra.error.startsWith('the disk holding')) extra = { ...extra, error: diskFullMessage(this.store.dataDir, 'training wrote its files') };
+    if (typeof extra.error === 'string' && isDiskFull(extra.error) && !extra.error.startsWith('the disk holding'))
+      extra = { ...extra, error: diskFullMessage(this.store.dataDir, 'training wrote its files') };
     s.finalError = (extra.error as string | null | undefined) ?? null;
     try {
       await this.flushEvents(s);
@@ -497,7 +576,9 @@ export class SessionManager {
       // The record cannot be written (the disk is full): the waiters still get the outcome, with the reason; a
       // later start marks the run interrupted.
       if (!isDiskFull(e)) console.error(`[sessions] ${s.runId}: its final record could not be written: ${(e as Error).message}`);
-      s.finalError ??= isDiskFull(e) ? diskFullMessage(this.store.dataDir, 'recording how the run ended') : `its final record could not be written: ${(e as Error).message}`;
+      s.finalError ??= isDiskFull(e)
+        ? diskFullMessage(this.store.dataDir, 'recording how the run ended')
+        : `its final record could not be written: ${(e as Error).message}`;
     }
     await this.store.releaseRun(s.runId).catch(() => undefined);
     this.emitStatus(s, s.finalError);
@@ -523,7 +604,10 @@ export class SessionManager {
         if (s.finished) continue;
         void this.flushEvents(s).catch((e: Error) => this.onStoreError(s, e));
         if (checkStops) {
-          void this.store.takeStopRequest(s.runId).then((asked) => (asked && !s.finished ? this.stop(s.runId) : undefined)).catch(() => undefined);
+          void this.store
+            .takeStopRequest(s.runId)
+            .then((asked) => (asked && !s.finished ? this.stop(s.runId) : undefined))
+            .catch(() => undefined);
         }
       }
     }, this.opts.throttleMs ?? 250);

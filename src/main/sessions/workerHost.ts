@@ -40,7 +40,10 @@ export function threadWorkerSpawner(entry?: URL): SpawnWorker {
     });
     w.on('exit', (code) => {
       ended = true;
-      exitCb?.({ code, error: crash ?? (code !== 0 && code !== 1 ? `worker exited with code ${code}` : code === 1 ? 'worker exited with code 1' : null) });
+      exitCb?.({
+        code,
+        error: crash ?? (code !== 0 && code !== 1 ? `worker exited with code ${code}` : code === 1 ? 'worker exited with code 1' : null),
+      });
     });
     return {
       post: (msg) => {
@@ -59,7 +62,11 @@ export function threadWorkerSpawner(entry?: URL): SpawnWorker {
 
 /** The part of Electron's `utilityProcess` module we use (structural, so main need not import electron here). */
 export interface UtilityProcessModule {
-  fork(modulePath: string, args?: string[], options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' }): {
+  fork(
+    modulePath: string,
+    args?: string[],
+    options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' },
+  ): {
     postMessage(msg: unknown): void;
     on(event: 'message', cb: (msg: unknown) => void): void;
     on(event: 'exit', cb: (code: number) => void): void;

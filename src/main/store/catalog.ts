@@ -19,7 +19,10 @@ export interface CatalogData {
 }
 
 export class CatalogCorruptError extends Error {
-  constructor(readonly file: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
     super(`the run catalog ${file} is unreadable (${reason})`);
     this.name = 'CatalogCorruptError';
   }

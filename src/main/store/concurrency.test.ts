@@ -54,7 +54,18 @@ describe('two processes sharing a data directory', () => {
   it('keep every create, tag, alert and acknowledgement of both (no lost update)', async () => {
     const dataDir = join(work, 'data');
     const setup = await RunStore.open(dataDir);
-    const shared = (await setup.createRun({ id: 'shared', preset: 'conc', env: 'sokoban', seed: 0, totalSteps: 10, config: {}, appVersion: 'test', appCommit: 'test' })).id;
+    const shared = (
+      await setup.createRun({
+        id: 'shared',
+        preset: 'conc',
+        env: 'sokoban',
+        seed: 0,
+        totalSteps: 10,
+        config: {},
+        appVersion: 'test',
+        appCommit: 'test',
+      })
+    ).id;
     await setup.close();
 
     const children = [startWriter(dataDir, 'a', shared), startWriter(dataDir, 'b', shared)];

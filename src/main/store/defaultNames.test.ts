@@ -38,7 +38,14 @@ describe('default run names', () => {
   it('leaves stored runs their names when the store is reopened', async () => {
     dir = mkdtempSync(join(tmpdir(), 'arlarena-names-'));
     let store = await RunStore.open(dir);
-    const old = await store.createRun({ preset: 'grpo', env: 'sokoban', seed: 1, config: {}, totalSteps: 3, name: 'grpo · sokoban · seed 1' });
+    const old = await store.createRun({
+      preset: 'grpo',
+      env: 'sokoban',
+      seed: 1,
+      config: {},
+      totalSteps: 3,
+      name: 'grpo · sokoban · seed 1',
+    });
     await store.close();
     store = await RunStore.open(dir);
     expect((await store.getRun(old.id))?.name).toBe('grpo · sokoban · seed 1');

@@ -32,13 +32,18 @@ describe('exportMetrics', () => {
   it('refuses a run without metric records and leaves no file behind', async () => {
     const run = await store.createRun(base);
     const out = join(dir, 'out');
-    await expect(exportMetrics(store, run.id, { format: 'csv', out: join(out, 'x.csv') })).rejects.toThrow(`run ${run.id} has no metric records to export`);
+    await expect(exportMetrics(store, run.id, { format: 'csv', out: join(out, 'x.csv') })).rejects.toThrow(
+      `run ${run.id} has no metric records to export`,
+    );
     await expect(readdir(out)).rejects.toThrow(/ENOENT/);
   });
 
   it('writes the file under its final name only, with no temporary file left', async () => {
     const run = await store.createRun(base);
-    await store.appendMetrics(run.id, [{ step: 1, values: { 'actor/entropy': 0.5, 'kl/unused': Number.NaN } }, { step: 2, values: { 'actor/entropy': 0.25, 'kl/unused': Number.NaN } }]);
+    await store.appendMetrics(run.id, [
+      { step: 1, values: { 'actor/entropy': 0.5, 'kl/unused': Number.NaN } },
+      { step: 2, values: { 'actor/entropy': 0.25, 'kl/unused': Number.NaN } },
+    ]);
     await store.flush(run.id);
     const out = join(dir, 'csv-out', 'm.csv');
     const r = await exportMetrics(store, run.id, { format: 'csv', out });

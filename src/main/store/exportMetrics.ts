@@ -47,7 +47,11 @@ export function exportPath(dataDir: string, runId: string, format: MetricExportF
   return resolve(out ?? join(dataDir, 'exports', `${runId}.${format}`));
 }
 
-export async function exportMetrics(store: RunStore, runId: string, opts: { format: MetricExportFormat; out?: string }): Promise<MetricExportResult> {
+export async function exportMetrics(
+  store: RunStore,
+  runId: string,
+  opts: { format: MetricExportFormat; out?: string },
+): Promise<MetricExportResult> {
   const run = await store.getRun(runId);
   if (!run) throw new Error(`no run ${runId}`);
   const records = await store.readMetrics(runId);
@@ -57,8 +61,10 @@ export async function exportMetrics(store: RunStore, runId: string, opts: { form
   const startSeconds = Number.isFinite(startMs) ? startMs / 1000 : 0;
   const path = exportPath(store.dataDir, runId, opts.format, startSeconds, opts.out);
   const chunks: Iterable<string | Uint8Array> =
-    opts.format === 'tensorboard' ? tensorboardChunks(records, { keys, startWallTime: startSeconds })
-      : opts.format === 'csv' ? csvChunks(records, { keys })
+    opts.format === 'tensorboard'
+      ? tensorboardChunks(records, { keys, startWallTime: startSeconds })
+      : opts.format === 'csv'
+        ? csvChunks(records, { keys })
         : verlJsonlChunks(records, { keys });
 
   await mkdir(dirname(path), { recursive: true });

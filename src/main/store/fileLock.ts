@@ -62,7 +62,10 @@ export class LockTimeoutError extends Error {
 export class LockPathError extends Error {
   /** The CLI prints this as one line (it is the user's to fix, not a bug). */
   readonly expected = true;
-  constructor(readonly lockFile: string, what: string) {
+  constructor(
+    readonly lockFile: string,
+    what: string,
+  ) {
     super(`${lockFile} is ${what}, not a lock file: no ARLArena process creates that; remove it (rm -r ${lockFile}) and retry`);
     this.name = 'LockPathError';
   }
@@ -77,13 +80,13 @@ function tempName(lockFile: string): string {
 function parseOwner(text: string): LockOwner | null {
   try {
     const o = JSON.parse(text) as Partial<LockOwner>;
-    if (Number.isInteger(o.pid) && typeof o.host === 'string' && typeof o.at === 'number' && typeof o.nonce === 'string') return o as LockOwner;
+    if (Number.isInteger(o.pid) && typeof o.host === 'string' && typeof o.at === 'number' && typeof o.nonce === 'string')
+      return o as LockOwner;
   } catch {
     // unreadable
   }
   return null;
 }
-
 
 function describeHolder(owner: LockOwner | null, mtimeMs: number, now: number): string {
   if (!owner) return `an unreadable lock written ${((now - mtimeMs) / 1000).toFixed(1)} s ago`;
@@ -172,7 +175,8 @@ export async function acquire(lockFile: string, opts: LockOptions = {}): Promise
         await breakStale(lockFile, held.text);
         continue;
       }
-      if (now - start >= timeoutMs) throw new LockTimeoutError(lockFile, describeHolder(parseOwner(held.text), held.mtimeMs, now), now - start);
+      if (now - start >= timeoutMs)
+        throw new LockTimeoutError(lockFile, describeHolder(parseOwner(held.text), held.mtimeMs, now), now - start);
       // Jittered backoff: holders keep the lock for a few file writes (milliseconds).
       await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
       delay = Math.min(100, delay * 1.5);

@@ -19,7 +19,7 @@ afterEach(async () => {
 
 const base = { preset: 'sampo', env: 'sokoban', seed: 7, config: {}, totalSteps: 10 };
 
-it('finds a run by the 6-character short id the app shows (its id\'s last characters), as well as by id prefix and name', async () => {
+it("finds a run by the 6-character short id the app shows (its id's last characters), as well as by id prefix and name", async () => {
   const a = await store.createRun({ ...base, name: 'alpha' });
   const b = await store.createRun({ ...base, name: 'beta' });
   expect((await store.findRun(shortId(a.id))).id).toBe(a.id);
@@ -31,7 +31,9 @@ it('finds a run by the 6-character short id the app shows (its id\'s last charac
 it('refuses an id ending two runs share, naming them, and a too-short ending', async () => {
   const a = await store.createRun({ ...base, id: 'run-one-abc123', name: 'one' });
   const b = await store.createRun({ ...base, id: 'run-two-abc123', name: 'two' });
-  await expect(store.findRun('abc123')).rejects.toThrow(/"abc123" matches 2 runs: run-(one|two)-abc123, run-(one|two)-abc123; type more of the id/);
+  await expect(store.findRun('abc123')).rejects.toThrow(
+    /"abc123" matches 2 runs: run-(one|two)-abc123, run-(one|two)-abc123; type more of the id/,
+  );
   expect(b.id).toBe('run-two-abc123');
   await expect(store.findRun('123')).rejects.toThrow(/no run matches "123"/);
   // A prefix wins over an ending.

@@ -32,7 +32,10 @@ const base = { preset: 'sampo', env: 'sokoban', seed: 7, config: { optim: { lr: 
 async function runWithMetrics(): Promise<string> {
   const s = await openStore();
   const r = await s.createRun({ ...base, name: 'victim', status: 'running' });
-  await s.appendMetrics(r.id, [1, 2, 3].map((step) => ({ step, values: { 'actor/grad_norm': step / 10, 'perf/wall_s': step } })));
+  await s.appendMetrics(
+    r.id,
+    [1, 2, 3].map((step) => ({ step, values: { 'actor/grad_norm': step / 10, 'perf/wall_s': step } })),
+  );
   await s.updateRun(r.id, { status: 'completed' });
   await s.close();
   opened = opened.filter((o) => o !== s);
@@ -50,13 +53,20 @@ describe('store repairs', () => {
     expect(await s.checkpointSteps(r.id)).toEqual([2]);
     await s.saveCheckpoint(r.id, { step: 3, files: { 'w.bin': new Uint8Array([3]) }, meta: { step: 3 } });
     expect(await s.checkpointSteps(r.id)).toEqual([2, 3]);
-    expect((await readdir(join(s.runDir(r.id), 'checkpoints'))).filter((n) => !n.startsWith('.'))).toEqual([checkpointDirName(2), checkpointDirName(3)]);
+    expect((await readdir(join(s.runDir(r.id), 'checkpoints'))).filter((n) => !n.startsWith('.'))).toEqual([
+      checkpointDirName(2),
+      checkpointDirName(3),
+    ]);
   });
 
   it('a checkpoint file with one flipped byte is refused on load (resume, eval), naming the file', async () => {
     const s = await openStore();
     const r = await s.createRun(base);
-    await s.saveCheckpoint(r.id, { step: 1, files: { 'policy.bin': new Uint8Array(64).fill(7), 'state.json': new TextEncoder().encode('{}') }, meta: { step: 1 } });
+    await s.saveCheckpoint(r.id, {
+      step: 1,
+      files: { 'policy.bin': new Uint8Array(64).fill(7), 'state.json': new TextEncoder().encode('{}') },
+      meta: { step: 1 },
+    });
     const meta = JSON.parse(await readFile(join(s.runDir(r.id), 'checkpoints', checkpointDirName(1), 'meta.json'), 'utf8'));
     expect(Object.keys(meta.sha256).sort()).toEqual(['policy.bin', 'state.json']);
     const file = join(s.runDir(r.id), 'checkpoints', checkpointDirName(1), 'policy.bin');

@@ -73,7 +73,8 @@ function encodeSpelled(rec: MetricRecord): string {
 export function decodeMetricRecord(obj: unknown): MetricRecord | undefined {
   if (!obj || typeof obj !== 'object') return undefined;
   const o = obj as { step?: unknown; values?: unknown };
-  if (typeof o.step !== 'number' || !Number.isInteger(o.step) || !o.values || typeof o.values !== 'object' || Array.isArray(o.values)) return undefined;
+  if (typeof o.step !== 'number' || !Number.isInteger(o.step) || !o.values || typeof o.values !== 'object' || Array.isArray(o.values))
+    return undefined;
   const raw = o.values as Record<string, unknown>;
   for (const k in raw) {
     const v = raw[k];

@@ -26,7 +26,11 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-function runWriter(dataDir: string, steps: number, kill: { at: number; label: string } | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function runWriter(
+  dataDir: string,
+  steps: number,
+  kill: { at: number; label: string } | null,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve) => {
     const args = [writer, dataDir, String(steps), ...(kill ? [String(kill.at), kill.label] : [])];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });

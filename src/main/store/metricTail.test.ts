@@ -23,7 +23,11 @@ it('matches a whole read: count, last record, each key latest (slices of 1 MiB c
   const r = await store.createRun({ preset: 'test', env: 'sokoban', seed: 1, totalSteps: 60_000, config: {} });
   const recs = Array.from({ length: 60_000 }, (_, i) => ({
     step: i + 1,
-    values: { 'actor/entropy': i / 1e5, ...(i % 1000 === 7 ? { 'val/success_rate': i / 6e4 } : {}), ...(i === 12 ? { rare: Number.NaN } : {}) },
+    values: {
+      'actor/entropy': i / 1e5,
+      ...(i % 1000 === 7 ? { 'val/success_rate': i / 6e4 } : {}),
+      ...(i === 12 ? { rare: Number.NaN } : {}),
+    },
   }));
   await store.appendMetrics(r.id, recs);
   await store.flush(r.id);

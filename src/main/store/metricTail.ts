@@ -34,7 +34,7 @@ export async function metricTail(file: string, keys: readonly string[]): Promise
     // Count complete non-blank lines.
     let records = 0;
     let lineHasText = false;
-    for (let pos = 0; pos < size; ) {
+    for (let pos = 0; pos < size;) {
       const { bytesRead } = await fh.read(buf, 0, Math.min(SLICE_BYTES, size - pos), pos);
       if (bytesRead === 0) break;
       for (let i = 0; i < bytesRead; i++) {

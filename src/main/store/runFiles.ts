@@ -45,18 +45,26 @@ export class CheckpointIntegrityError extends Error {
  * policy.bin used to load, train and evaluate). Returns null when all match, else what is wrong. `legacyOk`: a
  * meta.json with no `sha256` at all (written before checkpoints carried hashes) is accepted unverified.
  */
-export function checkpointHashProblem(dirName: string, meta: { files?: unknown; sha256?: unknown }, files: Readonly<Record<string, Uint8Array>>, legacyOk: boolean): string | null {
+export function checkpointHashProblem(
+  dirName: string,
+  meta: { files?: unknown; sha256?: unknown },
+  files: Readonly<Record<string, Uint8Array>>,
+  legacyOk: boolean,
+): string | null {
   const listed = Array.isArray(meta.files) ? (meta.files as unknown[]).filter((f): f is string => typeof f === 'string') : [];
   const hashes = meta.sha256 !== null && typeof meta.sha256 === 'object' ? (meta.sha256 as Record<string, unknown>) : null;
   if (!hashes && legacyOk) return null;
   for (const f of listed) {
     const want = hashes && Object.hasOwn(hashes, f) ? hashes[f] : undefined;
-    if (typeof want !== 'string') return `checkpoint ${dirName}: meta.json lists no SHA-256 for ${f} (stripped, or written by an older version); it cannot be verified, so it is not loaded`;
+    if (typeof want !== 'string')
+      return `checkpoint ${dirName}: meta.json lists no SHA-256 for ${f} (stripped, or written by an older version); it cannot be verified, so it is not loaded`;
     const d = files[f];
     if (!d) return `checkpoint ${dirName}: ${f} is listed in its meta.json but missing`;
-    if (createHash('sha256').update(d).digest('hex') !== want) return `checkpoint ${dirName}: ${f} does not match the SHA-256 in its meta.json; the file was damaged or altered, so it is not loaded`;
+    if (createHash('sha256').update(d).digest('hex') !== want)
+      return `checkpoint ${dirName}: ${f} does not match the SHA-256 in its meta.json; the file was damaged or altered, so it is not loaded`;
   }
-  for (const f of Object.keys(files)) if (!listed.includes(f)) return `checkpoint ${dirName}: ${f} is not one of the files its meta.json lists`;
+  for (const f of Object.keys(files))
+    if (!listed.includes(f)) return `checkpoint ${dirName}: ${f} is not one of the files its meta.json lists`;
   return null;
 }
 
@@ -111,7 +119,8 @@ export class RunFiles {
     await mkdir(tmp);
     const fileNames: string[] = [];
     for (const [fname, bytes] of Object.entries(c.files)) {
-      if (!FILE_NAME.test(fname)) throw new Error(`checkpoint file name "${fname}" is not a plain file name (letters, digits, ".", "_", "-")`);
+      if (!FILE_NAME.test(fname))
+        throw new Error(`checkpoint file name "${fname}" is not a plain file name (letters, digits, ".", "_", "-")`);
       await writeFileAtomic(join(tmp, fname), bytes);
       fileNames.push(fname);
     }
@@ -145,7 +154,10 @@ export class RunFiles {
     for (const n of names) {
       const m = /^step-(\d+)$/.exec(n);
       if (!m) continue;
-      const complete = await stat(join(this.dir, CHECKPOINTS_DIR, n, 'meta.json')).then((st) => st.isFile(), () => false);
+      const complete = await stat(join(this.dir, CHECKPOINTS_DIR, n, 'meta.json')).then(
+        (st) => st.isFile(),
+        () => false,
+      );
       out.push({ step: Number(m[1]), complete });
     }
     return out.sort((a, b) => a.step - b.step);
@@ -162,7 +174,8 @@ export class RunFiles {
     const m = JSON.parse(metaRaw) as { step: number; files: string[]; sha256?: Record<string, string>; meta: Record<string, unknown> };
     const files: Record<string, Uint8Array> = {};
     for (const f of m.files) {
-      if (!FILE_NAME.test(f)) throw new CheckpointIntegrityError(`checkpoint ${checkpointDirName(step)}: meta.json lists "${f}", which is not a plain file name`);
+      if (!FILE_NAME.test(f))
+        throw new CheckpointIntegrityError(`checkpoint ${checkpointDirName(step)}: meta.json lists "${f}", which is not a plain file name`);
       files[f] = new Uint8Array(await readFile(join(dir, f)));
     }
     const problem = checkpointHashProblem(checkpointDirName(step), m, files, true);

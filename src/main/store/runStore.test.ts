@@ -89,7 +89,10 @@ describe('RunStore', () => {
     expect(rows[2].values['actor/grad_norm']).toBe(-Infinity);
     const series = await s2.series(r.id, 'actor/grad_norm');
     expect(series.y).toEqual([0.5, null, null]);
-    expect(series.nonFinite).toEqual([{ step: 2, value: 'NaN' }, { step: 3, value: '-Infinity' }]);
+    expect(series.nonFinite).toEqual([
+      { step: 2, value: 'NaN' },
+      { step: 3, value: '-Infinity' },
+    ]);
     // validation NaN is "not applicable", not an event
     expect((await s2.series(r.id, 'val/success_rate')).nonFinite).toEqual([]);
     expect(await s2.metricKeys(r.id)).toEqual(['actor/grad_norm', 'actor/pg_loss', 'val/success_rate']);
@@ -99,7 +102,12 @@ describe('RunStore', () => {
     // Keys are collected when asked for: one logged after the first read is there too.
     expect(await s2.metricKeys(r.id)).toEqual(['actor/entropy', 'actor/grad_norm', 'actor/pg_loss', 'val/success_rate']);
     const text = await readFile(join(s2.runDir(r.id), 'metrics.jsonl'), 'utf8');
-    expect(text.trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([1, 2, 3, 4]);
+    expect(
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).step),
+    ).toEqual([1, 2, 3, 4]);
   });
 
   it('keeps how far the collapse detector has read a run: from detected appends, a saved detection, or (old records) where the run came from', async () => {
@@ -107,7 +115,10 @@ describe('RunStore', () => {
     const r = await s.createRun(base);
     expect((await s.getRun(r.id))!.detectedThrough).toBeNull();
     // A writer that did not feed the detector (a synthetic run) leaves it null.
-    await s.appendMetrics(r.id, [{ step: 1, values: { x: 1 } }, { step: 2, values: { x: 2 } }]);
+    await s.appendMetrics(r.id, [
+      { step: 1, values: { x: 1 } },
+      { step: 2, values: { x: 2 } },
+    ]);
     expect((await s.getRun(r.id))!.detectedThrough).toBeNull();
     // A training session or an import feeds each record to the detector as it stores it.
     await s.appendMetrics(r.id, [{ step: 3, values: { x: 3 } }], { detected: true });
@@ -127,7 +138,10 @@ describe('RunStore', () => {
     const legacy = await s2.createRun({ ...base, name: 'old lab run' });
     const legacySynth = await s2.createRun({ ...base, name: 'old synthetic run', tags: ['synthetic'] });
     for (const id of [legacy.id, legacySynth.id]) {
-      await s2.appendMetrics(id, [{ step: 1, values: { x: 1 } }, { step: 2, values: { x: 2 } }]);
+      await s2.appendMetrics(id, [
+        { step: 1, values: { x: 1 } },
+        { step: 2, values: { x: 2 } },
+      ]);
       await s2.flush(id);
     }
     await s2.close();
@@ -143,13 +157,19 @@ describe('RunStore', () => {
     expect(list.find((x) => x.id === legacySynth.id)!.detectedThrough).toBeNull();
   });
 
-  it('reads a growing run\'s new lines once when asked for its metrics twice at the same time', async () => {
+  it("reads a growing run's new lines once when asked for its metrics twice at the same time", async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    await s.appendMetrics(r.id, [1, 2, 3].map((step) => ({ step, values: { x: step } })));
+    await s.appendMetrics(
+      r.id,
+      [1, 2, 3].map((step) => ({ step, values: { x: step } })),
+    );
     await s.flush(r.id);
     expect((await s.readMetrics(r.id)).map((x) => x.step)).toEqual([1, 2, 3]);
-    await s.appendMetrics(r.id, [4, 5].map((step) => ({ step, values: { x: step } })));
+    await s.appendMetrics(
+      r.id,
+      [4, 5].map((step) => ({ step, values: { x: step } })),
+    );
     await s.flush(r.id);
     const [a, b, series] = await Promise.all([s.readMetrics(r.id), s.readMetrics(r.id), s.series(r.id, 'x')]);
     expect(a.map((x) => x.step)).toEqual([1, 2, 3, 4, 5]);
@@ -192,7 +212,10 @@ describe('RunStore', () => {
     const rows = await s.readMetrics(run.id);
     // Inject a spike by a second run with a manual stream.
     const r2 = await s.createRun(base);
-    await s.appendMetrics(r2.id, rows.map((r) => ({ step: r.step, values: { ...r.values, 'actor/grad_norm': r.step === 777 ? 500 : r.values['actor/grad_norm'] } })));
+    await s.appendMetrics(
+      r2.id,
+      rows.map((r) => ({ step: r.step, values: { ...r.values, 'actor/grad_norm': r.step === 777 ? 500 : r.values['actor/grad_norm'] } })),
+    );
     const full = await s.series(r2.id, 'actor/grad_norm');
     expect(full.totalPoints).toBe(2000);
     const ds = await s.series(r2.id, 'actor/grad_norm', { maxPoints: 100 });
@@ -213,7 +236,8 @@ describe('RunStore', () => {
   it('checkpoints: latest loads, older pruned, resume truncation drops later steps', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    for (const step of [2, 4, 6]) await s.saveCheckpoint(r.id, { step, files: { 'weights.bin': new Uint8Array([step, 1, 2]) }, meta: { step } });
+    for (const step of [2, 4, 6])
+      await s.saveCheckpoint(r.id, { step, files: { 'weights.bin': new Uint8Array([step, 1, 2]) }, meta: { step } });
     const c = await s.loadLatestCheckpoint(r.id);
     expect(c?.step).toBe(6);
     expect([...c!.files['weights.bin']]).toEqual([6, 1, 2]);
@@ -221,8 +245,13 @@ describe('RunStore', () => {
     expect(await s.checkpointSteps(r.id)).toEqual([4, 6]);
     expect([...(await s.loadCheckpointAt(r.id, 4))!.files['weights.bin']]).toEqual([4, 1, 2]);
     expect(await s.loadCheckpointAt(r.id, 2)).toBeUndefined();
-    await s.appendMetrics(r.id, [1, 2, 3, 4, 5, 6, 7, 8].map((step) => ({ step, values: { x: step } })));
-    await s.appendTrajectories(r.id, [{ step: 8, split: 'train', env: 'sokoban', taskId: 't', uid: 'u', trajUid: 'tu', won: false, episodeReturn: 0, turns: [] }]);
+    await s.appendMetrics(
+      r.id,
+      [1, 2, 3, 4, 5, 6, 7, 8].map((step) => ({ step, values: { x: step } })),
+    );
+    await s.appendTrajectories(r.id, [
+      { step: 8, split: 'train', env: 'sokoban', taskId: 't', uid: 'u', trajUid: 'tu', won: false, episodeReturn: 0, turns: [] },
+    ]);
     await s.filesOf(r.id).truncateAfterStep(6);
     expect((await s.readMetrics(r.id)).map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6]);
     expect((await s.trajectories(r.id)).steps).toEqual([]);
@@ -274,7 +303,17 @@ describe('RunStore', () => {
   it('trajectories by step through an incremental line index', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
+    const traj = (step: number, uid: string) => ({
+      step,
+      split: 'train' as const,
+      env: 'sokoban',
+      taskId: `t${step}`,
+      uid,
+      trajUid: uid,
+      won: false,
+      episodeReturn: step,
+      turns: [],
+    });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b'), traj(2, 'c')]);
     expect(await s.trajectories(r.id)).toEqual({ steps: [1, 2], trajectories: [traj(2, 'c')] });
     await s.appendTrajectories(r.id, [traj(3, 'd'), traj(3, 'e'), traj(3, 'f')]);
@@ -289,15 +328,29 @@ describe('RunStore', () => {
   it('concurrent trajectory queries index each new line once', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    const traj = (step: number, uid: string) => ({ step, split: 'train' as const, env: 'sokoban', taskId: `t${step}`, uid, trajUid: uid, won: false, episodeReturn: step, turns: [] });
+    const traj = (step: number, uid: string) => ({
+      step,
+      split: 'train' as const,
+      env: 'sokoban',
+      taskId: `t${step}`,
+      uid,
+      trajUid: uid,
+      won: false,
+      episodeReturn: step,
+      turns: [],
+    });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b')]);
     await s.trajectories(r.id);
     await s.appendTrajectories(r.id, [traj(2, 'c'), traj(2, 'd')]);
-    const answers = await Promise.all([s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 }), s.trajectories(r.id, { step: 2 })]);
+    const answers = await Promise.all([
+      s.trajectories(r.id, { step: 2 }),
+      s.trajectories(r.id, { step: 2 }),
+      s.trajectories(r.id, { step: 2 }),
+    ]);
     for (const a of answers) expect(a.trajectories.map((t) => t.trajUid)).toEqual(['c', 'd']);
   });
 
-  it('two stores on one data directory see and keep each other\'s changes', async () => {
+  it("two stores on one data directory see and keep each other's changes", async () => {
     // Two instances in one process use the same lock and files as two processes would (concurrency.test.ts
     // does it with real processes).
     const app = await openStore(dir);
@@ -305,7 +358,19 @@ describe('RunStore', () => {
     const run = await app.createRun(base);
     // A run created elsewhere is listed, and its record read, without reopening.
     expect((await cli.listRuns()).map((r) => r.id)).toEqual([run.id]);
-    const alert = { id: 'a1', runId: run.id, rule: 'non_finite', severity: 'warning' as const, metric: 'actor/grad_norm', firstStep: 3, lastStep: 3, message: 'm', hint: 'h', evidence: { steps: [3], values: [null] }, acknowledged: false };
+    const alert = {
+      id: 'a1',
+      runId: run.id,
+      rule: 'non_finite',
+      severity: 'warning' as const,
+      metric: 'actor/grad_norm',
+      firstStep: 3,
+      lastStep: 3,
+      message: 'm',
+      hint: 'h',
+      evidence: { steps: [3], values: [null] },
+      acknowledged: false,
+    };
     await app.upsertAlerts(run.id, [alert]);
     // The CLI tags the run and acknowledges the alert while the app is folding metrics into its record.
     await app.appendMetrics(run.id, [{ step: 1, values: { 'perf/wall_s': 1 } }]);

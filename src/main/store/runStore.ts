@@ -23,7 +23,19 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { RunRecord as RunRecordSchema, type Alert, type ApiInput, type ComputeBackendInfo, type ImportSource, type RunKind, type RunRecord, type RunStatus, type RunSummary, type Series, type Trajectory } from '../../shared/api';
+import {
+  RunRecord as RunRecordSchema,
+  type Alert,
+  type ApiInput,
+  type ComputeBackendInfo,
+  type ImportSource,
+  type RunKind,
+  type RunRecord,
+  type RunStatus,
+  type RunSummary,
+  type Series,
+  type Trajectory,
+} from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../platform/appInfo';
@@ -113,7 +125,11 @@ function stamp(): string {
 }
 
 function newRunId(env: string, preset: string): string {
-  const t = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '').replace(/^(\d{8})/, '$1-');
+  const t = new Date()
+    .toISOString()
+    .slice(0, 19)
+    .replace(/[-:T]/g, '')
+    .replace(/^(\d{8})/, '$1-');
   const base = `${t}-${env}-${preset}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 52);
   return `${base}-${randomBytes(3).toString('hex')}`;
 }
@@ -138,9 +154,23 @@ function mergeAlerts(current: readonly Alert[], found: readonly Alert[]): Alert[
 
 export function toSummary(r: RunRecord): RunSummary {
   return {
-    id: r.id, kind: r.kind ?? 'lab', name: r.name, tags: r.tags, env: r.env, preset: r.preset, seed: r.seed, status: r.status, step: r.step,
-    totalSteps: r.totalSteps, createdAt: r.createdAt, updatedAt: r.updatedAt, summary: r.summary,
-    alertCount: r.alertCount, worstSeverity: r.worstSeverity, etaSeconds: r.etaSeconds, valTemperature: valTemperatureOf(r.config),
+    id: r.id,
+    kind: r.kind ?? 'lab',
+    name: r.name,
+    tags: r.tags,
+    env: r.env,
+    preset: r.preset,
+    seed: r.seed,
+    status: r.status,
+    step: r.step,
+    totalSteps: r.totalSteps,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    summary: r.summary,
+    alertCount: r.alertCount,
+    worstSeverity: r.worstSeverity,
+    etaSeconds: r.etaSeconds,
+    valTemperature: valTemperatureOf(r.config),
     detectedThrough: detectedThroughOf(r),
     seedKnown: r.kind !== 'imported' || importedSeed(r.config) !== null,
     ...(r.notes ? { notes: r.notes } : {}),
@@ -273,7 +303,9 @@ export class RunStore {
       if (!opts.repair) return true;
       const aside = `${this.catalogFile}.corrupt-${stamp()}`;
       await rename(this.catalogFile, aside);
-      this.warnings.push(`The run catalog could not be read (${e.reason}); it was moved aside intact to ${aside} and rebuilt from the run folders.`);
+      this.warnings.push(
+        `The run catalog could not be read (${e.reason}); it was moved aside intact to ${aside} and rebuilt from the run folders.`,
+      );
       this.db.data = { schemaVersion: CATALOG_SCHEMA_VERSION, runs: {} };
       this.catalogStamp = null;
       this.synced.clear();
@@ -318,8 +350,13 @@ export class RunStore {
     for (const [id, entry] of Object.entries(this.db.data.runs)) {
       const res = RunRecordSchema.safeParse(entry);
       const reason = !res.success
-        ? res.error.issues.slice(0, 2).map((i) => `${i.path.join('.') || '(entry)'}: ${i.message}`).join('; ')
-        : res.data.id !== id ? `it holds run ${res.data.id}` : null;
+        ? res.error.issues
+            .slice(0, 2)
+            .map((i) => `${i.path.join('.') || '(entry)'}: ${i.message}`)
+            .join('; ')
+        : res.data.id !== id
+          ? `it holds run ${res.data.id}`
+          : null;
       if (reason === null) continue;
       delete this.db.data.runs[id];
       this.synced.delete(id);
@@ -354,7 +391,13 @@ export class RunStore {
       const res = RunRecordSchema.safeParse(JSON.parse(text));
       // Records written before imports existed have no kind: they are lab runs.
       if (res.success) parsed = { ...res.data, kind: res.data.kind ?? 'lab' };
-      else throw new Error(res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).slice(0, 3).join('; '));
+      else
+        throw new Error(
+          res.error.issues
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .slice(0, 3)
+            .join('; '),
+        );
     } catch (e) {
       const aside = `${p}.corrupt-${stamp()}`;
       await rename(p, aside).catch(() => undefined);
@@ -372,7 +415,9 @@ export class RunStore {
     let changed = false;
     let names: string[];
     try {
-      names = (await readdir(this.runsDir, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
+      names = (await readdir(this.runsDir, { withFileTypes: true }))
+        .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+        .map((d) => d.name);
     } catch {
       names = [];
     }
@@ -396,7 +441,8 @@ export class RunStore {
           continue;
         }
         if (warnOrphans && !this.db.data.runs[id]) {
-          if (!this.warnings.some((w) => w.includes(`Run ${id}:`))) this.warnings.push(`Run ${id}: folder has no run.json; it is not listed (its files are kept).`);
+          if (!this.warnings.some((w) => w.includes(`Run ${id}:`)))
+            this.warnings.push(`Run ${id}: folder has no run.json; it is not listed (its files are kept).`);
         }
         continue;
       }
@@ -437,7 +483,13 @@ export class RunStore {
     if (!cur && asides.length === 0) return 'orphan';
     if (!repair) return 'needs-lock';
     // Re-check under the lock: another process may have rebuilt it meanwhile.
-    if (await stat(join(this.runDir(id), RUN_FILE)).then(() => true, () => false)) return 'orphan';
+    if (
+      await stat(join(this.runDir(id), RUN_FILE)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return 'orphan';
     const aside = asides.length > 0 ? join(this.runDir(id), asides[asides.length - 1]) : null;
     let rec: RunRecord;
     let how: string;
@@ -445,19 +497,41 @@ export class RunStore {
       rec = cur;
       how = 'rebuilt from the catalog';
     } else {
-      const metrics = await this.filesOf(id).readMetrics().catch(() => [] as MetricRecord[]);
+      const metrics = await this.filesOf(id)
+        .readMetrics()
+        .catch(() => [] as MetricRecord[]);
       let summary: RunRecord['summary'] = {};
       for (const r of metrics) summary = foldSummary(summary, r);
       const last = metrics[metrics.length - 1];
       const wall = last?.values['perf/wall_s'];
       const now = new Date().toISOString();
       rec = withAlertStats({
-        id, name: `damaged run ${id}`, tags: ['damaged'], env: 'unknown', preset: 'unknown', seed: 0, status: 'failed',
-        step: last?.step ?? 0, totalSteps: last?.step ?? 0, createdAt: now, updatedAt: now, summary, alertCount: 0, worstSeverity: null,
-        config: {}, appVersion: 'unknown', appCommit: 'unknown', backend: UNKNOWN_BACKEND, startedAt: null, finishedAt: null,
-        error: `run.json was unreadable and no catalog entry was left to rebuild it from; it was moved aside${aside ? ` to ${aside}` : ''}. ` +
+        id,
+        name: `damaged run ${id}`,
+        tags: ['damaged'],
+        env: 'unknown',
+        preset: 'unknown',
+        seed: 0,
+        status: 'failed',
+        step: last?.step ?? 0,
+        totalSteps: last?.step ?? 0,
+        createdAt: now,
+        updatedAt: now,
+        summary,
+        alertCount: 0,
+        worstSeverity: null,
+        config: {},
+        appVersion: 'unknown',
+        appCommit: 'unknown',
+        backend: UNKNOWN_BACKEND,
+        startedAt: null,
+        finishedAt: null,
+        error:
+          `run.json was unreadable and no catalog entry was left to rebuild it from; it was moved aside${aside ? ` to ${aside}` : ''}. ` +
           `This record was rebuilt from metrics.jsonl (${metrics.length} records): config, seed and alerts are unknown. Delete the run, or put a good run.json back by hand.`,
-        alerts: [], wallSeconds: wall !== undefined && Number.isFinite(wall) ? wall : 0, etaSeconds: null,
+        alerts: [],
+        wallSeconds: wall !== undefined && Number.isFinite(wall) ? wall : 0,
+        etaSeconds: null,
       });
       how = `rebuilt from its metric stream (${metrics.length} records) and marked damaged`;
     }
@@ -476,7 +550,10 @@ export class RunStore {
     return this.mutate(async () => {
       const id = input.id ?? newRunId(input.env, input.preset);
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`run id "${id}" is not 1–64 letters, digits, "_" or "-"`);
-      const onDisk = await stat(join(this.runDir(id), RUN_FILE)).then(() => true, () => false);
+      const onDisk = await stat(join(this.runDir(id), RUN_FILE)).then(
+        () => true,
+        () => false,
+      );
       if (this.db.data.runs[id] || onDisk) throw new Error(`a run with id "${id}" already exists`);
       const now = new Date().toISOString();
       const rec: RunRecord = withAlertStats({
@@ -547,11 +624,19 @@ export class RunStore {
     const hits = byPrefix.length > 0 ? byPrefix : bySuffix.length > 0 ? bySuffix : byName;
     if (hits.length === 1) {
       const rec = await this.getRun(hits[0].id);
-      if (!rec) throw new Error(`run ${hits[0].id} is listed but its record cannot be read now (another process may be repairing or deleting it); retry, or see \`arlarena runs\``);
+      if (!rec)
+        throw new Error(
+          `run ${hits[0].id} is listed but its record cannot be read now (another process may be repairing or deleting it); retry, or see \`arlarena runs\``,
+        );
       return rec;
     }
     if (hits.length === 0) throw new Error(`no run matches "${ref}" (${all.length} runs in ${this.dataDir}; see \`arlarena runs\`)`);
-    throw new Error(`"${ref}" matches ${hits.length} runs: ${hits.slice(0, 5).map((r) => r.id).join(', ')}${hits.length > 5 ? ', …' : ''}; type more of the id`);
+    throw new Error(
+      `"${ref}" matches ${hits.length} runs: ${hits
+        .slice(0, 5)
+        .map((r) => r.id)
+        .join(', ')}${hits.length > 5 ? ', …' : ''}; type more of the id`,
+    );
   }
 
   /** This process's in-memory view of a record (no disk read; may lag another process's writes). */
@@ -615,7 +700,12 @@ export class RunStore {
   async updateRun(id: string, patch: RunPatch | ((r: RunRecord) => RunPatch)): Promise<RunRecord> {
     return this.mutate(async () => {
       const disk = await this.readRunJson(id);
-      const exists = disk !== undefined || (await stat(this.runDir(id)).then(() => true, () => false));
+      const exists =
+        disk !== undefined ||
+        (await stat(this.runDir(id)).then(
+          () => true,
+          () => false,
+        ));
       const cached = this.db.data.runs[id];
       if (!exists || (!disk && !cached)) throw new Error(`no run with id "${id}"`);
       const fold = this.folds.get(id);
@@ -641,12 +731,18 @@ export class RunStore {
    * is renamed into runs/ (same file system: the caller builds inside this data directory) and its record enters
    * the catalog. A kill before the rename leaves nothing here; after it, whole runs.
    */
-  async adoptRuns(built: ReadonlyArray<{ dir: string; record: RunRecord }>, refuse?: (runs: readonly RunRecord[]) => string[]): Promise<{ adopted: string[]; heldBy: string[] }> {
+  async adoptRuns(
+    built: ReadonlyArray<{ dir: string; record: RunRecord }>,
+    refuse?: (runs: readonly RunRecord[]) => string[],
+  ): Promise<{ adopted: string[]; heldBy: string[] }> {
     return this.mutate(async () => {
       const heldBy = refuse ? refuse(Object.values(this.db.data.runs)) : [];
       if (heldBy.length > 0) return { adopted: [], heldBy };
       for (const { record } of built) {
-        const onDisk = await stat(this.runDir(record.id)).then(() => true, () => false);
+        const onDisk = await stat(this.runDir(record.id)).then(
+          () => true,
+          () => false,
+        );
         if (this.db.data.runs[record.id] || onDisk) throw new Error(`a run with id "${record.id}" already exists`);
       }
       for (const { dir, record } of built) {
@@ -677,9 +773,15 @@ export class RunStore {
   async deleteRun(id: string): Promise<boolean> {
     return this.mutate(async () => {
       const dir = this.runDir(id);
-      const exists = await stat(dir).then(() => true, () => false);
+      const exists = await stat(dir).then(
+        () => true,
+        () => false,
+      );
       if (!exists && !this.db.data.runs[id]) return false;
-      await this.files.get(id)?.close().catch(() => undefined);
+      await this.files
+        .get(id)
+        ?.close()
+        .catch(() => undefined);
       this.files.delete(id);
       this.metricCache.delete(id);
       this.metricReads.delete(id);
@@ -744,12 +846,14 @@ export class RunStore {
       const resumable = (await this.checkpointSteps(id).catch(() => [] as number[])).length > 0;
       try {
         await this.updateRun(id, (r) => ({
-          status: 'interrupted', etaSeconds: null,
-          error: r.kind === 'imported'
-            ? `The process that imported or followed this run${pid ? ` (pid ${pid})` : ''} is gone before it finished: it holds the steps read until then; import the log again for the rest.`
-            : resumable
-              ? `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`
-              : `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone before its first checkpoint: there is nothing to resume from; \`arlarena resume ${id}\` trains it again from the start.`,
+          status: 'interrupted',
+          etaSeconds: null,
+          error:
+            r.kind === 'imported'
+              ? `The process that imported or followed this run${pid ? ` (pid ${pid})` : ''} is gone before it finished: it holds the steps read until then; import the log again for the rest.`
+              : resumable
+                ? `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone; \`arlarena resume ${id}\` continues from its last checkpoint.`
+                : `The process that trained this run${pid ? ` (pid ${pid})` : ''} is gone before its first checkpoint: there is nothing to resume from; \`arlarena resume ${id}\` trains it again from the start.`,
         }));
       } catch (e) {
         // Reading needs no write: on a full disk the run is shown as it was, and a warning says why.
@@ -794,15 +898,19 @@ export class RunStore {
    * process still owns are left alone). Returns the ids marked.
    */
   async markInterrupted(): Promise<string[]> {
-    const active = Object.values(this.db.data.runs).filter((r) => r.status === 'running' || r.status === 'paused' || r.status === 'queued').map((r) => r.id);
+    const active = Object.values(this.db.data.runs)
+      .filter((r) => r.status === 'running' || r.status === 'paused' || r.status === 'queued')
+      .map((r) => r.id);
     const ids: string[] = [];
     for (const id of active) if (!(await this.ownedElsewhere(id))) ids.push(id);
     for (const id of ids) {
       await this.updateRun(id, (r) => ({
-        status: 'interrupted', etaSeconds: null,
-        error: r.kind === 'imported'
-          ? 'The app or process stopped while this run was being imported or followed; it holds the steps read until then (import the log again for the rest).'
-          : 'The app or process stopped while this run was active; resume continues from its last checkpoint.',
+        status: 'interrupted',
+        etaSeconds: null,
+        error:
+          r.kind === 'imported'
+            ? 'The app or process stopped while this run was being imported or followed; it holds the steps read until then (import the log again for the rest).'
+            : 'The app or process stopped while this run was active; resume continues from its last checkpoint.',
       }));
     }
     return ids;
@@ -906,7 +1014,10 @@ export class RunStore {
     const read = (this.metricReads.get(id) ?? Promise.resolve()).then(async () => {
       const file = join(this.runDir(id), METRICS_FILE);
       let cache = this.metricCache.get(id);
-      const size = await stat(file).then((st) => st.size, () => 0);
+      const size = await stat(file).then(
+        (st) => st.size,
+        () => 0,
+      );
       if (!cache || size < cache.offset) cache = { offset: 0, rows: [], keys: new Set(), keysUpTo: 0 };
       if (size > cache.offset) {
         const chunk = await readJsonl(file, cache.offset);
@@ -919,7 +1030,13 @@ export class RunStore {
       this.metricCache.set(id, cache);
       return cache;
     });
-    this.metricReads.set(id, read.then(() => undefined, () => undefined));
+    this.metricReads.set(
+      id,
+      read.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     return read;
   }
 
@@ -945,7 +1062,10 @@ export class RunStore {
     // Index extensions of one run are chained: two concurrent callers must not both append the same lines.
     const extend = (this.trajIndexing.get(id) ?? Promise.resolve()).then(async () => {
       let cur = this.trajIndex.get(id);
-      const size = await stat(file).then((st) => st.size, () => 0);
+      const size = await stat(file).then(
+        (st) => st.size,
+        () => 0,
+      );
       if (!cur || size < cur.offset) cur = { offset: 0, refs: [] };
       if (size > cur.offset) {
         const more = await indexJsonl(file, cur.offset);
@@ -955,7 +1075,13 @@ export class RunStore {
       this.trajIndex.set(id, cur);
       return cur;
     });
-    this.trajIndexing.set(id, extend.then(() => undefined, () => undefined));
+    this.trajIndexing.set(
+      id,
+      extend.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     const idx = await extend;
     const steps = [...new Set(idx.refs.map((r) => r.step))].sort((a, b) => a - b);
     const step = opts.step ?? steps[steps.length - 1];
@@ -998,7 +1124,14 @@ export function buildSeries(runId: string, key: string, rows: readonly MetricRec
   const nullIdx: number[] = [];
   const finIdx: number[] = [];
   for (let i = 0; i < total; i++) (py[i] === null ? nullIdx : finIdx).push(i);
-  const keepNull = nullIdx.length <= max / 2 ? nullIdx : lttbIndices(nullIdx.map((i) => px[i]), nullIdx.map(() => 0), Math.floor(max / 2)).map((j) => nullIdx[j]);
+  const keepNull =
+    nullIdx.length <= max / 2
+      ? nullIdx
+      : lttbIndices(
+          nullIdx.map((i) => px[i]),
+          nullIdx.map(() => 0),
+          Math.floor(max / 2),
+        ).map((j) => nullIdx[j]);
   const budget = max - keepNull.length;
   const fx = finIdx.map((i) => px[i]);
   const fy = finIdx.map((i) => py[i] as number);

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { buildSeries } from './runStore';
 import type { MetricRecord } from '../../shared/metrics';
 
-it('puts each point at the x key\'s value of the same step, leaving out steps without it', () => {
+it("puts each point at the x key's value of the same step, leaving out steps without it", () => {
   const rows: MetricRecord[] = [
     { step: 1, values: { 'actor/entropy': 0.5, 'training/epoch': 0 } },
     { step: 2, values: { 'actor/entropy': 0.4, 'training/epoch': 0.5 } },

@@ -5,7 +5,13 @@ import type { RunStore } from './runStore';
 
 export async function writeSyntheticRun(
   store: RunStore,
-  opts: SyntheticOptions & { readonly id?: string; readonly name?: string; readonly env?: string; readonly preset?: string; readonly tags?: readonly string[] },
+  opts: SyntheticOptions & {
+    readonly id?: string;
+    readonly name?: string;
+    readonly env?: string;
+    readonly preset?: string;
+    readonly tags?: readonly string[];
+  },
 ): Promise<RunRecord> {
   const records = syntheticStream(opts);
   const run = await store.createRun({
@@ -16,7 +22,9 @@ export async function writeSyntheticRun(
     env: opts.env ?? 'sokoban',
     preset: opts.preset ?? 'synthetic',
     seed: opts.seed ?? 1,
-    config: { synthetic: { shape: opts.shape ?? 'calm', steps: opts.steps, collapseAt: opts.collapseAt ?? null, nanAt: opts.nanAt ?? null } },
+    config: {
+      synthetic: { shape: opts.shape ?? 'calm', steps: opts.steps, collapseAt: opts.collapseAt ?? null, nanAt: opts.nanAt ?? null },
+    },
     totalSteps: opts.steps,
     status: 'running',
   });

@@ -38,14 +38,17 @@ export async function writeWarmStartDir(dir: string, files: Record<string, Uint8
 }
 
 /** Read and verify a warm-start directory against its manifest; throws naming the file that does not match. */
-export async function readWarmStartDir(dir: string): Promise<{ files: Record<string, Uint8Array>; manifest: Manifest; recipe: Record<string, unknown> }> {
+export async function readWarmStartDir(
+  dir: string,
+): Promise<{ files: Record<string, Uint8Array>; manifest: Manifest; recipe: Record<string, unknown> }> {
   const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
   if (manifest.format !== 'arlarena-warmstart') throw new Error(`${dir}/manifest.json: not a warm-start manifest`);
   const files: Record<string, Uint8Array> = {};
   for (const [name, want] of Object.entries(manifest.files)) {
     const data = new Uint8Array(await readFile(join(dir, name)));
     const got = sha256(data);
-    if (got !== want.sha256) throw new Error(`${dir}/${name}: SHA-256 ${got} does not match the manifest (${want.sha256}); the checkpoint is corrupted`);
+    if (got !== want.sha256)
+      throw new Error(`${dir}/${name}: SHA-256 ${got} does not match the manifest (${want.sha256}); the checkpoint is corrupted`);
     files[name] = data;
   }
   const recipe = JSON.parse(new TextDecoder().decode(files['recipe.json'])) as Record<string, unknown>;
@@ -63,7 +66,10 @@ export function shippedWarmStartRoot(): string {
 export function shippedWarmStartLoader(root = shippedWarmStartRoot()): WarmStartLoader {
   return async ({ env, modelSize, historyWindow }) => {
     if (!existsSync(root)) return null;
-    for (const entry of (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+    for (const entry of (await readdir(root, { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort()) {
       const dir = join(root, entry);
       if (!existsSync(join(dir, 'manifest.json'))) continue;
       const { files, manifest, recipe } = await readWarmStartDir(dir);

@@ -23,10 +23,31 @@ process.stdin.pause();
 
 for (let k = 0; k < iterations; k++) {
   const mine = `${who}-${k}`;
-  await store.createRun({ id: mine, preset: 'conc', env: 'sokoban', seed: k, totalSteps: 10, config: { k }, appVersion: 'test', appCommit: 'test' });
+  await store.createRun({
+    id: mine,
+    preset: 'conc',
+    env: 'sokoban',
+    seed: k,
+    totalSteps: 10,
+    config: { k },
+    appVersion: 'test',
+    appCommit: 'test',
+  });
   await store.updateRun(shared, (r) => ({ tags: [...r.tags, mine] }));
   await store.upsertAlerts(shared, [
-    { id: mine, runId: shared, rule: 'non_finite', severity: 'warning', metric: 'actor/grad_norm', firstStep: k, lastStep: k, message: 'm', hint: 'h', evidence: { steps: [k], values: [null] }, acknowledged: false },
+    {
+      id: mine,
+      runId: shared,
+      rule: 'non_finite',
+      severity: 'warning',
+      metric: 'actor/grad_norm',
+      firstStep: k,
+      lastStep: k,
+      message: 'm',
+      hint: 'h',
+      evidence: { steps: [k], values: [null] },
+      acknowledged: false,
+    },
   ]);
   await store.updateRun(shared, (r) => ({ alerts: r.alerts.map((a) => (a.id === mine ? { ...a, acknowledged: true } : a)) }));
   if (k > 0) await store.updateRun(`${who}-${k - 1}`, { name: `renamed ${who}-${k - 1}`, status: 'completed' });

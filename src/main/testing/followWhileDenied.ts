@@ -22,7 +22,9 @@ const finish = async () => {
   clearInterval(timer);
   const info = await f.stop();
   const rec = await store.getRun(f.runId);
-  process.stdout.write(`${JSON.stringify({ done: { status: info.status, error: rec?.error ?? null, steps: (await store.readMetrics(f.runId)).length } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ done: { status: info.status, error: rec?.error ?? null, steps: (await store.readMetrics(f.runId)).length } })}\n`,
+  );
   await store.close();
   process.exit(0);
 };

@@ -36,10 +36,12 @@ export function craftZip(entries: readonly CraftEntry[]): Uint8Array {
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
-    const d = e.deflated ?? (() => {
-      const data = e.data ?? new Uint8Array();
-      return { bytes: deflateRawSync(data), size: data.length, crc: crc32(data) };
-    })();
+    const d =
+      e.deflated ??
+      (() => {
+        const data = e.data ?? new Uint8Array();
+        return { bytes: deflateRawSync(data), size: data.length, crc: crc32(data) };
+      })();
     const size = e.declaredSize ?? d.size;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { RunBaselines } from '../../shared/api';
-import { baselineCells, baselineError, baselineParts, fmtInterval, groupBaselineErrors, groupNoBaselines, noBaselinesReason, warmStartTitle } from './baselines';
+import {
+  baselineCells,
+  baselineError,
+  baselineParts,
+  fmtInterval,
+  groupBaselineErrors,
+  groupNoBaselines,
+  noBaselinesReason,
+  warmStartTitle,
+} from './baselines';
 
 const base: RunBaselines = {
   env: 'sokoban',
@@ -16,8 +25,14 @@ describe('baselines line', () => {
     expect(baselineParts(base)).toEqual(['random 4.7 % [1.6–12.9]', 'expert 100.0 % [94.3–100.0]']);
   });
 
-  it("adds the shipped warm start with its own n, and leaves it out when it has no numbers", () => {
-    const ws = { source: 'shipped:sokoban@abc', greedy: { rate: 0, lo: 0, hi: 0.0188, n: 200 }, sampled: { rate: 0.06, lo: 0.0347, hi: 0.1019, n: 200 }, sampledTemperature: 0.6, note: null };
+  it('adds the shipped warm start with its own n, and leaves it out when it has no numbers', () => {
+    const ws = {
+      source: 'shipped:sokoban@abc',
+      greedy: { rate: 0, lo: 0, hi: 0.0188, n: 200 },
+      sampled: { rate: 0.06, lo: 0.0347, hi: 0.1019, n: 200 },
+      sampledTemperature: 0.6,
+      note: null,
+    };
     expect(baselineParts({ ...base, warmStart: ws })[2]).toBe('warm start 0.0 % greedy / 6.0 % sampled (n = 200)');
     expect(baselineParts({ ...base, warmStart: { ...ws, greedy: undefined } })[2]).toBe('warm start 6.0 % sampled (n = 200)');
     expect(baselineParts({ ...base, warmStart: { source: 'shipped:sokoban', sampledTemperature: null, note: 'missing' } })).toHaveLength(2);
@@ -26,7 +41,13 @@ describe('baselines line', () => {
 
   it('errors say what to do', () => {
     expect(baselineError({ code: 'UNAVAILABLE', message: 'no env', hint: 'start a real run' })).toBe('no env — start a real run');
-    const cells = baselineCells(['a', 'b'], [{ ok: true, value: base }, { ok: false, error: { code: 'NOT_FOUND', message: 'no run with id "b"' } }]);
+    const cells = baselineCells(
+      ['a', 'b'],
+      [
+        { ok: true, value: base },
+        { ok: false, error: { code: 'NOT_FOUND', message: 'no run with id "b"' } },
+      ],
+    );
     expect(cells.get('a')).toEqual({ value: base });
     expect(cells.get('b')).toEqual({ error: 'no run with id "b"' });
   });
@@ -42,7 +63,13 @@ describe('groupBaselineErrors', () => {
       { id: 'r4', name: 'odd', error: 'the server could not be reached' },
     ]);
     expect(groups).toEqual([
-      { runs: [{ id: 'r1', name: 'calm' }, { id: 'r2', name: 'calm' }], reason: `each ${why}` },
+      {
+        runs: [
+          { id: 'r1', name: 'calm' },
+          { id: 'r2', name: 'calm' },
+        ],
+        reason: `each ${why}`,
+      },
       { runs: [{ id: 'r3', name: 'old' }], reason: 'it trained on environment "maze", which this build does not have' },
       { runs: [{ id: 'r4', name: 'odd' }], reason: 'the server could not be reached' },
     ]);
@@ -60,12 +87,20 @@ describe('noBaselinesReason', () => {
   });
 
   it('groups runs by reason in first-seen order', () => {
-    expect(groupNoBaselines([
-      { id: 'a', name: 'A', reason: 'x' },
-      { id: 'b', name: 'B', reason: 'y' },
-      { id: 'c', name: 'C', reason: 'x' },
-    ])).toEqual([
-      { runs: [{ id: 'a', name: 'A' }, { id: 'c', name: 'C' }], reason: 'x' },
+    expect(
+      groupNoBaselines([
+        { id: 'a', name: 'A', reason: 'x' },
+        { id: 'b', name: 'B', reason: 'y' },
+        { id: 'c', name: 'C', reason: 'x' },
+      ]),
+    ).toEqual([
+      {
+        runs: [
+          { id: 'a', name: 'A' },
+          { id: 'c', name: 'C' },
+        ],
+        reason: 'x',
+      },
       { runs: [{ id: 'b', name: 'B' }], reason: 'y' },
     ]);
   });

@@ -22,7 +22,9 @@ export function baselineParts(b: RunBaselines): string[] {
   const parts = [`random ${fmtInterval(b.random)}`, `expert ${fmtInterval(b.expert)}`];
   const ws = b.warmStart;
   if (ws && (ws.greedy || ws.sampled)) {
-    const scored = [ws.greedy ? `${pct(ws.greedy.rate)} % greedy` : null, ws.sampled ? `${pct(ws.sampled.rate)} % sampled` : null].filter((x) => x !== null);
+    const scored = [ws.greedy ? `${pct(ws.greedy.rate)} % greedy` : null, ws.sampled ? `${pct(ws.sampled.rate)} % sampled` : null].filter(
+      (x) => x !== null,
+    );
     const n = (ws.greedy ?? ws.sampled)!.n;
     parts.push(`warm start ${scored.join(' / ')} (n = ${n})`);
   }
@@ -35,7 +37,10 @@ export function warmStartTitle(b: RunBaselines): string {
   if (!ws) return '';
   const lines = [`π_ref: ${ws.source}`];
   if (ws.greedy) lines.push(`greedy ${fmtInterval(ws.greedy)} on ${ws.greedy.n} held-out tasks`);
-  if (ws.sampled) lines.push(`sampled${ws.sampledTemperature !== null ? ` (T ${ws.sampledTemperature})` : ''} ${fmtInterval(ws.sampled)} on ${ws.sampled.n} held-out tasks`);
+  if (ws.sampled)
+    lines.push(
+      `sampled${ws.sampledTemperature !== null ? ` (T ${ws.sampledTemperature})` : ''} ${fmtInterval(ws.sampled)} on ${ws.sampled.n} held-out tasks`,
+    );
   return lines.join('\n');
 }
 
@@ -51,10 +56,12 @@ export const NO_BASELINES: ReadonlyMap<string, BaselineCell> = new Map();
 
 /** runs.baselines replies (in `ids` order) by run id. */
 export function baselineCells(ids: readonly string[], replies: readonly Result<RunBaselines>[]): ReadonlyMap<string, BaselineCell> {
-  return new Map(ids.map((id, i) => {
-    const r = replies[i];
-    return [id, r.ok ? { value: r.value } : { error: baselineError(r.error) }];
-  }));
+  return new Map(
+    ids.map((id, i) => {
+      const r = replies[i];
+      return [id, r.ok ? { value: r.value } : { error: baselineError(r.error) }];
+    }),
+  );
 }
 
 /** Runs whose baselines failed for the same reason, and that reason said once ("each …" / "it …"). */
@@ -78,7 +85,10 @@ export function groupBaselineErrors(errors: readonly { id: string; name: string;
     if (g) g.runs.push({ id: e.id, name: e.name });
     else groups.set(key, { runs: [{ id: e.id, name: e.name }], rest, raw: e.error });
   }
-  return [...groups.values()].map((g) => ({ runs: g.runs, reason: g.rest === null ? g.raw : `${g.runs.length === 1 ? 'it' : 'each'} ${g.rest}` }));
+  return [...groups.values()].map((g) => ({
+    runs: g.runs,
+    reason: g.rest === null ? g.raw : `${g.runs.length === 1 ? 'it' : 'each'} ${g.rest}`,
+  }));
 }
 
 /**

@@ -147,7 +147,11 @@ function positiveOnly(y: readonly (number | null)[], counter: { dropped: number 
 export function forLogAxis(input: MetricChartInput): { input: MetricChartInput; dropped: number } {
   const raw = { dropped: 0 };
   const scratch = { dropped: 0 };
-  const lines = input.lines.map((l) => ({ ...l, y: positiveOnly(l.y, raw), smoothed: l.smoothed ? positiveOnly(l.smoothed, scratch) : null }));
+  const lines = input.lines.map((l) => ({
+    ...l,
+    y: positiveOnly(l.y, raw),
+    smoothed: l.smoothed ? positiveOnly(l.smoothed, scratch) : null,
+  }));
   const bands = input.bands?.map((b) => {
     const keep = b.x.map((_, i) => b.lo[i] > 0 && b.mean[i] > 0);
     const pick = <T>(a: readonly T[]) => a.filter((_, i) => keep[i]);
@@ -210,7 +214,15 @@ export function alertBands(marks: readonly AlertMark[], gap = 0): AlertBand[] {
       if (!cur) return;
       const labels = [...new Set(cur.marks.map((m) => m.label))];
       const worst = cur.marks.reduce((w, m) => (RANK[m.severity] > RANK[w] ? m.severity : w), cur.marks[0].severity);
-      const band: { -readonly [K in keyof AlertBand]: AlertBand[K] } = { run, color: cur.marks[0].color ?? SEVERITY_COLOR[worst], from: cur.from, to: cur.to, severity: worst, label: labels.length > 1 ? `${labels[0]} +${labels.length - 1}` : labels[0], count: cur.marks.length };
+      const band: { -readonly [K in keyof AlertBand]: AlertBand[K] } = {
+        run,
+        color: cur.marks[0].color ?? SEVERITY_COLOR[worst],
+        from: cur.from,
+        to: cur.to,
+        severity: worst,
+        label: labels.length > 1 ? `${labels[0]} +${labels.length - 1}` : labels[0],
+        count: cur.marks.length,
+      };
       const weights = cur.marks.map((m) => m.weight).filter((w): w is number => w !== undefined && Number.isFinite(w));
       if (weights.length > 0) band.weight = Math.max(...weights);
       out.push(band);
@@ -244,7 +256,10 @@ export function bandLabels(bands: readonly AlertBand[]): { text: string | null; 
     if (g) g.push(i);
     else groups.set(k, [i]);
   });
-  const out: { text: string | null; tip: string }[] = bands.map((b) => ({ text: `${b.severity} · ${b.label}`, tip: `${b.severity} · ${b.label}, ${stepSpan(b)}` }));
+  const out: { text: string | null; tip: string }[] = bands.map((b) => ({
+    text: `${b.severity} · ${b.label}`,
+    tip: `${b.severity} · ${b.label}, ${stepSpan(b)}`,
+  }));
   for (const idx of groups.values()) {
     if (idx.length < 2) continue;
     const worse = (i: number, j: number) => {
@@ -334,14 +349,39 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
 
   for (const b of input.bands ?? []) {
     // Band as a stacked pair: an invisible lower line, then (hi − lo) filled on top of it.
-    series.push({ name: `${b.name} band-lo`, type: 'line', data: pairs(b.x, b.lo), stack: `band:${b.name}`, symbol: 'none', lineStyle: { opacity: 0 }, silent: true, tooltip: { show: false } });
     series.push({
-      name: `${b.name} ±std`, type: 'line', data: pairs(b.x, b.hi.map((h, i) => h - b.lo[i])), stack: `band:${b.name}`, symbol: 'none',
-      lineStyle: { opacity: 0 }, areaStyle: { color: b.color, opacity: 0.18 }, silent: true, tooltip: { show: false },
+      name: `${b.name} band-lo`,
+      type: 'line',
+      data: pairs(b.x, b.lo),
+      stack: `band:${b.name}`,
+      symbol: 'none',
+      lineStyle: { opacity: 0 },
+      silent: true,
+      tooltip: { show: false },
     });
     series.push({
-      name: b.name, type: 'line', data: b.x.map((x, i) => [x, b.mean[i], b.n[i]]), symbol: 'none', lineStyle: { color: b.color, width: 2 },
-      itemStyle: { color: b.color }, encode: { x: 0, y: 1 }, z: 4,
+      name: `${b.name} ±std`,
+      type: 'line',
+      data: pairs(
+        b.x,
+        b.hi.map((h, i) => h - b.lo[i]),
+      ),
+      stack: `band:${b.name}`,
+      symbol: 'none',
+      lineStyle: { opacity: 0 },
+      areaStyle: { color: b.color, opacity: 0.18 },
+      silent: true,
+      tooltip: { show: false },
+    });
+    series.push({
+      name: b.name,
+      type: 'line',
+      data: b.x.map((x, i) => [x, b.mean[i], b.n[i]]),
+      symbol: 'none',
+      lineStyle: { color: b.color, width: 2 },
+      itemStyle: { color: b.color },
+      encode: { x: 0, y: 1 },
+      z: 4,
       // The group's N at the hovered point: it drops where a shorter run has ended.
       tooltip: { valueFormatter: (v: unknown, i: number) => `${fmtTip(v)} · N=${b.n[i] ?? '?'}` },
     });
@@ -360,8 +400,17 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // Dots when points are few (a one-step run is otherwise invisible) or the metric is sparse.
     const dots = sparse || l.x.length <= FEW_POINTS;
     const raw: Record<string, unknown> = {
-      name: l.name, type: 'line', data: linePoints(l.x, l.y), dimensions: XY_DIMS, symbol: dots || l.marker ? 'circle' : 'none', showSymbol: dots || l.marker === true, symbolSize: l.marker ? 11 : 4, connectNulls: sparse,
-      lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 }, itemStyle: { color: l.color }, z: 2,
+      name: l.name,
+      type: 'line',
+      data: linePoints(l.x, l.y),
+      dimensions: XY_DIMS,
+      symbol: dots || l.marker ? 'circle' : 'none',
+      showSymbol: dots || l.marker === true,
+      symbolSize: l.marker ? 11 : 4,
+      connectNulls: sparse,
+      lineStyle: { color: l.color, width: 1, opacity: l.smoothed || l.faint ? 0.25 : 1 },
+      itemStyle: { color: l.color },
+      z: 2,
       // The store already downsampled (LTTB, spikes kept): no second pass here.
       large: l.x.length > 2000,
     };
@@ -373,18 +422,32 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     series.push(raw);
     if (l.smoothed) {
       series.push({
-        name: l.name, type: 'line', data: linePoints(l.x, l.smoothed), dimensions: XY_DIMS, symbol: 'none', showSymbol: false, connectNulls: sparse,
-        lineStyle: { color: l.color, width: l.faint ? 1 : 2, opacity: l.faint ? 0.35 : 1 }, itemStyle: { color: l.color }, z: 3,
+        name: l.name,
+        type: 'line',
+        data: linePoints(l.x, l.smoothed),
+        dimensions: XY_DIMS,
+        symbol: 'none',
+        showSymbol: false,
+        connectNulls: sparse,
+        lineStyle: { color: l.color, width: l.faint ? 1 : 2, opacity: l.faint ? 0.35 : 1 },
+        itemStyle: { color: l.color },
+        z: 3,
       });
     }
     // Non-finite markers: only non-NaN ones for sparse metrics (NaN there means "not logged this step").
     const marks = sparse ? l.nonFinite.filter((n) => n.value !== 'NaN') : l.nonFinite;
     if (marks.length > 0) {
       series.push({
-        name: `${l.name} non-finite`, type: 'scatter', symbol: 'triangle', symbolSize: 9, z: 5,
+        name: `${l.name} non-finite`,
+        type: 'scatter',
+        symbol: 'triangle',
+        symbolSize: 9,
+        z: 5,
         itemStyle: { color: '#d62728', borderColor: l.color, borderWidth: 1 },
         data: marks.map((m) => ({ value: [m.x, markerY ?? (log ? 1 : 0)], step: m.step, nonFinite: m.value })),
-        tooltip: { formatter: (p: { data: { step: number; nonFinite: string } }) => `${l.name}: ${p.data.nonFinite} at step ${p.data.step}` },
+        tooltip: {
+          formatter: (p: { data: { step: number; nonFinite: string } }) => `${l.name}: ${p.data.nonFinite} at step ${p.data.step}`,
+        },
       });
     }
     if (idx === 0) decorate(raw, input, kind, fg, log !== null);
@@ -394,7 +457,13 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     if (log && p.y <= 0) continue;
     const side = labelSide(p.x, xRange(input));
     series.push({
-      name: p.label, type: 'scatter', symbol: 'circle', symbolSize: 9, z: 6, silent: true, tooltip: { show: false },
+      name: p.label,
+      type: 'scatter',
+      symbol: 'circle',
+      symbolSize: 9,
+      z: 6,
+      silent: true,
+      tooltip: { show: false },
       itemStyle: { color: 'transparent', borderColor: fg, borderWidth: 2 },
       label: { show: true, formatter: p.label, position: side, color: fg, fontSize: 11 },
       data: [[p.x, p.y]],
@@ -406,10 +475,14 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
   // own rounded bound when the data already spans them.
   const lowest = Math.min(...levels);
   const highest = Math.max(...levels);
-  const yFit = levels.length ? { min: (e: { min: number }) => (lowest < e.min ? lowest : null), max: (e: { max: number }) => (highest > e.max ? highest : null) } : {};
+  const yFit = levels.length
+    ? { min: (e: { min: number }) => (lowest < e.min ? lowest : null), max: (e: { max: number }) => (highest > e.max ? highest : null) }
+    : {};
   const zoomTo = input.zoom ? { startValue: input.zoom.from, endValue: input.zoom.to } : {};
 
-  const subtext = log ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}` : input.unit;
+  const subtext = log
+    ? `${input.unit} · log scale${log.dropped ? ` · ${log.dropped} value${log.dropped === 1 ? '' : 's'} ≤ 0 not drawn` : ''}`
+    : input.unit;
   return {
     animation: false,
     backgroundColor: 'transparent',
@@ -421,20 +494,52 @@ export function metricChartOption(given: MetricChartInput): Record<string, unkno
     // (an alert card's small evidence chart has none, and needs the height).
     grid: { left: 56, right: 16, top: subtext ? 54 : 36, bottom: 36, outerBoundsMode: 'none' },
     // Themed: ECharts' default tooltip is white, a glare in dark mode (and its text then unreadable in the canvas).
-    tooltip: { trigger: 'axis', confine: true, backgroundColor: input.theme.dark ? '#22272e' : '#ffffff', borderColor: grid, textStyle: { color: fg }, valueFormatter: fmtTip },
+    tooltip: {
+      trigger: 'axis',
+      confine: true,
+      backgroundColor: input.theme.dark ? '#22272e' : '#ffffff',
+      borderColor: grid,
+      textStyle: { color: fg },
+      valueFormatter: fmtTip,
+    },
     // Zoom and pan on the x-axis only: ctrl + wheel zooms (a plain wheel still scrolls the page of charts),
     // dragging pans; the chart's "reset zoom" restores the whole range. filterMode 'none' keeps lines running
     // to the edges instead of cutting them at the first point inside the window.
-    dataZoom: [{ id: 'x', type: 'inside', xAxisIndex: 0, filterMode: 'none', zoomOnMouseWheel: 'ctrl', moveOnMouseWheel: false, moveOnMouseMove: true, ...zoomTo }],
+    dataZoom: [
+      {
+        id: 'x',
+        type: 'inside',
+        xAxisIndex: 0,
+        filterMode: 'none',
+        zoomOnMouseWheel: 'ctrl',
+        moveOnMouseWheel: false,
+        moveOnMouseMove: true,
+        ...zoomTo,
+      },
+    ],
     xAxis: {
-      type: 'value', name: input.xName, nameLocation: 'middle', nameGap: 22, scale: true, minInterval: kind === 'step' ? 1 : undefined,
+      type: 'value',
+      name: input.xName,
+      nameLocation: 'middle',
+      nameGap: 22,
+      scale: true,
+      minInterval: kind === 'step' ? 1 : undefined,
       // The tooltip's header is the axis pointer's label: "step 171", not ECharts' "171.00".
       axisPointer: { label: { formatter: (p: { value: number }) => xValueLabel(kind, Number(p.value)) } },
       // A zoom window's edges fall between steps (52.6), and ECharts labels the edges too: rounded, they repeated
       // the next tick ("3 3 … 6 6" under ctrl + wheel). Steps are integers: only integer positions get a label.
-      axisLabel: { formatter: kind === 'step' ? stepTickLabel : axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } },
+      axisLabel: { formatter: kind === 'step' ? stepTickLabel : axisLabel },
+      axisLine: { lineStyle: { color: fg } },
+      splitLine: { lineStyle: { color: grid } },
     },
-    yAxis: { type: input.logY ? 'log' : 'value', scale: true, ...yFit, axisLabel: { formatter: axisLabel }, axisLine: { lineStyle: { color: fg } }, splitLine: { lineStyle: { color: grid } } },
+    yAxis: {
+      type: input.logY ? 'log' : 'value',
+      scale: true,
+      ...yFit,
+      axisLabel: { formatter: axisLabel },
+      axisLine: { lineStyle: { color: fg } },
+      splitLine: { lineStyle: { color: grid } },
+    },
     series,
   };
 }
@@ -450,7 +555,8 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
   const bands = alertBands(input.alerts ?? [], 2 * pad);
   const runs = [...new Set(bands.map((b) => b.run))];
   const lines: Record<string, unknown>[] = [];
-  for (const b of bands) lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
+  for (const b of bands)
+    lines.push({ xAxis: b.from, lineStyle: { color: b.color, type: 'dashed', width: 1.2, opacity: 0.9 }, label: { show: false } });
   // The value range is read by threshold labels and alert bands only: scanned once, and only for charts that have them.
   let yRange: [number, number] | null = null;
   const values = (): [number, number] => (yRange ??= valueRange(input));
@@ -464,13 +570,20 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
     const [lo, hi] = values();
     const low = hi > lo && l.y <= lo + 0.15 * (hi - lo);
     lowLevel ||= low;
-    lines.push({ yAxis: l.y, lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 }, label: { formatter: l.label, position: low ? 'insideStartTop' : 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 } });
+    lines.push({
+      yAxis: l.y,
+      lineStyle: { color: SEVERITY_COLOR.critical, type: 'dotted', width: 1.5 },
+      label: { formatter: l.label, position: low ? 'insideStartTop' : 'insideStartBottom', color: SEVERITY_COLOR.critical, fontSize: 11 },
+    });
   }
-  if (input.cursor !== undefined) lines.push({ xAxis: input.cursor, lineStyle: { color: fg, type: 'solid', width: 1.5, opacity: 0.8 }, label: { show: false } });
+  if (input.cursor !== undefined)
+    lines.push({ xAxis: input.cursor, lineStyle: { color: fg, type: 'solid', width: 1.5, opacity: 0.8 }, label: { show: false } });
   if (lines.length > 0) raw.markLine = { symbol: 'none', silent: true, animation: false, data: lines };
   const skipped = (input.skipped ?? []).map((g) => [
     {
-      xAxis: g.from, name: g.label.replace('\n', ' '), itemStyle: { color: fg, opacity: 0.07 },
+      xAxis: g.from,
+      name: g.label.replace('\n', ' '),
+      itemStyle: { color: fg, opacity: 0.07 },
       label: { show: true, formatter: g.label, position: 'inside', color: fg, opacity: 0.75, fontSize: 10 },
     },
     { xAxis: g.to },
@@ -481,23 +594,36 @@ function decorate(raw: Record<string, unknown>, input: MetricChartInput, kind: X
       // Hovering a band names it and, for a rule with several bands, the steps of all of them (bandLabels).
       silent: false,
       tooltip: { trigger: 'item', confine: true, formatter: (p: { name?: string }) => p.name ?? '' },
-      data: [...bands.map((b, i) => {
-        const side = labelSide((b.from + b.to) / 2, range);
-        const bottom = citedHighIn(input, b.from, b.to, values);
-        const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
-        const row = runs.indexOf(b.run) + (bottom && lowLevel ? 1 : 0);
-        return [
-          {
-            xAxis: b.from - pad, name: labels[i].tip, itemStyle: { color: b.color, opacity: 0.12 },
-            // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
-            // (which row is whose), the worst severity named. At the band's bottom instead when a value the alert
-            // cites sits high inside the band (a grad-norm peak): the two labels overlapped there. One row up from
-            // the bottom when a threshold line runs along the floor.
-            label: { show: labels[i].text !== null, formatter: labels[i].text ?? '', position: corner, color: b.color, fontSize: 11, fontWeight: 'bold', offset: [0, row === 0 ? 0 : (bottom ? -13 : 13) * row] },
-          },
-          { xAxis: b.to + pad },
-        ];
-      }), ...skipped],
+      data: [
+        ...bands.map((b, i) => {
+          const side = labelSide((b.from + b.to) / 2, range);
+          const bottom = citedHighIn(input, b.from, b.to, values);
+          const corner = `inside${bottom ? 'Bottom' : 'Top'}${side === 'right' ? 'Left' : 'Right'}`;
+          const row = runs.indexOf(b.run) + (bottom && lowLevel ? 1 : 0);
+          return [
+            {
+              xAxis: b.from - pad,
+              name: labels[i].tip,
+              itemStyle: { color: b.color, opacity: 0.12 },
+              // Inside the band's top, on the side facing the chart's middle; one row per run, in the run's colour
+              // (which row is whose), the worst severity named. At the band's bottom instead when a value the alert
+              // cites sits high inside the band (a grad-norm peak): the two labels overlapped there. One row up from
+              // the bottom when a threshold line runs along the floor.
+              label: {
+                show: labels[i].text !== null,
+                formatter: labels[i].text ?? '',
+                position: corner,
+                color: b.color,
+                fontSize: 11,
+                fontWeight: 'bold',
+                offset: [0, row === 0 ? 0 : (bottom ? -13 : 13) * row],
+              },
+            },
+            { xAxis: b.to + pad },
+          ];
+        }),
+        ...skipped,
+      ],
     };
   }
 }
@@ -526,16 +652,24 @@ function citedHighIn(input: MetricChartInput, from: number, to: number, values: 
 }
 
 export type EvidenceAlert = {
-  metric: string; rule?: string; firstStep: number; lastStep: number; severity: 'info' | 'warning' | 'critical';
+  metric: string;
+  rule?: string;
+  firstStep: number;
+  lastStep: number;
+  severity: 'info' | 'warning' | 'critical';
   evidence: { steps: readonly number[]; values: readonly (number | null)[] };
-  peak?: { step: number; value: number }; threshold?: number;
+  peak?: { step: number; value: number };
+  threshold?: number;
 };
 
 /**
  * The evidence's points with a gap where the detector skipped steps (the middle of a long alert, or a cited peak
  * long before the onset): a step gap over 3× the median one becomes a break in the line, not a made-up slope.
  */
-export function evidenceLine(steps: readonly number[], values: readonly (number | null)[]): { x: number[]; y: (number | null)[]; skipped: SkippedSpan[] } {
+export function evidenceLine(
+  steps: readonly number[],
+  values: readonly (number | null)[],
+): { x: number[]; y: (number | null)[]; skipped: SkippedSpan[] } {
   const diffs: number[] = [];
   for (let i = 1; i < steps.length; i++) diffs.push(steps[i] - steps[i - 1]);
   const sorted = [...diffs].sort((a, b) => a - b);
@@ -569,9 +703,14 @@ function short(v: number): string {
 export function evidenceChartInput(a: EvidenceAlert, theme: ChartTheme): MetricChartInput {
   const { x, y, skipped } = evidenceLine(a.evidence.steps, a.evidence.values);
   // Validation keys are NaN between validations (alerts stored before the detector left those out).
-  const nonFinite = nanMeansNotApplicable(a.metric) ? [] : a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
+  const nonFinite = nanMeansNotApplicable(a.metric)
+    ? []
+    : a.evidence.steps.filter((_, i) => a.evidence.values[i] === null).map((step) => ({ x: step, step, value: 'non-finite' }));
   return {
-    title: a.metric, unit: '', xName: 'step', theme,
+    title: a.metric,
+    unit: '',
+    xName: 'step',
+    theme,
     lines: [{ name: a.metric, color: PALETTE[0], x, y, smoothed: null, nonFinite, sparse: nanMeansNotApplicable(a.metric) }],
     alerts: [{ x: a.firstStep, xEnd: a.lastStep, label: a.rule ?? 'fired', severity: a.severity, color: SEVERITY_COLOR[a.severity] }],
     levels: a.threshold !== undefined ? [{ y: a.threshold, label: `threshold ${short(a.threshold)}` }] : [],

@@ -31,7 +31,12 @@ export interface LegendLayout {
 }
 
 /** Entries flowed left to right in rows across `width` image pixels; `measure` gives a text's width at FONT_PX × dpr. */
-export function layoutLegend(entries: readonly PngLegendEntry[], width: number, dpr: number, measure: (text: string) => number): LegendLayout {
+export function layoutLegend(
+  entries: readonly PngLegendEntry[],
+  width: number,
+  dpr: number,
+  measure: (text: string) => number,
+): LegendLayout {
   if (entries.length === 0) return { items: [], height: 0 };
   const pad = PAD_PX * dpr;
   const items: { entry: PngLegendEntry; x: number; y: number }[] = [];
@@ -55,7 +60,13 @@ type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
  * Draws the image on `ctx` (sized width × (height + legend height)): the background, the chart at the top, the
  * legend under it. `fontFamily` is the page's, so the legend reads like the chart's own text.
  */
-export function composeChartPng(ctx: Ctx2D, chart: CanvasImageSource, size: { width: number; height: number }, legend: LegendLayout, style: { background: string; foreground: string; dpr: number; fontFamily: string }): void {
+export function composeChartPng(
+  ctx: Ctx2D,
+  chart: CanvasImageSource,
+  size: { width: number; height: number },
+  legend: LegendLayout,
+  style: { background: string; foreground: string; dpr: number; fontFamily: string },
+): void {
   const { dpr } = style;
   ctx.fillStyle = style.background;
   ctx.fillRect(0, 0, size.width, size.height + legend.height);
@@ -77,7 +88,11 @@ export function legendFont(dpr: number, fontFamily: string): string {
 }
 
 /** The page's fallback (no chart worker): the same image from ECharts' own PNG of the chart. */
-export async function composeInPage(chartPng: Blob, legend: readonly PngLegendEntry[], style: { background: string; foreground: string; dpr: number; fontFamily: string }): Promise<Blob> {
+export async function composeInPage(
+  chartPng: Blob,
+  legend: readonly PngLegendEntry[],
+  style: { background: string; foreground: string; dpr: number; fontFamily: string },
+): Promise<Blob> {
   const img = await createImageBitmap(chartPng);
   const canvas = document.createElement('canvas');
   const measure = canvas.getContext('2d');
@@ -89,5 +104,7 @@ export async function composeInPage(chartPng: Blob, legend: readonly PngLegendEn
   const ctx = canvas.getContext('2d')!;
   composeChartPng(ctx, img, { width: img.width, height: img.height }, layout, style);
   img.close();
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas could not be encoded as PNG'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas could not be encoded as PNG'))), 'image/png'),
+  );
 }

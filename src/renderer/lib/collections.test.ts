@@ -6,6 +6,9 @@ describe('collections', () => {
     expect(uniq([3, 1, 3, 2, 1])).toEqual([3, 1, 2]);
   });
   it('groupBy keeps first-seen key order', () => {
-    expect(groupBy(['apple', 'bean', 'avocado'], (s) => s[0])).toEqual([['a', ['apple', 'avocado']], ['b', ['bean']]]);
+    expect(groupBy(['apple', 'bean', 'avocado'], (s) => s[0])).toEqual([
+      ['a', ['apple', 'avocado']],
+      ['b', ['bean']],
+    ]);
   });
 });

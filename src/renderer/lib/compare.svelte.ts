@@ -57,7 +57,9 @@ export class CompareState {
   /** What the address the view opened at asked for (a shared Compare link): it wins over what is remembered. */
   readonly opened: SavedWorkspace = initialWorkspace();
   /** The charts of the address, else the ones last chosen in Compare (lib/metricPicker.ts), else the dashboard. */
-  chartKeys = $state.raw<string[]>(this.opened.metrics ? [...this.opened.metrics] : loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]);
+  chartKeys = $state.raw<string[]>(
+    this.opened.metrics ? [...this.opened.metrics] : (loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]),
+  );
   /**
    * What the picker's "Defaults" restores: the lab's dashboard, or for imported runs the panels chosen from
    * what they logged (lib/defaultPanels.ts).
@@ -133,7 +135,11 @@ export class CompareState {
       // numbers first), leaving out keys that are constant or empty in every run.
       const logged = await keysCall;
       if (seq !== this.loadSeq) return;
-      const candidates = panelCandidates(logged, METRIC_CATALOG.map((d) => d.key), DEFAULT_CHART_KEYS);
+      const candidates = panelCandidates(
+        logged,
+        METRIC_CATALOG.map((d) => d.key),
+        DEFAULT_CHART_KEYS,
+      );
       const extra = candidates.filter((k) => !fetched.includes(k));
       const more = extra.length ? await this.fetchSeries(ids, extra) : [];
       if (seq !== this.loadSeq) return;
@@ -152,7 +158,14 @@ export class CompareState {
     this.missing = recs.ok ? recs.value.missing : [];
     this.setSeries(series);
     // Baselines once the first screen is drawn: on a cold cache they cost the main process ~0.1–0.2 s per env.
-    void this.afterFirstScreen().then(() => (seq === this.loadSeq ? this.loadBaselines(records.map((r) => r.id), seq) : undefined));
+    void this.afterFirstScreen().then(() =>
+      seq === this.loadSeq
+        ? this.loadBaselines(
+            records.map((r) => r.id),
+            seq,
+          )
+        : undefined,
+    );
     if (rest.length) {
       // Likewise the rest of the metrics: the answer's parsing and the input rebuild would otherwise land
       // between the first data and the first paint.
@@ -199,7 +212,13 @@ export class CompareState {
 
   private async fetchSeries(ids: readonly string[], keys: readonly string[] = this.wantedKeys()): Promise<Series[]> {
     // A deleted run simply yields no series (runs.get reports it as missing).
-    const res = await this.lab.call('runs.metrics', { runIds: [...ids], keys: [...keys], xAxis: this.xAxis, ...(this.xKey ? { xKey: this.xKey } : {}), maxPoints: COMPARE_MAX_POINTS });
+    const res = await this.lab.call('runs.metrics', {
+      runIds: [...ids],
+      keys: [...keys],
+      xAxis: this.xAxis,
+      ...(this.xKey ? { xKey: this.xKey } : {}),
+      maxPoints: COMPARE_MAX_POINTS,
+    });
     return res.ok ? res.value : [];
   }
 

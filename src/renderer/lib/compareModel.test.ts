@@ -1,13 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord, Series } from '../../shared/api';
-import { chartModel, indexSeries, legendEntries, mergeIndex, runColors, summaryRows, unitRange, visibleRunIds, xOfStep } from './compareModel';
+import {
+  chartModel,
+  indexSeries,
+  legendEntries,
+  mergeIndex,
+  runColors,
+  summaryRows,
+  unitRange,
+  visibleRunIds,
+  xOfStep,
+} from './compareModel';
 import { PALETTE } from './chartOptions';
 
 function rec(id: string, preset: string, alerts: RunRecord['alerts'] = []): RunRecord {
   return {
-    id, name: id, tags: [], env: 'sokoban', preset, seed: 1, status: 'completed', step: 4, totalSteps: 4, createdAt: '', updatedAt: '', summary: {},
-    alertCount: alerts.length, worstSeverity: null, config: { preset, seed: 1 }, appVersion: '0', appCommit: 'x',
-    backend: { training: 'cpu', rollout: 'tfjs', detail: '', available: [] }, startedAt: null, finishedAt: null, error: null, alerts, wallSeconds: 0, etaSeconds: null,
+    id,
+    name: id,
+    tags: [],
+    env: 'sokoban',
+    preset,
+    seed: 1,
+    status: 'completed',
+    step: 4,
+    totalSteps: 4,
+    createdAt: '',
+    updatedAt: '',
+    summary: {},
+    alertCount: alerts.length,
+    worstSeverity: null,
+    config: { preset, seed: 1 },
+    appVersion: '0',
+    appCommit: 'x',
+    backend: { training: 'cpu', rollout: 'tfjs', detail: '', available: [] },
+    startedAt: null,
+    finishedAt: null,
+    error: null,
+    alerts,
+    wallSeconds: 0,
+    etaSeconds: null,
   };
 }
 function ser(runId: string, key: string, y: (number | null)[], nonFinite: Series['nonFinite'] = []): Series {
@@ -15,7 +46,17 @@ function ser(runId: string, key: string, y: (number | null)[], nonFinite: Series
   return { runId, key, x: steps.map((s) => s * 10), y, steps, nonFinite, totalPoints: y.length };
 }
 const alert = (metric: string, severity: 'warning' | 'critical', firstStep: number) => ({
-  id: `${metric}-${firstStep}`, runId: 'a', rule: 'rule', severity, metric, firstStep, lastStep: firstStep + 1, message: 'm', hint: 'h', evidence: { steps: [], values: [] }, acknowledged: false,
+  id: `${metric}-${firstStep}`,
+  runId: 'a',
+  rule: 'rule',
+  severity,
+  metric,
+  firstStep,
+  lastStep: firstStep + 1,
+  message: 'm',
+  hint: 'h',
+  evidence: { steps: [], values: [] },
+  acknowledged: false,
 });
 
 describe('xOfStep', () => {
@@ -46,8 +87,12 @@ describe('chartModel', () => {
     const opts = { smoothing: 'none', strength: 0, groupBy: '' } as const;
     expect(chartModel('k', runs, idx, opts).alerts).toEqual([]);
     const color = chartModel('k', runs, idx, opts).lines[0].color;
-    expect(chartModel('actor/grad_norm', runs, idx, opts).alerts).toEqual([{ x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color }]);
-    expect(chartModel('k', runs, idx, { ...opts, allAlerts: true }).alerts).toEqual([{ x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color }]);
+    expect(chartModel('actor/grad_norm', runs, idx, opts).alerts).toEqual([
+      { x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color },
+    ]);
+    expect(chartModel('k', runs, idx, { ...opts, allAlerts: true }).alerts).toEqual([
+      { x: 20, xEnd: 30, label: 'rule', severity: 'critical', run: 'a', color },
+    ]);
   });
   it('groups by a config key into bands with N in the name', () => {
     const m = chartModel('k', runs, idx, { smoothing: 'none', strength: 0, groupBy: 'preset' });
@@ -67,7 +112,7 @@ describe('chartModel', () => {
     expect(summaryRows(runs, idx, 0.5, 'preset').map((r) => r.color)).toEqual([PALETTE[0], PALETTE[1], PALETTE[0]]);
     expect([...runColors(runs, '').values()]).toEqual([PALETTE[0], PALETTE[1], PALETTE[2]]);
   });
-  it('names the runs a chart draws (its CSV\'s columns): all, minus a hidden run or a hidden group\'s runs', () => {
+  it("names the runs a chart draws (its CSV's columns): all, minus a hidden run or a hidden group's runs", () => {
     expect(visibleRunIds(runs, '', new Set())).toEqual(['a', 'b', 'c']);
     expect(visibleRunIds(runs, '', new Set(['b']))).toEqual(['a', 'c']);
     expect(visibleRunIds(runs, 'preset', new Set(['sampo']))).toEqual(['b']);
@@ -80,7 +125,7 @@ describe('chartModel', () => {
     expect(byGroup.lines.map((l) => l.name)).toEqual(['b']);
     expect(byGroup.bands.map((b) => b.name)).toEqual(['preset = grpo (N=1)']);
   });
-  it('clips a ratio metric\'s band to 0…1', () => {
+  it("clips a ratio metric's band to 0…1", () => {
     const ratio = indexSeries([ser('a', 'r', [0, 0.95]), ser('c', 'r', [0.3, 1])]);
     const open = chartModel('r', runs, ratio, { smoothing: 'none', strength: 0, groupBy: 'preset' });
     expect(Math.min(...open.bands[0].lo)).toBeLessThan(0);
@@ -94,7 +139,10 @@ describe('chartModel', () => {
 describe('summaryRows', () => {
   it('computes headline success, steps to threshold and a verdict per run', () => {
     const runs = [rec('a', 'sampo'), rec('b', 'grpo', [alert('actor/grad_norm', 'critical', 3)])];
-    const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8, 0.8]), ser('b', 'episode/success_rate', [0.1, 0.2, 0.1, 0.0])]);
+    const idx = indexSeries([
+      ser('a', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8, 0.8]),
+      ser('b', 'episode/success_rate', [0.1, 0.2, 0.1, 0.0]),
+    ]);
     const rows = summaryRows(runs, idx, 0.5);
     expect(rows[0].success.final).toBe(0.8);
     expect(rows[0].stepsToThreshold).toBe(2);
@@ -112,16 +160,28 @@ describe('summaryRows', () => {
     expect(row.verdict.reason).toContain('within sampling noise');
   });
   it('says "not checked" for a run the detector never read (a synthetic run, or detectedThrough null), stable once it has', () => {
-    const idx = indexSeries([ser('s', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]), ser('n', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]), ser('c', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8])]);
+    const idx = indexSeries([
+      ser('s', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]),
+      ser('n', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]),
+      ser('c', 'episode/success_rate', [0.1, 0.3, 0.6, 0.7, 0.8]),
+    ]);
     const synthetic = { ...rec('s', 'synthetic'), tags: ['synthetic'] };
     const never = { ...rec('n', 'grpo'), detectedThrough: null };
     const checked = { ...rec('c', 'grpo'), tags: ['synthetic'], detectedThrough: 4 };
     const rows = summaryRows([synthetic, never, checked], idx, 0.5);
-    expect(rows.map((r) => [r.checkedThrough, r.verdict.level])).toEqual([[null, 'unchecked'], [null, 'unchecked'], [4, 'stable']]);
+    expect(rows.map((r) => [r.checkedThrough, r.verdict.level])).toEqual([
+      [null, 'unchecked'],
+      [null, 'unchecked'],
+      [4, 'stable'],
+    ]);
   });
   it('reads Final and Best success of a run that logs a task score and no success rate (an imported verl run) from episode/score_mean', () => {
     const verl = { ...rec('v', 'gae'), kind: 'imported' as const };
-    const idx = indexSeries([ser('v', 'episode/score_mean', [0.301, 0.5, 0.874, 0.93]), ser('a', 'episode/success_rate', [0.2, 0.4]), ser('a', 'episode/score_mean', [0.9, 0.95])]);
+    const idx = indexSeries([
+      ser('v', 'episode/score_mean', [0.301, 0.5, 0.874, 0.93]),
+      ser('a', 'episode/success_rate', [0.2, 0.4]),
+      ser('a', 'episode/score_mean', [0.9, 0.95]),
+    ]);
     const [v, a] = summaryRows([verl, rec('a', 'sampo')], idx, 0.5);
     expect([v.successKey, v.success.final, v.success.best, v.success.bestStep]).toEqual(['episode/score_mean', 0.93, 0.93, 3]);
     expect(v.stepsToThreshold).toBe(1);
@@ -129,7 +189,10 @@ describe('summaryRows', () => {
     expect([a.successKey, a.success.final]).toEqual(['episode/success_rate', 0.4]);
   });
   it('counts a non-finite gradient norm as a collapse', () => {
-    const idx = indexSeries([ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]), ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }])]);
+    const idx = indexSeries([
+      ser('a', 'episode/success_rate', [0.1, 0.1, 0.1, 0.1, 0.1]),
+      ser('a', 'actor/grad_norm', [1, null, 1], [{ step: 1, value: 'NaN' }]),
+    ]);
     expect(summaryRows([rec('a', 'sampo')], idx, 0.5)[0].verdict.reason).toBe('step 1: non-finite gradient norm or loss');
   });
 });

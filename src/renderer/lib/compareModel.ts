@@ -27,7 +27,16 @@ export interface CompareOptions {
 /** The values a metric of this catalog unit can take, for clipping bands; null when unbounded. */
 export function unitRange(unit: string | undefined): { min?: number; max?: number } | null {
   if (unit === 'ratio') return { min: 0, max: 1 };
-  if (unit === 'count' || unit === 'tokens' || unit === 'steps' || unit === 'seconds' || unit === 'tokens/s' || unit === 'norm' || unit === 'lr') return { min: 0 };
+  if (
+    unit === 'count' ||
+    unit === 'tokens' ||
+    unit === 'steps' ||
+    unit === 'seconds' ||
+    unit === 'tokens/s' ||
+    unit === 'norm' ||
+    unit === 'lr'
+  )
+    return { min: 0 };
   return null;
 }
 
@@ -38,7 +47,11 @@ export function unitRange(unit: string | undefined): { min?: number; max?: numbe
 export function runColors(runs: readonly Pick<RunRecord, 'id' | 'config'>[], groupBy: string): Map<string, string> {
   const out = new Map<string, string>();
   if (groupBy === '') runs.forEach((r, i) => out.set(r.id, runColor(i)));
-  else groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).forEach((g, gi) => g.runIds.forEach((id) => out.set(id, runColor(gi))));
+  else
+    groupRuns(
+      runs.map((r) => ({ id: r.id, config: r.config })),
+      groupBy,
+    ).forEach((g, gi) => g.runIds.forEach((id) => out.set(id, runColor(gi))));
   return out;
 }
 
@@ -52,13 +65,23 @@ export interface LegendEntry {
 /** The legend's entries: the runs, or the groups with their N. */
 export function legendEntries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'config'>[], groupBy: string): LegendEntry[] {
   if (groupBy === '') return runs.map((r, i) => ({ key: r.id, label: r.name, color: runColor(i) }));
-  return groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).map((g, gi) => ({ key: g.value, label: `${groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi) }));
+  return groupRuns(
+    runs.map((r) => ({ id: r.id, config: r.config })),
+    groupBy,
+  ).map((g, gi) => ({ key: g.value, label: `${groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi) }));
 }
 
 /** The runs the charts draw, in record order: those whose legend entry (the run, or its group) is not hidden. */
 export function visibleRunIds(runs: readonly Pick<RunRecord, 'id' | 'config'>[], groupBy: string, hidden: ReadonlySet<string>): string[] {
   if (groupBy === '') return runs.filter((r) => !hidden.has(r.id)).map((r) => r.id);
-  const shown = new Set(groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), groupBy).filter((g) => !hidden.has(g.value)).flatMap((g) => g.runIds));
+  const shown = new Set(
+    groupRuns(
+      runs.map((r) => ({ id: r.id, config: r.config })),
+      groupBy,
+    )
+      .filter((g) => !hidden.has(g.value))
+      .flatMap((g) => g.runIds),
+  );
   return runs.filter((r) => shown.has(r.id)).map((r) => r.id);
 }
 
@@ -108,7 +131,13 @@ export interface ChartModel {
 }
 
 /** Lines (and bands when grouping) for one metric across the compared runs. */
-export function chartModel(key: string, runs: readonly RunRecord[], index: SeriesIndex, opts: CompareOptions, range: { min?: number; max?: number } | null = null): ChartModel {
+export function chartModel(
+  key: string,
+  runs: readonly RunRecord[],
+  index: SeriesIndex,
+  opts: CompareOptions,
+  range: { min?: number; max?: number } | null = null,
+): ChartModel {
   const byRun = index.get(key) ?? new Map<string, Series>();
   const lines: LineInput[] = [];
   const bands: BandInput[] = [];
@@ -116,7 +145,12 @@ export function chartModel(key: string, runs: readonly RunRecord[], index: Serie
   const grouped = opts.groupBy !== '';
   const smoothed = (y: readonly (number | null)[]) => (opts.smoothing === 'none' ? null : smooth(y, opts.smoothing, opts.strength));
   const hidden = opts.hidden ?? new Set<string>();
-  const groups = grouped ? groupRuns(runs.map((r) => ({ id: r.id, config: r.config })), opts.groupBy) : [];
+  const groups = grouped
+    ? groupRuns(
+        runs.map((r) => ({ id: r.id, config: r.config })),
+        opts.groupBy,
+      )
+    : [];
   const groupOf = new Map<string, string>();
   groups.forEach((g) => g.runIds.forEach((id) => groupOf.set(id, g.value)));
   const colors = runColors(runs, opts.groupBy);
@@ -136,7 +170,14 @@ export function chartModel(key: string, runs: readonly RunRecord[], index: Serie
     for (const a of r.alerts) {
       if (!opts.allAlerts && a.metric !== key) continue;
       // The rule only: the band's colour is its run's (the legend and table name it).
-      alerts.push({ x: xOfStep(s, a.firstStep), xEnd: xOfStep(s, a.lastStep), label: a.rule, severity: a.severity, run: r.id, color: colors.get(r.id) ?? runColor(0) });
+      alerts.push({
+        x: xOfStep(s, a.firstStep),
+        xEnd: xOfStep(s, a.lastStep),
+        label: a.rule,
+        severity: a.severity,
+        run: r.id,
+        color: colors.get(r.id) ?? runColor(0),
+      });
     }
   });
 
@@ -144,7 +185,14 @@ export function chartModel(key: string, runs: readonly RunRecord[], index: Serie
     groups.forEach((g, gi) => {
       const members = g.runIds.map((id) => byRun.get(id)).filter((s): s is Series => s !== undefined);
       if (members.length === 0 || hidden.has(g.value)) return;
-      const b = clipBand(bandStats(members.map((s) => ({ x: s.x, y: smoothed(s.y) ?? s.y })), 400, opts.band ?? 'std'), range);
+      const b = clipBand(
+        bandStats(
+          members.map((s) => ({ x: s.x, y: smoothed(s.y) ?? s.y })),
+          400,
+          opts.band ?? 'std',
+        ),
+        range,
+      );
       bands.push({ name: `${opts.groupBy} = ${g.value} (N=${g.runIds.length})`, color: runColor(gi), ...b });
     });
   }
@@ -177,7 +225,14 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
   const colors = runColors(runs, groupBy);
   return runs.map((r, i) => {
     // Success rate where the run logged one, else its task score (an imported verl / TRL run): shared/headline.ts.
-    const successKey = headlineKey(TRAIN_SUCCESS_KEYS, (k) => index.get(k)?.get(r.id)?.y.some((v) => v !== null && Number.isFinite(v)) ?? false);
+    const successKey = headlineKey(
+      TRAIN_SUCCESS_KEYS,
+      (k) =>
+        index
+          .get(k)
+          ?.get(r.id)
+          ?.y.some((v) => v !== null && Number.isFinite(v)) ?? false,
+    );
     const s = index.get(successKey)?.get(r.id);
     const success = s ? { steps: s.steps, y: s.y } : { steps: [], y: [] };
     const nonFiniteSteps: number[] = [];
@@ -200,7 +255,14 @@ export function summaryRows(runs: readonly RunRecord[], index: SeriesIndex, thre
       stepsToThreshold: stepsToThreshold(success, threshold),
       alerts: { critical: count('critical'), warning: count('warning'), info: count('info') },
       checkedThrough,
-      verdict: verdict({ success, alerts: r.alerts, nonFiniteSteps, episodesPerPoint: episodesPerStep(r.config), detector: { through: checkedThrough, lastStep: r.step }, ...(loggedSteps > 0 ? { loggedSteps } : {}) }),
+      verdict: verdict({
+        success,
+        alerts: r.alerts,
+        nonFiniteSteps,
+        episodesPerPoint: episodesPerStep(r.config),
+        detector: { through: checkedThrough, lastStep: r.step },
+        ...(loggedSteps > 0 ? { loggedSteps } : {}),
+      }),
     };
   });
 }

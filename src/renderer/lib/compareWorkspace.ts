@@ -65,7 +65,11 @@ export function workspaceQuery(ws: CompareWorkspace): string {
  * The chart then draws against the key's value.
  */
 export function xKeyCandidates(logged: readonly string[]): string[] {
-  return logged.filter((k) => /epoch|global_step|total_tokens|tokens_seen|samples_seen|wall|elapsed/i.test(k) && !/timing|per_token|_ms$|throughput|mfu|per_s/i.test(k));
+  return logged.filter(
+    (k) =>
+      /epoch|global_step|total_tokens|tokens_seen|samples_seen|wall|elapsed/i.test(k) &&
+      !/timing|per_token|_ms$|throughput|mfu|per_s/i.test(k),
+  );
 }
 
 /** What a saved workspace holds: the address's workspace and its grouping. */

@@ -35,7 +35,12 @@ describe('CoverageRefresher', () => {
     const known = new Set<string>();
     let calls = 0;
     let shown: Row[] = answer(stored);
-    const r = new CoverageRefresher<Row>(async () => (calls++, answer(stored)), () => known, (rows) => (shown = rows), async () => {});
+    const r = new CoverageRefresher<Row>(
+      async () => (calls++, answer(stored)),
+      () => known,
+      (rows) => (shown = rows),
+      async () => {},
+    );
     // The view opened before the run logged anything: its answer (0 applicable) was asked with 0 keys.
     r.seed(0);
     expect(shown.filter((c) => c.applicable)).toHaveLength(0);
@@ -110,7 +115,12 @@ describe('CoverageRefresher', () => {
     expect(calls).toBe(2);
     expect(shown.every((c) => c.applicable)).toBe(true);
     // A store that never catches up: STALE_RETRIES more requests, then it waits for the next new key.
-    const never = new CoverageRefresher<Row>(async () => (calls++, answer(new Set())), () => known, () => {}, async () => {});
+    const never = new CoverageRefresher<Row>(
+      async () => (calls++, answer(new Set())),
+      () => known,
+      () => {},
+      async () => {},
+    );
     calls = 0;
     never.seed(0);
     await never.keysChanged(1);
@@ -122,7 +132,12 @@ describe('CoverageRefresher.recheck', () => {
   it('asks again when the answer from opening is stale though no key arrived since, a bounded number of times', async () => {
     const known = new Set(['actor/entropy']);
     let calls = 0;
-    const r = new CoverageRefresher<Row>(async () => (calls++, answer(new Set())), () => known, () => {}, async () => {});
+    const r = new CoverageRefresher<Row>(
+      async () => (calls++, answer(new Set())),
+      () => known,
+      () => {},
+      async () => {},
+    );
     r.seed(1);
     expect(r.keysChanged(1)).toBeNull();
     await r.recheck(1);

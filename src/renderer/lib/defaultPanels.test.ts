@@ -7,10 +7,32 @@ const CATALOG = METRIC_CATALOG.map((d) => d.key);
 
 // The catalog keys a verl PPO console log feeds (play-verl_verl_qwen2_7b_min.log's keyMap) and some of its own.
 const VERL = [
-  'actor/entropy', 'actor/grad_norm', 'actor/kl_coef', 'actor/kl_loss', 'actor/lr', 'actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/pg_loss', 'actor/ppo_kl',
-  'critic/advantages_mean', 'critic/vf_explained_var', 'critic/vf_loss', 'episode/reward_max', 'episode/reward_mean', 'episode/reward_min', 'episode/score_mean',
-  'perf/logprob_s', 'perf/rollout_s', 'perf/step_s', 'perf/tokens_per_s', 'perf/update_s', 'prompt_length/mean', 'response_length/clip_ratio', 'response_length/mean',
-  'timing_s/testing', 'val/score_mean',
+  'actor/entropy',
+  'actor/grad_norm',
+  'actor/kl_coef',
+  'actor/kl_loss',
+  'actor/lr',
+  'actor/pg_clipfrac',
+  'actor/pg_clipfrac_lower',
+  'actor/pg_loss',
+  'actor/ppo_kl',
+  'critic/advantages_mean',
+  'critic/vf_explained_var',
+  'critic/vf_loss',
+  'episode/reward_max',
+  'episode/reward_mean',
+  'episode/reward_min',
+  'episode/score_mean',
+  'perf/logprob_s',
+  'perf/rollout_s',
+  'perf/step_s',
+  'perf/tokens_per_s',
+  'perf/update_s',
+  'prompt_length/mean',
+  'response_length/clip_ratio',
+  'response_length/mean',
+  'timing_s/testing',
+  'val/score_mean',
 ];
 
 describe('default panels of imported runs', () => {
@@ -34,7 +56,10 @@ describe('default panels of imported runs', () => {
     expect(informative('val/score_mean', series['val/score_mean'])).toBe(true);
     // Two runs with one constant value each, but different between them: it compares something.
     expect(informative('actor/grad_norm', series['actor/grad_norm'])).toBe(true);
-    const chosen = choosePanels(['val/score_mean', 'actor/kl_coef', 'actor/lr', 'actor/kl_loss', 'actor/entropy', 'actor/grad_norm'], (k) => series[k] ?? []);
+    const chosen = choosePanels(
+      ['val/score_mean', 'actor/kl_coef', 'actor/lr', 'actor/kl_loss', 'actor/entropy', 'actor/grad_norm'],
+      (k) => series[k] ?? [],
+    );
     expect(chosen).toEqual(['val/score_mean', 'actor/entropy', 'actor/grad_norm']);
   });
 

@@ -19,7 +19,12 @@ export const HEADLINE_PANEL_KEYS: readonly string[] = [...VALIDATION_KEYS, ...TR
  * The keys to consider, best first: headline keys the runs logged, the dashboard's, other catalog keys (in
  * `catalogOrder`), then the runs' own keys; at most `max`.
  */
-export function panelCandidates(logged: readonly string[], catalogOrder: readonly string[], dashboard: readonly string[], max = PANEL_CANDIDATES): string[] {
+export function panelCandidates(
+  logged: readonly string[],
+  catalogOrder: readonly string[],
+  dashboard: readonly string[],
+  max = PANEL_CANDIDATES,
+): string[] {
   const have = new Set(logged);
   const out: string[] = [];
   const add = (k: string) => {
@@ -54,6 +59,10 @@ export function informative(key: string, series: readonly PanelSeries[]): boolea
 }
 
 /** The first `count` candidates whose series are informative (`seriesOf` gives a key's series across the runs). */
-export function choosePanels(candidates: readonly string[], seriesOf: (key: string) => readonly PanelSeries[], count = DEFAULT_PANEL_COUNT): string[] {
+export function choosePanels(
+  candidates: readonly string[],
+  seriesOf: (key: string) => readonly PanelSeries[],
+  count = DEFAULT_PANEL_COUNT,
+): string[] {
   return candidates.filter((k) => informative(k, seriesOf(k))).slice(0, count);
 }

@@ -41,7 +41,13 @@ describe('bandStats', () => {
   });
   it('bins when the union of x values is large', () => {
     const x = Array.from({ length: 1000 }, (_, i) => i);
-    const b = bandStats([{ x, y: x.map(() => 1) }, { x: x.map((v) => v + 0.5), y: x.map(() => 3) }], 10);
+    const b = bandStats(
+      [
+        { x, y: x.map(() => 1) },
+        { x: x.map((v) => v + 0.5), y: x.map(() => 3) },
+      ],
+      10,
+    );
     expect(b.x).toHaveLength(10);
     expect(b.mean.every((m) => m === 2)).toBe(true);
     expect(b.n.every((n) => n === 2)).toBe(true);
@@ -63,12 +69,19 @@ describe('bandStats', () => {
   it('treats nulls of a sparse series (validation logged as NaN between validations) as not logged', () => {
     const a = [0.1, null, null, null, null, null, 0.3];
     const c = [0.5, null, null, 0.6, null, null, 0.7];
-    const b = bandStats([{ x: [0, 1, 2, 3, 4, 5, 6], y: a }, { x: [0, 1, 2, 3, 4, 5, 6], y: c }]);
+    const b = bandStats([
+      { x: [0, 1, 2, 3, 4, 5, 6], y: a },
+      { x: [0, 1, 2, 3, 4, 5, 6], y: c },
+    ]);
     expect(b.x).toEqual([0, 6]);
     expect(b.n).toEqual([2, 2]);
   });
   it('offers a standard-error band and a min–max band beside ± std', () => {
-    const series = [{ x: [0], y: [1] }, { x: [0], y: [2] }, { x: [0], y: [6] }];
+    const series = [
+      { x: [0], y: [1] },
+      { x: [0], y: [2] },
+      { x: [0], y: [6] },
+    ];
     const std = bandStats(series);
     const se = bandStats(series, 400, 'se');
     const mm = bandStats(series, 400, 'minmax');
@@ -78,8 +91,11 @@ describe('bandStats', () => {
     expect(se.lo[0] - 3).toBeCloseTo(-Math.sqrt(7) / Math.sqrt(3), 12);
     expect([mm.lo[0], mm.hi[0]]).toEqual([1, 6]);
   });
-  it('clips a band to the metric\'s range (a ratio stays within 0…1)', () => {
-    const b = bandStats([{ x: [0, 1], y: [0.0, 0.9] }, { x: [0, 1], y: [0.2, 1.0] }]);
+  it("clips a band to the metric's range (a ratio stays within 0…1)", () => {
+    const b = bandStats([
+      { x: [0, 1], y: [0.0, 0.9] },
+      { x: [0, 1], y: [0.2, 1.0] },
+    ]);
     expect(b.lo[0]).toBeLessThan(0);
     expect(b.hi[1]).toBeGreaterThan(1);
     const c = clipBand(b, { min: 0, max: 1 });

@@ -101,9 +101,12 @@ export function bandStats(series: readonly XY[], maxPoints = 400, kind: BandKind
   }
   if (xs.size === 0) return out;
   const exact = xs.size <= maxPoints || min === max;
-  const centers: number[] = exact ? [...xs].sort((a, b) => a - b) : Array.from({ length: maxPoints }, (_, i) => min + ((i + 0.5) * (max - min)) / maxPoints);
+  const centers: number[] = exact
+    ? [...xs].sort((a, b) => a - b)
+    : Array.from({ length: maxPoints }, (_, i) => min + ((i + 0.5) * (max - min)) / maxPoints);
   const index = exact ? new Map(centers.map((x, i) => [x, i])) : null;
-  const binOf = (x: number): number => (index ? (index.get(x) as number) : Math.min(maxPoints - 1, Math.floor(((x - min) / (max - min)) * maxPoints)));
+  const binOf = (x: number): number =>
+    index ? (index.get(x) as number) : Math.min(maxPoints - 1, Math.floor(((x - min) / (max - min)) * maxPoints));
   const perBin: number[][] = centers.map(() => []);
   /** Bins inside some run's finite span where that run has no point: left out. */
   const gap = new Uint8Array(centers.length);

@@ -6,10 +6,22 @@ const DASH = ['episode/success_rate', 'actor/grad_norm', 'actor/entropy', 'actor
 describe('importedChartKeys', () => {
   it('opens with the dashboard keys the source fed, then its other catalog keys, never a key it lacks', () => {
     const available = ['actor/entropy', 'actor/grad_norm', 'actor/ppo_kl', 'critic/vf_loss', 'episode/score_mean', 'timing/gen'];
-    const catalog = new Set(['actor/entropy', 'actor/grad_norm', 'actor/ppo_kl', 'episode/score_mean', 'actor/kl_loss', 'episode/success_rate']);
-    expect(importedChartKeys(available, (k) => catalog.has(k), DASH)).toEqual(['actor/grad_norm', 'actor/entropy', 'actor/ppo_kl', 'episode/score_mean']);
+    const catalog = new Set([
+      'actor/entropy',
+      'actor/grad_norm',
+      'actor/ppo_kl',
+      'episode/score_mean',
+      'actor/kl_loss',
+      'episode/success_rate',
+    ]);
+    expect(importedChartKeys(available, (k) => catalog.has(k), DASH)).toEqual([
+      'actor/grad_norm',
+      'actor/entropy',
+      'actor/ppo_kl',
+      'episode/score_mean',
+    ]);
   });
-  it('falls back to the source\'s own keys when little or nothing mapped, up to the cap', () => {
+  it("falls back to the source's own keys when little or nothing mapped, up to the cap", () => {
     const none = () => false;
     expect(importedChartKeys(['b/x', 'a/y'], none, DASH)).toEqual(['b/x', 'a/y']);
     const many = Array.from({ length: 30 }, (_, i) => `k${i}`);
@@ -20,7 +32,12 @@ describe('importedChartKeys', () => {
 
 describe('sourceKeyRows', () => {
   it('lists catalog ← source pairs first, then the unmapped keys kept under their own names', () => {
-    const rows = sourceKeyRows({ 'actor/grad_norm': 'train/grad_norm', 'actor/entropy': 'train/entropy' }, ['actor/entropy', 'actor/grad_norm', 'train/reward_std', 'train/epoch']);
+    const rows = sourceKeyRows({ 'actor/grad_norm': 'train/grad_norm', 'actor/entropy': 'train/entropy' }, [
+      'actor/entropy',
+      'actor/grad_norm',
+      'train/reward_std',
+      'train/epoch',
+    ]);
     expect(rows).toEqual([
       { key: 'actor/entropy', source: 'train/entropy', mapped: true },
       { key: 'actor/grad_norm', source: 'train/grad_norm', mapped: true },
@@ -28,7 +45,7 @@ describe('sourceKeyRows', () => {
       { key: 'train/reward_std', source: 'train/reward_std', mapped: false },
     ]);
   });
-  it('lists a followed run\'s catalog keys as mapped, source not yet known, before its keyMap is written', () => {
+  it("lists a followed run's catalog keys as mapped, source not yet known, before its keyMap is written", () => {
     const rows = sourceKeyRows({}, ['own/key', 'actor/entropy'], (k) => k === 'actor/entropy');
     expect(rows).toEqual([
       { key: 'actor/entropy', source: null, mapped: true },
@@ -40,10 +57,14 @@ describe('sourceKeyRows', () => {
 describe('notApplicableReason', () => {
   const label = (k: string) => ({ 'actor/entropy': 'Entropy' })[k];
   it('names the one missing metric with its label', () => {
-    expect(notApplicableReason({ rule: 'entropy_shift', title: 'Entropy', applicable: false, missing: ['actor/entropy'], needs: 'all' }, label)).toBe('needs Entropy (actor/entropy), which the run did not log');
+    expect(
+      notApplicableReason({ rule: 'entropy_shift', title: 'Entropy', applicable: false, missing: ['actor/entropy'], needs: 'all' }, label),
+    ).toBe('needs Entropy (actor/entropy), which the run did not log');
   });
   it('says "one of" when any of several keys would do', () => {
-    expect(notApplicableReason({ rule: 'kl_drift', title: 'KL', applicable: false, missing: ['actor/ppo_kl', 'actor/kl_loss'], needs: 'any' })).toBe('needs one of actor/ppo_kl, actor/kl_loss — the run logged none');
+    expect(
+      notApplicableReason({ rule: 'kl_drift', title: 'KL', applicable: false, missing: ['actor/ppo_kl', 'actor/kl_loss'], needs: 'any' }),
+    ).toBe('needs one of actor/ppo_kl, actor/kl_loss — the run logged none');
   });
   it('says the rule is switched off when nothing is missing', () => {
     expect(notApplicableReason({ rule: 'x', title: 'X', applicable: false, missing: [], needs: 'all' })).toMatch(/switched off/);

@@ -24,7 +24,11 @@ const MIN_CHARTS = 4;
  * apply" chart says nothing about it). `isCatalog` tells catalog keys apart (a followed run's keyMap is only
  * written when following ends, so the stored keys themselves are what is read).
  */
-export function importedChartKeys(available: readonly string[], isCatalog: (key: string) => boolean, dashboard: readonly string[]): string[] {
+export function importedChartKeys(
+  available: readonly string[],
+  isCatalog: (key: string) => boolean,
+  dashboard: readonly string[],
+): string[] {
   const have = new Set(available);
   const out = dashboard.filter((k) => have.has(k));
   for (const k of [...available].sort()) if (isCatalog(k) && !out.includes(k)) out.push(k);
@@ -45,7 +49,11 @@ export interface SourceKeyRow {
  * names. A followed run's keyMap is written when following ends: until then its catalog keys are listed as
  * mapped with the source key not yet known.
  */
-export function sourceKeyRows(keyMap: Readonly<Record<string, string>>, available: readonly string[], isCatalog: (key: string) => boolean = () => false): SourceKeyRow[] {
+export function sourceKeyRows(
+  keyMap: Readonly<Record<string, string>>,
+  available: readonly string[],
+  isCatalog: (key: string) => boolean = () => false,
+): SourceKeyRow[] {
   const has = (k: string) => Object.prototype.hasOwnProperty.call(keyMap, k);
   const mapped: SourceKeyRow[] = [
     ...Object.entries(keyMap).map(([key, source]) => ({ key, source, mapped: true })),

@@ -67,7 +67,9 @@ export class Importer {
     const plan = planImport(picks.map((p) => ({ name: p.file.name, size: p.file.size, path: p.path, pick: p })));
     const groups = groupSends(plan);
     this.items = [];
-    this.note = plan.refusal ?? (plan.ignored > 0 ? `${plan.ignored} file(s) of the folder are not TensorBoard event files and were left out.` : null);
+    this.note =
+      plan.refusal ??
+      (plan.ignored > 0 ? `${plan.ignored} file(s) of the folder are not TensorBoard event files and were left out.` : null);
     for (const f of groups.tooLarge) {
       this.push({
         label: sendName(f),
@@ -95,7 +97,13 @@ export class Importer {
         const send: Send = async ({ again, format }) => {
           const data = await this.read(f);
           if (!data.ok) return data;
-          return this.outcome(await this.lab.call('imports.file', { fileName: sendName(f), dataBase64: data.value, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
+          return this.outcome(
+            await this.lab.call(
+              'imports.file',
+              { fileName: sendName(f), dataBase64: data.value, ...(again ? { again: true } : {}), ...(format ? { format } : {}) },
+              { quiet: true },
+            ),
+          );
         };
         await this.attempt(sendName(f), send);
       }
@@ -107,7 +115,13 @@ export class Importer {
             if (!data.ok) return data;
             files.push({ fileName: sendName(f), dataBase64: data.value });
           }
-          return this.outcome(await this.lab.call('imports.files', { files, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }));
+          return this.outcome(
+            await this.lab.call(
+              'imports.files',
+              { files, ...(again ? { again: true } : {}), ...(format ? { format } : {}) },
+              { quiet: true },
+            ),
+          );
         };
         await this.attempt(g.folder, send);
       }
@@ -115,14 +129,25 @@ export class Importer {
   }
 
   /** A picked file's bytes as base64, or why it could not be sent. */
-  private async read(f: { pick: Pick; name: string; path: string; size: number }): Promise<{ ok: true; value: string } | { ok: false; code: string; message: string; hint: string | null }> {
+  private async read(f: {
+    pick: Pick;
+    name: string;
+    path: string;
+    size: number;
+  }): Promise<{ ok: true; value: string } | { ok: false; code: string; message: string; hint: string | null }> {
     let dataBase64: string;
     try {
       dataBase64 = await readBase64(f.pick.file);
     } catch (e) {
-      return { ok: false, code: 'UNREADABLE', message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check the file is still there and readable, then try again.' };
+      return {
+        ok: false,
+        code: 'UNREADABLE',
+        message: `${sendName(f)} could not be read: ${e instanceof Error ? e.message : String(e)}`,
+        hint: 'Check the file is still there and readable, then try again.',
+      };
     }
-    if (dataBase64 === '') return { ok: false, code: 'EMPTY', message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
+    if (dataBase64 === '')
+      return { ok: false, code: 'EMPTY', message: `${sendName(f)} is empty.`, hint: 'Pick the log file itself, not an empty placeholder.' };
     return { ok: true, value: dataBase64 };
   }
 
@@ -130,7 +155,13 @@ export class Importer {
   async importPath(path: string): Promise<void> {
     this.items = [];
     this.note = null;
-    await this.run(() => this.attempt(path, async ({ again, format }) => this.outcome(await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }))));
+    await this.run(() =>
+      this.attempt(path, async ({ again, format }) =>
+        this.outcome(
+          await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }),
+        ),
+      ),
+    );
   }
 
   /** "Import again" on a duplicate (`again: true`) or "import as" a named format on a refusal. */
@@ -156,8 +187,10 @@ export class Importer {
 
   private settle(key: number, out: Outcome, send: Send): void {
     // A refusal keeps its sender: the user may know the format the content did not reveal.
-    if (!out.ok) this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: canForceFormat(out.code) ? send : null });
-    else if (out.value.runIds.length === 0 && (out.value.duplicateOf?.length ?? 0) > 0) this.replace(key, { state: 'duplicate', result: out.value, retry: send });
+    if (!out.ok)
+      this.replace(key, { state: 'refused', message: out.message, hint: out.hint, retry: canForceFormat(out.code) ? send : null });
+    else if (out.value.runIds.length === 0 && (out.value.duplicateOf?.length ?? 0) > 0)
+      this.replace(key, { state: 'duplicate', result: out.value, retry: send });
     else this.replace(key, { state: 'imported', result: out.value, retry: null });
   }
 

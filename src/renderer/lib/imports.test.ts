@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { FILE_LIMIT_BYTES, FOLDER_LIMIT_BYTES, canForceFormat, dataUrlPayload, fmtSkipped, groupSends, isTensorBoardEventFile, planImport, sendName } from './imports';
+import {
+  FILE_LIMIT_BYTES,
+  FOLDER_LIMIT_BYTES,
+  canForceFormat,
+  dataUrlPayload,
+  fmtSkipped,
+  groupSends,
+  isTensorBoardEventFile,
+  planImport,
+  sendName,
+} from './imports';
 
 const f = (name: string, size = 100, path = '') => ({ name, size, path });
 
@@ -24,7 +34,10 @@ describe('planImport', () => {
 
   it('refuses a folder whose event files are over the limit and names the CLI command', () => {
     const half = FOLDER_LIMIT_BYTES / 2 + 1;
-    const plan = planImport([f('events.out.tfevents.1', half, 'big/a/events.out.tfevents.1'), f('events.out.tfevents.2', half, 'big/b/events.out.tfevents.2')]);
+    const plan = planImport([
+      f('events.out.tfevents.1', half, 'big/a/events.out.tfevents.1'),
+      f('events.out.tfevents.2', half, 'big/b/events.out.tfevents.2'),
+    ]);
     expect(plan.send).toEqual([]);
     expect(plan.refusal).toContain('arlarena import big');
     expect(plan.refusal).toContain('200 MB');
@@ -64,7 +77,7 @@ describe('helpers', () => {
 });
 
 describe('groupSends', () => {
-  it('sends a folder\'s event files together, one group per directory (a restarted writer\'s two files are one run)', () => {
+  it("sends a folder's event files together, one group per directory (a restarted writer's two files are one run)", () => {
     const plan = planImport([
       f('events.out.tfevents.2.host', 100, 'runs/a/events.out.tfevents.2.host'),
       f('events.out.tfevents.1.host', 100, 'runs/a/events.out.tfevents.1.host'),

@@ -65,9 +65,19 @@ export function planImport<F extends PickedFile>(files: readonly F[]): ImportPla
     };
   }
   if (fromFolder && candidates.length === 0) {
-    return { send: [], tooLarge: [], ignored, refusal: `No TensorBoard event file (a name containing “tfevents”) in the ${files.length} file(s) of this folder. Pick the log files themselves to import other formats.` };
+    return {
+      send: [],
+      tooLarge: [],
+      ignored,
+      refusal: `No TensorBoard event file (a name containing “tfevents”) in the ${files.length} file(s) of this folder. Pick the log files themselves to import other formats.`,
+    };
   }
-  return { send: candidates.filter((f) => f.size <= FILE_LIMIT_BYTES), tooLarge: candidates.filter((f) => f.size > FILE_LIMIT_BYTES), ignored, refusal: null };
+  return {
+    send: candidates.filter((f) => f.size <= FILE_LIMIT_BYTES),
+    tooLarge: candidates.filter((f) => f.size > FILE_LIMIT_BYTES),
+    ignored,
+    refusal: null,
+  };
 }
 
 function fmtMb(bytes: number): string {

@@ -3,7 +3,19 @@
  * inbox kept fresh from live events, and one place where every failed call becomes a visible error with its
  * message and hint (nothing fails silently).
  */
-import type { Alert, ApiEventName, ApiEventPayload, ApiInput, ApiMethodName, ApiOutput, ArlArenaApi, ConfigFieldDoc, EnvInfo, PresetInfo, RunSummary } from '../../shared/api';
+import type {
+  Alert,
+  ApiEventName,
+  ApiEventPayload,
+  ApiInput,
+  ApiMethodName,
+  ApiOutput,
+  ArlArenaApi,
+  ConfigFieldDoc,
+  EnvInfo,
+  PresetInfo,
+  RunSummary,
+} from '../../shared/api';
 import type { ApiError, Result } from '../../shared/result';
 import { liveAlert } from './liveAlert';
 export type MetricInfo = ApiOutput<'catalog.metrics'>[number];
@@ -53,12 +65,23 @@ export class Lab {
   }
 
   /** A call already made on `api` (e.g. started before the app was mounted), handled as `call` handles its own. */
-  async settle<M extends ApiMethodName>(method: M, pending: Promise<Result<ApiOutput<M>>>, opts: { quiet?: boolean } = {}): Promise<Result<ApiOutput<M>>> {
+  async settle<M extends ApiMethodName>(
+    method: M,
+    pending: Promise<Result<ApiOutput<M>>>,
+    opts: { quiet?: boolean } = {},
+  ): Promise<Result<ApiOutput<M>>> {
     let res: Result<ApiOutput<M>>;
     try {
       res = await pending;
     } catch (e) {
-      res = { ok: false, error: { code: 'INTERNAL', message: `The ${this.api.transport} transport failed: ${e instanceof Error ? e.message : String(e)}`, hint: 'Check that the lab backend is still running, then reload the page.' } };
+      res = {
+        ok: false,
+        error: {
+          code: 'INTERNAL',
+          message: `The ${this.api.transport} transport failed: ${e instanceof Error ? e.message : String(e)}`,
+          hint: 'Check that the lab backend is still running, then reload the page.',
+        },
+      };
     }
     if (!res.ok && !opts.quiet) this.reportError(method, res.error);
     return res;

@@ -13,7 +13,14 @@ export interface LiveSeries {
 
 export type SeriesByKey = ReadonlyMap<string, LiveSeries>;
 
-export function fromStored(list: readonly { key: string; steps: readonly number[]; y: readonly (number | null)[]; nonFinite: readonly { step: number; value: string }[] }[]): Map<string, LiveSeries> {
+export function fromStored(
+  list: readonly {
+    key: string;
+    steps: readonly number[];
+    y: readonly (number | null)[];
+    nonFinite: readonly { step: number; value: string }[];
+  }[],
+): Map<string, LiveSeries> {
   const m = new Map<string, LiveSeries>();
   for (const s of list) m.set(s.key, { steps: s.steps.slice(), y: s.y.slice(), nonFinite: s.nonFinite.map((n) => ({ ...n })) });
   return m;

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { loadChartChoice, matches, namespaceOf, pickerGroups, queryRegex, saveChartChoice, toggled, toggledGroup } from './metricPicker';
 
-const keys = ['episode/success_rate', 'actor/grad_norm', 'episode/reward_mean', 'actor/entropy', 'perf/tokens_per_s', 'loss', 'val/success_rate'];
-const labels: Record<string, string> = { 'episode/success_rate': 'Success rate', 'actor/grad_norm': 'Gradient norm', 'actor/entropy': 'Entropy' };
+const keys = [
+  'episode/success_rate',
+  'actor/grad_norm',
+  'episode/reward_mean',
+  'actor/entropy',
+  'perf/tokens_per_s',
+  'loss',
+  'val/success_rate',
+];
+const labels: Record<string, string> = {
+  'episode/success_rate': 'Success rate',
+  'actor/grad_norm': 'Gradient norm',
+  'actor/entropy': 'Entropy',
+};
 const label = (k: string) => labels[k] ?? k;
 
 describe('metric picker', () => {
@@ -24,9 +36,17 @@ describe('metric picker', () => {
     expect(matches('actor/grad_norm', 'Gradient norm', 'actor norm')).toBe(true);
     expect(matches('actor/grad_norm', 'Gradient norm', 'actor entropy')).toBe(false);
     const groups = pickerGroups(keys, new Set(['actor/entropy']), label, 'success');
-    expect(groups.map((g) => [g.ns, g.keys])).toEqual([['episode', ['episode/success_rate']], ['val', ['val/success_rate']]]);
+    expect(groups.map((g) => [g.ns, g.keys])).toEqual([
+      ['episode', ['episode/success_rate']],
+      ['val', ['val/success_rate']],
+    ]);
     // The group's count is of all its keys, not only the matching ones.
-    expect(pickerGroups(keys, new Set(['actor/entropy']), label, 'grad')[0]).toMatchObject({ ns: 'actor', keys: ['actor/grad_norm'], charted: 1, total: 2 });
+    expect(pickerGroups(keys, new Set(['actor/entropy']), label, 'grad')[0]).toMatchObject({
+      ns: 'actor',
+      keys: ['actor/grad_norm'],
+      charted: 1,
+      total: 2,
+    });
   });
 
   it('adds a charted key last and a whole group after the charts already there', () => {
@@ -48,7 +68,14 @@ describe('metric picker', () => {
     expect(loadChartChoice('run', store)).toBeNull();
     mem.set('arlarena.charts.run', 'not json');
     expect(loadChartChoice('run', store)).toBeNull();
-    const throwing = { getItem: () => { throw new Error('blocked'); }, setItem: () => { throw new Error('full'); } };
+    const throwing = {
+      getItem: () => {
+        throw new Error('blocked');
+      },
+      setItem: () => {
+        throw new Error('full');
+      },
+    };
     expect(loadChartChoice('run', throwing)).toBeNull();
     expect(() => saveChartChoice('run', ['a'], throwing)).not.toThrow();
   });
@@ -57,13 +84,18 @@ describe('metric picker', () => {
 describe('metric search as W&B and TensorBoard read it', () => {
   const logged = ['critic/vf_explained_var', 'critic/vf_loss', 'timing_s/gen', 'timing_s/update_actor', 'perf/mfu/actor', 'actor/lr(1e-4)'];
   it('finds a source key by a substring of it', () => {
-    expect(pickerGroups(logged, new Set(), (k) => k, 'explained').map((g) => [g.ns, g.keys])).toEqual([['critic', ['critic/vf_explained_var']]]);
+    expect(pickerGroups(logged, new Set(), (k) => k, 'explained').map((g) => [g.ns, g.keys])).toEqual([
+      ['critic', ['critic/vf_explained_var']],
+    ]);
     // Regex metacharacters in a key are searched for as they are.
     expect(pickerGroups(logged, new Set(), (k) => k, 'lr(1e-4)').flatMap((g) => g.keys)).toEqual(['actor/lr(1e-4)']);
   });
   it('reads the query as a regular expression (with or without slashes), case-insensitive', () => {
     expect(pickerGroups(logged, new Set(), (k) => k, '^timing_s/.*act').flatMap((g) => g.keys)).toEqual(['timing_s/update_actor']);
-    expect(pickerGroups(logged, new Set(), (k) => k, '/VF_(LOSS|EXPLAINED)/').flatMap((g) => g.keys)).toEqual(['critic/vf_explained_var', 'critic/vf_loss']);
+    expect(pickerGroups(logged, new Set(), (k) => k, '/VF_(LOSS|EXPLAINED)/').flatMap((g) => g.keys)).toEqual([
+      'critic/vf_explained_var',
+      'critic/vf_loss',
+    ]);
     expect(pickerGroups(logged, new Set(), (k) => k, 'mfu|gen$').map((g) => g.ns)).toEqual(['timing_s', 'perf']);
     // A query that is no regular expression is still searched for as words.
     expect(queryRegex('vf_(')).toBeNull();

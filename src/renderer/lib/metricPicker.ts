@@ -51,7 +51,12 @@ export function matches(key: string, label: string, query: string, re: RegExp | 
  * The picker's groups: namespaces in the order their first key appears (the catalog's order, which puts the
  * stability dashboard's groups first), each with the keys matching `query`; groups with no match are left out.
  */
-export function pickerGroups(keys: readonly string[], charted: ReadonlySet<string>, label: (k: string) => string, query = ''): PickerGroup[] {
+export function pickerGroups(
+  keys: readonly string[],
+  charted: ReadonlySet<string>,
+  label: (k: string) => string,
+  query = '',
+): PickerGroup[] {
   const order: string[] = [];
   const all = new Map<string, string[]>();
   for (const k of new Set(keys)) {

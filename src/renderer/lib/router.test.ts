@@ -3,7 +3,16 @@ import { formatRoute, parseRoute, type Route } from './router';
 
 describe('routes', () => {
   it('round-trips every view', () => {
-    const routes: Route[] = [{ view: 'runs' }, { view: 'new' }, { view: 'run', id: 'r_1-a' }, { view: 'compare', ids: ['a', 'b'] }, { view: 'compare', ids: [] }, { view: 'alerts' }, { view: 'cluster' }, { view: 'about' }];
+    const routes: Route[] = [
+      { view: 'runs' },
+      { view: 'new' },
+      { view: 'run', id: 'r_1-a' },
+      { view: 'compare', ids: ['a', 'b'] },
+      { view: 'compare', ids: [] },
+      { view: 'alerts' },
+      { view: 'cluster' },
+      { view: 'about' },
+    ];
     for (const r of routes) expect(parseRoute(formatRoute(r))).toEqual(r);
   });
   it('falls back to the runs view on anything unknown or malformed', () => {

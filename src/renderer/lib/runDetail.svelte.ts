@@ -57,7 +57,10 @@ export class RunDetail {
     const keysCall = this.lab.call('runs.metricKeys', { runId: this.runId }, { quiet: true });
     const res = await this.lab.call('runs.get', { runId: this.runId }, { quiet: true });
     if (!res.ok) {
-      this.notFound = res.error.code === 'NOT_FOUND' ? `No run with id “${this.runId}”: it may have been deleted.` : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
+      this.notFound =
+        res.error.code === 'NOT_FOUND'
+          ? `No run with id “${this.runId}”: it may have been deleted.`
+          : `${res.error.message}${res.error.hint ? ` — ${res.error.hint}` : ''}`;
       return;
     }
     this.record = res.value;
@@ -79,7 +82,11 @@ export class RunDetail {
    * the constant or empty ones left out (lib/defaultPanels.ts; the same choice Compare makes).
    */
   private async loadImportedPanels(): Promise<void> {
-    const candidates = panelCandidates(this.availableKeys, METRIC_CATALOG.map((d) => d.key), DEFAULT_CHART_KEYS);
+    const candidates = panelCandidates(
+      this.availableKeys,
+      METRIC_CATALOG.map((d) => d.key),
+      DEFAULT_CHART_KEYS,
+    );
     const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: candidates, xAxis: 'step', maxPoints: 2000 });
     if (!res.ok) {
       this.chartKeys = this.importedCharts(this.availableKeys);
@@ -174,7 +181,14 @@ export class RunDetail {
       this.lab.on('session.status', (s) => {
         if (s.runId !== this.runId || !this.record) return;
         if (s.step > this.record.step) this.catchUpSeries();
-        this.record = { ...this.record, status: s.status, step: s.step, totalSteps: s.totalSteps, etaSeconds: s.etaSeconds, error: s.error ?? this.record.error };
+        this.record = {
+          ...this.record,
+          status: s.status,
+          step: s.step,
+          totalSteps: s.totalSteps,
+          etaSeconds: s.etaSeconds,
+          error: s.error ?? this.record.error,
+        };
         this.elapsed = { seconds: s.elapsedSeconds, at: performance.now() };
         this.phaseDetail = TERMINAL.has(s.status) ? null : s.detail;
         if (TERMINAL.has(s.status)) {
@@ -184,7 +198,13 @@ export class RunDetail {
       }),
       this.lab.on('run.alert', ({ runId, alert }) => {
         if (runId !== this.runId || !this.record) return;
-        const alerts = [...this.record.alerts.filter((a) => a.id !== alert.id), liveAlert(this.record.alerts.find((a) => a.id === alert.id), alert)];
+        const alerts = [
+          ...this.record.alerts.filter((a) => a.id !== alert.id),
+          liveAlert(
+            this.record.alerts.find((a) => a.id === alert.id),
+            alert,
+          ),
+        ];
         this.record = { ...this.record, alerts, alertCount: alerts.length };
       }),
       // The record changed (a followed log printed its config, another process renamed or trained it): read it again.
@@ -227,7 +247,11 @@ export class RunDetail {
       const v = r.values[VAL_SUCCESS_KEY];
       if (v === null || v === undefined || !Number.isFinite(v)) continue;
       const best = summary[`best/${VAL_SUCCESS_KEY}`];
-      summary = { ...summary, [VAL_SUCCESS_KEY]: v, [`best/${VAL_SUCCESS_KEY}`]: best === null || best === undefined || v > best ? v : best };
+      summary = {
+        ...summary,
+        [VAL_SUCCESS_KEY]: v,
+        [`best/${VAL_SUCCESS_KEY}`]: best === null || best === undefined || v > best ? v : best,
+      };
     }
     if (summary !== this.record.summary) this.record = { ...this.record, summary };
   }

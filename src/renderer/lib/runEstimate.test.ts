@@ -3,12 +3,21 @@ import type { RunRecord } from '../../shared/api';
 import { estimateBasis, estimateRunTime, sampleOf, targetOf, type StepTimeSample } from './runEstimate';
 
 const S = (o: Partial<StepTimeSample>): StepTimeSample => ({
-  runId: 'r', preset: 'grpo', env: 'sokoban', modelSize: 'nano', rolloutsPerStep: 32, backend: 'wasm', steps: 10, wallSeconds: 50, updatedAt: '2026-12-01T10:00:00Z', ...o,
+  runId: 'r',
+  preset: 'grpo',
+  env: 'sokoban',
+  modelSize: 'nano',
+  rolloutsPerStep: 32,
+  backend: 'wasm',
+  steps: 10,
+  wallSeconds: 50,
+  updatedAt: '2026-12-01T10:00:00Z',
+  ...o,
 });
 const target = { preset: 'grpo', env: 'sokoban', modelSize: 'nano', rolloutsPerStep: 32, steps: 40 };
 
 describe('estimateRunTime', () => {
-  it('median seconds per step of matching runs times the new run\'s steps', () => {
+  it("median seconds per step of matching runs times the new run's steps", () => {
     const e = estimateRunTime([S({ wallSeconds: 40 }), S({ wallSeconds: 60, steps: 20 }), S({ wallSeconds: 100 })], target, 'wasm');
     // per step: 4, 3, 10 → median 4 → 160 s for 40 steps
     expect(e).toEqual({ seconds: 160, secondsPerStep: 4, runs: 3, samePreset: true, backend: 'wasm' });
@@ -41,14 +50,43 @@ describe('samples and targets from records and configs', () => {
   const config = { model: { size: 'nano' }, rollout: { tasksPerStep: 8, groupSize: 4 }, training: { steps: 40 } };
   const rec = (o: Partial<RunRecord>): RunRecord =>
     ({
-      id: 'abc', kind: 'lab', name: 'n', tags: [], env: 'sokoban', preset: 'grpo', seed: 1, status: 'completed', step: 12, totalSteps: 12,
-      createdAt: '', updatedAt: '2026-12-01T00:00:00Z', summary: {}, alertCount: 0, worstSeverity: null, config, appVersion: '', appCommit: '',
-      backend: { training: 'wasm', rollout: 'onnxruntime-cpu', detail: '', available: [] }, startedAt: null, finishedAt: null, error: null, alerts: [],
-      wallSeconds: 36, etaSeconds: null, ...o,
+      id: 'abc',
+      kind: 'lab',
+      name: 'n',
+      tags: [],
+      env: 'sokoban',
+      preset: 'grpo',
+      seed: 1,
+      status: 'completed',
+      step: 12,
+      totalSteps: 12,
+      createdAt: '',
+      updatedAt: '2026-12-01T00:00:00Z',
+      summary: {},
+      alertCount: 0,
+      worstSeverity: null,
+      config,
+      appVersion: '',
+      appCommit: '',
+      backend: { training: 'wasm', rollout: 'onnxruntime-cpu', detail: '', available: [] },
+      startedAt: null,
+      finishedAt: null,
+      error: null,
+      alerts: [],
+      wallSeconds: 36,
+      etaSeconds: null,
+      ...o,
     }) as RunRecord;
 
-  it('reads a lab run\'s pace and batch', () => {
-    expect(sampleOf(rec({}))).toMatchObject({ runId: 'abc', modelSize: 'nano', rolloutsPerStep: 32, backend: 'wasm', steps: 12, wallSeconds: 36 });
+  it("reads a lab run's pace and batch", () => {
+    expect(sampleOf(rec({}))).toMatchObject({
+      runId: 'abc',
+      modelSize: 'nano',
+      rolloutsPerStep: 32,
+      backend: 'wasm',
+      steps: 12,
+      wallSeconds: 36,
+    });
   });
 
   it('leaves out imports, bundle copies, synthetic runs, unstarted runs and configs without a model', () => {
@@ -61,7 +99,13 @@ describe('samples and targets from records and configs', () => {
   });
 
   it('targets read the resolved config, with the steps the user typed taking precedence', () => {
-    expect(targetOf('grpo', 'sokoban', config)).toEqual({ preset: 'grpo', env: 'sokoban', modelSize: 'nano', rolloutsPerStep: 32, steps: 40 });
+    expect(targetOf('grpo', 'sokoban', config)).toEqual({
+      preset: 'grpo',
+      env: 'sokoban',
+      modelSize: 'nano',
+      rolloutsPerStep: 32,
+      steps: 40,
+    });
     expect(targetOf('grpo', 'sokoban', config, 5)?.steps).toBe(5);
     expect(targetOf('grpo', 'sokoban', { model: {} })).toBeNull();
   });
@@ -73,9 +117,13 @@ describe('estimateBasis', () => {
     expect(estimateBasis({ seconds: 160, secondsPerStep: 4, runs: 3, samePreset: true, backend: 'wasm' }, target, 'wasm', fmt)).toBe(
       'Median 4.0 s/step over the latest 3 grpo runs of sokoban · nano model · 32 rollouts/step · wasm trained here (validation included).',
     );
-    expect(estimateBasis({ seconds: 40, secondsPerStep: 1, runs: 1, samePreset: false, backend: 'wasm' }, target, 'wasm', fmt)).toContain('1 run of other presets');
+    expect(estimateBasis({ seconds: 40, secondsPerStep: 1, runs: 1, samePreset: false, backend: 'wasm' }, target, 'wasm', fmt)).toContain(
+      '1 run of other presets',
+    );
   });
   it('says why there is no estimate', () => {
-    expect(estimateBasis(null, target, 'cpu', fmt)).toBe('No estimate yet: no run of sokoban · nano model · 32 rollouts/step · cpu has trained on this machine. The first one\'s step times will give one.');
+    expect(estimateBasis(null, target, 'cpu', fmt)).toBe(
+      "No estimate yet: no run of sokoban · nano model · 32 rollouts/step · cpu has trained on this machine. The first one's step times will give one.",
+    );
   });
 });

@@ -87,11 +87,22 @@ function median(xs: readonly number[]): number {
  * The estimate for `target` on `backend` (the backend new runs train on), or null when no stored run matches.
  * `maxRuns` most recent matching runs count (recent ones reflect the machine's current load and build).
  */
-export function estimateRunTime(samples: readonly StepTimeSample[], target: EstimateTarget, backend: string, maxRuns = 5): RunEstimate | null {
-  const like = samples.filter((s) => s.env === target.env && s.modelSize === target.modelSize && s.rolloutsPerStep === target.rolloutsPerStep && s.backend === backend);
+export function estimateRunTime(
+  samples: readonly StepTimeSample[],
+  target: EstimateTarget,
+  backend: string,
+  maxRuns = 5,
+): RunEstimate | null {
+  const like = samples.filter(
+    (s) =>
+      s.env === target.env && s.modelSize === target.modelSize && s.rolloutsPerStep === target.rolloutsPerStep && s.backend === backend,
+  );
   if (like.length === 0) return null;
   const same = like.filter((s) => s.preset === target.preset);
-  const pool = (same.length ? same : like).slice().sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)).slice(0, Math.max(1, maxRuns));
+  const pool = (same.length ? same : like)
+    .slice()
+    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+    .slice(0, Math.max(1, maxRuns));
   const perStep = median(pool.map((s) => s.wallSeconds / s.steps));
   return { seconds: perStep * target.steps, secondsPerStep: perStep, runs: pool.length, samePreset: same.length > 0, backend };
 }

@@ -3,7 +3,22 @@ import type { RunSummary } from '../../shared/api';
 import { isQuery, matchesQuery, parseQuery, queryFields } from './runQuery';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
-  return { name: p.id, tags: [], env: 'sokoban', preset: 'sampo', seed: 0, status: 'completed', step: 10, totalSteps: 10, createdAt: '', updatedAt: '', summary: {}, alertCount: 0, worstSeverity: null, ...p };
+  return {
+    name: p.id,
+    tags: [],
+    env: 'sokoban',
+    preset: 'sampo',
+    seed: 0,
+    status: 'completed',
+    step: 10,
+    totalSteps: 10,
+    createdAt: '',
+    updatedAt: '',
+    summary: {},
+    alertCount: 0,
+    worstSeverity: null,
+    ...p,
+  };
 }
 const runs = [
   run({ id: 'a', preset: 'sampo', summary: { 'val/success_rate': 0.55 }, tags: ['base'] }),
@@ -31,11 +46,25 @@ describe('runs table query', () => {
     expect(ids('gsm8k')).toEqual(['verl']);
   });
   it('says what it cannot read instead of matching nothing silently', () => {
-    expect(parseQuery('val/success_rate > high')).toEqual({ error: '“val/success_rate > high”: > compares numbers, and “high” is not one' });
+    expect(parseQuery('val/success_rate > high')).toEqual({
+      error: '“val/success_rate > high”: > compares numbers, and “high” is not one',
+    });
     expect(parseQuery('preset =')).toMatchObject({ error: expect.stringContaining('has no value') });
     expect(isQuery('sampo seed 3')).toBe(false);
   });
-  it('lists the fields a query can name, the runs\' headline numbers included', () => {
-    expect(queryFields(runs)).toEqual(['name', 'id', 'env', 'preset', 'status', 'seed', 'step', 'tag', 'kind', 'val/score_mean', 'val/success_rate']);
+  it("lists the fields a query can name, the runs' headline numbers included", () => {
+    expect(queryFields(runs)).toEqual([
+      'name',
+      'id',
+      'env',
+      'preset',
+      'status',
+      'seed',
+      'step',
+      'tag',
+      'kind',
+      'val/score_mean',
+      'val/success_rate',
+    ]);
   });
 });

@@ -33,13 +33,15 @@ export function parseQuery(text: string): ParsedQuery {
     if (part === '') continue;
     const m = CLAUSE.exec(part);
     if (!m) {
-      if (isQuery(part)) return { error: `cannot read “${part}”: write FIELD OP VALUE, e.g. val/success_rate > 0.4 (OP: = != > >= < <= ~)` };
+      if (isQuery(part))
+        return { error: `cannot read “${part}”: write FIELD OP VALUE, e.g. val/success_rate > 0.4 (OP: = != > >= < <= ~)` };
       for (const w of part.split(/\s+/)) clauses.push({ field: null, op: null, value: w });
       continue;
     }
     const value = m[3].trim().replace(/^["']|["']$/g, '');
     if (value === '') return { error: `“${part}” has no value after ${m[2]}` };
-    if (['>', '>=', '<', '<='].includes(m[2]) && !Number.isFinite(Number(value))) return { error: `“${part}”: ${m[2]} compares numbers, and “${value}” is not one` };
+    if (['>', '>=', '<', '<='].includes(m[2]) && !Number.isFinite(Number(value)))
+      return { error: `“${part}”: ${m[2]} compares numbers, and “${value}” is not one` };
     clauses.push({ field: m[1], op: m[2] as QueryOp, value });
   }
   return { clauses };
@@ -47,15 +49,24 @@ export function parseQuery(text: string): ParsedQuery {
 
 function fieldValue(r: RunSummary, field: string): string | number | readonly string[] | null {
   switch (field) {
-    case 'name': return r.name;
-    case 'id': return r.id;
-    case 'env': return r.env;
-    case 'preset': return r.preset;
-    case 'status': return r.status;
-    case 'seed': return r.seedKnown === false ? null : r.seed;
-    case 'step': return r.step;
-    case 'tag': return r.tags;
-    case 'kind': return r.kind ?? 'lab';
+    case 'name':
+      return r.name;
+    case 'id':
+      return r.id;
+    case 'env':
+      return r.env;
+    case 'preset':
+      return r.preset;
+    case 'status':
+      return r.status;
+    case 'seed':
+      return r.seedKnown === false ? null : r.seed;
+    case 'step':
+      return r.step;
+    case 'tag':
+      return r.tags;
+    case 'kind':
+      return r.kind ?? 'lab';
     default: {
       const v = r.summary[field];
       return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -68,12 +79,18 @@ function test(v: string | number, op: QueryOp, want: string): boolean {
   const n = Number(want);
   if (typeof v === 'number' && Number.isFinite(n)) {
     switch (op) {
-      case '=': return v === n;
-      case '!=': return v !== n;
-      case '>': return v > n;
-      case '>=': return v >= n;
-      case '<': return v < n;
-      case '<=': return v <= n;
+      case '=':
+        return v === n;
+      case '!=':
+        return v !== n;
+      case '>':
+        return v > n;
+      case '>=':
+        return v >= n;
+      case '<':
+        return v < n;
+      case '<=':
+        return v <= n;
     }
   }
   const eq = String(v).toLowerCase() === want.toLowerCase();

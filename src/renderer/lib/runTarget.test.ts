@@ -8,7 +8,11 @@ describe('runTarget', () => {
     expect(plainTags(tags)).toEqual(['sweep']);
   });
   it('a run sent to a bare URL is labelled by the URL; a local run has no target', () => {
-    expect(runTarget(['on:ray', 'ray-url:http://10.0.0.5:8265'])).toEqual({ name: null, url: 'http://10.0.0.5:8265', label: 'ray:http://10.0.0.5:8265' });
+    expect(runTarget(['on:ray', 'ray-url:http://10.0.0.5:8265'])).toEqual({
+      name: null,
+      url: 'http://10.0.0.5:8265',
+      label: 'ray:http://10.0.0.5:8265',
+    });
     expect(runTarget(['rayon', 'x'])).toBeNull();
     expect(plainTags(['rayon', 'x'])).toEqual(['rayon', 'x']);
   });

@@ -1,11 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../shared/api';
-import { COLUMNS_STORAGE_KEY, SUMMARY_COLUMNS, filterRuns, summaryColumnChoices, fmtValSuccess, loadColumns, loadSelection, parseTags, runEta, runSuccess, runValSuccess, saveColumns, saveSelection, SELECTION_STORAGE_KEY, shortId, sortRuns, summaryValue, valMode } from './runsTable';
+import {
+  COLUMNS_STORAGE_KEY,
+  SUMMARY_COLUMNS,
+  filterRuns,
+  summaryColumnChoices,
+  fmtValSuccess,
+  loadColumns,
+  loadSelection,
+  parseTags,
+  runEta,
+  runSuccess,
+  runValSuccess,
+  saveColumns,
+  saveSelection,
+  SELECTION_STORAGE_KEY,
+  shortId,
+  sortRuns,
+  summaryValue,
+  valMode,
+} from './runsTable';
 
 function run(p: Partial<RunSummary> & { id: string }): RunSummary {
   return {
-    name: p.id, tags: [], env: 'sokoban', preset: 'sampo', seed: 0, status: 'completed', step: 0, totalSteps: 10,
-    createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', summary: {}, alertCount: 0, worstSeverity: null, ...p,
+    name: p.id,
+    tags: [],
+    env: 'sokoban',
+    preset: 'sampo',
+    seed: 0,
+    status: 'completed',
+    step: 0,
+    totalSteps: 10,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    summary: {},
+    alertCount: 0,
+    worstSeverity: null,
+    ...p,
   };
 }
 
@@ -56,12 +87,17 @@ describe('seed, short id, validation and ETA columns', () => {
     expect(v?.rate).toBe(0.25);
     expect(v?.n).toBe(32);
     expect(v?.lo).toBeCloseTo(0.1325, 3);
-    expect(v?.hi).toBeCloseTo(0.4210, 3);
+    expect(v?.hi).toBeCloseTo(0.421, 3);
     expect(fmtValSuccess(v)).toBe('25.0 % [13.3–42.1]');
   });
 
   it('matches the published Wilson intervals of Newcombe (1998), Table I, method 3', () => {
-    const cases = [[81, 263, 0.2553, 0.3662], [15, 148, 0.0624, 0.1605], [0, 20, 0, 0.1611], [1, 29, 0.0061, 0.1718]] as const;
+    const cases = [
+      [81, 263, 0.2553, 0.3662],
+      [15, 148, 0.0624, 0.1605],
+      [0, 20, 0, 0.1611],
+      [1, 29, 0.0061, 0.1718],
+    ] as const;
     for (const [k, n, lo, hi] of cases) {
       const v = runValSuccess(run({ id: 'w', summary: { 'val/success_rate': k / n, 'val/episodes': n } }));
       expect(v?.lo).toBeCloseTo(lo, 4);
@@ -84,7 +120,11 @@ describe('seed, short id, validation and ETA columns', () => {
 
   it('an imported verl run (scores, no success rates) gets its validation and training headline from val/score_mean and episode/score_mean', () => {
     // What the store folds for play-verl_verl_qwen2_7b_min.log: val-core/openai/gsm8k/reward/mean@1 → val/score_mean.
-    const verl = run({ id: 'verl', kind: 'imported', summary: { 'episode/score_mean': 0.93, 'val/score_mean': 0.821, 'best/val/score_mean': 0.874 } });
+    const verl = run({
+      id: 'verl',
+      kind: 'imported',
+      summary: { 'episode/score_mean': 0.93, 'val/score_mean': 0.821, 'best/val/score_mean': 0.874 },
+    });
     expect(runValSuccess(verl)).toEqual({ rate: 0.821, key: 'val/score_mean', lo: null, hi: null, n: null });
     expect(fmtValSuccess(runValSuccess(verl))).toBe('82.1 %');
     expect(runSuccess(verl)).toBe(0.93);
@@ -93,7 +133,11 @@ describe('seed, short id, validation and ETA columns', () => {
   });
 
   it('offers every headline number the runs carry as a column, the named ones first', () => {
-    const verl = run({ id: 'v', kind: 'imported', summary: { 'val/score_mean': 0.8, 'best/val/score_mean': 0.87, 'episode/score_mean': 0.9 } });
+    const verl = run({
+      id: 'v',
+      kind: 'imported',
+      summary: { 'val/score_mean': 0.8, 'best/val/score_mean': 0.87, 'episode/score_mean': 0.9 },
+    });
     const keys = summaryColumnChoices([verl, run({ id: 'l', summary: { 'episode/success_rate': 0.5 } })]).map((c) => c.key);
     expect(keys.slice(0, 9)).toEqual(SUMMARY_COLUMNS.map((c) => c.key));
     expect(keys.slice(9)).toEqual(['episode/success_rate', 'val/score_mean']);
@@ -121,14 +165,27 @@ describe('seed, short id, validation and ETA columns', () => {
     ];
     expect(sortRuns(rs, 'seed', 'asc').map((r) => r.id)).toEqual(['b', 'c', 'a']);
     expect(sortRuns(rs, 'validation', 'desc').map((r) => r.id)).toEqual(['c', 'a', 'b']);
-    const live = [run({ id: 'x', status: 'running', etaSeconds: 300 }), run({ id: 'y', status: 'completed' }), run({ id: 'w', status: 'running', etaSeconds: 20 })];
+    const live = [
+      run({ id: 'x', status: 'running', etaSeconds: 300 }),
+      run({ id: 'y', status: 'completed' }),
+      run({ id: 'w', status: 'running', etaSeconds: 20 }),
+    ];
     expect(sortRuns(live, 'eta', 'asc').map((r) => r.id)).toEqual(['w', 'x', 'y']);
   });
 });
 
 function memory(): Storage {
   const m = new Map<string, string>();
-  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k), clear: () => m.clear(), key: () => null, get length() { return m.size; } };
+  return {
+    getItem: (k) => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, v),
+    removeItem: (k) => void m.delete(k),
+    clear: () => m.clear(),
+    key: () => null,
+    get length() {
+      return m.size;
+    },
+  };
 }
 
 describe('added summary columns', () => {

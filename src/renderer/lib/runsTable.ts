@@ -3,7 +3,8 @@ import type { RunStatus, RunSummary } from '../../shared/api';
 import { VAL_SUCCESS_KEY } from './metricKeys';
 import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../shared/headline';
 
-export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt' | `summary:${string}`;
+export type RunSortKey =
+  'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt' | `summary:${string}`;
 
 /**
  * Columns the table can add from a run's headline numbers (RunSummary.summary, store/summary.ts), as the
@@ -11,12 +12,32 @@ export type RunSortKey = 'name' | 'seed' | 'env' | 'preset' | 'status' | 'valida
  * rates shown as percentages.
  */
 export const SUMMARY_COLUMNS: readonly { readonly key: string; readonly label: string; readonly pct: boolean; readonly title: string }[] = [
-  { key: 'best/val/success_rate', label: 'Best validation', pct: true, title: 'Highest held-out validation success the run reached (val/success_rate)' },
-  { key: 'best/episode/success_rate', label: 'Best train success', pct: true, title: 'Highest training success rate over its steps (episode/success_rate)' },
+  {
+    key: 'best/val/success_rate',
+    label: 'Best validation',
+    pct: true,
+    title: 'Highest held-out validation success the run reached (val/success_rate)',
+  },
+  {
+    key: 'best/episode/success_rate',
+    label: 'Best train success',
+    pct: true,
+    title: 'Highest training success rate over its steps (episode/success_rate)',
+  },
   { key: 'episode/reward_mean', label: 'Return', pct: false, title: 'Mean episode return at the last step (episode/reward_mean)' },
-  { key: 'episode/score_mean', label: 'Score', pct: false, title: 'Task score at the last step (episode/score_mean; what verl and TRL runs log)' },
+  {
+    key: 'episode/score_mean',
+    label: 'Score',
+    pct: false,
+    title: 'Task score at the last step (episode/score_mean; what verl and TRL runs log)',
+  },
   { key: 'best/val/score_mean', label: 'Best val score', pct: false, title: 'Highest validation score (val/score_mean)' },
-  { key: 'episode/valid_format_ratio', label: 'Valid format', pct: true, title: 'Share of well-formed <think>…</think><action>…</action> outputs at the last step' },
+  {
+    key: 'episode/valid_format_ratio',
+    label: 'Valid format',
+    pct: true,
+    title: 'Share of well-formed <think>…</think><action>…</action> outputs at the last step',
+  },
   { key: 'episode/valid_action_ratio', label: 'Valid action', pct: true, title: 'Share of admissible actions at the last step' },
   { key: 'actor/grad_norm', label: 'Grad norm', pct: false, title: 'Gradient norm at the last step (actor/grad_norm)' },
   { key: 'actor/entropy', label: 'Entropy', pct: false, title: 'Policy entropy at the last step (actor/entropy)' },
@@ -46,7 +67,12 @@ export function summaryColumnChoices(runs: readonly Pick<RunSummary, 'summary'>[
   const named = new Set(SUMMARY_COLUMNS.map((c) => c.key));
   const more = new Set<string>();
   for (const r of runs) for (const k of Object.keys(r.summary)) if (!named.has(k)) more.add(k);
-  return [...SUMMARY_COLUMNS, ...[...more].sort().map((key) => ({ key, label: key, pct: false, title: `${key}: the run's ${key.startsWith('best/') ? 'best' : 'last'} value` }))];
+  return [
+    ...SUMMARY_COLUMNS,
+    ...[...more]
+      .sort()
+      .map((key) => ({ key, label: key, pct: false, title: `${key}: the run's ${key.startsWith('best/') ? 'best' : 'last'} value` })),
+  ];
 }
 
 /** A stored column key: a summary key (`val/score_mean`, `best/val/success_rate`). */
@@ -208,7 +234,14 @@ export function sortRuns(runs: readonly RunSummary[], key: RunSortKey, dir: 'asc
 
 /** Parses a comma-separated tag field into a clean, de-duplicated list. */
 export function parseTags(text: string): string[] {
-  return [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** Where the runs table keeps its ticked runs for the tab's session, so they survive opening a run or Compare. */

@@ -25,7 +25,13 @@ export interface ScatterModel {
   readonly missing: readonly string[];
 }
 
-export function scatterModel(runs: readonly Pick<RunRecord, 'id' | 'name' | 'summary'>[], colors: ReadonlyMap<string, string>, xKey: string, yKey: string, dark: boolean): ScatterModel {
+export function scatterModel(
+  runs: readonly Pick<RunRecord, 'id' | 'name' | 'summary'>[],
+  colors: ReadonlyMap<string, string>,
+  xKey: string,
+  yKey: string,
+  dark: boolean,
+): ScatterModel {
   const missing: string[] = [];
   const lines: MetricChartInput['lines'][number][] = [];
   for (const r of runs) {
@@ -37,5 +43,8 @@ export function scatterModel(runs: readonly Pick<RunRecord, 'id' | 'name' | 'sum
     }
     lines.push({ name: r.name, color: colors.get(r.id) ?? '#888', x: [x], y: [y], smoothed: null, nonFinite: [], marker: true });
   }
-  return { input: { title: `${yKey} against ${xKey}`, unit: 'one point per run', xName: xKey, xKind: 'value', theme: { dark }, lines }, missing };
+  return {
+    input: { title: `${yKey} against ${xKey}`, unit: 'one point per run', xName: xKey, xKind: 'value', theme: { dark }, lines },
+    missing,
+  };
 }

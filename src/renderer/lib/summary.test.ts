@@ -28,7 +28,11 @@ describe('stepsToThreshold', () => {
 describe('verdict', () => {
   const steady = { steps: [0, 1, 2, 3, 4, 5], y: [0.1, 0.2, 0.3, 0.3, 0.4, 0.4] };
   it('calls a run with a critical alert collapsed, naming the step', () => {
-    const v = verdict({ success: steady, alerts: [{ severity: 'critical', message: 'grad-norm spike', firstStep: 3 }], nonFiniteSteps: [] });
+    const v = verdict({
+      success: steady,
+      alerts: [{ severity: 'critical', message: 'grad-norm spike', firstStep: 3 }],
+      nonFiniteSteps: [],
+    });
     expect(v).toEqual({ level: 'collapsed', reason: 'step 3: grad-norm spike' });
   });
   it('calls non-finite gradients a collapse', () => {
@@ -56,7 +60,11 @@ describe('verdict', () => {
     expect(v.reason).toMatch(/^success fell from 0\.80 \(step \d+\) to 0\.05 \(step 60\) \(means of 10 steps\), beyond sampling noise/);
     expect(v.reason).toContain('no detector alert');
     // The same run with the detector's critical alert: collapsed, citing the alert.
-    const c = verdict({ success: { steps, y }, alerts: [{ severity: 'critical', message: 'Training success fell to 5 %', firstStep: 45 }], nonFiniteSteps: [] });
+    const c = verdict({
+      success: { steps, y },
+      alerts: [{ severity: 'critical', message: 'Training success fell to 5 %', firstStep: 45 }],
+      nonFiniteSteps: [],
+    });
     expect(c).toEqual({ level: 'collapsed', reason: 'step 45: Training success fell to 5 %' });
   });
   it('estimates the noise from the series when the episodes per step are unknown', () => {
@@ -67,7 +75,9 @@ describe('verdict', () => {
     expect(verdict({ success: { steps, y }, alerts: [], nonFiniteSteps: [] }).level).toBe('watch');
   });
   it('says watch on warnings only, too-early on few points, stable otherwise', () => {
-    expect(verdict({ success: steady, alerts: [{ severity: 'warning', message: 'entropy drop', firstStep: 2 }], nonFiniteSteps: [] }).level).toBe('watch');
+    expect(
+      verdict({ success: steady, alerts: [{ severity: 'warning', message: 'entropy drop', firstStep: 2 }], nonFiniteSteps: [] }).level,
+    ).toBe('watch');
     expect(verdict({ success: { steps: [0], y: [0.1] }, alerts: [], nonFiniteSteps: [] }).level).toBe('too-early');
     expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [] }).level).toBe('stable');
   });
@@ -75,12 +85,21 @@ describe('verdict', () => {
     const never = verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: null, lastStep: 5 } });
     expect(never).toEqual({ level: 'unchecked', reason: 'no alerts, but the collapse detector has not checked this run: run it to judge' });
     const part = verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: 3, lastStep: 5 } });
-    expect(part).toEqual({ level: 'unchecked', reason: 'the collapse detector has checked steps up to 3 of 5: run it again to judge the rest' });
+    expect(part).toEqual({
+      level: 'unchecked',
+      reason: 'the collapse detector has checked steps up to 3 of 5: run it again to judge the rest',
+    });
     expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [], detector: { through: 5, lastStep: 5 } }).level).toBe('stable');
     // What the run's own data shows still counts without the detector: non-finite values, a fall beyond noise.
     expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [4], detector: { through: null, lastStep: 5 } }).level).toBe('collapsed');
     const steps = Array.from({ length: 60 }, (_, i) => i + 1);
-    const fell = verdict({ success: { steps, y: steps.map((s) => (s <= 40 ? 0.8 : 0.05)) }, alerts: [], nonFiniteSteps: [], episodesPerPoint: 16, detector: { through: null, lastStep: 60 } });
+    const fell = verdict({
+      success: { steps, y: steps.map((s) => (s <= 40 ? 0.8 : 0.05)) },
+      alerts: [],
+      nonFiniteSteps: [],
+      episodesPerPoint: 16,
+      detector: { through: null, lastStep: 60 },
+    });
     expect(fell.level).toBe('watch');
     expect(fell.reason).toMatch(/the detector has not checked this run — run it to check$/);
   });

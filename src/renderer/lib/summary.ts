@@ -154,7 +154,10 @@ export function verdict(input: VerdictInput): Verdict {
   const warnings = input.alerts.filter((a) => a.severity === 'warning');
   if (warnings.length > 0) {
     const w = [...warnings].sort((a, b) => a.firstStep - b.firstStep)[0];
-    return { level: 'watch', reason: `${warnings.length} warning${warnings.length > 1 ? 's' : ''}; first at step ${w.firstStep}: ${w.message}` };
+    return {
+      level: 'watch',
+      reason: `${warnings.length} warning${warnings.length > 1 ? 's' : ''}; first at step ${w.firstStep}: ${w.message}`,
+    };
   }
   const unchecked = input.detector !== undefined && input.detector.through === null;
   const fall = successFall(input.success, input.episodesPerPoint);
@@ -171,18 +174,40 @@ export function verdict(input: VerdictInput): Verdict {
   const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
   // The level's label already says "Too short": the reason gives the count, the run's own when it is known.
   if (finite < minPoints && (input.loggedSteps === undefined || input.loggedSteps < minPoints)) {
-    return { level: 'too-early', reason: input.loggedSteps === undefined ? plural(finite, 'logged success point') : plural(input.loggedSteps, 'logged step') };
+    return {
+      level: 'too-early',
+      reason: input.loggedSteps === undefined ? plural(finite, 'logged success point') : plural(input.loggedSteps, 'logged step'),
+    };
   }
-  const noSuccess = finite < minPoints ? (finite === 0 ? 'no success rate logged' : `only ${plural(finite, 'success point')} of ${plural(input.loggedSteps!, 'logged step')}`) : null;
+  const noSuccess =
+    finite < minPoints
+      ? finite === 0
+        ? 'no success rate logged'
+        : `only ${plural(finite, 'success point')} of ${plural(input.loggedSteps!, 'logged step')}`
+      : null;
   const det = input.detector;
-  if (det && det.through === null) return { level: 'unchecked', reason: `no alerts, but the collapse detector has not checked this run: run it to judge${noSuccess ? ` (${noSuccess})` : ''}` };
+  if (det && det.through === null)
+    return {
+      level: 'unchecked',
+      reason: `no alerts, but the collapse detector has not checked this run: run it to judge${noSuccess ? ` (${noSuccess})` : ''}`,
+    };
   if (det && det.through !== null && det.through < det.lastStep) {
-    return { level: 'unchecked', reason: `the collapse detector has checked steps up to ${det.through} of ${det.lastStep}: run it again to judge the rest` };
+    return {
+      level: 'unchecked',
+      reason: `the collapse detector has checked steps up to ${det.through} of ${det.lastStep}: run it again to judge the rest`,
+    };
   }
   if (fall && halved) {
-    return { level: 'stable', reason: `no alerts, finite gradients; success went from ${fmt(fall.best)} to ${fmt(fall.final)}${means}, within sampling noise (z = ${fmtZ(fall.z)} < ${FALL_Z})` };
+    return {
+      level: 'stable',
+      reason: `no alerts, finite gradients; success went from ${fmt(fall.best)} to ${fmt(fall.final)}${means}, within sampling noise (z = ${fmtZ(fall.z)} < ${FALL_Z})`,
+    };
   }
-  if (noSuccess) return { level: 'stable', reason: `no alerts, finite gradients over ${plural(input.loggedSteps!, 'logged step')}; ${noSuccess}, so no fall in success to judge` };
+  if (noSuccess)
+    return {
+      level: 'stable',
+      reason: `no alerts, finite gradients over ${plural(input.loggedSteps!, 'logged step')}; ${noSuccess}, so no fall in success to judge`,
+    };
   return { level: 'stable', reason: 'no alerts, finite gradients, no drop in success beyond sampling noise' };
 }
 

@@ -59,16 +59,32 @@ describe('browser client: calls', () => {
   });
 
   it('passes error Results through, including 401', async () => {
-    const api = createBrowserClient({ origin: 'http://h', token: 'bad', fetch: (async () => jsonResponse(401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'no' } })) as unknown as typeof fetch });
+    const api = createBrowserClient({
+      origin: 'http://h',
+      token: 'bad',
+      fetch: (async () => jsonResponse(401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'no' } })) as unknown as typeof fetch,
+    });
     expect(await api.call('app.info')).toEqual({ ok: false, error: { code: 'UNAUTHORIZED', message: 'no' } });
   });
 
   it('never rejects: network failure → UNAVAILABLE, junk → INTERNAL, no token → UNAUTHORIZED', async () => {
-    const down = createBrowserClient({ origin: 'http://h', token: 't', fetch: (async () => Promise.reject(new TypeError('fetch failed'))) as unknown as typeof fetch });
+    const down = createBrowserClient({
+      origin: 'http://h',
+      token: 't',
+      fetch: (async () => Promise.reject(new TypeError('fetch failed'))) as unknown as typeof fetch,
+    });
     expect(await down.call('app.info')).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
-    const junk = createBrowserClient({ origin: 'http://h', token: 't', fetch: (async () => new Response('<html>', { status: 502 })) as unknown as typeof fetch });
+    const junk = createBrowserClient({
+      origin: 'http://h',
+      token: 't',
+      fetch: (async () => new Response('<html>', { status: 502 })) as unknown as typeof fetch,
+    });
     expect(await junk.call('app.info')).toMatchObject({ ok: false, error: { code: 'INTERNAL', message: expect.stringContaining('502') } });
-    const notResult = createBrowserClient({ origin: 'http://h', token: 't', fetch: (async () => jsonResponse(200, { hello: 1 })) as unknown as typeof fetch });
+    const notResult = createBrowserClient({
+      origin: 'http://h',
+      token: 't',
+      fetch: (async () => jsonResponse(200, { hello: 1 })) as unknown as typeof fetch,
+    });
     expect(await notResult.call('app.info')).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
     const fetchMock = vi.fn();
     const noToken = createBrowserClient({ origin: 'http://h', token: null, fetch: fetchMock as unknown as typeof fetch });
@@ -106,7 +122,12 @@ describe('browser client: events', () => {
     vi.useFakeTimers();
     try {
       FakeSocket.all = [];
-      const api = createBrowserClient({ origin: 'http://h', token: 't', reconnectMs: 100, createWebSocket: (u, p) => new FakeSocket(u, p) });
+      const api = createBrowserClient({
+        origin: 'http://h',
+        token: 't',
+        reconnectMs: 100,
+        createWebSocket: (u, p) => new FakeSocket(u, p),
+      });
       api.subscribe('session.status', () => undefined);
       FakeSocket.all[0].open();
       expect(api.connected).toBe(true);

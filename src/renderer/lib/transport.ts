@@ -73,7 +73,8 @@ export function readLaunchToken(hash: string, storage: Pick<Storage, 'getItem' |
 
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  const makeSocket = options.createWebSocket ?? ((url: string, protocols: string[]) => new WebSocket(url, protocols) as unknown as WebSocketLike);
+  const makeSocket =
+    options.createWebSocket ?? ((url: string, protocols: string[]) => new WebSocket(url, protocols) as unknown as WebSocketLike);
   const token = options.token;
   const listeners = new Map<ApiEventName, Set<(payload: unknown) => void>>();
   let socket: WebSocketLike | null = null;
@@ -167,7 +168,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       } catch {
         return err('INTERNAL', `the lab server answered ${method} with HTTP ${response.status} and no readable JSON`);
       }
-      if (!isResult(body)) return err('INTERNAL', `the lab server answered ${method} with HTTP ${response.status} and something that is not a Result`);
+      if (!isResult(body))
+        return err('INTERNAL', `the lab server answered ${method} with HTTP ${response.status} and something that is not a Result`);
       return body as Result<ApiOutput<M>>;
     },
     subscribe<E extends ApiEventName>(event: E, listener: (payload: ApiEventPayload<E>) => void): () => void {

@@ -11,9 +11,32 @@ import { verdict } from './summary';
 
 function rec(id: string, step: number): RunRecord {
   return {
-    id, name: id, kind: 'imported', tags: [], env: 'gsm8k', preset: 'imported', seed: 0, status: 'completed', step, totalSteps: step, createdAt: '', updatedAt: '', summary: {},
-    alertCount: 0, worstSeverity: null, config: {}, appVersion: '0', appCommit: 'x', detectedThrough: step,
-    backend: { training: 'cpu', rollout: 'tfjs', detail: '', available: [] }, startedAt: null, finishedAt: null, error: null, alerts: [], wallSeconds: 0, etaSeconds: null,
+    id,
+    name: id,
+    kind: 'imported',
+    tags: [],
+    env: 'gsm8k',
+    preset: 'imported',
+    seed: 0,
+    status: 'completed',
+    step,
+    totalSteps: step,
+    createdAt: '',
+    updatedAt: '',
+    summary: {},
+    alertCount: 0,
+    worstSeverity: null,
+    config: {},
+    appVersion: '0',
+    appCommit: 'x',
+    detectedThrough: step,
+    backend: { training: 'cpu', rollout: 'tfjs', detail: '', available: [] },
+    startedAt: null,
+    finishedAt: null,
+    error: null,
+    alerts: [],
+    wallSeconds: 0,
+    etaSeconds: null,
   };
 }
 /** A series downsampled to `kept` points of a run that logged `total`. */
@@ -25,7 +48,11 @@ function ser(runId: string, key: string, first: number, total: number, kept = 50
 describe('Compare verdict on runs that log no success rate', () => {
   it('a verl log resumed at step 101 (335 steps) and W&B runs of 2,958 and 4,595 steps are not "too short"', () => {
     const runs = [rec('verl', 435), rec('deep', 2958), rec('base', 4595)];
-    const idx = indexSeries([ser('verl', 'actor/entropy', 101, 335), ser('deep', 'actor/entropy', 1, 2958), ser('base', 'actor/entropy', 1, 4595)]);
+    const idx = indexSeries([
+      ser('verl', 'actor/entropy', 101, 335),
+      ser('deep', 'actor/entropy', 1, 2958),
+      ser('base', 'actor/entropy', 1, 4595),
+    ]);
     const rows = summaryRows(runs, idx, 0.5);
     expect(rows.map((r) => r.verdict.level)).toEqual(['stable', 'stable', 'stable']);
     expect(rows.map((r) => r.verdict.reason)).toEqual([
@@ -39,7 +66,10 @@ describe('Compare verdict on runs that log no success rate', () => {
   it('a run that really is short says its own step count once, without repeating the label', () => {
     const rows = summaryRows([rec('s', 3)], indexSeries([ser('s', 'actor/entropy', 1, 3, 3)]), 0.5);
     expect(rows[0].verdict).toEqual({ level: 'too-early', reason: '3 logged steps' });
-    expect(verdict({ success: { steps: [0], y: [0.1] }, alerts: [], nonFiniteSteps: [] })).toEqual({ level: 'too-early', reason: '1 logged success point' });
+    expect(verdict({ success: { steps: [0], y: [0.1] }, alerts: [], nonFiniteSteps: [] })).toEqual({
+      level: 'too-early',
+      reason: '1 logged success point',
+    });
   });
 
   it('a long run never checked by the detector is "not checked", and says it logs no success rate', () => {

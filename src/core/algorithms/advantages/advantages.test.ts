@@ -21,12 +21,7 @@ function row(uid: string, trajUid: string, envReward: number, anchor = 'o', acti
 
 // Group u: trajectory a (2 turns, wins 10 on turn 2, turn 1 invalid) and b (1 turn, reward 0);
 // group v: a single one-turn trajectory (singleton group).
-const rows: TurnRow[] = [
-  row('u', 'a', 0, 's0', false),
-  row('u', 'a', 10, 's1'),
-  row('u', 'b', 0, 's0'),
-  row('v', 'c', 1, 'z'),
-];
+const rows: TurnRow[] = [row('u', 'a', 0, 's0', false), row('u', 'a', 10, 's1'), row('u', 'b', 0, 's0'), row('v', 'c', 1, 'z')];
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -36,7 +31,7 @@ describe('scores and returns: where the invalid penalty goes', () => {
     expect(rowScores(rows, P)).toEqual([9.9, 10, 0, 1]);
   });
 
-  it('discounted step returns, penalty after discounting on the row\'s own step', () => {
+  it("discounted step returns, penalty after discounting on the row's own step", () => {
     const g = stepReturns(rows, 0.95, 0.1);
     expect(g[0]).toBeCloseTo(0 + 0.95 * 10 - 0.1, 12); // not (0 − 0.1) + 0.95·10 propagated further
     expect(g[1]).toBe(10);
@@ -48,7 +43,7 @@ describe('scores and returns: where the invalid penalty goes', () => {
 });
 
 describe('grpo (cross-steps)', () => {
-  it('hand-computed: unbiased std over the group\'s turn rows, ε = 1e-6; singleton μ 0, σ 1', () => {
+  it("hand-computed: unbiased std over the group's turn rows, ε = 1e-6; singleton μ 0, σ 1", () => {
     const r = ADVANTAGES.get('grpo').fn(rows, P);
     const s = [9.9, 10, 0];
     const mu = sum(s) / 3;
@@ -57,7 +52,7 @@ describe('grpo (cross-steps)', () => {
     expect(r.value[3]).toBeCloseTo(1 / (1 + 1e-6), 12);
   });
 
-  it('a group\'s advantages sum to zero', () => {
+  it("a group's advantages sum to zero", () => {
     const r = ADVANTAGES.get('grpo').fn(rows, P);
     expect(Math.abs(sum(r.value.slice(0, 3)))).toBeLessThan(1e-9);
   });
@@ -75,7 +70,7 @@ describe('grpo (cross-steps)', () => {
 });
 
 describe('grpo_traj, drgrpo, rloo', () => {
-  it('grpo_traj: one sample per trajectory, the mean of its rows\' scores (penalty included)', () => {
+  it("grpo_traj: one sample per trajectory, the mean of its rows' scores (penalty included)", () => {
     const r = ADVANTAGES.get('grpo_traj').fn(rows, P);
     // trajectory a: rows 9.9 (invalid first turn) and 10 → sample 9.95; trajectory b: 0
     const samples = [9.95, 0];
@@ -86,13 +81,16 @@ describe('grpo_traj, drgrpo, rloo', () => {
     expect(r.value[2]).toBeCloseTo((0 - mu) / (sd + 1e-6), 12);
   });
 
-  it('grpo_traj: a penalised LATER turn lowers its trajectory\'s sample (not the first row\'s score)', () => {
+  it("grpo_traj: a penalised LATER turn lowers its trajectory's sample (not the first row's score)", () => {
     // Group g: t1 = three turns, the 2nd invalid, wins 1 on the last → S = [1, 0.9, 1], sample 2.9/3;
     // t2 = one turn, reward 0 → sample 0; t3 = two valid turns, wins 1 → sample 1.
     const g: TurnRow[] = [
-      row('g', 't1', 0), row('g', 't1', 0, 'o', false), row('g', 't1', 1),
+      row('g', 't1', 0),
+      row('g', 't1', 0, 'o', false),
+      row('g', 't1', 1),
       row('g', 't2', 0),
-      row('g', 't3', 0), row('g', 't3', 1),
+      row('g', 't3', 0),
+      row('g', 't3', 1),
     ];
     const r = ADVANTAGES.get('grpo_traj').fn(g, P);
     // μ = (29/30 + 0 + 1)/3 = 59/90; unbiased σ² = Σ(x − μ)²/2 over the three samples, by hand:
@@ -124,12 +122,7 @@ describe('grpo_traj, drgrpo, rloo', () => {
 
 describe('gigpo', () => {
   // Two trajectories in one group that both start from s0, then one revisits s0.
-  const g: TurnRow[] = [
-    row('u', 'a', 0, 's0'),
-    row('u', 'a', 1, 's1'),
-    row('u', 'b', 0, 's0'),
-    row('u', 'b', 0, 's0', false),
-  ];
+  const g: TurnRow[] = [row('u', 'a', 0, 's0'), row('u', 'a', 1, 's1'), row('u', 'b', 0, 's0'), row('u', 'b', 0, 's0', false)];
 
   it('episode term (cross-steps) + ω·step term over (u, anchor) groups, mean_std_norm', () => {
     const r = ADVANTAGES.get('gigpo').fn(g, P);
@@ -155,7 +148,10 @@ describe('gigpo', () => {
   });
 
   it('the same anchor text in different groups does not share a step group', () => {
-    const c = gigpoCore({ scores: [1, 0], stepReturns: [1, 0], uid: ['u', 'v'], trajUid: ['a', 'b'], anchor: ['s', 's'] }, { epsilon: 1e-6, stepAdvantageW: 1, mode: 'mean_norm' });
+    const c = gigpoCore(
+      { scores: [1, 0], stepReturns: [1, 0], uid: ['u', 'v'], trajUid: ['a', 'b'], anchor: ['s', 's'] },
+      { epsilon: 1e-6, stepAdvantageW: 1, mode: 'mean_norm' },
+    );
     expect(c.step).toEqual([0, 0]);
   });
 });

@@ -15,7 +15,8 @@ export const empg: AdvantageFn = (rows, p) => {
   const base = grpo(rows, p).value;
   if (rows.length === 0) return { value: [], metrics: { 'critic/advantages_mean': Number.NaN, 'critic/advantages_std': Number.NaN } };
   const H = rows.map((r, i) => {
-    if (r.entropy === undefined || !Number.isFinite(r.entropy)) throw new Error(`empg: row ${i} has no finite entropy; the trainer must set TurnRow.entropy (mean token entropy under π_old)`);
+    if (r.entropy === undefined || !Number.isFinite(r.entropy))
+      throw new Error(`empg: row ${i} has no finite entropy; the trainer must set TurnRow.entropy (mean token entropy under π_old)`);
     return r.entropy;
   });
   const lo = Math.min(...H);

@@ -23,7 +23,8 @@ export interface GigpoCoreInput {
 export function gigpoCore(input: GigpoCoreInput, p: { epsilon: number; stepAdvantageW: number; mode: 'mean_std_norm' | 'mean_norm' }) {
   const n = input.scores.length;
   for (const [k, v] of Object.entries(input)) {
-    if ((v as readonly unknown[]).length !== n) throw new Error(`gigpo: ${k} has ${(v as readonly unknown[]).length} entries for ${n} rows`);
+    if ((v as readonly unknown[]).length !== n)
+      throw new Error(`gigpo: ${k} has ${(v as readonly unknown[]).length} entries for ${n} rows`);
   }
   const normByStd = p.mode === 'mean_std_norm';
   const episode = normalizeInGroups(input.scores, input.uid, { epsilon: p.epsilon, normByStd, crossSteps: true }).advantages;
@@ -72,4 +73,3 @@ export const gigpo: AdvantageFn = (rows, p) => {
     },
   };
 };
-

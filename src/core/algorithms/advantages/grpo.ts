@@ -10,12 +10,16 @@ import type { AdvantageFn } from './types';
  */
 export const grpo: AdvantageFn = (rows, p) => {
   const scores = rowScores(rows, p);
-  const { advantages, groupStd } = normalizeInGroups(scores, rows.map((r) => r.uid), {
-    epsilon: p.epsilon,
-    normByStd: p.normByStd,
-    crossSteps: p.crossSteps,
-    trajIndex: rows.map((r) => r.trajUid),
-  });
+  const { advantages, groupStd } = normalizeInGroups(
+    scores,
+    rows.map((r) => r.uid),
+    {
+      epsilon: p.epsilon,
+      normByStd: p.normByStd,
+      crossSteps: p.crossSteps,
+      trajIndex: rows.map((r) => r.trajUid),
+    },
+  );
   const s = summary(advantages);
   let zeroStd = 0;
   for (const v of groupStd.values()) if (v === 0) zeroStd++;

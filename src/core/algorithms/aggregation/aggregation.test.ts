@@ -6,8 +6,16 @@ import { AGGREGATIONS, aggregate } from './index';
 beforeAll(setupTf);
 
 // 3 rows × 3 tokens; row 2 is fully masked.
-const L = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
-const M = [[1, 1, 0], [1, 0, 0], [0, 0, 0]];
+const L = [
+  [1, 2, 3],
+  [4, 5, 6],
+  [7, 8, 9],
+];
+const M = [
+  [1, 1, 0],
+  [1, 0, 0],
+  [0, 0, 0],
+];
 
 function run(mode: string, loss = L, mask = M) {
   return tf.tidy(() => {
@@ -21,7 +29,13 @@ describe('loss aggregation', () => {
   it('token-mean: Σ m·L / (Σ m + 1e-8), gradient m / Σ m', () => {
     const r = run('token-mean');
     expect(r.value).toBeCloseTo((1 + 2 + 4) / 3, 6);
-    expect(r.grad).toEqual([[1 / 3, 1 / 3, 0], [1 / 3, 0, 0], [0, 0, 0]].map((row) => row.map((v) => Math.fround(v))));
+    expect(r.grad).toEqual(
+      [
+        [1 / 3, 1 / 3, 0],
+        [1 / 3, 0, 0],
+        [0, 0, 0],
+      ].map((row) => row.map((v) => Math.fround(v))),
+    );
   });
 
   it('seq-mean-token-mean drops the fully masked row from the mean', () => {
@@ -46,21 +60,43 @@ describe('loss aggregation', () => {
 
   it('a fully masked batch gives 0 and a zero gradient in every mode', () => {
     for (const mode of AGGREGATIONS.names) {
-      const r = run(mode, L, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+      const r = run(mode, L, [
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+      ]);
       expect(r.value, mode).toBe(0);
-      expect(r.grad.flat().every((g) => g === 0), mode).toBe(true);
+      expect(
+        r.grad.flat().every((g) => g === 0),
+        mode,
+      ).toBe(true);
     }
   });
 
   it('seq-mean-token-mean drops a fully masked row even when it holds NaN', () => {
-    const r = run('seq-mean-token-mean', [[1, 2, 3], [Number.NaN, Number.NaN, Number.NaN]], [[1, 1, 0], [0, 0, 0]]);
+    const r = run(
+      'seq-mean-token-mean',
+      [
+        [1, 2, 3],
+        [Number.NaN, Number.NaN, Number.NaN],
+      ],
+      [
+        [1, 1, 0],
+        [0, 0, 0],
+      ],
+    );
     expect(r.value).toBeCloseTo(1.5, 6);
     expect(r.grad[1].every((g) => g === 0)).toBe(true);
   });
 
   it('every mode backpropagates even when the mask itself is computed on the tape', () => {
     for (const mode of AGGREGATIONS.names) {
-      const g = tf.tidy(() => tf.grad((x: tf.Tensor) => aggregate(mode, x as tf.Tensor2D, tf.add(tf.mul(x, 0), m2(M)) as tf.Tensor2D).value)(m2(L)).arraySync() as number[][]);
+      const g = tf.tidy(
+        () =>
+          tf
+            .grad((x: tf.Tensor) => aggregate(mode, x as tf.Tensor2D, tf.add(tf.mul(x, 0), m2(M)) as tf.Tensor2D).value)(m2(L))
+            .arraySync() as number[][],
+      );
       expect(g[0][0], mode).toBeGreaterThan(0);
     }
   });
@@ -73,6 +109,8 @@ describe('loss aggregation', () => {
   });
 
   it('an unknown mode lists the known ones', () => {
-    expect(() => AGGREGATIONS.get('seq-mean')).toThrow(/known loss aggregation names: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm/);
+    expect(() => AGGREGATIONS.get('seq-mean')).toThrow(
+      /known loss aggregation names: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm/,
+    );
   });
 });

@@ -10,9 +10,17 @@ export type { AggregationFn, AggregationName, DenominatorFn } from './types';
 /** The loss-aggregation catalog (dimension 1 of the paper, spec §1.1). */
 export const AGGREGATIONS = makeCatalog<AggregationName, AggregationFn>('loss aggregation', {
   'token-mean': { name: 'token-mean', summary: 'Mean over all response tokens of the mini-batch (GRPO default).', fn: tokenMean },
-  'seq-mean-token-mean': { name: 'seq-mean-token-mean', summary: 'Mean over turn rows of each row\'s token mean (GRPO_ST, GSPO, SAMPO).', fn: seqMeanTokenMean },
-  'seq-mean-token-sum': { name: 'seq-mean-token-sum', summary: 'Mean over rows of each row\'s token sum (Dr.GRPO).', fn: seqMeanTokenSum },
-  'seq-mean-token-sum-norm': { name: 'seq-mean-token-sum-norm', summary: 'Token sum of the batch divided by the padded response width.', fn: seqMeanTokenSumNorm },
+  'seq-mean-token-mean': {
+    name: 'seq-mean-token-mean',
+    summary: "Mean over turn rows of each row's token mean (GRPO_ST, GSPO, SAMPO).",
+    fn: seqMeanTokenMean,
+  },
+  'seq-mean-token-sum': { name: 'seq-mean-token-sum', summary: "Mean over rows of each row's token sum (Dr.GRPO).", fn: seqMeanTokenSum },
+  'seq-mean-token-sum-norm': {
+    name: 'seq-mean-token-sum-norm',
+    summary: 'Token sum of the batch divided by the padded response width.',
+    fn: seqMeanTokenSumNorm,
+  },
 });
 
 /** Aggregate with a named mode; throws listing the known modes on an unknown name. */

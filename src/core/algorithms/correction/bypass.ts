@@ -35,7 +35,10 @@ function constant(m: number[][], like: tf.Tensor2D): tf.Tensor2D {
  * torch.no_grad) against the rollout's. Returns constant tensors and the metrics as scalars; with no response
  * token in the batch there is nothing to correct (verl would raise) and the input mask is used as is.
  */
-function correct(input: PolicyLossInput, p: BypassParams): { mask: tf.Tensor2D; weights: tf.Tensor2D | null; metrics: Record<string, tf.Scalar> } {
+function correct(
+  input: PolicyLossInput,
+  p: BypassParams,
+): { mask: tf.Tensor2D; weights: tf.Tensor2D | null; metrics: Record<string, tf.Scalar> } {
   const mask = input.mask.arraySync();
   if (!mask.some((row) => row.some((v) => v !== 0))) return { mask: input.mask, weights: null, metrics: {} };
   const r = rolloutCorrection(input.logProb.arraySync(), input.oldLogProb.arraySync(), mask, p.correction);

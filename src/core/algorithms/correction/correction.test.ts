@@ -8,14 +8,28 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { actorLoss } from '../losses/actor-loss';
 import { POLICY_LOSSES } from '../losses/index';
 import { arr, m2, num, setupTf } from '../test-helpers';
-import { BYPASS_LOSSES, ROLLOUT_IS, ROLLOUT_RS, parseRsThresholds, rejectionMask, rolloutCorrection, type RolloutCorrectionParams } from './index';
+import {
+  BYPASS_LOSSES,
+  ROLLOUT_IS,
+  ROLLOUT_RS,
+  parseRsThresholds,
+  rejectionMask,
+  rolloutCorrection,
+  type RolloutCorrectionParams,
+} from './index';
 
 beforeAll(setupTf);
 
 const L = Math.log;
 // Row 0: ratios 3, 1/4, 1; row 1: ratio 1.5 then padding (its log-ratio values must not matter).
-const lrM = [[L(3), L(0.25), 0], [L(1.5), 99, 0]];
-const mask = [[1, 1, 1], [1, 0, 0]];
+const lrM = [
+  [L(3), L(0.25), 0],
+  [L(1.5), 99, 0],
+];
+const mask = [
+  [1, 1, 1],
+  [1, 0, 0],
+];
 const close = (a: number, b: number, d = 12) => expect(a).toBeCloseTo(b, d);
 
 describe('IS weights', () => {
@@ -127,7 +141,11 @@ describe('rejection masks', () => {
   it('options chain with AND; the overall seq fraction counts every row, padded ones included', () => {
     const m3 = [...mask, [0, 0, 0]];
     const r = rejectionMask([...lrM, [0, 0, 0]], m3, 'token_k2, seq_mean_k3, token_k2', '0.5,0.3');
-    expect(r.value).toEqual([[0, 0, 0], [1, 0, 0], [0, 0, 0]]);
+    expect(r.value).toEqual([
+      [0, 0, 0],
+      [1, 0, 0],
+      [0, 0, 0],
+    ]);
     close(r.metrics['rollout_corr/rollout_rs_masked_fraction'], 3 / (4 + 1e-8));
     close(r.metrics['rollout_corr/rollout_rs_seq_masked_fraction'], 1 / 3);
     close(r.metrics['rollout_corr/rollout_rs_seq_mean_k3_seq_masked_fraction'], 1 / 2);
@@ -143,7 +161,14 @@ describe('rejection masks', () => {
 });
 
 describe('the pipeline and its off-policy metrics', () => {
-  const off: RolloutCorrectionParams = { rolloutIs: null, rolloutIsThreshold: 2, rolloutIsThresholdLower: 0, rolloutIsBatchNormalize: false, rolloutRs: null, rolloutRsThreshold: null };
+  const off: RolloutCorrectionParams = {
+    rolloutIs: null,
+    rolloutIsThreshold: 2,
+    rolloutIsThresholdLower: 0,
+    rolloutIsBatchNormalize: false,
+    rolloutRs: null,
+    rolloutRsThreshold: null,
+  };
   it('off: no weights, mask unchanged, only the off-policy diagnostics', () => {
     const r = rolloutCorrection([[-1, -2]], [[-1.5, -2]], [[1, 1]], off);
     expect(r.weights).toBeNull();
@@ -163,10 +188,28 @@ describe('the pipeline and its off-policy metrics', () => {
 describe('decoupled mode: the policy losses multiply each token by its IS weight', () => {
   it('vanilla token-mean: −A·w·ratio with the weight as a constant', () => {
     const out = tf.tidy(() => {
-      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => POLICY_LOSSES.get('vanilla').fn(
-        { logProb: x as tf.Tensor2D, oldLogProb: m2([[-1, -1]]), advantages: m2([[1, 1]]), mask: m2([[1, 1]]), rolloutIsWeights: m2([[2, 0.5]]) },
-        { aggregation: 'token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3, tauPos: 1, tauNeg: 1.05, sapoPerTokenTau: false, seqMask: { enabled: false, delta: 0 } },
-      ).value)(m2([[-1, -1]]));
+      const { value, grad } = tf.valueAndGrad(
+        (x: tf.Tensor) =>
+          POLICY_LOSSES.get('vanilla').fn(
+            {
+              logProb: x as tf.Tensor2D,
+              oldLogProb: m2([[-1, -1]]),
+              advantages: m2([[1, 1]]),
+              mask: m2([[1, 1]]),
+              rolloutIsWeights: m2([[2, 0.5]]),
+            },
+            {
+              aggregation: 'token-mean',
+              clipRatioLow: 0.2,
+              clipRatioHigh: 0.2,
+              clipRatioC: 3,
+              tauPos: 1,
+              tauNeg: 1.05,
+              sapoPerTokenTau: false,
+              seqMask: { enabled: false, delta: 0 },
+            },
+          ).value,
+      )(m2([[-1, -1]]));
       return { v: num(value), g: arr(grad) };
     });
     close(out.v, -(2 + 0.5) / 2, 6);
@@ -176,13 +219,33 @@ describe('decoupled mode: the policy losses multiply each token by its IS weight
 });
 
 describe('bypass mode (π_old := π_rollout)', () => {
-  const base = { aggregation: 'token-mean' as const, clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3, tauPos: 1, tauNeg: 1.05, sapoPerTokenTau: false, seqMask: { enabled: false, delta: 0 } };
-  const corr = (over: Partial<RolloutCorrectionParams>): RolloutCorrectionParams => ({ rolloutIs: null, rolloutIsThreshold: 2, rolloutIsThresholdLower: 0, rolloutIsBatchNormalize: false, rolloutRs: null, rolloutRsThreshold: null, ...over });
+  const base = {
+    aggregation: 'token-mean' as const,
+    clipRatioLow: 0.2,
+    clipRatioHigh: 0.2,
+    clipRatioC: 3,
+    tauPos: 1,
+    tauNeg: 1.05,
+    sapoPerTokenTau: false,
+    seqMask: { enabled: false, delta: 0 },
+  };
+  const corr = (over: Partial<RolloutCorrectionParams>): RolloutCorrectionParams => ({
+    rolloutIs: null,
+    rolloutIsThreshold: 2,
+    rolloutIsThresholdLower: 0,
+    rolloutIsBatchNormalize: false,
+    rolloutRs: null,
+    rolloutRsThreshold: null,
+    ...over,
+  });
   function run(lossType: 'ppo_clip' | 'reinforce', c: RolloutCorrectionParams) {
     return tf.tidy(() => {
       let metrics: Record<string, number> = {};
       const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => {
-        const r = BYPASS_LOSSES.get(lossType).fn({ logProb: x as tf.Tensor2D, oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) }, { ...base, lossType, correction: c });
+        const r = BYPASS_LOSSES.get(lossType).fn(
+          { logProb: x as tf.Tensor2D, oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) },
+          { ...base, lossType, correction: c },
+        );
         metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, num(v)]));
         return r.value;
       })(m2([[-1, -2]]));
@@ -193,7 +256,7 @@ describe('bypass mode (π_old := π_rollout)', () => {
   it('reinforce: −A·log π·sg(w), w = min(e^0.5, 1.5) and 1', () => {
     const r = run('reinforce', corr({ rolloutIs: 'token', rolloutIsThreshold: 1.5 }));
     close(r.v, (2 * 1 * 1.5 + 2 * 2 * 1) / 2, 5);
-    close(r.g[0][0], -2 * 1.5 / 2, 5);
+    close(r.g[0][0], (-2 * 1.5) / 2, 5);
     close(r.g[0][1], -2 / 2, 5);
     close(r.metrics['actor/ppo_kl'], -0.25, 5);
     close(r.metrics['rollout_corr/rollout_is_max'], Math.exp(0.5), 5);
@@ -210,10 +273,20 @@ describe('bypass mode (π_old := π_rollout)', () => {
   });
 
   it('through actorLoss: the bypass loss replaces the configured one', () => {
-    const v = tf.tidy(() => num(actorLoss(
-      { logProb: m2([[-1, -2]]), oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) },
-      { ...base, mode: 'gspo', entropyCoeff: 0, kl: { enabled: false, type: 'low_var_kl', coef: 0 }, bypass: { lossType: 'reinforce', correction: corr({}) } },
-    ).value));
+    const v = tf.tidy(() =>
+      num(
+        actorLoss(
+          { logProb: m2([[-1, -2]]), oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) },
+          {
+            ...base,
+            mode: 'gspo',
+            entropyCoeff: 0,
+            kl: { enabled: false, type: 'low_var_kl', coef: 0 },
+            bypass: { lossType: 'reinforce', correction: corr({}) },
+          },
+        ).value,
+      ),
+    );
     close(v, (2 + 4) / 2, 5);
   });
 

@@ -21,6 +21,14 @@ export type { BypassLossFn, BypassParams } from './bypass';
 
 /** Bypass-mode policy losses (verl rollout_correction.loss_type), used instead of algorithm.policyLoss.mode. */
 export const BYPASS_LOSSES = makeCatalog<BypassLossType, BypassLossFn>('bypass loss type', {
-  ppo_clip: { name: 'ppo_clip', summary: 'PPO-clip (dual clip) with π_old := π_rollout on the rejection-masked tokens; no extra IS weight.', fn: bypassPpoClip },
-  reinforce: { name: 'reinforce', summary: 'REINFORCE −A·log π_θ·sg(w) with the rollout IS weights on the rejection-masked tokens.', fn: bypassReinforce },
+  ppo_clip: {
+    name: 'ppo_clip',
+    summary: 'PPO-clip (dual clip) with π_old := π_rollout on the rejection-masked tokens; no extra IS weight.',
+    fn: bypassPpoClip,
+  },
+  reinforce: {
+    name: 'reinforce',
+    summary: 'REINFORCE −A·log π_θ·sg(w) with the rollout IS weights on the rejection-masked tokens.',
+    fn: bypassReinforce,
+  },
 });

@@ -16,8 +16,20 @@ import type { RolloutIsFn } from './types';
 export const icepopIs: RolloutIsFn = (logRatio, mask, p) => {
   const rho = mapM(logRatio, (lr) => Math.exp(lr));
   const w = mapM(rho, (r, i, j) => (r >= p.thresholdLower && r <= p.threshold ? r : 0) * mask[i][j]);
-  const metrics = isMetrics(mapM(rho, (r, i, j) => r * mask[i][j]), logRatio, mask, 'token', p.threshold);
-  metrics['rollout_corr/icepop_masked_fraction'] = maskedMean(mapM(rho, (r) => (r >= p.thresholdLower && r <= p.threshold ? 0 : 1)), mask);
-  metrics['rollout_corr/icepop_ratio_abs_dev'] = maskedMean(mapM(rho, (r) => Math.abs(r - 1)), mask);
+  const metrics = isMetrics(
+    mapM(rho, (r, i, j) => r * mask[i][j]),
+    logRatio,
+    mask,
+    'token',
+    p.threshold,
+  );
+  metrics['rollout_corr/icepop_masked_fraction'] = maskedMean(
+    mapM(rho, (r) => (r >= p.thresholdLower && r <= p.threshold ? 0 : 1)),
+    mask,
+  );
+  metrics['rollout_corr/icepop_ratio_abs_dev'] = maskedMean(
+    mapM(rho, (r) => Math.abs(r - 1)),
+    mask,
+  );
   return { value: w, metrics };
 };

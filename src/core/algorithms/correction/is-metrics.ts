@@ -10,10 +10,30 @@
  * - `rollout_is_seq_*` use the per-row masked mean of the weights over ALL rows: a fully padded row counts
  *   with mean 0 (so it is "low" in seq_fraction_low and adds 1 to seq_max_deviation).
  */
-import { assertHasTokens, clampedStd, mapM, maskedMax, maskedMean, maskedMin, maxOf, mean, minOf, rowMean, share, stdUnbiased, SAFETY_BOUND } from './math';
+import {
+  assertHasTokens,
+  clampedStd,
+  mapM,
+  maskedMax,
+  maskedMean,
+  maskedMin,
+  maxOf,
+  mean,
+  minOf,
+  rowMean,
+  share,
+  stdUnbiased,
+  SAFETY_BOUND,
+} from './math';
 import type { Matrix } from './types';
 
-export function isMetrics(weights: Matrix, logRatioForMetrics: readonly number[] | Matrix, mask: Matrix, level: 'token' | 'sequence', threshold: number): Record<string, number> {
+export function isMetrics(
+  weights: Matrix,
+  logRatioForMetrics: readonly number[] | Matrix,
+  mask: Matrix,
+  level: 'token' | 'sequence',
+  threshold: number,
+): Record<string, number> {
   assertHasTokens(mask);
   const out: Record<string, number> = {};
   const lower = 1 / threshold;
@@ -28,8 +48,14 @@ export function isMetrics(weights: Matrix, logRatioForMetrics: readonly number[]
     out['rollout_corr/rollout_is_ratio_fraction_low'] = share(sums, (s) => s < logLower);
   } else {
     out['rollout_corr/rollout_is_mean'] = maskedMean(weights, mask);
-    out['rollout_corr/rollout_is_ratio_fraction_high'] = maskedMean(mapM(weights, (w) => (w > threshold ? 1 : 0)), mask);
-    out['rollout_corr/rollout_is_ratio_fraction_low'] = maskedMean(mapM(weights, (w) => (w < lower ? 1 : 0)), mask);
+    out['rollout_corr/rollout_is_ratio_fraction_high'] = maskedMean(
+      mapM(weights, (w) => (w > threshold ? 1 : 0)),
+      mask,
+    );
+    out['rollout_corr/rollout_is_ratio_fraction_low'] = maskedMean(
+      mapM(weights, (w) => (w < lower ? 1 : 0)),
+      mask,
+    );
     out['rollout_corr/rollout_is_max'] = maskedMax(weights, mask);
     out['rollout_corr/rollout_is_min'] = maskedMin(weights, mask);
   }
@@ -37,7 +63,12 @@ export function isMetrics(weights: Matrix, logRatioForMetrics: readonly number[]
   // Effective sample size of the clamped weights, normalised by their mean (+1e-8 as verl).
   const c = mapM(weights, (w) => Math.min(threshold, Math.max(lower, w)));
   const mu = maskedMean(c, mask);
-  out['rollout_corr/rollout_is_eff_sample_size'] = 1 / maskedMean(mapM(c, (w) => (w / (mu + 1e-8)) ** 2), mask);
+  out['rollout_corr/rollout_is_eff_sample_size'] =
+    1 /
+    maskedMean(
+      mapM(c, (w) => (w / (mu + 1e-8)) ** 2),
+      mask,
+    );
   const seq = rowMean(weights, mask);
   out['rollout_corr/rollout_is_seq_mean'] = mean(seq);
   out['rollout_corr/rollout_is_seq_std'] = seq.length > 1 ? stdUnbiased(seq) : 0;
@@ -50,7 +81,14 @@ export function isMetrics(weights: Matrix, logRatioForMetrics: readonly number[]
 }
 
 /** Truncate at the threshold and optionally divide by the batch mean (verl `rollout_is_batch_normalize`). */
-export function truncateAndNormalize(weights: number[][], mask: Matrix, level: 'token' | 'sequence', threshold: number, batchNormalize: boolean, metrics: Record<string, number>): number[][] {
+export function truncateAndNormalize(
+  weights: number[][],
+  mask: Matrix,
+  level: 'token' | 'sequence',
+  threshold: number,
+  batchNormalize: boolean,
+  metrics: Record<string, number>,
+): number[][] {
   let w = weights.map((row) => row.map((v) => Math.min(v, threshold)));
   if (!batchNormalize) return w;
   let mu: number;

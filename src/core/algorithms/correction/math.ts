@@ -63,17 +63,21 @@ export function validRows(m: Matrix): boolean[] {
 /** Largest / smallest masked-in entry (−Inf / +Inf when none, as torch's masked_fill then max/min). */
 export function maskedMax(x: Matrix, m: Matrix): number {
   let best = -Infinity;
-  x.forEach((row, i) => row.forEach((v, j) => {
-    if (m[i][j] !== 0 && v > best) best = v;
-  }));
+  x.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (m[i][j] !== 0 && v > best) best = v;
+    }),
+  );
   return best;
 }
 
 export function maskedMin(x: Matrix, m: Matrix): number {
   let best = Infinity;
-  x.forEach((row, i) => row.forEach((v, j) => {
-    if (m[i][j] !== 0 && v < best) best = v;
-  }));
+  x.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (m[i][j] !== 0 && v < best) best = v;
+    }),
+  );
   return best;
 }
 
@@ -109,7 +113,12 @@ export function clampedStd(x: Matrix, m: Matrix, lo: number, hi: number): number
   // torch.clamp(min, max) with min > max gives max everywhere; Math.min(hi, Math.max(lo, v)) does the same.
   const c = mapM(x, (v) => Math.min(hi, Math.max(lo, v)));
   const mu = maskedMean(c, m);
-  const v = maskedMean(mapM(c, (y) => y * y), m) - mu * mu;
+  const v =
+    maskedMean(
+      mapM(c, (y) => y * y),
+      m,
+    ) -
+    mu * mu;
   return Math.sqrt(Math.max(v, 0));
 }
 

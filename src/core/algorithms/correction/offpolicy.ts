@@ -19,8 +19,14 @@ export function offPolicyMetrics(trainLogProb: Matrix, rolloutLogProb: Matrix, m
   return {
     'rollout_corr/training_ppl': mean(lpTrain.map((l) => Math.exp(-l))),
     'rollout_corr/training_log_ppl': mean(lpTrain.map((l) => -l)),
-    'rollout_corr/kl': maskedMean(mapM(rolloutLogProb, (v, i, j) => v - trainLogProb[i][j]), mask),
-    'rollout_corr/k3_kl': maskedMean(mapM(logRatio, (r) => Math.exp(r) - r - 1), mask),
+    'rollout_corr/kl': maskedMean(
+      mapM(rolloutLogProb, (v, i, j) => v - trainLogProb[i][j]),
+      mask,
+    ),
+    'rollout_corr/k3_kl': maskedMean(
+      mapM(logRatio, (r) => Math.exp(r) - r - 1),
+      mask,
+    ),
     'rollout_corr/rollout_ppl': mean(lpRollout.map((l) => Math.exp(-l))),
     'rollout_corr/rollout_log_ppl': mean(lpRollout.map((l) => -l)),
     'rollout_corr/log_ppl_diff': mean(diff),
@@ -28,7 +34,11 @@ export function offPolicyMetrics(trainLogProb: Matrix, rolloutLogProb: Matrix, m
     'rollout_corr/log_ppl_diff_max': maxOf(diff),
     'rollout_corr/log_ppl_diff_min': minOf(diff),
     'rollout_corr/ppl_ratio': mean(diff.map(Math.exp)),
-    'rollout_corr/chi2_token': maskedMean(mapM(logRatio, (r) => Math.exp(clampSafe(r)) ** 2), mask) - 1,
+    'rollout_corr/chi2_token':
+      maskedMean(
+        mapM(logRatio, (r) => Math.exp(clampSafe(r)) ** 2),
+        mask,
+      ) - 1,
     'rollout_corr/chi2_seq': mean(seqSum.map((s) => Math.exp(2 * clampSafe(s)))) - 1,
   };
 }

@@ -15,21 +15,37 @@ import { parseRsOptions, parseRsThresholds, RolloutCorrectionError } from './thr
 import type { Matrix, RolloutIsFn, RolloutIsName, RolloutRsFn, RolloutRsName } from './types';
 
 export const ROLLOUT_IS = makeCatalog<RolloutIsName, RolloutIsFn>('rollout IS level', {
-  token: { name: 'token', summary: 'Truncated IS (TIS): each token weighted by min(π_train/π_rollout, threshold) (verl rollout_is=token).', fn: tokenIs },
-  sequence: { name: 'sequence', summary: 'Sequence IS: each row weighted by min(Π_t ratio, threshold) (verl rollout_is=sequence).', fn: sequenceIs },
+  token: {
+    name: 'token',
+    summary: 'Truncated IS (TIS): each token weighted by min(π_train/π_rollout, threshold) (verl rollout_is=token).',
+    fn: tokenIs,
+  },
+  sequence: {
+    name: 'sequence',
+    summary: 'Sequence IS: each row weighted by min(Π_t ratio, threshold) (verl rollout_is=sequence).',
+    fn: sequenceIs,
+  },
   icepop: { name: 'icepop', summary: 'IcePop: token weight = ratio inside [lower, upper], 0 outside (slime, OpenRLHF).', fn: icepopIs },
 });
 
 const rsEntry = (name: RolloutRsName, summary: string, fn: RolloutRsFn) => ({ name, summary, fn });
 
 export const ROLLOUT_RS = makeCatalog<RolloutRsName, RolloutRsFn>('rollout RS option', {
-  token_k1: rsEntry('token_k1', 'Reject tokens with log(lower) ≤ −log ratio ≤ log(upper) failing (two-sided, "lower_upper").', tokenRs('k1')),
+  token_k1: rsEntry(
+    'token_k1',
+    'Reject tokens with log(lower) ≤ −log ratio ≤ log(upper) failing (two-sided, "lower_upper").',
+    tokenRs('k1'),
+  ),
   token_k2: rsEntry('token_k2', 'Reject tokens with ½(log ratio)² > upper.', tokenRs('k2')),
   token_k3: rsEntry('token_k3', 'Reject tokens with e^r − 1 − r > upper.', tokenRs('k3')),
   seq_sum_k1: rsEntry('seq_sum_k1', 'Reject rows whose Σ_t k1 leaves [log lower, log upper].', sequenceRs('sum', 'k1')),
   seq_sum_k2: rsEntry('seq_sum_k2', 'Reject rows whose Σ_t k2 > upper.', sequenceRs('sum', 'k2')),
   seq_sum_k3: rsEntry('seq_sum_k3', 'Reject rows whose Σ_t k3 > upper.', sequenceRs('sum', 'k3')),
-  seq_mean_k1: rsEntry('seq_mean_k1', 'Reject rows whose mean k1 leaves [log lower, log upper] (geometric-mean ratio bounds).', sequenceRs('mean', 'k1')),
+  seq_mean_k1: rsEntry(
+    'seq_mean_k1',
+    'Reject rows whose mean k1 leaves [log lower, log upper] (geometric-mean ratio bounds).',
+    sequenceRs('mean', 'k1'),
+  ),
   seq_mean_k2: rsEntry('seq_mean_k2', 'Reject rows whose mean k2 > upper.', sequenceRs('mean', 'k2')),
   seq_mean_k3: rsEntry('seq_mean_k3', 'Reject rows whose mean k3 > upper.', sequenceRs('mean', 'k3')),
   seq_max_k2: rsEntry('seq_max_k2', 'Reject rows whose largest token k2 > upper.', sequenceRs('max', 'k2')),
@@ -71,7 +87,10 @@ export function rejectionMask(logRatio: Matrix, mask: Matrix, rs: string, thresh
     combined = mapM(combined, (c, i, j) => c * r.value[i][j]);
     Object.assign(metrics, r.metrics);
   }
-  metrics['rollout_corr/rollout_rs_masked_fraction'] = maskedMean(mapM(combined, (c) => 1 - c), mask);
+  metrics['rollout_corr/rollout_rs_masked_fraction'] = maskedMean(
+    mapM(combined, (c) => 1 - c),
+    mask,
+  );
   // Over ALL rows, fully padded ones included (they count as not masked), unlike the per-option fraction.
   const rejectedRows = mask.filter((row, i) => row.some((m, j) => m !== 0 && !(combined[i][j] > 0.5))).length;
   metrics['rollout_corr/rollout_rs_seq_masked_fraction'] = mask.length > 0 ? rejectedRows / mask.length : 0;
@@ -83,14 +102,23 @@ export function rejectionMask(logRatio: Matrix, mask: Matrix, rs: string, thresh
  * rejection mask (when on) and the off-policy diagnostics, every metric under `rollout_corr/*`.
  * `trainLogProb` is π_old (decoupled mode) or the current π_θ (bypass mode).
  */
-export function rolloutCorrection(trainLogProb: Matrix, rolloutLogProb: Matrix, mask: Matrix, p: RolloutCorrectionParams): RolloutCorrectionResult {
+export function rolloutCorrection(
+  trainLogProb: Matrix,
+  rolloutLogProb: Matrix,
+  mask: Matrix,
+  p: RolloutCorrectionParams,
+): RolloutCorrectionResult {
   assertHasTokens(mask);
   const logRatio = mapM(trainLogProb, (v, i, j) => v - rolloutLogProb[i][j]);
   const metrics: Record<string, number> = {};
   let weights: number[][] | null = null;
   if (p.rolloutIs !== null) {
     if (!(p.rolloutIsThreshold > 0)) throw new RolloutCorrectionError(`rollout_is_threshold must be positive, got ${p.rolloutIsThreshold}`);
-    const r = ROLLOUT_IS.get(p.rolloutIs).fn(logRatio, mask, { threshold: p.rolloutIsThreshold, thresholdLower: p.rolloutIsThresholdLower, batchNormalize: p.rolloutIsBatchNormalize });
+    const r = ROLLOUT_IS.get(p.rolloutIs).fn(logRatio, mask, {
+      threshold: p.rolloutIsThreshold,
+      thresholdLower: p.rolloutIsThresholdLower,
+      batchNormalize: p.rolloutIsBatchNormalize,
+    });
     weights = r.value;
     Object.assign(metrics, r.metrics);
   }
@@ -103,4 +131,3 @@ export function rolloutCorrection(trainLogProb: Matrix, rolloutLogProb: Matrix, 
   Object.assign(metrics, offPolicyMetrics(trainLogProb, rolloutLogProb, mask));
   return { weights, mask: kept, metrics };
 }
-

@@ -19,7 +19,11 @@ export function tokenDivergence(logRatio: Matrix, k: Estimator): number[][] {
  * The keep test of one statistic. k1 options are two-sided on the log scale: log(lower) ≤ stat ≤ log(upper),
  * i.e. the ratio bounds apply to π_rollout/π_train (k1 = −log-ratio). k2/k3 are one-sided: stat ≤ upper.
  */
-export function keepTest(k: Estimator, lower: number | null, upper: number): { keep: (s: number) => boolean; metricUpper: number; metricLower: number } {
+export function keepTest(
+  k: Estimator,
+  lower: number | null,
+  upper: number,
+): { keep: (s: number) => boolean; metricUpper: number; metricLower: number } {
   if (k === 'k1') {
     const lo = Math.log(lower as number);
     const hi = Math.log(upper);

@@ -18,7 +18,15 @@ export function sequenceRs(reduce: SeqReduce, k: Estimator): RolloutRsFn {
     const t = keepTest(k, b.lower, b.upper);
     const keep = logRatio.map((row, i) => row.map(() => (t.keep(seq[i]) ? 1 : 0)));
     const perToken = logRatio.map((row, i) => row.map(() => seq[i]));
-    const metrics = rsMetrics(mask, { option: `seq_${reduce}_${k}`, perToken, perSequence: seq, keep, upper: t.metricUpper, lower: t.metricLower, applyLower: k === 'k1' });
+    const metrics = rsMetrics(mask, {
+      option: `seq_${reduce}_${k}`,
+      perToken,
+      perSequence: seq,
+      keep,
+      upper: t.metricUpper,
+      lower: t.metricLower,
+      applyLower: k === 'k1',
+    });
     return { value: keep, metrics };
   };
 }

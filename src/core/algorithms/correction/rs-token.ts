@@ -9,7 +9,15 @@ export function tokenRs(k: Estimator): RolloutRsFn {
     const stat = tokenDivergence(logRatio, k);
     const t = keepTest(k, b.lower, b.upper);
     const keep = mapM(stat, (s) => (t.keep(s) ? 1 : 0));
-    const metrics = rsMetrics(mask, { option: `token_${k}`, perToken: stat, perSequence: null, keep, upper: t.metricUpper, lower: t.metricLower, applyLower: k === 'k1' });
+    const metrics = rsMetrics(mask, {
+      option: `token_${k}`,
+      perToken: stat,
+      perSequence: null,
+      keep,
+      upper: t.metricUpper,
+      lower: t.metricLower,
+      applyLower: k === 'k1',
+    });
     return { value: keep, metrics };
   };
 }

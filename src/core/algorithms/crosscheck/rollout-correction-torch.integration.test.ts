@@ -23,7 +23,8 @@ type Case = { fn: string; params: Record<string, unknown>; inputs: Record<string
 function cases(): Case[] {
   const rng = new Rng(20251204);
   const u = (a: number, b: number) => a + (b - a) * rng.float();
-  const mat = (N: number, T: number, f: (r: number, t: number) => number) => Array.from({ length: N }, (_, r) => Array.from({ length: T }, (_, t) => f(r, t)));
+  const mat = (N: number, T: number, f: (r: number, t: number) => number) =>
+    Array.from({ length: N }, (_, r) => Array.from({ length: T }, (_, t) => f(r, t)));
   const out: Case[] = [];
   const thresholds: Record<string, string> = { k1: '0.6_1.8', k2: '0.08', k3: '0.05' };
   for (let k = 0; k < 8; k++) {
@@ -39,27 +40,71 @@ function cases(): Case[] {
     const inputs = { old_log_prob: old, rollout_log_prob: roll, response_mask: mask };
     for (const isLevel of [null, 'token', 'sequence']) {
       for (const norm of [false, true]) {
-        out.push({ fn: 'rollout_correction', params: { rollout_is: isLevel, rollout_is_threshold: k % 3 === 0 ? 1.5 : 2.0, rollout_is_batch_normalize: norm }, inputs });
+        out.push({
+          fn: 'rollout_correction',
+          params: { rollout_is: isLevel, rollout_is_threshold: k % 3 === 0 ? 1.5 : 2.0, rollout_is_batch_normalize: norm },
+          inputs,
+        });
       }
     }
     for (const o of ROLLOUT_RS_OPTIONS) {
       out.push({ fn: 'rollout_correction', params: { rollout_rs: o, rollout_rs_threshold: thresholds[o.slice(-2)] }, inputs });
     }
     out.push({ fn: 'rollout_correction', params: { rollout_rs: 'token_k1', rollout_rs_threshold: 1.5 }, inputs });
-    out.push({ fn: 'rollout_correction', params: { rollout_is: 'token', rollout_rs: 'token_k1,seq_mean_k3,seq_max_k2', rollout_rs_threshold: '0.5_2.0,0.04,0.2' }, inputs });
-    out.push({ fn: 'rollout_correction', params: { rollout_is: 'sequence', rollout_is_threshold: 3, rollout_rs: 'seq_sum_k1, seq_sum_k2', rollout_rs_threshold: '0.3_3,0.5' }, inputs });
+    out.push({
+      fn: 'rollout_correction',
+      params: { rollout_is: 'token', rollout_rs: 'token_k1,seq_mean_k3,seq_max_k2', rollout_rs_threshold: '0.5_2.0,0.04,0.2' },
+      inputs,
+    });
+    out.push({
+      fn: 'rollout_correction',
+      params: { rollout_is: 'sequence', rollout_is_threshold: 3, rollout_rs: 'seq_sum_k1, seq_sum_k2', rollout_rs_threshold: '0.3_3,0.5' },
+      inputs,
+    });
     const lossInputs = { old_log_prob: roll, log_prob: lp, advantages: adv, response_mask: mask };
     for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum']) {
-      out.push({ fn: 'policy_loss_bypass_mode', params: { loss_type: 'ppo_clip', loss_agg_mode: agg, clip_ratio_low: 0.2, clip_ratio_high: 0.28, rollout_is: 'token', rollout_rs: 'token_k1', rollout_rs_threshold: '0.7_1.4' }, inputs: lossInputs });
-      out.push({ fn: 'policy_loss_bypass_mode', params: { loss_type: 'reinforce', loss_agg_mode: agg, rollout_is: k % 2 ? 'sequence' : 'token', rollout_is_threshold: 2, rollout_is_batch_normalize: k % 3 === 1, rollout_rs: 'seq_mean_k3', rollout_rs_threshold: 0.05 }, inputs: lossInputs });
+      out.push({
+        fn: 'policy_loss_bypass_mode',
+        params: {
+          loss_type: 'ppo_clip',
+          loss_agg_mode: agg,
+          clip_ratio_low: 0.2,
+          clip_ratio_high: 0.28,
+          rollout_is: 'token',
+          rollout_rs: 'token_k1',
+          rollout_rs_threshold: '0.7_1.4',
+        },
+        inputs: lossInputs,
+      });
+      out.push({
+        fn: 'policy_loss_bypass_mode',
+        params: {
+          loss_type: 'reinforce',
+          loss_agg_mode: agg,
+          rollout_is: k % 2 ? 'sequence' : 'token',
+          rollout_is_threshold: 2,
+          rollout_is_batch_normalize: k % 3 === 1,
+          rollout_rs: 'seq_mean_k3',
+          rollout_rs_threshold: 0.05,
+        },
+        inputs: lossInputs,
+      });
       out.push({ fn: 'policy_loss_bypass_mode', params: { loss_type: 'reinforce', loss_agg_mode: agg }, inputs: lossInputs });
     }
-    out.push({ fn: 'icepop_function', params: { tis_clip_low: 0.7, tis_clip: 1.4 }, inputs: { train_log_probs: old, rollout_log_probs: roll, loss_masks: mask } });
+    out.push({
+      fn: 'icepop_function',
+      params: { tis_clip_low: 0.7, tis_clip: 1.4 },
+      inputs: { train_log_probs: old, rollout_log_probs: roll, loss_masks: mask },
+    });
   }
   return out;
 }
 
-interface Diff { worstAbs: number; worstRel: number; bad: string[] }
+interface Diff {
+  worstAbs: number;
+  worstRel: number;
+  bad: string[];
+}
 
 function compare(got: unknown, want: unknown, where: string, tol: { rel: number; abs: number }, d: Diff): void {
   if (want === null) {
@@ -95,12 +140,17 @@ function compare(got: unknown, want: unknown, where: string, tol: { rel: number;
   if (!(delta <= Math.max(abs, tol.rel * scale))) d.bad.push(`${where}: probe ${g}, torch ${w}`);
 }
 
-describe('rollout correction vs an independent float64 PyTorch implementation of verl\'s definitions', () => {
+describe("rollout correction vs an independent float64 PyTorch implementation of verl's definitions", () => {
   it('agrees on weights, masks, every rollout_corr/* metric, the bypass loss and its gradient', () => {
     const hasTorch = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
     expect(hasTorch, `${PY} cannot import torch: install Debian's python3-torch (apt-get install python3-torch)`).toBe(true);
     const all = cases();
-    const py = spawnSync(PY, [script], { input: JSON.stringify(all), encoding: 'utf8', timeout: 120_000, env: { PATH: '/usr/bin:/bin', OMP_NUM_THREADS: '1' } });
+    const py = spawnSync(PY, [script], {
+      input: JSON.stringify(all),
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: '/usr/bin:/bin', OMP_NUM_THREADS: '1' },
+    });
     expect(py.status, py.stderr).toBe(0);
     const want = JSON.parse(py.stdout) as Array<{ outputs: Record<string, unknown> }>;
     const byFn = new Map<string, Diff>();
@@ -112,7 +162,10 @@ describe('rollout correction vs an independent float64 PyTorch implementation of
       compare(runProbe(c).outputs, want[i].outputs, `case ${i} ${c.fn}`, tol, d);
       byFn.set(c.fn, d);
     });
-    for (const [fn, d] of byFn) console.log(`[crosscheck] ${fn}: max |Δ| = ${d.worstAbs.toExponential(2)}, max relative Δ = ${d.worstRel.toExponential(2)} (std metrics aside)`);
+    for (const [fn, d] of byFn)
+      console.log(
+        `[crosscheck] ${fn}: max |Δ| = ${d.worstAbs.toExponential(2)}, max relative Δ = ${d.worstRel.toExponential(2)} (std metrics aside)`,
+      );
     expect([...byFn.values()].flatMap((d) => d.bad).slice(0, 10)).toEqual([]);
     expect(all.length).toBeGreaterThan(200);
   });

@@ -59,8 +59,10 @@ export function filteringActive(step: number, p: FilterParams): boolean {
 }
 
 export function startFiltering<T>(step: number, params: FilterParams): FilterState<T> {
-  if (!Number.isInteger(params.maxRounds) || params.maxRounds < 1) throw new Error(`filtering: maxRounds must be an integer ≥ 1, got ${params.maxRounds}`);
-  if (!Number.isInteger(params.targetGroups) || params.targetGroups < 1) throw new Error(`filtering: targetGroups must be an integer ≥ 1, got ${params.targetGroups}`);
+  if (!Number.isInteger(params.maxRounds) || params.maxRounds < 1)
+    throw new Error(`filtering: maxRounds must be an integer ≥ 1, got ${params.maxRounds}`);
+  if (!Number.isInteger(params.targetGroups) || params.targetGroups < 1)
+    throw new Error(`filtering: targetGroups must be an integer ≥ 1, got ${params.targetGroups}`);
   return { step, params, active: filteringActive(step, params), round: 0, kept: [], groupsSeen: 0, uniformSeen: 0, done: false };
 }
 

@@ -40,7 +40,11 @@ describe('dynamic filtering (DAPO over-sampling)', () => {
   });
 
   it('last round tops up: informative first, then uniform in rollout order', () => {
-    const r = drive(3, [[U('a'), U('b'), U('c')], [U('d'), U('e'), U('f')], [U('g'), I('h'), U('i')]]);
+    const r = drive(3, [
+      [U('a'), U('b'), U('c')],
+      [U('d'), U('e'), U('f')],
+      [U('g'), I('h'), U('i')],
+    ]);
     expect(r.used).toBe(3);
     expect(r.groups.map((g) => g.uid)).toEqual(['h', 'g', 'i']);
   });

@@ -67,7 +67,9 @@ describe('KL estimators (log π_θ vs log π_ref)', () => {
 describe('entropy from logits', () => {
   it('uniform logits give ln V and a zero gradient', () => {
     const { h, g } = tf.tidy(() => {
-      const { value, grad } = tf.valueAndGrad((z: tf.Tensor) => tf.sum(entropyFromLogits(z as tf.Tensor3D)) as tf.Scalar)(tf.zeros([1, 1, 4]));
+      const { value, grad } = tf.valueAndGrad((z: tf.Tensor) => tf.sum(entropyFromLogits(z as tf.Tensor3D)) as tf.Scalar)(
+        tf.zeros([1, 1, 4]),
+      );
       return { h: num(value), g: (grad.arraySync() as number[][][])[0][0] };
     });
     expect(h).toBeCloseTo(Math.log(4), 6);
@@ -80,7 +82,9 @@ describe('entropy from logits', () => {
     const p = z.map((v) => Math.exp(v - lse));
     const H = -p.reduce((s, q) => s + q * Math.log(q), 0);
     const { h, g } = tf.tidy(() => {
-      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => tf.sum(entropyFromLogits(x as tf.Tensor3D)) as tf.Scalar)(tf.tensor3d([[z]]));
+      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => tf.sum(entropyFromLogits(x as tf.Tensor3D)) as tf.Scalar)(
+        tf.tensor3d([[z]]),
+      );
       return { h: num(value), g: (grad.arraySync() as number[][][])[0][0] };
     });
     expect(h).toBeCloseTo(H, 6);

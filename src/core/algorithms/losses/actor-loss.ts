@@ -44,7 +44,9 @@ export interface ActorLossParams extends PolicyLossParams {
  */
 export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorResult {
   const agg = AGGREGATIONS.get(params.aggregation).fn;
-  const pg = params.bypass ? BYPASS_LOSSES.get(params.bypass.lossType).fn(batch, { ...params, ...params.bypass }) : POLICY_LOSSES.get(params.mode).fn(batch, params);
+  const pg = params.bypass
+    ? BYPASS_LOSSES.get(params.bypass.lossType).fn(batch, { ...params, ...params.bypass })
+    : POLICY_LOSSES.get(params.mode).fn(batch, params);
   let value: tf.Scalar = pg.value;
   const metrics: Record<string, tf.Scalar> = { ...pg.metrics, 'actor/pg_loss': pg.value };
   if (batch.entropy) {
@@ -52,10 +54,15 @@ export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorRes
     metrics['actor/entropy'] = ent;
     if (params.entropyCoeff !== 0) value = tf.sub(value, tf.mul(params.entropyCoeff, ent));
   } else if (params.entropyCoeff !== 0) {
-    throw new Error(`actorLoss: entropyCoeff is ${params.entropyCoeff} but the batch has no entropy tensor; pass entropyFromLogits(logits) or set algorithm.entropyCoeff=0`);
+    throw new Error(
+      `actorLoss: entropyCoeff is ${params.entropyCoeff} but the batch has no entropy tensor; pass entropyFromLogits(logits) or set algorithm.entropyCoeff=0`,
+    );
   }
   if (params.kl.enabled) {
-    if (!batch.refLogProb) throw new Error('actorLoss: the KL loss is enabled but the batch has no refLogProb; compute reference log-probs or set algorithm.kl.enabled=false');
+    if (!batch.refLogProb)
+      throw new Error(
+        'actorLoss: the KL loss is enabled but the batch has no refLogProb; compute reference log-probs or set algorithm.kl.enabled=false',
+      );
     const kld = KL_ESTIMATORS.get(params.kl.type).fn(batch.logProb, batch.refLogProb).value;
     const klLoss = agg(kld, batch.mask, params.auxDenominator).value;
     metrics['actor/kl_loss'] = klLoss;
@@ -70,7 +77,14 @@ export function actorLoss(batch: ActorBatch, params: ActorLossParams): TensorRes
  * In-reward KL (`use_kl_in_reward`, off in the paper): row score S_r − β·Σ_t m·KL(old‖ref), with the KL
  * estimator evaluated on the OLD log-probs (no gradient). Returns the penalised scores.
  */
-export function inRewardKl(scores: readonly number[], oldLogProb: tf.Tensor2D, refLogProb: tf.Tensor2D, mask: tf.Tensor2D, type: KlName, coef: number): number[] {
+export function inRewardKl(
+  scores: readonly number[],
+  oldLogProb: tf.Tensor2D,
+  refLogProb: tf.Tensor2D,
+  mask: tf.Tensor2D,
+  type: KlName,
+  coef: number,
+): number[] {
   const rowKl = tf.tidy(() => tf.sum(tf.mul(KL_ESTIMATORS.get(type).fn(oldLogProb, refLogProb).value, mask), 1));
   const kl = rowKl.dataSync();
   rowKl.dispose();

@@ -34,7 +34,11 @@ function weights(mask: number[][], agg: RefParams['agg']): number[][] {
 function combine(L: number[][], dL: number[][], mask: number[][], agg: RefParams['agg']) {
   const w = weights(mask, agg);
   let value = 0;
-  L.forEach((row, r) => row.forEach((l, t) => { if (w[r][t] !== 0) value += w[r][t] * l; }));
+  L.forEach((row, r) =>
+    row.forEach((l, t) => {
+      if (w[r][t] !== 0) value += w[r][t] * l;
+    }),
+  );
   return { value, grad: dL.map((row, r) => row.map((g, t) => g * w[r][t])) };
 }
 
@@ -66,8 +70,12 @@ export function vanilla64(x: Case, p: RefParams) {
 }
 
 export function cispo64(x: Case, p: RefParams) {
-  const L = x.logProb.map((row, r) => row.map((lp, t) => -clamp(Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20)), 1 - p.lo, 1 + p.hi) * x.adv[r][t] * lp));
-  const dL = x.logProb.map((row, r) => row.map((lp, t) => -clamp(Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20)), 1 - p.lo, 1 + p.hi) * x.adv[r][t]));
+  const L = x.logProb.map((row, r) =>
+    row.map((lp, t) => -clamp(Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20)), 1 - p.lo, 1 + p.hi) * x.adv[r][t] * lp),
+  );
+  const dL = x.logProb.map((row, r) =>
+    row.map((lp, t) => -clamp(Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20)), 1 - p.lo, 1 + p.hi) * x.adv[r][t]),
+  );
   return combine(L, dL, x.mask, p.agg);
 }
 
@@ -76,19 +84,26 @@ export function sapo64(x: Case, p: RefParams) {
   const L: number[][] = [];
   const dL: number[][] = [];
   x.logProb.forEach((row, r) => {
-    const len = Math.max(1, x.mask[r].reduce((a, b) => a + b, 0));
+    const len = Math.max(
+      1,
+      x.mask[r].reduce((a, b) => a + b, 0),
+    );
     const aBar = x.adv[r].reduce((s, a, t) => s + a * x.mask[r][t], 0) / len;
     const tau = aBar > 0 ? p.tauPos : p.tauNeg;
-    L.push(row.map((lp, t) => {
-      const w = Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20));
-      return -(4 / tau) * sig(tau * (w - 1)) * x.adv[r][t];
-    }));
-    dL.push(row.map((lp, t) => {
-      const raw = lp - x.oldLogProb[r][t];
-      const w = Math.exp(clamp(raw, -20, 20));
-      const s = sig(tau * (w - 1));
-      return raw >= -20 && raw <= 20 ? -4 * s * (1 - s) * w * x.adv[r][t] : 0;
-    }));
+    L.push(
+      row.map((lp, t) => {
+        const w = Math.exp(clamp(lp - x.oldLogProb[r][t], -20, 20));
+        return -(4 / tau) * sig(tau * (w - 1)) * x.adv[r][t];
+      }),
+    );
+    dL.push(
+      row.map((lp, t) => {
+        const raw = lp - x.oldLogProb[r][t];
+        const w = Math.exp(clamp(raw, -20, 20));
+        const s = sig(tau * (w - 1));
+        return raw >= -20 && raw <= 20 ? -4 * s * (1 - s) * w * x.adv[r][t] : 0;
+      }),
+    );
   });
   return combine(L, dL, x.mask, p.agg);
 }
@@ -97,19 +112,26 @@ export function gspo64(x: Case, p: RefParams) {
   const L: number[][] = [];
   const dL: number[][] = [];
   x.logProb.forEach((row, r) => {
-    const len = Math.max(1, x.mask[r].reduce((a, b) => a + b, 0));
+    const len = Math.max(
+      1,
+      x.mask[r].reduce((a, b) => a + b, 0),
+    );
     const ell = row.reduce((s, lp, t) => s + (lp - x.oldLogProb[r][t]) * x.mask[r][t], 0) / len;
     const capped = ell > 10;
     const s = Math.exp(Math.min(ell, 10));
-    L.push(row.map((_, t) => {
-      const A = x.adv[r][t];
-      return Math.max(-A * s, -A * clamp(s, 1 - p.lo, 1 + p.hi));
-    }));
-    dL.push(row.map((_, t) => {
-      const A = x.adv[r][t];
-      const clippedWins = -A * clamp(s, 1 - p.lo, 1 + p.hi) > -A * s;
-      return clippedWins || capped ? 0 : -A * s;
-    }));
+    L.push(
+      row.map((_, t) => {
+        const A = x.adv[r][t];
+        return Math.max(-A * s, -A * clamp(s, 1 - p.lo, 1 + p.hi));
+      }),
+    );
+    dL.push(
+      row.map((_, t) => {
+        const A = x.adv[r][t];
+        const clippedWins = -A * clamp(s, 1 - p.lo, 1 + p.hi) > -A * s;
+        return clippedWins || capped ? 0 : -A * s;
+      }),
+    );
   });
   return combine(L, dL, x.mask, 'seq-mean-token-mean');
 }

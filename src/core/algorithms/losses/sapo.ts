@@ -33,10 +33,15 @@ export const sapo: PolicyLossFn = (input, p) => {
   return {
     value: agg.value,
     metrics: {
-      'actor/pg_clipfrac': maskedMean(asFloat(tf.logicalOr(
-        tf.logicalAnd(tf.greater(ratio, 1 + p.clipRatioHigh), tf.greater(A, 0)),
-        tf.logicalAnd(tf.less(ratio, 1 - p.clipRatioLow), tf.less(A, 0)),
-      )), mask),
+      'actor/pg_clipfrac': maskedMean(
+        asFloat(
+          tf.logicalOr(
+            tf.logicalAnd(tf.greater(ratio, 1 + p.clipRatioHigh), tf.greater(A, 0)),
+            tf.logicalAnd(tf.less(ratio, 1 - p.clipRatioLow), tf.less(A, 0)),
+          ),
+        ),
+        mask,
+      ),
       'actor/pg_clipfrac_lower': tf.scalar(0),
       'actor/ppo_kl': maskedMean(tf.neg(logRatio), mask),
       'actor/num_masked_seqs': numMasked,

@@ -25,7 +25,10 @@ function reimport(format: LogFormat, text: string): SourceStep[] {
 }
 
 /** Every exported value as (step, key) → value, for exact comparison (NaN equals NaN under toEqual). */
-const expected = records.map((r) => ({ step: r.step, values: Object.fromEntries(Object.entries(r.values).filter(([k]) => k !== 'unused')) }));
+const expected = records.map((r) => ({
+  step: r.step,
+  values: Object.fromEntries(Object.entries(r.values).filter(([k]) => k !== 'unused')),
+}));
 
 describe('exportableKeys', () => {
   it('keeps keys with any non-NaN value, in first-seen order', () => {
@@ -68,7 +71,7 @@ describe('CSV export', () => {
 });
 
 describe('verl file-logger JSONL export', () => {
-  it("writes verl's compact {\"step\":N,\"data\":{…}} lines, NaN as null, ±inf as ±1e999, and re-imports exactly", () => {
+  it('writes verl\'s compact {"step":N,"data":{…}} lines, NaN as null, ±inf as ±1e999, and re-imports exactly', () => {
     const text = [...verlJsonlChunks(records)].join('');
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe('{"step":0,"data":{"actor/entropy":0.30000000000000004,"critic/score/mean":0.1,"val/acc":null}}');

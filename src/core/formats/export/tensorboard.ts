@@ -40,10 +40,12 @@ export function frameRecord(data: Uint8Array): Uint8Array {
 export function* tensorboardChunks(records: Iterable<MetricRecord>, opts: TensorboardExportOptions): Generator<Uint8Array> {
   if (!Number.isFinite(opts.startWallTime)) throw new Error(`startWallTime must be seconds since the epoch, got ${opts.startWallTime}`);
   const keys = opts.keys ?? exportableKeys(records);
-  const wallTime = opts.wallTime ?? ((r: MetricRecord) => {
-    const w = r.values['perf/wall_s'];
-    return opts.startWallTime + (w !== undefined && Number.isFinite(w) ? w : 0);
-  });
+  const wallTime =
+    opts.wallTime ??
+    ((r: MetricRecord) => {
+      const w = r.values['perf/wall_s'];
+      return opts.startWallTime + (w !== undefined && Number.isFinite(w) ? w : 0);
+    });
   let chunk = new Uint8Array(CHUNK_BYTES);
   let used = 0;
   const add = (frame: Uint8Array): Uint8Array | null => {
@@ -60,10 +62,13 @@ export function* tensorboardChunks(records: Iterable<MetricRecord>, opts: Tensor
     return full;
   };
 
-  const first = add(frameRecord(EventType.encode(EventType.create({ wallTime: opts.startWallTime, fileVersion: 'brain.Event:2' })).finish()));
+  const first = add(
+    frameRecord(EventType.encode(EventType.create({ wallTime: opts.startWallTime, fileVersion: 'brain.Event:2' })).finish()),
+  );
   if (first) yield first;
   for (const r of records) {
-    if (!Number.isSafeInteger(r.step) || r.step < 0) throw new Error(`step ${r.step} cannot be a TensorBoard step: steps must be non-negative integers`);
+    if (!Number.isSafeInteger(r.step) || r.step < 0)
+      throw new Error(`step ${r.step} cannot be a TensorBoard step: steps must be non-negative integers`);
     const value: { tag: string; simpleValue: number }[] = [];
     for (const k of keys) {
       const v = r.values[k];

@@ -5,7 +5,17 @@ import { flattenConfig, mlflowKey, pythonFloat, wandbNumberJson, wandbRunChunks,
 
 describe('tracker export helpers', () => {
   it("pythonFloat spells numbers as Python's repr does (what MLflow's file store writes)", () => {
-    expect([1, -2, 0.1, 1e-7, 2.5e-10, 1.7976931348623157e308, NaN, Infinity, -Infinity].map(pythonFloat)).toEqual(['1.0', '-2.0', '0.1', '1e-07', '2.5e-10', '1.7976931348623157e+308', 'nan', 'inf', '-inf']);
+    expect([1, -2, 0.1, 1e-7, 2.5e-10, 1.7976931348623157e308, NaN, Infinity, -Infinity].map(pythonFloat)).toEqual([
+      '1.0',
+      '-2.0',
+      '0.1',
+      '1e-07',
+      '2.5e-10',
+      '1.7976931348623157e+308',
+      'nan',
+      'inf',
+      '-inf',
+    ]);
   });
   it("mlflowKey writes '@' as verl's '_at_' and replaces what MLflow refuses", () => {
     expect(mlflowKey('val-core/gsm8k/reward/mean@1')).toBe('val-core/gsm8k/reward/mean_at_1');
@@ -19,7 +29,14 @@ describe('tracker export helpers', () => {
     expect(wandbRunFolder('2026-12-04T23:16:37.120Z', a)).toBe(`offline-run-20261204_231637-${a}`);
   });
   it("flattenConfig joins keys with '/' and writes values as Python's str() would", () => {
-    expect(flattenConfig({ a: { b: 1, c: 0.5, d: true }, e: null, f: [1, 2], g: 'x' })).toEqual({ 'a/b': '1', 'a/c': '0.5', 'a/d': 'True', e: 'None', f: '[1,2]', g: 'x' });
+    expect(flattenConfig({ a: { b: 1, c: 0.5, d: true }, e: null, f: [1, 2], g: 'x' })).toEqual({
+      'a/b': '1',
+      'a/c': '0.5',
+      'a/d': 'True',
+      e: 'None',
+      f: '[1,2]',
+      g: 'x',
+    });
   });
   it("wandbNumberJson uses W&B's tokens for non-finite values", () => {
     expect([0.25, NaN, Infinity, -Infinity].map(wandbNumberJson)).toEqual(['0.25', 'NaN', 'Infinity', '-Infinity']);
@@ -29,7 +46,11 @@ describe('tracker export helpers', () => {
     const steps: SourceStep[] = [];
     const p = createWandbParser((s) => steps.push(s));
     let chunks = 0;
-    for (const c of wandbRunChunks({ id: 'r', name: 'n', tags: [], startedAt: '2026-01-01T00:00:00Z', completed: false, config: { x: 1 } }, records, { keys: ['a', 'b'], project: 'p', wandbId: 'abcdefgh', producer: 't' })) {
+    for (const c of wandbRunChunks(
+      { id: 'r', name: 'n', tags: [], startedAt: '2026-01-01T00:00:00Z', completed: false, config: { x: 1 } },
+      records,
+      { keys: ['a', 'b'], project: 'p', wandbId: 'abcdefgh', producer: 't' },
+    )) {
       p.push(c);
       chunks++;
     }

@@ -43,7 +43,10 @@ export function wandbNumberJson(v: number): string {
  * W&B's tokens, as its own JSON encoder writes them.
  */
 function configJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? `\u0000${wandbNumberJson(x)}` : x)).replace(/"\\u0000(NaN|Infinity|-Infinity)"/g, '$1');
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? `\u0000${wandbNumberJson(x)}` : x)).replace(
+    /"\\u0000(NaN|Infinity|-Infinity)"/g,
+    '$1',
+  );
 }
 
 /** An 8-character W&B run id ([a-z0-9]) derived from the lab run id (FNV-1a, so the same run gets the same id). */
@@ -113,7 +116,14 @@ export function* wandbRunChunks(run: TrackerExportRun, records: Iterable<MetricR
       yield w.take();
     }
   }
-  write({ summary: { update: [...Object.entries(last).map(([k, v]) => ({ nestedKey: [k], valueJson: wandbNumberJson(v) })), { nestedKey: ['_step'], valueJson: String(lastStep) }] } });
+  write({
+    summary: {
+      update: [
+        ...Object.entries(last).map(([k, v]) => ({ nestedKey: [k], valueJson: wandbNumberJson(v) })),
+        { nestedKey: ['_step'], valueJson: String(lastStep) },
+      ],
+    },
+  });
   write({ exit: { exitCode: run.completed ? 0 : 1 } });
   write({ final: {} });
   yield w.take();
@@ -121,7 +131,10 @@ export function* wandbRunChunks(run: TrackerExportRun, records: Iterable<MetricR
 
 /** MLflow's metric / param name for a lab key: `@` → `_at_` (verl's spelling), other refused characters → `_`. */
 export function mlflowKey(key: string): string {
-  return key.split('@').join('_at_').replace(/[^A-Za-z0-9_\-. /:]/g, '_');
+  return key
+    .split('@')
+    .join('_at_')
+    .replace(/[^A-Za-z0-9_\-. /:]/g, '_');
 }
 
 /** Python's repr of a float, the spelling MLflow's file store writes. */
@@ -204,7 +217,8 @@ export function* mlflowRunFiles(run: TrackerExportRun, records: readonly MetricR
   const seen = new Map<string, string>();
   for (const k of opts.keys) {
     const mk = mlflowKey(k);
-    if (seen.has(mk)) throw new Error(`metric keys "${seen.get(mk)}" and "${k}" both become "${mk}" in MLflow; rename one before exporting`);
+    if (seen.has(mk))
+      throw new Error(`metric keys "${seen.get(mk)}" and "${k}" both become "${mk}" in MLflow; rename one before exporting`);
     seen.set(mk, k);
     let text = '';
     for (const r of records) {

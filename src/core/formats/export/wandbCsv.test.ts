@@ -20,10 +20,12 @@ describe('wandbChartCsv', () => {
     { run: 'grpo, "tuned"', steps: [2, 4], values: [Number.POSITIVE_INFINITY, -1e-300] },
   ];
 
-  it('writes W&B\'s chart export layout: Step, then each run\'s column with equal __MIN / __MAX, quoted where needed', () => {
+  it("writes W&B's chart export layout: Step, then each run's column with equal __MIN / __MAX, quoted where needed", () => {
     const lines = wandbChartCsv('actor/grad_norm', columns).trimEnd().split('\n');
-    expect(lines[0]).toBe('Step,sampo · seed 1 - actor/grad_norm,sampo · seed 1 - actor/grad_norm__MIN,sampo · seed 1 - actor/grad_norm__MAX,'
-      + '"grpo, ""tuned"" - actor/grad_norm","grpo, ""tuned"" - actor/grad_norm__MIN","grpo, ""tuned"" - actor/grad_norm__MAX"');
+    expect(lines[0]).toBe(
+      'Step,sampo · seed 1 - actor/grad_norm,sampo · seed 1 - actor/grad_norm__MIN,sampo · seed 1 - actor/grad_norm__MAX,' +
+        '"grpo, ""tuned"" - actor/grad_norm","grpo, ""tuned"" - actor/grad_norm__MIN","grpo, ""tuned"" - actor/grad_norm__MAX"',
+    );
     expect(lines.slice(1)).toEqual([
       '1,0.5,0.5,0.5,,,',
       '2,NaN,NaN,NaN,inf,inf,inf',
@@ -36,8 +38,15 @@ describe('wandbChartCsv', () => {
     const text = wandbChartCsv('actor/grad_norm', columns);
     expect(detectFormat(new TextEncoder().encode(text), 'chart.csv')?.format).toBe('wandb-csv');
     const got = reimport(text).map((s) => ({ run: s.run, step: s.step, v: s.values['actor/grad_norm'] }));
-    expect(got.filter((s) => s.run === 'sampo · seed 1')).toEqual([{ run: 'sampo · seed 1', step: 1, v: 0.5 }, { run: 'sampo · seed 1', step: 2, v: Number.NaN }, { run: 'sampo · seed 1', step: 3, v: 1 / 3 }]);
-    expect(got.filter((s) => s.run === 'grpo, "tuned"')).toEqual([{ run: 'grpo, "tuned"', step: 2, v: Number.POSITIVE_INFINITY }, { run: 'grpo, "tuned"', step: 4, v: -1e-300 }]);
+    expect(got.filter((s) => s.run === 'sampo · seed 1')).toEqual([
+      { run: 'sampo · seed 1', step: 1, v: 0.5 },
+      { run: 'sampo · seed 1', step: 2, v: Number.NaN },
+      { run: 'sampo · seed 1', step: 3, v: 1 / 3 },
+    ]);
+    expect(got.filter((s) => s.run === 'grpo, "tuned"')).toEqual([
+      { run: 'grpo, "tuned"', step: 2, v: Number.POSITIVE_INFINITY },
+      { run: 'grpo, "tuned"', step: 4, v: -1e-300 },
+    ]);
   });
 
   it('refuses two columns with one name, and steps and values of different lengths', () => {

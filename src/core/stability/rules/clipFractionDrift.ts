@@ -42,16 +42,18 @@ export const clipFractionDriftRule: RuleDef = {
         const top = ep.extreme!;
         const last = { step: rec.step, value: v };
         const peakText = top.step !== rec.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`;
-        return [{
-          metric: KEY,
-          severity: sm > c.critical ? 'critical' : 'warning',
-          message: `Clip fraction ${level(KEY, sm, win.points())}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(base.n)})` : ''}${peakText}: many tokens sit outside the trust region.`,
-          hint: hints.clipping,
-          peak: top,
-          threshold: limit,
-          onset: ep.onset,
-          quotes: [top, last],
-        }];
+        return [
+          {
+            metric: KEY,
+            severity: sm > c.critical ? 'critical' : 'warning',
+            message: `Clip fraction ${level(KEY, sm, win.points())}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(base.n)})` : ''}${peakText}: many tokens sit outside the trust region.`,
+            hint: hints.clipping,
+            peak: top,
+            threshold: limit,
+            onset: ep.onset,
+            quotes: [top, last],
+          },
+        ];
       },
     };
   },

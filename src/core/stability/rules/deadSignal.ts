@@ -28,16 +28,18 @@ export const deadSignalRule: RuleDef = {
         const n = streak.update(v >= c.share);
         if (n < cad.points(c.patience)) return [];
         const last = { step: rec.step, value: v };
-        return [{
-          metric: KEY,
-          severity: 'warning',
-          message: `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(ep.onset, rec.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
-          hint: hints.deadSignal,
-          peak: last,
-          onset: ep.onset,
-          quotes: [last],
-          threshold: c.share,
-        }];
+        return [
+          {
+            metric: KEY,
+            severity: 'warning',
+            message: `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(ep.onset, rec.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
+            hint: hints.deadSignal,
+            peak: last,
+            onset: ep.onset,
+            quotes: [last],
+            threshold: c.share,
+          },
+        ];
       },
     };
   },

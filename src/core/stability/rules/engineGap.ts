@@ -43,13 +43,21 @@ export const SOURCE_NAMED_KEYS: ReadonlySet<string> = new Set(ENGINE_GAP_KEYS.ma
 export const engineGapRule: RuleDef = {
   id: 'engine_gap',
   title: 'Rollout/trainer gap rising',
-  description: 'The rollout engine\'s and the trainer\'s probabilities for the same tokens drift apart (or are far apart from the start): importance ratios are wrong before any update.',
+  description:
+    "The rollout engine's and the trainer's probabilities for the same tokens drift apart (or are far apart from the start): importance ratios are wrong before any update.",
   metrics: ENGINE_GAP_KEYS.map((k) => k.key),
   needs: { anyOf: ENGINE_GAP_KEYS.map((k) => k.key) },
   enabled: (c) => c.engineGap.enabled,
   create(cfg, hints) {
     const c = cfg.engineGap;
-    const st = ENGINE_GAP_KEYS.map((g) => ({ g, cad: new Cadence(), base: new Baseline(c.baselineSteps), win: new Window(c.smooth), streak: new Streak(), ep: new Episode('up') }));
+    const st = ENGINE_GAP_KEYS.map((g) => ({
+      g,
+      cad: new Cadence(),
+      base: new Baseline(c.baselineSteps),
+      win: new Window(c.smooth),
+      streak: new Streak(),
+      ep: new Episode('up'),
+    }));
     return {
       feed(rec) {
         const out: Finding[] = [];
@@ -63,7 +71,8 @@ export const engineGapRule: RuleDef = {
           s.base.push(v);
           s.win.push(v, rec.step);
           s.ep.push(rec.step, v);
-          if (s.g.absolute && v >= (s.g.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb)) far.push({ key: s.g.key, value: v, unit: s.g.unit });
+          if (s.g.absolute && v >= (s.g.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb))
+            far.push({ key: s.g.key, value: v, unit: s.g.unit });
           const b = s.base.get();
           if (b === null || !s.win.full) continue;
           const sm = s.win.mean();

@@ -15,8 +15,19 @@ const KEY = 'actor/entropy';
 export const entropyShiftRule: RuleDef = {
   id: 'entropy_shift',
   title: 'Entropy collapse or blow-up',
-  description: 'Token entropy crashing far below its starting level together with a sign that learning stopped (the policy stops exploring), or far above it (the output distribution is being destroyed).',
-  metrics: [KEY, 'actor/grad_norm', 'filter/zero_variance_share', 'episode/valid_format_ratio', 'episode/valid_action_ratio', 'episode/success_rate', 'episode/score_mean', 'episode/reward_mean', 'response_length/clip_ratio'],
+  description:
+    'Token entropy crashing far below its starting level together with a sign that learning stopped (the policy stops exploring), or far above it (the output distribution is being destroyed).',
+  metrics: [
+    KEY,
+    'actor/grad_norm',
+    'filter/zero_variance_share',
+    'episode/valid_format_ratio',
+    'episode/valid_action_ratio',
+    'episode/success_rate',
+    'episode/score_mean',
+    'episode/reward_mean',
+    'response_length/clip_ratio',
+  ],
   needs: { allOf: [KEY] },
   enabled: (c) => c.entropyShift.enabled,
   create(cfg, hints) {
@@ -65,16 +76,18 @@ export const entropyShiftRule: RuleDef = {
         if (low.update(collapsing) >= patience) {
           const why = held.length > 0 ? `, together with ${held.join(', ')}` : `, crashed within ${c.crashSteps} steps`;
           const bottom = lowEp.extreme!;
-          return [{
-            metric: KEY,
-            severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
-            message: `Entropy collapsed: ${mean}, below ${fmt(c.collapseFrac)}× ${baseline}${why}; ${bottom.step !== rec.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
-            hint: hints.entropyCollapse,
-            peak: bottom,
-            threshold: c.collapseFrac * b,
-            onset: lowEp.onset,
-            quotes: [bottom, last],
-          }];
+          return [
+            {
+              metric: KEY,
+              severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
+              message: `Entropy collapsed: ${mean}, below ${fmt(c.collapseFrac)}× ${baseline}${why}; ${bottom.step !== rec.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
+              hint: hints.entropyCollapse,
+              peak: bottom,
+              threshold: c.collapseFrac * b,
+              onset: lowEp.onset,
+              quotes: [bottom, last],
+            },
+          ];
         }
         const warnHigh = sm > c.blowupWarnFactor * b && sm > b + c.blowupWarnNats;
         const warnLevel = Math.max(c.blowupWarnFactor * b, b + c.blowupWarnNats);
@@ -84,18 +97,20 @@ export const entropyShiftRule: RuleDef = {
           const blown = sm > c.blowupFactor * b && sm > b + c.blowupMinNats;
           const top = highEp.extreme!;
           const tail = `${top.step !== rec.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`;
-          return [{
-            metric: KEY,
-            severity: blown ? 'critical' : 'warning',
-            message: blown
-              ? `Entropy blew up: ${mean}, above ${fmt(c.blowupFactor)}× ${baseline}${tail}. Outputs are turning to noise.`
-              : `Entropy is drifting up: ${mean}, above ${fmt(c.blowupWarnFactor)}× ${baseline}${tail}.`,
-            hint: hints.entropyBlowup,
-            peak: top,
-            threshold: warnLevel,
-            onset: highEp.onset,
-            quotes: [top, last],
-          }];
+          return [
+            {
+              metric: KEY,
+              severity: blown ? 'critical' : 'warning',
+              message: blown
+                ? `Entropy blew up: ${mean}, above ${fmt(c.blowupFactor)}× ${baseline}${tail}. Outputs are turning to noise.`
+                : `Entropy is drifting up: ${mean}, above ${fmt(c.blowupWarnFactor)}× ${baseline}${tail}.`,
+              hint: hints.entropyBlowup,
+              peak: top,
+              threshold: warnLevel,
+              onset: highEp.onset,
+              quotes: [top, last],
+            },
+          ];
         }
         return [];
       },

@@ -21,7 +21,8 @@ const TASKS = ['episode/success_rate', 'episode/score_mean'] as const;
 export const formatHackingRule: RuleDef = {
   id: 'format_hacking',
   title: 'Format-only reward gain with KL rising',
-  description: 'The format reward rises while the task reward does not, and KL to the reference model climbs: the policy drifts for the format bonus alone (reward hacking).',
+  description:
+    'The format reward rises while the task reward does not, and KL to the reference model climbs: the policy drifts for the format bonus alone (reward hacking).',
   metrics: [FORMAT, KL, ...TASKS],
   needs: { allOf: [FORMAT, KL], anyOf: [...TASKS] },
   enabled: (c) => c.formatHacking.enabled,
@@ -68,16 +69,18 @@ export const formatHackingRule: RuleDef = {
         if (streak.update(hacking) < klT.cad.points(c.patience)) return [];
         const top = klEp.extreme!;
         const last = { step: rec.step, value: k };
-        return [{
-          metric: KL,
-          severity: 'warning',
-          message: `KL to the reference ${level(KL, km, klT.win.points())}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtT.win.points())} against its start ${pct(fb)}, ${task.key} ${level(task.key, tm, task.win.points())} against its start ${pct(tb)}; ${KL} ${top.step !== rec.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
-          hint: hints.formatHacking,
-          peak: top,
-          threshold: limit,
-          onset: klEp.onset,
-          quotes: [top, last],
-        }];
+        return [
+          {
+            metric: KL,
+            severity: 'warning',
+            message: `KL to the reference ${level(KL, km, klT.win.points())}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtT.win.points())} against its start ${pct(fb)}, ${task.key} ${level(task.key, tm, task.win.points())} against its start ${pct(tb)}; ${KL} ${top.step !== rec.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
+            hint: hints.formatHacking,
+            peak: top,
+            threshold: limit,
+            onset: klEp.onset,
+            quotes: [top, last],
+          },
+        ];
       },
     };
   },

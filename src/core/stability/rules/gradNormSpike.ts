@@ -8,7 +8,8 @@ const KEY = 'actor/grad_norm';
 export const gradNormSpikeRule: RuleDef = {
   id: 'grad_norm_spike',
   title: 'Gradient-norm spike',
-  description: 'The pre-clipping gradient norm jumps far above its own rolling median (the run\'s scale, whatever the model size) — the first sign of the tolerant-clipping collapse when it persists.',
+  description:
+    "The pre-clipping gradient norm jumps far above its own rolling median (the run's scale, whatever the model size) — the first sign of the tolerant-clipping collapse when it persists.",
   metrics: [KEY],
   needs: { allOf: [KEY] },
   enabled: (c) => c.gradNormSpike.enabled,
@@ -39,16 +40,18 @@ export const gradNormSpikeRule: RuleDef = {
         // Tall on two points in a row, or sustained: one isolated spike is a warning (config.ts says why).
         const tall = ratio > c.criticalFactor && prevTall;
         prevTall = ratio > c.criticalFactor;
-        return [{
-          metric: KEY,
-          severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
-          message: `Gradient norm ${at(KEY, { step: rec.step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${win.size} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(ep.onset, rec.step)}), highest ${at(KEY, ep.extreme!)}` : ''}.`,
-          hint: hints.gradNorm,
-          peak: n > 1 ? ep.extreme! : { step: rec.step, value: v },
-          onset: ep.onset,
-          quotes: [{ step: rec.step, value: v }, ep.extreme!],
-          threshold: Math.max(c.factor * med, c.minValue),
-        }];
+        return [
+          {
+            metric: KEY,
+            severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
+            message: `Gradient norm ${at(KEY, { step: rec.step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${win.size} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(ep.onset, rec.step)}), highest ${at(KEY, ep.extreme!)}` : ''}.`,
+            hint: hints.gradNorm,
+            peak: n > 1 ? ep.extreme! : { step: rec.step, value: v },
+            onset: ep.onset,
+            quotes: [{ step: rec.step, value: v }, ep.extreme!],
+            threshold: Math.max(c.factor * med, c.minValue),
+          },
+        ];
       },
     };
   },

@@ -9,7 +9,8 @@ const KL_LOSS = 'actor/kl_loss';
 export const klDriftRule: RuleDef = {
   id: 'kl_drift',
   title: 'KL drift',
-  description: 'The new policy moves far from the behaviour policy within a step (PPO KL), or far from the reference policy over training (KL loss).',
+  description:
+    'The new policy moves far from the behaviour policy within a step (PPO KL), or far from the reference policy over training (KL loss).',
   metrics: [PPO_KL, KL_LOSS],
   needs: { anyOf: [PPO_KL, KL_LOSS] },
   enabled: (c) => c.klDrift.enabled,
@@ -72,7 +73,8 @@ export const klDriftRule: RuleDef = {
             if (klStreak.update(over) >= klCad.points(c.patience)) {
               const top = klEp.extreme!;
               const last = { step: rec.step, value: k };
-              const peakText = top.step !== rec.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
+              const peakText =
+                top.step !== rec.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',

@@ -19,7 +19,8 @@ const SCORE_KEYS = ['episode/score_mean', 'episode/success_rate'] as const;
 export const lengthRunawayRule: RuleDef = {
   id: 'length_runaway',
   title: 'Response-length runaway',
-  description: 'Responses grow far beyond their usual length, more and more of them hit the max-response-tokens cap, or nearly all of them run to the cap while none earns any score.',
+  description:
+    'Responses grow far beyond their usual length, more and more of them hit the max-response-tokens cap, or nearly all of them run to the cap while none earns any score.',
   metrics: [CLIP, MEAN, ...SCORE_KEYS],
   needs: { anyOf: [CLIP, MEAN] },
   enabled: (c) => c.lengthRunaway.enabled,
@@ -71,7 +72,8 @@ export const lengthRunawayRule: RuleDef = {
           clipWin.push(cr, rec.step);
           clipEp.push(rec.step, cr);
           capEp.push(rec.step, cr);
-          if (clipSeen < clipCad.points(c.baselineSteps) && (clipStart === null || cr < clipStart.value)) clipStart = { step: rec.step, value: cr };
+          if (clipSeen < clipCad.points(c.baselineSteps) && (clipStart === null || cr < clipStart.value))
+            clipStart = { step: rec.step, value: cr };
           clipSeen++;
           const sm = clipWin.mean();
           // The start counts once its first steps are in: until then a rise is not judged against it.
@@ -84,9 +86,14 @@ export const lengthRunawayRule: RuleDef = {
             const top = clipEp.extreme!;
             const last = { step: rec.step, value: cr };
             out.push({
-              metric: CLIP, severity: sm >= c.clipCritical ? 'critical' : 'warning',
+              metric: CLIP,
+              severity: sm >= c.clipCritical ? 'critical' : 'warning',
               message: `Responses at the max length: ${level(CLIP, sm, clipWin.points())}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(clipCad.points(c.baselineSteps), 'lowest')})${top.step !== rec.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
-              hint, peak: top, threshold: Math.max(c.clipWarn, cb!.value + c.clipRise), onset: clipEp.onset, quotes: [cb!, top, last],
+              hint,
+              peak: top,
+              threshold: Math.max(c.clipWarn, cb!.value + c.clipRise),
+              onset: clipEp.onset,
+              quotes: [cb!, top, last],
             });
           }
           // Nearly every response at the cap while nothing scores: no learning signal at all, and no wait for a
@@ -99,12 +106,23 @@ export const lengthRunawayRule: RuleDef = {
             const last = { step: rec.step, value: cr };
             const top = capEp.extreme!;
             const lenTop = lenAt.get(top.step);
-            const lenText = lenFirst && lenTop !== undefined && lenFirst.step < top.step ? `; ${MEAN} from ${at(MEAN, lenFirst)} to ${at(MEAN, { step: top.step, value: lenTop })}` : '';
-            const scoreText = scoreAlwaysZero && scoreFirst && scoreFirst.step < rec.step ? `${scoreKey} ${at(scoreKey!, scoreFirst)} and at every logged step through step ${rec.step}` : `${scoreKey} ${at(scoreKey!, { step: rec.step, value: score! })}`;
+            const lenText =
+              lenFirst && lenTop !== undefined && lenFirst.step < top.step
+                ? `; ${MEAN} from ${at(MEAN, lenFirst)} to ${at(MEAN, { step: top.step, value: lenTop })}`
+                : '';
+            const scoreText =
+              scoreAlwaysZero && scoreFirst && scoreFirst.step < rec.step
+                ? `${scoreKey} ${at(scoreKey!, scoreFirst)} and at every logged step through step ${rec.step}`
+                : `${scoreKey} ${at(scoreKey!, { step: rec.step, value: score! })}`;
             out.push({
-              metric: CLIP, severity: 'critical',
+              metric: CLIP,
+              severity: 'critical',
               message: `Responses ran to the length cap with no reward: the share at the cap went from ${at(CLIP, start)} to ${at(CLIP, top)}${top.step !== rec.step ? ` (${at(CLIP, last)})` : ''}${lenText}, and ${scoreText}.`,
-              hint, peak: top, threshold: c.clipCritical, onset: capEp.onset, quotes: [start, top, last],
+              hint,
+              peak: top,
+              threshold: c.clipCritical,
+              onset: capEp.onset,
+              quotes: [start, top, last],
             });
           }
         }
@@ -128,8 +146,14 @@ export const lengthRunawayRule: RuleDef = {
             const rise = from ? `rose from ${at(MEAN, from)} to ${at(MEAN, top)}` : `reached ${at(MEAN, top)}`;
             const message = `Mean response length ${rise}, ${fmt(top.value / recentMed)}× its recent median ${fmt(recentMed)} tokens (median of the last ${calm.length} calm logged steps); above ${fmt(c.jumpFactor)}× that median for ${n} logged steps (${span(lenEp.onset, rec.step)})${top.step !== rec.step ? `, latest ${at(MEAN, last)}` : ''}.`;
             out.push({
-              metric: MEAN, severity: 'warning', message, hint, peak: top, threshold: c.jumpFactor * recentMed,
-              onset: from ? from.step : lenEp.onset, quotes: from ? [from, top, last] : [top, last],
+              metric: MEAN,
+              severity: 'warning',
+              message,
+              hint,
+              peak: top,
+              threshold: c.jumpFactor * recentMed,
+              onset: from ? from.step : lenEp.onset,
+              quotes: from ? [from, top, last] : [top, last],
             });
           }
         }

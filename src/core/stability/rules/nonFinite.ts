@@ -70,9 +70,16 @@ export const nonFiniteRule: RuleDef = {
             const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
             message = `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
           } else {
-                        message = `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
+            message = `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
           }
-          out.push({ metric: first, severity, message, hint: hints.nonFinite, onset: b.since, quotes: keys.length === 1 && b.lastFinite ? [b.lastFinite] : [] });
+          out.push({
+            metric: first,
+            severity,
+            message,
+            hint: hints.nonFinite,
+            onset: b.since,
+            quotes: keys.length === 1 && b.lastFinite ? [b.lastFinite] : [],
+          });
         }
         const skipped = finite(rec, 'actor/skipped_updates');
         if (skipped !== undefined && skipped > 0) {

@@ -25,13 +25,22 @@ const MI = 'response/prompt_mi';
 export const responseCollapseRule: RuleDef = {
   id: 'response_collapse',
   title: 'Responses collapsing onto one answer or template',
-  description: 'Most responses become the same answer, one repeated token, or a template that no longer depends on the prompt: the policy stopped responding to its input.',
+  description:
+    'Most responses become the same answer, one repeated token, or a template that no longer depends on the prompt: the policy stopped responding to its input.',
   metrics: [IDENTICAL, DISTINCT, MI],
   needs: { anyOf: [IDENTICAL, DISTINCT, MI] },
   enabled: (c) => c.responseCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.responseCollapse;
-    const track = (key: string, dir: 'up' | 'down', summary: (xs: readonly number[]) => number) => ({ key, dir, cad: new Cadence(), base: new Baseline(c.baselineSteps, summary), win: new Window(c.smooth), streak: new Streak(), ep: new Episode(dir) });
+    const track = (key: string, dir: 'up' | 'down', summary: (xs: readonly number[]) => number) => ({
+      key,
+      dir,
+      cad: new Cadence(),
+      base: new Baseline(c.baselineSteps, summary),
+      win: new Window(c.smooth),
+      streak: new Streak(),
+      ep: new Episode(dir),
+    });
     const tracks = [track(IDENTICAL, 'up', (xs) => Math.min(...xs)), track(DISTINCT, 'down', median), track(MI, 'down', median)];
     return {
       feed(rec) {
@@ -74,7 +83,16 @@ export const responseCollapseRule: RuleDef = {
               : t.key === DISTINCT
                 ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start ${pct(b)} (${firstPoints(t.base.n)})${tail}.`
                 : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start ${fmt(b)} nats (${firstPoints(t.base.n)})${tail}.`;
-          out.push({ metric: t.key, severity, message, hint: hints.responseCollapse, peak: worst, threshold: limit, onset: t.ep.onset, quotes: [worst, last] });
+          out.push({
+            metric: t.key,
+            severity,
+            message,
+            hint: hints.responseCollapse,
+            peak: worst,
+            threshold: limit,
+            onset: t.ep.onset,
+            quotes: [worst, last],
+          });
         }
         return out;
       },

@@ -8,7 +8,10 @@ const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
  * Task scores in [0, 1] read like success when a run logs no success rate: verl logs its GSM8K accuracy as a
  * score (critic/score/mean, val-core/…/reward/mean@1), the lab logs both and its success rate is the one judged.
  */
-const SCORE_FALLBACK: Readonly<Record<string, string>> = { 'episode/score_mean': 'episode/success_rate', 'val/score_mean': 'val/success_rate' };
+const SCORE_FALLBACK: Readonly<Record<string, string>> = {
+  'episode/score_mean': 'episode/success_rate',
+  'val/score_mean': 'val/success_rate',
+};
 const REWARD_KEY = 'episode/reward_mean';
 const VAL_KEY = 'val/success_rate';
 const VAL_N_KEY = 'val/episodes';
@@ -46,14 +49,26 @@ function best(t: Track, level: number): void {
 export const successCollapseRule: RuleDef = {
   id: 'success_collapse',
   title: 'Success / reward collapse',
-  description: 'Training or validation success (or mean return) falls far below its running best after having learned, by more than batch noise explains.',
+  description:
+    'Training or validation success (or mean return) falls far below its running best after having learned, by more than batch noise explains.',
   metrics: [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK), REWARD_KEY, VAL_N_KEY],
   needs: { anyOf: [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK), REWARD_KEY] },
   enabled: (c) => c.successCollapse.enabled,
   create(cfg, hints) {
     const c = cfg.successCollapse;
-    const track = (smooth: number): Track => ({ cad: new Cadence(), win: new Window(smooth), noise: new NoiseEstimator(c.noiseWindow), max: -Infinity, best: [], streak: new Streak(), ep: new Episode('down') });
-    const succ = [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK)].map((k) => ({ key: k, t: track(k.startsWith('val/') ? c.valSmooth : c.smooth) }));
+    const track = (smooth: number): Track => ({
+      cad: new Cadence(),
+      win: new Window(smooth),
+      noise: new NoiseEstimator(c.noiseWindow),
+      max: -Infinity,
+      best: [],
+      streak: new Streak(),
+      ep: new Episode('down'),
+    });
+    const succ = [...SUCCESS_KEYS, ...Object.keys(SCORE_FALLBACK)].map((k) => ({
+      key: k,
+      t: track(k.startsWith('val/') ? c.valSmooth : c.smooth),
+    }));
     /**
      * Training windows are in steps: a TRL point (logged every 10 steps) is already a mean over 10 steps.
      * Validation windows stay in validations (each one is its own held-out mean), so they are not rescaled.
@@ -68,7 +83,8 @@ export const successCollapseRule: RuleDef = {
     /** Best validation so far with its episode count (validations logged with val/episodes). */
     let bestVal: { p: number; n: number; step: number } | null = null;
     /** The fall (max − smoothed) is beyond noise: z standard errors of a difference of two window means. */
-    const beyondNoise = (t: Track, fall: number) => t.noise.samples >= 5 && fall > c.noiseZ * Math.SQRT2 * (t.noise.sigma() / Math.sqrt(t.win.n));
+    const beyondNoise = (t: Track, fall: number) =>
+      t.noise.samples >= 5 && fall > c.noiseZ * Math.SQRT2 * (t.noise.sigma() / Math.sqrt(t.win.n));
     return {
       feed(rec) {
         const out: Finding[] = [];

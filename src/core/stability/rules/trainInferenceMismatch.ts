@@ -9,7 +9,8 @@ const MEAN = 'mismatch/logprob_abs_mean';
 export const trainInferenceMismatchRule: RuleDef = {
   id: 'train_inference_mismatch',
   title: 'Train/inference mismatch',
-  description: 'Log-probabilities from the rollout engine (onnxruntime) and the trainer (tfjs) disagree, so importance ratios are wrong before any update.',
+  description:
+    'Log-probabilities from the rollout engine (onnxruntime) and the trainer (tfjs) disagree, so importance ratios are wrong before any update.',
   metrics: [MAX, MEAN],
   needs: { anyOf: [MAX, MEAN] },
   enabled: (c) => c.mismatch.enabled,
@@ -33,7 +34,16 @@ export const trainInferenceMismatchRule: RuleDef = {
           if (n === 1) maxOnset = rec.step;
           if (n >= patience) {
             const p = { step: rec.step, value: mx };
-            out.push({ metric: MAX, severity: mx > c.maxCritical ? 'critical' : 'warning', message: `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(maxOnset, rec.step)}).`, hint, peak: p, threshold: c.maxWarn, onset: maxOnset, quotes: [p] });
+            out.push({
+              metric: MAX,
+              severity: mx > c.maxCritical ? 'critical' : 'warning',
+              message: `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(maxOnset, rec.step)}).`,
+              hint,
+              peak: p,
+              threshold: c.maxWarn,
+              onset: maxOnset,
+              quotes: [p],
+            });
           }
         }
         if (mn !== undefined) {
@@ -41,7 +51,16 @@ export const trainInferenceMismatchRule: RuleDef = {
           if (n === 1) meanOnset = rec.step;
           if (n >= patience) {
             const p = { step: rec.step, value: mn };
-            out.push({ metric: MEAN, severity: 'warning', message: `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(meanOnset, rec.step)}).`, hint, peak: p, threshold: c.meanWarn, onset: meanOnset, quotes: [p] });
+            out.push({
+              metric: MEAN,
+              severity: 'warning',
+              message: `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(meanOnset, rec.step)}).`,
+              hint,
+              peak: p,
+              threshold: c.meanWarn,
+              onset: meanOnset,
+              quotes: [p],
+            });
           }
         }
         return out;

@@ -16,7 +16,15 @@ export const validityDropRule: RuleDef = {
     const c = cfg.validityDrop;
     // `best`: the logged points of the window whose mean is the best level so far (the message names its span and
     // the alert cites its highest point).
-    const st = KEYS.map(() => ({ cad: new Cadence(), win: new Window(c.smooth), max: -Infinity, best: [] as Pt[], n: 0, streak: new Streak(), ep: new Episode('down') }));
+    const st = KEYS.map(() => ({
+      cad: new Cadence(),
+      win: new Window(c.smooth),
+      max: -Infinity,
+      best: [] as Pt[],
+      n: 0,
+      streak: new Streak(),
+      ep: new Episode('down'),
+    }));
     return {
       feed(rec) {
         const out: Finding[] = [];

@@ -29,8 +29,11 @@ export function createAlertsHandlers(services: LabServices): Handlers<AreaMethod
       const { store } = await lab();
       const rec = await store.getRun(runId);
       if (!rec) return err('NOT_FOUND', `no run with id "${runId}"`, { field: 'runId' });
-      if (!rec.alerts.some((a) => a.id === alertId)) return err('NOT_FOUND', `run ${runId} has no alert "${alertId}"`, { field: 'alertId' });
-      const next = await store.updateRun(runId, (r) => ({ alerts: r.alerts.map((a) => (a.id === alertId ? { ...a, acknowledged: true } : a)) }));
+      if (!rec.alerts.some((a) => a.id === alertId))
+        return err('NOT_FOUND', `run ${runId} has no alert "${alertId}"`, { field: 'alertId' });
+      const next = await store.updateRun(runId, (r) => ({
+        alerts: r.alerts.map((a) => (a.id === alertId ? { ...a, acknowledged: true } : a)),
+      }));
       const alert = next.alerts.find((a) => a.id === alertId)!;
       services.bus.emit('run.alert', { runId, alert });
       return ok(alert);

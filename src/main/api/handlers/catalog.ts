@@ -14,7 +14,11 @@ export function createCatalogHandlers(_services: LabServices): Handlers<AreaMeth
     'catalog.configFields': () => ok(CONFIG_FIELDS.map((f) => ({ ...f }))),
     'catalog.envs': () => ok(listEnvs()),
     // The log formats the importer detects, and bundles (which imports.* also takes).
-    'catalog.importFormats': () => ok([...Object.entries(FORMAT_DESCRIPTIONS).map(([name, description]) => ({ name, description })), { name: 'bundle', description: 'ARLArena reproducibility bundle (zip)' }]),
+    'catalog.importFormats': () =>
+      ok([
+        ...Object.entries(FORMAT_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
+        { name: 'bundle', description: 'ARLArena reproducibility bundle (zip)' },
+      ]),
     // Issues (unknown preset, bad override, failed cross-field check) are an answer, not an error: the
     // "Customise" editor shows them next to their fields.
     'config.resolve': ({ preset, env, overrides }) => {

@@ -12,7 +12,11 @@ import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 let lab: HandlerTestLab;
 beforeEach(async () => {
   // Browser mode with the temp folder allowed (serve --allow-dir): the files these tests name live there.
-  lab = await openHandlerTestLab('arl-imports-api-', (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s), ...createSessionsHandlers(s) }), { transport: 'browser', publishDownload: null, importRoots: [tmpdir()] });
+  lab = await openHandlerTestLab(
+    'arl-imports-api-',
+    (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s), ...createSessionsHandlers(s) }),
+    { transport: 'browser', publishDownload: null, importRoots: [tmpdir()] },
+  );
 });
 afterEach(async () => {
   await lab.close();
@@ -38,14 +42,19 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 
 }
 
 describe('imports.* and follow.* through the router', () => {
-  it('imports.file: an uploaded verl log becomes an imported run named by the user\'s file; the same bytes again are reported as a duplicate', async () => {
+  it("imports.file: an uploaded verl log becomes an imported run named by the user's file; the same bytes again are reported as a duplicate", async () => {
     const text = verlLines(0, 19);
     const r = await lab.call('imports.file', { fileName: 'ppo-gsm8k.log', dataBase64: b64(text), tags: ['cluster'] });
     expect(r.ok).toBe(true);
     expect(r.value).toEqual({ runIds: [expect.any(String)], format: 'verl-console', steps: 20, skipped: {} });
     const rec = await lab.call('runs.get', { runId: r.value.runIds[0] });
     expect(rec.value).toMatchObject({ kind: 'imported', name: 'ppo-gsm8k.log', tags: ['cluster'], status: 'completed', step: 19 });
-    expect(rec.value.source).toMatchObject({ format: 'verl-console', framework: 'verl', paths: ['ppo-gsm8k.log'], keyMap: { 'actor/entropy': 'actor/entropy_loss', 'actor/grad_norm': 'actor/grad_norm' } });
+    expect(rec.value.source).toMatchObject({
+      format: 'verl-console',
+      framework: 'verl',
+      paths: ['ppo-gsm8k.log'],
+      keyMap: { 'actor/entropy': 'actor/entropy_loss', 'actor/grad_norm': 'actor/grad_norm' },
+    });
     const keys = await lab.call('runs.metricKeys', { runId: r.value.runIds[0] });
     expect(keys.value).toContain('actor/entropy');
     const series = await lab.call('runs.metrics', { runIds: r.value.runIds, keys: ['actor/entropy'] });
@@ -146,7 +155,10 @@ describe('imports.file with a bundle', () => {
     const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: (await readFile(bundle.path)).toString('base64') });
     expect(r.value).toMatchObject({ format: 'bundle', steps: 7, runIds: [expect.any(String)] });
     expect(r.value.runIds[0]).not.toBe(runId);
-    const broken = await lab.call('imports.file', { fileName: 'broken.zip', dataBase64: (await readFile(bundle.path)).subarray(0, 200).toString('base64') });
+    const broken = await lab.call('imports.file', {
+      fileName: 'broken.zip',
+      dataBase64: (await readFile(bundle.path)).subarray(0, 200).toString('base64'),
+    });
     expect(broken.error.code).toBe('BUNDLE_INVALID');
     expect(broken.error.message).toMatch(/^broken\.zip: /);
   });

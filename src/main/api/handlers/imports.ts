@@ -20,8 +20,17 @@ import type { AreaMethods, CallContext, Handlers } from '../types';
 
 /** The last part of an uploaded file's name, with only portable characters (never a path). */
 function uploadFileName(fileName: string): string {
-  const base = fileName.split(/[\\/]/).filter((p) => p.length > 0).pop() ?? 'upload';
-  return base.replace(/[^A-Za-z0-9._=+-]+/g, '_').replace(/^\.+/, '').slice(0, 120) || 'upload';
+  const base =
+    fileName
+      .split(/[\\/]/)
+      .filter((p) => p.length > 0)
+      .pop() ?? 'upload';
+  return (
+    base
+      .replace(/[^A-Za-z0-9._=+-]+/g, '_')
+      .replace(/^\.+/, '')
+      .slice(0, 120) || 'upload'
+  );
 }
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
@@ -68,7 +77,10 @@ async function pathRefusal(p: string, ctx: CallContext): Promise<Result<never> |
     const root = await realPathOf(r);
     if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
   }
-  const allowed = roots.length > 0 ? `only inside ${roots.map((r) => JSON.stringify(r)).join(', ')}` : 'only inside folders allowed with "arlarena serve --allow-dir DIR" (none is)';
+  const allowed =
+    roots.length > 0
+      ? `only inside ${roots.map((r) => JSON.stringify(r)).join(', ')}`
+      : 'only inside folders allowed with "arlarena serve --allow-dir DIR" (none is)';
   return err('VALIDATION', `in browser mode the lab reads files by path ${allowed}; ${JSON.stringify(p)} is not one of them`, {
     field: 'path',
     hint: 'upload the file instead, or restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds your logs',
@@ -82,7 +94,8 @@ function importFailure(e: unknown, field: string): Result<never> {
     if (e.code === 'UNKNOWN_FORMAT') return err('VALIDATION', e.message, { field, hint: 'if you know the format, pass it as format' });
     return err('VALIDATION', e.message, { field });
   }
-  if (e instanceof BundleError) return err('BUNDLE_INVALID', e.message, { hint: 'export the run again from its source, or check the file was copied completely' });
+  if (e instanceof BundleError)
+    return err('BUNDLE_INVALID', e.message, { hint: 'export the run again from its source, or check the file was copied completely' });
   throw e;
 }
 
@@ -90,12 +103,20 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
   const announce = (r: ImportResult) => {
     for (const id of r.runIds) services.bus.emit('runs.changed', { runId: id });
   };
-  const options = (i: { format?: string; name?: string; tags?: string[]; again?: boolean }): ImportLogsOptions => ({ format: i.format, name: i.name, tags: i.tags ? [...new Set(i.tags)] : undefined, again: i.again });
+  const options = (i: { format?: string; name?: string; tags?: string[]; again?: boolean }): ImportLogsOptions => ({
+    format: i.format,
+    name: i.name,
+    tags: i.tags ? [...new Set(i.tags)] : undefined,
+    again: i.again,
+  });
   return {
     'imports.file': async ({ fileName, dataBase64, ...rest }) => {
       // base64 is 4 chars per 3 bytes: refuse before decoding what is surely over the cap.
       if (dataBase64.length > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4) {
-        return err('VALIDATION', `${fileName}: over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit`, { field: 'dataBase64', hint: 'import it by path (imports.path) or with `arlarena import PATH` where the lab runs' });
+        return err('VALIDATION', `${fileName}: over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit`, {
+          field: 'dataBase64',
+          hint: 'import it by path (imports.path) or with `arlarena import PATH` where the lab runs',
+        });
       }
       const data = Buffer.from(dataBase64, 'base64');
       if (data.length === 0) return err('VALIDATION', `${fileName}: the file is empty or not base64`, { field: 'dataBase64' });
@@ -108,7 +129,9 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
       try {
         await mkdir(dir, { recursive: true });
         await writeFile(tmp, data);
-        const r = tracker ? await importSources(store, [tmp], { ...options(rest), uploadedAs: fileName }) : await importLogs(store, [tmp], { ...options(rest), uploadedAs: fileName });
+        const r = tracker
+          ? await importSources(store, [tmp], { ...options(rest), uploadedAs: fileName })
+          : await importLogs(store, [tmp], { ...options(rest), uploadedAs: fileName });
         announce(r);
         return ok(r);
       } catch (e) {
@@ -123,17 +146,30 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
       // One run folder: TensorBoard groups a run by the directory holding its event files.
       const folders = [...new Set(files.map((f) => folderOf(f.fileName)))];
       if (folders.length > 1) {
-        return err('VALIDATION', `the files come from ${folders.length} folders (${folders.slice(0, 3).map((d) => JSON.stringify(d || '.')).join(', ')}${folders.length > 3 ? ', …' : ''}); send one run folder's event files per call`, { field: 'files', hint: 'group the files by the folder that holds them, one call each' });
+        return err(
+          'VALIDATION',
+          `the files come from ${folders.length} folders (${folders
+            .slice(0, 3)
+            .map((d) => JSON.stringify(d || '.'))
+            .join(', ')}${folders.length > 3 ? ', …' : ''}); send one run folder's event files per call`,
+          { field: 'files', hint: 'group the files by the folder that holds them, one call each' },
+        );
       }
       const names = files.map((f) => f.fileName);
       const dup = names.find((n, i) => names.indexOf(n) !== i);
       if (dup !== undefined) return err('VALIDATION', `${dup} is sent twice`, { field: 'files' });
       const b64 = files.reduce((n, f) => n + f.dataBase64.length, 0);
       if (b64 > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4) {
-        return err('VALIDATION', `${folders[0] || 'the folder'}: its event files are over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit together`, { field: 'files', hint: 'import the folder by path (imports.path) or with `arlarena import DIR` where the lab runs' });
+        return err(
+          'VALIDATION',
+          `${folders[0] || 'the folder'}: its event files are over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit together`,
+          { field: 'files', hint: 'import the folder by path (imports.path) or with `arlarena import DIR` where the lab runs' },
+        );
       }
       // TensorBoard reads a folder's event files in name order (their names start with the writer's start time).
-      const order = files.map((f, i) => ({ f, i })).sort((a, b) => (a.f.fileName < b.f.fileName ? -1 : a.f.fileName > b.f.fileName ? 1 : 0));
+      const order = files
+        .map((f, i) => ({ f, i }))
+        .sort((a, b) => (a.f.fileName < b.f.fileName ? -1 : a.f.fileName > b.f.fileName ? 1 : 0));
       const datas = order.map(({ f }) => Buffer.from(f.dataBase64, 'base64'));
       const empty = order.findIndex((_, k) => datas[k].length === 0);
       if (empty >= 0) return err('VALIDATION', `${order[empty].f.fileName}: the file is empty or not base64`, { field: 'files' });
@@ -157,7 +193,8 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
     },
     'imports.path': async ({ path, ...rest }, ctx) => {
       const p = mainSidePath(path);
-      if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      if (p === null)
+        return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
       const refused = await pathRefusal(p, ctx);
       if (refused) return refused;
       const { store } = await services.lab();
@@ -178,7 +215,8 @@ export function createFollowHandlers(services: LabServices): Handlers<AreaMethod
   return {
     'follow.start': async ({ path, format, name }, ctx) => {
       const p = mainSidePath(path);
-      if (p === null) return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+      if (p === null)
+        return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
       const refused = await pathRefusal(p, ctx);
       if (refused) return refused;
       const fm = await services.follows();
@@ -191,9 +229,10 @@ export function createFollowHandlers(services: LabServices): Handlers<AreaMethod
     },
     'follow.stop': async ({ runId }) => {
       const info = await (await services.follows()).stop(runId);
-      return info ? ok(info) : err('NOT_FOUND', `run ${runId} is not being followed`, { field: 'runId', hint: 'follow.list names the followed runs' });
+      return info
+        ? ok(info)
+        : err('NOT_FOUND', `run ${runId} is not being followed`, { field: 'runId', hint: 'follow.list names the followed runs' });
     },
     'follow.list': async () => ok((await services.follows()).list()),
   };
 }
-

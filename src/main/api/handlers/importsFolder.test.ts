@@ -20,9 +20,25 @@ let eventFiles: string[] = [];
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'arl-imports-folder-'));
   const run = join(work, 'runs', 'seed1');
-  const events = (from: number) => Array.from({ length: 6 }, (_, i) => [from + i, 1_700_000_000 + from + i, [['train/loss', 'simple', 1 - (from + i) * 0.05], ['train/grad_norm', 'simple', 0.3 + (from + i) * 0.01]]]);
+  const events = (from: number) =>
+    Array.from({ length: 6 }, (_, i) => [
+      from + i,
+      1_700_000_000 + from + i,
+      [
+        ['train/loss', 'simple', 1 - (from + i) * 0.05],
+        ['train/grad_norm', 'simple', 0.3 + (from + i) * 0.01],
+      ],
+    ]);
   const spec = join(work, 'spec.json');
-  await writeFile(spec, JSON.stringify({ files: [{ dir: run, events: events(0) }, { dir: run, events: events(6) }] }));
+  await writeFile(
+    spec,
+    JSON.stringify({
+      files: [
+        { dir: run, events: events(0) },
+        { dir: run, events: events(6) },
+      ],
+    }),
+  );
   const py = spawnSync(peerPython(), [join(ROOT, 'tests', 'peers', 'tensorboard_peer.py'), 'write', spec], { encoding: 'utf8' });
   expect(py.status, py.stderr).toBe(0);
   eventFiles = JSON.parse(py.stdout) as string[];
@@ -41,7 +57,9 @@ afterEach(async () => {
 });
 
 async function asSent(paths: readonly string[]): Promise<{ fileName: string; dataBase64: string }[]> {
-  return Promise.all(paths.map(async (p) => ({ fileName: `runs/seed1/${basename(p)}`, dataBase64: (await readFile(p)).toString('base64') })));
+  return Promise.all(
+    paths.map(async (p) => ({ fileName: `runs/seed1/${basename(p)}`, dataBase64: (await readFile(p)).toString('base64') })),
+  );
 }
 
 describe('imports.files (Import folder…)', () => {
@@ -64,7 +82,7 @@ describe('imports.files (Import folder…)', () => {
     expect((await lab.call('imports.files', { files: await asSent(eventFiles), again: true })).value.runIds).toHaveLength(1);
   });
 
-  it('refuses files from two folders, a file that is not an event file, and names the user\'s files', async () => {
+  it("refuses files from two folders, a file that is not an event file, and names the user's files", async () => {
     const [a, b] = await asSent(eventFiles);
     const two = await lab.call('imports.files', { files: [a, { ...b, fileName: 'runs/seed2/x.tfevents' }] });
     expect(two.error).toMatchObject({ code: 'VALIDATION', field: 'files' });

@@ -14,7 +14,11 @@ let services: LabServices;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
-  lab = await openHandlerTestLab('arl-api-', (s) => ({ ...createRunsHandlers(s), ...createSessionsHandlers(s), ...createAlertsHandlers(s), ...createBundlesHandlers(s) }), { transport: 'browser', publishDownload: (_p, n) => `/download/${n}?token=t` });
+  lab = await openHandlerTestLab(
+    'arl-api-',
+    (s) => ({ ...createRunsHandlers(s), ...createSessionsHandlers(s), ...createAlertsHandlers(s), ...createBundlesHandlers(s) }),
+    { transport: 'browser', publishDownload: (_p, n) => `/download/${n}?token=t` },
+  );
   ({ services } = lab);
 });
 afterAll(() => lab.close());
@@ -29,7 +33,12 @@ describe('lab API handlers', () => {
     expect((await call('runs.get', { runId: 'missing' })).error.code).toBe('NOT_FOUND');
     expect((await call('runs.rename', { runId: run.id, name: 'renamed' })).value.name).toBe('renamed');
     expect((await call('runs.tag', { runId: run.id, tags: ['a', 'a', 'b'] })).value.tags).toEqual(['a', 'b']);
-    const series = await call('runs.metrics', { runIds: [run.id], keys: ['actor/grad_norm', 'episode/success_rate'], xAxis: 'tokens', maxPoints: 50 });
+    const series = await call('runs.metrics', {
+      runIds: [run.id],
+      keys: ['actor/grad_norm', 'episode/success_rate'],
+      xAxis: 'tokens',
+      maxPoints: 50,
+    });
     expect(series.ok).toBe(true);
     expect(series.value).toHaveLength(2);
     expect(series.value[0].x.length).toBeLessThanOrEqual(50);

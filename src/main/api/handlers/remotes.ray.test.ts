@@ -30,7 +30,11 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 
 beforeAll(async () => {
   head = await startRayHead();
-  lab = await openHandlerTestLab('arl-remotes-ray-', (s) => ({ ...createRemotesHandlers(s), ...createSessionsHandlers(s), ...createRunsHandlers(s) }));
+  lab = await openHandlerTestLab('arl-remotes-ray-', (s) => ({
+    ...createRemotesHandlers(s),
+    ...createSessionsHandlers(s),
+    ...createRunsHandlers(s),
+  }));
 }, 120_000);
 
 afterAll(async () => {
@@ -40,24 +44,42 @@ afterAll(async () => {
 
 describe('remotes API on a real Ray head with token auth', () => {
   it('test reports the cluster with the pasted token; a wrong or missing token is named', async () => {
-    expect((await call('remotes.add', { name: 'head', url: head.url, token: head.token })).value).toMatchObject({ name: 'head', hasToken: true });
+    expect((await call('remotes.add', { name: 'head', url: head.url, token: head.token })).value).toMatchObject({
+      name: 'head',
+      hasToken: true,
+    });
     const t = await call('remotes.test', { name: 'head' });
     // Version only here: a head this fresh may not have sent its resource report yet (nodes and CPUs are checked
     // after the run below, when it has).
     expect(t.value).toMatchObject({ url: head.url, rayVersion: '2.60.0' });
     await call('remotes.add', { name: 'wrong', url: head.url, token: 'f'.repeat(64) });
-    expect((await call('remotes.test', { name: 'wrong' })).error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('refused the token') });
+    expect((await call('remotes.test', { name: 'wrong' })).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('refused the token'),
+    });
     await call('remotes.add', { name: 'bare', url: head.url });
-    expect((await call('remotes.test', { name: 'bare' })).error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('asks for a token') });
+    expect((await call('remotes.test', { name: 'bare' })).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('asks for a token'),
+    });
     // A run on a cluster that refuses the token is refused before it exists.
     const before = (await call('runs.list')).value.length;
-    expect((await call('sessions.start', { preset: 'grpo', env: 'sokoban', on: 'wrong' })).error).toMatchObject({ code: 'UNAVAILABLE', field: 'on' });
+    expect((await call('sessions.start', { preset: 'grpo', env: 'sokoban', on: 'wrong' })).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      field: 'on',
+    });
     expect((await call('runs.list')).value.length).toBe(before);
     expect(JSON.stringify(await call('remotes.list'))).not.toContain(head.token);
   }, 60_000);
 
   it('a run started on the remote trains as a Ray job; the Cluster view lists it with its node, times and log', async () => {
-    const started = await call('sessions.start', { preset: 'grpo', env: 'sokoban', seed: 3, on: 'head', overrides: { ...TINY, 'training.steps': 3 } });
+    const started = await call('sessions.start', {
+      preset: 'grpo',
+      env: 'sokoban',
+      seed: 3,
+      on: 'head',
+      overrides: { ...TINY, 'training.steps': 3 },
+    });
     expect(started.ok).toBe(true);
     const runId: string = started.value.runId;
     const done = await until('the Ray run to end', async () => {
@@ -70,13 +92,19 @@ describe('remotes API on a real Ray head with token auth', () => {
     const series = (await call('runs.metrics', { runIds: [runId], keys: ['episode/success_rate'] })).value;
     expect(series[0].steps).toEqual([1, 2, 3]);
 
-    expect((await call('remotes.test', { name: 'head' })).value).toMatchObject({ nodes: 1, cpus: { total: 2 }, gpus: { total: 0, free: 0 } });
+    expect((await call('remotes.test', { name: 'head' })).value).toMatchObject({
+      nodes: 1,
+      cpus: { total: 2 },
+      gpus: { total: 0, free: 0 },
+    });
     const jobs = (await call('remotes.jobs', { name: 'head' })).value;
     expect(jobs.url).toBe(head.url);
     const job = jobs.jobs.find((j: any) => j.submissionId === runId);
     expect(job).toMatchObject({ kind: 'run', runId, verl: null, status: 'SUCCEEDED' });
     // The node is the one machine of this cluster: Ray names it by the address its agent listens on.
-    const here = Object.values(networkInterfaces()).flat().map((a) => a?.address);
+    const here = Object.values(networkInterfaces())
+      .flat()
+      .map((a) => a?.address);
     expect(here).toContain(job.node);
     expect(Date.parse(job.startTime)).toBeLessThanOrEqual(Date.parse(job.endTime));
     const log = (await call('remotes.jobLog', { name: 'head', submissionId: runId, lines: 5 })).value;
@@ -89,7 +117,13 @@ describe('remotes API on a real Ray head with token auth', () => {
   }, 180_000);
 
   it('Stop from the Cluster view stops a followed run through its session: the run ends stopped, the job STOPPED', async () => {
-    const started = await call('sessions.start', { preset: 'grpo', env: 'sokoban', seed: 4, on: 'head', overrides: { ...TINY, 'training.steps': 200 } });
+    const started = await call('sessions.start', {
+      preset: 'grpo',
+      env: 'sokoban',
+      seed: 4,
+      on: 'head',
+      overrides: { ...TINY, 'training.steps': 200 },
+    });
     const runId: string = started.value.runId;
     await until('its first metric', async () => (await call('runs.get', { runId })).value.step >= 1);
     expect((await call('remotes.jobs', { name: 'head' })).value.jobs.find((j: any) => j.submissionId === runId).status).toBe('RUNNING');
@@ -100,7 +134,9 @@ describe('remotes API on a real Ray head with token auth', () => {
     });
     expect(r.status).toBe('stopped');
     expect(r.step).toBeLessThan(200);
-    const job = await until('the job to be STOPPED', async () => (await call('remotes.jobs', { name: 'head' })).value.jobs.find((j: any) => j.submissionId === runId && j.status !== 'RUNNING'));
+    const job = await until('the job to be STOPPED', async () =>
+      (await call('remotes.jobs', { name: 'head' })).value.jobs.find((j: any) => j.submissionId === runId && j.status !== 'RUNNING'),
+    );
     expect(job.status).toBe('STOPPED');
     // Nothing the lab did not start can be stopped from the app.
     expect((await call('remotes.stopJob', { name: 'head', submissionId: 'not-a-job' })).error.code).toBe('NOT_FOUND');

@@ -17,7 +17,11 @@ const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, inp
 const TOKEN = 'c0ffee'.repeat(10);
 
 beforeAll(async () => {
-  lab = await openHandlerTestLab('arl-remotes-', (s) => ({ ...createRemotesHandlers(s), ...createSessionsHandlers(s), ...createRunsHandlers(s) }));
+  lab = await openHandlerTestLab('arl-remotes-', (s) => ({
+    ...createRemotesHandlers(s),
+    ...createSessionsHandlers(s),
+    ...createRunsHandlers(s),
+  }));
 });
 afterAll(() => lab.close());
 
@@ -25,7 +29,10 @@ describe('remotes API (no cluster)', () => {
   it('a pasted token is stored 0600 and only hasToken comes back; remove forgets it', async () => {
     const port = await freePort();
     const added = await call('remotes.add', { name: 'gpu', url: `http://127.0.0.1:${port}/`, token: ` ${TOKEN}\n` });
-    expect(added).toEqual({ ok: true, value: { name: 'gpu', url: `http://127.0.0.1:${port}`, hasToken: true, addedAt: expect.any(String) } });
+    expect(added).toEqual({
+      ok: true,
+      value: { name: 'gpu', url: `http://127.0.0.1:${port}`, hasToken: true, addedAt: expect.any(String) },
+    });
     const file = join(lab.dir, 'remote-tokens', 'gpu.token');
     expect(await readFile(file, 'utf8')).toBe(TOKEN);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -42,16 +49,33 @@ describe('remotes API (no cluster)', () => {
   it('bad input names its field and says the fix', async () => {
     const bad = async (input: unknown) => (await call('remotes.add', input)).error;
     expect(await bad({ name: 'a b', url: 'http://x:8265' })).toMatchObject({ code: 'VALIDATION', field: 'name' });
-    expect(await bad({ name: 'local', url: 'http://x:8265' })).toMatchObject({ code: 'VALIDATION', field: 'name', message: expect.stringContaining('means this machine') });
+    expect(await bad({ name: 'local', url: 'http://x:8265' })).toMatchObject({
+      code: 'VALIDATION',
+      field: 'name',
+      message: expect.stringContaining('means this machine'),
+    });
     expect(await bad({ name: 'c', url: 'head:8265' })).toMatchObject({ code: 'VALIDATION', field: 'url' });
-    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'two words' })).toMatchObject({ code: 'VALIDATION', field: 'token', message: expect.stringContaining('only the token') });
+    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'two words' })).toMatchObject({
+      code: 'VALIDATION',
+      field: 'token',
+      message: expect.stringContaining('only the token'),
+    });
     expect(await bad({ name: 'c', url: 'http://x:8265', token: '  ' })).toMatchObject({ code: 'VALIDATION', field: 'token' });
-    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'a', tokenFile: '/x' })).toMatchObject({ code: 'VALIDATION', field: 'tokenFile' });
-    expect(await bad({ name: 'c', url: 'http://x:8265', tokenFile: join(lab.dir, 'nope') })).toMatchObject({ code: 'VALIDATION', field: 'tokenFile' });
+    expect(await bad({ name: 'c', url: 'http://x:8265', token: 'a', tokenFile: '/x' })).toMatchObject({
+      code: 'VALIDATION',
+      field: 'tokenFile',
+    });
+    expect(await bad({ name: 'c', url: 'http://x:8265', tokenFile: join(lab.dir, 'nope') })).toMatchObject({
+      code: 'VALIDATION',
+      field: 'tokenFile',
+    });
     expect((await call('remotes.list')).value).toEqual([]);
     expect((await call('remotes.add', { name: 'c', url: 'http://x:8265' })).ok).toBe(true);
     expect(await bad({ name: 'c', url: 'http://y:8265' })).toMatchObject({ code: 'CONFLICT', field: 'name' });
-    expect((await call('remotes.test', { name: 'nope' })).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('known: c') });
+    expect((await call('remotes.test', { name: 'nope' })).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('known: c'),
+    });
     await call('remotes.remove', { name: 'c' });
   });
 
@@ -60,7 +84,11 @@ describe('remotes API (no cluster)', () => {
     await writeFile(secret, 'hunter2hunter2\n', { mode: 0o600 });
     const a = await call('remotes.add', { name: 'exfil', url: 'http://127.0.0.1:9/', tokenFile: secret });
     const b = await call('remotes.add', { name: 'exfil', url: 'http://127.0.0.1:9/', tokenFile: join(lab.dir, 'missing') });
-    expect(a.error).toMatchObject({ code: 'VALIDATION', field: 'tokenFile', message: 'the app takes a cluster token pasted, not a file on this machine' });
+    expect(a.error).toMatchObject({
+      code: 'VALIDATION',
+      field: 'tokenFile',
+      message: 'the app takes a cluster token pasted, not a file on this machine',
+    });
     expect(b.error).toEqual(a.error);
     expect(a.error.hint).toContain('--token-file');
     expect((await call('remotes.list')).value).toEqual([]);
@@ -71,7 +99,10 @@ describe('remotes API (no cluster)', () => {
     const port = await freePort();
     await call('remotes.add', { name: 'down', url: `http://127.0.0.1:${port}`, token: TOKEN });
     const t = await call('remotes.test', { name: 'down' });
-    expect(t.error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/cannot reach the Ray dashboard at remote "down".*ECONNREFUSED/) });
+    expect(t.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/cannot reach the Ray dashboard at remote "down".*ECONNREFUSED/),
+    });
     expect((await call('remotes.jobs', { name: 'down' })).error.code).toBe('UNAVAILABLE');
     const before = (await call('runs.list')).value.length;
     const s = await call('sessions.start', { preset: 'grpo', env: 'sokoban', on: 'down' });

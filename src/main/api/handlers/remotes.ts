@@ -34,7 +34,10 @@ export function createRemotesHandlers(services: LabServices): Handlers<AreaMetho
       // A token file named by the page would send any one-word file of this machine to any URL: from the app,
       // the token is pasted; `arlarena remote add --token-file F` stays for the terminal.
       if (tokenFile !== undefined) {
-        return err('VALIDATION', 'the app takes a cluster token pasted, not a file on this machine', { field: 'tokenFile', hint: `paste the token, or add the cluster from a terminal: arlarena remote add ${name} ${url} --token-file FILE` });
+        return err('VALIDATION', 'the app takes a cluster token pasted, not a file on this machine', {
+          field: 'tokenFile',
+          hint: `paste the token, or add the cluster from a terminal: arlarena remote add ${name} ${url} --token-file FILE`,
+        });
       }
       return guard(() => targets().add(name, url, undefined, token === undefined ? {} : { token }));
     },
@@ -73,7 +76,10 @@ export function createRemotesHandlers(services: LabServices): Handlers<AreaMetho
       if (!found.ok) return found;
       const { client, lab, exists } = found.value;
       if (!exists) return err('NOT_FOUND', `no job "${submissionId}" on remote "${name}"`, { field: 'submissionId' });
-      if (!lab) return err('CONFLICT', `job "${submissionId}" on remote "${name}" was not started by the lab; stop it with Ray's own tools`, { field: 'submissionId' });
+      if (!lab)
+        return err('CONFLICT', `job "${submissionId}" on remote "${name}" was not started by the lab; stop it with Ray's own tools`, {
+          field: 'submissionId',
+        });
       return guard(async () => ({ stopped: await client.stopJob(submissionId), via: 'ray' as const }));
     },
   };

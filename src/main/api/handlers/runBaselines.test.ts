@@ -68,7 +68,7 @@ describe('runs.baselines', () => {
     expect(ws.sampledTemperature).toBe(held.temperatureSampled);
   });
 
-  it('uses the run\'s env settings, horizon and episode count, and has no warm-start numbers for scratch', async () => {
+  it("uses the run's env settings, horizon and episode count, and has no warm-start numbers for scratch", async () => {
     const c = config('frozenlake', { 'training.valEpisodes': 40, 'warmStart.source': 'scratch', 'env.maxSteps': 5 });
     const run = await storeRun(c);
     const res = await call('runs.baselines', { runId: run.id });

@@ -51,7 +51,9 @@ function specOf(c: BaselineConfig): EnvSpec {
 }
 
 function cacheKey(spec: EnvSpec, episodes: number): string {
-  const settings = Object.keys(spec.settings).sort().map((k) => [k, spec.settings[k]]);
+  const settings = Object.keys(spec.settings)
+    .sort()
+    .map((k) => [k, spec.settings[k]]);
   return JSON.stringify([spec.name, settings, spec.maxSteps, spec.historyWindow, episodes]);
 }
 
@@ -79,7 +81,8 @@ export function createRunBaselines(options: RunBaselinesOptions = {}): (rec: Run
       const issue = parsed.error.issues[0];
       const where = `config.${issue.path.map(String).join('.')}`;
       let value: unknown = rec.config;
-      for (const k of issue.path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined;
+      for (const k of issue.path)
+        value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined;
       const what = value === undefined ? `has no ${where}` : `has an unusable ${where} (${JSON.stringify(value)}: ${issue.message})`;
       return err('UNAVAILABLE', `run ${rec.id} ${what}, so there are no validation tasks to run baselines on`, {
         field: 'runId',
@@ -88,20 +91,28 @@ export function createRunBaselines(options: RunBaselinesOptions = {}): (rec: Run
     }
     const c = parsed.data;
     if (!ENV_CATALOG.some((e) => e.name === c.env.name)) {
-      return err('UNAVAILABLE', `run ${rec.id} trained on environment "${c.env.name}", which this build does not have; known environments: ${ENV_CATALOG.map((e) => e.name).join(', ')}`, {
-        field: 'runId',
-        hint: 'open the run in the app version it was made with (see its app version)',
-      });
+      return err(
+        'UNAVAILABLE',
+        `run ${rec.id} trained on environment "${c.env.name}", which this build does not have; known environments: ${ENV_CATALOG.map((e) => e.name).join(', ')}`,
+        {
+          field: 'runId',
+          hint: 'open the run in the app version it was made with (see its app version)',
+        },
+      );
     }
     const spec = specOf(c);
     let pair: Pair;
     try {
       pair = await computed(spec, c.training.valEpisodes);
     } catch (e) {
-      return err('UNAVAILABLE', `run ${rec.id}: the random and expert baselines could not run on its env config: ${e instanceof Error ? e.message : String(e)}`, {
-        field: 'runId',
-        hint: 'the stored env settings are not valid in this app version; see the run\'s resolved config',
-      });
+      return err(
+        'UNAVAILABLE',
+        `run ${rec.id}: the random and expert baselines could not run on its env config: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          field: 'runId',
+          hint: "the stored env settings are not valid in this app version; see the run's resolved config",
+        },
+      );
     }
     const warmStart = c.warmStart?.source === 'shipped' ? await shippedHeldOut(c, options.warmStartRoot ?? shippedWarmStartRoot()) : null;
     return ok({ env: spec.name, episodes: c.training.valEpisodes, random: pair.random, expert: pair.expert, warmStart });
@@ -114,7 +125,11 @@ async function shippedHeldOut(c: BaselineConfig, root: string): Promise<NonNulla
   // Same directory as shippedWarmStartDir (src/main/store/shippedWarmStart.ts), which the trainer loads.
   const dir = join(root, env);
   const rebuild = `rebuild it with \`arlarena warmstart --env ${env} --out ${dir}\``;
-  const none = (note: string, source = `shipped:${env}`): NonNullable<RunBaselines['warmStart']> => ({ source, sampledTemperature: null, note });
+  const none = (note: string, source = `shipped:${env}`): NonNullable<RunBaselines['warmStart']> => ({
+    source,
+    sampledTemperature: null,
+    note,
+  });
   let manifest: Manifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
@@ -151,5 +166,11 @@ async function shippedHeldOut(c: BaselineConfig, root: string): Promise<NonNulla
   if (sampled && T !== null && c.training.valTemperature !== undefined && T !== c.training.valTemperature) {
     notes.push(`sampled at temperature ${T}; this run validates at ${c.training.valTemperature}`);
   }
-  return { source, ...(greedy ? { greedy } : {}), ...(sampled ? { sampled } : {}), sampledTemperature: T, note: notes.length ? notes.join('; ') : null };
+  return {
+    source,
+    ...(greedy ? { greedy } : {}),
+    ...(sampled ? { sampled } : {}),
+    sampledTemperature: T,
+    note: notes.length ? notes.join('; ') : null,
+  };
 }

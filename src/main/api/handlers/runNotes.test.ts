@@ -8,7 +8,10 @@ let lab: HandlerTestLab;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 
 beforeAll(async () => {
-  lab = await openHandlerTestLab('arl-notes-', (s) => createRunsHandlers(s), { transport: 'browser', publishDownload: (_p, n) => `/download/${n}` });
+  lab = await openHandlerTestLab('arl-notes-', (s) => createRunsHandlers(s), {
+    transport: 'browser',
+    publishDownload: (_p, n) => `/download/${n}`,
+  });
 });
 afterAll(() => lab.close());
 
@@ -19,7 +22,9 @@ it('stores notes on a run, lists them, and clears them with empty text', async (
   expect(saved.ok).toBe(true);
   expect(saved.value.notes).toBe('lr 0.05 too high: entropy collapsed at step 70');
   expect((await call('runs.get', { runId: run.id })).value.notes).toBe('lr 0.05 too high: entropy collapsed at step 70');
-  expect((await call('runs.list', {})).value.find((r: { id: string }) => r.id === run.id).notes).toBe('lr 0.05 too high: entropy collapsed at step 70');
+  expect((await call('runs.list', {})).value.find((r: { id: string }) => r.id === run.id).notes).toBe(
+    'lr 0.05 too high: entropy collapsed at step 70',
+  );
   const cleared = await call('runs.note', { runId: run.id, notes: '' });
   expect(cleared.value.notes).toBeUndefined();
   expect((await call('runs.note', { runId: 'no-such-run', notes: 'x' })).error.code).toBe('NOT_FOUND');

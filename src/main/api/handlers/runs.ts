@@ -55,7 +55,10 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
         return err('CONFLICT', `run ${runId} is active`, { field: 'runId', hint: 'stop the run first, then delete it' });
       }
       if ((await services.follows()).isFollowed(runId)) {
-        return err('CONFLICT', `run ${runId} is being followed (live import of a log)`, { field: 'runId', hint: 'stop following it (follow.stop), then delete it' });
+        return err('CONFLICT', `run ${runId} is being followed (live import of a log)`, {
+          field: 'runId',
+          hint: 'stop following it (follow.stop), then delete it',
+        });
       }
       const deleted = await store.deleteRun(runId);
       if (deleted) services.bus.emit('runs.changed', { runId });
@@ -79,7 +82,11 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
         runs.push({ id, name: rec.name, series: await store.series(id, key) });
       }
       if (runs.every((r) => r.series.totalPoints === 0)) {
-        return err('NOT_FOUND', `no point of "${key}" in ${runIds.length === 1 ? `run ${runIds[0]}` : `any of the ${runIds.length} runs`}`, { field: 'key', hint: 'pick a metric the runs logged (runs.metricKeys lists them)' });
+        return err(
+          'NOT_FOUND',
+          `no point of "${key}" in ${runIds.length === 1 ? `run ${runIds[0]}` : `any of the ${runIds.length} runs`}`,
+          { field: 'key', hint: 'pick a metric the runs logged (runs.metricKeys lists them)' },
+        );
       }
       const { csv, rows } = chartCsv(key, runs);
       return ok({ fileName: csvFileName(key, runs.length === 1 ? runs[0].name : 'compare'), csv, rows });
@@ -106,9 +113,19 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
       const { store } = await lab();
       const rec = await store.getRun(runId);
       if (!rec) return notFound(runId);
-      if (save && coverageOnly) return err('VALIDATION', 'save and coverageOnly together: coverageOnly runs no detection, so there is nothing to save', { field: 'coverageOnly', hint: 'pass one of them' });
+      if (save && coverageOnly)
+        return err('VALIDATION', 'save and coverageOnly together: coverageOnly runs no detection, so there is nothing to save', {
+          field: 'coverageOnly',
+          hint: 'pass one of them',
+        });
       // Every key the run logged counts, even one whose every value is NaN: the non-finite rule reads it.
-      const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({ rule: c.rule, title: c.title, applicable: c.applicable, missing: c.missing, needs: c.needs }));
+      const coverage = ruleCoverage(await store.metricKeys(runId)).map((c) => ({
+        rule: c.rule,
+        title: c.title,
+        applicable: c.applicable,
+        missing: c.missing,
+        needs: c.needs,
+      }));
       if (coverageOnly) return ok({ alerts: [], coverage, saved: false });
       // With save as `arlarena check --save`: merged by alert id, an acknowledgement already given is kept.
       const { alerts: found, record: next } = await detectStored(store, rec, { save });

@@ -38,11 +38,18 @@ describe('runs.chartCsv', () => {
     const res = await call('runs.chartCsv', { runIds: [a.id, b.id], key });
     expect(res.ok).toBe(true);
     expect(res.value.fileName).toBe('compare.actor_grad_norm.csv');
-    expect(res.value.csv.split('\n')[0]).toBe(`Step,twin (${a.id.slice(-6)}) - ${key},twin (${a.id.slice(-6)}) - ${key}__MIN,twin (${a.id.slice(-6)}) - ${key}__MAX,`
-      + `twin (${b.id.slice(-6)}) - ${key},twin (${b.id.slice(-6)}) - ${key}__MIN,twin (${b.id.slice(-6)}) - ${key}__MAX`);
+    expect(res.value.csv.split('\n')[0]).toBe(
+      `Step,twin (${a.id.slice(-6)}) - ${key},twin (${a.id.slice(-6)}) - ${key}__MIN,twin (${a.id.slice(-6)}) - ${key}__MAX,` +
+        `twin (${b.id.slice(-6)}) - ${key},twin (${b.id.slice(-6)}) - ${key}__MIN,twin (${b.id.slice(-6)}) - ${key}__MAX`,
+    );
     const back = parse(res.value.csv);
-    for (const [run, id] of [[`twin (${a.id.slice(-6)})`, a.id], [`twin (${b.id.slice(-6)})`, b.id]] as const) {
-      const stored = (await store.readMetrics(id)).filter((r) => r.values[key] !== undefined).map((r) => ({ step: r.step, v: r.values[key] }));
+    for (const [run, id] of [
+      [`twin (${a.id.slice(-6)})`, a.id],
+      [`twin (${b.id.slice(-6)})`, b.id],
+    ] as const) {
+      const stored = (await store.readMetrics(id))
+        .filter((r) => r.values[key] !== undefined)
+        .map((r) => ({ step: r.step, v: r.values[key] }));
       const got = back.filter((s) => s.run === run).map((s) => ({ step: s.step, v: s.values[key] }));
       // Not downsampled: 700 points where the charts get at most a few hundred.
       expect(got).toEqual(stored);
@@ -51,7 +58,7 @@ describe('runs.chartCsv', () => {
     expect(res.value.rows).toBe(700);
   });
 
-  it('leaves out a validation key\'s NaN between validations, as the chart does', async () => {
+  it("leaves out a validation key's NaN between validations, as the chart does", async () => {
     const { store } = await services.lab();
     const r = await writeSyntheticRun(store, { steps: 60, seed: 3, shape: 'calm', name: 'val' });
     const key = 'val/success_rate';

@@ -63,16 +63,30 @@ describe('runs.detect', () => {
 
   it('says which rules could not run and which metric they lack on a run with few keys', async () => {
     const { store } = await services.lab();
-    const run = await store.createRun({ name: 'two keys', tags: [], env: 'imported', preset: 'imported', seed: 0, config: {}, totalSteps: 30, status: 'running' });
+    const run = await store.createRun({
+      name: 'two keys',
+      tags: [],
+      env: 'imported',
+      preset: 'imported',
+      seed: 0,
+      config: {},
+      totalSteps: 30,
+      status: 'running',
+    });
     // A loss that turns NaN at step 20 and a grad norm: nothing else (as a sparse external log would have).
-    const recs = Array.from({ length: 30 }, (_, i) => ({ step: i, values: { 'actor/pg_loss': i >= 20 ? Number.NaN : 0.1 - i * 0.001, 'actor/grad_norm': 1 + (i % 3) * 0.1 } }));
+    const recs = Array.from({ length: 30 }, (_, i) => ({
+      step: i,
+      values: { 'actor/pg_loss': i >= 20 ? Number.NaN : 0.1 - i * 0.001, 'actor/grad_norm': 1 + (i % 3) * 0.1 },
+    }));
     await store.appendMetrics(run.id, recs);
     await store.flush(run.id);
     await store.updateRun(run.id, { status: 'completed' });
 
     const res = await call('runs.detect', { runId: run.id, save: true });
     expect(res.ok).toBe(true);
-    const byRule = new Map<string, { applicable: boolean; missing: string[]; needs: string }>(res.value.coverage.map((c: { rule: string }) => [c.rule, c]));
+    const byRule = new Map<string, { applicable: boolean; missing: string[]; needs: string }>(
+      res.value.coverage.map((c: { rule: string }) => [c.rule, c]),
+    );
     expect(byRule.get('non_finite')).toMatchObject({ applicable: true, missing: [] });
     expect(byRule.get('grad_norm_spike')).toMatchObject({ applicable: true, missing: [] });
     expect(byRule.get('entropy_shift')).toMatchObject({ applicable: false, missing: ['actor/entropy'], needs: 'all' });

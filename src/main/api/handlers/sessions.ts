@@ -24,7 +24,13 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
       const { config, issues } = resolveConfig(preset, env, { ...(overrides ?? {}), ...(seed !== undefined ? { seed } : {}) });
       if (!config) {
         const first = issues[0];
-        return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { field: first ? (first.field === 'preset' || first.field === 'env.name' ? first.field.replace('env.name', 'env') : `overrides.${first.field}`) : undefined });
+        return err('VALIDATION', issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
+          field: first
+            ? first.field === 'preset' || first.field === 'env.name'
+              ? first.field.replace('env.name', 'env')
+              : `overrides.${first.field}`
+            : undefined,
+        });
       }
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
@@ -37,7 +43,12 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
           await target.preflight();
           targetTags = runTagsFor(target);
         } catch (e) {
-          if (e instanceof RemoteError) return err(/^no remote named|not a URL|over http/.test(e.message) ? 'VALIDATION' : 'UNAVAILABLE', `${e.message}; no run was created`, { field: 'on' });
+          if (e instanceof RemoteError)
+            return err(
+              /^no remote named|not a URL|over http/.test(e.message) ? 'VALIDATION' : 'UNAVAILABLE',
+              `${e.message}; no run was created`,
+              { field: 'on' },
+            );
           throw e;
         }
       }
@@ -48,11 +59,19 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
       let info;
       try {
         info = await sessions.startNew({
-          name, tags: targetTags.length ? [...(tags ?? []), ...targetTags] : tags, preset: config.preset, env: config.env.name, seed: config.seed, config: plain, totalSteps: config.training.steps, backend,
+          name,
+          tags: targetTags.length ? [...(tags ?? []), ...targetTags] : tags,
+          preset: config.preset,
+          env: config.env.name,
+          seed: config.seed,
+          config: plain,
+          totalSteps: config.training.steps,
+          backend,
         });
       } catch (e) {
         // A forced compute backend this machine lacks is refused before any run exists.
-        if (e instanceof SessionError && e.code === 'VALIDATION') return err('VALIDATION', e.message, { field: 'overrides.compute.backend' });
+        if (e instanceof SessionError && e.code === 'VALIDATION')
+          return err('VALIDATION', e.message, { field: 'overrides.compute.backend' });
         throw e;
       }
       return ok({ runId: info.runId, status: info.status });

@@ -8,16 +8,44 @@ import { listStudies, readStudy, writeStudy, type StudyState } from './studyFile
 
 function state(): StudyState {
   const outcome = (preset: string, seed: number, greedy: number) => ({
-    env: 'sokoban', preset, seed, steps: 4, heldOutGreedy: greedy, heldOutSampled: greedy, finalTrainSuccess: 0.5, bestTrainSuccess: 0.6,
-    firstCriticalStep: preset === 'cispo' && seed === 1 ? 3 : null, stepsToThreshold: 2,
+    env: 'sokoban',
+    preset,
+    seed,
+    steps: 4,
+    heldOutGreedy: greedy,
+    heldOutSampled: greedy,
+    finalTrainSuccess: 0.5,
+    bestTrainSuccess: 0.6,
+    firstCriticalStep: preset === 'cispo' && seed === 1 ? 3 : null,
+    stepsToThreshold: 2,
   });
-  const entries = ['grpo', 'cispo'].flatMap((preset) => [1, 2, 3].map((seed) => ({
-    env: 'sokoban', preset, seed, runId: `r-${preset}-${seed}`, status: 'completed', wallSeconds: 10,
-    outcome: preset === 'cispo' && seed === 3 ? null : outcome(preset, seed, preset === 'grpo' ? 0.3 + 0.01 * seed : 0.1 + 0.01 * seed),
-  })));
+  const entries = ['grpo', 'cispo'].flatMap((preset) =>
+    [1, 2, 3].map((seed) => ({
+      env: 'sokoban',
+      preset,
+      seed,
+      runId: `r-${preset}-${seed}`,
+      status: 'completed',
+      wallSeconds: 10,
+      outcome: preset === 'cispo' && seed === 3 ? null : outcome(preset, seed, preset === 'grpo' ? 0.3 + 0.01 * seed : 0.1 + 0.01 * seed),
+    })),
+  );
   return {
-    version: 1, name: 's1', createdAt: '2026-12-01T00:00:00.000Z',
-    plan: { command: 'arlarena arena --study s1', envs: ['sokoban'], presets: ['grpo', 'cispo'], seeds: [1, 2, 3], steps: 4, model: null, sets: {}, baseline: 'grpo', episodes: 10, threshold: 0.5 },
+    version: 1,
+    name: 's1',
+    createdAt: '2026-12-01T00:00:00.000Z',
+    plan: {
+      command: 'arlarena arena --study s1',
+      envs: ['sokoban'],
+      presets: ['grpo', 'cispo'],
+      seeds: [1, 2, 3],
+      steps: 4,
+      model: null,
+      sets: {},
+      baseline: 'grpo',
+      episodes: 10,
+      threshold: 0.5,
+    },
     entries,
   };
 }

@@ -6,7 +6,11 @@ import type { StudyState } from './studyFiles';
 export function studyInfo(state: StudyState): StudyInfo {
   const outcomes = state.entries.map((e) => e.outcome).filter((o): o is ArenaRunOutcome => o !== null);
   const cells = arenaCells(outcomes, { baseline: state.plan.baseline, threshold: state.plan.threshold });
-  const iv = (s: { mean: number | null; ci95: readonly [number, number] | null; n: number }) => ({ mean: s.mean, ci95: s.ci95 ? [s.ci95[0], s.ci95[1]] as [number, number] : null, n: s.n });
+  const iv = (s: { mean: number | null; ci95: readonly [number, number] | null; n: number }) => ({
+    mean: s.mean,
+    ci95: s.ci95 ? ([s.ci95[0], s.ci95[1]] as [number, number]) : null,
+    n: s.n,
+  });
   return {
     name: state.name,
     command: state.plan.command,
@@ -27,10 +31,23 @@ export function studyInfo(state: StudyState): StudyInfo {
       heldOutGreedy: iv(c.heldOutGreedy),
       heldOutSampled: iv(c.heldOutSampled),
       vsBaseline: c.vsBaseline
-        ? { diff: c.vsBaseline.diff, ci95: c.vsBaseline.ci95 ? [c.vsBaseline.ci95[0], c.vsBaseline.ci95[1]] : null, p: c.vsBaseline.p, verdict: c.vsBaseline.verdict, seedsFor80Power: c.vsBaseline.seedsFor80Power }
+        ? {
+            diff: c.vsBaseline.diff,
+            ci95: c.vsBaseline.ci95 ? [c.vsBaseline.ci95[0], c.vsBaseline.ci95[1]] : null,
+            p: c.vsBaseline.p,
+            verdict: c.vsBaseline.verdict,
+            seedsFor80Power: c.vsBaseline.seedsFor80Power,
+          }
         : null,
       criticalAlertShare: c.criticalAlertShare,
     })),
-    runs: state.entries.map((e) => ({ env: e.env, preset: e.preset, seed: e.seed, runId: e.runId, status: e.status, done: e.outcome !== null })),
+    runs: state.entries.map((e) => ({
+      env: e.env,
+      preset: e.preset,
+      seed: e.seed,
+      runId: e.runId,
+      status: e.status,
+      done: e.outcome !== null,
+    })),
   };
 }

@@ -75,7 +75,11 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
         name,
         createdAt: new Date().toISOString(),
         plan,
-        entries: plan.envs.flatMap((env) => plan.presets.flatMap((preset) => plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })))),
+        entries: plan.envs.flatMap((env) =>
+          plan.presets.flatMap((preset) =>
+            plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })),
+          ),
+        ),
       };
       if (persist) await writeStudy(o.dataDir, state);
     }
@@ -152,7 +156,11 @@ export function ladderSummary(name: string, plan: LadderPlan, rows: readonly Lad
     interval: 'exact Clopper–Pearson 95 % interval of the share of seeds that collapsed',
     test: 'log-rank (Mantel–Cox) against the baseline preset at the same env and level, χ² with 1 df, two-sided α = 0.05',
     baseline: plan.baseline,
-    levels: PRESSURE_LEVELS.filter((l) => plan.levels.includes(l.level)).map((l) => ({ level: l.level, overrides: l.overrides, why: l.why })),
+    levels: PRESSURE_LEVELS.filter((l) => plan.levels.includes(l.level)).map((l) => ({
+      level: l.level,
+      overrides: l.overrides,
+      why: l.why,
+    })),
     rows: rows.map((r) => ({
       env: r.env,
       preset: r.preset,
@@ -172,7 +180,16 @@ const pc = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)} 
 
 /** A plain-text table: one line per (env, level, preset). */
 export function formatLadder(rows: readonly LadderRow[]): string {
-  const head = ['env', 'level', 'preset', 'seeds', 'collapsed [95 % CI]', 'median collapse step', 'vs baseline (log-rank p)', 'held-out of survivors'];
+  const head = [
+    'env',
+    'level',
+    'preset',
+    'seeds',
+    'collapsed [95 % CI]',
+    'median collapse step',
+    'vs baseline (log-rank p)',
+    'held-out of survivors',
+  ];
   const body = rows.map((r) => [
     r.env,
     String(r.level),
@@ -184,7 +201,11 @@ export function formatLadder(rows: readonly LadderRow[]): string {
     r.heldOutSurvivors.mean === null ? '–' : `${pc(r.heldOutSurvivors.mean)} (n ${r.heldOutSurvivors.n})`,
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(w[i]))
+      .join('  ')
+      .trimEnd();
   return `${[line(head), line(w.map((n) => '-'.repeat(n))), ...body.map(line)].join('\n')}\n`;
 }
 
@@ -201,7 +222,12 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
     '',
     '| level | knobs | why |',
     '|---|---|---|',
-    ...levels.map((l) => `| ${l.level} | ${Object.entries(l.overrides).map(([k, v]) => `\`${k}=${v}\``).join(', ')} | ${l.why} |`),
+    ...levels.map(
+      (l) =>
+        `| ${l.level} | ${Object.entries(l.overrides)
+          .map(([k, v]) => `\`${k}=${v}\``)
+          .join(', ')} | ${l.why} |`,
+    ),
     '',
     '## Results',
     '',

@@ -41,7 +41,12 @@ export interface StudyRunOptions {
 }
 
 /** Held-out success of a checkpoint at each temperature, on the first `episodes` fixed held-out tasks. */
-async function heldOutSuccess(config: RunConfig, ck: StoredCheckpoint, episodes: number, temperatures: readonly number[]): Promise<number[]> {
+async function heldOutSuccess(
+  config: RunConfig,
+  ck: StoredCheckpoint,
+  episodes: number,
+  temperatures: readonly number[],
+): Promise<number[]> {
   silenceTfjsBanner();
   const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
   const { tok, weights } = policyFromCheckpoint(config, ck);
@@ -80,7 +85,12 @@ async function markDeadRunsInterrupted(dataDir: string): Promise<string[]> {
 }
 
 /** Continue an unfinished run (interrupted, stopped or failed) from its latest checkpoint. */
-export async function resumeInStore(dataDir: string, runId: string, onProgress?: (runId: string, p: Progress) => void, jobs?: TrainingJobs): Promise<RunRecord> {
+export async function resumeInStore(
+  dataDir: string,
+  runId: string,
+  onProgress?: (runId: string, p: Progress) => void,
+  jobs?: TrainingJobs,
+): Promise<RunRecord> {
   const store = await RunStore.open(dataDir);
   const sessions = new SessionManager({
     store,
@@ -89,7 +99,8 @@ export async function resumeInStore(dataDir: string, runId: string, onProgress?:
     emit: (event, payload) => {
       if (event !== 'session.status' || !onProgress) return;
       const s = payload as { runId: string; step: number; totalSteps: number; etaSeconds: number | null };
-      if (s.runId === runId) onProgress(runId, { step: s.step, totalSteps: s.totalSteps, success: null, gradNorm: null, eta: s.etaSeconds });
+      if (s.runId === runId)
+        onProgress(runId, { step: s.step, totalSteps: s.totalSteps, success: null, gradNorm: null, eta: s.etaSeconds });
     },
   });
   try {
@@ -105,7 +116,13 @@ export async function resumeInStore(dataDir: string, runId: string, onProgress?:
   }
 }
 
-async function outcomeOf(dataDir: string, e: StudyEntry, config: RunConfig, episodes: number, threshold: number): Promise<{ outcome: ArenaRunOutcome; wallSeconds: number | null }> {
+async function outcomeOf(
+  dataDir: string,
+  e: StudyEntry,
+  config: RunConfig,
+  episodes: number,
+  threshold: number,
+): Promise<{ outcome: ArenaRunOutcome; wallSeconds: number | null }> {
   const store = await RunStore.open(dataDir);
   let ck: StoredCheckpoint | undefined;
   let metrics;
@@ -200,7 +217,10 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
     // Held-out evaluations run one at a time in this process (they share its compute backend); training
     // of parallel runs goes on in their own workers meanwhile.
     const evaluated = evaluations.then(() => outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold));
-    evaluations = evaluated.then(() => undefined, () => undefined);
+    evaluations = evaluated.then(
+      () => undefined,
+      () => undefined,
+    );
     const { outcome, wallSeconds } = await evaluated;
     e.outcome = outcome;
     e.wallSeconds = wallSeconds;

@@ -78,7 +78,9 @@ export function studyFile(dataDir: string, name: string): string {
 
 /** A study name or an error message saying what is allowed. */
 export function checkStudyName(name: string): string | null {
-  return STUDY_NAME_RE.test(name) ? null : `study name ${JSON.stringify(name)}: use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+  return STUDY_NAME_RE.test(name)
+    ? null
+    : `study name ${JSON.stringify(name)}: use 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit`;
 }
 
 export function studyExists(dataDir: string, name: string): boolean {
@@ -112,7 +114,10 @@ export async function listStudies(dataDir: string): Promise<StudyState[]> {
   const dir = studiesDir(dataDir);
   if (!existsSync(dir)) return [];
   const out: StudyState[] = [];
-  for (const e of (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const e of (await readdir(dir, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
     if (!existsSync(studyFile(dataDir, e))) continue;
     try {
       out.push(await readStudy(dataDir, e));

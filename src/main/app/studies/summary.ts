@@ -12,7 +12,7 @@ export const TEST_DESCRIPTION =
   'trained on the same task seeds and were evaluated on the same held-out tasks; the exact sign-flip permutation p is given beside it. ' +
   'Why t: with N seeds the sign-flip test cannot give p below 2/2^N (0.0625 at 5 seeds). ' +
   'Seeds for 80 % power: n = ceil(((z_0.975 + z_0.80) / d)^2 + z_0.975^2 / 2) with d = |mean diff| / sd of the diffs ' +
-  '(normal approximation with Guenther\'s correction for the t test), for the observed effect.';
+  "(normal approximation with Guenther's correction for the t test), for the observed effect.";
 
 interface Interval {
   mean: number | null;
@@ -27,7 +27,17 @@ function interval(s: SampleSummary): Interval {
 
 function versus(c: PairedComparison | null) {
   if (!c) return null;
-  return { diff: c.diff, ci95: c.ci95, p: c.p, verdict: c.verdict, pSignFlip: c.pSignFlip, seedsFor80Power: c.seedsFor80Power, n: c.n, seeds: c.seeds, test: c.test };
+  return {
+    diff: c.diff,
+    ci95: c.ci95,
+    p: c.p,
+    verdict: c.verdict,
+    pSignFlip: c.pSignFlip,
+    seedsFor80Power: c.seedsFor80Power,
+    n: c.n,
+    seeds: c.seeds,
+    test: c.test,
+  };
 }
 
 export interface StudySummary {
@@ -87,7 +97,18 @@ function pValue(p: number | null): string {
 
 /** Rows of one env's table, as [header, ...rows] of cells (strings). */
 export function tableRows(cells: readonly ArenaCell[], baseline: string): string[][] {
-  const head = ['method', 'held-out greedy %', 'sampled %', 'train final %', `Δ greedy vs ${baseline} (pts)`, 'p', 'verdict', 'seeds for 80 %', 'critical', 'steps to thr.'];
+  const head = [
+    'method',
+    'held-out greedy %',
+    'sampled %',
+    'train final %',
+    `Δ greedy vs ${baseline} (pts)`,
+    'p',
+    'verdict',
+    'seeds for 80 %',
+    'critical',
+    'steps to thr.',
+  ];
   const rows = cells.map((c) => [
     c.preset,
     withCi(c.heldOutGreedy),
@@ -98,7 +119,9 @@ export function tableRows(cells: readonly ArenaCell[], baseline: string): string
     c.vsBaseline?.verdict ?? '',
     c.vsBaseline?.seedsFor80Power === null || c.vsBaseline === null ? '–' : String(c.vsBaseline.seedsFor80Power),
     `${Math.round(c.criticalAlertShare * c.seeds.length)}/${c.seeds.length}${c.firstCriticalStep === null ? '' : ` @${c.firstCriticalStep}`}`,
-    c.stepsToThreshold.mean === null ? `0/${c.stepsToThreshold.of}` : `${c.stepsToThreshold.mean.toFixed(1)} (${c.stepsToThreshold.reached}/${c.stepsToThreshold.of})`,
+    c.stepsToThreshold.mean === null
+      ? `0/${c.stepsToThreshold.of}`
+      : `${c.stepsToThreshold.mean.toFixed(1)} (${c.stepsToThreshold.reached}/${c.stepsToThreshold.of})`,
   ]);
   return [head, ...rows];
 }
@@ -106,15 +129,21 @@ export function tableRows(cells: readonly ArenaCell[], baseline: string): string
 /** Padded lines: the header, a rule under each column, then the rows. */
 function pad(rows: string[][], sep: string): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...r[i]].length)));
-  const line = (r: string[]) => r.map((v, i) => v + ' '.repeat(widths[i] - [...v].length)).join(sep).trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v + ' '.repeat(widths[i] - [...v].length))
+      .join(sep)
+      .trimEnd();
   return [line(rows[0]), widths.map((w) => '─'.repeat(w)).join(sep), ...rows.slice(1).map(line)];
 }
 
 function legend(state: StudyState): string {
   const p = state.plan;
-  return `held-out success on ${p.episodes} fixed held-out tasks (greedy T = 0; sampled at the validation temperature) of each run's final policy, ` +
+  return (
+    `held-out success on ${p.episodes} fixed held-out tasks (greedy T = 0; sampled at the validation temperature) of each run's final policy, ` +
     `mean [95 % t interval] over seeds; Δ = paired difference vs ${p.baseline} with its 95 % interval; p from a ${TEST_DESCRIPTION.split(';')[0]}; ` +
-    `critical = seeds with a critical collapse alert (@ earliest first step); steps to thr. = mean RL steps until training success ≥ ${p.threshold} (seeds that reached it)`;
+    `critical = seeds with a critical collapse alert (@ earliest first step); steps to thr. = mean RL steps until training success ≥ ${p.threshold} (seeds that reached it)`
+  );
 }
 
 /** The terminal table: one block per env. */
@@ -146,7 +175,13 @@ export function studyReadme(state: StudyState, cells: readonly ArenaCell[]): str
     '```',
     '',
     `Plan: envs ${p.envs.join(', ')} × presets ${p.presets.join(', ')} × seeds ${p.seeds.join(', ')} × ${p.steps ?? "each preset's"} RL steps` +
-      `${p.model ? `, model ${p.model}` : ''}${Object.keys(p.sets).length ? `, settings ${Object.entries(p.sets).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}. ` +
+      `${p.model ? `, model ${p.model}` : ''}${
+        Object.keys(p.sets).length
+          ? `, settings ${Object.entries(p.sets)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }. ` +
       `The runs live in the data dir's run store (tag \`study:${state.name}\`); \`arlarena arena --study ${state.name} --resume\` continues any unfinished one from its latest checkpoint.`,
     '',
     `Statistics: ${TEST_DESCRIPTION}`,
@@ -156,10 +191,21 @@ export function studyReadme(state: StudyState, cells: readonly ArenaCell[]): str
     const mine = cells.filter((c) => c.env === env);
     if (mine.length === 0) continue;
     const rows = tableRows(mine, p.baseline);
-    md.push(`## ${env}`, '', `| ${rows[0].join(' | ')} |`, `|${rows[0].map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`), '');
+    md.push(
+      `## ${env}`,
+      '',
+      `| ${rows[0].join(' | ')} |`,
+      `|${rows[0].map(() => '---').join('|')}|`,
+      ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`),
+      '',
+    );
   }
   const missing = state.entries.filter((e) => !e.outcome);
-  if (missing.length > 0) md.push(`Not in the table (run not completed): ${missing.map((e) => `${e.preset}/${e.env}/seed ${e.seed} (${e.status ?? 'not started'})`).join(', ')}.`, '');
+  if (missing.length > 0)
+    md.push(
+      `Not in the table (run not completed): ${missing.map((e) => `${e.preset}/${e.env}/seed ${e.seed} (${e.status ?? 'not started'})`).join(', ')}.`,
+      '',
+    );
   md.push(legend(state), '');
   return md.join('\n');
 }

@@ -10,16 +10,38 @@ function probe(input: string, args: string[] = []) {
 
 describe('arlarena algo (JSON probe through the real CLI)', () => {
   it('answers one case with {"outputs"} on stdout and nothing on stderr (no tfjs banner)', () => {
-    const r = probe(JSON.stringify({
-      fn: 'policy_loss_vanilla',
-      params: { clip_ratio: 0.2 },
-      inputs: { old_log_prob: [[-1, -1.2], [-0.5, -2]], log_prob: [[-0.8, -1.2], [-0.9, -2]], advantages: [[1, 1], [-1, -1]], response_mask: [[1, 1], [1, 0]] },
-    }));
+    const r = probe(
+      JSON.stringify({
+        fn: 'policy_loss_vanilla',
+        params: { clip_ratio: 0.2 },
+        inputs: {
+          old_log_prob: [
+            [-1, -1.2],
+            [-0.5, -2],
+          ],
+          log_prob: [
+            [-0.8, -1.2],
+            [-0.9, -2],
+          ],
+          advantages: [
+            [1, 1],
+            [-1, -1],
+          ],
+          response_mask: [
+            [1, 1],
+            [1, 0],
+          ],
+        },
+      }),
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout) as { outputs: Record<string, unknown> };
     expect(out.outputs.pg_loss as number).toBeCloseTo((-1.2 - 1 + 0.8) / 3, 6);
-    expect(out.outputs.grad_log_prob).toEqual([[0, expect.closeTo(-1 / 3, 6)], [0, 0]]);
+    expect(out.outputs.grad_log_prob).toEqual([
+      [0, expect.closeTo(-1 / 3, 6)],
+      [0, 0],
+    ]);
   });
 
   it('--list prints the catalogs and the presets', () => {
@@ -33,8 +55,14 @@ describe('arlarena algo (JSON probe through the real CLI)', () => {
     expect(out.bypassLoss.map((e) => e.name)).toEqual(['ppo_clip', 'reinforce']);
   });
 
-  it('rollout_correction through the CLI: verl\'s names in, weights / mask / rollout_corr metrics out', () => {
-    const r = probe(JSON.stringify({ fn: 'rollout_correction', params: { rollout_is: 'sequence', rollout_rs: 'seq_mean_k1', rollout_rs_threshold: 1.5 }, inputs: { old_log_prob: [[-1, -2]], rollout_log_prob: [[-1.2, -1.9]], response_mask: [[1, 1]] } }));
+  it("rollout_correction through the CLI: verl's names in, weights / mask / rollout_corr metrics out", () => {
+    const r = probe(
+      JSON.stringify({
+        fn: 'rollout_correction',
+        params: { rollout_is: 'sequence', rollout_rs: 'seq_mean_k1', rollout_rs_threshold: 1.5 },
+        inputs: { old_log_prob: [[-1, -2]], rollout_log_prob: [[-1.2, -1.9]], response_mask: [[1, 1]] },
+      }),
+    );
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout).outputs;
     expect(out.rollout_is_weights[0][0]).toBeCloseTo(Math.exp(0.1), 12);

@@ -1,13 +1,22 @@
 // The full tfjs package registers the cpu backend and every op's gradient (tfjs-core alone has neither).
 import * as tf from '@tensorflow/tfjs';
 import { ProbeInputError, PROBE_FUNCTIONS, runProbeText } from '../../../core/algorithms/probe';
-import { ADVANTAGES, AGGREGATIONS, BYPASS_LOSSES, KL_ESTIMATORS, POLICY_LOSSES, ROLLOUT_IS, ROLLOUT_RS } from '../../../core/algorithms/index';
+import {
+  ADVANTAGES,
+  AGGREGATIONS,
+  BYPASS_LOSSES,
+  KL_ESTIMATORS,
+  POLICY_LOSSES,
+  ROLLOUT_IS,
+  ROLLOUT_RS,
+} from '../../../core/algorithms/index';
 import { listPresets } from '../../../core/config/index';
 import { UsageError, type CliCommand } from '../types';
 
 /** Every catalog as {family: [{name, summary}]} plus the presets' four dimensions. */
 function listCatalogs() {
-  const names = (c: { list(): ReadonlyArray<{ name: string; summary: string }> }) => c.list().map(({ name, summary }) => ({ name, summary }));
+  const names = (c: { list(): ReadonlyArray<{ name: string; summary: string }> }) =>
+    c.list().map(({ name, summary }) => ({ name, summary }));
   return {
     aggregation: names(AGGREGATIONS),
     policyLoss: names(POLICY_LOSSES),
@@ -28,7 +37,9 @@ paper's algorithms (e.g. the reference's torch code) can be compared number for 
 
 A case: {"fn": NAME, "params": {...}, "inputs": {...}} with verl's names; matrices are nested lists
 [row][token] (logits [row][token][vocab]), masks 0/1. Functions and their params / inputs (? = optional):
-${Object.entries(PROBE_FUNCTIONS).map(([fn, s]) => `  ${fn}\n    params: ${s.params.join(', ')}\n    inputs: ${s.inputs.join(', ')}`).join('\n')}
+${Object.entries(PROBE_FUNCTIONS)
+  .map(([fn, s]) => `  ${fn}\n    params: ${s.params.join(', ')}\n    inputs: ${s.inputs.join(', ')}`)
+  .join('\n')}
 
 compute_gigpo_outcome_advantage: step_rewards are the reference's precomputed step returns, unless params.gamma
 is given — then they are per-step env rewards, discounted within each traj_uid in row order. With
@@ -58,7 +69,8 @@ const command: CliCommand = {
       ctx.stdout.write(`${JSON.stringify(listCatalogs(), null, 2)}\n`);
       return 0;
     }
-    if (args.length > 0) throw new UsageError(`algo takes no arguments but --list (got "${args[0]}"); pipe one JSON case on stdin (see arlarena algo --help)`);
+    if (args.length > 0)
+      throw new UsageError(`algo takes no arguments but --list (got "${args[0]}"); pipe one JSON case on stdin (see arlarena algo --help)`);
     // The cpu backend is exact enough and always present; PROD mode silences tfjs's "install tfjs-node"
     // banner, which would otherwise land on stderr of every probe call.
     tf.enableProdMode();

@@ -22,17 +22,43 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let buf = '';
   let ebuf = '';
-  const stdout = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
-  const stderr = new Writable({ write(chunk, _e, cb) { ebuf += String(chunk); cb(); } });
+  const stdout = new Writable({
+    write(chunk, _e, cb) {
+      buf += String(chunk);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(chunk, _e, cb) {
+      ebuf += String(chunk);
+      cb();
+    },
+  });
   return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf, err: () => ebuf };
 }
 
 /** tests/tinyTrainer.ts's tiny model and batches, from scratch with one BC update; a checkpoint every step. */
 const TINY = [
-  'model.size=custom', 'model.dModel=16', 'model.nLayers=1', 'model.nHeads=2', 'model.dFF=32', 'model.maxSeqLen=192',
-  'env.historyWindow=0', 'env.maxSteps=2', 'rollout.tasksPerStep=2', 'rollout.groupSize=2', 'rollout.maxResponseTokens=12',
-  'warmStart.source=scratch', 'warmStart.bcUpdates=1', 'warmStart.bcBatchRows=4', 'training.validateEvery=0', 'training.valEpisodes=1',
-  'training.checkpointEvery=1', 'optim.miniBatchRows=4', 'compute.rolloutEngine=tfjs', 'compute.backend=wasm',
+  'model.size=custom',
+  'model.dModel=16',
+  'model.nLayers=1',
+  'model.nHeads=2',
+  'model.dFF=32',
+  'model.maxSeqLen=192',
+  'env.historyWindow=0',
+  'env.maxSteps=2',
+  'rollout.tasksPerStep=2',
+  'rollout.groupSize=2',
+  'rollout.maxResponseTokens=12',
+  'warmStart.source=scratch',
+  'warmStart.bcUpdates=1',
+  'warmStart.bcBatchRows=4',
+  'training.validateEvery=0',
+  'training.valEpisodes=1',
+  'training.checkpointEvery=1',
+  'optim.miniBatchRows=4',
+  'compute.rolloutEngine=tfjs',
+  'compute.backend=wasm',
 ].flatMap((s) => ['--set', s]);
 const PLAN = ['--presets', 'grpo,gspo', '--seeds', '1', '--steps', '2', '--episodes', '3', ...TINY];
 
@@ -74,12 +100,21 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
 
     // The same plan in a separate CLI process that SIGKILLs itself just before renaming its second
     // checkpoint into place: the first run is then mid-run, with the step-1 checkpoint on disk.
-    const killed = spawnSync(process.execPath, ['src/main/testing/cliKilled.mjs', '2', 'checkpoint-rename', '--data-dir', data, 'arena', ...PLAN, '--study', 'killed', '--out', out], {
-      cwd: root, encoding: 'utf8', timeout: 120_000,
-    });
+    const killed = spawnSync(
+      process.execPath,
+      ['src/main/testing/cliKilled.mjs', '2', 'checkpoint-rename', '--data-dir', data, 'arena', ...PLAN, '--study', 'killed', '--out', out],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const before = await readStudy(data, 'killed');
-    expect(before.entries.map((e) => [e.preset, e.runId !== null, e.outcome])).toEqual([['grpo', true, null], ['gspo', false, null]]);
+    expect(before.entries.map((e) => [e.preset, e.runId !== null, e.outcome])).toEqual([
+      ['grpo', true, null],
+      ['gspo', false, null],
+    ]);
     const killedRun = before.entries[0].runId!;
     const store = await RunStore.open(data);
     try {
@@ -88,8 +123,12 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
       await store.close();
     }
 
-    await expect(arena.run(['--study', 'killed', '--resume', '--steps', '5'], ctx(data).ctx)).rejects.toThrow(/--resume uses the plan stored with study "killed"; drop --steps/);
-    await expect(arena.run([...PLAN, '--study', 'killed'], ctx(data).ctx)).rejects.toThrow(/study "killed" already exists .*\(0 run\(s\) done\); continue it with --study killed --resume/);
+    await expect(arena.run(['--study', 'killed', '--resume', '--steps', '5'], ctx(data).ctx)).rejects.toThrow(
+      /--resume uses the plan stored with study "killed"; drop --steps/,
+    );
+    await expect(arena.run([...PLAN, '--study', 'killed'], ctx(data).ctx)).rejects.toThrow(
+      /study "killed" already exists .*\(0 run\(s\) done\); continue it with --study killed --resume/,
+    );
     const resumed = ctx(data);
     expect(await arena.run(['--study', 'killed', '--resume', '--out', out, '--json'], resumed.ctx)).toBe(0);
 
@@ -99,7 +138,12 @@ describe('arlarena arena --study: killed mid-run and resumed = uninterrupted', (
     expect(b.plan).toEqual(a.plan);
     expect(b.incomplete).toEqual([]);
     expect(b.command).toMatch(/^arlarena arena --presets grpo,gspo .* --study killed --out /);
-    expect(a.rows.map((r: { preset: string; vsBaseline: { verdict: string } | null }) => [r.preset, r.vsBaseline?.verdict ?? null])).toEqual([['grpo', null], ['gspo', 'not separable at 1 seed']]);
+    expect(
+      a.rows.map((r: { preset: string; vsBaseline: { verdict: string } | null }) => [r.preset, r.vsBaseline?.verdict ?? null]),
+    ).toEqual([
+      ['grpo', null],
+      ['gspo', 'not separable at 1 seed'],
+    ]);
     expect(await readFile(join(out, 'killed', 'README.md'), 'utf8')).toMatch(/# Study killed[\s\S]*\| method \| held-out greedy %/);
 
     const after = await readStudy(data, 'killed');

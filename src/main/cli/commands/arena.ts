@@ -9,7 +9,15 @@ import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
 import { projectRoot } from '../../platform/appInfo';
 import { writeFileAtomic } from '../../store/atomic';
 import { runStudy } from '../../app/studies/runStudy';
-import { checkStudyName, readStudy, studyExists, studyFile, writeStudy, type StudyPlan, type StudyState } from '../../app/studies/studyFiles';
+import {
+  checkStudyName,
+  readStudy,
+  studyExists,
+  studyFile,
+  writeStudy,
+  type StudyPlan,
+  type StudyState,
+} from '../../app/studies/studyFiles';
 import { formatTable, studyReadme, studySummary } from '../../app/studies/summary';
 import { resolveTarget } from '../../remote/computeTarget';
 import { RayClient } from '../../remote/rayClient';
@@ -49,7 +57,10 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
 
 function listArg(name: string, raw: string, valid: readonly string[]): string[] {
-  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new UsageError(`--${name}: empty list; valid: ${valid.join(', ')}`);
   for (const it of items) if (!valid.includes(it)) throw new UsageError(`--${name}: unknown "${it}"; valid: ${valid.join(', ')}`);
   if (new Set(items).size !== items.length) throw new UsageError(`--${name}: "${raw}" lists a name twice`);
@@ -58,7 +69,8 @@ function listArg(name: string, raw: string, valid: readonly string[]): string[] 
 
 function numberArg(name: string, raw: string, lo: number, hi: number): number {
   const x = Number(raw);
-  if (!Number.isFinite(x) || x < lo || x > hi) throw new UsageError(`--${name} ${JSON.stringify(raw)}: expected a number in [${lo}, ${hi}]`);
+  if (!Number.isFinite(x) || x < lo || x > hi)
+    throw new UsageError(`--${name} ${JSON.stringify(raw)}: expected a number in [${lo}, ${hi}]`);
   return x;
 }
 
@@ -79,7 +91,11 @@ const arena: CliCommand = {
   summary: "run the paper's method comparison (presets × envs × seeds) with intervals and paired verdicts",
   usage,
   async run(args, ctx) {
-    if (args.includes('--ladder')) return ladder.run(args.filter((a) => a !== '--ladder'), ctx);
+    if (args.includes('--ladder'))
+      return ladder.run(
+        args.filter((a) => a !== '--ladder'),
+        ctx,
+      );
     const { values } = parseCommandArgs({
       args,
       options: {
@@ -111,7 +127,14 @@ const arena: CliCommand = {
       const sets = parseSets(values.set ?? []);
       return rayJobCpus((sets['compute.backend'] ?? 'auto') as RunConfig['compute']['backend'], Number(sets['compute.workers'] ?? 0));
     };
-    const parallel = intArg('parallel', values.parallel, 1) ?? (target.url ? Math.max(1, Math.floor((await new RayClient(await new RemoteTargets(ctx.dataDir).resolve(values.on!)).summary()).cpus.free / rayK())) : 1);
+    const parallel =
+      intArg('parallel', values.parallel, 1) ??
+      (target.url
+        ? Math.max(
+            1,
+            Math.floor((await new RayClient(await new RemoteTargets(ctx.dataDir).resolve(values.on!)).summary()).cpus.free / rayK()),
+          )
+        : 1);
     const name = values.study;
     if (name !== undefined) {
       const bad = checkStudyName(name);
@@ -123,18 +146,31 @@ const arena: CliCommand = {
     let state: StudyState;
     if (values.resume) {
       const given = PLAN_FLAGS.filter((f) => values[f] !== undefined);
-      if (given.length > 0) throw new UsageError(`--resume uses the plan stored with study "${name}"; drop ${given.map((f) => `--${f}`).join(', ')} (or start a new study)`);
-      if (!studyExists(ctx.dataDir, name!)) throw new UsageError(`no study "${name}" in ${ctx.dataDir}; start it with arlarena arena --study ${name} …`);
+      if (given.length > 0)
+        throw new UsageError(
+          `--resume uses the plan stored with study "${name}"; drop ${given.map((f) => `--${f}`).join(', ')} (or start a new study)`,
+        );
+      if (!studyExists(ctx.dataDir, name!))
+        throw new UsageError(`no study "${name}" in ${ctx.dataDir}; start it with arlarena arena --study ${name} …`);
       state = await readStudy(ctx.dataDir, name!);
     } else {
       if (name !== undefined && studyExists(ctx.dataDir, name)) {
         const done = (await readStudy(ctx.dataDir, name)).entries.filter((e) => e.outcome).length;
-        throw new UsageError(`study "${name}" already exists in ${ctx.dataDir} (${done} run(s) done); continue it with --study ${name} --resume, or choose another name`);
+        throw new UsageError(
+          `study "${name}" already exists in ${ctx.dataDir} (${done} run(s) done); continue it with --study ${name} --resume, or choose another name`,
+        );
       }
-      const envs = listArg('envs', values.envs ?? 'sokoban', ENV_CATALOG.map((e) => e.name));
+      const envs = listArg(
+        'envs',
+        values.envs ?? 'sokoban',
+        ENV_CATALOG.map((e) => e.name),
+      );
       const presets = listArg('presets', values.presets ?? 'grpo,cispo,sapo,gspo,gigpo,dapo_grpo,sampo', PRESET_NAMES);
       const baseline = values.baseline ?? 'grpo';
-      if (!presets.includes(baseline)) throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
+      if (!presets.includes(baseline))
+        throw new UsageError(
+          `--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`,
+        );
       const seeds = intArg('seeds', values.seeds ?? '3', 1)!;
       const plan: StudyPlan = {
         command: commandLine(args),
@@ -153,7 +189,11 @@ const arena: CliCommand = {
         name: name ?? '',
         createdAt: new Date().toISOString(),
         plan,
-        entries: envs.flatMap((env) => presets.flatMap((preset) => plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })))),
+        entries: envs.flatMap((env) =>
+          presets.flatMap((preset) =>
+            plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })),
+          ),
+        ),
       };
     }
     // Validate every combination before training anything.
@@ -197,9 +237,14 @@ const arena: CliCommand = {
       ctx.stdout.write(formatTable(state, cells));
       const wall = state.entries.map((e) => e.wallSeconds).filter((w): w is number => w !== null);
       const runs = name !== undefined ? `tag study:${name}` : 'tag arena';
-      ctx.stdout.write(`${outcomes.length}/${state.entries.length} runs in the table (${runs} in ${ctx.dataDir}); training wall ${(wall.reduce((a, b) => a + b, 0) / 60).toFixed(1)} min in total\n`);
+      ctx.stdout.write(
+        `${outcomes.length}/${state.entries.length} runs in the table (${runs} in ${ctx.dataDir}); training wall ${(wall.reduce((a, b) => a + b, 0) / 60).toFixed(1)} min in total\n`,
+      );
       if (summaryDir) ctx.stdout.write(`summary: ${join(summaryDir, 'summary.json')}\n`);
-      if (!complete) ctx.stdout.write(`some runs did not complete; ${name !== undefined ? `arlarena arena --study ${name} --resume continues them` : 'see arlarena runs'}\n`);
+      if (!complete)
+        ctx.stdout.write(
+          `some runs did not complete; ${name !== undefined ? `arlarena arena --study ${name} --resume continues them` : 'see arlarena runs'}\n`,
+        );
     }
     return complete ? 0 : 1;
   },

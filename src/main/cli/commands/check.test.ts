@@ -19,10 +19,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-
 async function importedRun(data: string): Promise<string> {
   let s = '';
-  for (let i = 0; i < 30; i++) s += `step:${i} - actor/entropy:${(0.6 - i * 0.001).toFixed(4)} - actor/grad_norm:1.${i % 7} - critic/score/mean:0.${10 + i}\n`;
+  for (let i = 0; i < 30; i++)
+    s += `step:${i} - actor/entropy:${(0.6 - i * 0.001).toFixed(4)} - actor/grad_norm:1.${i % 7} - critic/score/mean:0.${10 + i}\n`;
   const p = join(dir, 'train.log');
   await writeFile(p, s);
   const c = ctxFor(data);
@@ -56,7 +56,12 @@ describe('arlarena check: rule coverage', () => {
     expect(await check.run([id, '--json'], c.ctx)).toBe(0);
     const lines = c.out().trim().split('\n');
     expect(lines).toHaveLength(1);
-    const r = JSON.parse(lines[0]) as { runId: string; steps: number; alerts: unknown[]; coverage: { rule: string; applicable: boolean; missing: string[]; needs: string }[] };
+    const r = JSON.parse(lines[0]) as {
+      runId: string;
+      steps: number;
+      alerts: unknown[];
+      coverage: { rule: string; applicable: boolean; missing: string[]; needs: string }[];
+    };
     expect(r.runId).toBe(id);
     expect(r.steps).toBe(30);
     expect(Array.isArray(r.alerts)).toBe(true);
@@ -93,7 +98,12 @@ describe('arlarena check --save and runs list', () => {
     expect(alerts).toBeGreaterThan(0);
     const list = ctxFor(data);
     expect(await runs.run(['--json'], list.ctx)).toBe(0);
-    const row = list.out().trim().split('\n').map((l) => JSON.parse(l) as { id: string; alertCount: number; detectedThrough: number | null }).find((r) => r.id === runId)!;
+    const row = list
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; alertCount: number; detectedThrough: number | null })
+      .find((r) => r.id === runId)!;
     expect(row).toMatchObject({ alertCount: alerts, detectedThrough: 120 });
     await expect(runs.run(['--check'], ctxFor(data).ctx)).rejects.toThrow(/--check is an option of `arlarena runs synth` only/);
   });

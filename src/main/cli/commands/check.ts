@@ -21,7 +21,12 @@ const command: CliCommand = {
   summary: 'run the collapse detector over a stored run and print its alerts',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, save: { type: 'boolean' } } });
+    const parsed = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { json: { type: 'boolean' }, save: { type: 'boolean' } },
+    });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const found = await openRun(ctx, 'check', pos[0]);
@@ -53,7 +58,10 @@ function coverageLines(coverage: readonly RuleCoverage[]): string[] {
   const off = coverage.filter((c) => !c.enabled);
   const na = coverage.filter((c) => c.enabled && !c.applicable);
   const out = [`rules that ran: ${ran.length} of ${coverage.length}${ran.length ? ` (${ran.map((c) => c.rule).join(', ')})` : ''}`];
-  for (const c of na) out.push(`  not applicable: ${c.rule} — the run did not log ${c.needs === 'any' && c.missing.length > 1 ? `any of ${c.missing.join(', ')}` : c.missing.join(', ')}`);
+  for (const c of na)
+    out.push(
+      `  not applicable: ${c.rule} — the run did not log ${c.needs === 'any' && c.missing.length > 1 ? `any of ${c.missing.join(', ')}` : c.missing.join(', ')}`,
+    );
   for (const c of off) out.push(`  switched off: ${c.rule} (detector config)`);
   return out;
 }

@@ -35,16 +35,44 @@ it('an imported run and a run without a checkpoint are told what is true of them
   const pid = await deadPid();
   const owner = JSON.stringify({ pid, since: new Date().toISOString() });
   const followed = await store.createRun({
-    kind: 'imported', preset: 'imported', env: 'external', seed: 0, totalSteps: 0, config: {}, status: 'running',
-    source: { format: 'verl-console', framework: 'verl', paths: ['/x/train.log'], sha256: [], bytes: 0, importedAt: new Date().toISOString(), keyMap: {}, skipped: {}, following: true, notes: [] },
+    kind: 'imported',
+    preset: 'imported',
+    env: 'external',
+    seed: 0,
+    totalSteps: 0,
+    config: {},
+    status: 'running',
+    source: {
+      format: 'verl-console',
+      framework: 'verl',
+      paths: ['/x/train.log'],
+      sha256: [],
+      bytes: 0,
+      importedAt: new Date().toISOString(),
+      keyMap: {},
+      skipped: {},
+      following: true,
+      notes: [],
+    },
   });
-  const fresh = await store.createRun({ preset: 'test', env: 'sokoban', seed: 1, totalSteps: 6, config: { steps: 6, checkpointEvery: 2 }, status: 'running' });
+  const fresh = await store.createRun({
+    preset: 'test',
+    env: 'sokoban',
+    seed: 1,
+    totalSteps: 6,
+    config: { steps: 6, checkpointEvery: 2 },
+    status: 'running',
+  });
   for (const id of [followed.id, fresh.id]) await writeFile(join(store.runDir(id), '.owner'), owner);
   await store.close();
   const c = testCliContext(dir);
   expect(await runs.run([], c.ctx)).toBe(0);
-  expect(c.err()).toContain(`run ${followed.id} was being followed by process ${pid}, which is gone; marked interrupted (it keeps the steps read until then; follow or import the log again for the rest)`);
-  expect(c.err()).toContain(`run ${fresh.id} was being trained by process ${pid}, which is gone before its first checkpoint; marked interrupted (nothing to resume from: arlarena resume ${fresh.id} trains it again from the start)`);
+  expect(c.err()).toContain(
+    `run ${followed.id} was being followed by process ${pid}, which is gone; marked interrupted (it keeps the steps read until then; follow or import the log again for the rest)`,
+  );
+  expect(c.err()).toContain(
+    `run ${fresh.id} was being trained by process ${pid}, which is gone before its first checkpoint; marked interrupted (nothing to resume from: arlarena resume ${fresh.id} trains it again from the start)`,
+  );
   expect(c.err()).not.toContain(`continue it`);
   // resume says so too, and trains it from the start.
   const r = testCliContext(dir);

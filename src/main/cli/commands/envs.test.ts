@@ -18,7 +18,11 @@ describe('arlarena envs', () => {
   it('lists the four environments, as JSON lines with --json', async () => {
     const c = ctx();
     expect(await envs.run(['--json'], c.ctx)).toBe(0);
-    const rows = c.out().trim().split('\n').map((l) => JSON.parse(l));
+    const rows = c
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.name)).toEqual(['sokoban', 'frozenlake', 'household', 'shop']);
     const t = ctx();
     await envs.run([], t.ctx);

@@ -38,17 +38,17 @@ const command: CliCommand = {
   usage: USAGE,
   async run(args, ctx) {
     const parsed = parseCommandArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          json: { type: 'boolean' },
-          seed: { type: 'string' },
-          history: { type: 'string' },
-          random: { type: 'boolean' },
-          set: { type: 'string', multiple: true },
-        },
-        strict: true,
-      });
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        seed: { type: 'string' },
+        history: { type: 'string' },
+        random: { type: 'boolean' },
+        set: { type: 'string', multiple: true },
+      },
+      strict: true,
+    });
     const { values, positionals } = parsed;
     const out = (s: string) => ctx.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
     const sub = positionals[0];

@@ -26,7 +26,12 @@ const evalCmd: CliCommand = {
   async run(args, ctx) {
     const { values, positionals } = parseCommandArgs({
       args,
-      options: { episodes: { type: 'string' }, temperature: { type: 'string' }, step: { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: {
+        episodes: { type: 'string' },
+        temperature: { type: 'string' },
+        step: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
       strict: true,
       allowPositionals: true,
     });
@@ -36,7 +41,8 @@ const evalCmd: CliCommand = {
     let temperature: number | undefined;
     if (values.temperature !== undefined) {
       temperature = Number(values.temperature);
-      if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new UsageError(`--temperature ${JSON.stringify(values.temperature)}: expected a number ≥ 0`);
+      if (!(temperature >= 0) || !Number.isFinite(temperature))
+        throw new UsageError(`--temperature ${JSON.stringify(values.temperature)}: expected a number ≥ 0`);
     }
     const store = await RunStore.open(ctx.dataDir);
     let record;
@@ -49,7 +55,10 @@ const evalCmd: CliCommand = {
       }
       if (atStep !== undefined) {
         ck = await store.loadCheckpointAt(record.id, atStep);
-        if (!ck) throw new UsageError(`run ${record.id} has no checkpoint at step ${atStep}; kept: ${(await store.checkpointSteps(record.id)).join(', ') || 'none'}`);
+        if (!ck)
+          throw new UsageError(
+            `run ${record.id} has no checkpoint at step ${atStep}; kept: ${(await store.checkpointSteps(record.id)).join(', ') || 'none'}`,
+          );
       } else {
         ck = await store.loadLatestCheckpoint(record.id);
       }
@@ -85,7 +94,9 @@ const evalCmd: CliCommand = {
     const base = baselines(spec, seeds);
     const seconds = (performance.now() - t0) / 1000;
     if (values.json) {
-      ctx.stdout.write(`${JSON.stringify({ runId: record.id, step: ck.step, env: spec.name, episodes, temperature: T, policy: summary, random: base.random, expert: base.expert, seconds })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ runId: record.id, step: ck.step, env: spec.name, episodes, temperature: T, policy: summary, random: base.random, expert: base.expert, seconds })}\n`,
+      );
     } else {
       ctx.stdout.write(
         [
@@ -93,7 +104,9 @@ const evalCmd: CliCommand = {
           `  policy   ${formatInterval(summary.success)}   score ${summary.scoreMean.toFixed(3)}   valid format ${(100 * summary.validFormatRatio).toFixed(1)} %`,
           `  random   ${formatInterval(base.random)}`,
           `  expert   ${formatInterval(base.expert)}`,
-          ...Object.entries(summary.byTaskType).filter(() => Object.keys(summary.byTaskType).length > 1).map(([k, iv]) => `  · ${k.padEnd(14)} ${formatInterval(iv)}`),
+          ...Object.entries(summary.byTaskType)
+            .filter(() => Object.keys(summary.byTaskType).length > 1)
+            .map(([k, iv]) => `  · ${k.padEnd(14)} ${formatInterval(iv)}`),
           '',
         ].join('\n'),
       );

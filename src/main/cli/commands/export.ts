@@ -26,13 +26,28 @@ const command: CliCommand = {
   summary: 'export a run as a reproducibility bundle (.arlarena.zip), its metrics as tensorboard, csv or jsonl, or to W&B / MLflow',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { out: { type: 'string' }, format: { type: 'string' }, checkpoint: { type: 'boolean' }, 'no-checkpoint': { type: 'boolean' }, json: { type: 'boolean' } } });
+    const parsed = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        out: { type: 'string' },
+        format: { type: 'string' },
+        checkpoint: { type: 'boolean' },
+        'no-checkpoint': { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+    });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
     const format = v.format ?? 'bundle';
-    if (format !== 'bundle' && !isMetricExportFormat(format) && !isTrackerExportFormat(format)) throw new UsageError(`unknown --format "${format}"; known: bundle, ${[...METRIC_EXPORT_FORMATS, ...TRACKER_EXPORT_FORMATS].join(', ')}`);
-    if (format !== 'bundle' && (v.checkpoint || v['no-checkpoint'])) throw new UsageError('--checkpoint / --no-checkpoint apply to bundles only, not to --format ' + format);
+    if (format !== 'bundle' && !isMetricExportFormat(format) && !isTrackerExportFormat(format))
+      throw new UsageError(
+        `unknown --format "${format}"; known: bundle, ${[...METRIC_EXPORT_FORMATS, ...TRACKER_EXPORT_FORMATS].join(', ')}`,
+      );
+    if (format !== 'bundle' && (v.checkpoint || v['no-checkpoint']))
+      throw new UsageError('--checkpoint / --no-checkpoint apply to bundles only, not to --format ' + format);
     const found = await openRun(ctx, 'export', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
@@ -62,10 +77,16 @@ const command: CliCommand = {
         await store.close();
       }
     }
-    const r = await exportRun(store, run.id, { out: v.out, includeCheckpoint: v.checkpoint ? true : v['no-checkpoint'] ? false : undefined });
+    const r = await exportRun(store, run.id, {
+      out: v.out,
+      includeCheckpoint: v.checkpoint ? true : v['no-checkpoint'] ? false : undefined,
+    });
     await store.close();
     if (v.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
-    else ctx.stdout.write(`wrote ${r.path}\n  ${r.bytes} bytes, ${r.files} files, sha256 ${r.sha256}\n  checkpoint: ${r.checkpointStep === null ? 'not included' : `step ${r.checkpointStep}`}\n`);
+    else
+      ctx.stdout.write(
+        `wrote ${r.path}\n  ${r.bytes} bytes, ${r.files} files, sha256 ${r.sha256}\n  checkpoint: ${r.checkpointStep === null ? 'not included' : `step ${r.checkpointStep}`}\n`,
+      );
     return 0;
   },
 };

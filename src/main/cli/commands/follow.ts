@@ -35,21 +35,40 @@ const command: CliCommand = {
       args,
       allowPositionals: true,
       strict: true,
-      options: { json: { type: 'boolean' }, format: { type: 'string' }, name: { type: 'string' }, tags: { type: 'string' }, 'until-idle': { type: 'string' }, 'poll-ms': { type: 'string' } },
+      options: {
+        json: { type: 'boolean' },
+        format: { type: 'string' },
+        name: { type: 'string' },
+        tags: { type: 'string' },
+        'until-idle': { type: 'string' },
+        'poll-ms': { type: 'string' },
+      },
     });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one PATH (a log file or a TensorBoard run folder)');
     let idle: number | undefined;
     if (v['until-idle'] !== undefined) {
       idle = Number(v['until-idle']);
-      if (!Number.isFinite(idle) || idle <= 0) throw new UsageError(`--until-idle must be a positive number of seconds, got "${v['until-idle']}"`);
+      if (!Number.isFinite(idle) || idle <= 0)
+        throw new UsageError(`--until-idle must be a positive number of seconds, got "${v['until-idle']}"`);
     }
     let pollMs: number | undefined;
     if (v['poll-ms'] !== undefined) {
       pollMs = Number(v['poll-ms']);
-      if (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 60_000) throw new UsageError(`--poll-ms must be an integer from 10 to 60000, got "${v['poll-ms']}"`);
+      if (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 60_000)
+        throw new UsageError(`--poll-ms must be an integer from 10 to 60000, got "${v['poll-ms']}"`);
     }
-    const tags = v.tags === undefined ? undefined : [...new Set(v.tags.split(',').map((t) => t.trim()).filter((t) => t.length > 0))];
+    const tags =
+      v.tags === undefined
+        ? undefined
+        : [
+            ...new Set(
+              v.tags
+                .split(',')
+                .map((t) => t.trim())
+                .filter((t) => t.length > 0),
+            ),
+          ];
     const out = (o: Record<string, unknown>, text: string) => ctx.stdout.write(v.json ? `${JSON.stringify(o)}\n` : `${text}\n`);
     const store = await openStore(ctx);
     let head: Uint8Array | null = null;
@@ -77,7 +96,10 @@ const command: CliCommand = {
       try {
         const info = await db.done;
         const ids = Object.values(info.runs).filter((x): x is string => x !== null);
-        out({ event: 'stopped', ...info, runIds: ids }, `stopped: ${ids.length} run${ids.length === 1 ? '' : 's'} (${ids.join(', ')}), ${info.steps} steps stored`);
+        out(
+          { event: 'stopped', ...info, runIds: ids },
+          `stopped: ${ids.length} run${ids.length === 1 ? '' : 's'} (${ids.join(', ')}), ${info.steps} steps stored`,
+        );
         return 0;
       } finally {
         process.removeListener('SIGINT', stopDb);
@@ -95,9 +117,16 @@ const command: CliCommand = {
         pollMs,
         onAlert: (runId, a, kind) => {
           if (kind !== 'raised') return;
-          out({ event: 'alert', runId, alert: a }, `[${a.severity.toUpperCase()}] step ${a.firstStep}: ${a.rule} on ${a.metric} — ${a.message}`);
+          out(
+            { event: 'alert', runId, alert: a },
+            `[${a.severity.toUpperCase()}] step ${a.firstStep}: ${a.rule} on ${a.metric} — ${a.message}`,
+          );
         },
-        onRestart: (runId, previousRunId) => out({ event: 'restart', runId, previousRunId }, `the source restarted: run ${previousRunId} completed, following into run ${runId}`),
+        onRestart: (runId, previousRunId) =>
+          out(
+            { event: 'restart', runId, previousRunId },
+            `the source restarted: run ${previousRunId} completed, following into run ${runId}`,
+          ),
         onNotice: (m) => out({ event: 'notice', message: m }, `note: ${m}`),
       });
     } catch (e) {
@@ -115,7 +144,10 @@ const command: CliCommand = {
     try {
       const info = await follower.done;
       const summary = { event: 'stopped', ...info, runIds: follower.runIds };
-      out(summary, `stopped: run ${info.runId} ${info.status} at step ${info.step} (${info.steps} steps stored${follower.runIds.length > 1 ? `; runs ${follower.runIds.join(', ')}` : ''})`);
+      out(
+        summary,
+        `stopped: run ${info.runId} ${info.status} at step ${info.step} (${info.steps} steps stored${follower.runIds.length > 1 ? `; runs ${follower.runIds.join(', ')}` : ''})`,
+      );
       return info.status === 'completed' ? 0 : 1;
     } finally {
       process.removeListener('SIGINT', stop);

@@ -24,16 +24,20 @@ afterEach(async () => {
 
 function verlLog(from: number, to: number): string {
   let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:${(0.5 - i * 0.01).toFixed(3)} - actor/grad_norm:${i === 7 ? 'nan' : '1.5'} - critic/score/mean:0.${i}\n`;
+  for (let i = from; i <= to; i++)
+    s += `step:${i} - actor/entropy:${(0.5 - i * 0.01).toFixed(3)} - actor/grad_norm:${i === 7 ? 'nan' : '1.5'} - critic/score/mean:0.${i}\n`;
   return s;
 }
-
 
 describe('arlarena import', () => {
   it('--json prints {"runIds", "format", "steps", "skipped"} (through the binary)', async () => {
     const p = join(dir, 'train.log');
     await writeFile(p, `${verlLog(0, 9)}some warning noise\n`);
-    const res = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'import', p, '--json', '--tags', 'a,b', '--data-dir', join(dir, 'data')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const res = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'arlarena.mjs'), 'import', p, '--json', '--tags', 'a,b', '--data-dir', join(dir, 'data')],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
     const lines = res.stdout.trim().split('\n');
@@ -64,17 +68,22 @@ describe('arlarena import', () => {
     await writeFile(notes, 'hello\nworld\n');
     const d = ctxFor(data);
     expect(await importCommand.run([notes], d.ctx)).toBe(1);
-    expect(d.err()).toMatch(/refused: .*notes\.txt is in no known format .*formats tried: verl-console, .*, bundle\); nothing was imported/);
+    expect(d.err()).toMatch(
+      /refused: .*notes\.txt is in no known format .*formats tried: verl-console, .*, bundle\); nothing was imported/,
+    );
     await expect(importCommand.run([], ctxFor(data).ctx)).rejects.toThrow(/expected at least one PATH/);
   });
 });
 
 describe('arlarena show on an imported run', () => {
-  it('prints the source (format, path, SHA-256, mapped keys) and each key\'s latest value with its step when the last record lacks it', async () => {
+  it("prints the source (format, path, SHA-256, mapped keys) and each key's latest value with its step when the last record lacks it", async () => {
     const data = join(dir, 'data');
     const p = join(dir, 'train.log');
     // Validation every 5 steps: the last step (6) has no val key, so val/score_mean comes from step 5.
-    await writeFile(p, `${verlLog(0, 4)}step:5 - actor/grad_norm:1.0 - val-core/openai/gsm8k/reward/mean@1:0.42\nstep:6 - actor/grad_norm:1.1 - critic/score/mean:0.6\n`);
+    await writeFile(
+      p,
+      `${verlLog(0, 4)}step:5 - actor/grad_norm:1.0 - val-core/openai/gsm8k/reward/mean@1:0.42\nstep:6 - actor/grad_norm:1.1 - critic/score/mean:0.6\n`,
+    );
     const a = ctxFor(data);
     expect(await importCommand.run([p], a.ctx)).toBe(0);
     const id = /as run (\S+):/.exec(a.out())![1];
@@ -95,11 +104,17 @@ describe('arlarena follow', () => {
     await writeFile(p, verlLog(0, 9));
     const f = ctxFor(data);
     expect(await follow.run([p, '--until-idle', '0.5', '--poll-ms', '50', '--json'], f.ctx)).toBe(0);
-    const events = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const events = f
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[0]).toMatchObject({ event: 'started', path: p });
     const runId = events[0].runId;
     expect(events.some((e) => e.event === 'alert' && e.alert.rule === 'non_finite' && e.alert.firstStep === 7)).toBe(true);
     expect(events.at(-1)).toMatchObject({ event: 'stopped', runId, status: 'completed', step: 9, steps: 10, runIds: [runId] });
-    await expect(follow.run([p, '--until-idle', 'soon'], ctxFor(data).ctx)).rejects.toThrow(/--until-idle must be a positive number of seconds, got "soon"/);
+    await expect(follow.run([p, '--until-idle', 'soon'], ctxFor(data).ctx)).rejects.toThrow(
+      /--until-idle must be a positive number of seconds, got "soon"/,
+    );
   });
 });

@@ -44,12 +44,28 @@ const command: CliCommand = {
       args,
       allowPositionals: true,
       strict: true,
-      options: { json: { type: 'boolean' }, format: { type: 'string' }, name: { type: 'string' }, tags: { type: 'string' }, again: { type: 'boolean' } },
+      options: {
+        json: { type: 'boolean' },
+        format: { type: 'string' },
+        name: { type: 'string' },
+        tags: { type: 'string' },
+        again: { type: 'boolean' },
+      },
     });
     const { values: v, positionals: pos } = parsed;
     if (pos.length === 0) throw new UsageError('expected at least one PATH (a bundle, a log file or a TensorBoard folder)');
     if (v.name !== undefined && v.name.trim() === '') throw new UsageError('--name must not be empty');
-    const tags = v.tags === undefined ? undefined : [...new Set(v.tags.split(',').map((t) => t.trim()).filter((t) => t.length > 0))];
+    const tags =
+      v.tags === undefined
+        ? undefined
+        : [
+            ...new Set(
+              v.tags
+                .split(',')
+                .map((t) => t.trim())
+                .filter((t) => t.length > 0),
+            ),
+          ];
     const store = await openStore(ctx);
     try {
       let lastPath = '';
@@ -58,12 +74,15 @@ const command: CliCommand = {
         name: v.name?.trim(),
         tags,
         again: v.again === true,
-        onProgress: ctx.isTTY && !v.json
-          ? (p) => {
-              if (p.path !== lastPath) lastPath = p.path;
-              ctx.stderr.write(`\r  reading ${p.path}: ${(p.bytesRead / 1e6).toFixed(1)} / ${(p.totalBytes / 1e6).toFixed(1)} MB, ${p.steps} steps`);
-            }
-          : undefined,
+        onProgress:
+          ctx.isTTY && !v.json
+            ? (p) => {
+                if (p.path !== lastPath) lastPath = p.path;
+                ctx.stderr.write(
+                  `\r  reading ${p.path}: ${(p.bytesRead / 1e6).toFixed(1)} / ${(p.totalBytes / 1e6).toFixed(1)} MB, ${p.steps} steps`,
+                );
+              }
+            : undefined,
       });
       if (ctx.isTTY && !v.json && lastPath) ctx.stderr.write('\n');
       if (v.json) {
@@ -75,7 +94,9 @@ const command: CliCommand = {
           const src = rec.source;
           const what = src ? `${src.format}${src.framework !== 'unknown' ? `, ${src.framework}` : ''}` : 'bundle';
           const crit = rec.alerts.filter((a) => a.severity === 'critical').length;
-          ctx.stdout.write(`imported "${rec.name}" as run ${id}: ${range(rec, first)} (${what}); ${rec.alerts.length} alert${rec.alerts.length === 1 ? '' : 's'}${crit ? ` (${crit} critical)` : ''}\n`);
+          ctx.stdout.write(
+            `imported "${rec.name}" as run ${id}: ${range(rec, first)} (${what}); ${rec.alerts.length} alert${rec.alerts.length === 1 ? '' : 's'}${crit ? ` (${crit} critical)` : ''}\n`,
+          );
         }
         if (r.trackers) ctx.stdout.write(`found ${describeTrackers(r.trackers)}\n`);
         const skipped = Object.entries(r.skipped);

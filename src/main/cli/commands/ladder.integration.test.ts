@@ -13,16 +13,40 @@ import ladder from './ladder';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
   let buf = '';
-  const stdout = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
-  const stderr = new Writable({ write(_c, _e, cb) { cb(); } });
+  const stdout = new Writable({
+    write(chunk, _e, cb) {
+      buf += String(chunk);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(_c, _e, cb) {
+      cb();
+    },
+  });
   return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf };
 }
 
 const TINY = [
-  'model.size=custom', 'model.dModel=16', 'model.nLayers=1', 'model.nHeads=2', 'model.dFF=32', 'model.maxSeqLen=192',
-  'env.historyWindow=0', 'env.maxSteps=2', 'rollout.tasksPerStep=2', 'rollout.groupSize=2', 'rollout.maxResponseTokens=12',
-  'warmStart.source=scratch', 'warmStart.bcUpdates=1', 'warmStart.bcBatchRows=4', 'training.validateEvery=1', 'training.valEpisodes=2',
-  'training.checkpointEvery=1', 'compute.rolloutEngine=tfjs', 'compute.backend=wasm',
+  'model.size=custom',
+  'model.dModel=16',
+  'model.nLayers=1',
+  'model.nHeads=2',
+  'model.dFF=32',
+  'model.maxSeqLen=192',
+  'env.historyWindow=0',
+  'env.maxSteps=2',
+  'rollout.tasksPerStep=2',
+  'rollout.groupSize=2',
+  'rollout.maxResponseTokens=12',
+  'warmStart.source=scratch',
+  'warmStart.bcUpdates=1',
+  'warmStart.bcBatchRows=4',
+  'training.validateEvery=1',
+  'training.valEpisodes=2',
+  'training.checkpointEvery=1',
+  'compute.rolloutEngine=tfjs',
+  'compute.backend=wasm',
 ].flatMap((s) => ['--set', s]);
 
 describe('arlarena ladder --study: a tiny ladder end to end', () => {
@@ -34,30 +58,62 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes summary rows with the issue\'s fields; each level\'s runs trained with its knobs', async () => {
+  it("writes summary rows with the issue's fields; each level's runs trained with its knobs", async () => {
     const c = ctx(join(dir, 'data'));
     // The tiny batch has at most 2 tasks × 2 rollouts × 2 turns = 8 rows, fewer than any level's mini-batch rows
     // (validation would refuse them): --set optim.miniBatchRows=4 comes after the level and wins; lr and lag stay.
-    const code = await ladder.run(['--levels', '0,3', '--presets', 'grpo,gspo', '--seeds', '1', '--steps', '2', '--episodes', '2', '--study', 'tiny', '--out', join(dir, 'out'), ...TINY, '--set', 'optim.miniBatchRows=4', '--json'], c.ctx);
+    const code = await ladder.run(
+      [
+        '--levels',
+        '0,3',
+        '--presets',
+        'grpo,gspo',
+        '--seeds',
+        '1',
+        '--steps',
+        '2',
+        '--episodes',
+        '2',
+        '--study',
+        'tiny',
+        '--out',
+        join(dir, 'out'),
+        ...TINY,
+        '--set',
+        'optim.miniBatchRows=4',
+        '--json',
+      ],
+      c.ctx,
+    );
     expect(code).toBe(0);
     const summary = JSON.parse(await readFile(join(dir, 'out', 'tiny', 'summary.json'), 'utf8'));
     expect(summary.kind).toBe('ladder');
     expect(summary.levels.map((l: { level: number }) => l.level)).toEqual([0, 3]);
     expect(summary.rows).toHaveLength(4);
     for (const r of summary.rows) {
-      for (const k of ['env', 'preset', 'level', 'seeds', 'collapsedShare', 'medianCollapseStep', 'survival', 'vsBaseline']) expect(r, k).toHaveProperty(k);
+      for (const k of ['env', 'preset', 'level', 'seeds', 'collapsedShare', 'medianCollapseStep', 'survival', 'vsBaseline'])
+        expect(r, k).toHaveProperty(k);
       expect(r.collapsedShare.ci95).toHaveLength(2);
       expect(r.survival[0][0]).toBe(0);
     }
-    expect(summary.rows.find((r: { preset: string; level: number }) => r.preset === 'gspo' && r.level === 3).vsBaseline.verdict).toBe('not separable');
+    expect(summary.rows.find((r: { preset: string; level: number }) => r.preset === 'gspo' && r.level === 3).vsBaseline.verdict).toBe(
+      'not separable',
+    );
     const store = await RunStore.open(join(dir, 'data'));
     try {
       const runs = await Promise.all((await store.listRuns()).map((r) => store.getRun(r.id)));
-      const lrs = runs.map((r) => {
-        const c = r!.config as { training: { pressure: number }; optim: { lr: number }; rollout: { policyLag: number } };
-        return [c.training.pressure, c.optim.lr, c.rollout.policyLag];
-      }).sort();
-      expect(lrs).toEqual([[0, 1e-4, 0], [0, 1e-4, 0], [3, 1e-3, 1], [3, 1e-3, 1]]);
+      const lrs = runs
+        .map((r) => {
+          const c = r!.config as { training: { pressure: number }; optim: { lr: number }; rollout: { policyLag: number } };
+          return [c.training.pressure, c.optim.lr, c.rollout.policyLag];
+        })
+        .sort();
+      expect(lrs).toEqual([
+        [0, 1e-4, 0],
+        [0, 1e-4, 0],
+        [3, 1e-3, 1],
+        [3, 1e-3, 1],
+      ]);
     } finally {
       await store.close();
     }

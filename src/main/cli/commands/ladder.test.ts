@@ -11,8 +11,17 @@ import ladder from './ladder';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
   let buf = '';
-  const stdout = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
-  const stderr = new Writable({ write(_c, _e, cb) { cb(); } });
+  const stdout = new Writable({
+    write(chunk, _e, cb) {
+      buf += String(chunk);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(_c, _e, cb) {
+      cb();
+    },
+  });
   return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf };
 }
 

@@ -32,7 +32,10 @@ A run collapsed at its first critical alert or at the first validation whose hel
   --json        the summary as one JSON object`;
 
 function listArg(name: string, raw: string, valid: readonly string[]): string[] {
-  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new UsageError(`--${name}: empty list; valid: ${valid.join(', ')}`);
   for (const it of items) if (!valid.includes(it)) throw new UsageError(`--${name}: unknown "${it}"; valid: ${valid.join(', ')}`);
   if (new Set(items).size !== items.length) throw new UsageError(`--${name}: "${raw}" lists a name twice`);
@@ -74,22 +77,35 @@ const ladder: CliCommand = {
     }
     if (values.resume && name === '') throw new UsageError('--resume continues a ladder: add --study NAME');
     if (values.out !== undefined && name === '') throw new UsageError('--out is where a ladder writes its summary: add --study NAME');
-    const levels = listArg('levels', values.levels ?? '0,2,4', PRESSURE_LEVELS.map((l) => String(l.level))).map(Number).sort((a, b) => a - b);
+    const levels = listArg(
+      'levels',
+      values.levels ?? '0,2,4',
+      PRESSURE_LEVELS.map((l) => String(l.level)),
+    )
+      .map(Number)
+      .sort((a, b) => a - b);
     const presets = listArg('presets', values.presets ?? 'grpo,cispo,sapo,sampo', PRESET_NAMES);
     const baseline = values.baseline ?? 'grpo';
-    if (!presets.includes(baseline)) throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
+    if (!presets.includes(baseline))
+      throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
     const fraction = Number(values.fraction ?? '0.5');
     if (!(fraction > 0 && fraction < 1)) throw new UsageError(`--fraction ${JSON.stringify(values.fraction)}: expected a number in (0, 1)`);
     const sets = parseSets(values.set ?? []);
     if ('training.pressure' in sets) throw new UsageError('--set training.pressure: the ladder sets the level itself; use --levels');
     if (name !== '' && !values.resume && levels.some((l) => studyExists(ctx.dataDir, levelStudyName(name, l)))) {
-      throw new UsageError(`ladder "${name}" already exists in ${ctx.dataDir}; continue it with --study ${name} --resume, or choose another name`);
+      throw new UsageError(
+        `ladder "${name}" already exists in ${ctx.dataDir}; continue it with --study ${name} --resume, or choose another name`,
+      );
     }
     const seeds = intArg('seeds', values.seeds ?? '8', 1)!;
     const plan: LadderPlan = {
       command: ['arlarena', 'ladder', ...args].join(' '),
       levels,
-      envs: listArg('envs', values.envs ?? 'sokoban', ENV_CATALOG.map((e) => e.name)),
+      envs: listArg(
+        'envs',
+        values.envs ?? 'sokoban',
+        ENV_CATALOG.map((e) => e.name),
+      ),
       presets,
       seeds: Array.from({ length: seeds }, (_, i) => i + 1),
       steps: intArg('steps', values.steps, 1) ?? null,
@@ -136,7 +152,10 @@ const ladder: CliCommand = {
     else {
       ctx.stdout.write(formatLadder(rows));
       if (summaryDir) ctx.stdout.write(`summary: ${join(summaryDir, 'summary.json')}\n`);
-      if (!complete) ctx.stdout.write(`some runs did not complete; ${name !== '' ? `arlarena ladder --study ${name} --resume continues them` : 'see arlarena runs'}\n`);
+      if (!complete)
+        ctx.stdout.write(
+          `some runs did not complete; ${name !== '' ? `arlarena ladder --study ${name} --resume continues them` : 'see arlarena runs'}\n`,
+        );
     }
     return complete ? 0 : 1;
   },

@@ -20,8 +20,18 @@ import { syntheticJobs } from '../../testing/jobs/index';
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let out = '';
   let err = '';
-  const sink = (f: (s: string) => void) => new Writable({ write(c, _e, cb) { f(String(c)); cb(); } });
-  return { ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false, jobs: syntheticJobs() }, out: () => out, err: () => err };
+  const sink = (f: (s: string) => void) =>
+    new Writable({
+      write(c, _e, cb) {
+        f(String(c));
+        cb();
+      },
+    });
+  return {
+    ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false, jobs: syntheticJobs() },
+    out: () => out,
+    err: () => err,
+  };
 }
 
 /** The pid of a process that has exited (what a kill -9 leaves in the run's .owner file). */
@@ -42,8 +52,18 @@ afterEach(async () => {
 
 /** A run killed at step 3 with a checkpoint at step 2, as the synthetic test job writes them. */
 async function killedRun(store: RunStore, seed: number): Promise<string> {
-  const r = await store.createRun({ preset: 'test', env: 'sokoban', seed, totalSteps: 6, config: { steps: 6, checkpointEvery: 2 }, status: 'running' });
-  await store.appendMetrics(r.id, [1, 2, 3].map((step) => ({ step, values: { 'actor/grad_norm': 0.1, 'perf/wall_s': step } })));
+  const r = await store.createRun({
+    preset: 'test',
+    env: 'sokoban',
+    seed,
+    totalSteps: 6,
+    config: { steps: 6, checkpointEvery: 2 },
+    status: 'running',
+  });
+  await store.appendMetrics(
+    r.id,
+    [1, 2, 3].map((step) => ({ step, values: { 'actor/grad_norm': 0.1, 'perf/wall_s': step } })),
+  );
   await store.saveCheckpoint(r.id, { step: 2, files: { 'state.txt': new TextEncoder().encode(`step 2 seed ${seed}`) }, meta: {} });
   await store.updateRun(r.id, { step: 3, etaSeconds: 30 });
   await writeFile(join(store.runDir(r.id), '.owner'), JSON.stringify({ pid: await deadPid(), since: new Date().toISOString() }));
@@ -59,7 +79,11 @@ describe('CLI and dead owners', () => {
 
     const list = ctx(dir);
     expect(await runs.run(['--json'], list.ctx)).toBe(0);
-    const rows = list.out().trim().split('\n').map((l) => JSON.parse(l));
+    const rows = list
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
     expect(list.err()).toMatch(new RegExp(`run ${a} was being trained by process \\d+, which is gone; marked interrupted`));
 

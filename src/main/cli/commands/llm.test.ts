@@ -36,6 +36,8 @@ describe('arlarena llm', () => {
     const d = ctx();
     expect(await llm.run(['inspect', dir], d.ctx)).toBe(1);
     expect(d.out().trim().split('\n')).toHaveLength(1);
-    expect(d.out()).toMatch(/architecture "GPT2LMHeadModel" is not supported; supported: Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM/);
+    expect(d.out()).toMatch(
+      /architecture "GPT2LMHeadModel" is not supported; supported: Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM/,
+    );
   });
 });

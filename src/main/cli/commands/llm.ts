@@ -27,7 +27,8 @@ or sharded); tokenizer.json + tokenizer_config.json with a chat template. Enviro
 function num(name: string, raw: string | undefined, dflt: number, min: number, integer = true): number {
   if (raw === undefined) return dflt;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} ${raw}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n)))
+    throw new UsageError(`--${name} ${raw}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
   return n;
 }
 
@@ -55,7 +56,8 @@ const command: CliCommand = {
       },
     });
     const [sub, dir, ...extra] = parsed.positionals;
-    if (sub !== 'inspect' && sub !== 'sample') throw new UsageError(`llm: expected "inspect" or "sample", got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`);
+    if (sub !== 'inspect' && sub !== 'sample')
+      throw new UsageError(`llm: expected "inspect" or "sample", got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`);
     if (!dir) throw new UsageError(`llm ${sub}: give the model folder (the one holding config.json)`);
     if (extra.length) throw new UsageError(`llm ${sub}: unexpected argument ${JSON.stringify(extra[0])}`);
     const v = parsed.values;
@@ -71,25 +73,52 @@ const command: CliCommand = {
           }
         }
         const info = await inspectHfFolder(dir);
-        const work = { rows: num('rows', v.rows, 8, 1), seqLen: num('seq-len', v['seq-len'], 1024, 2), responseTokens: num('response-tokens', v['response-tokens'], 256, 1) };
+        const work = {
+          rows: num('rows', v.rows, 8, 1),
+          seqLen: num('seq-len', v['seq-len'], 1024, 2),
+          responseTokens: num('response-tokens', v['response-tokens'], 256, 1),
+        };
         const est = estimateLlmMemory(info.config, work, lora);
         const dtypes = [...new Set([...info.headers.values()].flatMap((h) => h.tensors.map((t) => t.dtype)))];
         const machine = { totalBytes: totalmem(), freeBytes: freemem() };
         const fits = est.totalBytes <= 0.8 * machine.totalBytes;
-        const record = { dir: info.dir, config: info.config, weightFiles: info.weightFiles, dtypes, tokenizerHashes: info.tokenizerHashes, chatTemplate: info.tokenizer.hasChatTemplate, lora, work, memory: est, machine, fits };
+        const record = {
+          dir: info.dir,
+          config: info.config,
+          weightFiles: info.weightFiles,
+          dtypes,
+          tokenizerHashes: info.tokenizerHashes,
+          chatTemplate: info.tokenizer.hasChatTemplate,
+          lora,
+          work,
+          memory: est,
+          machine,
+          fits,
+        };
         if (v.json) out(JSON.stringify(record));
         else {
           const c = info.config;
-          out(`${info.dir}: ${c.architecture}, ${(est.params / 1e6).toFixed(1)} M parameters (${dtypes.join('/')} in ${info.weightFiles.length} file(s), computed in float32)`);
-          out(`  layers ${c.numLayers}, hidden ${c.hiddenSize}, heads ${c.numHeads} (KV ${c.numKvHeads}, head_dim ${c.headDim}), MLP ${c.intermediateSize}, vocab ${c.vocabSize}, rope ${c.rope.type} θ=${c.ropeTheta}${c.qkNorm ? ', q/k norm' : ''}${c.tieWordEmbeddings ? ', tied embeddings' : ''}`);
-          out(`  tokenizer: ids up to ${info.tokenizer.maxTokenId}, chat template ${info.tokenizer.hasChatTemplate ? 'present' : 'MISSING (needed for agent prompts)'}`);
-          out(`  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${(est.trainableParams / 1e6).toFixed(2)} M trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens (${work.responseTokens} response): weights ${gib(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`);
-          out(`  this machine: ${gib(machine.totalBytes)} (${gib(machine.freeBytes)} free) — ${fits ? 'fits' : 'does NOT fit (over 80 % of memory): use --lora, fewer rows or a shorter context'}`);
+          out(
+            `${info.dir}: ${c.architecture}, ${(est.params / 1e6).toFixed(1)} M parameters (${dtypes.join('/')} in ${info.weightFiles.length} file(s), computed in float32)`,
+          );
+          out(
+            `  layers ${c.numLayers}, hidden ${c.hiddenSize}, heads ${c.numHeads} (KV ${c.numKvHeads}, head_dim ${c.headDim}), MLP ${c.intermediateSize}, vocab ${c.vocabSize}, rope ${c.rope.type} θ=${c.ropeTheta}${c.qkNorm ? ', q/k norm' : ''}${c.tieWordEmbeddings ? ', tied embeddings' : ''}`,
+          );
+          out(
+            `  tokenizer: ids up to ${info.tokenizer.maxTokenId}, chat template ${info.tokenizer.hasChatTemplate ? 'present' : 'MISSING (needed for agent prompts)'}`,
+          );
+          out(
+            `  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${(est.trainableParams / 1e6).toFixed(2)} M trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens (${work.responseTokens} response): weights ${gib(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`,
+          );
+          out(
+            `  this machine: ${gib(machine.totalBytes)} (${gib(machine.freeBytes)} free) — ${fits ? 'fits' : 'does NOT fit (over 80 % of memory): use --lora, fewer rows or a shorter context'}`,
+          );
         }
         return fits ? 0 : 1;
       }
       const envName = v.env ?? 'sokoban';
-      if (!ENV_CATALOG.some((e) => e.name === envName)) throw new UsageError(`--env ${envName}: unknown; known: ${ENV_CATALOG.map((e) => e.name).join(', ')}`);
+      if (!ENV_CATALOG.some((e) => e.name === envName))
+        throw new UsageError(`--env ${envName}: unknown; known: ${ENV_CATALOG.map((e) => e.name).join(', ')}`);
       const seed = num('seed', v.seed, 0, 0);
       const temperature = num('temperature', v.temperature, 0, 0, false);
       const maxNewTokens = num('max-new-tokens', v['max-new-tokens'], 128, 1);
@@ -111,10 +140,20 @@ const command: CliCommand = {
       const parsedAction = parseResponse(envName, response);
       lora?.dispose();
       model.dispose();
-      const record = { backend: backend.training, promptTokens: prompt.length, responseTokens: g.tokens[0].length, finish: g.finish[0], response, action: parsedAction, weightHashes: folder.weightHashes };
+      const record = {
+        backend: backend.training,
+        promptTokens: prompt.length,
+        responseTokens: g.tokens[0].length,
+        finish: g.finish[0],
+        response,
+        action: parsedAction,
+        weightHashes: folder.weightHashes,
+      };
       if (v.json) out(JSON.stringify(record));
       else {
-        out(`[${backend.detail}] ${folder.config.architecture}; prompt ${prompt.length} tokens (chat template), response ${g.tokens[0].length} tokens (${g.finish[0]}):`);
+        out(
+          `[${backend.detail}] ${folder.config.architecture}; prompt ${prompt.length} tokens (chat template), response ${g.tokens[0].length} tokens (${g.finish[0]}):`,
+        );
         out(response);
         out(`→ format ${parsedAction.formatValid ? 'valid' : 'invalid'}, the env receives ${JSON.stringify(parsedAction.applied)}`);
       }

@@ -34,14 +34,25 @@ const remote: CliCommand = {
     try {
       switch (sub) {
         case 'add': {
-          const { values, positionals } = parseCommandArgs({ args: rest, options: { 'token-file': { type: 'string' } }, strict: true, allowPositionals: true });
-          if (positionals.length !== 2) throw new UsageError('remote add takes NAME and URL, e.g. arlarena remote add lab http://head:8265 --token-file ~/.ray/token');
+          const { values, positionals } = parseCommandArgs({
+            args: rest,
+            options: { 'token-file': { type: 'string' } },
+            strict: true,
+            allowPositionals: true,
+          });
+          if (positionals.length !== 2)
+            throw new UsageError('remote add takes NAME and URL, e.g. arlarena remote add lab http://head:8265 --token-file ~/.ray/token');
           const e = await targets.add(positionals[0]!, positionals[1]!, values['token-file']);
           ctx.stdout.write(`added ${e.name}: ${e.url}${e.hasToken ? ' (token stored)' : ''}\n`);
           return 0;
         }
         case 'list': {
-          const { values } = parseCommandArgs({ args: rest, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: false });
+          const { values } = parseCommandArgs({
+            args: rest,
+            options: { json: { type: 'boolean', default: false } },
+            strict: true,
+            allowPositionals: false,
+          });
           const all = await targets.list();
           if (values.json) ctx.stdout.write(`${JSON.stringify(all)}\n`);
           else if (all.length === 0) ctx.stdout.write('no remotes (add one with: arlarena remote add NAME URL [--token-file F])\n');
@@ -49,12 +60,20 @@ const remote: CliCommand = {
           return 0;
         }
         case 'test': {
-          const { values, positionals } = parseCommandArgs({ args: rest, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+          const { values, positionals } = parseCommandArgs({
+            args: rest,
+            options: { json: { type: 'boolean', default: false } },
+            strict: true,
+            allowPositionals: true,
+          });
           if (positionals.length !== 1) throw new UsageError('remote test takes one NAME or URL');
           const client = new RayClient(await targets.resolve(positionals[0]!));
           const s = await client.summary();
           if (values.json) ctx.stdout.write(`${JSON.stringify({ url: client.url, ...s })}\n`);
-          else ctx.stdout.write(`${client.url}: Ray ${s.rayVersion}, ${s.nodes} node${s.nodes === 1 ? '' : 's'}, CPUs ${s.cpus.free}/${s.cpus.total} free, GPUs ${s.gpus.free}/${s.gpus.total} free\n`);
+          else
+            ctx.stdout.write(
+              `${client.url}: Ray ${s.rayVersion}, ${s.nodes} node${s.nodes === 1 ? '' : 's'}, CPUs ${s.cpus.free}/${s.cpus.total} free, GPUs ${s.gpus.free}/${s.gpus.total} free\n`,
+            );
           return 0;
         }
         case 'remove': {
@@ -67,7 +86,9 @@ const remote: CliCommand = {
         case 'verl':
           return (await import('./remoteVerl')).runVerl(rest, ctx);
         default:
-          throw new UsageError(`remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove, verl`);
+          throw new UsageError(
+            `remote: ${sub === undefined ? 'a sub-command is needed' : `unknown sub-command "${sub}"`}; one of add, list, test, remove, verl`,
+          );
       }
     } catch (e) {
       if (e instanceof RemoteError) {

@@ -26,27 +26,86 @@ async function verl(args: string[]) {
 }
 
 describe('arlarena remote verl --check', () => {
-  it('passes for the SAMPO launch of each env, and prints the launch with the check\'s verdict', async () => {
+  it("passes for the SAMPO launch of each env, and prints the launch with the check's verdict", async () => {
     for (const env of ['alfworld', 'webshop', 'sokoban']) {
       const r = await verl(['--env', env, '--model', 'Qwen/Qwen3-4B', '--gpus', '4', '--check', '--workdir', FIXTURE, '--python', PY]);
       expect(r.code, r.out).toBe(0);
       expect(r.out).toMatch(new RegExp(`# check: all \\d+ overrides compose against recipe/\\w+_agent/config/\\w+_\\.yaml in ${FIXTURE}`));
-      expect(r.out.split('\n').find((l) => l.startsWith('cd '))).toBe(`cd ${FIXTURE} && python3 -m examples.data_preprocess.prepare --mode text --train_data_size ${env === 'sokoban' ? 32 : 16} --val_data_size ${env === 'webshop' ? 256 : 128} && \\`);
+      expect(r.out.split('\n').find((l) => l.startsWith('cd '))).toBe(
+        `cd ${FIXTURE} && python3 -m examples.data_preprocess.prepare --mode text --train_data_size ${env === 'sokoban' ? 32 : 16} --val_data_size ${env === 'webshop' ? 256 : 128} && \\`,
+      );
     }
   }, 60_000);
 
-  it('reports an unset required field, exits 1; verl-agent\'s launch fails on ARLArena\'s config at exactly its two penalty keys', async () => {
-    const r = await verl(['--env', 'alfworld', '--model', 'Qwen/Qwen3-4B', '--gpus', '4', '--check', '--workdir', FIXTURE, '--python', PY, '--experiment', 'x', '--config-name', 'alfworld_required']);
+  it("reports an unset required field, exits 1; verl-agent's launch fails on ARLArena's config at exactly its two penalty keys", async () => {
+    const r = await verl([
+      '--env',
+      'alfworld',
+      '--model',
+      'Qwen/Qwen3-4B',
+      '--gpus',
+      '4',
+      '--check',
+      '--workdir',
+      FIXTURE,
+      '--python',
+      PY,
+      '--experiment',
+      'x',
+      '--config-name',
+      'alfworld_required',
+    ]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('# check: missing required field: env.alfworld.data_root is ??? in the config and no override sets it');
-    const va = await verl(['--stack', 'verl-agent', '--env', 'alfworld', '--model', 'Qwen/Qwen3-4B', '--gpus', '4', '--check', '--workdir', FIXTURE, '--python', PY, '--config-dir', 'recipe/world_agent/config', '--config-name', 'alfworld_']);
+    const va = await verl([
+      '--stack',
+      'verl-agent',
+      '--env',
+      'alfworld',
+      '--model',
+      'Qwen/Qwen3-4B',
+      '--gpus',
+      '4',
+      '--check',
+      '--workdir',
+      FIXTURE,
+      '--python',
+      PY,
+      '--config-dir',
+      'recipe/world_agent/config',
+      '--config-name',
+      'alfworld_',
+    ]);
     expect(va.code).toBe(1);
-    expect(va.out).toContain('# check: unknown key: actor_rollout_ref.actor.use_invalid_action_penalty=True — the config has no actor_rollout_ref.actor.use_invalid_action_penalty');
+    expect(va.out).toContain(
+      '# check: unknown key: actor_rollout_ref.actor.use_invalid_action_penalty=True — the config has no actor_rollout_ref.actor.use_invalid_action_penalty',
+    );
     expect(va.err).toBe("remote verl --check: 2 problems against the checkout's Hydra config\n");
   }, 60_000);
 
   it('--on runs the check first: a launch that fails it is not submitted (the cluster is never contacted)', async () => {
-    const r = await verl(['--stack', 'verl-agent', '--env', 'alfworld', '--model', 'Qwen/Qwen3-4B', '--gpus', '4', '--on', 'http://127.0.0.1:9', '--workdir', '/cluster/ARLArena', '--check-dir', FIXTURE, '--python', PY, '--config-dir', 'recipe/world_agent/config', '--config-name', 'alfworld_']);
+    const r = await verl([
+      '--stack',
+      'verl-agent',
+      '--env',
+      'alfworld',
+      '--model',
+      'Qwen/Qwen3-4B',
+      '--gpus',
+      '4',
+      '--on',
+      'http://127.0.0.1:9',
+      '--workdir',
+      '/cluster/ARLArena',
+      '--check-dir',
+      FIXTURE,
+      '--python',
+      PY,
+      '--config-dir',
+      'recipe/world_agent/config',
+      '--config-name',
+      'alfworld_',
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('; nothing was submitted');
     expect(r.err).not.toContain('submitted Ray job');

@@ -50,18 +50,33 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   });
   const envs = Object.keys(VERL_ENVS);
   if (!values.env || !envs.includes(values.env)) throw new UsageError(`--env ${values.env ?? '(missing)'}: one of ${envs.join(', ')}`);
-  if (!values.model) throw new UsageError('--model HF_ID is needed (the Hugging Face model verl loads and keeps as π_ref; the paper: UCLA-SCAI/Qwen3-4B-rft-alfworld or -webshop)');
-  if (!VERL_STACK_NAMES.includes(values.stack as never)) throw new UsageError(`--stack ${values.stack}: one of ${VERL_STACK_NAMES.join(', ')} (default ${DEFAULT_VERL_STACK}, the paper's own code)`);
+  if (!values.model)
+    throw new UsageError(
+      '--model HF_ID is needed (the Hugging Face model verl loads and keeps as π_ref; the paper: UCLA-SCAI/Qwen3-4B-rft-alfworld or -webshop)',
+    );
+  if (!VERL_STACK_NAMES.includes(values.stack as never))
+    throw new UsageError(
+      `--stack ${values.stack}: one of ${VERL_STACK_NAMES.join(', ')} (default ${DEFAULT_VERL_STACK}, the paper's own code)`,
+    );
   const gpus = Number(values.gpus);
   if (!Number.isInteger(gpus) || gpus < 1) throw new UsageError(`--gpus ${values.gpus}: expected an integer ≥ 1 (GPUs per node)`);
-  if (values.check && !values.on && !values.workdir && !values['check-dir']) throw new UsageError('--check needs --workdir PATH (or --check-dir PATH): the root of a checkout of the stack on this machine, whose Hydra config the launch is composed against');
+  if (values.check && !values.on && !values.workdir && !values['check-dir'])
+    throw new UsageError(
+      '--check needs --workdir PATH (or --check-dir PATH): the root of a checkout of the stack on this machine, whose Hydra config the launch is composed against',
+    );
   const env = values.env as VerlEnv;
   const stack = verlStack(values.stack!);
   const { config, issues } = verlLabConfig(values.preset!, env, parseSets(values.set ?? []), values.laptop!);
   if (!config) throw new UsageError(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
   let launch: VerlLaunch;
   try {
-    launch = buildVerlLaunch(config, PAPER_SCALE[env].infra, { stack, env, model: values.model, gpus, ...(values.experiment ? { experiment: values.experiment } : {}) });
+    launch = buildVerlLaunch(config, PAPER_SCALE[env].infra, {
+      stack,
+      env,
+      model: values.model,
+      gpus,
+      ...(values.experiment ? { experiment: values.experiment } : {}),
+    });
   } catch (e) {
     if (e instanceof VerlMappingError) throw new UsageError(e.message);
     throw e;
@@ -70,10 +85,21 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
 
   // The check, before anything is submitted: here against --check-dir (or, with --check alone, --workdir), else —
   // with --on — on the cluster itself, as a short Ray job in the checkout the launch will run from.
-  const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
-  const checkInput = { python: values.python!, configDir: values['config-dir'] ?? launch.entry.configDir, configName: values['config-name'] ?? launch.entry.configName, overrides: launch.overrides };
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14);
+  const checkInput = {
+    python: values.python!,
+    configDir: values['config-dir'] ?? launch.entry.configDir,
+    configName: values['config-name'] ?? launch.entry.configName,
+    overrides: launch.overrides,
+  };
   const localDir = values['check-dir'] ?? (values.on ? undefined : values.workdir);
-  if (values.on && !values.workdir) throw new UsageError('--on needs --workdir DIR: the root of the stack\'s checkout on the cluster, where the launch runs (and is checked first)');
+  if (values.on && !values.workdir)
+    throw new UsageError(
+      "--on needs --workdir DIR: the root of the stack's checkout on the cluster, where the launch runs (and is checked first)",
+    );
   let client: RayClient | null = null;
   let clusterUrl = '';
   /** The cluster, reached once: before a check that runs there, else only after a local check has passed. */
@@ -89,28 +115,39 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
   let report: HydraCheckReport | null = null;
   let where = '';
   const fail = (e: unknown): never => {
-    throw new UsageError(`--check: ${e instanceof Error ? e.message : String(e)}${values.on ? '; nothing was submitted (--no-check skips the check)' : ''}`);
+    throw new UsageError(
+      `--check: ${e instanceof Error ? e.message : String(e)}${values.on ? '; nothing was submitted (--no-check skips the check)' : ''}`,
+    );
   };
   if (values.check || (values.on && !values['no-check'])) {
     if (localDir) {
       report = await checkHydraOverrides({ ...checkInput, workdir: localDir }).catch(fail);
       where = `${checkInput.configDir}/${checkInput.configName}.yaml in ${localDir}`;
     } else {
-      report = await checkHydraOverridesOnRay(await cluster(), `verl-check-${config.preset}-${env}-${stamp}`, { ...checkInput, workdir: values.workdir! }).catch(fail);
+      report = await checkHydraOverridesOnRay(await cluster(), `verl-check-${config.preset}-${env}-${stamp}`, {
+        ...checkInput,
+        workdir: values.workdir!,
+      }).catch(fail);
       where = `${checkInput.configDir}/${checkInput.configName}.yaml in ${values.workdir} on ${clusterUrl}`;
     }
   }
   const problems = report ? describeHydraReport(report) : [];
 
   if (values.json) {
-    ctx.stdout.write(`${JSON.stringify({ stack: stack.name, entry: launch.entry, command, overrides: launch.overrides, caveats: launch.caveats, noEquivalent: launch.noEquivalent, ...(report ? { check: report } : {}) })}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ stack: stack.name, entry: launch.entry, command, overrides: launch.overrides, caveats: launch.caveats, noEquivalent: launch.noEquivalent, ...(report ? { check: report } : {}) })}\n`,
+    );
   } else {
     // Shown before it is submitted too: the user sees exactly what runs on the cluster.
     const c = config;
-    ctx.stdout.write(`# ${c.preset} on ${env} for ${stack.label}, ${stack.repo}: run from the root of its checkout (config ${launch.entry.configDir}/${launch.entry.configName}.yaml)\n`);
-    ctx.stdout.write(values.laptop
-      ? `# scale: the preset's laptop values (--laptop): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps\n`
-      : `# scale: the paper's for ${env} (${PAPER_SCALE[env].sources[0]}): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps; --laptop keeps the preset's\n`);
+    ctx.stdout.write(
+      `# ${c.preset} on ${env} for ${stack.label}, ${stack.repo}: run from the root of its checkout (config ${launch.entry.configDir}/${launch.entry.configName}.yaml)\n`,
+    );
+    ctx.stdout.write(
+      values.laptop
+        ? `# scale: the preset's laptop values (--laptop): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps\n`
+        : `# scale: the paper's for ${env} (${PAPER_SCALE[env].sources[0]}): batch ${c.rollout.tasksPerStep} × group ${c.rollout.groupSize}, response ${c.rollout.maxResponseTokens} tokens, lr ${c.optim.lr}, mini-batch ${c.optim.miniBatchRows} rows, ${c.training.steps} steps; --laptop keeps the preset's\n`,
+    );
     for (const n of launch.caveats) ctx.stdout.write(`# note: ${n}\n`);
     ctx.stdout.write(`${command}\n`);
     if (report) {
@@ -119,13 +156,20 @@ export async function runVerl(args: string[], ctx: CliContext): Promise<number> 
     }
   }
   if (problems.length > 0) {
-    ctx.stderr.write(`remote verl --check: ${problems.length} problem${problems.length === 1 ? '' : 's'} against the checkout's Hydra config${values.on ? '; nothing was submitted' : ''}\n`);
+    ctx.stderr.write(
+      `remote verl --check: ${problems.length} problem${problems.length === 1 ? '' : 's'} against the checkout's Hydra config${values.on ? '; nothing was submitted' : ''}\n`,
+    );
     return 1;
   }
   if (!values.on) return 0;
   const ray = await cluster();
   const submissionId = `verl-${config.preset}-${env}-${stamp}`;
-  await ray.submitJob({ submissionId, entrypoint: command, runtimeEnv: {}, metadata: { arlarena_verl: `${stack.name}/${config.preset}/${env}` } });
+  await ray.submitJob({
+    submissionId,
+    entrypoint: command,
+    runtimeEnv: {},
+    metadata: { arlarena_verl: `${stack.name}/${config.preset}/${env}` },
+  });
   ctx.stderr.write(`submitted Ray job ${submissionId} to ${clusterUrl}; following its log into a lab run (Ctrl-C stops the job)\n`);
   const store = await RunStore.open(ctx.dataDir);
   let stop = false;

@@ -19,11 +19,17 @@ const command: CliCommand = {
   summary: 'rerun a bundle and say whether the metrics reproduce',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { steps: { type: 'string' }, json: { type: 'boolean' } } });
+    const parsed = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { steps: { type: 'string' }, json: { type: 'boolean' } },
+    });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
     const steps = v.steps === undefined ? undefined : Number(v.steps);
-    if (steps !== undefined && (!Number.isInteger(steps) || steps < 1)) throw new UsageError(`--steps ${v.steps}: expected a positive integer`);
+    if (steps !== undefined && (!Number.isInteger(steps) || steps < 1))
+      throw new UsageError(`--steps ${v.steps}: expected a positive integer`);
     const store = await openStore(ctx);
     try {
       const r = await reproduceBundle(store, pos[0], {
@@ -39,10 +45,16 @@ const command: CliCommand = {
         const expect = r.backendMatches
           ? `same backend: bit-identity expected${r.verdict === 'bit-identical' ? '' : ', and not met'}`
           : 'different or unknown backend (or worker count): the same numbers within float tolerance are the expectation';
-        out(`backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${expect}`);
+        out(
+          `backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${expect}`,
+        );
         if (r.error) out(`rerun failed: ${r.error}`);
-        const worst = [...r.keys].filter((k) => !k.identical).sort((a, b) => a.inBand - b.inBand || b.maxAbsDiff - a.maxAbsDiff).slice(0, 8);
-        for (const k of worst) out(`  ${k.key.padEnd(30)} in band ${(k.inBand * 100).toFixed(0)} %, max |Δ| ${Number(k.maxAbsDiff.toPrecision(3))}`);
+        const worst = [...r.keys]
+          .filter((k) => !k.identical)
+          .sort((a, b) => a.inBand - b.inBand || b.maxAbsDiff - a.maxAbsDiff)
+          .slice(0, 8);
+        for (const k of worst)
+          out(`  ${k.key.padEnd(30)} in band ${(k.inBand * 100).toFixed(0)} %, max |Δ| ${Number(k.maxAbsDiff.toPrecision(3))}`);
       }
       return r.error ? 1 : r.verdict === 'diverged' ? 3 : 0;
     } catch (e) {

@@ -19,7 +19,12 @@ const command: CliCommand = {
   summary: 'continue an interrupted or stopped run from its last checkpoint',
   usage: USAGE,
   async run(args, ctx) {
-    const { values: v, positionals: pos } = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' } } });
+    const { values: v, positionals: pos } = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { json: { type: 'boolean' } },
+    });
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const found = await openRun(ctx, 'resume', pos[0]);
     if (!found) return 1;
@@ -34,7 +39,9 @@ const command: CliCommand = {
       await store.close();
       // A run started --on URL recorded no token (none is ever recorded): say how to give it one.
       if (e instanceof RemoteError && target?.kind === 'ray' && !target.tags.some((t) => t.startsWith('ray:'))) {
-        throw new RemoteError(`${e.message}. ${run.id} was started with --on ${target.url}: add that address as a remote with its token (arlarena remote add NAME ${target.url} --token-file FILE), then resume again — resume uses the token of a remote with the run's address`);
+        throw new RemoteError(
+          `${e.message}. ${run.id} was started with --on ${target.url}: add that address as a remote with its token (arlarena remote add NAME ${target.url} --token-file FILE), then resume again — resume uses the token of a remote with the run's address`,
+        );
       }
       throw e;
     }
@@ -52,11 +59,15 @@ const command: CliCommand = {
       if (!v.json) {
         // A run that ended before its first checkpoint (a full disk, a kill) has nothing to continue from.
         const fromScratch = target.kind !== 'ray' && (await store.checkpointSteps(run.id).catch(() => [] as number[])).length === 0;
-        ctx.stderr.write(fromScratch
-          ? `${run.id} has no checkpoint: there is nothing to resume from, so it trains again from the start (${run.status} at step ${run.step} of ${run.totalSteps})\n`
-          : `resuming ${run.id} (${run.status} at step ${run.step} of ${run.totalSteps})\n`);
+        ctx.stderr.write(
+          fromScratch
+            ? `${run.id} has no checkpoint: there is nothing to resume from, so it trains again from the start (${run.status} at step ${run.step} of ${run.totalSteps})\n`
+            : `resuming ${run.id} (${run.status} at step ${run.step} of ${run.totalSteps})\n`,
+        );
       }
-      const timer = tty ? setInterval(() => ctx.stderr.write(`\r${run.id}: step ${store.cached(run.id)?.step ?? '?'} / ${run.totalSteps}\x1b[K`), 1000) : null;
+      const timer = tty
+        ? setInterval(() => ctx.stderr.write(`\r${run.id}: step ${store.cached(run.id)?.step ?? '?'} / ${run.totalSteps}\x1b[K`), 1000)
+        : null;
       const status = await sessions.waitFor(run.id);
       if (timer) clearInterval(timer);
       if (tty) ctx.stderr.write('\n');
@@ -64,7 +75,10 @@ const command: CliCommand = {
       // On a full disk the record may not hold why the run ended; the session does.
       const error = sessions.outcome(run.id)?.error ?? rec?.error ?? null;
       if (v.json) ctx.stdout.write(`${JSON.stringify({ runId: run.id, status, step: rec?.step ?? null, error })}\n`);
-      else ctx.stdout.write(`${run.id}: ${status} at step ${rec?.step ?? '?'} of ${run.totalSteps}${error && status === 'failed' ? ` — ${error}` : ''}\n`);
+      else
+        ctx.stdout.write(
+          `${run.id}: ${status} at step ${rec?.step ?? '?'} of ${run.totalSteps}${error && status === 'failed' ? ` — ${error}` : ''}\n`,
+        );
       return status === 'completed' || status === 'stopped' ? 0 : 1;
     } finally {
       await sessions.dispose();

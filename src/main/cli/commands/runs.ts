@@ -33,11 +33,17 @@ export async function openStore(ctx: CliContext): Promise<RunStore> {
   for (const d of await store.markDeadOwners()) {
     const by = `process ${d.pid ?? '(unknown)'}`;
     if (store.cached(d.id)?.kind === 'imported') {
-      ctx.stderr.write(`arlarena: run ${d.id} was being followed by ${by}, which is gone; marked interrupted (it keeps the steps read until then; follow or import the log again for the rest)\n`);
+      ctx.stderr.write(
+        `arlarena: run ${d.id} was being followed by ${by}, which is gone; marked interrupted (it keeps the steps read until then; follow or import the log again for the rest)\n`,
+      );
     } else if ((await store.checkpointSteps(d.id).catch(() => [] as number[])).length === 0) {
-      ctx.stderr.write(`arlarena: run ${d.id} was being trained by ${by}, which is gone before its first checkpoint; marked interrupted (nothing to resume from: arlarena resume ${d.id} trains it again from the start)\n`);
+      ctx.stderr.write(
+        `arlarena: run ${d.id} was being trained by ${by}, which is gone before its first checkpoint; marked interrupted (nothing to resume from: arlarena resume ${d.id} trains it again from the start)\n`,
+      );
     } else {
-      ctx.stderr.write(`arlarena: run ${d.id} was being trained by ${by}, which is gone; marked interrupted (continue it from its last checkpoint: arlarena resume ${d.id})\n`);
+      ctx.stderr.write(
+        `arlarena: run ${d.id} was being trained by ${by}, which is gone; marked interrupted (continue it from its last checkpoint: arlarena resume ${d.id})\n`,
+      );
     }
   }
   // A full disk found while marking them: said once.
@@ -70,15 +76,25 @@ const command: CliCommand = {
   usage: USAGE,
   async run(args, ctx) {
     const parsed = parseCommandArgs({
-        args,
-        allowPositionals: true,
-        strict: true,
-        options: {
-          status: { type: 'string' }, env: { type: 'string' }, preset: { type: 'string' }, tag: { type: 'string' }, search: { type: 'string' },
-          sort: { type: 'string' }, asc: { type: 'boolean' }, json: { type: 'boolean' },
-          steps: { type: 'string' }, shape: { type: 'string' }, seed: { type: 'string' }, name: { type: 'string' }, check: { type: 'boolean' },
-        },
-      });
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        status: { type: 'string' },
+        env: { type: 'string' },
+        preset: { type: 'string' },
+        tag: { type: 'string' },
+        search: { type: 'string' },
+        sort: { type: 'string' },
+        asc: { type: 'boolean' },
+        json: { type: 'boolean' },
+        steps: { type: 'string' },
+        shape: { type: 'string' },
+        seed: { type: 'string' },
+        name: { type: 'string' },
+        check: { type: 'boolean' },
+      },
+    });
     const { values: v, positionals: pos } = parsed;
     const out = (s: string) => ctx.stdout.write(`${s}\n`);
     const sub = pos[0];
@@ -86,7 +102,8 @@ const command: CliCommand = {
     if (sub !== 'synth' && synthOnly) throw new UsageError(`--${synthOnly} is an option of \`arlarena runs synth\` only`);
     if (sub === 'rename' || sub === 'tag' || sub === 'delete') {
       const need = sub === 'delete' ? 2 : 3;
-      if (pos.length !== need) throw new UsageError(`${sub}: expected ${sub === 'delete' ? 'RUN' : sub === 'tag' ? 'RUN TAG[,TAG…]' : 'RUN NAME'}`);
+      if (pos.length !== need)
+        throw new UsageError(`${sub}: expected ${sub === 'delete' ? 'RUN' : sub === 'tag' ? 'RUN TAG[,TAG…]' : 'RUN NAME'}`);
       const found = await openRun(ctx, 'runs', pos[1]);
       if (!found) return 1;
       const { store, run } = found;
@@ -101,7 +118,14 @@ const command: CliCommand = {
         await store.updateRun(run.id, { name: pos[2] });
         out(`renamed ${run.id} → ${pos[2]}`);
       } else {
-        const tags = [...new Set(pos[2].split(',').map((t) => t.trim()).filter(Boolean))];
+        const tags = [
+          ...new Set(
+            pos[2]
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+          ),
+        ];
         await store.updateRun(run.id, { tags });
         out(`${run.id}: tags ${tags.join(', ') || '(none)'}`);
       }
@@ -110,7 +134,8 @@ const command: CliCommand = {
     }
     if (sub === 'synth') {
       const steps = Number(v.steps ?? 200);
-      if (!Number.isInteger(steps) || steps < 1 || steps > 1_000_000) throw new UsageError(`--steps ${v.steps}: expected an integer 1…1000000`);
+      if (!Number.isInteger(steps) || steps < 1 || steps > 1_000_000)
+        throw new UsageError(`--steps ${v.steps}: expected an integer 1…1000000`);
       const shape = (v.shape ?? 'calm') as SyntheticShape;
       if (!SHAPES.includes(shape)) throw new UsageError(`--shape ${v.shape}: unknown; valid shapes: ${SHAPES.join(', ')}`);
       const seed = Number(v.seed ?? 1);
@@ -122,18 +147,29 @@ const command: CliCommand = {
       if (v.check) alerts = (await detectStored(store, run, { save: true })).alerts.length;
       await store.close();
       const checked = alerts === null ? '' : `, ${alerts} alert${alerts === 1 ? '' : 's'}`;
-      out(v.json ? JSON.stringify({ runId: run.id, ...(alerts === null ? {} : { alerts }) }) : `wrote synthetic run ${run.id} (${steps} steps, ${shape}${checked})`);
+      out(
+        v.json
+          ? JSON.stringify({ runId: run.id, ...(alerts === null ? {} : { alerts }) })
+          : `wrote synthetic run ${run.id} (${steps} steps, ${shape}${checked})`,
+      );
       return 0;
     }
     if (sub !== undefined) throw new UsageError(`unknown sub-command "${sub}"; valid: rename, tag, delete, synth (or none to list)`);
 
     const status = v.status?.split(',').map((s) => s.trim());
-    for (const s of status ?? []) if (!RunStatus.safeParse(s).success) throw new UsageError(`--status ${s}: unknown; valid statuses: ${RunStatus.options.join(', ')}`);
-    if (v.sort && !SORTS.includes(v.sort as (typeof SORTS)[number])) throw new UsageError(`--sort ${v.sort}: unknown; valid: ${SORTS.join(', ')}`);
+    for (const s of status ?? [])
+      if (!RunStatus.safeParse(s).success) throw new UsageError(`--status ${s}: unknown; valid statuses: ${RunStatus.options.join(', ')}`);
+    if (v.sort && !SORTS.includes(v.sort as (typeof SORTS)[number]))
+      throw new UsageError(`--sort ${v.sort}: unknown; valid: ${SORTS.join(', ')}`);
     const store = await openStore(ctx);
     const runs = await store.listRuns({
-      status: status as RunStatus[] | undefined, env: v.env, preset: v.preset, tag: v.tag, search: v.search,
-      sortBy: v.sort as (typeof SORTS)[number] | undefined, sortDir: v.asc ? 'asc' : undefined,
+      status: status as RunStatus[] | undefined,
+      env: v.env,
+      preset: v.preset,
+      tag: v.tag,
+      search: v.search,
+      sortBy: v.sort as (typeof SORTS)[number] | undefined,
+      sortDir: v.asc ? 'asc' : undefined,
     });
     if (v.json) {
       for (const r of runs) out(JSON.stringify(r));
@@ -144,10 +180,15 @@ const command: CliCommand = {
       return 0;
     }
     const rows = runs.map((r) => [
-      r.id, r.status, `${r.step}/${r.totalSteps}`, r.env, r.preset,
+      r.id,
+      r.status,
+      `${r.step}/${r.totalSteps}`,
+      r.env,
+      r.preset,
       fmtNum((headlineOf(r.summary, VALIDATION_KEYS) ?? headlineOf(r.summary, TRAIN_SUCCESS_KEYS))?.value, true),
       // A run the detector never read has no alerts for want of looking (`arlarena check RUN --save` reads it).
-      r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : r.detectedThrough === null ? 'not checked' : '–', r.name,
+      r.alertCount ? `${r.alertCount} (${r.worstSeverity})` : r.detectedThrough === null ? 'not checked' : '–',
+      r.name,
     ]);
     const head = ['id', 'status', 'step', 'env', 'preset', 'success', 'alerts', 'name'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));

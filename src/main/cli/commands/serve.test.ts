@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
-const run = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
 
 describe('arlarena serve / start usage', () => {
   it('bad options exit 2 with one line saying what is wrong', () => {

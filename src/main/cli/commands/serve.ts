@@ -38,7 +38,10 @@ export function parseAllowDirs(values: readonly string[] | undefined): string[] 
 }
 
 /** Shared by `serve` and `start`'s fallback: runs browser mode until a signal arrives. */
-export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; port?: number; json: boolean; build: boolean; allowDirs?: readonly string[] }): Promise<number> {
+export async function serveUntilStopped(
+  ctx: CliContext,
+  opts: { host?: string; port?: number; json: boolean; build: boolean; allowDirs?: readonly string[] },
+): Promise<number> {
   if (opts.build) {
     const failure = ensureBuilt((line) => ctx.stderr.write(`arlarena serve: ${line}\n`));
     if (failure) {
@@ -51,18 +54,29 @@ export async function serveUntilStopped(ctx: CliContext, opts: { host?: string; 
     mode = await startBrowserMode({ dataDir: ctx.dataDir, host: opts.host, port: opts.port, allowDirs: opts.allowDirs });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? `port ${opts.port} is already in use; pick another --port or omit it for a free one` : (e as Error).message;
+    const why =
+      code === 'EADDRINUSE' ? `port ${opts.port} is already in use; pick another --port or omit it for a free one` : (e as Error).message;
     ctx.stderr.write(`arlarena serve: cannot start the server: ${why}\n`);
     return 1;
   }
   const { server } = mode;
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ url: server.url, origin: server.origin, port: server.port, token: server.token, pid: process.pid, dataDir: ctx.dataDir })}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ url: server.url, origin: server.origin, port: server.port, token: server.token, pid: process.pid, dataDir: ctx.dataDir })}\n`,
+    );
   } else {
     const allowed = opts.allowDirs?.length ? opts.allowDirs.join(', ') : 'none (the page imports uploaded files only; --allow-dir DIR)';
-    ctx.stdout.write(`ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  paths:   ${allowed}\nPress Ctrl+C to stop.\n`);
+    ctx.stdout.write(
+      `ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  paths:   ${allowed}\nPress Ctrl+C to stop.\n`,
+    );
     // Backend detection loads tfjs (a few seconds); the URL is usable before it finishes.
-    void mode.services.computeInfo().then((compute) => ctx.stdout.write(`  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run with compute.workers = 0 (one per core on tfjs-wasm, one on native TensorFlow)\n`));
+    void mode.services
+      .computeInfo()
+      .then((compute) =>
+        ctx.stdout.write(
+          `  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run with compute.workers = 0 (one per core on tfjs-wasm, one on native TensorFlow)\n`,
+        ),
+      );
   }
   const signal = await untilSignal();
   if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);
@@ -75,13 +89,26 @@ const command: CliCommand = {
   usage,
   async run(args, ctx) {
     const { values } = parseCommandArgs({
-        args,
-        options: { port: { type: 'string' }, host: { type: 'string' }, 'allow-dir': { type: 'string', multiple: true }, 'no-build': { type: 'boolean' }, json: { type: 'boolean' } },
-        strict: true,
-        allowPositionals: false,
-      });
-    if (values.host !== undefined && !/^[A-Za-z0-9.:[\]-]+$/.test(values.host)) throw new UsageError(`--host must be a host name or IP address, got "${values.host}"`);
-    return serveUntilStopped(ctx, { host: values.host, port: parsePort(values.port), json: Boolean(values.json), build: !values['no-build'], allowDirs: parseAllowDirs(values['allow-dir']) });
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'allow-dir': { type: 'string', multiple: true },
+        'no-build': { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.host !== undefined && !/^[A-Za-z0-9.:[\]-]+$/.test(values.host))
+      throw new UsageError(`--host must be a host name or IP address, got "${values.host}"`);
+    return serveUntilStopped(ctx, {
+      host: values.host,
+      port: parsePort(values.port),
+      json: Boolean(values.json),
+      build: !values['no-build'],
+      allowDirs: parseAllowDirs(values['allow-dir']),
+    });
   },
 };
 

@@ -11,13 +11,30 @@ const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
   --metrics   print these keys' last values (default: a headline set)
   --json      the full run record as JSON`;
 
-const HEADLINE = ['episode/success_rate', 'val/success_rate', 'episode/score_mean', 'val/score_mean', 'episode/reward_mean', 'episode/valid_format_ratio', 'actor/grad_norm', 'actor/entropy', 'actor/pg_clipfrac', 'actor/ppo_kl', 'perf/step_s'];
+const HEADLINE = [
+  'episode/success_rate',
+  'val/success_rate',
+  'episode/score_mean',
+  'val/score_mean',
+  'episode/reward_mean',
+  'episode/valid_format_ratio',
+  'actor/grad_norm',
+  'actor/entropy',
+  'actor/pg_clipfrac',
+  'actor/ppo_kl',
+  'perf/step_s',
+];
 
 const command: CliCommand = {
   summary: 'show one run: record, config, latest metrics, alerts, checkpoints',
   usage: USAGE,
   async run(args, ctx) {
-    const parsed = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, metrics: { type: 'string' } } });
+    const parsed = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { json: { type: 'boolean' }, metrics: { type: 'string' } },
+    });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const found = await openRun(ctx, 'show', pos[0]);
@@ -38,17 +55,23 @@ const command: CliCommand = {
     out(`${run.name}`);
     out(`  id        ${run.id}`);
     out(`  status    ${run.status}${run.error ? ` — ${run.error}` : ''}`);
-    out(`  progress  step ${run.step} of ${run.totalSteps}, ${run.wallSeconds.toFixed(0)} s of training${run.etaSeconds ? `, ~${run.etaSeconds.toFixed(0)} s left` : ''}`);
+    out(
+      `  progress  step ${run.step} of ${run.totalSteps}, ${run.wallSeconds.toFixed(0)} s of training${run.etaSeconds ? `, ~${run.etaSeconds.toFixed(0)} s left` : ''}`,
+    );
     out(`  run       env ${run.env}, preset ${run.preset}, seed ${run.seed}, tags ${run.tags.join(', ') || '–'}`);
     if (cfg.algorithm?.policyLoss) {
-      out(`  method    loss ${cfg.algorithm.policyLoss.mode}, aggregation ${cfg.algorithm.aggregation}, advantage ${cfg.algorithm.advantage?.estimator}, filter ${cfg.algorithm.filter?.enabled ? 'on' : 'off'}, lr ${cfg.optim?.lr}`);
+      out(
+        `  method    loss ${cfg.algorithm.policyLoss.mode}, aggregation ${cfg.algorithm.aggregation}, advantage ${cfg.algorithm.advantage?.estimator}, filter ${cfg.algorithm.filter?.enabled ? 'on' : 'off'}, lr ${cfg.optim?.lr}`,
+      );
     }
     out(`  app       ${run.appVersion} (${run.appCommit}); backend ${run.backend.training} / ${run.backend.rollout}`);
     out(`  created   ${run.createdAt}; started ${run.startedAt ?? '–'}; finished ${run.finishedAt ?? '–'}`);
     out(`  data      ${tail.records} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
     const src = run.source;
     if (src) {
-      out(`  source    ${src.format} (${src.framework}), ${src.bytes} bytes${src.following ? ', being followed' : ''}, imported ${src.importedAt}`);
+      out(
+        `  source    ${src.format} (${src.framework}), ${src.bytes} bytes${src.following ? ', being followed' : ''}, imported ${src.importedAt}`,
+      );
       src.paths.forEach((p, i) => out(`            ${p}${src.sha256[i] ? `  sha256 ${src.sha256[i].slice(0, 16)}…` : ''}`));
       const skipped = Object.entries(src.skipped);
       if (skipped.length) out(`  skipped   ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}`);
@@ -65,11 +88,16 @@ const command: CliCommand = {
         const hit = latest.get(k);
         if (!hit) continue;
         const val = hit.value;
-        out(`  ${(metricDef(k)?.label ?? k).padEnd(26)} ${Number.isFinite(val) ? Number(val.toPrecision(4)) : String(val)}   (${k}${hit.step !== last.step ? `, step ${hit.step}` : ''})`);
+        out(
+          `  ${(metricDef(k)?.label ?? k).padEnd(26)} ${Number.isFinite(val) ? Number(val.toPrecision(4)) : String(val)}   (${k}${hit.step !== last.step ? `, step ${hit.step}` : ''})`,
+        );
       }
     }
     out(run.alerts.length ? `alerts (${run.alerts.length}):` : 'alerts: none');
-    for (const a of run.alerts) out(`  [${a.severity}] ${a.rule} on ${a.metric}, steps ${a.firstStep}–${a.lastStep}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.message}`);
+    for (const a of run.alerts)
+      out(
+        `  [${a.severity}] ${a.rule} on ${a.metric}, steps ${a.firstStep}–${a.lastStep}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.message}`,
+      );
     await store.close();
     return 0;
   },

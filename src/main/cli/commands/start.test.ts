@@ -26,14 +26,23 @@ describe.skipIf(process.platform === 'win32')('arlarena start', () => {
   it('runs Electron on the project with the data dir, and exits with its code', () => {
     const out = join(dir, 'args.txt');
     const dist = fakeElectron('ok', `echo "$1|$ARLARENA_DATA_DIR|\${ELECTRON_RUN_AS_NODE-unset}" > ${out}; exit 0`);
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'start', '--no-build'], { cwd: ROOT, env: { ...env(dist), ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'start', '--no-build'], {
+      cwd: ROOT,
+      env: { ...env(dist), ELECTRON_RUN_AS_NODE: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(0);
     expect(readFileSync(out, 'utf8').trim()).toBe(`${ROOT.replace(/\/$/, '')}|${join(dir, 'data')}|unset`);
   });
 
   it('when Electron dies at start, says why in one line and serves the browser mode URL instead', async () => {
     const dist = fakeElectron('broken', 'echo "Error: cannot open display :99" >&2; exit 1');
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'start', '--no-build'], { cwd: ROOT, env: env(dist), detached: true });
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), 'start', '--no-build'], {
+      cwd: ROOT,
+      env: env(dist),
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -44,7 +53,9 @@ describe.skipIf(process.platform === 'win32')('arlarena start', () => {
     process.kill(child.pid!, 'SIGTERM');
     expect(await exited).toBe(0);
     const notice = stderr.split('\n').filter((l) => l.includes('Electron is unavailable'));
-    expect(notice).toEqual(['arlarena start: Electron is unavailable: Electron exited at start with code 1: Error: cannot open display :99. Starting browser mode instead.']);
+    expect(notice).toEqual([
+      'arlarena start: Electron is unavailable: Electron exited at start with code 1: Error: cannot open display :99. Starting browser mode instead.',
+    ]);
     expect(stdout).toMatch(/open: +http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+/);
   });
 });

@@ -50,7 +50,10 @@ function runElectron(binary: string, ctx: CliContext): Promise<number | string> 
     child.on('exit', (code, signal) => {
       const quick = Date.now() - started < EARLY_EXIT_MS;
       if (quick && (code !== 0 || signal)) {
-        const line = early.split('\n').map((l) => l.trim()).find((l) => /error|fail|cannot|missing/i.test(l));
+        const line = early
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => /error|fail|cannot|missing/i.test(l));
         resolveRun(`Electron exited at start with ${signal ?? `code ${code}`}${line ? `: ${line.slice(0, 160)}` : ''}`);
       } else resolveRun(code ?? 1);
     });
@@ -64,7 +67,17 @@ const command: CliCommand = {
   summary: 'build if needed and open the desktop app (browser mode where Electron cannot run)',
   usage,
   async run(args, ctx) {
-    const { values } = parseCommandArgs({ args, options: { browser: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, 'allow-dir': { type: 'string', multiple: true }, 'no-build': { type: 'boolean' } }, strict: true });
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        browser: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'allow-dir': { type: 'string', multiple: true },
+        'no-build': { type: 'boolean' },
+      },
+      strict: true,
+    });
     const port = parsePort(values.port);
     const allowDirs = parseAllowDirs(values['allow-dir']);
     const failure = values['no-build'] ? null : ensureBuilt((line) => ctx.stderr.write(`arlarena start: ${line}\n`));

@@ -19,7 +19,12 @@ const command: CliCommand = {
   summary: 'stop a run another process is training (checkpoint kept; resumable)',
   usage: USAGE,
   async run(args, ctx) {
-    const { values: v, positionals: pos } = parseCommandArgs({ args, allowPositionals: true, strict: true, options: { wait: { type: 'string' }, json: { type: 'boolean' } } });
+    const { values: v, positionals: pos } = parseCommandArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { wait: { type: 'string' }, json: { type: 'boolean' } },
+    });
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     const waitS = v.wait === undefined ? 60 : Number(v.wait);
     if (!Number.isFinite(waitS) || waitS < 0) throw new UsageError(`--wait ${JSON.stringify(v.wait)}: expected a number of seconds ≥ 0`);
@@ -50,7 +55,12 @@ const command: CliCommand = {
           await store.updateRun(run.id, { status: 'stopped', etaSeconds: null });
           return report('stopped', 'its process ended before it could stop the run; marked stopped', 0);
         }
-        if (Date.now() >= deadline) return report(cur.status, `asked to stop; still ${cur.status} after ${waitS} s (the request stays; it stops after its current step)`, 1);
+        if (Date.now() >= deadline)
+          return report(
+            cur.status,
+            `asked to stop; still ${cur.status} after ${waitS} s (the request stays; it stops after its current step)`,
+            1,
+          );
         await new Promise((r) => setTimeout(r, 250));
       }
     } finally {

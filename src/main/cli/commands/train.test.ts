@@ -20,8 +20,16 @@ function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
 
 /** A run far too long for the budget below: scratch start without BC, tiny batches, 500 steps. */
 const LONG = [
-  'warmStart.source=scratch', 'warmStart.bcUpdates=0', 'rollout.tasksPerStep=1', 'rollout.groupSize=2', 'env.maxSteps=2',
-  'rollout.maxResponseTokens=8', 'optim.miniBatchRows=4', 'training.validateEvery=0', 'training.valEpisodes=1', 'training.checkpointEvery=0',
+  'warmStart.source=scratch',
+  'warmStart.bcUpdates=0',
+  'rollout.tasksPerStep=1',
+  'rollout.groupSize=2',
+  'env.maxSteps=2',
+  'rollout.maxResponseTokens=8',
+  'optim.miniBatchRows=4',
+  'training.validateEvery=0',
+  'training.valEpisodes=1',
+  'training.checkpointEvery=0',
 ].flatMap((s) => ['--set', s]);
 
 describe('arlarena train --max-minutes', () => {

@@ -48,7 +48,8 @@ const train: CliCommand = {
     const seed = intArg('seed', values.seed, 0);
     const model = modelArg(values.model);
     const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
-    if (maxMinutes !== undefined && !(maxMinutes > 0)) throw new UsageError(`--max-minutes must be a number > 0, got "${values['max-minutes']}"`);
+    if (maxMinutes !== undefined && !(maxMinutes > 0))
+      throw new UsageError(`--max-minutes must be a number > 0, got "${values['max-minutes']}"`);
     if (steps !== undefined) overrides['training.steps'] = steps;
     if (seed !== undefined) overrides.seed = seed;
     if (model !== undefined) overrides['model.size'] = model;
@@ -64,7 +65,10 @@ const train: CliCommand = {
       ...(values.name ? { name: values.name } : {}),
       ...(maxMinutes !== undefined ? { maxMinutes } : {}),
       onCreated: (id) => {
-        if (!json) ctx.stderr.write(`run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}${target.kind === 'ray' ? `, on ${target.label}` : ''}\n`);
+        if (!json)
+          ctx.stderr.write(
+            `run ${id}: ${config.preset} on ${config.env.name}, ${config.training.steps} steps, seed ${config.seed}${target.kind === 'ray' ? `, on ${target.label}` : ''}\n`,
+          );
       },
       onProgress: (id, p) => {
         if (tty) ctx.stdout.write(`\r${progressLine(id, p)}\x1b[K`);
@@ -72,10 +76,13 @@ const train: CliCommand = {
     });
     if (tty) ctx.stdout.write('\n');
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ runId: record.id, status: record.status, budgetHit, step: record.step, totalSteps: record.totalSteps, wallSeconds: record.wallSeconds, summary: record.summary, error: record.error })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ runId: record.id, status: record.status, budgetHit, step: record.step, totalSteps: record.totalSteps, wallSeconds: record.wallSeconds, summary: record.summary, error: record.error })}\n`,
+      );
     } else {
       if (budgetHit) ctx.stderr.write(`run ${record.id} stopped at the ${maxMinutes}-minute budget after step ${record.step}\n`);
-      else if (record.status !== 'completed') ctx.stderr.write(`run ${record.id} ended ${record.status}${record.error ? `: ${record.error}` : ''}\n`);
+      else if (record.status !== 'completed')
+        ctx.stderr.write(`run ${record.id} ended ${record.status}${record.error ? `: ${record.error}` : ''}\n`);
       ctx.stdout.write(`${record.id}\n`);
     }
     return record.status === 'completed' || budgetHit ? 0 : 1;

@@ -62,7 +62,8 @@ const warmstart: CliCommand = {
     const model = modelArg(values.model);
     const stopAfter = intArg('stop-after', values['stop-after'], 1);
     const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
-    if (maxMinutes !== undefined && !(Number.isFinite(maxMinutes) && maxMinutes > 0)) throw new UsageError(`--max-minutes: expected a positive number, got "${values['max-minutes']}"`);
+    if (maxMinutes !== undefined && !(Number.isFinite(maxMinutes) && maxMinutes > 0))
+      throw new UsageError(`--max-minutes: expected a positive number, got "${values['max-minutes']}"`);
     if (updates !== undefined) overrides['warmStart.bcUpdates'] = updates;
     if (batch !== undefined) overrides['warmStart.bcBatchRows'] = batch;
     if (history !== undefined) overrides['env.historyWindow'] = history;
@@ -80,7 +81,9 @@ const warmstart: CliCommand = {
     const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
     const clock = { now: () => performance.now() };
     const t0 = clock.now();
-    say(`warm start: ${config.env.name}, model ${config.model.size}, history ${config.env.historyWindow}, ${config.warmStart.bcUpdates} BC updates × ${config.warmStart.bcBatchRows} rows on ${compute.info.detail}\n`);
+    say(
+      `warm start: ${config.env.name}, model ${config.model.size}, history ${config.env.historyWindow}, ${config.warmStart.bcUpdates} BC updates × ${config.warmStart.bcBatchRows} rows on ${compute.info.detail}\n`,
+    );
     // Stop rule checked before each update: after --stop-after updates, or once BC has used --max-minutes.
     let started = 0;
     const checkControl = async (): Promise<'continue' | 'stop'> => {
@@ -89,11 +92,16 @@ const warmstart: CliCommand = {
       started++;
       return 'continue';
     };
-    const { tok, model: policy, report } = await warmStartRecipe(config, clock, {
+    const {
+      tok,
+      model: policy,
+      report,
+    } = await warmStartRecipe(config, clock, {
       checkControl,
       progressEvery: 10,
       onProgress: (p) => {
-        if (ctx.isTTY && !json) ctx.stderr.write(`\rBC ${p.update}/${p.updates}  loss ${p.loss.toFixed(4)}  ${p.elapsedS.toFixed(0)} s\x1b[K`);
+        if (ctx.isTTY && !json)
+          ctx.stderr.write(`\rBC ${p.update}/${p.updates}  loss ${p.loss.toFixed(4)}  ${p.elapsedS.toFixed(0)} s\x1b[K`);
       },
     });
     if (ctx.isTTY && !json) ctx.stderr.write('\n');
@@ -101,10 +109,25 @@ const warmstart: CliCommand = {
     const spec = envSpecOf(config);
     const seeds = heldOutSeeds(episodes);
     const engine = await compute.createRolloutEngine(weights);
-    const common = { engine, tokenizer: tok, spec, seeds, topP: 1, topK: 0, maxResponseTokens: config.rollout.maxResponseTokens, maxSeqLen: policy.config.maxSeqLen };
+    const common = {
+      engine,
+      tokenizer: tok,
+      spec,
+      seeds,
+      topP: 1,
+      topK: 0,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      maxSeqLen: policy.config.maxSeqLen,
+    };
     const tEval = clock.now();
     const greedy = (await evaluatePolicy({ ...common, temperature: 0, rng: new Rng(hashSeed(config.seed, 'warmstart-eval', 0)) })).summary;
-    const sampled = (await evaluatePolicy({ ...common, temperature: config.training.valTemperature, rng: new Rng(hashSeed(config.seed, 'warmstart-eval', 1)) })).summary;
+    const sampled = (
+      await evaluatePolicy({
+        ...common,
+        temperature: config.training.valTemperature,
+        rng: new Rng(hashSeed(config.seed, 'warmstart-eval', 1)),
+      })
+    ).summary;
     await engine.dispose();
     const base = baselines(spec, seeds);
     const evalSeconds = (clock.now() - tEval) / 1000;
@@ -121,7 +144,13 @@ const warmstart: CliCommand = {
       reproduce: `arlarena warmstart --env ${config.env.name} --model ${config.model.size} --history ${config.env.historyWindow} --seed ${config.seed} --updates ${config.warmStart.bcUpdates} --batch ${config.warmStart.bcBatchRows} --set warmStart.bcLr=${config.warmStart.bcLr} --set model.geluForm=${policy.config.geluForm ?? 'tanh'}${report.updates < config.warmStart.bcUpdates ? ` --stop-after ${report.updates}` : ''}`,
       bcBatchRows: config.warmStart.bcBatchRows,
       bcLr: config.warmStart.bcLr,
-      optim: { beta1: config.optim.beta1, beta2: config.optim.beta2, eps: config.optim.eps, weightDecay: config.optim.weightDecay, gradClip: config.optim.gradClip },
+      optim: {
+        beta1: config.optim.beta1,
+        beta2: config.optim.beta2,
+        eps: config.optim.eps,
+        weightDecay: config.optim.weightDecay,
+        gradClip: config.optim.gradClip,
+      },
       expertEpisodes: report.episodes,
       expertRows: report.rows,
       finalLoss: report.finalLoss,
@@ -131,7 +160,15 @@ const warmstart: CliCommand = {
       appCommit: commit,
       command: `arlarena warmstart ${args.join(' ')}`,
     };
-    const heldout = { episodes, temperatureSampled: config.training.valTemperature, greedy, sampled, random: base.random, expert: base.expert, evalSeconds };
+    const heldout = {
+      episodes,
+      temperatureSampled: config.training.valTemperature,
+      greedy,
+      sampled,
+      random: base.random,
+      expert: base.expert,
+      evalSeconds,
+    };
     const enc = (x: unknown): Uint8Array => new TextEncoder().encode(`${JSON.stringify(x, null, 2)}\n`);
     const files = {
       ...serializeModel(weights, tok, { recipe: 'arlarena warmstart', env: config.env.name }),
@@ -143,7 +180,9 @@ const warmstart: CliCommand = {
     policy.dispose();
     const total = (clock.now() - t0) / 1000;
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ out, weightsSha256: manifest.files['weights.bin'].sha256, bcUpdates: report.updates, bcSeconds: report.seconds, totalSeconds: total, finalLoss: report.finalLoss, heldout })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ out, weightsSha256: manifest.files['weights.bin'].sha256, bcUpdates: report.updates, bcSeconds: report.seconds, totalSeconds: total, finalLoss: report.finalLoss, heldout })}\n`,
+      );
     } else {
       ctx.stdout.write(
         [

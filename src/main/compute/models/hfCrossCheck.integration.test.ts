@@ -48,23 +48,33 @@ beforeAll(() => {
 }, 300_000);
 
 /** Pack rows into [N, T] ids and a 0/1 mask, right- or left-aligned. */
-function pack(seqs: number[][], pad: number, left: boolean): { ids: Int32Array; mask: Uint8Array; T: number; at: (i: number, k: number) => number } {
+function pack(
+  seqs: number[][],
+  pad: number,
+  left: boolean,
+): { ids: Int32Array; mask: Uint8Array; T: number; at: (i: number, k: number) => number } {
   const T = Math.max(...seqs.map((s) => s.length));
   const ids = new Int32Array(seqs.length * T).fill(pad);
   const mask = new Uint8Array(seqs.length * T);
   const at = (i: number, k: number): number => i * T + (left ? T - seqs[i].length : 0) + k;
-  seqs.forEach((s, i) => s.forEach((t, k) => {
-    ids[at(i, k)] = t;
-    mask[at(i, k)] = 1;
-  }));
+  seqs.forEach((s, i) =>
+    s.forEach((t, k) => {
+      ids[at(i, k)] = t;
+      mask[at(i, k)] = 1;
+    }),
+  );
   return { ids, mask, T, at };
 }
 
 function maxAbsLogitDiff(got: Float32Array, V: number, ref: number[][][], at: (i: number, k: number) => number): number {
   let m = 0;
-  ref.forEach((row, i) => row.forEach((col, k) => col.forEach((r, v) => {
-    m = Math.max(m, Math.abs(got[at(i, k) * V + v] - r));
-  })));
+  ref.forEach((row, i) =>
+    row.forEach((col, k) =>
+      col.forEach((r, v) => {
+        m = Math.max(m, Math.abs(got[at(i, k) * V + v] - r));
+      }),
+    ),
+  );
   return m;
 }
 
@@ -84,7 +94,11 @@ for (const backend of BACKENDS) {
         const model = HfCausalLM.fromTensors(folder.config, folder.tensors);
         const V = folder.config.vocabSize;
         try {
-          const right = pack(ref.rows.map((r) => [...r.promptIds, ...r.responseIds]), ref.padId, false);
+          const right = pack(
+            ref.rows.map((r) => [...r.promptIds, ...r.responseIds]),
+            ref.padId,
+            false,
+          );
           const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
           const dRight = maxAbsLogitDiff(lg.dataSync() as Float32Array, V, ref.logits, right.at);
           lg.dispose();
@@ -96,15 +110,20 @@ for (const backend of BACKENDS) {
 
           const names = Object.keys(ref.grads);
           let dLogp = 0;
-          const { value, grads } = tf.variableGrads(() => {
-            const o = model.tokenLogProbs(ref.rows);
-            const lp = o.logProbs.arraySync();
-            ref.rows.forEach((r, i) => r.responseIds.forEach((_, j) => {
-              dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.tokenLogProbs[i][j]));
-            }));
-            // Token-mean: every response token of the batch weighs the same.
-            return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-          }, names.map((n) => model.vars[n]));
+          const { value, grads } = tf.variableGrads(
+            () => {
+              const o = model.tokenLogProbs(ref.rows);
+              const lp = o.logProbs.arraySync();
+              ref.rows.forEach((r, i) =>
+                r.responseIds.forEach((_, j) => {
+                  dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.tokenLogProbs[i][j]));
+                }),
+              );
+              // Token-mean: every response token of the batch weighs the same.
+              return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+            },
+            names.map((n) => model.vars[n]),
+          );
           const loss = value.dataSync()[0];
           const rel: Record<string, number> = {};
           for (const n of names) {
@@ -121,8 +140,16 @@ for (const backend of BACKENDS) {
           }
           tf.dispose([value, ...Object.values(grads)]);
 
-          const gen = await generateLlm(model, ref.greedy.prompts, { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(7), ref.padId);
-          console.log(`${backend} ${name}: max|Δ| logits ${dRight.toExponential(2)} (left-padded ${dLeft.toExponential(2)}), log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+          const gen = await generateLlm(
+            model,
+            ref.greedy.prompts,
+            { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] },
+            new Rng(7),
+            ref.padId,
+          );
+          console.log(
+            `${backend} ${name}: max|Δ| logits ${dRight.toExponential(2)} (left-padded ${dLeft.toExponential(2)}), log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
+          );
           expect(dRight).toBeLessThanOrEqual(1e-4);
           expect(dLeft).toBeLessThanOrEqual(1e-4);
           expect(dLogp).toBeLessThanOrEqual(1e-4);
@@ -149,17 +176,26 @@ for (const backend of BACKENDS) {
           const { value, grads } = tf.variableGrads(() => {
             const o = model.tokenLogProbs(ref.rows);
             const lp = o.logProbs.arraySync();
-            ref.rows.forEach((r, i) => r.responseIds.forEach((_, j) => {
-              dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.lora.tokenLogProbs[i][j]));
-            }));
+            ref.rows.forEach((r, i) =>
+              r.responseIds.forEach((_, j) => {
+                dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.lora.tokenLogProbs[i][j]));
+              }),
+            );
             return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
           });
           const trained = Object.keys(grads).filter((k) => k.startsWith(`${model.name}/`));
-          expect(trained.sort()).toEqual(lora.trainableVariables().map((v) => v.name).sort());
+          expect(trained.sort()).toEqual(
+            lora
+              .trainableVariables()
+              .map((v) => v.name)
+              .sort(),
+          );
           const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[lora.vars[n].name].dataSync(), ref.lora.grads[n].values)]));
           const loss = value.dataSync()[0];
           tf.dispose([value, ...Object.values(grads)]);
-          console.log(`${backend} ${name} LoRA r=${peft.settings.rank}: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+          console.log(
+            `${backend} ${name} LoRA r=${peft.settings.rank}: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
+          );
           expect(dLogp).toBeLessThanOrEqual(1e-4);
           for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
         } finally {
@@ -178,7 +214,13 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
     await initBackend(BACKENDS[0]);
     const dir = join(root, 'qwen3-fp16');
     const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
-    const peer = JSON.parse(execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] })) as {
+    const peer = JSON.parse(
+      execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as {
       transformers: string;
       logits: number[][][];
       loss: number;
@@ -188,19 +230,28 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
     const folder = await loadHfFolder(dir);
     const model = HfCausalLM.fromTensors(folder.config, folder.tensors);
     try {
-      const right = pack(ref.rows.map((r) => [...r.promptIds, ...r.responseIds]), ref.padId, false);
+      const right = pack(
+        ref.rows.map((r) => [...r.promptIds, ...r.responseIds]),
+        ref.padId,
+        false,
+      );
       const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
       const dLogits = maxAbsLogitDiff(lg.dataSync() as Float32Array, folder.config.vocabSize, peer.logits, right.at);
       lg.dispose();
       const names = Object.keys(peer.grads);
-      const { value, grads } = tf.variableGrads(() => {
-        const o = model.tokenLogProbs(ref.rows);
-        return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-      }, names.map((n) => model.vars[n]));
+      const { value, grads } = tf.variableGrads(
+        () => {
+          const o = model.tokenLogProbs(ref.rows);
+          return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+        },
+        names.map((n) => model.vars[n]),
+      );
       const loss = value.dataSync()[0];
       const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[model.vars[n].name].dataSync(), peer.grads[n])]));
       tf.dispose([value, ...Object.values(grads)]);
-      console.log(`qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`);
+      console.log(
+        `qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
+      );
       expect(dLogits).toBeLessThanOrEqual(1e-4);
       expect(Math.abs(loss - peer.loss)).toBeLessThanOrEqual(1e-4);
       for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
@@ -215,23 +266,35 @@ describe('tokenizer and chat template vs Transformers 4.44.2 / tokenizers 0.19.1
     it(`${name}: ids, decodes and rendered chats identical on ${'>'}300 strings`, async () => {
       const { HfTokenizer } = await import('../../../core/llm/tokenizer');
       const dir = join(root, 'tokenizers', name);
-      const tok = new HfTokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
+      const tok = new HfTokenizer(
+        JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')),
+        JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')),
+      );
       const ref = JSON.parse(readFileSync(join(root, 'tokenizer_reference.json'), 'utf8'))[name] as {
         strings: Array<{ text: string; ids: number[]; idsWithSpecial: number[]; decoded: string; decodedSkip: string }>;
-        chats: Array<{ messages: Array<{ role: string; content: string }>; addGenerationPrompt: boolean; variables?: Record<string, unknown>; text: string; ids: number[] }>;
+        chats: Array<{
+          messages: Array<{ role: string; content: string }>;
+          addGenerationPrompt: boolean;
+          variables?: Record<string, unknown>;
+          text: string;
+          ids: number[];
+        }>;
       };
       expect(ref.strings.length).toBeGreaterThan(300);
       const mismatches: string[] = [];
       for (const s of ref.strings) {
         if (JSON.stringify(tok.encode(s.text)) !== JSON.stringify(s.ids)) mismatches.push(`encode ${JSON.stringify(s.text)}`);
-        if (JSON.stringify(tok.encode(s.text, { addSpecialTokens: true })) !== JSON.stringify(s.idsWithSpecial)) mismatches.push(`encode+special ${JSON.stringify(s.text)}`);
+        if (JSON.stringify(tok.encode(s.text, { addSpecialTokens: true })) !== JSON.stringify(s.idsWithSpecial))
+          mismatches.push(`encode+special ${JSON.stringify(s.text)}`);
         if (tok.decode(s.ids) !== s.decoded) mismatches.push(`decode ${JSON.stringify(s.text)}`);
         if (tok.decode(s.ids, { skipSpecialTokens: true }) !== s.decodedSkip) mismatches.push(`decode(skip) ${JSON.stringify(s.text)}`);
       }
       for (const c of ref.chats) {
         const o = { addGenerationPrompt: c.addGenerationPrompt, variables: c.variables };
-        if (tok.renderChat(c.messages, o) !== c.text) mismatches.push(`chat text ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
-        if (JSON.stringify(tok.applyChatTemplate(c.messages, o)) !== JSON.stringify(c.ids)) mismatches.push(`chat ids ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
+        if (tok.renderChat(c.messages, o) !== c.text)
+          mismatches.push(`chat text ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
+        if (JSON.stringify(tok.applyChatTemplate(c.messages, o)) !== JSON.stringify(c.ids))
+          mismatches.push(`chat ids ${JSON.stringify(c.messages)} ${JSON.stringify(c.variables ?? {})}`);
       }
       expect(ref.chats.some((c) => c.variables)).toBe(true);
       expect(mismatches).toEqual([]);

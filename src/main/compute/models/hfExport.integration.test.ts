@@ -33,10 +33,23 @@ describe('exports read back by Transformers and PEFT', () => {
       const src = join(root, name);
       const folder = await loadHfFolder(src);
       const model = HfCausalLM.fromTensors(folder.config, folder.tensors, { trainable: false });
-      const lora = LoraAdapters.create(model, parseLoraSpec('r=4,alpha=16,dropout=0.1,targets=q_proj+k_proj+o_proj+gate_proj+up_proj'), new Rng(3));
+      const lora = LoraAdapters.create(
+        model,
+        parseLoraSpec('r=4,alpha=16,dropout=0.1,targets=q_proj+k_proj+o_proj+gate_proj+up_proj'),
+        new Rng(3),
+      );
       // Stand in for training: move every adapter tensor (B starts at zero).
       const rng = new Rng(4);
-      for (const v of lora.trainableVariables()) v.assign(tf.add(v, tf.tensor(Float32Array.from({ length: v.size }, () => 0.05 * rng.normal()), v.shape)));
+      for (const v of lora.trainableVariables())
+        v.assign(
+          tf.add(
+            v,
+            tf.tensor(
+              Float32Array.from({ length: v.size }, () => 0.05 * rng.normal()),
+              v.shape,
+            ),
+          ),
+        );
       lora.attach(model);
       const ids = folder.tokenizer.applyChatTemplate([{ role: 'user', content: 'push the box left' }], { addGenerationPrompt: true });
       const lab = model.forward(Int32Array.from(ids), 1, ids.length).dataSync();
@@ -50,7 +63,13 @@ describe('exports read back by Transformers and PEFT', () => {
       for (const [k, v] of Object.entries(lora.vars)) expect(back.tensors[k]).toEqual(v.dataSync());
       lora.dispose();
       model.dispose();
-      const peer = JSON.parse(execFileSync(venvPython('llm'), [PEER, src, adapterDir, mergedDir, JSON.stringify(ids)], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, TORCH_THREADS: '1' } })) as { adapter: number[][]; merged: number[][] };
+      const peer = JSON.parse(
+        execFileSync(venvPython('llm'), [PEER, src, adapterDir, mergedDir, JSON.stringify(ids)], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+          env: { ...process.env, TORCH_THREADS: '1' },
+        }),
+      ) as { adapter: number[][]; merged: number[][] };
       const V = folder.config.vocabSize;
       let dA = 0;
       let dM = 0;
@@ -60,7 +79,9 @@ describe('exports read back by Transformers and PEFT', () => {
           dM = Math.max(dM, Math.abs(lab[t * V + v] - peer.merged[t][v]));
         }
       }
-      console.log(`${name}: lab vs PeftModel.from_pretrained max|Δ| ${dA.toExponential(2)}, vs merged AutoModelForCausalLM ${dM.toExponential(2)}`);
+      console.log(
+        `${name}: lab vs PeftModel.from_pretrained max|Δ| ${dA.toExponential(2)}, vs merged AutoModelForCausalLM ${dM.toExponential(2)}`,
+      );
       expect(dA).toBeLessThanOrEqual(1e-4);
       expect(dM).toBeLessThanOrEqual(1e-4);
     });

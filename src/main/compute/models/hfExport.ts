@@ -25,10 +25,22 @@ export function saveLoraAdapter(dir: string, lora: LoraAdapters, baseModel = '')
   writeAtomic(join(dir, 'adapter_config.json'), `${JSON.stringify(adapterConfig, null, 2)}\n`);
 }
 
-const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'chat_template.jinja', 'generation_config.json'];
+const TOKENIZER_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'chat_template.jinja',
+  'generation_config.json',
+];
 
 /** The model with `lora` merged in (or as is without it), as a float32 checkpoint next to a copy of the source's config and tokenizer. */
-export function saveMergedModel(dir: string, sourceFolder: string, rawConfig: Record<string, unknown>, model: HfCausalLM, lora: LoraAdapters | null): void {
+export function saveMergedModel(
+  dir: string,
+  sourceFolder: string,
+  rawConfig: Record<string, unknown>,
+  model: HfCausalLM,
+  lora: LoraAdapters | null,
+): void {
   mkdirSync(dir, { recursive: true });
   const tensors = lora ? lora.mergedTensors(model) : model.getTensors();
   const list = llmWeightSpecs(model.config).map((s) => ({ name: s.name, shape: s.shape, data: tensors[s.name] }));

@@ -16,7 +16,13 @@ import { open, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { parseLlmConfig, type LlmConfig } from '../../../core/llm/config';
 import { checkLlmTensors, type LlmTensors } from '../../../core/llm/causalLm';
-import { parseSafetensorsHeader, parseShardIndex, safetensorsHeaderLength, toFloat32, type SafetensorsHeader } from '../../../core/llm/safetensors';
+import {
+  parseSafetensorsHeader,
+  parseShardIndex,
+  safetensorsHeaderLength,
+  toFloat32,
+  type SafetensorsHeader,
+} from '../../../core/llm/safetensors';
 import { checkTokenizerFitsVocab, HfTokenizer } from '../../../core/llm/tokenizer';
 import { loraSettingsFromPeft, type LoraSettings } from '../../../core/llm/lora';
 
@@ -67,10 +73,13 @@ function sha256(bytes: Uint8Array | string): string {
 /** Read and check everything but the tensor data (cheap: headers only). */
 export async function inspectHfFolder(dirIn: string): Promise<HfFolderInfo> {
   const dir = resolve(dirIn);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HfFolderError(`model folder ${dir} does not exist (give the folder that holds config.json)`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new HfFolderError(`model folder ${dir} does not exist (give the folder that holds config.json)`);
   const cfgPath = join(dir, 'config.json');
   if (!existsSync(cfgPath)) {
-    throw new HfFolderError(`${dir} has no config.json — not a Hugging Face model folder (expected config.json, model.safetensors or model.safetensors.index.json, tokenizer.json, tokenizer_config.json)`);
+    throw new HfFolderError(
+      `${dir} has no config.json — not a Hugging Face model folder (expected config.json, model.safetensors or model.safetensors.index.json, tokenizer.json, tokenizer_config.json)`,
+    );
   }
   const rawConfig = (await readJson(cfgPath, 'config.json')) as Record<string, unknown>;
   let config: LlmConfig;
@@ -81,7 +90,10 @@ export async function inspectHfFolder(dirIn: string): Promise<HfFolderInfo> {
   }
 
   const tjPath = join(dir, 'tokenizer.json');
-  if (!existsSync(tjPath)) throw new HfFolderError(`${dir} has no tokenizer.json (the fast-tokenizer file; save the tokenizer with save_pretrained next to the model)`);
+  if (!existsSync(tjPath))
+    throw new HfFolderError(
+      `${dir} has no tokenizer.json (the fast-tokenizer file; save the tokenizer with save_pretrained next to the model)`,
+    );
   const tcPath = join(dir, 'tokenizer_config.json');
   const tjText = await readFile(tjPath, 'utf8');
   const tcText = existsSync(tcPath) ? await readFile(tcPath, 'utf8') : '{}';
@@ -106,9 +118,13 @@ export async function inspectHfFolder(dirIn: string): Promise<HfFolderInfo> {
     } catch (e) {
       throw new HfFolderError(`${dir}: ${(e as Error).message}`);
     }
-    for (const f of weightFiles) if (!existsSync(join(dir, f))) throw new HfFolderError(`${dir}: model.safetensors.index.json names ${f}, which is not in the folder (copy every shard)`);
+    for (const f of weightFiles)
+      if (!existsSync(join(dir, f)))
+        throw new HfFolderError(`${dir}: model.safetensors.index.json names ${f}, which is not in the folder (copy every shard)`);
   } else if (existsSync(join(dir, 'pytorch_model.bin'))) {
-    throw new HfFolderError(`${dir} has pytorch_model.bin but no safetensors weights; convert it (model.save_pretrained(dir, safe_serialization=True))`);
+    throw new HfFolderError(
+      `${dir} has pytorch_model.bin but no safetensors weights; convert it (model.save_pretrained(dir, safe_serialization=True))`,
+    );
   } else {
     throw new HfFolderError(`${dir} has no model.safetensors or model.safetensors.index.json`);
   }
@@ -123,7 +139,8 @@ export async function inspectHfFolder(dirIn: string): Promise<HfFolderInfo> {
       const first = new Uint8Array(8);
       const r = await fh.read(first, 0, 8, 0);
       const n = safetensorsHeaderLength(first.subarray(0, r.bytesRead), f);
-      if (8 + n > size) throw new HfFolderError(`${f} is truncated: ${size} bytes, shorter than its own ${n}-byte header; copy the file again`);
+      if (8 + n > size)
+        throw new HfFolderError(`${f} is truncated: ${size} bytes, shorter than its own ${n}-byte header; copy the file again`);
       const hb = new Uint8Array(n);
       await fh.read(hb, 0, n, 8);
       const h = parseSafetensorsHeader(hb, size, f);
@@ -147,7 +164,10 @@ export async function inspectHfFolder(dirIn: string): Promise<HfFolderInfo> {
 }
 
 /** Inspect, then read every tensor (one positioned read each) into float32, hashing each file as it goes. */
-export async function loadHfFolder(dirIn: string, opts: { onTensor?: (name: string, done: number, total: number) => void } = {}): Promise<HfLoaded> {
+export async function loadHfFolder(
+  dirIn: string,
+  opts: { onTensor?: (name: string, done: number, total: number) => void } = {},
+): Promise<HfLoaded> {
   const info = await inspectHfFolder(dirIn);
   const tensors: LlmTensors = {};
   const weightHashes: Record<string, string> = {};
@@ -225,7 +245,8 @@ export async function loadPeftAdapter(dirIn: string): Promise<{ settings: LoraSe
   const dir = resolve(dirIn);
   const cfgPath = join(dir, 'adapter_config.json');
   const wPath = join(dir, 'adapter_model.safetensors');
-  if (!existsSync(cfgPath) || !existsSync(wPath)) throw new HfFolderError(`${dir} is not a LoRA adapter folder (expected adapter_config.json and adapter_model.safetensors)`);
+  if (!existsSync(cfgPath) || !existsSync(wPath))
+    throw new HfFolderError(`${dir} is not a LoRA adapter folder (expected adapter_config.json and adapter_model.safetensors)`);
   let settings: LoraSettings;
   try {
     settings = loraSettingsFromPeft(await readJson(cfgPath, 'adapter_config.json'));

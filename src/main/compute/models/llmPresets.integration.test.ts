@@ -51,7 +51,13 @@ async function presetStep(preset: string, seed: number): Promise<{ loss: number;
   // B starts at zero (the adapted model equals the base); move it so the first step has gradients on A as well.
   const init = new Rng(seed + 100);
   for (const v of lora.trainableVariables()) {
-    if (v.name.endsWith('lora_B.weight')) v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => 0.02 * init.normal()), v.shape));
+    if (v.name.endsWith('lora_B.weight'))
+      v.assign(
+        tf.tensor(
+          Float32Array.from({ length: v.size }, () => 0.02 * init.normal()),
+          v.shape,
+        ),
+      );
   }
   const policy = new LlmPolicy(model, folder.tokenizer, lora);
   try {
@@ -59,7 +65,11 @@ async function presetStep(preset: string, seed: number): Promise<{ loss: number;
     const obs = env.reset(seed);
     const prompt = policy.promptIds(buildPrompt(env, obs, [], config!.env.historyWindow));
     const G = 4;
-    const gen = await policy.engine().generate(Array.from({ length: G }, () => prompt), { maxNewTokens: 16, temperature: 1, topP: 1, topK: 0, stopIds: [] }, new Rng(seed));
+    const gen = await policy.engine().generate(
+      Array.from({ length: G }, () => prompt),
+      { maxNewTokens: 16, temperature: 1, topP: 1, topK: 0, stopIds: [] },
+      new Rng(seed),
+    );
     const responses = gen.tokens.map((t) => policy.decode(t));
     for (const text of responses) expect(typeof parseResponse('sokoban', text).formatValid).toBe('boolean');
     const rows = gen.tokens.map((t) => ({ promptIds: prompt, responseIds: t }));
@@ -74,17 +84,35 @@ async function presetStep(preset: string, seed: number): Promise<{ loss: number;
     const refT = pad(before, R);
     const { value, grads } = tf.variableGrads(() => {
       const cur = policy.tokenLogProbs(rows, { temperature: config!.rollout.temperature });
-      const res = actorLoss({ logProb: cur.logProbs, oldLogProb: params.bypass ? oldT : (stopGradient(cur.logProbs) as tf.Tensor2D), advantages: advT, mask: cur.mask, entropy: cur.entropy, refLogProb: refT }, params);
+      const res = actorLoss(
+        {
+          logProb: cur.logProbs,
+          oldLogProb: params.bypass ? oldT : (stopGradient(cur.logProbs) as tf.Tensor2D),
+          advantages: advT,
+          mask: cur.mask,
+          entropy: cur.entropy,
+          refLogProb: refT,
+        },
+        params,
+      );
       for (const m of Object.values(res.metrics)) (m as tf.Tensor).dispose();
       return res.value;
     }, policy.trainableVariables());
     const loss = value.dataSync()[0];
-    expect(Object.keys(grads).sort()).toEqual(lora.trainableVariables().map((v) => v.name).sort());
+    expect(Object.keys(grads).sort()).toEqual(
+      lora
+        .trainableVariables()
+        .map((v) => v.name)
+        .sort(),
+    );
     const rep = opt.step(grads, 1e-3);
     tf.dispose([value, ...Object.values(grads), advT, oldT, refT]);
     const after = await policy.engine().logProbs(rows, config!.rollout.temperature);
     // Σ_i A_i · Δ(mean log-prob of row i): positive when the update follows the advantages.
-    const moved = rows.reduce((s, r, i) => s + adv[i] * (after[i].reduce((a, b) => a + b, 0) - before[i].reduce((a, b) => a + b, 0)) / r.responseIds.length, 0);
+    const moved = rows.reduce(
+      (s, r, i) => s + (adv[i] * (after[i].reduce((a, b) => a + b, 0) - before[i].reduce((a, b) => a + b, 0))) / r.responseIds.length,
+      0,
+    );
     return { loss, gradNorm: rep.gradNorm, moved, responses };
   } finally {
     lora.dispose();

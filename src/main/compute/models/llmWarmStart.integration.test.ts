@@ -26,7 +26,7 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('behaviour cloning an HF checkpoint (LoRA, tfjs-wasm)', () => {
-  it('raises the expert responses\' likelihood until greedy decoding answers in the format and stops', async () => {
+  it("raises the expert responses' likelihood until greedy decoding answers in the format and stops", async () => {
     const model = HfCausalLM.fromTensors(folder.config, folder.tensors, { trainable: false });
     const lora = LoraAdapters.create(model, parseLoraSpec('r=8,alpha=16,dropout=0'), new Rng(1));
     const policy = new LlmPolicy(model, folder.tokenizer, lora);
@@ -44,7 +44,9 @@ describe('behaviour cloning an HF checkpoint (LoRA, tfjs-wasm)', () => {
       }
       console.log(`BC loss ${losses[0].toFixed(3)} → ${losses[losses.length - 1].toFixed(3)} over ${losses.length} steps`);
       expect(losses[losses.length - 1]).toBeLessThan(0.2 * losses[0]);
-      const g = await policy.engine().generate([rows[0].promptIds], { maxNewTokens: 64, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(2));
+      const g = await policy
+        .engine()
+        .generate([rows[0].promptIds], { maxNewTokens: 64, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(2));
       const text = policy.decode(g.tokens[0]);
       const expected = policy.decode(rows[0].responseIds);
       console.log(`greedy after BC: ${JSON.stringify(text)} (expert: ${JSON.stringify(expected)})`);

@@ -36,7 +36,9 @@ export interface HydraCheckReport {
 /** The problems as one line each, for the terminal; empty when the launch composes cleanly. */
 export function describeHydraReport(r: HydraCheckReport): string[] {
   return [
-    ...r.unknown.map((u) => `unknown key: ${u.override} — the config has no ${u.key}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`),
+    ...r.unknown.map(
+      (u) => `unknown key: ${u.override} — the config has no ${u.key}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`,
+    ),
     ...r.typeErrors.map((t) => `type error: ${t.override} — ${t.key} takes a ${t.expected}, got ${t.got}`),
     ...r.exists.map((e) => `already there: ${e.override} — ${e.key} exists, drop the leading +`),
     ...r.invalid.map((i) => `invalid override: ${i.override} — ${i.message}`),
@@ -52,7 +54,12 @@ export function hydraReportClean(r: HydraCheckReport): boolean {
 /** The check's report from its output (the last line), or an error naming what went wrong. */
 export function parseHydraCheckOutput(stdout: string, whenMissing: () => string): HydraCheckReport {
   // The report is the script's last line; a Ray job's log may carry other lines around it.
-  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{"unknown"')) ?? '';
+  const line =
+    stdout
+      .trim()
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith('{"unknown"')) ?? '';
   let parsed: (HydraCheckReport & { error: string | null }) | null = null;
   try {
     parsed = JSON.parse(line) as HydraCheckReport & { error: string | null };
@@ -69,7 +76,10 @@ export function parseHydraCheckOutput(stdout: string, whenMissing: () => string)
 export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckReport> {
   const workdir = resolvePath(input.workdir);
   const configDir = resolvePath(workdir, input.configDir);
-  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) return Promise.reject(new Error(`--workdir ${input.workdir}: no such directory on this machine; pass the root of a local checkout of the stack`));
+  if (!existsSync(workdir) || !statSync(workdir).isDirectory())
+    return Promise.reject(
+      new Error(`--workdir ${input.workdir}: no such directory on this machine; pass the root of a local checkout of the stack`),
+    );
   return new Promise((resolve, reject) => {
     const child = spawn(input.python, ['-c', CHECK_SCRIPT, workdir, configDir, input.configName, JSON.stringify(input.overrides)], {
       cwd: workdir,
@@ -83,15 +93,25 @@ export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckR
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new Error(e.code === 'ENOENT' ? `--python ${input.python}: not found; pass the Python of the verl checkout's environment (it has hydra-core)` : `--python ${input.python}: ${e.message}`));
+      reject(
+        new Error(
+          e.code === 'ENOENT'
+            ? `--python ${input.python}: not found; pass the Python of the verl checkout's environment (it has hydra-core)`
+            : `--python ${input.python}: ${e.message}`,
+        ),
+      );
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       try {
-        resolve(parseHydraCheckOutput(out, () => {
-          const tail = err.trim().split('\n').slice(-1)[0] ?? '';
-          return signal ? `the Hydra check was killed (${signal}) after ${(input.timeoutMs ?? 60_000) / 1000} s` : `the Hydra check exited ${code} without a report: ${tail || '(no output)'}`;
-        }));
+        resolve(
+          parseHydraCheckOutput(out, () => {
+            const tail = err.trim().split('\n').slice(-1)[0] ?? '';
+            return signal
+              ? `the Hydra check was killed (${signal}) after ${(input.timeoutMs ?? 60_000) / 1000} s`
+              : `the Hydra check exited ${code} without a report: ${tail || '(no output)'}`;
+          }),
+        );
       } catch (e) {
         reject(e instanceof Error ? e : new Error(String(e)));
       }
@@ -115,14 +135,28 @@ export function hydraCheckShellCommand(input: Omit<HydraCheckInput, 'timeoutMs'>
  * The check run on a Ray cluster, in the checkout the launch will run from: submitted as a short job, waited for,
  * its report read from the job's log. Rejects (one line) when the job cannot produce a report.
  */
-export async function checkHydraOverridesOnRay(client: RayClient, submissionId: string, input: Omit<HydraCheckInput, 'timeoutMs'>, timeoutMs = 180_000): Promise<HydraCheckReport> {
-  await client.submitJob({ submissionId, entrypoint: hydraCheckShellCommand(input), runtimeEnv: {}, metadata: { arlarena_verl_check: input.configName } });
+export async function checkHydraOverridesOnRay(
+  client: RayClient,
+  submissionId: string,
+  input: Omit<HydraCheckInput, 'timeoutMs'>,
+  timeoutMs = 180_000,
+): Promise<HydraCheckReport> {
+  await client.submitJob({
+    submissionId,
+    entrypoint: hydraCheckShellCommand(input),
+    runtimeEnv: {},
+    metadata: { arlarena_verl_check: input.configName },
+  });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const info = await client.jobInfo(submissionId);
     if (info && (info.status === 'SUCCEEDED' || info.status === 'FAILED' || info.status === 'STOPPED')) {
       const logs = await client.jobLogs(submissionId);
-      return parseHydraCheckOutput(logs, () => `the Hydra check job ${submissionId} ended ${info.status} without a report: ${logs.trim().split('\n').slice(-1)[0] || info.message || '(no output)'}`);
+      return parseHydraCheckOutput(
+        logs,
+        () =>
+          `the Hydra check job ${submissionId} ended ${info.status} without a report: ${logs.trim().split('\n').slice(-1)[0] || info.message || '(no output)'}`,
+      );
     }
     if (Date.now() > deadline) {
       await client.stopJob(submissionId).catch(() => false);

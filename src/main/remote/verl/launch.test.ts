@@ -5,10 +5,19 @@ import { PAPER_SCALE } from './paperScale';
 import { VERL_STACKS, verlStack } from './stacks/index';
 import type { VerlEnv, VerlStackName } from './types';
 
-function launch(stack: VerlStackName, env: VerlEnv, o: { preset?: string; sets?: Record<string, string | number | boolean>; laptop?: boolean; gpus?: number } = {}) {
+function launch(
+  stack: VerlStackName,
+  env: VerlEnv,
+  o: { preset?: string; sets?: Record<string, string | number | boolean>; laptop?: boolean; gpus?: number } = {},
+) {
   const { config, issues } = verlLabConfig(o.preset ?? 'sampo', env, o.sets ?? {}, o.laptop ?? false);
   if (!config) throw new Error(issues.map((i) => i.message).join('; '));
-  return buildVerlLaunch(config, PAPER_SCALE[env].infra, { stack: VERL_STACKS[stack], env, model: 'UCLA-SCAI/Qwen3-4B-rft-alfworld', gpus: o.gpus ?? 4 });
+  return buildVerlLaunch(config, PAPER_SCALE[env].infra, {
+    stack: VERL_STACKS[stack],
+    env,
+    model: 'UCLA-SCAI/Qwen3-4B-rft-alfworld',
+    gpus: o.gpus ?? 4,
+  });
 }
 
 /** key → value as written (a `++` prefix stays on the key, so where a key is force-added is asserted too). */
@@ -156,7 +165,11 @@ delete SOKOBAN_ARLARENA['actor_rollout_ref.actor.kl_loss_update'];
 
 /** verl-agent: the penalty under the actor, its own data folder, and no seq-mask / kl_loss_update / cold start keys. */
 function asVerlAgent(m: Record<string, string>): Record<string, string> {
-  const r: Record<string, string> = { ...m, 'data.train_files': '$HOME/data/verl-agent/text/train.parquet', 'data.val_files': '$HOME/data/verl-agent/text/test.parquet' };
+  const r: Record<string, string> = {
+    ...m,
+    'data.train_files': '$HOME/data/verl-agent/text/train.parquet',
+    'data.val_files': '$HOME/data/verl-agent/text/test.parquet',
+  };
   for (const k of Object.keys(r)) if (/use_seq_mask|kl_loss_update|cold_start_steps|^use_invalid|^invalid_action/.test(k)) delete r[k];
   r['actor_rollout_ref.actor.use_invalid_action_penalty'] = 'True';
   r['actor_rollout_ref.actor.invalid_action_penalty_coef'] = '0.1';
@@ -180,7 +193,11 @@ describe('remote verl: SAMPO at paper scale, key for key, per stack', () => {
   });
 
   it('verl-agent: main_ppo for every env, the penalty under the actor, the keys ARLArena adds left out', () => {
-    for (const [env, expected] of [['alfworld', ALFWORLD_ARLARENA], ['webshop', WEBSHOP_ARLARENA], ['sokoban', SOKOBAN_ARLARENA]] as const) {
+    for (const [env, expected] of [
+      ['alfworld', ALFWORLD_ARLARENA],
+      ['webshop', WEBSHOP_ARLARENA],
+      ['sokoban', SOKOBAN_ARLARENA],
+    ] as const) {
       const l = launch('verl-agent', env);
       expect(l.entry).toMatchObject({ module: 'verl.trainer.main_ppo', configName: 'ppo_trainer' });
       expect(keys(l), env).toEqual(asVerlAgent(expected));
@@ -189,19 +206,31 @@ describe('remote verl: SAMPO at paper scale, key for key, per stack', () => {
   });
 
   it('the data preparation writes B training prompts and the validation set (WebShop: 2 × 128)', () => {
-    expect(launch('arlarena', 'alfworld').prepare).toBe('python3 -m examples.data_preprocess.prepare --mode text --train_data_size 16 --val_data_size 128');
+    expect(launch('arlarena', 'alfworld').prepare).toBe(
+      'python3 -m examples.data_preprocess.prepare --mode text --train_data_size 16 --val_data_size 128',
+    );
     expect(launch('arlarena', 'webshop').prepare).toContain('--train_data_size 16 --val_data_size 256');
   });
 
   it("ARLArena's shop trainer never leaves a cold start: the launch says so", () => {
-    expect(launch('arlarena', 'webshop').caveats.join('\n')).toMatch(/shop_agent\/ppo\/ray_trainer\.py does not pass the training step.*cold_start_steps=5/);
+    expect(launch('arlarena', 'webshop').caveats.join('\n')).toMatch(
+      /shop_agent\/ppo\/ray_trainer\.py does not pass the training step.*cold_start_steps=5/,
+    );
     expect(launch('arlarena', 'alfworld').caveats).toEqual([]);
     expect(launch('arlarena', 'webshop', { sets: { 'algorithm.filter.coldStartSteps': 0 } }).caveats).toEqual([]);
   });
 
-  it('--laptop keeps the preset\'s values; --set wins over the paper\'s', () => {
+  it("--laptop keeps the preset's values; --set wins over the paper's", () => {
     const lap = keys(launch('arlarena', 'alfworld', { laptop: true }));
-    expect(lap).toMatchObject({ 'data.train_batch_size': '4', 'env.rollout.n': '4', 'data.max_response_length': '32', 'actor_rollout_ref.actor.optim.lr': '0.0001', 'actor_rollout_ref.actor.ppo_mini_batch_size': '64', 'algorithm.filter_groups.cold_start_steps': '3', 'trainer.total_epochs': '40' });
+    expect(lap).toMatchObject({
+      'data.train_batch_size': '4',
+      'env.rollout.n': '4',
+      'data.max_response_length': '32',
+      'actor_rollout_ref.actor.optim.lr': '0.0001',
+      'actor_rollout_ref.actor.ppo_mini_batch_size': '64',
+      'algorithm.filter_groups.cold_start_steps': '3',
+      'trainer.total_epochs': '40',
+    });
     // 64 rows over 4 GPUs: 16 per GPU, so the micro-batch drops from 32 to 16.
     expect(lap['actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu']).toBe('16');
     const set = keys(launch('arlarena', 'alfworld', { sets: { 'rollout.groupSize': 4, 'optim.lr': 3e-6 } }));
@@ -211,32 +240,67 @@ describe('remote verl: SAMPO at paper scale, key for key, per stack', () => {
 
 describe('remote verl: every preset knob at the key its stack has, or a refusal that names the stack that has it', () => {
   it('SAPO, GRPO_SM, CISPO and EMPG on ARLArena use its own keys', () => {
-    expect(keys(launch('arlarena', 'alfworld', { preset: 'sapo' }))).toMatchObject({ 'actor_rollout_ref.actor.policy_loss.loss_mode': 'sapo', 'actor_rollout_ref.actor.tau_pos': '1', 'actor_rollout_ref.actor.tau_neg': '1.05', 'algorithm.adv_estimator': 'grpo', 'algorithm.norm_adv_by_std_in_grpo': 'True' });
-    expect(keys(launch('arlarena', 'alfworld', { preset: 'grpo_sm' }))).toMatchObject({ 'actor_rollout_ref.actor.use_seq_mask': 'True', 'actor_rollout_ref.actor.seq_mask_delta': '0.003', 'actor_rollout_ref.actor.policy_loss.loss_mode': 'vanilla' });
-    expect(keys(launch('arlarena', 'webshop', { preset: 'cispo' }))).toMatchObject({ 'actor_rollout_ref.actor.policy_loss.loss_mode': 'cispo', 'actor_rollout_ref.actor.clip_ratio_low': '1', 'actor_rollout_ref.actor.clip_ratio_high': '0.2' });
+    expect(keys(launch('arlarena', 'alfworld', { preset: 'sapo' }))).toMatchObject({
+      'actor_rollout_ref.actor.policy_loss.loss_mode': 'sapo',
+      'actor_rollout_ref.actor.tau_pos': '1',
+      'actor_rollout_ref.actor.tau_neg': '1.05',
+      'algorithm.adv_estimator': 'grpo',
+      'algorithm.norm_adv_by_std_in_grpo': 'True',
+    });
+    expect(keys(launch('arlarena', 'alfworld', { preset: 'grpo_sm' }))).toMatchObject({
+      'actor_rollout_ref.actor.use_seq_mask': 'True',
+      'actor_rollout_ref.actor.seq_mask_delta': '0.003',
+      'actor_rollout_ref.actor.policy_loss.loss_mode': 'vanilla',
+    });
+    expect(keys(launch('arlarena', 'webshop', { preset: 'cispo' }))).toMatchObject({
+      'actor_rollout_ref.actor.policy_loss.loss_mode': 'cispo',
+      'actor_rollout_ref.actor.clip_ratio_low': '1',
+      'actor_rollout_ref.actor.clip_ratio_high': '0.2',
+    });
     expect(keys(launch('arlarena', 'sokoban', { preset: 'empg' }))['algorithm.adv_estimator']).toBe('empg');
     const dapo = keys(launch('arlarena', 'alfworld', { preset: 'dapo_grpo' }));
-    expect(dapo).toMatchObject({ 'algorithm.adv_estimator': 'grpo', 'algorithm.filter_groups.enable': 'True', 'algorithm.filter_groups.cold_start_steps': '15' });
+    expect(dapo).toMatchObject({
+      'algorithm.adv_estimator': 'grpo',
+      'algorithm.filter_groups.enable': 'True',
+      'algorithm.filter_groups.cold_start_steps': '15',
+    });
     expect(dapo['algorithm.gigpo.mode']).toBeUndefined();
   });
 
-  it('Dr. GRPO is grpo without the std division; grpo_traj is ARLArena\'s vanilla_grpo', () => {
-    expect(keys(launch('verl-agent', 'webshop', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'drgrpo' } }))).toMatchObject({ 'algorithm.adv_estimator': 'grpo', 'algorithm.norm_adv_by_std_in_grpo': 'False' });
-    expect(keys(launch('arlarena', 'webshop', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'grpo_traj' } }))['algorithm.adv_estimator']).toBe('vanilla_grpo');
+  it("Dr. GRPO is grpo without the std division; grpo_traj is ARLArena's vanilla_grpo", () => {
+    expect(keys(launch('verl-agent', 'webshop', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'drgrpo' } }))).toMatchObject({
+      'algorithm.adv_estimator': 'grpo',
+      'algorithm.norm_adv_by_std_in_grpo': 'False',
+    });
+    expect(
+      keys(launch('arlarena', 'webshop', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'grpo_traj' } }))[
+        'algorithm.adv_estimator'
+      ],
+    ).toBe('vanilla_grpo');
   });
 
   it('verl-agent refuses what it lacks, naming the field, the value and --stack arlarena', () => {
-    expect(() => launch('verl-agent', 'alfworld', { preset: 'sapo' })).toThrow(/^algorithm\.policyLoss\.mode = sapo: verl-agent has no sapo loss \(policy_loss\.loss_mode takes vanilla, gspo\); use --stack arlarena$/);
-    expect(() => launch('verl-agent', 'alfworld', { preset: 'grpo_sm' })).toThrow(/seqMask\.enabled = true: verl-agent has no sequence masking; use --stack arlarena/);
+    expect(() => launch('verl-agent', 'alfworld', { preset: 'sapo' })).toThrow(
+      /^algorithm\.policyLoss\.mode = sapo: verl-agent has no sapo loss \(policy_loss\.loss_mode takes vanilla, gspo\); use --stack arlarena$/,
+    );
+    expect(() => launch('verl-agent', 'alfworld', { preset: 'grpo_sm' })).toThrow(
+      /seqMask\.enabled = true: verl-agent has no sequence masking; use --stack arlarena/,
+    );
     expect(() => launch('verl-agent', 'alfworld', { preset: 'empg' })).toThrow(VerlMappingError);
-    expect(() => launch('verl-agent', 'alfworld', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'grpo_traj' } })).toThrow(/estimator = grpo_traj: verl-agent has no such estimator/);
+    expect(() => launch('verl-agent', 'alfworld', { preset: 'grpo', sets: { 'algorithm.advantage.estimator': 'grpo_traj' } })).toThrow(
+      /estimator = grpo_traj: verl-agent has no such estimator/,
+    );
   });
 
   it('knobs no stack has a key for are refused instead of dropped', () => {
-    expect(() => launch('arlarena', 'alfworld', { preset: 'empg', sets: { 'algorithm.advantage.empg.zeta': 0.1 } })).toThrow(/compute_EMPG_advantage runs with its defaults/);
+    expect(() => launch('arlarena', 'alfworld', { preset: 'empg', sets: { 'algorithm.advantage.empg.zeta': 0.1 } })).toThrow(
+      /compute_EMPG_advantage runs with its defaults/,
+    );
     expect(() => launch('arlarena', 'alfworld', { sets: { 'algorithm.overlong.enabled': true } })).toThrow(/overlong\.enabled = true/);
     expect(() => launch('arlarena', 'alfworld', { sets: { 'optim.beta2': 0.99 } })).toThrow(/optim\.beta1\/beta2\/eps = 0\.9\/0\.99\/1e-8/);
-    expect(() => launch('arlarena', 'alfworld', { gpus: 3 })).toThrow(/optim\.miniBatchRows = 256: .*multiple of 3; --set optim\.miniBatchRows=255/);
+    expect(() => launch('arlarena', 'alfworld', { gpus: 3 })).toThrow(
+      /optim\.miniBatchRows = 256: .*multiple of 3; --set optim\.miniBatchRows=255/,
+    );
   });
 
   it('the catalog: two stacks, arlarena first; an unknown one names the known', () => {

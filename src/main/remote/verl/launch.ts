@@ -43,7 +43,12 @@ export interface VerlLaunch {
 }
 
 /** The lab config a launch is built from: preset, paper scale unless laptop, then the user's --set. */
-export function verlLabConfig(preset: string, env: VerlEnv, sets: Readonly<Record<string, OverrideValue>>, laptop: boolean): { config: RunConfig | null; issues: { field: string; message: string }[] } {
+export function verlLabConfig(
+  preset: string,
+  env: VerlEnv,
+  sets: Readonly<Record<string, OverrideValue>>,
+  laptop: boolean,
+): { config: RunConfig | null; issues: { field: string; message: string }[] } {
   const paper: Readonly<Record<string, FieldValue>> = laptop ? {} : PAPER_SCALE[env].lab;
   return resolveConfig(preset, VERL_ENVS[env], { ...HF_MODEL_LAB_OVERRIDES, ...paper, ...sets });
 }
@@ -68,11 +73,31 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
   const other = s.name === 'arlarena' ? 'verl-agent' : 'arlarena';
 
   // Lab settings with no key in any verl stack that would change training if they differ from what verl does.
-  if (a.advantage.epsilon !== 1e-6) refuse('algorithm.advantage.epsilon', a.advantage.epsilon, 'both stacks divide by σ + 1e-6 (hard-coded); set it back to 1e-6 for a verl launch');
-  if (a.overlong.enabled) refuse('algorithm.overlong.enabled', true, "neither stack's entry point has an overlong-shaping key (ARLArena applies it only inside adv_estimator=dapo); set it to false for a verl launch");
-  if (p.mode === 'sapo' && p.sapoPerTokenTau) refuse('algorithm.policyLoss.sapoPerTokenTau', true, 'ARLArena picks SAPO\'s τ by the row-mean advantage only; set it to false for a verl launch');
+  if (a.advantage.epsilon !== 1e-6)
+    refuse(
+      'algorithm.advantage.epsilon',
+      a.advantage.epsilon,
+      'both stacks divide by σ + 1e-6 (hard-coded); set it back to 1e-6 for a verl launch',
+    );
+  if (a.overlong.enabled)
+    refuse(
+      'algorithm.overlong.enabled',
+      true,
+      "neither stack's entry point has an overlong-shaping key (ARLArena applies it only inside adv_estimator=dapo); set it to false for a verl launch",
+    );
+  if (p.mode === 'sapo' && p.sapoPerTokenTau)
+    refuse(
+      'algorithm.policyLoss.sapoPerTokenTau',
+      true,
+      "ARLArena picks SAPO's τ by the row-mean advantage only; set it to false for a verl launch",
+    );
   const m = c.optim;
-  if (m.beta1 !== 0.9 || m.beta2 !== 0.999 || m.eps !== 1e-8) refuse('optim.beta1/beta2/eps', `${m.beta1}/${m.beta2}/${m.eps}`, "verl's AdamW runs with torch's defaults 0.9/0.999/1e-8 and has no key for them; set them back for a verl launch");
+  if (m.beta1 !== 0.9 || m.beta2 !== 0.999 || m.eps !== 1e-8)
+    refuse(
+      'optim.beta1/beta2/eps',
+      `${m.beta1}/${m.beta2}/${m.eps}`,
+      "verl's AdamW runs with torch's defaults 0.9/0.999/1e-8 and has no key for them; set them back for a verl launch",
+    );
 
   // Data: placeholder prompt files, one training batch per "epoch" (prepare writes exactly B training prompts).
   set('data.train_files', `${s.dataDir}/train.parquet`);
@@ -89,12 +114,22 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
   set('actor_rollout_ref.model.path', o.model);
   set('actor_rollout_ref.model.use_remove_padding', 'True');
   set('actor_rollout_ref.model.enable_gradient_checkpointing', 'True');
-  if (m.miniBatchRows % o.gpus !== 0) refuse('optim.miniBatchRows', m.miniBatchRows, `verl splits a mini-batch over the ${o.gpus} GPUs (--gpus), so it must be a multiple of ${o.gpus}; --set optim.miniBatchRows=${Math.max(o.gpus, Math.round(m.miniBatchRows / o.gpus) * o.gpus)} or change --gpus`);
+  if (m.miniBatchRows % o.gpus !== 0)
+    refuse(
+      'optim.miniBatchRows',
+      m.miniBatchRows,
+      `verl splits a mini-batch over the ${o.gpus} GPUs (--gpus), so it must be a multiple of ${o.gpus}; --set optim.miniBatchRows=${Math.max(o.gpus, Math.round(m.miniBatchRows / o.gpus) * o.gpus)} or change --gpus`,
+    );
   const perGpu = m.miniBatchRows / o.gpus;
 
   // Loss aggregation (dimension 1) and clipping (dimension 2).
   set('actor_rollout_ref.actor.loss_agg_mode', a.aggregation);
-  if (!s.lossModes.includes(p.mode)) refuse('algorithm.policyLoss.mode', p.mode, `${s.label} has no ${p.mode} loss (policy_loss.loss_mode takes ${s.lossModes.join(', ')}); use --stack ${other}`);
+  if (!s.lossModes.includes(p.mode))
+    refuse(
+      'algorithm.policyLoss.mode',
+      p.mode,
+      `${s.label} has no ${p.mode} loss (policy_loss.loss_mode takes ${s.lossModes.join(', ')}); use --stack ${other}`,
+    );
   set('actor_rollout_ref.actor.policy_loss.loss_mode', p.mode);
   set('actor_rollout_ref.actor.clip_ratio_low', p.clipRatioLow);
   set('actor_rollout_ref.actor.clip_ratio_high', p.clipRatioHigh);
@@ -106,12 +141,21 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
   if (s.seqMask) {
     set(s.seqMask.use.key, b(p.seqMask.enabled));
     if (p.seqMask.enabled) set(s.seqMask.delta.key, p.seqMask.delta);
-  } else if (p.seqMask.enabled) refuse('algorithm.policyLoss.seqMask.enabled', true, `${s.label} has no sequence masking; use --stack ${other}`);
+  } else if (p.seqMask.enabled)
+    refuse('algorithm.policyLoss.seqMask.enabled', true, `${s.label} has no sequence masking; use --stack ${other}`);
 
   // Advantage (dimension 3).
   const adv = a.advantage;
   const estimator = s.estimator(adv.estimator, adv.crossSteps);
-  set('algorithm.adv_estimator', estimator ?? refuse('algorithm.advantage.estimator', `${adv.estimator}${adv.estimator === 'grpo' ? ' with crossSteps=false' : ''}`, `${s.label} has no such estimator (its adv_estimator takes ${s.estimatorNames.join(', ')}); use --stack ${other}`));
+  set(
+    'algorithm.adv_estimator',
+    estimator ??
+      refuse(
+        'algorithm.advantage.estimator',
+        `${adv.estimator}${adv.estimator === 'grpo' ? ' with crossSteps=false' : ''}`,
+        `${s.label} has no such estimator (its adv_estimator takes ${s.estimatorNames.join(', ')}); use --stack ${other}`,
+      ),
+  );
   set('algorithm.gamma', adv.gamma);
   if (adv.estimator === 'gigpo') {
     set('algorithm.gigpo.step_advantage_w', adv.stepAdvantageW);
@@ -121,7 +165,11 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
     set('algorithm.norm_adv_by_std_in_grpo', b(adv.estimator === 'drgrpo' ? false : adv.normByStd));
   }
   if (adv.estimator === 'empg' && (adv.empg.k !== 1 || adv.empg.kf !== 1 || adv.empg.zeta !== 0.05)) {
-    refuse('algorithm.advantage.empg', `k ${adv.empg.k}, kf ${adv.empg.kf}, ζ ${adv.empg.zeta}`, "ARLArena's compute_EMPG_advantage runs with its defaults k 1, k_f 1, ζ 0.05 (no config key); set them back for a verl launch");
+    refuse(
+      'algorithm.advantage.empg',
+      `k ${adv.empg.k}, kf ${adv.empg.kf}, ζ ${adv.empg.zeta}`,
+      "ARLArena's compute_EMPG_advantage runs with its defaults k 1, k_f 1, ζ 0.05 (no config key); set them back for a verl launch",
+    );
   }
 
   // Dynamic filtering (dimension 4).
@@ -131,7 +179,10 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
   if (f.enabled) {
     set('algorithm.filter_groups.max_num_gen_batches', f.maxRounds);
     if (s.coldStart) set(s.coldStart.key, f.coldStartSteps);
-    else if (f.coldStartSteps > 0) caveats.push(`${s.label} has no filtering cold start: filtering runs from the first step instead of after ${f.coldStartSteps} (--stack ${other} has algorithm.filter_groups.cold_start_steps)`);
+    else if (f.coldStartSteps > 0)
+      caveats.push(
+        `${s.label} has no filtering cold start: filtering runs from the first step instead of after ${f.coldStartSteps} (--stack ${other} has algorithm.filter_groups.cold_start_steps)`,
+      );
   }
 
   // KL to the reference (the starting Hugging Face model).
@@ -217,7 +268,9 @@ export function buildVerlLaunch(c: RunConfig, infra: VerlInfra, o: VerlLaunchOpt
     'compute.* (tfjs / onnxruntime engines; verl uses FSDP and vLLM)',
     'warmStart.* (the Hugging Face checkpoint is the starting policy and π_ref)',
     'training.sampleTrajectories',
-    o.env === 'sokoban' ? 'env.settings other than size, boxes, searchDepth' : 'env.settings (the real environment replaces the lab\'s stand-in)',
+    o.env === 'sokoban'
+      ? 'env.settings other than size, boxes, searchDepth'
+      : "env.settings (the real environment replaces the lab's stand-in)",
   ];
   const entry = s.entry[o.env];
   const prepare = `python3 -m examples.data_preprocess.prepare --mode text --train_data_size ${c.rollout.tasksPerStep} --val_data_size ${c.training.valEpisodes}`;

@@ -18,12 +18,22 @@ export const trainingJob: TrainingJob = {
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       // compute.workers = 0 → one gradient worker per core of this machine.
-      compute: { info: compute.info, createRolloutEngine: compute.createRolloutEngine, workers: compute.workers, createGradientPool: compute.createGradientPool, memoryGb: compute.memoryGb },
+      compute: {
+        info: compute.info,
+        createRolloutEngine: compute.createRolloutEngine,
+        workers: compute.workers,
+        createGradientPool: compute.createGradientPool,
+        memoryGb: compute.memoryGb,
+      },
       // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
       loadWarmStart: shippedLoaderFor(config),
     };
     const result = await runTraining(config, deps, hooks, resume);
     const { training, rollout, detail, tensorflow } = compute.info;
-    return { status: result.status, step: result.step, backend: { training, rollout, detail, workers: result.workers, ...(tensorflow ? { tensorflow } : {}) } };
+    return {
+      status: result.status,
+      step: result.step,
+      backend: { training, rollout, detail, workers: result.workers, ...(tensorflow ? { tensorflow } : {}) },
+    };
   },
 };

@@ -73,8 +73,26 @@ async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpo
     }
     hooks.onMetrics(stream[i]);
     hooks.onTrajectory({
-      step, split: 'train', env: 'sokoban', taskId: `task-${step}`, uid: `u${step}`, trajUid: `t${step}`, won: stream[i].values['episode/success_rate'] > 0.5,
-      episodeReturn: stream[i].values['episode/reward_mean'], turns: [{ turn: 0, observation: 'obs', response: '<think>x</think><action>up</action>', think: 'x', action: 'up', formatValid: true, actionValid: true, reward: 0 }],
+      step,
+      split: 'train',
+      env: 'sokoban',
+      taskId: `task-${step}`,
+      uid: `u${step}`,
+      trajUid: `t${step}`,
+      won: stream[i].values['episode/success_rate'] > 0.5,
+      episodeReturn: stream[i].values['episode/reward_mean'],
+      turns: [
+        {
+          turn: 0,
+          observation: 'obs',
+          response: '<think>x</think><action>up</action>',
+          think: 'x',
+          action: 'up',
+          formatValid: true,
+          actionValid: true,
+          reward: 0,
+        },
+      ],
     });
     hooks.onStatus({ phase: 'rl', step, totalSteps: c.steps });
     if (c.checkpointEvery && step % c.checkpointEvery === 0) await hooks.onCheckpoint(checkpoint(step, input.seed));

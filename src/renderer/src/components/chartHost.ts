@@ -44,7 +44,12 @@ const READY_TIMEOUT_MS = 10_000;
 
 /** Whether this page can hand canvases to a worker at all. */
 function supported(): boolean {
-  return typeof Worker === 'function' && typeof OffscreenCanvas === 'function' && typeof HTMLCanvasElement !== 'undefined' && 'transferControlToOffscreen' in HTMLCanvasElement.prototype;
+  return (
+    typeof Worker === 'function' &&
+    typeof OffscreenCanvas === 'function' &&
+    typeof HTMLCanvasElement !== 'undefined' &&
+    'transferControlToOffscreen' in HTMLCanvasElement.prototype
+  );
 }
 
 function createHost(): Host | null {
@@ -87,8 +92,7 @@ function createHost(): Host | null {
       pngs.delete(m.req);
       if (m.blob) p?.resolve(m.blob);
       else p?.reject(new Error(m.message ?? 'the chart could not be saved as PNG'));
-    }
-    else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
+    } else if (m.t === 'error') console.error(`[arlarena] chart worker${m.id === null ? '' : ` (chart ${m.id})`}: ${m.message}`);
   };
   const send = (m: ToWorker, transfer: Transferable[] = []) => {
     if (!failed) worker.postMessage(m, transfer);
@@ -100,7 +104,14 @@ function createHost(): Host | null {
       const id = nextId++;
       if (failed) {
         queueMicrotask(() => cb.onFail(failed ?? 'the chart worker failed'));
-        return { set: () => 0, resize() {}, pointer() {}, resetZoom() {}, png: () => Promise.reject(new Error(failed ?? 'the chart worker failed')), dispose() {} };
+        return {
+          set: () => 0,
+          resize() {},
+          pointer() {},
+          resetZoom() {},
+          png: () => Promise.reject(new Error(failed ?? 'the chart worker failed')),
+          dispose() {},
+        };
       }
       charts.set(id, cb);
       let seq = 0;

@@ -29,7 +29,12 @@ function handle(m: ToWorker): void {
     case 'init': {
       // zrender draws straight into the given canvas (its "single canvas" mode); size and pixel ratio come from
       // the page, which owns the element's layout.
-      const chart = echarts.init(m.canvas as unknown as HTMLElement, undefined, { renderer: 'canvas', width: m.width, height: m.height, devicePixelRatio: m.dpr });
+      const chart = echarts.init(m.canvas as unknown as HTMLElement, undefined, {
+        renderer: 'canvas',
+        width: m.width,
+        height: m.height,
+        devicePixelRatio: m.dpr,
+      });
       charts.set(m.id, chart);
       canvases.set(m.id, m.canvas);
       dprs.set(m.id, m.dpr);
@@ -54,7 +59,14 @@ function handle(m: ToWorker): void {
       if (!chart) return;
       if (m.kind === 'mousemove') hovering(chart);
       // zrender reads the DOM event's modifier keys and calls preventDefault on it (roam controller): a stand-in.
-      chart.getZr().handler.dispatch(m.kind, { zrX: m.x, zrY: m.y, zrDelta: m.delta, ctrlKey: m.ctrl === true, preventDefault() {}, stopPropagation() {} });
+      chart.getZr().handler.dispatch(m.kind, {
+        zrX: m.x,
+        zrY: m.y,
+        zrDelta: m.delta,
+        ctrlKey: m.ctrl === true,
+        preventDefault() {},
+        stopPropagation() {},
+      });
       return;
     }
     case 'resetZoom': {
@@ -113,11 +125,33 @@ function warmUp(): void {
   const x = Array.from({ length: 300 }, (_, i) => i * 7);
   const lines = Array.from({ length: 8 }, (_, k) => {
     const y = x.map((v) => Math.sin(v / 90 + k));
-    return { name: `run ${k + 1}`, color: '#4e79a7', x, y, smoothed: y.map((v) => v * 0.9), nonFinite: k === 0 ? [{ x: 700, step: 700, value: 'NaN' }] : [] };
+    return {
+      name: `run ${k + 1}`,
+      color: '#4e79a7',
+      x,
+      y,
+      smoothed: y.map((v) => v * 0.9),
+      nonFinite: k === 0 ? [{ x: 700, step: 700, value: 'NaN' }] : [],
+    };
   });
   const canvas = new OffscreenCanvas(600, 240);
-  const chart = echarts.init(canvas as unknown as HTMLElement, undefined, { renderer: 'canvas', width: 600, height: 240, devicePixelRatio: 1 });
-  chart.setOption(metricChartOption({ title: 'warm-up', unit: '', xName: 'step', lines, alerts: [{ x: 900, xEnd: 1200, label: 'alert', severity: 'warning' }], theme: { dark: false } }), { notMerge: true, lazyUpdate: false });
+  const chart = echarts.init(canvas as unknown as HTMLElement, undefined, {
+    renderer: 'canvas',
+    width: 600,
+    height: 240,
+    devicePixelRatio: 1,
+  });
+  chart.setOption(
+    metricChartOption({
+      title: 'warm-up',
+      unit: '',
+      xName: 'step',
+      lines,
+      alerts: [{ x: 900, xEnd: 1200, label: 'alert', severity: 'warning' }],
+      theme: { dark: false },
+    }),
+    { notMerge: true, lazyUpdate: false },
+  );
   chart.dispose();
 }
 

@@ -8,7 +8,13 @@ echarts.use([SVGRenderer]);
 
 function input(last: number): MetricChartInput {
   const x = Array.from({ length: last + 1 }, (_, i) => i);
-  return { title: 't', unit: '', xName: 'step', theme: { dark: false }, lines: [{ name: 'r', color: '#000', x, y: x.map((v) => Math.sin(v / 10)), smoothed: null, nonFinite: [] }] };
+  return {
+    title: 't',
+    unit: '',
+    xName: 'step',
+    theme: { dark: false },
+    lines: [{ name: 'r', color: '#000', x, y: x.map((v) => Math.sin(v / 10)), smoothed: null, nonFinite: [] }],
+  };
 }
 
 function chart() {
@@ -76,7 +82,7 @@ describe('chart wiring (zoom, reports, crosshair sync)', () => {
     expect(showContent(a)).toBe(false);
     for (const c of [a, b, other]) c.dispose();
   });
-  it('names the hovered chart\'s step on every chart of the group, even where their x extents differ', () => {
+  it("names the hovered chart's step on every chart of the group, even where their x extents differ", () => {
     const a = chart();
     const b = chart();
     const hovers: Record<string, (number | null)[]> = { a: [], b: [] };

@@ -4,10 +4,27 @@
  */
 import * as echarts from 'echarts/core';
 import { LineChart, ScatterChart } from 'echarts/charts';
-import { DataZoomInsideComponent, GridComponent, MarkAreaComponent, MarkLineComponent, TitleComponent, TooltipComponent } from 'echarts/components';
+import {
+  DataZoomInsideComponent,
+  GridComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  TitleComponent,
+  TooltipComponent,
+} from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
-echarts.use([LineChart, ScatterChart, GridComponent, TooltipComponent, TitleComponent, MarkLineComponent, MarkAreaComponent, DataZoomInsideComponent, CanvasRenderer]);
+echarts.use([
+  LineChart,
+  ScatterChart,
+  GridComponent,
+  TooltipComponent,
+  TitleComponent,
+  MarkLineComponent,
+  MarkAreaComponent,
+  DataZoomInsideComponent,
+  CanvasRenderer,
+]);
 
 /**
  * What a chart reports to its component (Chart.svelte) for the crosshair and zoom: the hovered x (null when the
@@ -22,7 +39,12 @@ export interface ChartReport {
 
 type Instance = ReturnType<typeof echarts.init>;
 
-type Model = { getComponent(t: string, i: number): { axis?: { scale: { type: string; getExtent(): [number, number] } }; option?: { start?: number; end?: number } } | undefined };
+type Model = {
+  getComponent(
+    t: string,
+    i: number,
+  ): { axis?: { scale: { type: string; getExtent(): [number, number] } }; option?: { start?: number; end?: number } } | undefined;
+};
 
 /**
  * The chart's model (ECharts' internal getter; undefined before the first setOption). Read instead of
@@ -120,7 +142,11 @@ export function hovering(chart: Instance): void {
 /** Reports the x range in view (after a zoom, or a setOption, which draws synchronously with lazyUpdate off). */
 export function reportRange(chart: Instance, report: (r: ChartReport) => void): void {
   const ext = xExtent(chart);
-  if (ext) report({ range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null }, yScale: model(chart)?.getComponent('yAxis', 0)?.axis?.scale.type });
+  if (ext)
+    report({
+      range: { from: ext[0], to: ext[1], zoomed: zoomWindow(chart) !== null },
+      yScale: model(chart)?.getComponent('yAxis', 0)?.axis?.scale.type,
+    });
 }
 
 /** Per chart, the id of the last zoom request (MetricChartInput.zoom) applied. */
@@ -141,7 +167,8 @@ export function draw(chart: Instance, option: Record<string, unknown>, zoomId?: 
     zoom[0] = win ? { ...rest, ...win } : rest;
   }
   const hovered = chart.group ? active.get(chart.group) : undefined;
-  if (hovered && hovered !== chart && option.tooltip && typeof option.tooltip === 'object') option.tooltip = { ...option.tooltip, showContent: false };
+  if (hovered && hovered !== chart && option.tooltip && typeof option.tooltip === 'object')
+    option.tooltip = { ...option.tooltip, showContent: false };
   chart.setOption(option, { notMerge: true, lazyUpdate: false });
 }
 

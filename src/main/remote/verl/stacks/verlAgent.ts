@@ -10,7 +10,12 @@
 import type { VerlStackDef } from '../types';
 
 const YAML = 'verl/trainer/config/ppo_trainer.yaml';
-const ENTRY = { module: 'verl.trainer.main_ppo', configDir: 'verl/trainer/config', configName: 'ppo_trainer', source: 'verl/trainer/main_ppo.py' } as const;
+const ENTRY = {
+  module: 'verl.trainer.main_ppo',
+  configDir: 'verl/trainer/config',
+  configName: 'ppo_trainer',
+  source: 'verl/trainer/main_ppo.py',
+} as const;
 
 export const VERL_AGENT: VerlStackDef = {
   name: 'verl-agent',
@@ -26,10 +31,14 @@ export const VERL_AGENT: VerlStackDef = {
   // verl/trainer/ppo/ray_trainer.py::AdvantageEstimator; its grpo pools every turn row of a group (cross steps).
   estimator: (lab, crossSteps) => {
     switch (lab) {
-      case 'grpo': return crossSteps ? 'grpo' : null;
-      case 'drgrpo': return 'grpo';
-      case 'gigpo': return 'gigpo';
-      case 'rloo': return 'rloo';
+      case 'grpo':
+        return crossSteps ? 'grpo' : null;
+      case 'drgrpo':
+        return 'grpo';
+      case 'gigpo':
+        return 'gigpo';
+      case 'rloo':
+        return 'rloo';
       case 'grpo_traj':
       case 'empg':
         return null;
