@@ -9,13 +9,34 @@ import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 
 const nodeBuiltins = [
-  'node:*', 'fs', 'fs/promises', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'url', 'http',
-  'https', 'net', 'stream', 'util', 'zlib', 'events', 'process', 'buffer', 'module', 'readline',
+  'node:*',
+  'fs',
+  'fs/promises',
+  'path',
+  'os',
+  'child_process',
+  'worker_threads',
+  'crypto',
+  'url',
+  'http',
+  'https',
+  'net',
+  'stream',
+  'util',
+  'zlib',
+  'events',
+  'process',
+  'buffer',
+  'module',
+  'readline',
 ];
 // Anchored regexes, not gitignore-style groups: a group like 'util' would also match a relative path such as
 // '../util/rng' (src/core/util), which is our own pure code.
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, (c) => (c === '*' ? '.*' : `\\${c}`));
-const nodePatterns = nodeBuiltins.map((name) => ({ regex: `^${escapeRe(name)}(/.*)?$`, message: 'Node built-ins are not allowed in this layer.' }));
+const nodePatterns = nodeBuiltins.map((name) => ({
+  regex: `^${escapeRe(name)}(/.*)?$`,
+  message: 'Node built-ins are not allowed in this layer.',
+}));
 const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
 
 // src/main in layers, bottom to top: each folder imports only from the folders before it (and src/core,
@@ -26,17 +47,34 @@ const mainLayerRules = MAIN_LAYERS.map((layer, i) => ({
   files: [`src/main/${layer}/**/*.ts`],
   ignores: ['**/*.test.ts'],
   rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [{
-        regex: `^(\\.\\./)+(${[...MAIN_LAYERS.slice(i + 1), 'testing'].join('|')})(/|\\.ts$|$)`,
-        message: `src/main/${layer} may import only from the layers below it (${MAIN_LAYERS.slice(0, i).join(', ') || 'none in src/main'}); test kits only from tests. See docs/architecture.md.`,
-      }],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\./)+(${[...MAIN_LAYERS.slice(i + 1), 'testing'].join('|')})(/|\\.ts$|$)`,
+            message: `src/main/${layer} may import only from the layers below it (${MAIN_LAYERS.slice(0, i).join(', ') || 'none in src/main'}); test kits only from tests. See docs/architecture.md.`,
+          },
+        ],
+      },
+    ],
   },
 }));
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.peers-venv/**', '.venvs/**', 'test-results/**', 'resources/**', '.arlarena-data/**'] },
+  {
+    ignores: [
+      'out/**',
+      'dist/**',
+      'node_modules/**',
+      '.peers-venv/**',
+      '.venvs/**',
+      '.trainer-scratch/**',
+      'test-results/**',
+      'resources/**',
+      '.arlarena-data/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...svelte.configs['flat/recommended'],
@@ -54,14 +92,19 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...nodePatterns, electronPattern,
-          { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...nodePatterns,
+            electronPattern,
+            { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'localStorage', 'process', 'require', '__dirname'],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Math', property: 'random', message: 'Pass the seeded Rng in (src/core/util/rng.ts).' },
         { object: 'Date', property: 'now', message: 'Pass the clock in.' },
         { object: 'performance', property: 'now', message: 'Pass the clock in.' },
@@ -71,9 +114,16 @@ export default tseslint.config(
   {
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [...nodePatterns, electronPattern, { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/core/**'], message: 'src/shared is the bottom layer.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...nodePatterns,
+            electronPattern,
+            { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/core/**'], message: 'src/shared is the bottom layer.' },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'window', 'document', 'process', 'require'],
     },
   },
@@ -81,17 +131,30 @@ export default tseslint.config(
     files: ['src/renderer/**/*.ts', 'src/renderer/**/*.svelte'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [...nodePatterns, electronPattern, { group: ['**/main/**', '**/core/**', '**/preload/**'], message: 'The renderer talks to main only through src/shared and the API.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...nodePatterns,
+            electronPattern,
+            {
+              group: ['**/main/**', '**/core/**', '**/preload/**'],
+              message: 'The renderer talks to main only through src/shared and the API.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/preload/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/main/**', '**/renderer/**', '**/core/**'], message: 'The preload is a thin bridge over src/shared.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/main/**', '**/renderer/**', '**/core/**'], message: 'The preload is a thin bridge over src/shared.' }],
+        },
+      ],
     },
   },
   {
@@ -99,16 +162,25 @@ export default tseslint.config(
     // node:fs; the code under test stays pure. Electron and the app layers remain off limits.
     files: ['src/core/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [electronPattern, { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            electronPattern,
+            { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/core must not depend on the app layers.' },
+          ],
+        },
+      ],
     },
   },
   ...mainLayerRules,
   {
     files: ['src/main/index.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./testing(/|$)', message: 'The product never imports test kits (src/main/testing).' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\./testing(/|$)', message: 'The product never imports test kits (src/main/testing).' }] },
+      ],
     },
   },
   {
