@@ -93,7 +93,8 @@ beforeAll(async () => {
   );
   if (synth.status !== 0) throw new Error(`runs synth failed (${synth.status}): ${synth.stderr}`);
   synthId = (JSON.parse(synth.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-  app = await openLabSession({ dataDir });
+  // Import and follow by path read only inside folders the user allowed (serve --allow-dir): allow this test's.
+  app = await openLabSession({ dataDir, serveArgs: ['--allow-dir', work] });
   ({ lab, page } = app);
 });
 

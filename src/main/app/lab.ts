@@ -98,7 +98,8 @@ export function createLab(options: LabOptions): LabServices {
         const watch = watchStore({
           list: () => store.listRuns(),
           emit: (event, payload) => bus.emit(event, payload),
-          own: () => new Set([...sessions.list().map((s) => s.runId), ...(followManager?.list().map((f) => f.runId) ?? [])]),
+          // Runs this process trains or trained (finished ones too: their own session announced the end) and follows.
+          own: () => new Set([...sessions.runIds(), ...(followManager?.list().map((f) => f.runId) ?? [])]),
           intervalMs: watchMs,
         });
         onDispose(() => watch.stop());

@@ -279,6 +279,11 @@ export class SessionManager {
     return this.info(s);
   }
 
+  /** Every run this manager has trained or is training, finished ones included: its events announced them. */
+  runIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   list(): SessionInfo[] {
     return [...this.sessions.values()].filter((s) => !s.finished).map((s) => this.info(s));
   }
