@@ -166,7 +166,7 @@ describe('runs, live metrics, compare and bundles', () => {
       const onlyDiffRows = await diff.locator('tbody tr').count();
       await screenshot(page, 'ui-compare');
       // Charts below the first screen are skipped by layout (content-visibility) and draw once scrolled to.
-      const lastChart = page.locator('.chart-card').last();
+      const lastChart = page.locator('.chart-card[data-metric]').last(); // the last metric panel (the scatter panel follows them)
       expect(await lastChart.locator('.chart[data-rendered="true"]').count()).toBe(0);
       // Until a chart draws, its card shows the chart's title; drawn charts show only the canvas.
       expect(await lastChart.locator('.placeholder').innerText()).toMatch(/\S.*drawing…/);
