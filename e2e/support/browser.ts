@@ -55,7 +55,9 @@ export interface LabSession extends AppPage {
 
 /** Starts the lab (on `dataDir` when given, else a temporary one), opens the app and waits until it is ready. */
 /** `serveArgs`: more `arlarena serve` options, e.g. `--allow-dir DIR` for imports and follows by path. */
-export async function openLabSession(options: { dataDir?: string; path?: string; serveArgs?: readonly string[] } = {}): Promise<LabSession> {
+export async function openLabSession(
+  options: { dataDir?: string; path?: string; serveArgs?: readonly string[] } = {},
+): Promise<LabSession> {
   const lab = await startLab({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.serveArgs ? { serveArgs: options.serveArgs } : {}),
