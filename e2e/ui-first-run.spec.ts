@@ -153,7 +153,9 @@ describe('what a new user hits', () => {
         preset: 'sampo',
         env: 'sokoban',
         name: 'e2e live',
-        overrides: { ...TINY, 'training.steps': '6', 'training.validateEvery': '3' },
+        // Long enough that Pause lands mid-run on native TensorFlow too (six tiny steps could end first there);
+        // the test stops the run itself.
+        overrides: { ...TINY, 'training.steps': '40', 'training.validateEvery': '3' },
       });
       const elapsed = page.locator('[data-testid="run-detail"] .progress span', { hasText: 'elapsed' });
       const seconds = async (): Promise<number> => {
