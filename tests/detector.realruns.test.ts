@@ -6,60 +6,15 @@
  * healthy runs raise nothing critical; the broken and collapsing runs raise a critical alert from the rule that
  * should fire; the two warning-sign runs raise at least a warning. src/core/stability/README.md tabulates them.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import {
-  createByteParser,
-  createLineParser,
-  detectFormat,
-  guessFramework,
-  isBinaryFormat,
-  mapSourceStep,
-  type SourceStep,
-} from '../src/core/formats/index';
 import { detectAlerts } from '../src/core/stability/detector';
 import { ruleCoverage } from '../src/core/stability/coverage';
 import { sourceRecipeOf } from '../src/core/stability/hints';
 import type { Alert } from '../src/shared/api';
-import type { MetricRecord } from '../src/shared/metrics';
 import { describeRealRuns } from './support/realRuns';
-
-interface Loaded {
-  readonly run: string;
-  readonly records: MetricRecord[];
-}
-
-/** Every run of one source file as the importer would store it (runs split by a W&B export's prefix). */
-function load(path: string): Loaded[] {
-  const bytes = new Uint8Array(readFileSync(path));
-  const det = detectFormat(bytes);
-  if (!det) throw new Error(`no format detected for ${path}`);
-  const steps: SourceStep[] = [];
-  const sink = (s: SourceStep): void => void steps.push(s);
-  let meta;
-  if (isBinaryFormat(det.format)) {
-    const p = createByteParser(det.format, sink);
-    p.push(bytes);
-    p.end();
-    meta = p.meta;
-  } else {
-    const p = createLineParser(det.format, sink);
-    for (const line of new TextDecoder().decode(bytes).split('\n')) p.push(line.endsWith('\r') ? line.slice(0, -1) : line);
-    p.end();
-    meta = p.meta;
-  }
-  const byRun = new Map<string, SourceStep[]>();
-  for (const s of steps) {
-    let l = byRun.get(s.run);
-    if (!l) byRun.set(s.run, (l = []));
-    l.push(s);
-  }
-  return [...byRun].map(([run, ss]) => {
-    const framework = meta.framework !== 'unknown' ? meta.framework : guessFramework(Object.keys(ss[0].values));
-    return { run, records: ss.map((s) => ({ step: s.step, values: mapSourceStep(s.values, framework).values })) };
-  });
-}
+import { loadRealRun as load, type LoadedRun as Loaded } from './support/loadRealRun';
 
 const critical = (alerts: readonly Alert[]) => alerts.filter((a) => a.severity === 'critical');
 const show = (alerts: readonly Alert[]) =>
