@@ -367,6 +367,11 @@ export const ImportResult = z.object({
   steps: z.number().int(),
   skipped: z.record(z.string(), z.number().int()),
   duplicateOf: z.array(RunId).optional(),
+  /**
+   * Of `duplicateOf`, the runs a bundle holds itself: the run it was exported from (or a copy of it) with the same
+   * metrics, so importing it would only make a look-alike under a new id (`again` does, as a copy).
+   */
+  exportedFrom: z.array(RunId).optional(),
   /** Runs found in trackers' stores, by tracker format (e.g. { wandb: 3, 'mlflow-sqlite': 2, trackio: 1 }). */
   trackers: z.record(z.string(), z.number().int()).optional(),
 });
