@@ -149,6 +149,11 @@ export const RunSummary = z.object({
   seedKnown: z.boolean().optional(),
   /** The researcher's notes on the run (runs.note), free text; absent when none were written. */
   notes: z.string().max(10_000).optional(),
+  /**
+   * The run config's values by dotted path (`training.lr`, `algorithm.loss`; shared/configValues.ts), for the runs
+   * table's config columns and queries without loading each run. Set by runs.list; absent in stored records.
+   */
+  configValues: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
