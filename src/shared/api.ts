@@ -602,8 +602,9 @@ export const apiMethods = {
   /**
    * The event files of one TensorBoard run folder from a picked or dropped folder (the UI's "Import folder…"
    * groups a tree by folder): one run, as TensorBoard and `arlarena import DIR` make of a folder whose writer was
-   * restarted. `fileName` is each file's path inside the picked folder; all must share one folder. Capped in
-   * total size as imports.file is.
+   * restarted. `fileName` is each file's path inside the picked folder; all must share one folder. Trackers' files
+   * (W&B run folders, MLflow runs and databases, recognised by their content) travel together instead, in their
+   * folder layout, and come back as the tracker's runs (`trackers` counts them). Capped in total size as imports.file is.
    */
   'imports.files': {
     input: z
