@@ -157,6 +157,30 @@ export const RunSummary = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
+/**
+ * The base model of a model.source = hf:PATH run, as the run read it: never the weights, only what identifies them.
+ * A bundle carries this record and the trained adapters (or weights); reproduce and resume check a folder's hashes
+ * against it and refuse, naming the file, when one differs.
+ */
+export const HfModelRecord = z.object({
+  /** The folder the run read. */
+  path: z.string(),
+  /** config.json's architecture (Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM). */
+  architecture: z.string(),
+  /** config.json as read. */
+  config: z.record(z.string(), z.unknown()),
+  /** SHA-256 (hex) of each weight file, by file name. */
+  weights: z.record(z.string(), z.string()),
+  /** SHA-256 (hex) of tokenizer.json, tokenizer_config.json (and chat_template.jinja), by file name. */
+  tokenizer: z.record(z.string(), z.string()),
+  /** Parameters of the base model, and those the run trains (the adapters' under LoRA). */
+  params: z.number().int(),
+  trainableParams: z.number().int(),
+  /** LoRA settings; null = every weight trained. */
+  lora: z.object({ rank: z.number().int(), alpha: z.number(), dropout: z.number(), targets: z.array(z.string()) }).nullable(),
+});
+export type HfModelRecord = z.infer<typeof HfModelRecord>;
+
 export const RunRecord = RunSummary.extend({
   /** The resolved, validated, frozen run config (engine schema). */
   config: z.record(z.string(), z.unknown()),
@@ -180,6 +204,8 @@ export const RunRecord = RunSummary.extend({
     .object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), originalId: z.string() })
     .nullable()
     .optional(),
+  /** Runs of a Hugging Face model (config model.source = hf:PATH): the base model's identity. Absent otherwise. */
+  model: HfModelRecord.optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
