@@ -348,7 +348,7 @@ describe('pressure ladder (training.pressure) and policy lag', () => {
   it('a level sets the same four knobs for every preset, after the preset and before the user', () => {
     for (const preset of ['grpo', 'cispo', 'sampo']) {
       const c = resolveConfig(preset, 'sokoban', { 'training.pressure': 3 }).config!;
-      expect([c.optim.miniBatchRows, c.optim.epochs, c.optim.lr, c.rollout.policyLag, c.training.pressure]).toEqual([16, 1, 1e-3, 1, 3]);
+      expect([c.optim.miniBatchRows, c.optim.epochs, c.optim.lr, c.rollout.policyLag, c.training.pressure]).toEqual([32, 1, 5e-4, 1, 3]);
     }
     const sampo = resolveConfig('sampo', 'sokoban', { 'training.pressure': 2 }).config!;
     expect(sampo.algorithm.policyLoss.clipRatioLow).toBe(0.003); // the preset's own values stay

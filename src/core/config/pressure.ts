@@ -5,11 +5,12 @@
  * k steps ago). A preset's own values (its clip ranges, advantage, filtering) are never changed by a level, so
  * a ladder compares methods under identical pressure.
  *
- * The levels are a first calibration from what was observed on sokoban (nano, B·G = 4·4): level 0 is the lab's
- * default, where the committed 40-step study saw no collapse; 16-row mini-batches at lr 1e-3 separated methods
- * on one seed; 8-row mini-batches at lr 1e-3 broke every method. The ladder study (resources/studies/…) measures
- * where collapse actually starts and may move them; a level's knobs are the config's own fields, so a run
- * records exactly what it trained with.
+ * The levels are calibrated on sokoban (nano, B·G = 4·4, 40 steps, one seed per cell, 2026-12-05): at 32-row
+ * mini-batches and lr 3e-4 CISPO collapsed at step 25 while GRPO and SAMPO held; at lr 5e-4 CISPO collapsed at
+ * step 10 and the others held; 16-row mini-batches at lr 5e-4 broke GRPO and CISPO alike by step 5, and lr 1e-3
+ * by step 2 — so the separating range is 32 rows × lr 3e-4…5e-4, where levels 1–3 sit, with level 4 as the
+ * ceiling. The ladder study (resources/studies/…) measures it over seeds; a level's knobs are the config's own
+ * fields, so a run records exactly what it trained with.
  */
 import type { FieldValue } from './fields';
 
@@ -37,22 +38,22 @@ export const PRESSURE_LEVELS: readonly PressureLevel[] = [
   {
     level: 1,
     overrides: knobs(32, 1, 3e-4, 0),
-    why: "Twice the sequential updates at 3× the step: later mini-batches drift off-policy, as the paper's sequential mini-batches do.",
+    why: 'Twice the sequential updates at 3× the step: later mini-batches drift off-policy; tolerant clipping (CISPO) lost one seed at step 25.',
   },
   {
     level: 2,
-    overrides: knobs(16, 1, 5e-4, 0),
-    why: 'Four times the updates at 5× the step: where tolerant clipping is expected to start losing the format.',
+    overrides: knobs(32, 1, 5e-4, 0),
+    why: 'The same updates at 5× the step: the calibration point where CISPO collapsed by step 10 while GRPO and SAMPO held.',
   },
   {
     level: 3,
-    overrides: knobs(16, 1, 1e-3, 1),
-    why: 'The one-seed separating point (16-row mini-batches, lr 1e-3) plus rollouts one step stale, as one-step-off async trainers.',
+    overrides: knobs(32, 1, 5e-4, 1),
+    why: 'Level 2 with rollouts one step stale, as one-step-off asynchronous trainers sample: off-policy before the first update.',
   },
   {
     level: 4,
-    overrides: knobs(8, 2, 1e-3, 2),
-    why: 'Past the documented breaking point (8-row mini-batches at lr 1e-3 broke every method), two epochs, two steps of lag: the ceiling.',
+    overrides: knobs(16, 1, 5e-4, 1),
+    why: 'The ceiling: 16-row mini-batches at lr 5e-4 broke GRPO and CISPO alike by step 5 even on-policy; here one step stale too.',
   },
 ];
 
