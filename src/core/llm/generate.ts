@@ -1,5 +1,6 @@
 /**
- * Sampling from an HfCausalLM with a key/value cache.
+ * Sampling from an HfCausalLM with a key/value cache — on its tfjs variables (generateLlm) or on any engine behind
+ * `LlmIncremental` (generateLlmWith: the onnxruntime export uses it).
  *
  * Batch layout (as the lab's own engines, src/core/agent/engine.ts): prompts are left-padded to the longest, each row
  * gets position ids counting its real tokens, and an additive bias hides pad keys and future keys. The prompt is run
@@ -43,8 +44,73 @@ export interface LlmGenerateResult {
 /** Decoded tail length checked for stop strings: enough tokens to cover the longest stop string plus a merge. */
 const STOP_TAIL = 24;
 
-export async function generateLlm(
+/**
+ * What the sampling loop needs of an engine: append S columns to every row and return the last column's logits
+ * [B·V]. The tfjs model (below) and the onnxruntime export (src/main/compute/ortLlmEngine.ts) both implement it, so
+ * their sampling, stop rules and Rng use are one code path and differ only by the logits' float rounding.
+ */
+export interface LlmIncremental {
+  readonly vocabSize: number;
+  readonly maxPositions: number;
+  /** Start a batch of `batch` rows (drops earlier state). */
+  begin(batch: number): void;
+  /** ids / positions [B·S], bias [B·S·(P+S)] over the P earlier columns and the S new ones. */
+  append(ids: Int32Array, positions: Int32Array, bias: Float32Array, S: number): Promise<Float32Array>;
+  /** Release the cache (also after an error). */
+  end(): void;
+}
+
+/** HfCausalLM.step with its tfjs key/value cache. */
+class TfjsLlmIncremental implements LlmIncremental {
+  private cache: KvEntry[] | null = null;
+  private B = 0;
+
+  constructor(private readonly model: HfCausalLM) {}
+
+  get vocabSize(): number {
+    return this.model.config.vocabSize;
+  }
+
+  get maxPositions(): number {
+    return this.model.config.maxPositionEmbeddings;
+  }
+
+  begin(batch: number): void {
+    this.end();
+    this.B = batch;
+  }
+
+  async append(ids: Int32Array, positions: Int32Array, bias: Float32Array, S: number): Promise<Float32Array> {
+    const out = this.model.step(ids, positions, bias, this.B, S, this.cache);
+    this.swap(out.present);
+    const logits = (await out.logits.data()) as Float32Array;
+    out.logits.dispose();
+    return logits;
+  }
+
+  private swap(next: KvEntry[] | null): void {
+    if (this.cache) for (const e of this.cache) tf.dispose([e.k, e.v]);
+    this.cache = next;
+  }
+
+  end(): void {
+    this.swap(null);
+  }
+}
+
+export function generateLlm(
   model: HfCausalLM,
+  prompts: readonly (readonly number[])[],
+  opts: LlmSamplingOptions,
+  rng: Rng,
+  padId = 0,
+): Promise<LlmGenerateResult> {
+  return generateLlmWith(new TfjsLlmIncremental(model), prompts, opts, rng, padId);
+}
+
+/** The sampling loop over any LlmIncremental (see the file comment). */
+export async function generateLlmWith(
+  lm: LlmIncremental,
   prompts: readonly (readonly number[])[],
   opts: LlmSamplingOptions,
   rng: Rng,
@@ -54,13 +120,13 @@ export async function generateLlm(
   if (opts.stopStrings?.length && !opts.decode) throw new Error('generate: stopStrings need a decode function (the tokenizer)');
   const B = prompts.length;
   if (B === 0) return { tokens: [], logProbs: [], finish: [] };
-  const V = model.config.vocabSize;
+  const V = lm.vocabSize;
   const Lp = Math.max(...prompts.map((p) => p.length));
   for (let i = 0; i < B; i++) {
     if (prompts[i].length < 1) throw new Error(`generate: prompt ${i} is empty`);
-    if (prompts[i].length + opts.maxNewTokens > model.config.maxPositionEmbeddings) {
+    if (prompts[i].length + opts.maxNewTokens > lm.maxPositions) {
       throw new Error(
-        `generate: prompt ${i} has ${prompts[i].length} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds max_position_embeddings ${model.config.maxPositionEmbeddings}`,
+        `generate: prompt ${i} has ${prompts[i].length} tokens; with maxNewTokens ${opts.maxNewTokens} it exceeds max_position_embeddings ${lm.maxPositions}`,
       );
     }
   }
@@ -73,11 +139,7 @@ export async function generateLlm(
   const finish: Array<'stop' | 'length'> = prompts.map(() => 'length');
   const done = new Uint8Array(B);
   const scratch = { probs: new Float64Array(V), order: new Int32Array(V) };
-  let cache: KvEntry[] | null = null;
-  const swap = (next: KvEntry[]): void => {
-    if (cache) for (const e of cache) tf.dispose([e.k, e.v]);
-    cache = next;
-  };
+  lm.begin(B);
   try {
     const tok = new Int32Array(B * Lp);
     const pos = new Int32Array(B * Lp);
@@ -89,11 +151,8 @@ export async function generateLlm(
         valid[i * total + c] = real ? 1 : 0;
       }
     }
-    let out = model.step(tok, pos, causalBias(valid, B, total, 0, Lp), B, Lp, null);
-    swap(out.present);
+    let logits = await lm.append(tok, pos, causalBias(valid, B, total, 0, Lp), Lp);
     for (let step = 0; ; step++) {
-      const logits = (await out.logits.data()) as Float32Array;
-      out.logits.dispose();
       const next = new Int32Array(B);
       const nextPos = new Int32Array(B);
       for (let i = 0; i < B; i++) {
@@ -114,11 +173,10 @@ export async function generateLlm(
       if (done.every((d) => d === 1)) break;
       const col = Lp + step;
       for (let i = 0; i < B; i++) valid[i * total + col] = done[i] && tokens[i].length <= step ? 0 : 1;
-      out = model.step(next, nextPos, causalBias(valid, B, total, col, 1), B, 1, cache);
-      swap(out.present);
+      logits = await lm.append(next, nextPos, causalBias(valid, B, total, col, 1), 1);
     }
   } finally {
-    swap([]);
+    lm.end();
   }
   return { tokens, logProbs, finish };
 }
