@@ -10,6 +10,8 @@ import { isDiskFull } from '../store/storageErrors';
 import { SessionManager, type TrainingJobs } from '../sessions/sessionManager';
 import { appCommit, appVersion } from '../platform/appInfo';
 import type { RunRecord } from '../../shared/api';
+import type { MetricRecord } from '../../shared/metrics';
+import { fromNonFiniteKind, type WireMetricRecord } from '../../shared/nonFinite';
 import { runTagsFor, type ComputeTarget } from '../remote/computeTarget';
 
 export interface Progress {
@@ -22,6 +24,53 @@ export interface Progress {
 
 export interface TrainedRun {
   readonly record: RunRecord;
+  /** The `stopWhen` reason the run was stopped for (recorded as its error line); null when it was not. */
+  readonly stopReason: string | null;
+}
+
+/**
+ * Asked with each batch of a run's metric records as they arrive (as the trainer logged them); a reason stops the
+ * run (between updates, with a checkpoint, as `arlarena stop` does) and is recorded as its `error` line beside
+ * status `stopped` (the studies' stop-on-collapse, studies/collapseWatch.ts).
+ */
+export type StopWhen = (records: readonly MetricRecord[]) => string | null;
+
+/** A run.metrics event record back as the trainer logged it (non-finite values travel as null + their kind). */
+export function fromWireRecord(r: WireMetricRecord): MetricRecord {
+  const values: Record<string, number> = {};
+  for (const [k, v] of Object.entries(r.values)) {
+    const kind = r.nonFinite?.[k];
+    values[k] = v !== null ? v : kind ? fromNonFiniteKind(kind) : Number.NaN;
+  }
+  return { step: r.step, values };
+}
+
+/**
+ * The stopWhen side of the event stream of a session manager that trains one run: `onMetrics` takes each
+ * run.metrics payload and asks for the stop once; `settle` records the reason on the run when it did end stopped.
+ */
+export function stopWatcher(
+  stopWhen: StopWhen | undefined,
+  stop: (runId: string) => Promise<unknown>,
+): {
+  onMetrics: (runId: string, records: readonly WireMetricRecord[]) => void;
+  settle: (store: RunStore, record: RunRecord) => Promise<{ record: RunRecord; stopReason: string | null }>;
+} {
+  let reason: string | null = null;
+  return {
+    onMetrics(runId, records) {
+      if (!stopWhen || reason !== null) return;
+      const r = stopWhen(records.map(fromWireRecord));
+      if (r === null) return;
+      reason = r;
+      // A run that already ended (its last step was the one that collapsed) answers CONFLICT: it stays completed.
+      void stop(runId).catch(() => undefined);
+    },
+    async settle(store, record) {
+      if (reason === null || record.status !== 'stopped') return { record, stopReason: null };
+      return { record: await store.updateRun(record.id, { error: reason }), stopReason: reason };
+    },
+  };
 }
 
 /**
@@ -42,10 +91,13 @@ export async function trainInStore(
     onProgress?: (id: string, p: Progress) => void;
     /** Where the run trains when no target says otherwise (default: the real trainer; test kits pass theirs). */
     jobs?: TrainingJobs;
+    /** Stop the run when this gives a reason (see StopWhen). */
+    stopWhen?: StopWhen;
   } = {},
 ): Promise<TrainedRun & { budgetHit: boolean }> {
   const store = await RunStore.open(dataDir);
   const progress = new Map<string, Progress>();
+  const watcher = stopWatcher(opts.stopWhen, (id) => sessions.stop(id));
   const sessions = new SessionManager({
     store,
     concurrency: 1,
@@ -56,7 +108,8 @@ export async function trainInStore(
       if (!pl.runId) return;
       const p = progress.get(pl.runId) ?? { step: 0, totalSteps: config.training.steps, success: null, gradNorm: null, eta: null };
       if (event === 'run.metrics') {
-        const recs = (payload as { records: Array<{ step: number; values: Record<string, number | null> }> }).records;
+        const recs = (payload as { records: WireMetricRecord[] }).records;
+        watcher.onMetrics(pl.runId, recs);
         const last = recs[recs.length - 1];
         if (last) {
           p.step = last.step;
@@ -110,7 +163,8 @@ export async function trainInStore(
     const outcome = sessions.outcome(info.runId);
     if (outcome && outcome.error !== null && (record.status !== outcome.status || record.error !== outcome.error))
       record = { ...record, status: outcome.status, error: outcome.error };
-    return { record, budgetHit: budgetHit && record.status === 'stopped' };
+    const settled = await watcher.settle(store, record);
+    return { record: settled.record, stopReason: settled.stopReason, budgetHit: budgetHit && record.status === 'stopped' };
   } finally {
     await sessions.dispose();
     // On a full disk what is left unwritten is said above already.
