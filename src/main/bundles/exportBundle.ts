@@ -195,6 +195,15 @@ async function completeLinesEnd(file: string): Promise<number> {
   }
 }
 
+/**
+ * The SHA-256 and size of a run's metric stream as an export puts it in a bundle (its complete lines): import
+ * compares it with a bundle's metrics.jsonl to tell a bundle of a run that is already here (importBundle.ts).
+ */
+export async function exportedMetricsHash(file: string): Promise<{ sha256: string; bytes: number }> {
+  const end = await completeLinesEnd(file);
+  return { sha256: end > 0 ? await sha256OfRange(file, end) : sha256Hex(new Uint8Array()), bytes: end };
+}
+
 async function sha256OfRange(file: string, end: number): Promise<string> {
   const h = createHash('sha256');
   for await (const c of createReadStream(file, { start: 0, end: end - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>)

@@ -19,6 +19,7 @@ import { checkpointHashProblem } from '../store/runFiles';
 import { PRESET_NAMES, validateConfig } from '../../core/config/index';
 import { canonicalJson } from '../../core/training/checkpoint';
 import { BUNDLE_FORMAT, BUNDLE_SCHEMA_VERSION, BundleError, BundleManifest, checkEntryPath, sha256Hex } from './manifest';
+import { exportedMetricsHash } from './exportBundle';
 
 export interface VerifiedBundle {
   readonly manifest: BundleManifest;
@@ -273,23 +274,46 @@ export interface ImportResult {
   readonly originalId: string;
 }
 
-/**
- * Runs that were imported from this very bundle file (its SHA-256, recorded as `importedBundle` at import): the
- * same file brought in twice is a duplicate. By file rather than by the bundled run's id, so a bundle of a run
- * that is still in this lab (exported to share it) imports as a copy, as it always has; a second import of the
- * same file is the mistake this catches.
- */
-export async function bundleHolders(store: RunStore, sha256: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (const s of await store.listRuns()) {
-    const rec = await store.getRun(s.id);
-    if (rec?.importedBundle?.sha256 === sha256) ids.push(rec.id);
-  }
-  return ids;
+/** A run a bundle is already in the lab as, and how it was recognised. */
+export interface BundleHolder {
+  readonly id: string;
+  /** 'same-file': imported from this very bundle file; 'exported-from': the bundled run itself (or a copy of it), same metrics. */
+  readonly why: 'same-file' | 'exported-from';
 }
 
-export async function importBundle(store: RunStore, data: Uint8Array): Promise<ImportResult> {
-  const { files, record, manifest } = verifyBundle(data);
+/**
+ * Runs this bundle is already in the lab as, so importing it would only make a look-alike run under a new id:
+ * a run imported from this very bundle file (its SHA-256, recorded as `importedBundle` at import), and the run
+ * the bundle was exported from — still here, or a copy imported from another bundle of it — whose metric stream
+ * is the bundle's metrics.jsonl (same SHA-256). A run that trained on after the export holds more steps than the
+ * bundle: the bundle is then an earlier state of it, and imports as a copy.
+ */
+export async function bundleHolders(store: RunStore, sha256: string, manifest?: BundleManifest): Promise<BundleHolder[]> {
+  const out: BundleHolder[] = [];
+  const metrics = manifest?.files['metrics.jsonl'];
+  for (const s of await store.listRuns()) {
+    const rec = await store.getRun(s.id);
+    if (!rec) continue;
+    if (rec.importedBundle?.sha256 === sha256) {
+      out.push({ id: rec.id, why: 'same-file' });
+      continue;
+    }
+    if (!manifest || !metrics) continue;
+    const original = manifest.run.id;
+    if (rec.id !== original && rec.importedBundle?.originalId !== original) continue;
+    const here = await exportedMetricsHash(join(store.runDir(rec.id), METRICS_FILE));
+    if (here.bytes === metrics.bytes && here.sha256 === metrics.sha256) out.push({ id: rec.id, why: 'exported-from' });
+  }
+  return out;
+}
+
+/** Add a bundle's run to the store (`verified`: the bundle as verifyBundle already read it, to skip a second pass). */
+export async function importBundle(
+  store: RunStore,
+  data: Uint8Array,
+  verified: VerifiedBundle = verifyBundle(data),
+): Promise<ImportResult> {
+  const { files, record, manifest } = verified;
   let id = record.id;
   const existing = new Set((await store.listRuns()).map((r) => r.id));
   if (existing.has(id)) id = `${id.slice(0, 52)}-imp-${randomBytes(3).toString('hex')}`;
