@@ -46,6 +46,7 @@ import { withFileLock, type LockOptions } from './fileLock';
 import { isDiskFull } from './storageErrors';
 import { detectedThroughOf } from '../../shared/detection';
 import { importedSeed } from '../../shared/importedSeed';
+import { configValues, type ConfigValue } from '../../shared/configValues';
 import { decodeMetricRecord, indexJsonl, readJsonl, readLines, type LineRef } from './jsonl';
 import { lttbIndices } from './lttb';
 import { CHECKPOINTS_DIR, METRICS_FILE, RUN_FILE, RunFiles, TRAJECTORIES_FILE, type StoredCheckpoint } from './runFiles';
@@ -174,7 +175,19 @@ export function toSummary(r: RunRecord): RunSummary {
     detectedThrough: detectedThroughOf(r),
     seedKnown: r.kind !== 'imported' || importedSeed(r.config) !== null,
     ...(r.notes ? { notes: r.notes } : {}),
+    configValues: configValuesOf(r.config),
   };
+}
+
+/**
+ * Config values by path, computed once per config object: a record keeps its config object until the config
+ * changes, so the store watch's listRuns every 1.5 s does not flatten every run's config again.
+ */
+const configValuesCache = new WeakMap<object, Record<string, ConfigValue>>();
+function configValuesOf(config: Record<string, unknown>): Record<string, ConfigValue> {
+  let v = configValuesCache.get(config);
+  if (!v) configValuesCache.set(config, (v = configValues(config)));
+  return v;
 }
 
 /** training.valTemperature of a lab run's frozen config, or null when the config has none. */
