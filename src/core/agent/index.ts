@@ -38,6 +38,7 @@ export * from './engine';
 export * from './tfjsEngine';
 export * from './checkpoint';
 export * from './rollout';
+export * from './policy';
 export * from './mismatch';
 export { sha256Hex } from './sha256';
 export * from './onnxExport';

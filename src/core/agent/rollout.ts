@@ -14,6 +14,7 @@ import type { EnvObservation, HistoryItem, TextEnv } from '../envs/types';
 import type { RolloutEngine } from './engine';
 import type { SamplingOptions } from './sampling';
 import type { Tokenizer } from './tokenizer';
+import { isPromptCodec, labPromptCodec, type PromptCodec } from './policy';
 
 export interface RolloutTask {
   /** Env seed for reset(). */
@@ -24,7 +25,8 @@ export interface RolloutTask {
 
 export interface RolloutOptions {
   engine: RolloutEngine;
-  tokenizer: Tokenizer;
+  /** The lab tokenizer (prompts are `<bos>` + the text's ids) or a PromptCodec (an LLM's chat template). */
+  tokenizer: Tokenizer | PromptCodec;
   /** A fresh environment (called B·G times). */
   makeEnv: () => TextEnv;
   /** The user prompt text for the current turn (e.g. envs/prompt.ts buildPrompt with the run's history window). */
@@ -34,7 +36,7 @@ export interface RolloutOptions {
   groupSize: number;
   /** Turn limit; default the env's maxSteps. */
   maxTurns?: number;
-  /** stopIds default to [</action>, <eos>]. */
+  /** stopIds default to the codec's (the lab tokenizer's [</action>, <eos>]). */
   sampling: Omit<SamplingOptions, 'stopIds'> & { stopIds?: readonly number[] };
   /** The model's maxSeqLen (prompt + response must fit). */
   maxSeqLen: number;
@@ -106,10 +108,11 @@ export interface RolloutResult {
 }
 
 export async function runRollout(o: RolloutOptions): Promise<RolloutResult> {
-  const { tokenizer: tok, engine } = o;
+  const { engine } = o;
+  const tok = isPromptCodec(o.tokenizer) ? o.tokenizer : labPromptCodec(o.tokenizer);
   if (!Number.isInteger(o.groupSize) || o.groupSize < 1) throw new Error(`rollout.groupSize: must be an integer ≥ 1, got ${o.groupSize}`);
   if (o.tasks.length === 0) throw new Error('rollout.tasks: empty; pass at least one task');
-  const sampling: SamplingOptions = { ...o.sampling, stopIds: o.sampling.stopIds ?? [tok.actionCloseId, tok.eosId] };
+  const sampling: SamplingOptions = { ...o.sampling, stopIds: o.sampling.stopIds ?? tok.stopIds };
   const maxPrompt = o.maxSeqLen - sampling.maxNewTokens;
   if (maxPrompt < 8) {
     throw new Error(
@@ -162,14 +165,7 @@ export async function runRollout(o: RolloutOptions): Promise<RolloutResult> {
     stats.turns++;
     const prompts = active.map((s) => {
       const text = o.buildPrompt(s.obs, s.history, turn);
-      const body = tok.encode(text);
-      let ids = [tok.bosId, ...body];
-      let truncated = false;
-      if (ids.length > maxPrompt) {
-        ids = [tok.bosId, ...body.slice(body.length - (maxPrompt - 1))];
-        truncated = true;
-      }
-      return { text, ids, truncated };
+      return { text, ...tok.promptIds(text, maxPrompt) };
     });
     if (o.beforeTurn) await o.beforeTurn();
     const gen = await engine.generate(

@@ -6,6 +6,7 @@ import { Rng, hashSeed } from '../util/rng';
 import { expertEpisode, randomEpisode } from '../envs/index';
 import type { RolloutEngine } from '../agent/engine';
 import type { Tokenizer } from '../agent/tokenizer';
+import type { PromptCodec } from '../agent/policy';
 import { runRollout, type RolloutResult } from '../agent/rollout';
 import { makeEnvFactory, makePromptBuilder, type EnvSpec } from './data';
 import { wilson } from './wilson';
@@ -13,7 +14,7 @@ import type { EvalInterval, EvalSummary } from './types';
 
 export interface EvalOptions {
   readonly engine: RolloutEngine;
-  readonly tokenizer: Tokenizer;
+  readonly tokenizer: Tokenizer | PromptCodec;
   readonly spec: EnvSpec;
   /** Held-out task seeds (envs/splits.ts heldOutSeeds). */
   readonly seeds: readonly number[];
