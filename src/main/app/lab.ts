@@ -97,6 +97,7 @@ export function createLab(options: LabOptions): LabServices {
       if (watchMs > 0) {
         const watch = watchStore({
           list: () => store.listRuns(),
+          version: () => store.changeVersion(),
           emit: (event, payload) => bus.emit(event, payload),
           // Runs this process trains or trained (finished ones too: their own session announced the end) and follows.
           own: () => new Set([...sessions.runIds(), ...(followManager?.list().map((f) => f.runId) ?? [])]),

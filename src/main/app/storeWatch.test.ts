@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiEventName } from '../../shared/api';
 import { RunStore } from '../store/runStore';
-import { watchStore, type StoreWatch } from './storeWatch';
+import { FULL_LIST_EVERY, watchStore, type StoreWatch } from './storeWatch';
 
 let dir: string;
 let app: RunStore;
@@ -65,4 +65,63 @@ it('announces a run another process created, trained on and deleted, leaving out
   await cli.deleteRun(r.id);
   await watch.poll();
   expect(events).toEqual([{ event: 'runs.changed', payload: { runId: r.id } }]);
+});
+
+it("compares the store's version first: an idle poll lists nothing, another process's change still shows at the next poll", async () => {
+  const events: { event: ApiEventName; payload: Record<string, unknown> }[] = [];
+  let lists = 0;
+  watch = watchStore({
+    list: () => {
+      lists++;
+      return app.listRuns();
+    },
+    version: () => app.changeVersion(),
+    emit: (event, payload) => events.push({ event, payload: payload as Record<string, unknown> }),
+    own: () => new Set(),
+    intervalMs: 60_000,
+  });
+  // The first poll (started by watchStore itself) lists: it is what later polls compare with.
+  await watch.poll();
+  expect(lists).toBe(1);
+  const r = await cli.createRun({ ...base, name: 'from the CLI', status: 'stopped' });
+  await watch.poll();
+  expect(lists).toBe(2);
+  expect(events).toEqual([{ event: 'runs.changed', payload: { runId: r.id } }]);
+  events.length = 0;
+  // Idle: the version has not moved, nothing is listed (with 500 runs a list stats 500 run.json files).
+  for (let i = 0; i < 5; i++) await watch.poll();
+  expect(lists).toBe(2);
+  expect(events).toEqual([]);
+  // The app itself lists (an API runs.list): the watch still sees the CLI's next change at its next poll.
+  await app.listRuns();
+  await cli.updateRun(r.id, { status: 'running', step: 3 });
+  await watch.poll();
+  expect(lists).toBe(3);
+  expect(events.map((e) => e.event)).toEqual(['session.status', 'runs.changed']);
+  events.length = 0;
+  // A new run folder and a deleted one move the version too.
+  const s = await cli.createRun({ ...base, name: 'second', status: 'stopped' });
+  await watch.poll();
+  expect(events).toEqual([{ event: 'runs.changed', payload: { runId: s.id } }]);
+  events.length = 0;
+  await cli.deleteRun(s.id);
+  await watch.poll();
+  expect(events).toEqual([{ event: 'runs.changed', payload: { runId: s.id } }]);
+});
+
+it('lists every FULL_LIST_EVERY polls whatever the version says (what it cannot see: a run.json written without its catalog write)', async () => {
+  let lists = 0;
+  watch = watchStore({
+    list: () => {
+      lists++;
+      return app.listRuns();
+    },
+    version: async () => 'never moves',
+    emit: () => undefined,
+    own: () => new Set(),
+    intervalMs: 60_000,
+  });
+  await watch.poll();
+  for (let i = 0; i < FULL_LIST_EVERY * 2; i++) await watch.poll();
+  expect(lists).toBe(3);
 });

@@ -4,14 +4,22 @@
  * appears, disappears or its record changes, `session.status` when its status or step moves — so the runs table
  * and a run's page follow `arlarena train|resume|stop` without a reload.
  *
- * Polling, not fs.watch: the store already re-reads only what changed on disk (the catalog's and each run.json's
- * stamp), inotify does not see writes made over a network share, and a poll is one code path on every platform.
+ * Polling, not fs.watch: inotify does not see writes made over a network share, and a poll is one code path on
+ * every platform. A poll first asks the store whether anything may have changed (RunStore.changeVersion: the
+ * catalog's and the runs folder's versions, two stats) and lists the runs only then, or every FULL_LIST_EVERY
+ * polls: listing stats every run's run.json, which with 500 runs was most of a poll's cost (docs/benchmarks.md).
  * Runs this process trains or follows are left out: their sessions announce them, with more detail.
  */
 import type { ApiEventName, ApiEventPayload, RunSummary } from '../../shared/api';
 
 /** How often the server and the desktop app look for other processes' changes. */
 export const WATCH_STORE_MS = 1500;
+
+/**
+ * A full list at least every this many polls (15 s at WATCH_STORE_MS), whatever `changed` says: it finds what the
+ * cheap check cannot (a writer killed between its run.json and its catalog write).
+ */
+export const FULL_LIST_EVERY = 10;
 
 export interface StoreWatchOptions {
   /** The runs as the store reads them now (RunStore.listRuns: other processes' writes included). */
@@ -21,6 +29,11 @@ export interface StoreWatchOptions {
   readonly own: () => ReadonlySet<string>;
   /** Poll period; default WATCH_STORE_MS. */
   readonly intervalMs?: number;
+  /**
+   * The version of what `list` reads (RunStore.changeVersion): a poll that finds the version of its last list
+   * lists again only every FULL_LIST_EVERY polls. Without it every poll lists.
+   */
+  readonly version?: () => Promise<string>;
 }
 
 export interface StoreWatch {
@@ -35,11 +48,21 @@ export function watchStore(opts: StoreWatchOptions): StoreWatch {
   let seen: Map<string, Seen> | null = null;
   let running: Promise<void> | null = null;
   let stopped = false;
+  let sinceList = 0;
+  /** The store's version when this watch last listed (taken before the list: a change during it lists again). */
+  let listedVersion: string | null = null;
 
   const once = async (): Promise<void> => {
     let runs: RunSummary[];
     try {
+      const version = opts.version ? await opts.version() : null;
+      if (seen !== null && version !== null && version === listedVersion && sinceList + 1 < FULL_LIST_EVERY) {
+        sinceList++;
+        return;
+      }
+      sinceList = 0;
       runs = await opts.list();
+      listedVersion = version;
     } catch {
       // The store is busy or the folder is briefly unreadable (another process repairing it): next poll.
       return;

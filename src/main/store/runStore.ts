@@ -672,6 +672,21 @@ export class RunStore {
     return rec ? this.withFold(rec) : cur;
   }
 
+  /**
+   * The version of what listRuns reads, in two stats: every record change writes run.json and then the catalog
+   * (persist), and creating, importing or deleting a run changes the runs folder, so while this is unchanged a
+   * listRuns would find nothing new. The store watch compares it instead of listing (which stats every run.json)
+   * every tick. What it cannot see — a writer killed between its run.json and its catalog write — a full listRuns
+   * finds (the watch makes one every few polls).
+   */
+  async changeVersion(): Promise<string> {
+    const [catalog, runs] = await Promise.all([
+      stat(this.catalogFile).then(fileStamp, () => 'none'),
+      stat(this.runsDir).then(fileStamp, () => 'none'),
+    ]);
+    return `${catalog}|${runs}`;
+  }
+
   async listRuns(q: RunQuery = {}): Promise<RunSummary[]> {
     // Other processes' changes: re-read the catalog if its file changed, and any changed run.json. Only when that
     // finds the catalog file out of date (a writer killed between run.json and runs.json) is it rewritten.
