@@ -154,6 +154,9 @@ export class CollapseDetector {
   /** Index in `all` of each alert by id (an update replaces it in place). */
   private at = new Map<string, number>();
   private lastStep = -Infinity;
+  /** The last record's keys by position and their rings (undefined until the key has a point). */
+  private ringKeys: string[] = [];
+  private ringAt: Array<Ring | undefined> = [];
   /** Per open alert: the logged points its current message quotes (kept in its evidence as it is updated). */
   private quotes = new Map<string, Finding['quotes']>();
 
@@ -175,14 +178,33 @@ export class CollapseDetector {
   feed(rec: MetricRecord): AlertUpdate[] {
     if (rec.step <= this.lastStep) return [];
     this.lastStep = rec.step;
+    // Consecutive records nearly always carry the same keys in the same order (an imported verl step ~140 of
+    // them): each position remembers its key's ring, so the map is only asked when a position's key changes.
+    const keys = this.ringKeys;
+    const rings = this.ringAt;
+    let i = 0;
     for (const k in rec.values) {
+      if (keys[i] !== k) {
+        keys[i] = k;
+        rings[i] = this.history.get(k);
+      }
       const v = rec.values[k];
       // A validation key is NaN between validations: kept out, an evidence window of 40 points shows 40
       // validations (and the best one its message cites), not four among 36 gaps.
-      if (Number.isNaN(v) && nanMeansNotApplicable(k)) continue;
-      let h = this.history.get(k);
-      if (!h) this.history.set(k, (h = new Ring()));
-      h.push(rec.step, v);
+      if (!(Number.isNaN(v) && nanMeansNotApplicable(k))) {
+        let h = rings[i];
+        if (h === undefined) {
+          h = new Ring();
+          this.history.set(k, h);
+          rings[i] = h;
+        }
+        h.push(rec.step, v);
+      }
+      i++;
+    }
+    if (keys.length !== i) {
+      keys.length = i;
+      rings.length = i;
     }
     const updates: AlertUpdate[] = [];
     // Most steps raise nothing: the set of this step's rule|metric keys is made only when one fires.

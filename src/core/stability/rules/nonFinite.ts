@@ -35,19 +35,39 @@ export const nonFiniteRule: RuleDef = {
   needs: { anyOf: ['*'] },
   enabled: (c) => c.nonFinite.enabled,
   create(cfg, hints) {
+    // Each key's last finite point, updated in place (a point handed out — a Broken's, a quote — is a copy).
     const lastFinite = new Map<string, { step: number; value: number }>();
     const broken = new Map<string, Broken>();
     const ignore = new Set(cfg.nonFinite.ignoreGroups);
+    // The last record's keys by position and their points: consecutive records carry the same keys in the same
+    // order, so the map is only asked when a position's key changes.
+    const posKeys: string[] = [];
+    const posPoints: Array<{ step: number; value: number } | undefined> = [];
     return {
       feed(rec) {
         const out: Finding[] = [];
-        const groups = new Map<string, { keys: string[]; b: Broken; severity: Severity }>();
+        // Made when a key first breaks in this record (most records have none).
+        let groups: Map<string, { keys: string[]; b: Broken; severity: Severity }> | null = null;
+        let i = -1;
         for (const key in rec.values) {
+          i++;
+          if (posKeys[i] !== key) {
+            posKeys[i] = key;
+            posPoints[i] = lastFinite.get(key);
+          }
           const v = rec.values[key];
           // Fast path: an imported verl step carries ~140 keys, nearly all finite.
           if (Number.isFinite(v)) {
-            lastFinite.set(key, { step: rec.step, value: v });
-            broken.delete(key);
+            const p = posPoints[i];
+            if (p !== undefined) {
+              p.step = rec.step;
+              p.value = v;
+            } else {
+              const q = { step: rec.step, value: v };
+              lastFinite.set(key, q);
+              posPoints[i] = q;
+            }
+            if (broken.size > 0) broken.delete(key);
             continue;
           }
           const group = metricDef(key)?.group;
@@ -55,14 +75,18 @@ export const nonFiniteRule: RuleDef = {
           const kind = reportableNonFinite(key, v, lastFinite.has(key));
           if (kind === null) continue;
           let b = broken.get(key);
-          if (!b || b.kind !== kind) broken.set(key, (b = { kind, since: rec.step, lastFinite: lastFinite.get(key) ?? null }));
+          if (!b || b.kind !== kind) {
+            const lf = lastFinite.get(key);
+            broken.set(key, (b = { kind, since: rec.step, lastFinite: lf ? { step: lf.step, value: lf.value } : null }));
+          }
           const severity: Severity = CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning';
           const id = `${namespace(key)}|${kind}|${b.since}|${severity}`;
+          groups ??= new Map();
           const g = groups.get(id);
           if (g) g.keys.push(key);
           else groups.set(id, { keys: [key], b, severity });
         }
-        for (const { keys, b, severity } of groups.values()) {
+        for (const { keys, b, severity } of groups?.values() ?? []) {
           const first = keys[0];
           const still = b.since < rec.step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${rec.step}` : '';
           let message: string;
