@@ -17,7 +17,7 @@ export { closeMatches, coerceField, parseSetArgs } from './parse';
 export { DEFAULT_PRESET, PRESETS, PRESET_NAMES, listPresets, presetDef } from './presets/index';
 export type { PresetDef } from './presets/index';
 export { MODEL_SIZE_DIMS, baseConfig, deepFreeze, resolveConfig } from './resolve';
-export { crossFieldIssues, getPath, setPath, validateConfig } from './validate';
+export { LORA_TARGET_NAMES, crossFieldIssues, getPath, setPath, validateConfig } from './validate';
 export { correctionIssues, rolloutCorrectionOf } from './correction';
 export { PRESSURE_LEVELS, pressureLevel } from './pressure';
 export type { PressureLevel } from './pressure';

@@ -51,6 +51,22 @@ export interface RunConfig {
      * before the field, which keep 'tanh' and so reproduce bit for bit.
      */
     readonly geluForm?: GeluForm;
+    /**
+     * `lab` (the lab's own model) or `hf:PATH`, a local Hugging Face model folder; absent in configs stored
+     * before the field (= lab).
+     */
+    readonly source?: string;
+    /** LoRA on an hf: model (rank 0 = full fine-tuning); absent in configs stored before the field (= no LoRA). */
+    readonly lora?: {
+      /** Adapter rank r; 0 trains every weight. */
+      readonly rank: number;
+      /** Scale numerator: updates are multiplied by alpha / rank. */
+      readonly alpha: number;
+      /** Dropout on the adapter input during the update only. */
+      readonly dropout: number;
+      /** Target projections joined by `+` (q_proj+v_proj …). */
+      readonly targets: string;
+    };
   };
   readonly compute: {
     /** tfjs backend for training; `auto` picks the fastest available and the run records which ran. */

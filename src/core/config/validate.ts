@@ -125,6 +125,73 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
     );
   }
   issues.push(...correctionIssues(c));
+  issues.push(...modelSourceIssues(c));
+  return issues;
+}
+
+/** LoRA's target projections; mirrors LORA_TARGETS in src/core/llm/lora.ts (kept here: resolving loads no tfjs). */
+export const LORA_TARGET_NAMES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+
+/** The model source (lab or hf:PATH) and LoRA against the rest of the config. */
+function modelSourceIssues(c: RunConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const add = (field: string, value: unknown, message: string) => issues.push({ field, value, message });
+  const source = c.model.source ?? 'lab';
+  const rank = c.model.lora?.rank ?? 0;
+  const hf = source.startsWith('hf:') && source.length > 3;
+  if (source !== 'lab' && !hf) {
+    add(
+      'model.source',
+      source,
+      `model.source must be "lab" (the lab's own model) or "hf:PATH" (a local Hugging Face model folder, e.g. hf:/models/Qwen2.5-0.5B-Instruct); got ${JSON.stringify(source)}`,
+    );
+    return issues;
+  }
+  if (!hf && rank > 0)
+    add(
+      'model.lora.rank',
+      rank,
+      `LoRA adapts a pretrained Hugging Face model: set model.source=hf:PATH (arlarena train --model hf:PATH) or model.lora.rank=0`,
+    );
+  if (rank > 0) {
+    const targets = (c.model.lora?.targets ?? '').split('+').map((t) => t.trim());
+    const unknown = targets.filter((t) => !(LORA_TARGET_NAMES as readonly string[]).includes(t));
+    if (unknown.length > 0 || targets.length === 0)
+      add(
+        'model.lora.targets',
+        c.model.lora?.targets,
+        `model.lora.targets: ${unknown.map((t) => JSON.stringify(t)).join(', ')} is not a LoRA target; give projections joined by + from ${LORA_TARGET_NAMES.join(', ')}`,
+      );
+  }
+  if (!hf) return issues;
+  if (c.compute.rolloutEngine !== 'tfjs')
+    add(
+      'compute.rolloutEngine',
+      c.compute.rolloutEngine,
+      'a hf: model samples its rollouts with its own KV-cache engine on the trainer backend (the ONNX export of these models is not wired into training); set compute.rolloutEngine=tfjs',
+    );
+  if (c.compute.logProbEngine !== 'trainer')
+    add('compute.logProbEngine', c.compute.logProbEngine, 'a hf: model computes π_old in the trainer; set compute.logProbEngine=trainer');
+  if (c.compute.refLogProbEngine !== 'trainer')
+    add(
+      'compute.refLogProbEngine',
+      c.compute.refLogProbEngine,
+      'a hf: model computes π_ref in the trainer (the base model, adapters off under LoRA); set compute.refLogProbEngine=trainer',
+    );
+  if (c.compute.workers > 1)
+    add(
+      'compute.workers',
+      c.compute.workers,
+      'a hf: model trains in one thread (the gradient worker pool holds lab models only); set compute.workers=1',
+    );
+  if ((c.rollout.policyLag ?? 0) > 0)
+    add('rollout.policyLag', c.rollout.policyLag, 'a hf: model samples with the current policy only; set rollout.policyLag=0');
+  if (c.warmStart.source !== 'none')
+    add(
+      'warmStart.source',
+      c.warmStart.source,
+      'a hf: run starts from the checkpoint itself, which is also π_ref; the shipped and behaviour-cloned warm starts are for the lab model — set warmStart.source=none',
+    );
   return issues;
 }
 
