@@ -15,8 +15,10 @@ import { createSessionsHandlers } from './sessions';
 import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
 import { createStudiesHandlers } from './studies';
+import { createLaddersHandlers } from './ladders';
 import { createRemotesHandlers } from './remotes';
 import { createFollowHandlers, createImportsHandlers } from './imports';
+import { createModelsHandlers } from './models';
 
 const areas: {
   [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: LabServices) => Handlers<AreaMethods<A>>;
@@ -40,6 +42,8 @@ export function createHandlers(services: LabServices): Handlers<ApiMethodName> {
     ...areas.imports(services),
     ...areas.follow(services),
     ...createStudiesHandlers(services),
+    ...createLaddersHandlers(services),
     ...createRemotesHandlers(services),
+    ...createModelsHandlers(services),
   };
 }
