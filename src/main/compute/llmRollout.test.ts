@@ -1,0 +1,105 @@
+/**
+ * Which engine samples an HF model's rollouts (llmRollout.ts): onnxruntime on the CPU by default, the tfjs KV-cache
+ * engine when asked for or on a GPU, precision settings refused where they would change nothing, and the fallback to
+ * tfjs (with its reason) when onnxruntime cannot hold the export. The policy here is a stand-in with only what the
+ * choice reads (the real engines' numerics are checked in ortLlmEngine.test.ts and hfOnnx.integration.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RolloutEngine } from '../../core/agent/engine';
+import { HfCausalLM } from '../../core/llm/causalLm';
+import { parseLlmConfig } from '../../core/llm/config';
+import type { LlmPolicy } from '../../core/llm/policy';
+import { Rng } from '../../core/util/rng';
+import { initBackend } from './backends';
+import { createLlmRolloutEngine } from './llmRollout';
+
+const TFJS_ENGINE = { name: 'tfjs-llm-kvcache (stand-in)' } as unknown as RolloutEngine;
+
+function standIn(model: Pick<HfCausalLM, 'config' | 'getTensors'>): LlmPolicy {
+  return {
+    model,
+    lora: null,
+    tokenizer: { specialTokens: { pad: null }, tokenId: () => undefined, decode: () => '' },
+    stopIds: () => [1],
+    engine: () => TFJS_ENGINE,
+  } as unknown as LlmPolicy;
+}
+
+const tinyCfg = parseLlmConfig({
+  architectures: ['Qwen2ForCausalLM'],
+  vocab_size: 40,
+  hidden_size: 16,
+  intermediate_size: 24,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+  max_position_embeddings: 64,
+  tie_word_embeddings: true,
+});
+
+// Qwen2.5-1.5B's shapes: 1.5 G float32 parameters, past what one ONNX protobuf holds. Never materialised: the engine
+// checks the size from the config before it reads a tensor.
+const hugeCfg = parseLlmConfig({
+  architectures: ['Qwen2ForCausalLM'],
+  vocab_size: 151936,
+  hidden_size: 1536,
+  intermediate_size: 8960,
+  num_hidden_layers: 28,
+  num_attention_heads: 12,
+  num_key_value_heads: 2,
+  max_position_embeddings: 32768,
+  tie_word_embeddings: true,
+});
+
+describe('createLlmRolloutEngine', () => {
+  let model: HfCausalLM;
+  beforeAll(async () => {
+    await initBackend('wasm');
+    model = HfCausalLM.random(tinyCfg, new Rng(1));
+  });
+  afterAll(() => model.dispose());
+
+  it('samples on onnxruntime by default on the CPU, at the precision asked for', async () => {
+    for (const [precision, name] of [
+      [undefined, 'onnxruntime-cpu-llm-kvcache'],
+      ['int8', 'onnxruntime-cpu-int8-llm-kvcache'],
+    ] as const) {
+      const c = await createLlmRolloutEngine(standIn(model), { precision });
+      try {
+        expect(c.engine.name).toBe(name);
+        expect(c.fallback).toBeUndefined();
+      } finally {
+        await c.engine.dispose?.();
+      }
+    }
+  });
+
+  it('uses the tfjs KV-cache engine when asked for, and on a GPU', async () => {
+    expect(await createLlmRolloutEngine(standIn(model), { engine: 'tfjs' })).toEqual({ engine: TFJS_ENGINE });
+    expect(await createLlmRolloutEngine(standIn(model), { gpu: true })).toEqual({ engine: TFJS_ENGINE });
+  });
+
+  it('refuses an unknown engine, and a precision the chosen engine would ignore', async () => {
+    await expect(createLlmRolloutEngine(standIn(model), { engine: 'vllm' as never })).rejects.toThrow(
+      /compute.rolloutEngine: unknown engine "vllm"; known: onnxruntime, tfjs/,
+    );
+    await expect(createLlmRolloutEngine(standIn(model), { engine: 'tfjs', precision: 'fp16' })).rejects.toThrow(
+      /compute.rolloutPrecision "fp16" is a setting of the onnxruntime engine, which compute.rolloutEngine "tfjs" turns off/,
+    );
+    await expect(createLlmRolloutEngine(standIn(model), { gpu: true, precision: 'int8' })).rejects.toThrow(
+      /which a GPU run does not use; set compute.rolloutPrecision=fp32/,
+    );
+  });
+
+  it('falls back to tfjs with the reason when the export cannot be held, unless a precision needs onnxruntime', async () => {
+    const huge = standIn({ config: hugeCfg, getTensors: () => ({}) });
+    const c = await createLlmRolloutEngine(huge);
+    expect(c.engine).toBe(TFJS_ENGINE);
+    expect(c.fallback).toMatch(
+      /^rollouts on tfjs: compute.rolloutEngine "onnxruntime": the Qwen2ForCausalLM export could not be loaded \(the model's float32 weights \(5\.\d\d GiB\) exceed what one ONNX protobuf can hold/,
+    );
+    await expect(createLlmRolloutEngine(huge, { precision: 'fp16' })).rejects.toThrow(
+      /compute.rolloutPrecision "fp16" needs the onnxruntime engine, which failed: .*2 GiB/,
+    );
+  });
+});
