@@ -4,6 +4,7 @@ import { err, ok, type Result } from '../../../shared/result';
 import type { LabServices } from '../../app/lab';
 import { SessionError } from '../../sessions/sessionManager';
 import type { AreaMethods, Handlers } from '../types';
+import { mainSidePath, pathRefusal } from './pathAccess';
 
 async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
   try {
@@ -17,7 +18,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
 export function createSessionsHandlers(services: LabServices): Handlers<AreaMethods<'sessions'>> {
   const lab = () => services.lab();
   return {
-    'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }) => {
+    'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }, ctx) => {
       // On Ray the run keeps its rollout engine (the lab's package carries onnxruntime-node); its backend and K are
       // fixed when the job is submitted (rayTarget.resolveRayCompute).
       const onRay = on !== undefined && on !== 'local';
@@ -31,6 +32,26 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
               : `overrides.${first.field}`
             : undefined,
         });
+      }
+      // A Hugging Face folder the config names (model.source hf:PATH) is read on this machine: in browser mode only
+      // inside the `serve --allow-dir` folders, as models.inspect and imports.path read (pathAccess.ts).
+      const source = config.model.source;
+      if (source?.startsWith('hf:')) {
+        const p = mainSidePath(source.slice('hf:'.length));
+        const refused =
+          p === null
+            ? err('VALIDATION', `model.source ${JSON.stringify(source)}: give the model folder's absolute path after "hf:"`)
+            : await pathRefusal(
+                p,
+                ctx,
+                'model folders',
+                'restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds the model',
+              );
+        if (refused && !refused.ok)
+          return err('VALIDATION', `${refused.error.message}; no run was created`, {
+            field: 'overrides.model.source',
+            hint: refused.error.hint,
+          });
       }
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).

@@ -1,0 +1,59 @@
+/**
+ * sessions.start with model.source=hf:PATH from a page in browser mode: the folder is read on the main side, so
+ * as for models.inspect and imports.path only inside the `serve --allow-dir` folders (pathAccess.ts) — a path
+ * outside them or a relative one is refused on `overrides.model.source` before any run exists.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
+import { createRunsHandlers } from './runs';
+import { createSessionsHandlers } from './sessions';
+
+let root = '';
+let outside = '';
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'arlarena-hf-start-root-'));
+  outside = mkdtempSync(join(tmpdir(), 'arlarena-hf-start-outside-'));
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+let lab: HandlerTestLab;
+afterEach(async () => {
+  await lab?.close();
+});
+
+describe('sessions.start on a Hugging Face folder in browser mode', () => {
+  it('refuses a folder outside --allow-dir, and a relative one, naming model.source; no run is made', async () => {
+    lab = await openHandlerTestLab('arl-hf-start-', (s) => ({ ...createSessionsHandlers(s), ...createRunsHandlers(s) }), {
+      transport: 'browser',
+      publishDownload: null,
+      importRoots: [root],
+    });
+    // The settings a hf run needs (as `train --model hf:` and New run set them), so that only the folder is at issue.
+    const hfRun = {
+      'compute.rolloutEngine': 'tfjs',
+      'compute.logProbEngine': 'trainer',
+      'compute.refLogProbEngine': 'trainer',
+      'compute.workers': 1,
+      'warmStart.source': 'none',
+    };
+    const start = (source: string) =>
+      lab.call('sessions.start', { preset: 'sampo', env: 'sokoban', overrides: { ...hfRun, 'model.source': source } });
+    const outsideDir = join(outside, 'qwen');
+    const r = await start(`hf:${outsideDir}`);
+    expect(r).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
+    expect(r.error.message).toBe(
+      `in browser mode the lab reads model folders by path only inside ${JSON.stringify(root)}; ${JSON.stringify(outsideDir)} is not one of them; no run was created`,
+    );
+    expect(r.error.hint).toMatch(/--allow-dir/);
+    const rel = await start('hf:models/qwen');
+    expect(rel).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
+    expect(rel.error.message).toMatch(/give the model folder's absolute path after "hf:"/);
+    expect((await lab.call('runs.list', {})).value).toEqual([]);
+  });
+});
