@@ -1,0 +1,150 @@
+/**
+ * What the Ladder view shows of a pressure ladder (`arlarena ladder --study NAME`, docs/guides/pressure-ladder.md):
+ * its plan, one panel per pressure level, and per (env, level, cell) — a cell is a preset, or an arm (a named preset
+ * + overrides) in a ladder of arms — the same statistics as the ladder's summary.json: the share of seeds that
+ * collapsed with its exact 95 % interval, the Kaplan–Meier median collapse step and survival curve, the log-rank
+ * test against the cell's baseline, the held-out success of the survivors, the rollout time per step; plus the run
+ * behind every seed, so each curve and row links to its runs. A ladder still training (or stopped half-way) is
+ * summarised over the runs that finished, and says which cells are incomplete.
+ */
+import { z } from 'zod';
+
+const Ci = z.tuple([z.number(), z.number()]).nullable();
+const Summary = z.object({ n: z.number().int(), mean: z.number().nullable(), ci95: Ci });
+
+/** A ladder's name: the `--study NAME` its level studies (`NAME-p<level>`) were made with. */
+export const LadderName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'a ladder name is 1–40 letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+export const LadderRunRef = z.object({
+  env: z.string(),
+  level: z.number().int(),
+  preset: z.string(),
+  /** The run's arm in a ladder of arms; null for bare presets. */
+  arm: z.string().nullable(),
+  seed: z.number().int(),
+  /** The run in the run store; null = not started yet. */
+  runId: z.string().nullable(),
+  /** The run's status in the store (the study's last record of it when the store does not have the run). */
+  status: z.string().nullable(),
+  /** Trained (and, unless stopped at its collapse, evaluated held-out): it counts in the cell's statistics. */
+  done: z.boolean(),
+  /** The last step it trained (done), or the last step it reached so far (training, stopped); null before it started. */
+  step: z.number().int().nullable(),
+  /** Done runs: the step it collapsed at (critical alert or held-out fall), null = it did not (censored at `step`). */
+  collapseStep: z.number().int().nullable(),
+  /** Done runs: held-out greedy success of the final policy (null for a run stopped at its collapse). */
+  heldOut: z.number().nullable(),
+  /** Why the ladder stopped it early (`collapsed at step S (…)`, stop-on-collapse); null otherwise. */
+  stopReason: z.string().nullable(),
+});
+export type LadderRunRef = z.infer<typeof LadderRunRef>;
+
+export const LadderCell = z.object({
+  env: z.string(),
+  level: z.number().int(),
+  preset: z.string(),
+  /** The arm in a ladder of arms (the cell's name); null: the preset is the cell. */
+  arm: z.string().nullable(),
+  /** Planned seeds of the cell. */
+  seeds: z.array(z.number().int()),
+  /** Seeds with a result (the statistics below are over these). */
+  done: z.number().int(),
+  /** Every planned seed has a result. */
+  complete: z.boolean(),
+  collapsedShare: z.object({ collapsed: z.number().int(), n: z.number().int(), mean: z.number().nullable(), ci95: Ci }),
+  /** Kaplan–Meier median collapse step; null = not reached (or no result yet). */
+  medianCollapseStep: z.number().nullable(),
+  /** Kaplan–Meier curve: pairs [step, share not yet collapsed]; empty without results. */
+  survival: z.array(z.tuple([z.number(), z.number()])),
+  /**
+   * Log-rank test against the cell's baseline (`against`: the baseline preset, or the arm's `vs` arm) at the same
+   * env and level, with the rollout speed-up over it (its rollout seconds per step ÷ this cell's); null for a
+   * baseline itself, or while either has no result.
+   */
+  vsBaseline: z
+    .object({
+      logRankP: z.number(),
+      chiSquare: z.number(),
+      verdict: z.string(),
+      against: z.string(),
+      rolloutSpeedup: z.number().nullable(),
+    })
+    .nullable(),
+  /** Held-out greedy success of the seeds that did not collapse: mean and 95 % t interval. */
+  heldOutSurvivors: Summary,
+  /** Mean rollout seconds per RL step over the seeds (perf/rollout_s; measured, so it varies between repeats). */
+  rolloutSecondsPerStep: Summary,
+  runs: z.array(LadderRunRef),
+});
+export type LadderCell = z.infer<typeof LadderCell>;
+
+export const LadderLevel = z.object({
+  level: z.number().int(),
+  /** The level's arena study in the data dir (`NAME-p<level>`). */
+  study: z.string(),
+  /** The knobs the level sets for every preset, and why (src/core/config/pressure.ts). */
+  overrides: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
+  why: z.string(),
+  /** The ladder has created the level's study (levels train one after the other). */
+  started: z.boolean(),
+  done: z.number().int(),
+  planned: z.number().int(),
+});
+export type LadderLevel = z.infer<typeof LadderLevel>;
+
+export const LadderArm = z.object({
+  name: z.string(),
+  preset: z.string(),
+  sets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  /** The arm it is compared with; null = a baseline. */
+  vs: z.string().nullable(),
+});
+export type LadderArm = z.infer<typeof LadderArm>;
+
+/** One ladder in the list: enough to pick it. */
+export const LadderListItem = z.object({
+  name: z.string(),
+  command: z.string(),
+  createdAt: z.string(),
+  levels: z.array(z.number().int()),
+  envs: z.array(z.string()),
+  /** The cells of each level: the presets, or the arms' names. */
+  cells: z.array(z.string()),
+  seeds: z.number().int(),
+  done: z.number().int(),
+  planned: z.number().int(),
+  complete: z.boolean(),
+});
+export type LadderListItem = z.infer<typeof LadderListItem>;
+
+export const LadderInfo = z.object({
+  name: z.string(),
+  command: z.string(),
+  createdAt: z.string(),
+  baseline: z.string(),
+  /** A held-out fall below this fraction of the step-0 validation counts as collapse. */
+  fraction: z.number(),
+  /** What counts as collapse, in words. */
+  collapse: z.string(),
+  /** Runs stop at their collapse (`--on-collapse stop`) or train on; with what that means, in words. */
+  stopOnCollapse: z.boolean(),
+  onCollapse: z.string(),
+  envs: z.array(z.string()),
+  presets: z.array(z.string()),
+  /** The arms of a ladder of arms; null for bare presets. */
+  arms: z.array(LadderArm).nullable(),
+  seeds: z.array(z.number().int()),
+  /** RL steps per run; null = each preset's own. */
+  steps: z.number().int().nullable(),
+  episodes: z.number().int(),
+  levels: z.array(LadderLevel),
+  /** Planned runs with a result / planned runs, over every level (started or not). */
+  done: z.number().int(),
+  planned: z.number().int(),
+  complete: z.boolean(),
+  /** One per (env, level, cell), in the order env → level → cell of the plan. */
+  cells: z.array(LadderCell),
+});
+export type LadderInfo = z.infer<typeof LadderInfo>;
