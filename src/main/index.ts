@@ -6,13 +6,14 @@
  * privileged `app://lab/` scheme with a strict CSP header; navigation, new windows, webviews and permissions
  * are refused (electron/security.ts); every IPC message is checked to come from our window (electron/ipc.ts).
  */
-import { app, BrowserWindow, protocol, session, utilityProcess } from 'electron';
+import { app, BrowserWindow, dialog, protocol, session, utilityProcess, type OpenDialogOptions } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './api/index';
 import { resolveDataDir } from './platform/dataDir';
 import { installIpc } from './electron/ipc';
+import type { PickRequest } from './api/types';
 import { hardenApp, hardenSession } from './electron/security';
 import { rendererCsp } from './server/csp';
 import { createLab, type LabServices } from './app/lab';
@@ -77,6 +78,23 @@ function serveRenderer(): void {
 let mainWindow: BrowserWindow | null = null;
 let services: LabServices | null = null;
 
+/** The native open dialog, over the app window: the only way a path reaches imports.path / follow.start here. */
+async function openPathDialog(request: PickRequest): Promise<string | null> {
+  const options: OpenDialogOptions = {
+    title:
+      request.purpose === 'model'
+        ? 'Choose a Hugging Face model folder'
+        : request.purpose === 'follow'
+          ? 'Follow a log'
+          : request.kind === 'folder'
+            ? 'Import a folder of logs'
+            : 'Import a training log',
+    properties: [request.kind === 'folder' || request.purpose === 'model' ? 'openDirectory' : 'openFile'],
+  };
+  const r = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+  return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]!;
+}
+
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow({
     width: 1440,
@@ -129,7 +147,7 @@ async function boot(): Promise<void> {
   });
   await services.lab();
   const router = createApi(services, { validateOutput: !app.isPackaged });
-  installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl });
+  installIpc({ router, bus: services.bus, appContents: () => mainWindow?.webContents ?? null, isAppUrl, openDialog: openPathDialog });
   mainWindow = createWindow();
   app.on('activate', () => {
     if (!mainWindow) mainWindow = createWindow();

@@ -11,8 +11,6 @@
  */
 import { z } from 'zod';
 import type { Result } from './result';
-import { ModelFolders, ModelInspection, ModelsInspectInput } from './models';
-import { LadderInfo, LadderListItem, LadderName } from './ladders';
 import { StudyInfo } from './studies';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -378,6 +376,12 @@ export type RunBaselines = z.infer<typeof RunBaselines>;
 const NoInput = z.object({}).strict().optional();
 const RunRef = z.object({ runId: RunId }).strict();
 
+/**
+ * An opaque grant the desktop app's file dialog answered (imports.pick): it names the file the user chose there.
+ * Grants last until the app quits.
+ */
+const PathGrant = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'a grant is the opaque id imports.pick answered');
+
 /** Options shared by imports.file / imports.path (the CLI's `arlarena import` flags). */
 const ImportOptions = {
   /** Force a format instead of detecting it from the content (an unknown name is refused with the list). */
@@ -648,42 +652,44 @@ export const apiMethods = {
   },
   /**
    * Import a file or folder (a TensorBoard tree: one run per directory with event files) on the main side. In
-   * browser mode only inside the folders `arlarena serve --allow-dir DIR` allowed (else VALIDATION on `path`).
+   * browser mode only inside the folders `arlarena serve --allow-dir DIR` allowed (else VALIDATION on `path`). The
+   * desktop app names it by `grant` (imports.pick) and refuses `path`: its window never names a file itself.
    */
   'imports.path': {
-    input: z.object({ path: z.string().min(1).max(4096), ...ImportOptions }).strict(),
+    input: z.object({ path: z.string().min(1).max(4096).optional(), grant: PathGrant.optional(), ...ImportOptions }).strict(),
     output: ImportResult,
   },
   /**
+   * The desktop app only: opens the native file dialog on the main side (one file, or a folder; `purpose` sets its
+   * title, and 'model' picks a model folder for New run) and answers an opaque grant naming what the user chose —
+   * passed as `grant` to imports.path / follow.start / models.inspect — and the chosen path to show; null when the
+   * dialog was cancelled. Browser mode has no such dialog: UNAVAILABLE.
+   */
+  'imports.pick': {
+    input: z.object({ kind: z.enum(['file', 'folder']).optional(), purpose: z.enum(['import', 'follow', 'model']).optional() }).strict(),
+    output: z.object({ grant: PathGrant, path: z.string() }).nullable(),
+  },
+  /**
    * Tail a growing log file (or a TensorBoard folder gaining files) into one new run: new metric records arrive
-   * through `run.metrics`, alerts through `run.alert`; the run is `running` until follow.stop.
+   * through `run.metrics`, alerts through `run.alert`; the run is `running` until follow.stop. The file is named as
+   * for imports.path: by `path` in browser mode, by `grant` (imports.pick) in the desktop app.
    */
   'follow.start': {
-    input: z.object({ path: z.string().min(1).max(4096), format: ImportOptions.format, name: ImportOptions.name }).strict(),
+    input: z
+      .object({
+        path: z.string().min(1).max(4096).optional(),
+        grant: PathGrant.optional(),
+        format: ImportOptions.format,
+        name: ImportOptions.name,
+      })
+      .strict(),
     output: z.object({ runId: RunId }),
   },
   /** Stop following: the run is marked completed (following false). */
   'follow.stop': { input: RunRef, output: FollowInfo },
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
-  /**
-   * A local Hugging Face model folder as New run shows it before a run (shared/models.ts): architecture, parameter
-   * count, the LoRA trainable count and the training memory estimate against this machine, with the verdict Start
-   * obeys. Named as imports.path names a file: by `path` in browser mode (inside `serve --allow-dir`), by `grant`
-   * (imports.pick, purpose 'model') in the desktop app. Reads config.json, tokenizer files and safetensors headers only.
-   */
-  'models.inspect': { input: ModelsInspectInput, output: ModelInspection },
-  /** The model folders New run can offer: browser mode lists those under the `--allow-dir` folders; the desktop app none (its dialog picks). */
-  'models.folders': { input: NoInput, output: ModelFolders },
   /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
   'studies.list': { input: NoInput, output: z.array(StudyInfo) },
-  /** The pressure ladders in the data dir (`arlarena ladder --study NAME`: one arena study per level), with their progress. */
-  'ladders.list': { input: NoInput, output: z.array(LadderListItem) },
-  /**
-   * One ladder as the Ladder view draws it: per (env, level, cell) the statistics of its summary.json (collapsed share
-   * with its 95 % interval, Kaplan–Meier curve and median, log-rank vs the baseline, held-out of survivors) over the
-   * runs finished so far, and the run behind every seed. NOT_FOUND (naming the ladders there) for an unknown name.
-   */
-  'ladders.get': { input: z.object({ name: LadderName }).strict(), output: LadderInfo },
   /** The named Ray clusters (`arlarena remote list`). */
   'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
   /**

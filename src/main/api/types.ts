@@ -22,10 +22,33 @@ export interface CallContext {
   readonly publishDownload: ((filePath: string, fileName: string) => string) | null;
   /**
    * Browser mode only: the folders a call may name files in by path (`arlarena serve --allow-dir DIR`; none by
-   * default, when a page imports only what the user uploads). Absent in Electron, where the app's own window
-   * names paths.
+   * default, when a page imports only what the user uploads). Absent in Electron, which uses `pathGrants`.
    */
   readonly importRoots?: readonly string[];
+  /**
+   * Electron only: files come from the native dialog the main side opens (`imports.pick`), named afterwards by the
+   * opaque grant it answered (electron/pathGrants.ts). With it, a call that names a path itself is refused.
+   */
+  readonly pathGrants?: PathGrants;
+}
+
+/** What the native dialog is opened for: one file or one folder, to import, to follow, or a model folder to train. */
+export interface PickRequest {
+  readonly kind: 'file' | 'folder';
+  readonly purpose: 'import' | 'follow' | 'model';
+}
+
+/** A dialog's answer: the grant that names the chosen path in later calls, and the path itself to show. */
+export interface PathPick {
+  readonly grant: string;
+  readonly path: string;
+}
+
+export interface PathGrants {
+  /** Opens the dialog; null when the user cancelled it. */
+  pick(request: PickRequest): Promise<PathPick | null>;
+  /** The path a grant names; null for a grant this app never gave (or long forgotten). */
+  path(grant: string): string | null;
 }
 
 export type Handler<M extends ApiMethodName> = (

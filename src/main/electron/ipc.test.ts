@@ -70,6 +70,7 @@ beforeEach(() => {
     bus,
     appContents: () => win as never,
     isAppUrl: (url) => url.startsWith('app://lab/'),
+    openDialog: async () => null,
   });
 });
 

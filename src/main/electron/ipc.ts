@@ -1,16 +1,17 @@
 /**
  * The Electron transport on the main side: one invoke channel for calls, one push channel for events, and
  * subscribe/unsubscribe messages. Every message is checked to come from our window's main frame at our origin
- * before anything else happens; anything else gets FORBIDDEN_SENDER (calls) or is ignored (messages).
+ * before anything else happens; anything else gets FORBIDDEN_SENDER (calls) or is ignored (messages). A call that
+ * names a file by path is refused: paths come from the native dialog only (ipcCall.ts, pathGrants.ts).
  */
 import { ipcMain, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { isApiEvent, type ApiEventName } from '../../shared/api';
 import { IPC_CALL, IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE } from '../../shared/ipcChannels';
-import { err } from '../../shared/result';
 import type { EventBus } from '../app/events';
 import type { Router } from '../api/router';
 import { defaultThrottleMs } from '../api/throttle';
-import type { CallContext } from '../api/types';
+import { createIpcCallHandler, trustedSender } from './ipcCall';
+import { createPathGrants, type OpenDialog } from './pathGrants';
 
 export interface IpcOptions {
   readonly router: Router;
@@ -19,25 +20,22 @@ export interface IpcOptions {
   readonly appContents: () => WebContents | null;
   /** True for a URL of our renderer (app://lab/… or the dev server's origin). */
   readonly isAppUrl: (url: string) => boolean;
+  /** The native open dialog (index.ts: Electron's dialog.showOpenDialog on the app window). */
+  readonly openDialog: OpenDialog;
 }
 
-const ctx: CallContext = { transport: 'electron', publishDownload: null };
-
 export function installIpc(options: IpcOptions): () => void {
-  const trusted = (event: IpcMainEvent | IpcMainInvokeEvent): boolean => {
-    const contents = options.appContents();
-    if (!contents || contents.isDestroyed() || event.sender !== contents) return false;
-    const frame = event.senderFrame;
-    if (!frame || frame.parent !== null) return false;
-    return options.isAppUrl(frame.url);
-  };
+  const trusted = (event: IpcMainEvent | IpcMainInvokeEvent): boolean => trustedSender(event, options.appContents, options.isAppUrl);
 
-  ipcMain.handle(IPC_CALL, async (event, method: unknown, input: unknown) => {
-    if (!trusted(event)) {
-      return err('FORBIDDEN_SENDER', 'this IPC message did not come from the ARLArena Lab window');
-    }
-    return options.router.call(method, input, ctx);
-  });
+  ipcMain.handle(
+    IPC_CALL,
+    createIpcCallHandler({
+      router: options.router,
+      appContents: options.appContents,
+      isAppUrl: options.isAppUrl,
+      pathGrants: createPathGrants(options.openDialog),
+    }),
+  );
 
   // Subscriptions per web contents, dropped when it goes away.
   const subscriptions = new Map<number, Map<ApiEventName, () => void>>();

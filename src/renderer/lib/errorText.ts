@@ -22,6 +22,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'imports.file': 'import the file',
   'imports.files': 'import the files',
   'imports.path': 'import the path',
+  'imports.pick': 'open the file dialog',
   'bundles.export': 'export the bundle',
   'config.resolve': 'check the config',
 };

@@ -1,13 +1,13 @@
 /**
  * imports.* and follow.* — external training logs into the run store (src/main/imports): an uploaded file
- * (browser upload, drag-and-drop), a path on the main side (Electron's file dialog, a typed path), and live
+ * (browser upload, drag-and-drop), a file or folder on the main side (the desktop app's native dialog, named by
+ * its grant; in browser mode a typed path inside the `serve --allow-dir` folders; namedFile.ts), and live
  * follow of a growing log, whose records and alerts reach subscribers through run.metrics / run.alert like a
  * training session's.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ImportResult } from '../../../shared/api';
 import type { LabServices } from '../../app/lab';
@@ -17,6 +17,8 @@ import { importSources } from '../../imports/importSources';
 import { isSqlite } from '../../imports/sqliteReadOnly';
 import { isWandbLog } from '../../../core/formats/wandbLog';
 import type { AreaMethods, CallContext, Handlers } from '../types';
+import { createPickHandlers, namedPath } from './namedFile';
+import { mainSidePath, pathRefusal } from './pathAccess';
 
 /** The last part of an uploaded file's name, with only portable characters (never a path). */
 function uploadFileName(fileName: string): string {
@@ -42,49 +44,17 @@ function folderOf(p: string): string {
   return i < 0 ? '' : p.slice(0, i);
 }
 
-/** `~/logs/x` → the home folder's; anything else must be absolute (the main side has no meaningful cwd). */
-function mainSidePath(p: string): string | null {
-  const expanded = p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
-  return isAbsolute(expanded) ? expanded : null;
-}
+/** What a page refused a path in browser mode can do instead. */
+const UPLOAD_INSTEAD =
+  'upload the file instead, or restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds your logs';
 
-/** The path with its links resolved; for a path that does not exist, the nearest existing folder's, plus the rest. */
-async function realPathOf(p: string): Promise<string> {
-  const rest: string[] = [];
-  let cur = resolve(p);
-  for (;;) {
-    try {
-      return join(await realpath(cur), ...rest.reverse());
-    } catch {
-      const parent = resolve(cur, '..');
-      if (parent === cur) return resolve(p);
-      rest.push(basename(cur));
-      cur = parent;
-    }
-  }
-}
-
-/**
- * Browser mode: a page names files by path only inside the folders `arlarena serve --allow-dir` allowed (links
- * resolved first, so one pointing out is refused). The answer is the same whether or not the path exists, so a
- * page cannot probe the disk. Electron: the app's own window names paths, as the user would in a terminal.
- */
-async function pathRefusal(p: string, ctx: CallContext): Promise<Result<never> | null> {
-  if (ctx.transport !== 'browser') return null;
-  const roots = ctx.importRoots ?? [];
-  const real = await realPathOf(p);
-  for (const r of roots) {
-    const root = await realPathOf(r);
-    if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
-  }
-  const allowed =
-    roots.length > 0
-      ? `only inside ${roots.map((r) => JSON.stringify(r)).join(', ')}`
-      : 'only inside folders allowed with "arlarena serve --allow-dir DIR" (none is)';
-  return err('VALIDATION', `in browser mode the lab reads files by path ${allowed}; ${JSON.stringify(p)} is not one of them`, {
-    field: 'path',
-    hint: 'upload the file instead, or restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds your logs',
-  });
+/** A file named by path (not in the desktop app): absolute (`~` expanded), in browser mode inside an allowed folder. */
+async function byPath(path: string, ctx: CallContext): Promise<Result<string>> {
+  const p = mainSidePath(path);
+  if (p === null)
+    return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
+  const refused = await pathRefusal(p, ctx, 'files', UPLOAD_INSTEAD);
+  return refused ?? ok(p);
 }
 
 function importFailure(e: unknown, field: string): Result<never> {
@@ -110,6 +80,7 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
     again: i.again,
   });
   return {
+    ...createPickHandlers(),
     'imports.file': async ({ fileName, dataBase64, ...rest }) => {
       // base64 is 4 chars per 3 bytes: refuse before decoding what is surely over the cap.
       if (dataBase64.length > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4) {
@@ -191,12 +162,10 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
         await rm(dir, { recursive: true, force: true });
       }
     },
-    'imports.path': async ({ path, ...rest }, ctx) => {
-      const p = mainSidePath(path);
-      if (p === null)
-        return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
-      const refused = await pathRefusal(p, ctx);
-      if (refused) return refused;
+    'imports.path': async ({ path, grant, ...rest }, ctx) => {
+      const named = await namedPath({ path, grant }, ctx, (given) => byPath(given, ctx));
+      if (!named.ok) return named;
+      const p = named.value;
       const { store } = await services.lab();
       try {
         // A path on the lab's machine may be a tracker's store (a W&B folder, mlruns/, mlflow.db, a Trackio
@@ -213,12 +182,10 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
 
 export function createFollowHandlers(services: LabServices): Handlers<AreaMethods<'follow'>> {
   return {
-    'follow.start': async ({ path, format, name }, ctx) => {
-      const p = mainSidePath(path);
-      if (p === null)
-        return err('VALIDATION', `path "${path}" is not absolute; give the full path on the machine the lab runs on`, { field: 'path' });
-      const refused = await pathRefusal(p, ctx);
-      if (refused) return refused;
+    'follow.start': async ({ path, grant, format, name }, ctx) => {
+      const named = await namedPath({ path, grant }, ctx, (given) => byPath(given, ctx));
+      if (!named.ok) return named;
+      const p = named.value;
       const fm = await services.follows();
       try {
         const info = await fm.start(p, { format, name });
