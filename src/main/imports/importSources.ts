@@ -32,6 +32,11 @@ async function holders(store: RunStore, run: TrackerRun, imported: readonly RunR
     .map((r) => r.id);
 }
 
+function isDenied(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
 export async function importSources(store: RunStore, paths: readonly string[], opts: ImportLogsOptions = {}): Promise<ImportResult> {
   if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
   const trackerRuns: TrackerRun[] = [];
@@ -42,12 +47,20 @@ export async function importSources(store: RunStore, paths: readonly string[], o
       logPaths.push(p);
       continue;
     }
+    let scan;
     try {
       await stat(p);
-    } catch {
-      throw new ImportError('NOT_FOUND', `${p}: no such file or folder`);
+    } catch (e) {
+      if (!isDenied(e)) throw new ImportError('NOT_FOUND', `${p}: no such file or folder`);
     }
-    const scan = await scanTrackers(p);
+    try {
+      scan = await scanTrackers(p);
+    } catch (e) {
+      // A path the lab may not read (or enter): the log importer refuses it in one line saying so.
+      if (!isDenied(e)) throw e;
+      logPaths.push(p);
+      continue;
+    }
     if (scan.runs.length > 0) trackerRuns.push(...scan.runs);
     else logPaths.push(p);
   }
