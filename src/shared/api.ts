@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Result } from './result';
+import { LadderInfo, LadderListItem, LadderName } from './ladders';
 import { StudyInfo } from './studies';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -690,6 +691,14 @@ export const apiMethods = {
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
   /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
   'studies.list': { input: NoInput, output: z.array(StudyInfo) },
+  /** The pressure ladders in the data dir (`arlarena ladder --study NAME`: one arena study per level), with their progress. */
+  'ladders.list': { input: NoInput, output: z.array(LadderListItem) },
+  /**
+   * One ladder as the Ladder view draws it: per (env, level, cell) the statistics of its summary.json (collapsed share
+   * with its 95 % interval, Kaplan–Meier curve and median, log-rank vs the baseline, held-out of survivors) over the
+   * runs finished so far, and the run behind every seed. NOT_FOUND (naming the ladders there) for an unknown name.
+   */
+  'ladders.get': { input: z.object({ name: LadderName }).strict(), output: LadderInfo },
   /** The named Ray clusters (`arlarena remote list`). */
   'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
   /**

@@ -16,7 +16,6 @@ import { createAlertsHandlers } from './alerts';
 import { createBundlesHandlers } from './bundles';
 import { createStudiesHandlers } from './studies';
 import { createLaddersHandlers } from './ladders';
-import { createLaddersHandlers } from './ladders';
 import { createRemotesHandlers } from './remotes';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createModelsHandlers } from './models';
@@ -43,7 +42,6 @@ export function createHandlers(services: LabServices): Handlers<ApiMethodName> {
     ...areas.imports(services),
     ...areas.follow(services),
     ...createStudiesHandlers(services),
-    ...createLaddersHandlers(services),
     ...createLaddersHandlers(services),
     ...createRemotesHandlers(services),
     ...createModelsHandlers(services),
