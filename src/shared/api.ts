@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Result } from './result';
+import { ModelFolders, ModelInspection, ModelsInspectInput } from './models';
 import { LadderInfo, LadderListItem, LadderName } from './ladders';
 import { StudyInfo } from './studies';
 
@@ -689,6 +690,15 @@ export const apiMethods = {
   /** Stop following: the run is marked completed (following false). */
   'follow.stop': { input: RunRef, output: FollowInfo },
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
+  /**
+   * A local Hugging Face model folder as New run shows it before a run (shared/models.ts): architecture, parameter
+   * count, the LoRA trainable count and the training memory estimate against this machine, with the verdict Start
+   * obeys. Named as imports.path names a file: by `path` in browser mode (inside `serve --allow-dir`), by `grant`
+   * (imports.pick, purpose 'model') in the desktop app. Reads config.json, tokenizer files and safetensors headers only.
+   */
+  'models.inspect': { input: ModelsInspectInput, output: ModelInspection },
+  /** The model folders New run can offer: browser mode lists those under the `--allow-dir` folders; the desktop app none (its dialog picks). */
+  'models.folders': { input: NoInput, output: ModelFolders },
   /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
   'studies.list': { input: NoInput, output: z.array(StudyInfo) },
   /** The pressure ladders in the data dir (`arlarena ladder --study NAME`: one arena study per level), with their progress. */
