@@ -10,21 +10,8 @@
  * - `rollout_is_seq_*` use the per-row masked mean of the weights over ALL rows: a fully padded row counts
  *   with mean 0 (so it is "low" in seq_fraction_low and adds 1 to seq_max_deviation).
  */
-import {
-  assertHasTokens,
-  clampedStd,
-  mapM,
-  maskedMax,
-  maskedMean,
-  maskedMin,
-  maxOf,
-  mean,
-  minOf,
-  rowMean,
-  share,
-  stdUnbiased,
-  SAFETY_BOUND,
-} from './math';
+import { assertHasTokens, clampedStd, mapM, maskedMax, maskedMean, maskedMin, maxOf, minOf, rowMean, share, SAFETY_BOUND } from './math';
+import { maskedShare, sequenceStats } from './stat-metrics';
 import type { Matrix } from './types';
 
 export function isMetrics(
@@ -48,14 +35,8 @@ export function isMetrics(
     out['rollout_corr/rollout_is_ratio_fraction_low'] = share(sums, (s) => s < logLower);
   } else {
     out['rollout_corr/rollout_is_mean'] = maskedMean(weights, mask);
-    out['rollout_corr/rollout_is_ratio_fraction_high'] = maskedMean(
-      mapM(weights, (w) => (w > threshold ? 1 : 0)),
-      mask,
-    );
-    out['rollout_corr/rollout_is_ratio_fraction_low'] = maskedMean(
-      mapM(weights, (w) => (w < lower ? 1 : 0)),
-      mask,
-    );
+    out['rollout_corr/rollout_is_ratio_fraction_high'] = maskedShare(weights, mask, (w) => w > threshold);
+    out['rollout_corr/rollout_is_ratio_fraction_low'] = maskedShare(weights, mask, (w) => w < lower);
     out['rollout_corr/rollout_is_max'] = maskedMax(weights, mask);
     out['rollout_corr/rollout_is_min'] = maskedMin(weights, mask);
   }
@@ -69,14 +50,7 @@ export function isMetrics(
       mapM(c, (w) => (w / (mu + 1e-8)) ** 2),
       mask,
     );
-  const seq = rowMean(weights, mask);
-  out['rollout_corr/rollout_is_seq_mean'] = mean(seq);
-  out['rollout_corr/rollout_is_seq_std'] = seq.length > 1 ? stdUnbiased(seq) : 0;
-  out['rollout_corr/rollout_is_seq_max'] = maxOf(seq);
-  out['rollout_corr/rollout_is_seq_min'] = minOf(seq);
-  out['rollout_corr/rollout_is_seq_max_deviation'] = maxOf(seq.map((s) => Math.abs(s - 1)));
-  out['rollout_corr/rollout_is_seq_fraction_high'] = share(seq, (s) => s > threshold);
-  out['rollout_corr/rollout_is_seq_fraction_low'] = share(seq, (s) => s < lower);
+  sequenceStats(out, 'rollout_corr/rollout_is', rowMean(weights, mask), { centre: 1, upper: threshold, lower });
   return out;
 }
 

@@ -7,21 +7,8 @@
  * clamps the statistic to [lower, upper] (k1: the log bounds; else [0, upper]); seq_fraction_low exists for k1
  * options only; the per-option seq_masked_fraction counts rows with tokens only.
  */
-import {
-  assertHasTokens,
-  clampedStd,
-  mapM,
-  maskedMax,
-  maskedMean,
-  maskedMin,
-  maxOf,
-  mean,
-  minOf,
-  rowMean,
-  share,
-  stdUnbiased,
-  validRows,
-} from './math';
+import { assertHasTokens, clampedStd, mapM, maskedMax, maskedMean, maskedMin, maxOf, minOf, rowMean, share, validRows } from './math';
+import { maskedShare, sequenceStats } from './stat-metrics';
 import type { Matrix } from './types';
 
 export interface RsMetricInput {
@@ -51,25 +38,11 @@ export function rsMetrics(mask: Matrix, x: RsMetricInput): Record<string, number
     out[`${p}_fraction_high`] = share(seq, (s) => s > x.upper);
     out[`${p}_fraction_low`] = x.applyLower ? share(seq, (s) => s < x.lower) : 0;
   } else {
-    out[`${p}_fraction_high`] = maskedMean(
-      mapM(x.perToken, (s) => (s > x.upper ? 1 : 0)),
-      mask,
-    );
-    out[`${p}_fraction_low`] = x.applyLower
-      ? maskedMean(
-          mapM(x.perToken, (s) => (s < x.lower ? 1 : 0)),
-          mask,
-        )
-      : 0;
+    out[`${p}_fraction_high`] = maskedShare(x.perToken, mask, (s) => s > x.upper);
+    out[`${p}_fraction_low`] = x.applyLower ? maskedShare(x.perToken, mask, (s) => s < x.lower) : 0;
   }
   out[`${p}_std`] = clampedStd(x.perToken, mask, x.applyLower ? x.lower : 0, x.upper);
-  out[`${p}_seq_mean`] = mean(seq);
-  out[`${p}_seq_std`] = seq.length > 1 ? stdUnbiased(seq) : 0;
-  out[`${p}_seq_max`] = maxOf(seq);
-  out[`${p}_seq_min`] = minOf(seq);
-  out[`${p}_seq_max_deviation`] = maxOf(seq.map(Math.abs));
-  out[`${p}_seq_fraction_high`] = share(seq, (s) => s > x.upper);
-  if (x.applyLower) out[`${p}_seq_fraction_low`] = share(seq, (s) => s < x.lower);
+  sequenceStats(out, p, seq, { centre: 0, upper: x.upper, lower: x.applyLower ? x.lower : null });
   // Share of response tokens this option rejects, and share of rows with tokens where it rejects any.
   out[`${p}_masked_fraction`] = maskedMean(
     mapM(x.keep, (k) => 1 - k),
