@@ -51,6 +51,66 @@ describe('ladder rows', () => {
     expect(g4.medianCollapseStep).toBeNull();
   });
 
+  it('a run stopped at its collapse counts exactly as the same run trained on: every row figure unchanged', () => {
+    // Stop-on-collapse: a run collapsing at step S stops a step or two later (lastStep S + 2) and is not evaluated
+    // held-out (null); trained on, it would have reached step 40 with some held-out success.
+    const collapses = [12, null, 7, null, 30, 12, null, 19];
+    const ranOn = [
+      ...seeds.map((s, i) => run('grpo', 3, s, collapses[i], collapses[i] === null ? 0.4 + s / 100 : 0.05)),
+      ...seeds.map((s) => run('cispo', 3, s, s <= 6 ? 4 + s : null, 0.3)),
+    ];
+    const stopped = ranOn.map((o) => (o.collapseStep === null ? o : { ...o, lastStep: o.collapseStep + 2, heldOut: null }));
+    expect(ladderRows(stopped, { baseline: 'grpo' })).toEqual(ladderRows(ranOn, { baseline: 'grpo' }));
+    const [g] = ladderRows(stopped, { baseline: 'grpo' });
+    expect(g.medianCollapseStep).toBe(19); // KM: 8 at risk; 7 → 7/8, 12 (2 of 7) → 5/8, 19 (1 of 5) → 4/8 ≤ ½
+    expect(g.collapsedShare.mean).toBe(5 / 8);
+    expect(g.heldOutSurvivors.n).toBe(3);
+  });
+
+  it('arms: one row per arm with its arm, compared with its own baseline arm, with the rollout speed-up over it', () => {
+    const arm = (name: string, preset: string, seed: number, c: number | null, rollout: number | null): LadderRunOutcome => ({
+      ...run(preset, 1, seed, c),
+      arm: name,
+      rolloutSeconds: rollout,
+    });
+    const outcomes = [
+      ...seeds.map((s) => arm('fp32', 'sampo', s, null, 2 + (s % 2) * 0.2)), // mean 2.1 s
+      ...seeds.map((s) => arm('int8', 'sampo', s, 6, 0.7)), // all collapse at 6, 3× faster
+      ...seeds.map((s) => arm('int8-tis', 'sampo', s, s === 1 ? 20 : null, s === 1 ? null : 0.7)),
+      ...seeds.map((s) => arm('grpo-fp32', 'grpo', s, null, 2)),
+    ];
+    const rows = ladderRows(outcomes, { baseline: 'fp32', vs: { fp32: null, int8: 'fp32', 'int8-tis': 'int8', 'grpo-fp32': null } });
+    expect(rows.map((r) => [r.arm, r.preset, r.vsBaseline?.against ?? null])).toEqual([
+      ['fp32', 'sampo', null],
+      ['int8', 'sampo', 'fp32'],
+      ['int8-tis', 'sampo', 'int8'],
+      ['grpo-fp32', 'grpo', null],
+    ]);
+    const [fp32, int8, tis] = rows;
+    expect(fp32.rolloutSecondsPerStep.mean).toBeCloseTo(2.1, 12);
+    expect(int8.vsBaseline!.verdict).toBe('collapses more');
+    expect(int8.vsBaseline!.rolloutSpeedup).toBeCloseTo(3, 12);
+    expect(tis.vsBaseline!.verdict).toBe('collapses less');
+    expect(tis.vsBaseline!.rolloutSpeedup).toBeCloseTo(1, 12); // the seeds that logged a rollout time: 7 × 0.7 s
+    expect(tis.rolloutSecondsPerStep.n).toBe(7);
+    // a ladder of presets has no arm field and no rollout times
+    const plain = ladderRows([run('grpo', 0, 1, null)], { baseline: 'grpo' });
+    expect('arm' in plain[0]).toBe(false);
+    expect(plain[0].rolloutSecondsPerStep.n).toBe(0);
+  });
+
+  it('an arm with runs of two presets is refused', () => {
+    expect(() =>
+      ladderRows(
+        [
+          { ...run('grpo', 0, 1, null), arm: 'x' },
+          { ...run('sampo', 0, 2, null), arm: 'x' },
+        ],
+        { baseline: 'grpo' },
+      ),
+    ).toThrow(/arm x has runs of two presets/);
+  });
+
   it('a seed twice in one cell is refused', () => {
     expect(() => ladderRows([run('grpo', 0, 1, null), run('grpo', 0, 1, 3)], { baseline: 'grpo' })).toThrow(/seed 1 twice/);
   });
