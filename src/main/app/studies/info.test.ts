@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StudyInfo } from '../../../shared/studies';
 import { studyInfo } from './info';
-import { listStudies, readStudy, writeStudy, type StudyState } from './studyFiles';
+import { listStudies, readStudy, writeStudy, type Arm, type StudyState } from './studyFiles';
 
 function state(): StudyState {
   const outcome = (preset: string, seed: number, greedy: number) => ({
@@ -70,6 +70,37 @@ describe('studies in the data dir and what the Study view gets', () => {
       expect(cispo.criticalAlertShare).toBe(0.5);
       expect(info.rows.find((r) => r.preset === 'grpo')!.vsBaseline).toBeNull();
       expect(info.runs.filter((r) => !r.done).map((r) => r.runId)).toEqual(['r-cispo-3']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a study of arms (two arms of one preset) shows one row per arm, stored and read back', async () => {
+    const base = state();
+    const arms: Arm[] = [
+      { name: 'fp32', preset: 'grpo', sets: {}, vs: null },
+      { name: 'int8', preset: 'grpo', sets: { 'compute.rolloutPrecision': 'int8' }, vs: 'fp32' },
+    ];
+    const armState: StudyState = {
+      ...base,
+      name: 'arms1',
+      plan: { ...base.plan, presets: ['grpo'], baseline: 'fp32', arms, stopOnCollapse: { fraction: 0.5 } },
+      entries: base.entries.map((e) => {
+        const arm = e.preset === 'grpo' ? 'fp32' : 'int8';
+        return { ...e, preset: 'grpo', arm, runId: `r-${arm}-${e.seed}`, outcome: e.outcome ? { ...e.outcome, preset: 'grpo' } : null };
+      }),
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'arl-studies-'));
+    try {
+      await writeStudy(dir, armState);
+      const back = await readStudy(dir, 'arms1');
+      expect(back.plan.arms).toEqual(arms);
+      expect(back.entries.map((e) => e.arm)).toEqual(['fp32', 'fp32', 'fp32', 'int8', 'int8', 'int8']);
+      const info = StudyInfo.parse(studyInfo(back));
+      expect(info.presets).toEqual(['fp32', 'int8']);
+      expect(info.rows.map((r) => r.preset)).toEqual(['fp32', 'int8']);
+      expect(info.rows[1].vsBaseline!.verdict).toBe('worse');
+      expect(info.runs[3]).toMatchObject({ preset: 'int8', runId: 'r-int8-1' });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,10 +1,15 @@
-/** A stored study as the Study view shows it (src/shared/studies.ts): the same statistics the CLI prints. */
+/**
+ * A stored study as the Study view shows it (src/shared/studies.ts): the same statistics the CLI prints. In a study
+ * of arms (plan.arms) the cells are the arms: their names stand where a study of presets has the presets.
+ */
 import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
 import type { StudyInfo } from '../../../shared/studies';
 import type { StudyState } from './studyFiles';
 
 export function studyInfo(state: StudyState): StudyInfo {
-  const outcomes = state.entries.map((e) => e.outcome).filter((o): o is ArenaRunOutcome => o !== null);
+  const outcomes = state.entries
+    .map((e) => (e.outcome && e.arm !== undefined ? { ...e.outcome, preset: e.arm } : e.outcome))
+    .filter((o): o is ArenaRunOutcome => o !== null);
   const cells = arenaCells(outcomes, { baseline: state.plan.baseline, threshold: state.plan.threshold });
   const iv = (s: { mean: number | null; ci95: readonly [number, number] | null; n: number }) => ({
     mean: s.mean,
@@ -17,7 +22,7 @@ export function studyInfo(state: StudyState): StudyInfo {
     createdAt: state.createdAt,
     baseline: state.plan.baseline,
     envs: state.plan.envs,
-    presets: state.plan.presets,
+    presets: state.plan.arms ? state.plan.arms.map((a) => a.name) : state.plan.presets,
     seeds: state.plan.seeds,
     steps: state.plan.steps,
     episodes: state.plan.episodes,
@@ -43,7 +48,7 @@ export function studyInfo(state: StudyState): StudyInfo {
     })),
     runs: state.entries.map((e) => ({
       env: e.env,
-      preset: e.preset,
+      preset: e.arm ?? e.preset,
       seed: e.seed,
       runId: e.runId,
       status: e.status,

@@ -11,6 +11,7 @@ import { RunStore } from '../../store/index';
 import type { ComputeTarget } from '../../remote/computeTarget';
 import type { TrainingJobs } from '../../sessions/sessionManager';
 import type { Progress } from '../trainRun';
+import { armSpec, type Arm } from './arms';
 import { runStudy } from './runStudy';
 import { readStudy, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
 
@@ -27,6 +28,13 @@ export interface LadderPlan {
   readonly episodes: number;
   /** A run collapsed when held-out success fell below this fraction of its step-0 value (or a critical alert). */
   readonly fraction: number;
+  /**
+   * Stop each run at its collapse (stored in every level's plan, so --resume keeps it). The statistics are those of
+   * the runs trained on: a collapsed run counts at its collapse step either way, and only survivors are evaluated.
+   */
+  readonly stopOnCollapse: boolean;
+  /** Named arms (arms.ts) instead of bare presets: the cells are arms, each compared with its `vs`. */
+  readonly arms: readonly Arm[] | null;
 }
 
 export interface LadderOptions {
@@ -38,7 +46,7 @@ export interface LadderOptions {
   readonly parallel: number;
   readonly target?: ComputeTarget;
   readonly jobs?: TrainingJobs;
-  readonly configOf: (plan: StudyPlan, e: { env: string; preset: string; seed: number }) => RunConfig;
+  readonly configOf: (plan: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }) => RunConfig;
   readonly log: (line: string) => void;
   readonly onProgress?: (runId: string, p: Progress) => void;
 }
@@ -69,22 +77,28 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
         baseline: o.plan.baseline,
         episodes: o.plan.episodes,
         threshold: 0.5,
+        stopOnCollapse: o.plan.stopOnCollapse ? { fraction: o.plan.fraction } : null,
+        ...(o.plan.arms ? { arms: o.plan.arms.map((a) => ({ ...a, sets: { ...a.sets } })) } : {}),
       };
+      const cells: Array<{ preset: string; arm?: string }> = o.plan.arms
+        ? o.plan.arms.map((a) => ({ preset: a.preset, arm: a.name }))
+        : plan.presets.map((preset) => ({ preset }));
       state = {
         version: 1,
         name,
         createdAt: new Date().toISOString(),
         plan,
         entries: plan.envs.flatMap((env) =>
-          plan.presets.flatMap((preset) =>
-            plan.seeds.map((seed) => ({ env, preset, seed, runId: null, status: null, wallSeconds: null, outcome: null })),
+          cells.flatMap((c) =>
+            plan.seeds.map((seed) => ({ env, ...c, seed, runId: null, status: null, wallSeconds: null, outcome: null })),
           ),
         ),
       };
       if (persist) await writeStudy(o.dataDir, state);
     }
     o.log(`pressure ${level}: ${state.entries.filter((e) => e.outcome).length}/${state.entries.length} runs done`);
-    const configs = new Map(state.entries.map((e) => [JSON.stringify([e.env, e.preset, e.seed]), o.configOf(state.plan, e)]));
+    const keyOf = (e: StudyEntry) => JSON.stringify([e.env, e.arm ?? e.preset, e.seed]);
+    const configs = new Map(state.entries.map((e) => [keyOf(e), o.configOf(state.plan, e)]));
     const ok = await runStudy({
       dataDir: o.dataDir,
       state,
@@ -92,7 +106,7 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       parallel: o.parallel,
       ...(o.jobs ? { jobs: o.jobs } : {}),
       ...(o.target ? { target: o.target } : {}),
-      configOf: (e) => configs.get(JSON.stringify([e.env, e.preset, e.seed]))!,
+      configOf: (e) => configs.get(keyOf(e))!,
       log: o.log,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });
@@ -124,16 +138,58 @@ async function ladderOutcome(dataDir: string, e: StudyEntry, level: number, frac
   return {
     env: e.env,
     preset: e.preset,
+    ...(e.arm !== undefined ? { arm: e.arm } : {}),
     level,
     seed: e.seed,
     lastStep: out.steps,
     collapseStep: collapseStep(out.firstCriticalStep, validations, fraction),
     heldOut: out.heldOutGreedy,
+    rolloutSeconds: meanRolloutSeconds(metrics),
   };
+}
+
+/** Mean of perf/rollout_s over the RL steps that logged it (step 0 is the validation row); null when none did. */
+export function meanRolloutSeconds(metrics: ReadonlyArray<{ step: number; values: Readonly<Record<string, number>> }>): number | null {
+  let sum = 0;
+  let n = 0;
+  for (const m of metrics) {
+    const v = m.values['perf/rollout_s'];
+    if (m.step < 1 || typeof v !== 'number' || !Number.isFinite(v)) continue;
+    sum += v;
+    n++;
+  }
+  return n === 0 ? null : sum / n;
+}
+
+/** Each arm's baseline arm (ladderRows' `vs`); undefined for a ladder of bare presets. */
+export function armBaselines(plan: Pick<LadderPlan, 'arms'>): Record<string, string | null> | undefined {
+  return plan.arms ? Object.fromEntries(plan.arms.map((a) => [a.name, a.vs])) : undefined;
 }
 
 export const LADDER_COLLAPSE = (fraction: number): string =>
   `a critical alert of the collapse detector, or a validation whose held-out success fell below ${fraction} × the run's step-0 validation, whichever came first; runs without either are censored at their last step`;
+
+const TIMING =
+  "rolloutSecondsPerStep: each run's mean perf/rollout_s (seconds generating and stepping environments per RL step), " +
+  "mean and 95 % t interval over the seeds; vsBaseline.rolloutSpeedup = the baseline row's mean ÷ this row's (above 1: faster rollouts). " +
+  'Timings are measured on the machine that trained (load from other work slows them), so unlike every other figure they differ between repeats.';
+
+export const ON_COLLAPSE = (stop: boolean): string =>
+  stop
+    ? 'stop: each run stopped at its collapse step (recorded as stopped, "collapsed at step S (…)"), counted as a collapse at S, and not evaluated held-out (only survivors\' held-out success is reported)'
+    : 'continue: every run trained to its last step; a collapsed run counts at its collapse step';
+
+/**
+ * The plan a stored ladder was started with (its first stored level's): null when no level is stored yet. A
+ * ladder stored before stop-on-collapse existed has none (its runs trained on).
+ */
+export async function storedLadderPlan(dataDir: string, name: string, levels: readonly number[]): Promise<StudyPlan | null> {
+  for (const level of levels) {
+    const n = levelStudyName(name, level);
+    if (studyExists(dataDir, n)) return (await readStudy(dataDir, n)).plan;
+  }
+  return null;
+}
 
 export interface LadderSummary {
   readonly kind: 'ladder';
@@ -143,7 +199,13 @@ export interface LadderSummary {
   readonly interval: string;
   readonly test: string;
   readonly baseline: string;
+  /** What happened to a run at its collapse (ON_COLLAPSE). */
+  readonly onCollapse: string;
   readonly levels: ReadonlyArray<{ readonly level: number; readonly overrides: Readonly<Record<string, unknown>>; readonly why: string }>;
+  /** The arms (name, preset, overrides, vs) of a ladder of arms; null for bare presets. */
+  readonly arms: readonly Arm[] | null;
+  /** What rolloutSecondsPerStep and vsBaseline.rolloutSpeedup are. */
+  readonly timing: string;
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
@@ -154,51 +216,74 @@ export function ladderSummary(name: string, plan: LadderPlan, rows: readonly Lad
     command: plan.command,
     collapse: LADDER_COLLAPSE(plan.fraction),
     interval: 'exact Clopper–Pearson 95 % interval of the share of seeds that collapsed',
-    test: 'log-rank (Mantel–Cox) against the baseline preset at the same env and level, χ² with 1 df, two-sided α = 0.05',
+    test: plan.arms
+      ? "log-rank (Mantel–Cox) against each arm's baseline arm (arms[].vs) at the same env and level, χ² with 1 df, two-sided α = 0.05"
+      : 'log-rank (Mantel–Cox) against the baseline preset at the same env and level, χ² with 1 df, two-sided α = 0.05',
     baseline: plan.baseline,
+    onCollapse: ON_COLLAPSE(plan.stopOnCollapse),
     levels: PRESSURE_LEVELS.filter((l) => plan.levels.includes(l.level)).map((l) => ({
       level: l.level,
       overrides: l.overrides,
       why: l.why,
     })),
+    arms: plan.arms ? plan.arms.map((a) => ({ ...a, sets: { ...a.sets } })) : null,
+    timing: TIMING,
     rows: rows.map((r) => ({
       env: r.env,
       preset: r.preset,
+      ...(r.arm !== undefined ? { arm: r.arm } : {}),
       level: r.level,
       seeds: r.seeds.length,
       seedList: r.seeds,
       collapsedShare: r.collapsedShare,
       medianCollapseStep: r.medianCollapseStep,
       survival: r.survival,
-      vsBaseline: r.vsBaseline ? { logRankP: r.vsBaseline.logRankP, verdict: r.vsBaseline.verdict } : null,
+      vsBaseline: r.vsBaseline
+        ? {
+            logRankP: r.vsBaseline.logRankP,
+            verdict: r.vsBaseline.verdict,
+            against: r.vsBaseline.against,
+            rolloutSpeedup: r.vsBaseline.rolloutSpeedup,
+          }
+        : null,
       heldOutSurvivors: r.heldOutSurvivors,
+      rolloutSecondsPerStep: r.rolloutSecondsPerStep,
     })),
   };
 }
 
 const pc = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)} %`);
 
-/** A plain-text table: one line per (env, level, preset). */
+/** A plain-text table: one line per (env, level, preset) or, in a ladder of arms, per (env, level, arm). */
 export function formatLadder(rows: readonly LadderRow[]): string {
+  const arms = rows.some((r) => r.arm !== undefined);
   const head = [
     'env',
     'level',
+    ...(arms ? ['arm'] : []),
     'preset',
     'seeds',
     'collapsed [95 % CI]',
     'median collapse step',
     'vs baseline (log-rank p)',
     'held-out of survivors',
+    'rollout s/step',
   ];
   const body = rows.map((r) => [
     r.env,
     String(r.level),
+    ...(arms ? [r.arm ?? ''] : []),
     r.preset,
     String(r.seeds.length),
     `${pc(r.collapsedShare.mean)} [${r.collapsedShare.ci95 ? `${pc(r.collapsedShare.ci95[0])}, ${pc(r.collapsedShare.ci95[1])}` : '–'}]`,
     r.medianCollapseStep === null ? 'not reached' : String(r.medianCollapseStep),
-    r.vsBaseline ? `${r.vsBaseline.verdict} (p ${r.vsBaseline.logRankP.toPrecision(2)})` : 'baseline',
+    r.vsBaseline
+      ? `${arms ? `vs ${r.vsBaseline.against}: ` : ''}${r.vsBaseline.verdict} (p ${r.vsBaseline.logRankP.toPrecision(2)})`
+      : 'baseline',
     r.heldOutSurvivors.mean === null ? '–' : `${pc(r.heldOutSurvivors.mean)} (n ${r.heldOutSurvivors.n})`,
+    r.rolloutSecondsPerStep.mean === null
+      ? '–'
+      : `${r.rolloutSecondsPerStep.mean.toFixed(2)}${r.vsBaseline?.rolloutSpeedup ? ` (×${r.vsBaseline.rolloutSpeedup.toFixed(2)})` : ''}`,
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) =>
@@ -216,8 +301,29 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
     '',
     `Command: \`${plan.command}\``,
     '',
-    `Collapse: ${LADDER_COLLAPSE(plan.fraction)}. Interval: exact Clopper–Pearson 95 %. Test: log-rank against ${plan.baseline} at the same level (χ², 1 df).`,
+    `Collapse: ${LADDER_COLLAPSE(plan.fraction)}. Interval: exact Clopper–Pearson 95 %. Test: log-rank against ${plan.arms ? "each arm's baseline arm" : plan.baseline} at the same level (χ², 1 df).`,
     '',
+    `On collapse: ${ON_COLLAPSE(plan.stopOnCollapse)}.`,
+    '',
+    ...(plan.arms
+      ? [
+          '## Arms (preset + overrides, each compared with its baseline arm)',
+          '',
+          '| arm | preset | overrides | vs |',
+          '|---|---|---|---|',
+          ...plan.arms.map(
+            (a) =>
+              `| ${a.name} | ${a.preset} | ${
+                Object.entries(a.sets)
+                  .map(([k, v]) => `\`${k}=${v}\``)
+                  .join(', ') || '–'
+              } | ${a.vs ?? 'baseline'} |`,
+          ),
+          '',
+          `As specs (\`--arms\` or an arms file): ${plan.arms.map((a) => `\`${armSpec(a)}\``).join(' ')}`,
+          '',
+        ]
+      : []),
     '## Levels (the same knobs for every preset)',
     '',
     '| level | knobs | why |',
@@ -236,6 +342,8 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
     '```',
     '',
     'Survival curves (pairs [step, share not yet collapsed]) are in summary.json.',
+    '',
+    `Rollout s/step: ${TIMING}`,
     '',
   ].join('\n');
 }

@@ -15,11 +15,14 @@ import { evaluatePolicy } from '../../../core/training/evaluate';
 import { envSpecOf, policyFromCheckpoint } from '../../../core/training/trainer';
 import { Rng, hashSeed } from '../../../core/util/rng';
 import type { RunRecord } from '../../../shared/api';
+import type { MetricRecord } from '../../../shared/metrics';
+import type { WireMetricRecord } from '../../../shared/nonFinite';
 import { setupCompute, silenceTfjsBanner } from '../../compute/index';
 import { SessionManager, type TrainingJobs } from '../../sessions/sessionManager';
 import { RunStore, type StoredCheckpoint } from '../../store/index';
-import { trainInStore, type Progress } from '../trainRun';
+import { stopWatcher, trainInStore, type Progress, type StopWhen } from '../trainRun';
 import type { ComputeTarget } from '../../remote/computeTarget';
+import { CollapseWatch, collapseStopStep } from './collapseWatch';
 import { writeStudy, type StudyEntry, type StudyState } from './studyFiles';
 
 export interface StudyRunOptions {
@@ -84,19 +87,29 @@ async function markDeadRunsInterrupted(dataDir: string): Promise<string[]> {
   }
 }
 
-/** Continue an unfinished run (interrupted, stopped or failed) from its latest checkpoint. */
+/**
+ * Continue an unfinished run (interrupted, stopped or failed) from its latest checkpoint; `stopWhen` sees its new
+ * metric records (a stop it asks for is recorded as the run's error line, see trainRun.ts StopWhen).
+ */
 export async function resumeInStore(
   dataDir: string,
   runId: string,
   onProgress?: (runId: string, p: Progress) => void,
   jobs?: TrainingJobs,
+  stopWhen?: StopWhen,
 ): Promise<RunRecord> {
   const store = await RunStore.open(dataDir);
+  const watcher = stopWatcher(stopWhen, (id) => sessions.stop(id));
   const sessions = new SessionManager({
     store,
     concurrency: 1,
     ...jobs,
     emit: (event, payload) => {
+      if (event === 'run.metrics') {
+        const m = payload as { runId: string; records: WireMetricRecord[] };
+        if (m.runId === runId) watcher.onMetrics(runId, m.records);
+        return;
+      }
       if (event !== 'session.status' || !onProgress) return;
       const s = payload as { runId: string; step: number; totalSteps: number; etaSeconds: number | null };
       if (s.runId === runId)
@@ -109,31 +122,45 @@ export async function resumeInStore(
     await store.flush(runId);
     const rec = await store.getRun(runId);
     if (!rec) throw new Error(`run ${runId} vanished from the store`);
-    return rec;
+    return (await watcher.settle(store, rec)).record;
   } finally {
     await sessions.dispose();
     await store.close();
   }
 }
 
+/**
+ * A finished run's outcome. `evaluate` false (a run stopped at its collapse): no held-out evaluation (null), and
+ * its steps are the last one it logged — the ladder's statistics use a collapsed run's collapse step, never its
+ * end or its held-out success.
+ */
 async function outcomeOf(
   dataDir: string,
   e: StudyEntry,
   config: RunConfig,
   episodes: number,
   threshold: number,
+  evaluate: boolean,
 ): Promise<{ outcome: ArenaRunOutcome; wallSeconds: number | null }> {
   const store = await RunStore.open(dataDir);
   let ck: StoredCheckpoint | undefined;
   let metrics;
+  let rec: RunRecord | undefined;
   try {
-    ck = await store.loadLatestCheckpoint(e.runId!);
+    if (evaluate) ck = await store.loadLatestCheckpoint(e.runId!);
     metrics = await store.readMetrics(e.runId!);
+    rec = await store.getRun(e.runId!);
   } finally {
     await store.close();
   }
-  if (!ck) throw new Error(`run ${e.runId} completed without a checkpoint; cannot evaluate it held-out`);
-  const [greedy, sampled] = await heldOutSuccess(config, ck, episodes, [0, config.training.valTemperature]);
+  let greedy: number | null = null;
+  let sampled: number | null = null;
+  let steps = rec?.step ?? 0;
+  if (evaluate) {
+    if (!ck) throw new Error(`run ${e.runId} completed without a checkpoint; cannot evaluate it held-out`);
+    [greedy, sampled] = await heldOutSuccess(config, ck, episodes, [0, config.training.valTemperature]);
+    steps = ck.step;
+  } else for (const m of metrics) steps = Math.max(steps, m.step);
   let wall: number | null = null;
   for (const m of metrics) if (Number.isFinite(m.values['perf/wall_s'])) wall = m.values['perf/wall_s'];
   const alerts = detectAlerts(e.runId!, metrics, undefined, recipeOf(config));
@@ -142,7 +169,7 @@ async function outcomeOf(
       env: e.env,
       preset: e.preset,
       seed: e.seed,
-      steps: ck.step,
+      steps,
       heldOutGreedy: greedy,
       heldOutSampled: sampled,
       ...trainingOutcome(metrics, threshold),
@@ -150,6 +177,44 @@ async function outcomeOf(
     },
     wallSeconds: wall,
   };
+}
+
+/**
+ * Stop-on-collapse for one run (null when the plan does not ask for it): the watch and, for a run resumed from a
+ * checkpoint, the records it had logged up to that checkpoint (what the resumed run continues from).
+ */
+async function collapseStopper(
+  dataDir: string,
+  state: StudyState,
+  e: StudyEntry,
+  config: RunConfig,
+  resumed: boolean,
+): Promise<{ stopWhen: StopWhen; watch: CollapseWatch } | null> {
+  const at = state.plan.stopOnCollapse ?? null;
+  if (at === null) return null;
+  const watch = new CollapseWatch(e.runId ?? '', config, at.fraction);
+  if (resumed && e.runId) {
+    const store = await RunStore.open(dataDir);
+    let kept: MetricRecord[] = [];
+    try {
+      const through = Math.max(-1, ...(await store.checkpointSteps(e.runId)));
+      kept = (await store.readMetrics(e.runId)).filter((m) => m.step <= through);
+    } finally {
+      await store.close();
+    }
+    watch.feed(kept);
+  }
+  return { watch, stopWhen: (records) => watch.feed(records)?.reason ?? null };
+}
+
+/** Record a run as stopped at its collapse without training it further (it collapsed before its checkpoint). */
+async function markCollapsed(dataDir: string, runId: string, reason: string): Promise<RunRecord> {
+  const store = await RunStore.open(dataDir);
+  try {
+    return await store.updateRun(runId, { status: 'stopped', error: reason });
+  } finally {
+    await store.close();
+  }
 }
 
 /** Train and evaluate every entry without an outcome. Returns true when every run completed. */
@@ -174,7 +239,7 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
   const one = async (e: StudyEntry): Promise<void> => {
     const n = ++k;
     const config = o.configOf(e);
-    const label = `${e.preset} · ${e.env} · seed ${e.seed}`;
+    const label = `${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}`;
     let rec: RunRecord | undefined;
     if (e.runId) {
       const store = await RunStore.open(o.dataDir);
@@ -187,10 +252,12 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
     if (!rec) {
       o.log(`[${n}/${todo.length}] ${label}`);
       const tags = ['arena', ...(o.persist ? [`study:${state.name}`] : [])];
+      const stopper = await collapseStopper(o.dataDir, state, e, config, false);
       const trained = await trainInStore(o.dataDir, config, {
         tags,
         ...(o.target ? { target: o.target } : {}),
         ...(o.jobs ? { jobs: o.jobs } : {}),
+        ...(stopper ? { stopWhen: stopper.stopWhen } : {}),
         onCreated: (id) => {
           e.runId = id;
           e.status = 'running';
@@ -200,23 +267,35 @@ export async function runStudy(o: StudyRunOptions): Promise<boolean> {
         onProgress: o.onProgress,
       });
       rec = trained.record;
+    } else if (rec.status === 'stopped' && collapseStopStep(rec.error) !== null) {
+      o.log(`[${n}/${todo.length}] ${label}: ${rec.id} was stopped at its collapse (${rec.error})`);
     } else if (rec.status !== 'completed') {
-      o.log(`[${n}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
-      rec = await resumeInStore(o.dataDir, rec.id, o.onProgress, o.jobs);
+      const stopper = await collapseStopper(o.dataDir, state, e, config, true);
+      const before = stopper?.watch.collapse ?? null;
+      if (before) {
+        o.log(`[${n}/${todo.length}] ${label}: ${rec.id} had collapsed before its latest checkpoint; not resumed`);
+        rec = await markCollapsed(o.dataDir, rec.id, before.reason);
+      } else {
+        o.log(`[${n}/${todo.length}] ${label}: resuming ${rec.id} from its latest checkpoint (was ${rec.status} at step ${rec.step})`);
+        rec = await resumeInStore(o.dataDir, rec.id, o.onProgress, o.jobs, stopper?.stopWhen);
+      }
     } else {
       o.log(`[${n}/${todo.length}] ${label}: ${rec.id} already trained; evaluating`);
     }
     e.runId = rec.id;
     e.status = rec.status;
+    const collapsed = rec.status === 'stopped' && collapseStopStep(rec.error) !== null;
+    if (collapsed) e.stopReason = rec.error;
     await save();
-    if (rec.status !== 'completed') {
+    if (rec.status !== 'completed' && !collapsed) {
       o.log(`  ${rec.id} ended ${rec.status}${rec.error ? `: ${rec.error}` : ''}`);
       o.onEntry?.(e);
       return;
     }
+    if (collapsed) o.log(`  ${rec.id} stopped: ${rec.error}`);
     // Held-out evaluations run one at a time in this process (they share its compute backend); training
-    // of parallel runs goes on in their own workers meanwhile.
-    const evaluated = evaluations.then(() => outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold));
+    // of parallel runs goes on in their own workers meanwhile. A run stopped at its collapse is not evaluated.
+    const evaluated = evaluations.then(() => outcomeOf(o.dataDir, e, config, state.plan.episodes, state.plan.threshold, !collapsed));
     evaluations = evaluated.then(
       () => undefined,
       () => undefined,

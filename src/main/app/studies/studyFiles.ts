@@ -27,6 +27,17 @@ const Outcome = z.object({
   stepsToThreshold: z.number().int().nullable(),
 });
 
+/** One arm of a study of arms (arms.ts parses them from `NAME=PRESET[;KEY=VALUE…][ vs BASELINE]`). */
+export const Arm = z.object({
+  name: z.string(),
+  preset: z.string(),
+  /** Config overrides of this arm (after the study's --set). */
+  sets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  /** The arm it is compared with; null = a baseline. */
+  vs: z.string().nullable(),
+});
+export type Arm = z.infer<typeof Arm>;
+
 export const StudyPlan = z.object({
   /** The command line that created the study, as typed (resume reuses the plan, not new flags). */
   command: z.string(),
@@ -43,12 +54,28 @@ export const StudyPlan = z.object({
   episodes: z.number().int().min(1),
   /** Training-success threshold for "steps to threshold". */
   threshold: z.number(),
+  /**
+   * Stop each run at its collapse (collapseWatch.ts: first critical alert, or the first validation whose held-out
+   * success fell below `fraction` × its step-0 validation); such a run is not evaluated held-out. Absent or null:
+   * every run trains to its last step (studies stored before this field).
+   */
+  stopOnCollapse: z
+    .object({ fraction: z.number().gt(0).lt(1) })
+    .nullable()
+    .optional(),
+  /**
+   * Named arms (arms.ts: preset + overrides, each compared with its `vs`) instead of bare presets: every entry then
+   * names its arm, and `presets` lists the arms' presets. Absent: the entries are the presets themselves.
+   */
+  arms: z.array(Arm).optional(),
 });
 export type StudyPlan = z.infer<typeof StudyPlan>;
 
 export const StudyEntry = z.object({
   env: z.string(),
   preset: z.string(),
+  /** The arm this run belongs to (plan.arms); absent in a study of bare presets. */
+  arm: z.string().optional(),
   seed: z.number().int(),
   runId: z.string().nullable(),
   /** The run's status when last seen by the study. */
@@ -56,6 +83,8 @@ export const StudyEntry = z.object({
   /** Training wall seconds (not part of the summary: it differs between an interrupted and a clean study). */
   wallSeconds: z.number().nullable(),
   outcome: Outcome.nullable(),
+  /** Why the run was stopped early: `collapsed at step S (…)` (stop-on-collapse); absent or null otherwise. */
+  stopReason: z.string().nullable().optional(),
 });
 export type StudyEntry = z.infer<typeof StudyEntry>;
 

@@ -1,6 +1,7 @@
 /**
  * `arlarena ladder --study`: a tiny ladder end to end — two levels × two presets × one seed — whose summary carries
- * the issue's row fields and whose runs trained with each level's knobs. Trains 4 tiny runs (≈ 1 min on 2 cores).
+ * the issue's row fields and whose runs trained with each level's knobs (4 tiny runs, ≈ 1 min on 2 cores); and a
+ * ladder of two arms (2 tiny runs).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -111,9 +112,62 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
       expect(lrs).toEqual([
         [0, 1e-4, 0],
         [0, 1e-4, 0],
-        [3, 1e-3, 1],
-        [3, 1e-3, 1],
+        [3, 5e-4, 1],
+        [3, 5e-4, 1],
       ]);
+    } finally {
+      await store.close();
+    }
+  }, 240_000);
+
+  it('a ladder of arms: one row per arm with its preset, baseline arm and rollout time; each arm trained with its overrides', async () => {
+    const c = ctx(join(dir, 'data-arms'));
+    const code = await ladder.run(
+      [
+        '--levels',
+        '0',
+        '--seeds',
+        '1',
+        '--steps',
+        '2',
+        '--episodes',
+        '2',
+        '--study',
+        'tiny-arms',
+        '--out',
+        join(dir, 'out'),
+        ...TINY,
+        '--set',
+        'optim.miniBatchRows=4',
+        '--arms',
+        'base=grpo',
+        'fast=grpo;optim.lr=0.001',
+        '--json',
+      ],
+      c.ctx,
+    );
+    expect(code).toBe(0);
+    const summary = JSON.parse(await readFile(join(dir, 'out', 'tiny-arms', 'summary.json'), 'utf8'));
+    expect(summary.arms).toEqual([
+      { name: 'base', preset: 'grpo', sets: {}, vs: null },
+      { name: 'fast', preset: 'grpo', sets: { 'optim.lr': 0.001 }, vs: 'base' },
+    ]);
+    expect(summary.onCollapse).toMatch(/^stop: /);
+    expect(summary.rows.map((r: { arm: string; preset: string }) => [r.arm, r.preset])).toEqual([
+      ['base', 'grpo'],
+      ['fast', 'grpo'],
+    ]);
+    const [base, fast] = summary.rows;
+    expect(base.vsBaseline).toBeNull();
+    expect(fast.vsBaseline).toMatchObject({ against: 'base', verdict: 'not separable' });
+    expect(base.rolloutSecondsPerStep.n).toBe(1);
+    expect(base.rolloutSecondsPerStep.mean).toBeGreaterThan(0);
+    expect(fast.vsBaseline.rolloutSpeedup).toBeGreaterThan(0);
+    const store = await RunStore.open(join(dir, 'data-arms'));
+    try {
+      const runs = await Promise.all((await store.listRuns()).map((r) => store.getRun(r.id)));
+      const lrs = runs.map((r) => (r!.config as { optim: { lr: number } }).optim.lr).sort();
+      expect(lrs).toEqual([1e-4, 1e-3]);
     } finally {
       await store.close();
     }
