@@ -8,6 +8,7 @@ export type Route =
   | { view: 'run'; id: string; metric?: string; step?: number }
   | { view: 'compare'; ids: string[]; group?: string }
   | { view: 'studies' }
+  | { view: 'ladder'; name?: string }
   | { view: 'alerts' }
   | { view: 'cluster' }
   | { view: 'about' };
@@ -24,6 +25,8 @@ const GROUP = /^[A-Za-z0-9_.]{1,100}$/;
 /** A metric key and a step to open the run view at (`&metric=grad/norm&step=40`, from an alert). */
 const METRIC = /^[A-Za-z0-9_./:@-]{1,120}$/;
 const STEP = /^\d{1,9}$/;
+/** A ladder's name (`&name=…`): the same rule as the API's LadderName (src/shared/ladders.ts). */
+const LADDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
 
 export function parseRoute(search: string): Route {
   const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
@@ -35,6 +38,10 @@ export function parseRoute(search: string): Route {
       return { view: 'alerts' };
     case 'studies':
       return { view: 'studies' };
+    case 'ladder': {
+      const name = q.get('name') ?? '';
+      return LADDER.test(name) ? { view: 'ladder', name } : { view: 'ladder' };
+    }
     case 'about':
       return { view: 'about' };
     case 'cluster':
@@ -71,6 +78,8 @@ export function formatRoute(r: Route): string {
       const group = r.group && GROUP.test(r.group) ? `&group=${r.group}` : '';
       return r.ids.length ? `?view=compare&runs=${r.ids.map(encodeURIComponent).join(',')}${group}` : '?view=compare';
     }
+    case 'ladder':
+      return r.name && LADDER.test(r.name) ? `?view=ladder&name=${encodeURIComponent(r.name)}` : '?view=ladder';
     default:
       return `?view=${r.view}`;
   }
