@@ -1,7 +1,7 @@
 /**
- * A bundle file imported twice says it is already there: by the SHA-256 of the
- * bundle file, in the CLI (`arlarena import X.arlarena.zip`) and through imports.file (the UI's Import button),
- * with `again` importing a copy.
+ * A bundle already in the lab says so instead of making a look-alike run: the same bundle file imported twice (its
+ * SHA-256), or the bundle of a run that is still here with the same metrics — in the CLI (`arlarena import
+ * X.arlarena.zip`) and through imports.file (the UI's Import button), with `again` importing a copy.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -37,20 +37,49 @@ async function aBundle(): Promise<{ path: string; sourceRun: string }> {
 }
 
 describe('importing a bundle that is already in the lab', () => {
-  it('imports.file: the same bundle file again is a duplicate naming the run it became; again: true imports a copy', async () => {
+  it('imports.file: the bundle of a run still here is that run (same metrics), reported as already in the lab; again: true imports a copy', async () => {
     const { path, sourceRun } = await aBundle();
     const data = (await readFile(path)).toString('base64');
-    const once = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
-    expect(once.value).toMatchObject({ format: 'bundle', steps: 8, runIds: [expect.any(String)] });
-    const copy = once.value.runIds[0];
-    expect(copy).not.toBe(sourceRun);
     const { store } = await lab.services.lab();
+    const before = (await store.listRuns()).map((r) => r.id);
+    const own = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
+    expect(own.value).toEqual({ runIds: [], format: 'bundle', steps: 0, skipped: {}, duplicateOf: [sourceRun], exportedFrom: [sourceRun] });
+    expect((await store.listRuns()).map((r) => r.id)).toEqual(before);
+    const copy = (await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data, again: true })).value.runIds[0];
+    expect(copy).not.toBe(sourceRun);
     expect((await store.getRun(copy))!.importedBundle).toEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), originalId: sourceRun });
+    // The same file once more: held by the copy (same bundle file) and by the run itself (same metrics).
     const twice = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
-    expect(twice.value).toEqual({ runIds: [], format: 'bundle', steps: 0, skipped: {}, duplicateOf: [copy] });
+    expect(twice.value.runIds).toEqual([]);
+    expect([...twice.value.duplicateOf].sort()).toEqual([copy, sourceRun].sort());
+    expect(twice.value.exportedFrom).toEqual([sourceRun]);
     const again = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data, again: true });
     expect(again.value.runIds).toHaveLength(1);
     expect([copy, sourceRun]).not.toContain(again.value.runIds[0]);
+  });
+
+  it('a run that logged more steps after its export is not what the bundle holds: the bundle imports as a copy of its earlier state', async () => {
+    const { path, sourceRun } = await aBundle();
+    const { store } = await lab.services.lab();
+    await store.appendMetrics(sourceRun, [{ step: 8, values: { 'actor/entropy': 0.49 } }]);
+    await store.flush(sourceRun);
+    const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: (await readFile(path)).toString('base64') });
+    expect(r.value.runIds).toHaveLength(1);
+    expect(r.value.duplicateOf).toBeUndefined();
+    expect(r.value.steps).toBe(8);
+  });
+
+  it('arlarena import of the bundle of a run in the same data folder: "already in the lab as run R", exit 1, nothing changed', async () => {
+    const { path, sourceRun } = await aBundle();
+    const { store } = await lab.services.lab();
+    const before = (await store.listRuns()).length;
+    const a = ctxFor(lab.dir);
+    expect(await importCommand.run([path], a.ctx)).toBe(1);
+    expect(a.out()).toBe('');
+    expect(a.err()).toBe(
+      `arlarena import: ${path}: already in the lab as run ${sourceRun} (the run this bundle holds: same metrics, by SHA-256); nothing was changed; --again to import a copy under a new id\n`,
+    );
+    expect((await store.listRuns()).length).toBe(before);
   });
 
   it('arlarena import X.arlarena.zip twice: "already imported as run R; --again to import a copy", exit 1; --again imports it', async () => {

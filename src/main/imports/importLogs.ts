@@ -22,7 +22,7 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ImportResult, RunRecord } from '../../shared/api';
 import type { LogFormat, ParserBase, SourceMeta, SourceStep } from '../../core/formats/types';
-import { bundleHolders, importBundle } from '../bundles/importBundle';
+import { bundleHolders, importBundle, verifyBundle } from '../bundles/importBundle';
 import { BundleError, sha256Hex } from '../bundles/manifest';
 import { pidAlive } from '../platform/process';
 import { RunStore } from '../store/runStore';
@@ -465,6 +465,7 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
     steps: 0,
     skipped: {} as Record<string, number>,
     duplicateOf: [] as string[],
+    exportedFrom: [] as string[],
   };
   const sizes = opts.again ? new Set<number>() : await importedSizes(store);
   const multiUnit = units.length > 1;
@@ -479,17 +480,20 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
         );
       }
       const data = new Uint8Array(await readFile(unit.paths[0]));
-      // The same bundle file again (by SHA-256, importBundle.ts bundleHolders) is reported, not copied.
-      if (!opts.again) {
-        const holders = await bundleHolders(store, sha256Hex(data));
-        if (holders.length > 0) {
-          result.duplicateOf.push(...holders);
-          continue;
-        }
-      }
       let r;
       try {
-        r = await importBundle(store, data);
+        const verified = verifyBundle(data);
+        // A bundle already in the lab (the same file imported before, or the run it was exported from, same
+        // metrics: importBundle.ts bundleHolders) is reported, not copied under a new id.
+        if (!opts.again) {
+          const holders = await bundleHolders(store, sha256Hex(data), verified.manifest);
+          if (holders.length > 0) {
+            result.duplicateOf.push(...holders.map((h) => h.id));
+            result.exportedFrom.push(...holders.filter((h) => h.why === 'exported-from').map((h) => h.id));
+            continue;
+          }
+        }
+        r = await importBundle(store, data, verified);
       } catch (e) {
         if (e instanceof BundleError) throw new BundleError(`${unit.recorded?.[0] ?? unit.paths[0]}: ${e.message}`);
         throw e;
@@ -526,11 +530,22 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
     steps: result.steps,
     skipped: result.skipped,
     ...(result.duplicateOf.length > 0 ? { duplicateOf: [...new Set(result.duplicateOf)] } : {}),
+    ...(result.exportedFrom.length > 0 ? { exportedFrom: [...new Set(result.exportedFrom)] } : {}),
   };
 }
 
-/** The sentence a CLI or UI shows for sources that were already there (a bundle: `bundle` true). */
-export function duplicateMessage(paths: readonly string[], holders: readonly string[], bundle = false): string {
+/**
+ * The sentence a CLI or UI shows for sources that were already there (a bundle: `bundle` true; `exportedFrom`:
+ * holders that are the bundled run itself, ImportResult.exportedFrom).
+ */
+export function duplicateMessage(
+  paths: readonly string[],
+  holders: readonly string[],
+  bundle = false,
+  exportedFrom: readonly string[] = [],
+): string {
+  if (bundle && exportedFrom.length > 0)
+    return `${paths.join(', ')}: already in the lab as run ${holders.join(', ')} (the run this bundle holds: same metrics, by SHA-256); nothing was changed; --again to import a copy under a new id`;
   if (bundle)
     return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); --again to import a copy`;
   return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass --again to import it again`;

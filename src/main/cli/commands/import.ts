@@ -27,7 +27,8 @@ const USAGE = `Usage: arlarena import PATH… [--format F] [--name N] [--tags T]
                tensorboard, wandb, wandb-csv, csv, deepspeed-chat, bundle)
   --name N     run name (default: the file or run-folder name; several source runs get " · <run>")
   --tags T     comma-separated tags
-  --again      import even if a run already holds the same source file or bundle file (same SHA-256)
+  --again      import even if a run already holds the same source file or bundle file (same SHA-256), or is
+               the very run a bundle holds (same metrics): a copy under a new id; nothing is ever replaced
   --json       print {"runIds": [...], "format": "...", "steps": N, "skipped": {...}} (and "duplicateOf", and
                "trackers": {"wandb": N, …} when trackers' runs were found)
   Exit code: 0 when something was imported, 1 when nothing was (refused, or already imported).`;
@@ -102,7 +103,8 @@ const command: CliCommand = {
         const skipped = Object.entries(r.skipped);
         if (skipped.length > 0) ctx.stdout.write(`skipped: ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
       }
-      if (r.duplicateOf?.length) ctx.stderr.write(`arlarena import: ${duplicateMessage(pos, r.duplicateOf, r.format === 'bundle')}\n`);
+      if (r.duplicateOf?.length)
+        ctx.stderr.write(`arlarena import: ${duplicateMessage(pos, r.duplicateOf, r.format === 'bundle', r.exportedFrom)}\n`);
       return r.runIds.length > 0 ? 0 : 1;
     } catch (e) {
       if (e instanceof BundleError || e instanceof ImportError) {
