@@ -18,7 +18,8 @@
  */
 import { bump, StepAccumulator } from './steps';
 import type { ByteParser, SourceMeta, SourceRunInfo, StepSink } from './types';
-import { decodeWandbRecord, int64, Reader, type Int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
+import { decodeWandbRecord, int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
+import { decimalAt, KeyCache, utf8At, Wire, WireError } from './wandbWire';
 import { WandbLogReader } from './wandbLog';
 
 export const SKIP_UNDECODABLE = 'W&B record that is not a valid protobuf Record';
@@ -107,70 +108,83 @@ const NOT_A_TYPE = new Set([1, 16, 19, 200]);
  * stats, telemetry, files, requests — is skipped unread).
  */
 function recordType(bytes: Uint8Array): { field: number; start: number; end: number } | null {
-  const r = Reader.create(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
+  const w = new Wire(bytes, 0, bytes.length);
+  while (w.p < w.end) {
+    const tag = w.varint();
     const field = tag >>> 3;
     const wt = tag & 7;
     if (wt !== 2) {
-      r.skipType(wt);
+      w.skip(wt);
       continue;
     }
-    const len = r.uint32();
-    const start = r.pos;
-    r.pos += len;
-    if (r.pos > r.len) throw new Error('truncated');
-    if (!NOT_A_TYPE.has(field)) return { field, start, end: start + len };
+    const start = w.span();
+    if (!NOT_A_TYPE.has(field)) return { field, start, end: w.p };
   }
   return null;
 }
 
 /**
- * Walks the repeated items (field `itemField`) of a HistoryRecord / SummaryRecord: `onItem(key, json)` with the
- * key joined as itemPath does; returns the HistoryStep's num when the record has one (field 2 of a history).
+ * Walks the repeated items (field `itemField`) of a HistoryRecord / SummaryRecord: `onItem(key, bytes, from, to)`
+ * with the key joined as itemPath does and the item's value_json as a byte range of `bytes` (empty when absent);
+ * returns the HistoryStep's num when the record has one (field 2 of a history).
  */
 function walkItems(
   bytes: Uint8Array,
   start: number,
   end: number,
   itemField: number,
-  onItem: (key: string, json: string) => void,
+  keys: KeyCache,
+  onItem: (key: string, b: Uint8Array, from: number, to: number) => void,
   stepField = 0,
 ): number | undefined {
-  const r = Reader.create(bytes.subarray(start, end));
+  const w = new Wire(bytes, start, end);
   let step: number | undefined;
-  while (r.pos < r.len) {
-    const tag = r.uint32();
+  while (w.p < end) {
+    const tag = w.varint();
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === itemField && wt === 2) {
-      const itemEnd = r.uint32() + r.pos;
+      const itemEnd = w.varint() + w.p;
+      if (itemEnd > end) throw new WireError();
       let key = '';
       let nested: string | null = null;
       let parts = 0;
-      let json = '';
-      while (r.pos < itemEnd) {
-        const t = r.uint32();
+      let vs = 0;
+      let ve = 0;
+      while (w.p < itemEnd) {
+        const t = w.varint();
         const f = t >>> 3;
-        if (f === 1 && (t & 7) === 2) key = r.string();
-        else if (f === 2 && (t & 7) === 2) {
-          const part = r.string();
+        if (f === 1 && (t & 7) === 2) {
+          const s = w.span();
+          key = keys.get(bytes, s, w.p);
+        } else if (f === 2 && (t & 7) === 2) {
+          const s = w.span();
+          const part = keys.get(bytes, s, w.p);
           nested = parts === 0 ? part : `${nested}.${part}`;
           parts++;
-        } else if (f === 16 && (t & 7) === 2) json = r.string();
-        else r.skipType(t & 7);
+        } else if (f === 16 && (t & 7) === 2) {
+          vs = w.span();
+          ve = w.p;
+        } else w.skip(t & 7);
       }
-      onItem(nested ?? key, json);
+      if (w.p > itemEnd) throw new WireError();
+      onItem(nested ?? key, bytes, vs, ve);
     } else if (field === stepField && stepField !== 0 && wt === 2) {
-      const stepEnd = r.uint32() + r.pos;
-      while (r.pos < stepEnd) {
-        const t = r.uint32();
-        if (t >>> 3 === 1 && (t & 7) === 0) step = int64(r.int64() as unknown as Int64);
-        else r.skipType(t & 7);
+      const stepEnd = w.varint() + w.p;
+      if (stepEnd > end) throw new WireError();
+      while (w.p < stepEnd) {
+        const t = w.varint();
+        if (t >>> 3 === 1 && (t & 7) === 0) step = w.int64();
+        else w.skip(t & 7);
       }
-    } else r.skipType(wt);
+    } else w.skip(wt);
   }
   return step;
+}
+
+/** A history value: a plain decimal read from its bytes, anything else parsed from its text as W&B's JSON. */
+function valueAt(b: Uint8Array, s: number, e: number): unknown {
+  return decimalAt(b, s, e) ?? parseValueJson(utf8At(b, s, e));
 }
 
 export interface WandbParserOptions {
@@ -189,7 +203,8 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const skipped: Record<string, number> = {};
   const acc = new StepAccumulator(onStep, skipped);
   const config: Record<string, unknown> = {};
-  const summary = new Map<string, string>();
+  const summary = new Map<string, Uint8Array>();
+  const keys = new KeyCache();
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   const onIgnored = (k: string): void => {
@@ -209,18 +224,19 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       start,
       end,
       1,
-      (key, raw) => {
+      keys,
+      (key, b, s, e) => {
         if (key === '_step') {
-          const v = parseValueJson(raw);
+          const v = valueAt(b, s, e);
           if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
           return;
         }
         if (key === '_timestamp') {
-          const v = parseValueJson(raw);
+          const v = valueAt(b, s, e);
           if (typeof v === 'number') wall = v;
           return;
         }
-        const v = parseValueJson(raw);
+        const v = valueAt(b, s, e);
         if (typeof v === 'number') values[key] = v;
         else addNumbers(key, v, values, onIgnored);
       },
@@ -270,12 +286,16 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
         return;
       }
       if (kind.field === FIELD_SUMMARY) {
-        // W&B writes a summary update with every history row: keep the latest JSON text per key and parse it
-        // once, at the end. Field 1 holds updates, field 2 removals.
-        walkItems(payload, kind.start, kind.end, 1, (key, json) => {
-          if (key.charCodeAt(0) !== 95 /* _ */) summary.set(key, json);
+        // W&B writes a summary update with every history row: keep the latest JSON bytes per key (in a buffer
+        // of the key's own, reused while the value's length stays) and parse them once, at the end. Field 1
+        // holds updates, field 2 removals.
+        walkItems(payload, kind.start, kind.end, 1, keys, (key, b, s, e) => {
+          if (key.charCodeAt(0) === 95 /* _ */) return;
+          const cur = summary.get(key);
+          if (cur !== undefined && cur.length === e - s) for (let i = 0; i < cur.length; i++) cur[i] = b[s + i];
+          else summary.set(key, b.slice(s, e));
         });
-        walkItems(payload, kind.start, kind.end, 2, (key) => summary.delete(key));
+        walkItems(payload, kind.start, kind.end, 2, keys, (key) => summary.delete(key));
         return;
       }
       if (!RECORD_FIELDS_DECODED.has(kind.field)) return;
@@ -328,7 +348,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       acc.flush();
       if (Object.keys(config).length > 0) meta.config = config;
       const final: Record<string, number> = {};
-      for (const [k, json] of summary) addNumbers(k, parseValueJson(json), final, () => undefined);
+      for (const [k, json] of summary) addNumbers(k, parseValueJson(utf8At(json, 0, json.length)), final, () => undefined);
       if (Object.keys(final).length > 0) meta.finalMetrics = final;
       if (run) {
         const r = run as SourceRunInfo;
