@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 
 /** Detection reads this much of a file (the parsers' detectors look at the first ~64 KB). */
 export const HEAD_BYTES = 64 * 1024;
@@ -153,4 +153,13 @@ export async function listTree(root: string, limit = 20_000, unreadable: { count
 export function folderLabel(root: string, dir: string, rootName: string): string {
   const rel = relative(root, dir);
   return rel === '' ? rootName : `${rootName}/${rel}`;
+}
+
+/**
+ * The name a source file's run gets: a TensorBoard event file is named by the folder that holds it, as
+ * TensorBoard's run list names runs (`events.out.tfevents.<time>.<host>` says nothing); any other log by its
+ * file name.
+ */
+export function sourceLabel(path: string, format: string | null): string {
+  return format === 'tensorboard' ? basename(dirname(resolve(path))) : basename(path);
 }

@@ -26,7 +26,7 @@ import type { Alert, FollowInfo, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { ByteParser, LineParser, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
-import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, listTree, readHead } from './files';
+import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, listTree, readHead, sourceLabel } from './files';
 import { ImportError } from './importLogs';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
@@ -311,8 +311,13 @@ export class LogFollower {
     };
   }
 
+  /** The run's name before any restart: the name asked for, or the source's (a TensorBoard file: its folder's). */
+  private baseName(): string {
+    return this.opts.name ?? (this.isDir ? basename(this.path) : sourceLabel(this.path, this.format));
+  }
+
   private newWriter(notes: string[]): RunWriter {
-    const base = this.opts.name ?? basename(this.path);
+    const base = this.baseName();
     const name = this.restarts === 0 ? base : `${base} (restart ${this.restarts + 1})`;
     return new RunWriter(this.store, {
       registry: this.registry,
@@ -509,9 +514,13 @@ export class LogFollower {
           );
         return 0; // too little yet to tell
       }
+      const before = this.baseName();
       this.format = d.format;
       this.writer.setFormat(d.format);
       for (const w of this.retiring) w.writer.setFormat(d.format);
+      // A file that was empty when following began turned out to be a TensorBoard event file: named by its folder.
+      if (this.restarts === 0 && this.baseName() !== before && (await this.writer.rename(this.baseName())))
+        this.opts.onRunChange?.(this.runId);
     }
     let t = this.tails.get(path);
     // Truncated (shrank), rotated (another inode), or rewritten in place and already past where we were (its
@@ -616,7 +625,7 @@ export class LogFollower {
       this.retiring.push({
         writer: this.writer,
         notes: [
-          `the source restarted at step ${s.step} after step ${from}; later steps are in the run "${basename(this.path)} (restart ${this.restarts + 1})"`,
+          `the source restarted at step ${s.step} after step ${from}; later steps are in the run "${this.baseName()} (restart ${this.restarts + 1})"`,
         ],
       });
       this.writer = this.newWriter([

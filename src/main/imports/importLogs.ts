@@ -26,7 +26,18 @@ import { bundleHolders, importBundle, verifyBundle } from '../bundles/importBund
 import { BundleError, sha256Hex } from '../bundles/manifest';
 import { pidAlive } from '../platform/process';
 import { RunStore } from '../store/runStore';
-import { folderLabel, isZip, LineSplitter, listTree, readHead, sha256File, SKIP_LONG_LINE, streamFile, TreeTooLargeError } from './files';
+import {
+  folderLabel,
+  isZip,
+  LineSplitter,
+  listTree,
+  readHead,
+  sha256File,
+  SKIP_LONG_LINE,
+  sourceLabel,
+  streamFile,
+  TreeTooLargeError,
+} from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
 
@@ -191,8 +202,7 @@ async function planStat(
   else if (isZip(head)) format = 'bundle';
   else format = registry.detect(head)?.format ?? refuseUnknown(shown, registry);
   // TensorBoard names a run by its folder (event file names are timestamps and host names).
-  const label = format === 'tensorboard' ? basename(dirname(resolve(path))) : basename(path);
-  return [{ format, paths: [path], label, bytes: st.size }];
+  return [{ format, paths: [path], label: sourceLabel(path, format), bytes: st.size }];
 }
 
 function uploadLabel(fileName: string, format: LogFormat | 'bundle'): string {

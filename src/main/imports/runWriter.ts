@@ -111,17 +111,27 @@ export class RunWriter {
   stored = 0;
   private creating: Promise<RunRecord> | null = null;
   private format: LogFormat | 'detecting';
+  private name: string;
 
   constructor(
     private readonly store: RunStore,
     private readonly opts: RunWriterOptions,
   ) {
     this.format = opts.format;
+    this.name = opts.name;
   }
 
   /** Follow: the format became known once the file held enough to detect it. */
   setFormat(format: LogFormat): void {
     this.format = format;
+  }
+
+  /** The run's name, once the source shows a better one (follow: a TensorBoard file's folder). True when the record changed. */
+  async rename(name: string): Promise<boolean> {
+    this.name = name;
+    if (!this.run || this.run.name === name) return false;
+    this.run = await this.store.updateRun(this.run.id, { name });
+    return true;
   }
 
   get runId(): string | null {
@@ -170,7 +180,7 @@ export class RunWriter {
       };
       const rec = await this.store.createRun({
         kind: 'imported',
-        name: this.opts.name,
+        name: this.name,
         tags: this.opts.tags,
         preset: cfg.preset,
         env: cfg.env,
