@@ -151,14 +151,32 @@ export class Importer {
     return { ok: true, value: dataBase64 };
   }
 
-  /** Imports a file or folder on the main side's machine (large logs, TensorBoard trees). */
+  /** Imports a file or folder on the main side's machine (large logs, TensorBoard trees), named by path (browser mode). */
   async importPath(path: string): Promise<void> {
+    await this.importNamed(path, { path });
+  }
+
+  /**
+   * The desktop app: the main side's native dialog picks the file or folder, and the import names it by the grant
+   * the dialog answered (the app refuses a path sent by the window). Cancelling the dialog does nothing.
+   */
+  async importPicked(kind: 'file' | 'folder'): Promise<void> {
+    const picked = await this.lab.call('imports.pick', { kind, purpose: 'import' });
+    if (!picked.ok || picked.value === null) return;
+    await this.importNamed(picked.value.path, { grant: picked.value.grant });
+  }
+
+  private async importNamed(label: string, named: { path: string } | { grant: string }): Promise<void> {
     this.items = [];
     this.note = null;
     await this.run(() =>
-      this.attempt(path, async ({ again, format }) =>
+      this.attempt(label, async ({ again, format }) =>
         this.outcome(
-          await this.lab.call('imports.path', { path, ...(again ? { again: true } : {}), ...(format ? { format } : {}) }, { quiet: true }),
+          await this.lab.call(
+            'imports.path',
+            { ...named, ...(again ? { again: true } : {}), ...(format ? { format } : {}) },
+            { quiet: true },
+          ),
         ),
       ),
     );
