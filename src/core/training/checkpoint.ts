@@ -12,6 +12,7 @@
  * checkpoints without decoding files.
  */
 import type { RngState } from '../util/rng';
+import type { HfIdentity } from './hfRun';
 import type { TrainerCheckpoint } from './types';
 import { decodeJson, decodeTensors, encodeJson, encodeTensors, type NamedTensors } from './tensorio';
 
@@ -36,6 +37,12 @@ export interface TrainerState {
    * Absent in checkpoints written before it was recorded.
    */
   readonly workers?: number;
+  /**
+   * model.source = hf:PATH runs: the base model's architecture and the SHA-256 of its weight and tokenizer files.
+   * policy.bin then holds only what training changed (LoRA adapters, or every weight without LoRA) and ref.bin is
+   * empty (π_ref is the base model); a resume checks the folder against these hashes. Absent for lab models.
+   */
+  readonly hfModel?: HfIdentity;
 }
 
 export interface CheckpointContent {

@@ -15,6 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { LogProbRow, ModelWeights, PolicyModel } from '../agent/model';
 import { weightSpecs } from '../agent/model';
+import type { TrainerPolicy } from '../agent/policy';
 import { actorLoss, type ActorLossParams } from '../algorithms/losses/actor-loss';
 import { stopGradient } from '../algorithms/tensor';
 import { accumulateGrads, chunkRows } from './chunking';
@@ -208,7 +209,7 @@ export function bcShardGradient(model: PolicyModel, s: BcShard): ShardGrad {
 
 /** Per-token log-probs (and per-row mean entropy) of each row's response under `model`, no gradient. */
 export async function trainerLogProbs(
-  model: PolicyModel,
+  model: Pick<TrainerPolicy, 'config' | 'tokenLogProbs'>,
   rows: readonly LogProbRow[],
   temperature: number,
   budgetMB: number,

@@ -23,6 +23,7 @@ import { Tokenizer } from '../agent/tokenizer';
 import { deserializeModel } from '../agent/checkpoint';
 import { TfjsRolloutEngine } from '../agent/tfjsEngine';
 import type { RolloutEngine } from '../agent/engine';
+import type { PolicyShape, PolicyWeights, PromptCodec, TrainerPolicy } from '../agent/policy';
 import { runRollout, type RolloutResult, type TrajectoryInfo, type TurnRow } from '../agent/rollout';
 import { mismatchStats } from '../agent/mismatch';
 import { ADVANTAGES, type AdvantageParams, type TurnRow as AdvRow } from '../algorithms/advantages/index';
@@ -58,6 +59,7 @@ import { responseDiversity } from './diversity';
 import { decodeTensors, encodeTensors, type NamedTensors } from './tensorio';
 import type { EvalSummary, StepPart, TrainerCheckpoint, TrainerDeps, TrainerHooks, TrainingResult } from './types';
 import { envSpecOf, modelSpecOf, warmStartRecipe } from './warmstart';
+import { HfRun, hfSourceOf } from './hfRun';
 
 export { envSpecOf, modelSpecOf };
 
@@ -81,13 +83,35 @@ export async function runTraining(
   const totalSteps = config.training.steps;
 
   // ── Policy, tokenizer and π_ref ─────────────────────────────────────────────────────────────────────────
-  let tok: Tokenizer;
-  let model: PolicyModel;
-  let refWeights: ModelWeights;
+  // The lab's own model (`lab`, also `model`) or a Hugging Face checkpoint (`hf`, model.source = hf:PATH): the step
+  // below sees only the TrainerPolicy and PromptCodec contracts; what only the lab model has (onnxruntime engines,
+  // the gradient worker pool, the policy lag, a shipped or cloned warm start) is refused for hf runs by validation.
+  let tok: Tokenizer | PromptCodec;
+  let model: TrainerPolicy;
+  let lab: PolicyModel | null = null;
+  let hf: HfRun | null = null;
+  let refWeights: ModelWeights | null = null;
   let refSource: string;
   let state: TrainerState | null = null;
   let optimState: NamedTensors | null = null;
-  if (resume) {
+  const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
+  if (hfSourceOf(config) !== null) {
+    const ck = resume ? readCheckpoint(resume) : null;
+    if (ck && ck.state.configHash !== cfgHash) {
+      throw new Error(
+        `resume: the checkpoint belongs to a different config (fingerprint ${ck.state.configHash}, this config ${cfgHash}); resume with the run's own config`,
+      );
+    }
+    hf = await HfRun.open(config, deps.loadHfModel, needRef, ck ? { policy: ck.policy, identity: ck.state.hfModel } : null);
+    model = hf.policy;
+    tok = hf.codec;
+    refSource = ck ? ck.state.refSource : hf.refSource;
+    if (ck) {
+      state = ck.state;
+      optimState = hf.optimFromStable(ck.optim);
+      hooks.onStatus({ phase: 'rl', step: ck.state.step, totalSteps, message: `resumed at step ${ck.state.step}` });
+    }
+  } else if (resume) {
     const ck = readCheckpoint(resume);
     if (ck.state.configHash !== cfgHash) {
       throw new Error(
@@ -96,9 +120,10 @@ export async function runTraining(
     }
     const tokFile = resume.files['tokenizer.json'];
     if (!tokFile) throw new Error('resume: checkpoint lacks tokenizer.json');
-    tok = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(tokFile)));
-    const mcfg = resolveModelConfig(modelSpecOf(config), tok.size);
-    model = PolicyModel.fromWeights(fromNamed(mcfg, ck.policy));
+    const labTok = Tokenizer.fromJSON(JSON.parse(new TextDecoder().decode(tokFile)));
+    tok = labTok;
+    const mcfg = resolveModelConfig(modelSpecOf(config), labTok.size);
+    model = lab = PolicyModel.fromWeights(fromNamed(mcfg, ck.policy));
     refWeights = fromNamed(mcfg, ck.ref);
     refSource = ck.state.refSource;
     state = ck.state;
@@ -107,11 +132,11 @@ export async function runTraining(
   } else {
     const ws = await warmStart(config, spec, deps, hooks);
     tok = ws.tok;
-    model = ws.model;
-    refWeights = model.getWeights();
+    model = lab = ws.model;
+    refWeights = lab.getWeights();
     refSource = ws.refSource;
   }
-  const mcfg = model.config;
+  const mcfg: PolicyShape = model.config;
   const budgetMB = activationBudgetOf(config);
   const maxPrompt = mcfg.maxSeqLen - config.rollout.maxResponseTokens;
   if (maxPrompt < 8) {
@@ -121,18 +146,19 @@ export async function runTraining(
   }
 
   // ── Engines ─────────────────────────────────────────────────────────────────────────────────────────────
-  const factory = deps.compute.createRolloutEngine;
+  // onnxruntime engines hold lab-model weights; a hf run samples with its own KV-cache engine.
+  const factory = hf ? undefined : deps.compute.createRolloutEngine;
   const useOrtRollout = config.compute.rolloutEngine === 'onnxruntime' && factory !== undefined;
   const useOrtLogProbs = config.compute.logProbEngine === 'onnxruntime' && factory !== undefined;
   const useOrtRef = config.compute.refLogProbEngine === 'onnxruntime' && factory !== undefined;
-  const rolloutEngine: RolloutEngine = useOrtRollout ? await factory(model.getWeights()) : new TfjsRolloutEngine(model);
-  const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
+  const rolloutEngine: RolloutEngine = hf ? hf.engine : useOrtRollout ? await factory(lab!.getWeights()) : new TfjsRolloutEngine(lab!);
   // π_ref is frozen: on onnxruntime it is exported once and costs one fast forward pass per step.
-  const refModel = needRef && !useOrtRef ? PolicyModel.fromWeights(refWeights, 'ref') : null;
-  const refEngine = needRef && useOrtRef ? await factory(refWeights, 'reference') : null;
+  const refModel = needRef && !useOrtRef && lab ? PolicyModel.fromWeights(refWeights!, 'ref') : null;
+  const refEngine = needRef && useOrtRef ? await factory(refWeights!, 'reference') : null;
+  const refPolicy: Pick<TrainerPolicy, 'config' | 'tokenLogProbs'> | null = hf ? hf.reference : refModel;
   // compute.logProbEngine = 'onnxruntime': old log-probs too come from a forward-only engine holding θ (the rollout
   // engine itself when it is onnxruntime). Faster; the trainer/inference mismatch is then not measured.
-  const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(model.getWeights())) : null;
+  const oldEngine = useOrtLogProbs ? (useOrtRollout ? rolloutEngine : await factory(lab!.getWeights())) : null;
   // algorithm.rolloutCorrection (verl rollout_correction): decoupled IS / rejection against the rollout engine's
   // log-probs, or bypass mode (π_old := those log-probs, no old-log-prob pass).
   const corr = rolloutCorrectionOf(config);
@@ -141,12 +167,12 @@ export async function runTraining(
   // `lagged` holds θ_{s−k} … θ_{s−1} (the oldest first): the sampler holds lagged[0].
   const lag = config.rollout.policyLag ?? 0;
   let lagged: ModelWeights[] = [];
-  if (lag > 0) {
-    const kept = resume ? lagWeightsOf(resume, mcfg) : [];
-    lagged = kept.length > 0 ? kept : [model.getWeights()];
+  if (lag > 0 && lab) {
+    const kept = resume ? lagWeightsOf(resume, lab.config) : [];
+    lagged = kept.length > 0 ? kept : [lab.getWeights()];
   }
   const lagEngine: RolloutEngine | null =
-    lag > 0
+    lag > 0 && lab
       ? useOrtRollout
         ? await factory(lagged[0])
         : new TfjsRolloutEngine(PolicyModel.fromWeights(lagged[0], 'lag'), undefined, true)
@@ -162,8 +188,11 @@ export async function runTraining(
   });
   if (optimState && state) opt.setState({ t: state.optimStep, tensors: optimState });
   // compute.workers = K > 1: a pool of K gradient workers holding θ (started in the try below, so it is always
-  // stopped). K = 1 keeps the single-thread path.
-  const K = workersOf(config, deps.compute, state?.workers);
+  // stopped). K = 1 keeps the single-thread path, the only one a hf model has.
+  const K = hf ? 1 : workersOf(config, deps.compute, state?.workers);
+  // LoRA dropout in the update's forward passes: a seeded stream of its own, checkpointed with the others.
+  const dropoutRng = hf && hf.dropout > 0 ? new Rng(hashSeed(config.seed, 'lora-dropout')) : null;
+  if (dropoutRng && state?.rng['lora-dropout']) dropoutRng.setState(state.rng['lora-dropout']);
   let pool: GradientPool | null = null;
   const policyLogProbs = (rs: readonly TurnRow[], temperature: number): Promise<{ logProbs: number[][]; entropyMean: number[] }> =>
     pool
@@ -188,20 +217,27 @@ export async function runTraining(
       state: {
         step,
         optimStep: opt.stepCount,
-        rng: { rollout: rolloutRng.getState() },
+        rng: { rollout: rolloutRng.getState(), ...(dropoutRng ? { 'lora-dropout': dropoutRng.getState() } : {}) },
         taskCursor,
         refSource,
         configHash: cfgHash,
         totals: { tokens: totalTokens, wallSeconds: wallBefore + (clock.now() - t0) / 1000 },
         workers: K,
+        ...(hf ? { hfModel: hf.identity } : {}),
       },
-      policy: toNamed(model.getWeights()),
-      ref: toNamed(refWeights),
-      optim: opt.getState().tensors,
+      // A hf run's checkpoint holds what training changed (adapters, or all weights) and no π_ref: the base
+      // model is identified by its hashes (state.hfModel) and read from its folder on resume.
+      policy: hf ? hf.namedWeights() : toNamed(lab!.getWeights()),
+      ref: hf ? {} : toNamed(refWeights!),
+      optim: hf ? hf.optimToStable(opt.getState().tensors) : opt.getState().tensors,
     });
+    if (hf) return ck;
     // The policy lag's queue travels with the checkpoint, so a resumed run samples from the same stale policies.
     const lagFiles = Object.fromEntries(lagged.map((w, i) => [`lag-${i}.bin`, encodeTensors(toNamed(w))]));
-    return { ...ck, files: { ...ck.files, ...lagFiles, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tok.toJSON())) } };
+    return {
+      ...ck,
+      files: { ...ck.files, ...lagFiles, 'tokenizer.json': new TextEncoder().encode(JSON.stringify((tok as Tokenizer).toJSON())) },
+    };
   };
 
   // A stop inside a step (hooks.interrupted) puts back what the step changed: its RNG, task cursor and totals, and
@@ -209,10 +245,11 @@ export async function runTraining(
   let undo: {
     step: number;
     rng: ReturnType<Rng['getState']>;
+    dropoutRng: ReturnType<Rng['getState']> | null;
     taskCursor: number;
     totalTokens: number;
     lagged: ModelWeights[];
-    weights?: ModelWeights;
+    weights?: PolicyWeights;
     optim?: ReturnType<AdamW['getState']>;
   } | null = null;
   const interruptAt = async (part: StepPart): Promise<void> => {
@@ -235,7 +272,7 @@ export async function runTraining(
   };
 
   try {
-    if (K > 1) pool = await deps.compute.createGradientPool!({ weights: model.getWeights(), workers: K });
+    if (K > 1) pool = await deps.compute.createGradientPool!({ weights: lab!.getWeights(), workers: K });
     // A policy loaded with NaN/Infinity (an old build's checkpoint) cannot train: stop with the reason.
     assertFiniteWeights(model.trainableVariables(), step);
     hooks.onStatus({ phase: 'rl', step, totalSteps, message: `RL with ${config.preset} on ${spec.name} (π_ref: ${refSource})` });
@@ -256,7 +293,7 @@ export async function runTraining(
         status = 'stopped';
         break;
       }
-      undo = { step, rng: rolloutRng.getState(), taskCursor, totalTokens, lagged };
+      undo = { step, rng: rolloutRng.getState(), dropoutRng: dropoutRng?.getState() ?? null, taskCursor, totalTokens, lagged };
       step += 1;
       const tStep = clock.now();
       const m = new StepMetrics(step);
@@ -333,12 +370,13 @@ export async function runTraining(
       let old: { logProbs: number[][]; entropyMean: number[] };
       // The first mini-batch's rows are not recomputed when nothing before the update needs them: the update's
       // first forward pass runs at θ = θ_old and returns them (firstFromUpdate).
-      const firstFromUpdate = oldEngine || corr.bypass ? 0 : firstMiniBatchFromUpdate(config, rows.length);
+      // Not with LoRA dropout either: the update's forward passes then differ from π_old's (no dropout).
+      const firstFromUpdate = oldEngine || corr.bypass || dropoutRng ? 0 : firstMiniBatchFromUpdate(config, rows.length);
       if (corr.bypass) {
         // Bypass mode: the rollout engine's log-probs are π_old (verl apply_bypass_mode); EMPG is refused by validation.
         old = { logProbs: rows.map((r) => Array.from(r.behaviourLogProbs)), entropyMean: rows.map(() => NaN) };
       } else if (oldEngine) {
-        if (oldEngine !== rolloutEngine) await oldEngine.setWeights(model.getWeights());
+        if (oldEngine !== rolloutEngine) await oldEngine.setWeights(lab!.getWeights());
         const lp = await oldEngine.logProbs(rows, temp);
         // EMPG needs π_old's entropies, which only the trainer engine returns.
         const ent = config.algorithm.advantage.estimator === 'empg' ? (await policyLogProbs(rows, temp)).entropyMean : rows.map(() => NaN);
@@ -356,7 +394,7 @@ export async function runTraining(
         await interruptAt('logprobs');
         ref = refEngine
           ? await refEngine.logProbs(rows, temp)
-          : (await trainerLogProbs(refModel!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
+          : (await trainerLogProbs(refPolicy!, rows, temp, budgetMB, () => interruptAt('logprobs'))).logProbs;
       }
       // Decoupled rollout correction: IS weights and rejection mask from π_old vs π_rollout, once per batch
       // (verl compute_rollout_correction_and_add_to_batch), before the advantages as in verl.
@@ -386,10 +424,22 @@ export async function runTraining(
       // 5. One epoch (or `epochs`) over sequential mini-batches ─────────────────────────────────────────
       if (hooks.interrupted) Object.assign(undo, { weights: model.getWeights(), optim: opt.getState() });
       const upd = await (pool
-        ? updatePolicyParallel(pool, model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () =>
+        ? updatePolicyParallel(pool, lab!, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () =>
             interruptAt('update'),
           )
-        : updatePolicy(model, opt, rows, old.logProbs, ref, adv, config, firstFromUpdate > 0, corrBatch, () => interruptAt('update')));
+        : updatePolicy(
+            model,
+            opt,
+            rows,
+            old.logProbs,
+            ref,
+            adv,
+            config,
+            firstFromUpdate > 0,
+            corrBatch,
+            () => interruptAt('update'),
+            dropoutRng,
+          ));
       for (const [k, v] of Object.entries(upd.metrics)) setMetric(m, k, v);
       if (!oldEngine && !corr.bypass) {
         // After the update: the first mini-batch's π_old log-probs came from its forward pass (firstFromUpdate).
@@ -406,11 +456,11 @@ export async function runTraining(
           if (b.hasTokens) for (const [k, v] of Object.entries(offPolicyMetrics(b.train, b.rollout, b.mask))) setMetric(m, k, v);
         }
       }
-      if (useOrtRollout) await rolloutEngine.setWeights(model.getWeights());
+      if (useOrtRollout) await rolloutEngine.setWeights(lab!.getWeights());
       if (lagEngine) {
         // Step s + 1 samples with θ_{s−k}: the warm start θ_0 until k updates have happened, then trailing by k.
         const before = lagged[0];
-        lagged = [...lagged, model.getWeights()].slice(-(lag + 1));
+        lagged = [...lagged, lab!.getWeights()].slice(-(lag + 1));
         if (lagged[0] !== before) await lagEngine.setWeights(lagged[0]);
       }
       const tUpdate = clock.now();
@@ -452,6 +502,7 @@ export async function runTraining(
     if (undo) {
       step = undo.step;
       rolloutRng.setState(undo.rng);
+      if (dropoutRng && undo.dropoutRng) dropoutRng.setState(undo.dropoutRng);
       taskCursor = undo.taskCursor;
       totalTokens = undo.totalTokens;
       if (undo.weights) model.setWeights(undo.weights);
@@ -477,7 +528,8 @@ export async function runTraining(
     if (refEngine) await refEngine.dispose();
     if (oldEngine && oldEngine !== rolloutEngine) await oldEngine.dispose();
     refModel?.dispose();
-    model.dispose();
+    if (hf) hf.dispose();
+    else model.dispose();
   }
 }
 
@@ -592,7 +644,7 @@ interface UpdateReport {
  * policy — then a forward pass without gradient finds the rows it keeps (the same test the loss will run).
  */
 function wholeDenominators(
-  model: PolicyModel,
+  model: TrainerPolicy,
   chunks: ReadonlyArray<[number, number]>,
   rows: readonly TurnRow[],
   old: readonly number[][],
@@ -648,7 +700,7 @@ function wholeDenominators(
  * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
  */
 async function updatePolicy(
-  model: PolicyModel,
+  model: TrainerPolicy,
   opt: AdamW,
   rows: readonly TurnRow[],
   old: number[][],
@@ -658,6 +710,8 @@ async function updatePolicy(
   firstFromUpdate: boolean,
   corr: CorrectedBatch | null,
   beforeMiniBatch: () => Promise<void>,
+  /** LoRA dropout's stream: the differentiated forward passes run in training mode with it (null: no dropout). */
+  dropout: Rng | null = null,
 ): Promise<UpdateReport> {
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
@@ -715,6 +769,7 @@ async function updatePolicy(
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
         let current = null as tf.Tensor2D | null;
+        if (dropout) model.setTraining?.(dropout);
         const r = tf.variableGrads(() => {
           const cur = model.tokenLogProbs(cRows, { temperature: temp });
           if (capture) current = tf.keep(cur.logProbs);
@@ -733,6 +788,7 @@ async function updatePolicy(
           lossMetrics = res.metrics as Record<string, tf.Scalar>;
           return res.value;
         }, vars);
+        if (dropout) model.setTraining?.(null);
         // Chunk values of pg_loss / entropy / kl_loss are parts of the mini-batch's value (they sum); token means
         // (clip fractions, ppo_kl) are weighted by the chunk's share of response tokens; counts sum.
         const share = whole ? cRows.reduce((s, x) => s + x.responseIds.length, 0) / mbTokens : 1;
@@ -999,8 +1055,8 @@ async function validate(
   config: RunConfig,
   spec: EnvSpec,
   engine: RolloutEngine,
-  tok: Tokenizer,
-  mcfg: ModelConfig,
+  tok: Tokenizer | PromptCodec,
+  mcfg: PolicyShape,
   step: number,
   beforeTurn?: () => Promise<void>,
 ): Promise<{ summary: EvalSummary; trajectories: Trajectory[] }> {
@@ -1119,6 +1175,10 @@ function maskOf(rows: readonly TurnRow[], R: number): tf.Tensor2D {
 
 /** The policy (weights + tokenizer) stored in a trainer checkpoint, for evaluation. */
 export function policyFromCheckpoint(config: RunConfig, ck: TrainerCheckpoint): { tok: Tokenizer; weights: ModelWeights } {
+  if (hfSourceOf(config) !== null)
+    throw new Error(
+      `checkpoint at step ${ck.step} is of a Hugging Face model run (model.source=${config.model.source}): it holds the trained adapters or weights, not a lab policy; evaluate it with the run's base model folder`,
+    );
   const content = readCheckpoint(ck);
   const tokFile = ck.files['tokenizer.json'];
   if (!tokFile) throw new Error(`checkpoint at step ${ck.step} lacks tokenizer.json`);

@@ -12,6 +12,7 @@ import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import type { RolloutEngineFactory } from '../agent/engine';
 import type { GradientPoolFactory } from './shards';
+import type { HfModelLoader } from './hfRun';
 
 export type TrainerPhase = 'warmstart' | 'rl' | 'validation' | 'done';
 
@@ -82,6 +83,8 @@ export interface TrainerDeps {
   readonly compute: TrainerCompute;
   /** Shipped warm-start checkpoints (warmStart.source = 'shipped'); absent → BC from scratch. */
   readonly loadWarmStart?: WarmStartLoader;
+  /** Reads the Hugging Face model folder of model.source = hf:PATH (src/main/compute/models); absent → lab models only. */
+  readonly loadHfModel?: HfModelLoader;
 }
 
 /** Backend description recorded with the run, plus the rollout-engine factory from src/main/compute. */
