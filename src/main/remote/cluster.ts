@@ -52,19 +52,24 @@ export async function labJobs(client: RayClient): Promise<ClusterJob[]> {
   return jobs.sort((a, b) => (b.startTime ?? '9999').localeCompare(a.startTime ?? '9999'));
 }
 
-/** Largest job log remotes.jobLog reads to show its tail. */
-export const JOB_LOG_TAIL_BYTES = 32 * 1024 * 1024;
+/** Line-protocol lines longer than this are shown shortened to their kind and first characters. */
+const PROTOCOL_SHOWN = 200;
 
 /**
- * The last `n` non-blank lines of a job's log, and how many it has. Line-protocol lines (`@arlarena:` metric, checkpoint …)
- * are the lab's own traffic — a checkpoint line holds megabytes of base64 — so they are shown shortened to their
- * kind and first characters; the lab has already stored what they carry.
+ * The last `n` non-blank lines of a job's log, and how many it has, streamed from Ray's job logs endpoint
+ * (RayClient.jobLogTail): a log of any size gives its tail holding no more than the tail. Line-protocol lines
+ * (`@arlarena:` metric, checkpoint …) are the lab's own traffic — a checkpoint line holds megabytes of base64 — so
+ * they are shown shortened to their kind and first characters; the lab has already stored what they carry. Any
+ * other line past KEEP_CHARS characters is shown up to there, with its length.
  */
 export async function jobLogTail(client: RayClient, submissionId: string, n: number): Promise<{ lines: string[]; totalLines: number }> {
-  // For a look at the tail, a log past JOB_LOG_TAIL_BYTES is refused (read it on the cluster) rather than held.
-  const text = await client.jobLogs(submissionId, JOB_LOG_TAIL_BYTES);
-  // Blank lines are left out: Ray's job log has one between most of the entrypoint's lines.
-  const all = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const tail = all.slice(-n).map((l) => (l.includes('@arlarena:') && l.length > 200 ? `${l.slice(0, 160)}… (${l.length} characters)` : l));
-  return { lines: tail, totalLines: all.length };
+  const { lines, totalLines } = await client.jobLogTail(submissionId, n);
+  const shown = lines.map(({ text, length }) =>
+    text.includes('@arlarena:') && length > PROTOCOL_SHOWN
+      ? `${text.slice(0, 160)}… (${length} characters)`
+      : length > text.length
+        ? `${text}… (${length} characters)`
+        : text,
+  );
+  return { lines: shown, totalLines };
 }

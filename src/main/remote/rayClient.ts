@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { RemoteAccess } from './targets';
 import { RemoteError } from './targets';
+import { JobLogTail, LogAnswerError, type TailLine } from './logTail';
 
 export type RayJobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 export const TERMINAL_JOB_STATUSES: readonly RayJobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
@@ -100,7 +101,9 @@ export class RayClient {
    *
    * Bounded whatever the other end does: `timeoutMs` is the deadline for the whole answer (a server sending one
    * byte every few seconds does not restart it), an answer over `maxBytes` is refused as soon as it passes that
-   * (the connection is closed, nothing more is read), and of an error answer only the first 64 KiB are kept.
+   * (the connection is closed, nothing more is read), and of an error answer only the first 64 KiB are kept. With
+   * `sink`, a successful answer is handed to it chunk by chunk instead of being kept (and `maxBytes` does not
+   * apply); an error the sink throws ends the call with its message.
    */
   async request(
     method: string,
@@ -109,6 +112,7 @@ export class RayClient {
     contentType?: string,
     timeoutMs = this.limits.deadlineMs,
     maxBytes = this.limits.maxJsonBytes,
+    sink?: (chunk: Buffer) => void,
   ): Promise<{ status: number; ok: boolean; text: string }> {
     const url = new URL(`${this.access.url}${path}`);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -141,6 +145,15 @@ export class RayClient {
             const done = () => finish(() => resolve({ status, ok, text: Buffer.concat(chunks).toString('utf8') }));
             res.on('data', (c: Buffer) => {
               if (settled) return;
+              if (ok && sink) {
+                try {
+                  sink(c);
+                } catch (e) {
+                  finish(() => reject(Object.assign(e instanceof Error ? e : new Error(String(e)), { code: 'ESINK' })));
+                  req.destroy();
+                }
+                return;
+              }
               if (size + c.length > cap) {
                 if (ok) {
                   finish(() =>
@@ -188,6 +201,7 @@ export class RayClient {
       });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
+      if (err.code === 'ESINK') throw e; // the sink's own error: its caller says what it means
       if (err.code === 'ETOOBIG') throw new RemoteError(`${this.where()}: ${err.message}. Is this address a Ray dashboard?`);
       if (err.code === 'ETIMEDOUT' && err.message.startsWith('no complete answer'))
         throw new RemoteError(
@@ -425,6 +439,27 @@ export class RayClient {
     if (!isObject(r) || typeof r.logs !== 'string')
       throw new RemoteError(`reading the log of job ${id} on ${this.where()}: the answer has no logs text`);
     return r.logs;
+  }
+
+  /**
+   * The last `n` non-blank lines of a job's log and how many it has, from the same endpoint as jobLogs, read as the
+   * answer arrives (logTail.ts): however long the log, only the tail is held — n lines of at most KEEP_CHARS
+   * characters each (a longer line comes with its real length). Bounded in time by the whole-log deadline.
+   */
+  async jobLogTail(id: string, n: number): Promise<{ lines: TailLine[]; totalLines: number; peakHeldChars: number }> {
+    const what = `GET /api/jobs/${id}/logs`;
+    const tail = new JobLogTail(n);
+    try {
+      const r = await this.request('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, undefined, LOG_DEADLINE_MS, Infinity, (c) =>
+        tail.write(c),
+      );
+      if (!r.ok) throw new RemoteError(`${what} on ${this.where()} answered ${r.status}: ${lastLine(r.text)}`);
+      return tail.end();
+    } catch (e) {
+      if (!(e instanceof LogAnswerError)) throw e;
+      if (e.kind === 'no-logs') throw new RemoteError(`reading the log of job ${id} on ${this.where()}: ${e.message}`);
+      throw new RemoteError(`${what} on ${this.where()} ${e.message}: is this address a Ray dashboard?`);
+    }
   }
 
   /** The deadline and size cap a whole-log read uses (logFollow reads the state API's log file with them). */
