@@ -450,8 +450,14 @@ export class RayClient {
     const what = `GET /api/jobs/${id}/logs`;
     const tail = new JobLogTail(n);
     try {
-      const r = await this.request('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, undefined, LOG_DEADLINE_MS, Infinity, (c) =>
-        tail.write(c),
+      const r = await this.request(
+        'GET',
+        `/api/jobs/${encodeURIComponent(id)}/logs`,
+        undefined,
+        undefined,
+        LOG_DEADLINE_MS,
+        Infinity,
+        (c) => tail.write(c),
       );
       if (!r.ok) throw new RemoteError(`${what} on ${this.where()} answered ${r.status}: ${lastLine(r.text)}`);
       return tail.end();
