@@ -3,7 +3,7 @@
  * `runTraining` from src/core/training); tests inject a small deterministic job through the session manager's worker spawner.
  */
 import type { TrainerCheckpoint, TrainerHooks } from '../../core/training/types';
-import type { ComputeBackendInfo } from '../../shared/api';
+import type { ComputeBackendInfo, HfModelRecord } from '../../shared/api';
 
 export interface JobInput {
   readonly runId: string;
@@ -17,6 +17,8 @@ export interface JobResult {
   readonly step: number;
   /** The run's backend record (what ComputeBackendInfo holds, less the machine's available list). */
   readonly backend?: Omit<ComputeBackendInfo, 'available'>;
+  /** A Hugging Face model run's base model (RunRecord.model); absent for lab models. */
+  readonly model?: HfModelRecord;
 }
 
 export interface TrainingJob {

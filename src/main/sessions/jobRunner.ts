@@ -161,7 +161,13 @@ export async function runJob({
     await writes;
     await files.close();
     if (writeError) throw writeError;
-    const done = { type: 'done' as const, status: result.status, step: result.step, backend: result.backend };
+    const done = {
+      type: 'done' as const,
+      status: result.status,
+      step: result.step,
+      backend: result.backend,
+      ...(result.model ? { model: result.model } : {}),
+    };
     post(done);
     return done;
   } catch (e) {

@@ -3,7 +3,7 @@
  * messages cross worker_threads (CLI, browser mode, tests) and Electron's utilityProcess (the desktop app).
  * Metric values keep NaN/±Infinity (structured clone preserves them).
  */
-import type { Alert, ComputeBackendInfo, Trajectory } from '../../shared/api';
+import type { Alert, ComputeBackendInfo, HfModelRecord, Trajectory } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { DetectorConfigOverrides } from '../../core/stability/config';
 
@@ -40,5 +40,6 @@ export type WorkerToHost =
       readonly status: 'completed' | 'stopped';
       readonly step: number;
       readonly backend?: Omit<ComputeBackendInfo, 'available'>;
+      readonly model?: HfModelRecord;
     }
   | { readonly type: 'failed'; readonly error: string };

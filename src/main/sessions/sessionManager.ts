@@ -486,7 +486,10 @@ export class SessionManager {
         return;
       case 'done':
         s.step = m.step;
-        await this.finish(s, m.status, m.backend ? { backend: { ...m.backend, available: [] } } : {});
+        await this.finish(s, m.status, {
+          ...(m.backend ? { backend: { ...m.backend, available: [] } } : {}),
+          ...(m.model ? { model: m.model } : {}),
+        });
         return;
       case 'failed':
         await this.finish(s, 'failed', { error: m.error });

@@ -8,6 +8,9 @@ import { runTraining } from '../../../core/training/trainer';
 import type { TrainerDeps } from '../../../core/training/types';
 import { setupCompute } from '../../compute/index';
 import { shippedLoaderFor } from '../../store/shippedWarmStart';
+import { hfModelRecord } from '../../compute/models/hfRunModel';
+import { loadHfFolder } from '../../compute/models/hfFolder';
+import type { HfModelRecord } from '../../../shared/api';
 import type { TrainingJob } from '../job';
 
 export const trainingJob: TrainingJob = {
@@ -15,6 +18,8 @@ export const trainingJob: TrainingJob = {
     const config = input.config as unknown as RunConfig;
     const { backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision } = config.compute;
     const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision });
+    // model.source = hf:PATH: the folder is read (and hashed) here; the run record gets its identity.
+    const recorded: { model?: HfModelRecord } = {};
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       // compute.workers = 0 → one gradient worker per core of this machine.
@@ -27,6 +32,15 @@ export const trainingJob: TrainingJob = {
       },
       // warmStart.source = 'shipped': π_ref from resources/warmstart/<env>, verified against its manifest and the run.
       loadWarmStart: shippedLoaderFor(config),
+      loadHfModel: async (path) => {
+        const loaded = await loadHfFolder(path);
+        recorded.model = hfModelRecord(
+          loaded,
+          { architecture: loaded.config.architecture, weights: loaded.weightHashes, tokenizer: loaded.tokenizerHashes },
+          config,
+        );
+        return loaded;
+      },
     };
     const result = await runTraining(config, deps, hooks, resume);
     const { training, rollout, detail, tensorflow } = compute.info;
@@ -34,6 +48,7 @@ export const trainingJob: TrainingJob = {
       status: result.status,
       step: result.step,
       backend: { training, rollout, detail, workers: result.workers, ...(tensorflow ? { tensorflow } : {}) },
+      ...(recorded.model ? { model: recorded.model } : {}),
     };
   },
 };

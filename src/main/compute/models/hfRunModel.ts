@@ -1,0 +1,133 @@
+/**
+ * Hugging Face model folders as training runs see them (config model.source = hf:PATH):
+ *
+ *   preflightHfRun   before a run exists: the folder is a model the lab can train (config.json, architecture,
+ *                    tokenizer vs vocabulary, every weight file whole — inspectHfFolder's checks), the run's context
+ *                    fits the checkpoint, and the memory estimate (core/llm/memory.ts) fits what the training backend
+ *                    can hold (core/llm/memoryFit.ts); every weight file hashed (streamed, nothing kept). Any refusal
+ *                    is an HfFolderError with the reason and the fix, thrown before the store is touched.
+ *   hfModelRecord    RunRecord.model: the folder, config.json, the SHA-256 of each weight and tokenizer file, the
+ *                    parameter counts and the LoRA settings — what a bundle carries instead of the base weights.
+ *   checkHfFolder    a folder against a recorded identity (reproduce, resume on another machine): refused naming the
+ *                    first file whose hash differs.
+ *   hfModelLoader    the trainer's HfModelLoader (core/training/hfRun.ts): loadHfFolder, tensors and hashes.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { RunConfig } from '../../../core/config/types';
+import { llmParamCount } from '../../../core/llm/config';
+import { loraParamCount } from '../../../core/llm/lora';
+import { estimateLlmMemory } from '../../../core/llm/memory';
+import { memoryFit, type MachineMemory } from '../../../core/llm/memoryFit';
+import { hashMismatch, hfSourceOf, loraOf, type HfIdentity, type HfModelLoader } from '../../../core/training/hfRun';
+import { activationBudgetOf, rowActivationBytes } from '../../../core/training/chunking';
+import type { HfModelRecord } from '../../../shared/api';
+import { HfFolderError, inspectHfFolder, loadHfFolder, type HfFolderInfo } from './hfFolder';
+
+export const hfModelLoader: HfModelLoader = (path) => loadHfFolder(path);
+
+/** `hf:~/models/x` and a scrubbed bundle's `~/…` name the home folder. */
+export function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 24 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Check a folder (headers only, no tensor read) and hash every weight file. */
+export async function identifyHfFolder(dir: string): Promise<{ info: HfFolderInfo; identity: HfIdentity }> {
+  const info = await inspectHfFolder(expandHome(dir));
+  const weights: Record<string, string> = {};
+  for (const f of info.weightFiles) weights[f] = await sha256File(join(info.dir, f));
+  return { info, identity: { architecture: info.config.architecture, weights, tokenizer: { ...info.tokenizerHashes } } };
+}
+
+/** The run record's model entry. */
+export function hfModelRecord(
+  info: Pick<HfFolderInfo, 'dir' | 'config' | 'rawConfig'>,
+  identity: HfIdentity,
+  config: RunConfig,
+): HfModelRecord {
+  const lora = loraOf(config);
+  const params = llmParamCount(info.config);
+  return {
+    path: info.dir,
+    architecture: identity.architecture,
+    config: { ...info.rawConfig },
+    weights: { ...identity.weights },
+    tokenizer: { ...identity.tokenizer },
+    params,
+    trainableParams: lora ? loraParamCount(info.config, lora) : params,
+    lora: lora ? { rank: lora.rank, alpha: lora.alpha, dropout: lora.dropout, targets: [...lora.targetModules] } : null,
+  };
+}
+
+/** The recorded identity of a run's model entry. */
+export function identityOf(rec: HfModelRecord): HfIdentity {
+  return { architecture: rec.architecture, weights: rec.weights, tokenizer: rec.tokenizer };
+}
+
+/** Refuse a folder whose files are not the recorded model's, naming the first file that differs. */
+export async function checkHfFolder(dir: string, recorded: HfModelRecord): Promise<{ info: HfFolderInfo; identity: HfIdentity }> {
+  const found = await identifyHfFolder(dir);
+  const diff = hashMismatch(identityOf(recorded), found.identity) ?? configMismatch(recorded.config, found.info.rawConfig);
+  if (diff)
+    throw new HfFolderError(
+      `${found.info.dir} is not the base model the run trained from: ${diff}; give the folder of that exact checkpoint (--model-folder PATH)`,
+    );
+  return found;
+}
+
+/** config.json against the recorded one: the first key whose value differs, or null. */
+function configMismatch(recorded: Record<string, unknown>, found: Record<string, unknown>): string | null {
+  for (const k of [...new Set([...Object.keys(recorded), ...Object.keys(found)])].sort()) {
+    const a = JSON.stringify(recorded[k]);
+    const b = JSON.stringify(found[k]);
+    if (a !== b) return `config.json: ${k} was ${a ?? 'absent'}, is ${b ?? 'absent'}`;
+  }
+  return null;
+}
+
+/**
+ * The memory a run of `config` needs on this model: one differentiated chunk of full-length rows (as many as the
+ * trainer's activation budget lets a chunk hold, at most a mini-batch), plus a frozen copy of the weights when a
+ * full fine-tuning run needs π_ref.
+ */
+export function hfRunMemory(info: Pick<HfFolderInfo, 'config'>, config: RunConfig): ReturnType<typeof estimateLlmMemory> {
+  const c = info.config;
+  const seqLen = config.model.maxSeqLen;
+  const shape = { nLayers: c.numLayers, nHeads: c.numHeads, dModel: c.hiddenSize, dFF: c.intermediateSize, vocabSize: c.vocabSize };
+  const perRow = rowActivationBytes(shape, seqLen);
+  const rows = Math.max(1, Math.min(config.optim.miniBatchRows, Math.floor((activationBudgetOf(config) * 1024 * 1024) / perRow)));
+  const lora = loraOf(config);
+  const est = estimateLlmMemory(c, { rows, seqLen, responseTokens: config.rollout.maxResponseTokens }, lora);
+  const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
+  if (lora || !needRef) return est;
+  return { ...est, weightsBytes: 2 * est.weightsBytes, totalBytes: est.totalBytes + est.weightsBytes };
+}
+
+/**
+ * Everything checked before a hf run is created: the folder, the context, the memory. Returns the record the run
+ * will carry and the memory verdict's line.
+ */
+export async function preflightHfRun(
+  config: RunConfig,
+  machine: MachineMemory,
+): Promise<{ info: HfFolderInfo; identity: HfIdentity; record: HfModelRecord; memory: string }> {
+  const path = hfSourceOf(config);
+  if (path === null) throw new HfFolderError('model.source is not hf:PATH');
+  const { info, identity } = await identifyHfFolder(resolve(expandHome(path)));
+  const max = info.config.maxPositionEmbeddings;
+  if (config.model.maxSeqLen > max)
+    throw new HfFolderError(
+      `model.maxSeqLen ${config.model.maxSeqLen} is longer than ${info.dir}'s context (config.json max_position_embeddings ${max}); set model.maxSeqLen ≤ ${max}`,
+    );
+  const fit = memoryFit(hfRunMemory(info, config), machine, { lora: loraOf(config) !== null });
+  if (!fit.fits) throw new HfFolderError(`${info.config.architecture} from ${info.dir} ${fit.message}`);
+  return { info, identity, record: hfModelRecord(info, identity, config), memory: fit.message };
+}
