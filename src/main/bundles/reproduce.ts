@@ -6,6 +6,7 @@
  * tolerance stated), within band, or diverged. Bit-identity is only expected when the compute backend matches (a
  * run is a function of config, seed, app version and backend); the report says whether it does.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { MetricRecord } from '../../shared/metrics';
 import { decodeMetricRecord } from '../store/jsonl';
@@ -14,8 +15,11 @@ import { runJob } from '../sessions/jobRunner';
 import type { TrainingJob } from '../sessions/job';
 import { verifyBundle } from './importBundle';
 import { BundleError } from './manifest';
-import { validateConfig } from '../../core/config/index';
-import type { Alert, ComputeBackendInfo } from '../../shared/api';
+import { validateConfig, type RunConfig } from '../../core/config/index';
+import { hfSourceOf } from '../../core/training/hfRun';
+import { HfFolderError } from '../compute/models/hfFolder';
+import { checkHfFolder, expandHome } from '../compute/models/hfRunModel';
+import type { Alert, ComputeBackendInfo, HfModelRecord } from '../../shared/api';
 import { compareStreams, type ComparisonReport } from '../../core/stats/reproduce';
 
 export {
@@ -52,6 +56,41 @@ export interface ReproduceOptions {
     readonly validateConfig: (config: Record<string, unknown>) => ReadonlyArray<{ readonly message: string }>;
   };
   readonly onProgress?: (step: number, total: number) => void;
+  /**
+   * A Hugging Face model run: the base model's folder on this machine (default: the path the run recorded, when it
+   * exists here). Its files must hash as the run recorded them, or the rerun is refused naming the file.
+   */
+  readonly modelFolder?: string;
+}
+
+/**
+ * The config a hf run reruns with: model.source pointed at `modelFolder` (or the recorded path), after checking that
+ * folder's files against the run's recorded hashes. Other configs come back unchanged.
+ */
+export async function withCheckedModel(
+  config: Record<string, unknown>,
+  recorded: HfModelRecord | undefined,
+  modelFolder: string | undefined,
+): Promise<Record<string, unknown>> {
+  // A bundle's config is outside input (and a test job's may have no model section at all).
+  const source = (config.model as { source?: unknown } | undefined)?.source;
+  if (typeof source !== 'string' || hfSourceOf({ model: { source } } as unknown as RunConfig) === null) return config;
+  if (!recorded)
+    throw new BundleError(
+      `the run trained a Hugging Face model (${source}) but its record has no model hashes, so no folder can be checked against it; it cannot be rerun`,
+    );
+  const folder = modelFolder ?? expandHome(recorded.path);
+  if (modelFolder === undefined && !existsSync(folder))
+    throw new BundleError(
+      `the run trained ${recorded.architecture} from ${recorded.path}, which is not on this machine; give the same checkpoint's folder with --model-folder PATH`,
+    );
+  try {
+    const { info } = await checkHfFolder(folder, recorded);
+    return { ...config, model: { ...(config.model as Record<string, unknown>), source: `hf:${info.dir}` } };
+  } catch (e) {
+    if (e instanceof HfFolderError) throw new BundleError(e.message);
+    throw e;
+  }
 }
 
 /** The config with compute.workers = 0 (one per core) replaced by the K the run recorded. */
@@ -103,14 +142,14 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
   // compute.workers = 0 means "one per core" where the run started: the rerun uses the K the run recorded, since K
   // sets the float32 summation order of the gradients.
   // Likewise native TensorFlow's thread pools: "one per core" (0 or absent) becomes the counts the run recorded.
-  const config = withRecordedThreads(withRecordedWorkers(record.config, record.backend.workers), record.backend.tensorflow);
+  const recordedConfig = withRecordedThreads(withRecordedWorkers(record.config, record.backend.workers), record.backend.tensorflow);
   if (record.kind === 'imported') {
     throw new BundleError(
       `run "${record.name}" was imported from a ${record.source?.format ?? 'training'} log (${record.source?.framework ?? 'unknown'} framework), not trained in this lab, so the lab cannot rerun it; compare it with lab runs instead (its source log is in the bundle under source/)`,
     );
   }
   // What trains must validate like a new run's config (a bundle is input from outside).
-  const issues = (opts.job?.validateConfig ?? validateConfig)(config);
+  const issues = (opts.job?.validateConfig ?? validateConfig)(recordedConfig);
   if (issues.length > 0)
     throw new BundleError(
       `the bundle's config is not a valid run config: ${issues
@@ -118,6 +157,8 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
         .map((i) => i.message)
         .join('; ')}`,
     );
+  // A Hugging Face model run: the bundle holds the model's hashes, not its weights; the folder must match them.
+  const config = await withCheckedModel(recordedConfig, record.model, opts.modelFolder);
   const limit = opts.steps;
   const rerun = await store.createRun({
     name: `reproduce: ${record.name}`,
@@ -158,6 +199,7 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     error: result.type === 'failed' ? result.error : null,
     finishedAt: new Date().toISOString(),
     ...(result.type === 'done' && result.backend ? { backend: { ...result.backend, available: [] } } : {}),
+    ...(result.type === 'done' && result.model ? { model: result.model } : {}),
   });
   const rerunMetrics = await store.readMetrics(rerun.id);
   const compared = limit !== undefined ? original.filter((r) => r.step <= limit) : original;

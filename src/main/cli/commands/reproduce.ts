@@ -4,7 +4,7 @@ import { BundleError } from '../../bundles/manifest';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
-const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
+const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--model-folder PATH] [--json]
   Verifies the bundle, reruns its config and seed as a new run (tagged "reproduction") with the real trainer,
   and compares every deterministic metric (all but perf/* timings):
     bit-identical      equal at every step (expected when the compute backend matches)
@@ -13,6 +13,9 @@ const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--json]
                        less than the float tolerance)
     diverged           otherwise
   --steps N   rerun only the first N steps (a quicker check of the prefix)
+  --model-folder PATH  a run of a Hugging Face model (--model hf:…): the base model's folder here (default: the
+              path the run recorded, if it exists). The bundle carries the model's hashes, not its weights: a folder
+              whose config, weight or tokenizer file hashes differently is refused, naming the file
   Exit code: 0 bit-identical, within tolerance or within band, 3 diverged, 1 error.`;
 
 const command: CliCommand = {
@@ -23,7 +26,7 @@ const command: CliCommand = {
       args,
       allowPositionals: true,
       strict: true,
-      options: { steps: { type: 'string' }, json: { type: 'boolean' } },
+      options: { steps: { type: 'string' }, 'model-folder': { type: 'string' }, json: { type: 'boolean' } },
     });
     const { values: v, positionals: pos } = parsed;
     if (pos.length !== 1) throw new UsageError('expected exactly one FILE');
@@ -34,6 +37,7 @@ const command: CliCommand = {
     try {
       const r = await reproduceBundle(store, pos[0], {
         steps,
+        ...(v['model-folder'] !== undefined ? { modelFolder: v['model-folder'] } : {}),
         onProgress: ctx.isTTY && !v.json ? (s, t) => ctx.stderr.write(`\rrerunning: step ${s}/${t}`) : undefined,
       });
       if (ctx.isTTY && !v.json) ctx.stderr.write('\n');

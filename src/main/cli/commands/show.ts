@@ -65,6 +65,14 @@ const command: CliCommand = {
       );
     }
     out(`  app       ${run.appVersion} (${run.appCommit}); backend ${run.backend.training} / ${run.backend.rollout}`);
+    if (run.model) {
+      const m = run.model;
+      const lora = m.lora
+        ? `LoRA r=${m.lora.rank} alpha=${m.lora.alpha} dropout=${m.lora.dropout} on ${m.lora.targets.join('+')}`
+        : 'full fine-tuning';
+      out(`  model     ${m.architecture} from ${m.path}: ${m.params} parameters, ${m.trainableParams} trained (${lora})`);
+      for (const [f, h] of Object.entries({ ...m.weights, ...m.tokenizer })) out(`            ${f}  sha256 ${h.slice(0, 16)}…`);
+    }
     out(`  created   ${run.createdAt}; started ${run.startedAt ?? '–'}; finished ${run.finishedAt ?? '–'}`);
     out(`  data      ${tail.records} metric records; checkpoints at steps ${ckpts.join(', ') || '–'}; ${store.runDir(run.id)}`);
     const src = run.source;
