@@ -10,8 +10,10 @@ import { serializeModel } from '../../../core/agent/checkpoint';
 import { heldOutSeeds } from '../../../core/envs/index';
 import { Rng, hashSeed } from '../../../core/util/rng';
 import { appCommit, appVersion } from '../../platform/appInfo';
+import { LLM_WARMSTART_USAGE, runLlmWarmStart } from '../llmWarmStart';
 
 const usage = `Usage: arlarena warmstart [--env NAME] [--updates N] [--batch ROWS] [--model SIZE] [--history K] [--seed N] [--episodes N] [--max-minutes M] [--stop-after U] [--set key=value …] [--out DIR] [--json]
+       arlarena warmstart --model hf:PATH [--lora SPEC] [--steps N] [--batch ROWS] [--lr X] [--resume] [--checkpoint-every K] [--episodes N] [--out DIR] [--json]
 
 Behaviour-clone a warm-start policy from the testbed expert (the RL runs' π_ref) and write it with its tokenizer,
 config, recipe, held-out results (greedy and sampled, 95 % Wilson intervals, random and expert baselines) and a
@@ -19,7 +21,7 @@ SHA-256 manifest.
   --env NAME      testbed environment (default sokoban)
   --updates N     BC updates (default: the config's warmStart.bcUpdates)
   --batch ROWS    expert turn rows per update (default warmStart.bcBatchRows)
-  --model SIZE    nano | small | base | custom (default nano)
+  --model SIZE    nano | small | base | custom (default nano), or hf:PATH (below)
   --history K     prompt history window (default: the config's env.historyWindow)
   --episodes N    held-out tasks to evaluate on (default 200)
   --max-minutes M stop BC after the first update past M minutes of BC (the schedule — data, shuffle — stays that
@@ -27,7 +29,8 @@ SHA-256 manifest.
   --stop-after U  stop BC after U of the scheduled --updates (deterministic: same weights as a budgeted run
                   that stopped there)
   --out DIR       output folder (default <data-dir>/warmstart/<env>-<model>-k<K>)
-  --json          one JSON object with the results instead of text`;
+  --json          one JSON object with the results instead of text
+${LLM_WARMSTART_USAGE}`;
 
 const warmstart: CliCommand = {
   summary: 'train a behaviour-cloning warm start (π_ref) and write it with a SHA-256 manifest',
@@ -48,10 +51,24 @@ const warmstart: CliCommand = {
         set: { type: 'string', multiple: true },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
+        lora: { type: 'string' },
+        steps: { type: 'string' },
+        lr: { type: 'string' },
+        resume: { type: 'boolean', default: false },
+        'checkpoint-every': { type: 'string' },
+        'max-new-tokens': { type: 'string' },
+        'expert-episodes': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     });
+    // A Hugging Face folder: the LLM warm start (behaviour cloning through its chat template), resumable.
+    if (values.model?.startsWith('hf:')) return runLlmWarmStart({ ...values, model: values.model }, args, ctx);
+    for (const flag of ['lora', 'steps', 'lr', 'checkpoint-every', 'max-new-tokens', 'expert-episodes'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} is for --model hf:PATH (an LLM warm start); the lab model takes --updates and --set`);
+    if (values.resume)
+      throw new UsageError('--resume is for --model hf:PATH (an LLM warm start); the lab model reproduces with --stop-after');
     const overrides = parseSets(values.set ?? []);
     overrides['warmStart.source'] = 'scratch';
     const updates = intArg('updates', values.updates, 0);
