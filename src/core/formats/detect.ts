@@ -34,6 +34,8 @@ export const FORMAT_DESCRIPTIONS: Readonly<Record<LogFormat, string>> = {
   'mlflow-file': 'MLflow file store: a folder (mlruns/) of <experiment>/<run>/meta.yaml with metrics/, params/, tags/',
   'mlflow-sqlite': 'MLflow SQLite store (mlflow.db): a SQLite database with runs, metrics, params, tags, experiments tables',
   trackio: 'Trackio database (<project>.db): a SQLite database with a metrics table of JSON payloads',
+  'wandb-files':
+    'run folder of a W&B client before 0.10 (no .wandb file): wandb-history.jsonl rows with _step and _runtime / _timestamp, beside a config.yaml that starts "wandb_version: 1"',
   'wandb-csv': 'W&B "Export CSV": a "Step" column and "<run> - <metric>" columns',
   csv: 'CSV with a header row holding a step column (step, Step, global_step, _step, iteration)',
   'deepspeed-chat': 'DeepSpeed-Chat step-3 RLHF log: "epoch: E|step: N|ppo_ep: …|act_loss: …" lines',

@@ -22,10 +22,11 @@ export type LogFormat =
 
 /**
  * Trackers' stores that are read as stores, not streamed as one file (main's src/main/imports reads them with
- * SQLite or by walking the folder): an MLflow file store (`mlruns/`), an MLflow SQLite store, a Trackio database.
+ * SQLite or by walking the folder): an MLflow file store (`mlruns/`), an MLflow SQLite store, a Trackio database, an
+ * older W&B client's run folder (`wandb-history.jsonl`, `wandb-summary.json`, `config.yaml`; no `.wandb` file).
  */
-export type TrackerStoreFormat = 'mlflow-file' | 'mlflow-sqlite' | 'trackio';
-export const TRACKER_STORE_FORMATS: readonly TrackerStoreFormat[] = ['mlflow-file', 'mlflow-sqlite', 'trackio'];
+export type TrackerStoreFormat = 'mlflow-file' | 'mlflow-sqlite' | 'trackio' | 'wandb-files';
+export const TRACKER_STORE_FORMATS: readonly TrackerStoreFormat[] = ['mlflow-file', 'mlflow-sqlite', 'trackio', 'wandb-files'];
 
 /** The formats a single file streams through a parser of this layer. */
 export const LOG_FORMATS: readonly LogFormat[] = [

@@ -17,9 +17,19 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { createWandbParser } from '../../core/formats/wandb';
+import { createWandbParser, SKIP_NO_STEP } from '../../core/formats/wandb';
+import {
+  isWandbConfigYaml,
+  isWandbHistoryHead,
+  parsePythonJson,
+  wandbConfigFromYaml,
+  wandbHistoryRow,
+  wandbMetadata,
+  wandbRunIdFromFolder,
+  wandbSummaryValues,
+} from '../../core/formats/wandbFiles';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
-import { CHUNK_BYTES, listTree, readHead } from './files';
+import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
 
 export type TrackerFormat = TrackerStoreFormat | 'wandb';
@@ -174,52 +184,88 @@ const MLFLOW_STATUS_NUM: Record<string, string> = { '1': 'RUNNING', '2': 'SCHEDU
  * Groups (step, key, value) rows, ordered by step, into steps; the last value of a key within a step wins. A
  * step's keys leave in one order (first seen first) whatever order the database returned them in, so the mapping
  * table's plan cache (core/formats/mapping.ts) recognises consecutive steps.
+ *
+ * Each distinct key gets a slot once (its name — verl's `_at_` undone — made then, not per row); a row only writes
+ * its slot's value and marks it present in the current step, and a step is built once, in slot order, which is
+ * first-seen order.
  */
 class StepGrouper {
   private step = Number.NaN;
-  private values: Record<string, number> | null = null;
+  private open = false;
   private wall = 0;
-  private readonly order: string[] = [];
-  private readonly known = new Set<string>();
-  constructor(private readonly feed: StepFeed) {}
-  private canonical(values: Record<string, number>): Record<string, number> {
-    const out: Record<string, number> = {};
-    let n = 0;
-    for (const k of this.order) {
-      if (k in values) {
-        out[k] = values[k];
-        n++;
-      }
-    }
-    if (n < Object.keys(values).length) {
-      for (const k in values) {
-        if (this.known.has(k)) continue;
-        this.known.add(k);
-        this.order.push(k);
-        out[k] = values[k];
-      }
-    }
-    return out;
+  /** Row key → slot. */
+  private readonly slots = new Map<string, number>();
+  /** Slot → the key's name in the step. */
+  private readonly names: string[] = [];
+  private readonly byName = new Map<string, number>();
+  private vals = new Float64Array(64);
+  /** The step generation each slot was last written in (present in this step when equal to `gen`). */
+  private seen = new Int32Array(64);
+  private gen = 0;
+  private present = 0;
+  /** Rows whose key a rename made equal to another's share its slot (the later value wins, as for one key). */
+  constructor(
+    private readonly feed: StepFeed,
+    private readonly nameOf: (key: string) => string = (k) => k,
+  ) {}
+
+  /** The distinct row keys seen so far. */
+  keys(): IterableIterator<string> {
+    return this.slots.keys();
   }
+
+  private slotOf(key: string): number {
+    let i = this.slots.get(key);
+    if (i !== undefined) return i;
+    const name = this.nameOf(key);
+    i = this.byName.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(name);
+      this.byName.set(name, i);
+      if (i >= this.vals.length) {
+        const v = new Float64Array(this.vals.length * 2);
+        v.set(this.vals);
+        this.vals = v;
+        const s = new Int32Array(this.seen.length * 2);
+        s.set(this.seen);
+        this.seen = s;
+      }
+    }
+    this.slots.set(key, i);
+    return i;
+  }
+
   add(step: number, key: string, value: number, tsMs: number): void {
-    if (step !== this.step || this.values === null) {
+    if (step !== this.step || !this.open) {
       this.flush();
       this.step = step;
-      this.values = {};
+      this.open = true;
+      this.gen++;
+      this.present = 0;
       this.wall = 0;
     }
-    this.values[key] = value;
+    const i = this.slotOf(key);
+    if (this.seen[i] !== this.gen) {
+      this.seen[i] = this.gen;
+      this.present++;
+    }
+    this.vals[i] = value;
     if (tsMs > this.wall) this.wall = tsMs;
   }
+
   flush(): void {
-    if (this.values === null) return;
-    this.feed.add({
-      run: '',
-      step: this.step,
-      values: this.canonical(this.values),
-      ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}),
-    });
-    this.values = null;
+    if (!this.open) return;
+    this.open = false;
+    const values: Record<string, number> = {};
+    const gen = this.gen;
+    let left = this.present;
+    for (let i = 0; left > 0 && i < this.names.length; i++) {
+      if (this.seen[i] !== gen) continue;
+      values[this.names[i]] = this.vals[i];
+      left--;
+    }
+    this.feed.add({ run: '', step: this.step, values, ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
   }
 }
 
@@ -260,8 +306,7 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
               value: string | null;
             }[];
             if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
-            const g = new StepGrouper(feed);
-            const keys = new Map<string, string>();
+            const g = new StepGrouper(feed, unMlflowKey);
             // Ordered by step, then timestamp: a value logged twice at one step keeps its latest (MLflow's own
             // "latest metric" rule orders by step, then timestamp).
             const it = db2
@@ -270,16 +315,14 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
               .iterate(r.id) as IterableIterator<[number, string, number, number, number]>;
             let n = 0;
             for (const [step, key, value, isNan, ts] of it) {
-              let k = keys.get(key);
-              if (k === undefined) keys.set(key, (k = unMlflowKey(key)));
-              g.add(step, k, mlflowValue(value, isNan), ts);
+              g.add(step, key, mlflowValue(value, isNan), ts);
               // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
               // this connection (ours alone) busy meanwhile, which nothing else needs.
               if (++n % 65_536 === 0) await feed.afterChunk(meta);
             }
             g.flush();
             await feed.afterChunk(meta);
-            if ([...keys.keys()].some((k) => k.includes('_at_')))
+            if ([...g.keys()].some((k) => k.includes('_at_')))
               meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
           } finally {
             db2.close();
@@ -473,6 +516,105 @@ function trackioRuns(path: string, db: SqliteDb, tables: Map<string, Set<string>
   });
 }
 
+// ---------------------------------------------------------------------------------------------------- W&B before 0.10
+
+const SKIP_OLD_LINE = 'W&B history line that is not a JSON object';
+
+/** A run folder an older W&B client left: its history file, its config.yaml, and (when there) summary and metadata. */
+async function wandbFilesRun(dir: string, history: string, config: string): Promise<TrackerRun> {
+  const summaryPath = join(dir, 'wandb-summary.json');
+  const metadataPath = join(dir, 'wandb-metadata.json');
+  const readJson = async (p: string): Promise<unknown> => {
+    try {
+      return parsePythonJson(await readFile(p, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  };
+  const summary = await readJson(summaryPath);
+  const metaJson = await readJson(metadataPath);
+  const md = wandbMetadata(metaJson);
+  const id = wandbRunIdFromFolder(basename(dir)) ?? basename(dir);
+  const started = md.startedAt ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(md.startedAt) ? md.startedAt : `${md.startedAt}Z`) : Number.NaN;
+  const STATES: Record<string, SourceRunInfo['state']> = {
+    finished: 'finished',
+    failed: 'failed',
+    crashed: 'crashed',
+    killed: 'killed',
+    running: 'running',
+  };
+  const state = md.state ? STATES[md.state] : undefined;
+  const info: SourceRunInfo = {
+    tracker: 'wandb',
+    id,
+    ...(md.name ? { name: md.name } : {}),
+    ...(md.project ? { project: md.project } : {}),
+    ...(Number.isFinite(started) ? { startTime: new Date(started).toISOString() } : {}),
+    ...(state ? { state } : {}),
+    ...(md.exitcode !== undefined ? { exitCode: md.exitcode } : {}),
+  };
+  const files = [history, config, ...(summary !== undefined ? [summaryPath] : []), ...(metaJson !== undefined ? [metadataPath] : [])];
+  return {
+    format: 'wandb-files',
+    label: info.name ?? id,
+    info,
+    files,
+    async read(feed) {
+      const skipped: Record<string, number> = {};
+      const meta: SourceMeta = {
+        framework: 'unknown',
+        notes: ["read from an older W&B client's run folder (wandb-history.jsonl and config.yaml; it has no .wandb file)"],
+        run: info,
+      };
+      try {
+        const cfg = wandbConfigFromYaml(await readFile(config, 'utf8'));
+        if (Object.keys(cfg).length > 0) meta.config = cfg;
+      } catch (e) {
+        bump(skipped, 'W&B config.yaml that could not be read');
+        meta.notes.push(`its config.yaml could not be read (${e instanceof Error ? e.message : String(e)}); imported without a config`);
+      }
+      if (isObj(summary)) {
+        const final = wandbSummaryValues(summary);
+        if (Object.keys(final).length > 0) meta.finalMetrics = final;
+      }
+      const ignored = new Set<string>();
+      const onLine = (line: string): void => {
+        if (line.trim() === '') return;
+        let o: unknown;
+        try {
+          o = parsePythonJson(line);
+        } catch {
+          bump(skipped, SKIP_OLD_LINE);
+          return;
+        }
+        if (!isObj(o)) {
+          bump(skipped, SKIP_OLD_LINE);
+          return;
+        }
+        const row = wandbHistoryRow(o, (k) => ignored.add(k));
+        if (row === null) {
+          bump(skipped, SKIP_NO_STEP);
+          return;
+        }
+        feed.add({ run: '', step: row.step, values: row.values, ...(row.wallTime !== undefined ? { wallTime: row.wallTime } : {}) });
+      };
+      const lines = new LineSplitter(onLine);
+      for await (const chunk of createReadStream(history, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+        lines.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+        await feed.afterChunk(meta);
+      }
+      lines.end();
+      await feed.afterChunk(meta);
+      if (ignored.size > 0) {
+        const keys = [...ignored];
+        meta.notes.push(
+          `${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+        );
+      }
+      return { meta, skipped };
+    },
+  };
+}
 // ---------------------------------------------------------------------------------------------------- finding runs
 
 /** What a SQLite database is, from its tables. */
@@ -508,12 +650,16 @@ export interface TrackerScan {
  */
 export async function scanTrackers(path: string, opts: { following?: boolean } = {}): Promise<TrackerScan> {
   const st = await stat(path);
-  const files = st.isDirectory() ? await listTree(path) : [path];
+  const isDir = st.isDirectory();
+  const files = isDir ? await listTree(path) : [path];
   const wandb = new Map<string, WandbFile[]>();
   const runs: TrackerRun[] = [];
   const others: string[] = [];
+  // An older W&B client's run folder (no .wandb file): its history and config.yaml, found by content, by folder.
+  const oldHistory = new Map<string, string>();
+  const oldConfig = new Map<string, string>();
   for (const f of files) {
-    const head = await readHead(f, 4096);
+    let head = await readHead(f, 4096);
     if (head.length >= 7 && head[0] === 0x3a && head[1] === 0x57 && head[2] === 0x26 && head[3] === 0x42) {
       const w = await wandbHead(f);
       if (!w) {
@@ -531,16 +677,36 @@ export async function scanTrackers(path: string, opts: { following?: boolean } =
       else others.push(f);
       continue;
     }
+    // A W&B history row with 100 metrics is a few KB: read on to its first line's end.
+    if (isDir && head.length === 4096 && head[0] === 0x7b && !head.includes(0x0a)) head = await readHead(f, 256 * 1024);
     const text = new TextDecoder().decode(head);
     if (isMlflowRunMeta(text)) {
       const r = await mlflowFileRun(f);
       if (r) runs.push(r);
       continue;
     }
+    if (isDir) {
+      const d = dirname(f);
+      // Two history-shaped files in one folder (a history and a one-line summary): W&B's own name tells.
+      if (isWandbHistoryHead(text)) {
+        if (!oldHistory.has(d) || basename(f) === 'wandb-history.jsonl' || basename(oldHistory.get(d)!) === 'wandb-summary.json')
+          oldHistory.set(d, f);
+      } else if (isWandbConfigYaml(text)) oldConfig.set(d, f);
+    }
     others.push(f);
   }
   // MLflow file-store runs own their metric / param / tag files.
   const owned = new Set(runs.filter((r) => r.format === 'mlflow-file').map((r) => dirname(r.files[0]) + sep));
+  const wandbDirs = new Set([...wandb.values()].flatMap((l) => l.map((w) => dirname(w.path))));
+  for (const [d, history] of oldHistory) {
+    const config = oldConfig.get(d);
+    // A modern run folder keeps its config.yaml and summary (which has `_step` too) in files/ below its .wandb
+    // file: that run is the .wandb file's. A summary alone is no history.
+    const underModern = [...wandbDirs].some((w) => d === w || d.startsWith(w + sep));
+    if (!config || underModern || basename(history) === 'wandb-summary.json') continue;
+    runs.push(await wandbFilesRun(d, history, config));
+    owned.add(d + sep);
+  }
   const rest = others.filter((f) => ![...owned].some((d) => f.startsWith(d)));
   for (const list of wandb.values()) runs.push(wandbRun(list, opts.following ?? false));
   return { runs, others: rest };

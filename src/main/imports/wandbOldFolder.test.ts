@@ -1,0 +1,134 @@
+/**
+ * A run folder of a W&B client before 0.10 (wandb-history.jsonl, wandb-summary.json, config.yaml,
+ * wandb-metadata.json; no .wandb file) is found by content and imported as one W&B run with its config. This fast
+ * test writes the folder itself, in the layout wandb 0.9.7 writes (history rows as its json.dumps writes them,
+ * config.yaml in PyYAML's block style); wandbOldSdk.integration.test.ts reads folders wandb 0.9.7 itself wrote.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunStore } from '../store/runStore';
+import { importSources } from './importSources';
+import { scanTrackers } from './trackers';
+
+let dir: string;
+let store: RunStore;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-wandb-old-'));
+  store = await RunStore.open(join(dir, 'data'));
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const CONFIG = `wandb_version: 1
+
+_wandb:
+  desc: null
+  value:
+    cli_version: 0.9.7
+    is_jupyter_run: false
+algorithm:
+  desc: null
+  value:
+    adv_estimator: grpo
+data:
+  desc: null
+  value:
+    train_files:
+    - ~/data/gsm8k/train.parquet
+    train_batch_size: 256
+`;
+
+function historyLine(step: number): string {
+  const grad = step === 3 ? 'NaN' : step === 4 ? 'Infinity' : String(1 + 0.1 * step);
+  return `{"actor/pg_loss": ${0.5 / (1 + step)}, "actor/grad_norm": ${grad}, "timing": {"gen": ${1.5 + step}}, "note": "text", "_runtime": ${2 + step}, "_timestamp": ${1577836800 + step}, "_step": ${step}}`;
+}
+
+/** wandb/run-20200101_120000-old1abcd/ in the old layout, 10 history rows; returns the wandb/ folder. */
+async function oldFolder(opts: { state?: string; exitcode?: number } = {}): Promise<string> {
+  const root = join(dir, 'wandb');
+  const run = join(root, 'run-20200101_120000-old1abcd');
+  await mkdir(run, { recursive: true });
+  await writeFile(join(run, 'wandb-history.jsonl'), `${Array.from({ length: 10 }, (_, s) => historyLine(s)).join('\n')}\n`);
+  await writeFile(join(run, 'wandb-summary.json'), '{"actor/pg_loss": 0.05, "final": {"score": 0.75}, "_step": 9, "_runtime": 11}');
+  await writeFile(join(run, 'config.yaml'), CONFIG);
+  await writeFile(
+    join(run, 'wandb-metadata.json'),
+    JSON.stringify({
+      name: 'grpo-old',
+      project: 'arl-old',
+      startedAt: '2020-01-01T12:00:00.250000',
+      state: opts.state ?? 'finished',
+      ...(opts.exitcode !== undefined ? { exitcode: opts.exitcode } : {}),
+    }),
+  );
+  await writeFile(join(run, 'output.log'), 'step 0\nstep 1\n');
+  return root;
+}
+
+describe("an older W&B client's run folder (written here in wandb 0.9.7's layout)", () => {
+  it('is found by content as one W&B run, with its name, project, start time and how it ended', async () => {
+    const root = await oldFolder({ state: 'failed', exitcode: 1 });
+    const scan = await scanTrackers(root);
+    expect(scan.runs).toHaveLength(1);
+    const run = scan.runs[0];
+    expect(run.format).toBe('wandb-files');
+    expect(run.label).toBe('grpo-old');
+    expect(run.info).toMatchObject({
+      tracker: 'wandb',
+      id: 'old1abcd',
+      name: 'grpo-old',
+      project: 'arl-old',
+      startTime: '2020-01-01T12:00:00.250Z',
+      state: 'failed',
+      exitCode: 1,
+    });
+    // The run folder's own files are its (output.log too), not left over as unknown files.
+    expect(scan.others).toEqual([]);
+  });
+
+  it('imports every row with its values (NaN and +inf kept, nested keys as a.b), its config and summary', async () => {
+    const root = await oldFolder();
+    const r = await importSources(store, [root]);
+    expect(r.trackers).toEqual({ 'wandb-files': 1 });
+    expect(r.runIds).toHaveLength(1);
+    expect(r.steps).toBe(10);
+    const rec = (await store.getRun(r.runIds[0]))!;
+    expect(rec.name).toBe('grpo-old');
+    expect(rec.tags).toEqual(expect.arrayContaining(['wandb', 'project:arl-old']));
+    expect(rec.config).toEqual({
+      algorithm: { adv_estimator: 'grpo' },
+      data: { train_files: ['~/data/gsm8k/train.parquet'], train_batch_size: 256 },
+    });
+    expect(rec.source?.format).toBe('wandb-files');
+    expect(rec.source?.notes.join('\n')).toMatch(/older W&B client's run folder/);
+    expect(rec.source?.notes.join('\n')).toMatch(/summary: actor\/pg_loss=0\.05, final\.score=0\.75/);
+    const metrics = await store.readMetrics(r.runIds[0]);
+    expect(metrics.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const byStep = new Map(metrics.map((m) => [m.step, m.values]));
+    expect(byStep.get(3)!['actor/grad_norm']).toBeNaN();
+    expect(byStep.get(4)!['actor/grad_norm']).toBe(Number.POSITIVE_INFINITY);
+    expect(byStep.get(5)!['actor/grad_norm']).toBeCloseTo(1.5, 12);
+    expect(byStep.get(2)!['actor/pg_loss']).toBeCloseTo(0.5 / 3, 12);
+    expect(byStep.get(2)!['timing.gen']).toBe(3.5);
+    expect(byStep.get(2)!._runtime).toBe(4);
+    // The same folder again is the same W&B run from the same files.
+    const again = await importSources(store, [root]);
+    expect(again.runIds).toEqual([]);
+    expect(again.duplicateOf).toEqual(r.runIds);
+  });
+
+  it('a history file on its own is still a flat JSONL stream, and a folder without config.yaml is no W&B run', async () => {
+    const root = await oldFolder();
+    const run = join(root, 'run-20200101_120000-old1abcd');
+    const alone = await importSources(store, [join(run, 'wandb-history.jsonl')]);
+    expect(alone.trackers).toBeUndefined();
+    expect(alone.format).toBe('jsonl');
+    expect(alone.steps).toBe(10);
+    await rm(join(run, 'config.yaml'));
+    expect((await scanTrackers(root)).runs).toEqual([]);
+  });
+});
