@@ -12,7 +12,7 @@
 import { stat } from 'node:fs/promises';
 import type { ImportResult, RunRecord } from '../../shared/api';
 import type { RunStore } from '../store/runStore';
-import { sha256File } from './files';
+import { HashAside } from './hashAside';
 import { ImportError, importLogs, type ImportLogsOptions } from './importLogs';
 import { importTrackerRuns, trackerRunNote } from './importTrackers';
 import { scanTrackers, type TrackerRun } from './trackers';
@@ -21,15 +21,26 @@ function add(into: Record<string, number>, from: Readonly<Record<string, number>
   for (const [k, n] of Object.entries(from)) if (n > 0) into[k] = (into[k] ?? 0) + n;
 }
 
-/** Imported runs that came from this tracker run with these exact files. */
-async function holders(store: RunStore, run: TrackerRun, imported: readonly RunRecord[]): Promise<string[]> {
-  const sha: string[] = [];
-  for (const f of run.files) sha.push(await sha256File(f));
-  const key = sha.join(',');
+/**
+ * Imported runs that came from this tracker run with these exact files. Only a run whose sources are as many bytes
+ * can hold the same files, so the files are hashed only when one is (a first import hashes nothing here).
+ */
+async function holders(run: TrackerRun, imported: readonly RunRecord[], sha256Of: (path: string) => Promise<string>): Promise<string[]> {
+  let bytes = 0;
+  for (const f of run.files) bytes += (await stat(f)).size;
   const note = trackerRunNote(run.info);
-  return imported
-    .filter((r) => r.source && r.source.sha256.join(',') === key && r.source.notes.some((n) => n.startsWith(note)))
-    .map((r) => r.id);
+  const candidates = imported.filter((r) => r.source && r.source.bytes === bytes && r.source.notes.some((n) => n.startsWith(note)));
+  if (candidates.length === 0) return [];
+  const sha: string[] = [];
+  for (const f of run.files) sha.push(await sha256Of(f));
+  const key = sha.join(',');
+  return candidates.filter((r) => r.source!.sha256.join(',') === key).map((r) => r.id);
+}
+
+/** importSources' options: the log importer's, plus the user's names for files uploaded together. */
+export interface ImportSourcesOptions extends ImportLogsOptions {
+  /** Temporary copies of files uploaded together (a picked folder's tracker files) → the user's path for each. */
+  readonly uploadedFiles?: Readonly<Record<string, string>>;
 }
 
 function isDenied(e: unknown): boolean {
@@ -37,7 +48,7 @@ function isDenied(e: unknown): boolean {
   return code === 'EACCES' || code === 'EPERM';
 }
 
-export async function importSources(store: RunStore, paths: readonly string[], opts: ImportLogsOptions = {}): Promise<ImportResult> {
+export async function importSources(store: RunStore, paths: readonly string[], opts: ImportSourcesOptions = {}): Promise<ImportResult> {
   if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
   const trackerRuns: TrackerRun[] = [];
   const logPaths: string[] = [];
@@ -68,32 +79,43 @@ export async function importSources(store: RunStore, paths: readonly string[], o
   const formats = new Set<string>();
   const duplicateOf: string[] = [];
   if (trackerRuns.length > 0) {
-    let todo = trackerRuns;
-    if (!opts.again) {
-      const imported: RunRecord[] = [];
-      for (const s of await store.listRuns()) {
-        if (s.kind !== 'imported') continue;
-        const r = await store.getRun(s.id);
-        if (r?.source) imported.push(r);
+    // Each file hashed once per import, on a worker thread while the runs are read (the duplicate check and the
+    // run record share the digests).
+    const hasher = new HashAside();
+    const sha256Of = (f: string): Promise<string> => hasher.sha256(f);
+    for (const run of trackerRuns) for (const f of run.files) void sha256Of(f);
+    try {
+      let todo = trackerRuns;
+      if (!opts.again) {
+        const imported: RunRecord[] = [];
+        for (const s of await store.listRuns()) {
+          if (s.kind !== 'imported') continue;
+          const r = await store.getRun(s.id);
+          if (r?.source) imported.push(r);
+        }
+        todo = [];
+        for (const run of trackerRuns) {
+          const h = await holders(run, imported, sha256Of);
+          if (h.length > 0) duplicateOf.push(...h);
+          else todo.push(run);
+        }
       }
-      todo = [];
-      for (const run of trackerRuns) {
-        const h = await holders(store, run, imported);
-        if (h.length > 0) duplicateOf.push(...h);
-        else todo.push(run);
-      }
+      const out = await importTrackerRuns(store, todo, {
+        name: opts.name,
+        tags: opts.tags,
+        sha256Of,
+        ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}),
+        ...(opts.uploadedFiles !== undefined ? { uploadedFiles: opts.uploadedFiles } : {}),
+      });
+      result.runIds.push(...out.runIds);
+      result.steps += out.steps;
+      add(result.skipped, out.skipped);
+      result.trackers = out.trackers;
+      for (const r of trackerRuns) formats.add(r.format);
+      if (out.empty.length > 0) add(result.skipped, { 'tracker run without any step': out.empty.length });
+    } finally {
+      await hasher.close();
     }
-    const out = await importTrackerRuns(store, todo, {
-      name: opts.name,
-      tags: opts.tags,
-      ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}),
-    });
-    result.runIds.push(...out.runIds);
-    result.steps += out.steps;
-    add(result.skipped, out.skipped);
-    result.trackers = out.trackers;
-    for (const r of trackerRuns) formats.add(r.format);
-    if (out.empty.length > 0) add(result.skipped, { 'tracker run without any step': out.empty.length });
   }
   if (logPaths.length > 0) {
     const r = await importLogs(store, logPaths, opts);
@@ -102,6 +124,7 @@ export async function importSources(store: RunStore, paths: readonly string[], o
     add(result.skipped, r.skipped);
     for (const f of r.format.split(',')) if (f) formats.add(f);
     if (r.duplicateOf) duplicateOf.push(...r.duplicateOf);
+    if (r.exportedFrom) result.exportedFrom = r.exportedFrom;
   }
   result.format = [...formats].join(',');
   if (duplicateOf.length > 0) result.duplicateOf = [...new Set(duplicateOf)];

@@ -21,6 +21,13 @@ export interface ImportTrackersOptions {
   readonly registry?: FormatRegistry;
   /** The one file is a temporary copy of an upload: the record names the user's file instead, as importLogs does. */
   readonly uploadedAs?: string;
+  /**
+   * The files are temporary copies of files uploaded together (a picked or dropped folder's tracker files): the
+   * record names each by the user's path for it (temporary path → the path inside the picked folder).
+   */
+  readonly uploadedFiles?: Readonly<Record<string, string>>;
+  /** SHA-256 of a file (hex); importSources hands in its cache so a file hashed for the duplicate check is not read again. */
+  readonly sha256Of?: (path: string) => Promise<string>;
 }
 
 export interface TrackerImportOutcome {
@@ -89,14 +96,15 @@ export async function importTrackerRuns(
     // run record, which the scan already read.
     const name = opts.name ? (runs.length > 1 ? `${opts.name} · ${run.label}` : opts.name) : run.label;
     const upload = opts.uploadedAs !== undefined && run.files.length === 1;
+    const together = opts.uploadedFiles !== undefined && run.files.some((f) => opts.uploadedFiles![f] !== undefined);
     const writer = new RunWriter(store, {
       registry,
       format: run.format,
       name,
       tags: tagsOf(run, opts.tags ?? []),
-      paths: upload ? [opts.uploadedAs!] : [...run.files],
+      paths: upload ? [opts.uploadedAs!] : run.files.map((f) => opts.uploadedFiles?.[f] ?? f),
       following: false,
-      notes: upload ? ['uploaded through the app'] : [],
+      notes: upload || together ? ['uploaded through the app'] : [],
     });
     try {
       const { meta, skipped } = await run.read({
@@ -110,7 +118,7 @@ export async function importTrackerRuns(
       const sha: string[] = [];
       let bytes = 0;
       for (const f of run.files) {
-        sha.push(await sha256File(f));
+        sha.push(await (opts.sha256Of ?? sha256File)(f));
         bytes += (await stat(f)).size;
       }
       const rec = await writer.finish({

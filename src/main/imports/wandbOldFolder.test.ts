@@ -131,4 +131,15 @@ describe("an older W&B client's run folder (written here in wandb 0.9.7's layout
     await rm(join(run, 'config.yaml'));
     expect((await scanTrackers(root)).runs).toEqual([]);
   });
+  it('files uploaded together (a picked folder) are recorded by the names the user picked, not the temporary copies', async () => {
+    const root = await oldFolder();
+    const run = join(root, 'run-20200101_120000-old1abcd');
+    const picked = (f: string) => `job/wandb/run-20200101_120000-old1abcd/${f}`;
+    const names = ['wandb-history.jsonl', 'config.yaml', 'wandb-summary.json', 'wandb-metadata.json', 'output.log'];
+    const r = await importSources(store, [root], { uploadedFiles: Object.fromEntries(names.map((f) => [join(run, f), picked(f)])) });
+    const rec = (await store.getRun(r.runIds[0]))!;
+    expect(rec.source?.paths).toEqual(['wandb-history.jsonl', 'config.yaml', 'wandb-summary.json', 'wandb-metadata.json'].map(picked));
+    expect(rec.source?.notes).toContain('uploaded through the app');
+    expect(rec.source?.sha256).toHaveLength(4);
+  });
 });
