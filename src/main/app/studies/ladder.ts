@@ -5,6 +5,8 @@
  * first validation whose held-out success fell below `fraction` × its step-0 validation — and the ladder rows
  * (src/core/stats/ladder.ts): share collapsed, median collapse step, survival, log-rank against the baseline.
  */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
 import { collapseStep, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
 import { RunStore } from '../../store/index';
@@ -13,7 +15,7 @@ import type { TrainingJobs } from '../../sessions/sessionManager';
 import type { Progress } from '../trainRun';
 import { armSpec, type Arm } from './arms';
 import { runStudy } from './runStudy';
-import { readStudy, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
+import { readStudy, studiesDir, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
 
 export interface LadderPlan {
   readonly command: string;
@@ -178,6 +180,25 @@ export const ON_COLLAPSE = (stop: boolean): string =>
   stop
     ? 'stop: each run stopped at its collapse step (recorded as stopped, "collapsed at step S (…)"), counted as a collapse at S, and not evaluated held-out (only survivors\' held-out success is reported)'
     : 'continue: every run trained to its last step; a collapsed run counts at its collapse step';
+
+/**
+ * The levels of ladder `name` stored in the data dir (studies `<name>-p<level>` of a known level), ascending: what a
+ * ladder resumed without --levels continues.
+ */
+export async function storedLadderLevels(dataDir: string, name: string): Promise<number[]> {
+  const dir = studiesDir(dataDir);
+  if (!existsSync(dir)) return [];
+  const known = new Set(PRESSURE_LEVELS.map((l) => l.level));
+  const levels: number[] = [];
+  for (const entry of await readdir(dir)) {
+    if (!entry.startsWith(`${name}-p`)) continue;
+    const rest = entry.slice(name.length + 2);
+    if (!/^\d+$/.test(rest)) continue;
+    const level = Number(rest);
+    if (known.has(level) && studyExists(dataDir, entry)) levels.push(level);
+  }
+  return levels.sort((a, b) => a - b);
+}
 
 /**
  * The plan a stored ladder was started with (its first stored level's): null when no level is stored yet. A

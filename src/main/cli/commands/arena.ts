@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
 import ladder from './ladder';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
+import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
 import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
@@ -56,28 +57,11 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
 
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
 
-function listArg(name: string, raw: string, valid: readonly string[]): string[] {
-  const items = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (items.length === 0) throw new UsageError(`--${name}: empty list; valid: ${valid.join(', ')}`);
-  for (const it of items) if (!valid.includes(it)) throw new UsageError(`--${name}: unknown "${it}"; valid: ${valid.join(', ')}`);
-  if (new Set(items).size !== items.length) throw new UsageError(`--${name}: "${raw}" lists a name twice`);
-  return items;
-}
-
 function numberArg(name: string, raw: string, lo: number, hi: number): number {
   const x = Number(raw);
   if (!Number.isFinite(x) || x < lo || x > hi)
     throw new UsageError(`--${name} ${JSON.stringify(raw)}: expected a number in [${lo}, ${hi}]`);
   return x;
-}
-
-/** The command as typed, each argument shell-quoted when it needs it. */
-function commandLine(args: readonly string[]): string {
-  const q = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return ['arlarena', 'arena', ...args.map(q)].join(' ');
 }
 
 function configOf(plan: StudyPlan, e: { env: string; preset: string; seed: number }): RunConfig {
@@ -99,21 +83,8 @@ const arena: CliCommand = {
     const { values } = parseCommandArgs({
       args,
       options: {
-        envs: { type: 'string' },
-        presets: { type: 'string' },
-        seeds: { type: 'string' },
-        steps: { type: 'string' },
-        model: { type: 'string' },
-        set: { type: 'string', multiple: true },
-        baseline: { type: 'string' },
-        episodes: { type: 'string' },
+        ...STUDY_OPTIONS,
         threshold: { type: 'string' },
-        study: { type: 'string' },
-        resume: { type: 'boolean', default: false },
-        out: { type: 'string' },
-        parallel: { type: 'string' },
-        on: { type: 'string' },
-        json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -173,7 +144,7 @@ const arena: CliCommand = {
         );
       const seeds = intArg('seeds', values.seeds ?? '3', 1)!;
       const plan: StudyPlan = {
-        command: commandLine(args),
+        command: commandLine('arena', args),
         envs,
         presets,
         seeds: Array.from({ length: seeds }, (_, i) => i + 1),

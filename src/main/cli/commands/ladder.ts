@@ -2,6 +2,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
+import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
 import { PRESET_NAMES, PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { ladderRows } from '../../../core/stats/index';
@@ -15,13 +16,17 @@ import {
   ladderSummary,
   levelStudyName,
   runLadder,
+  storedLadderLevels,
   storedLadderPlan,
   type LadderPlan,
 } from '../../app/studies/ladder';
 import { checkStudyName, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
 import { resolveTarget } from '../../remote/computeTarget';
 
-const usage = `Usage: arlarena ladder [--levels 0,2,4] [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE]
+/** The recalibrated separating range (src/core/config/pressure.ts): level 0 never collapses, level 4 breaks all. */
+const DEFAULT_LEVELS = '1,2,3';
+
+const usage = `Usage: arlarena ladder [--levels 1,2,3] [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE]
                        [--set key=value …] [--baseline PRESET] [--episodes N] [--fraction X] [--on-collapse stop|continue]
                        [--arms SPEC… | --arms-file FILE] [--study NAME [--resume]] [--out DIR] [--parallel N]
                        [--on NAME|URL] [--json]
@@ -33,7 +38,8 @@ its exact 95 % interval, the Kaplan–Meier median collapse step, survival curve
 baseline at the same level, the held-out success of the seeds that survived and the rollout seconds per step.
 A run collapsed at its first critical alert or at the first validation whose held-out success fell below
 --fraction × its step-0 validation (keep training.validateEvery > 0).
-  --levels      comma-separated pressure levels (default 0,2,4; known ${PRESSURE_LEVELS.map((l) => l.level).join(',')})
+  --levels      comma-separated pressure levels (default ${DEFAULT_LEVELS}; known ${PRESSURE_LEVELS.map((l) => l.level).join(',')});
+                on --resume without it: the levels the ladder has stored
   --presets     default grpo,cispo,sapo,sampo        --baseline  default grpo (must be among --presets)
   --seeds N     seeds 1..N per cell (default 8)      --steps N   RL steps per run (default each preset's)
   --episodes N  held-out tasks per final evaluation (default 100)
@@ -50,25 +56,8 @@ A run collapsed at its first critical alert or at the first validation whose hel
   --arms-file F the same specs, one per line (# comments)
   --study NAME  keep the studies in the data dir and write resources/studies/NAME/{summary.json,README.md}
   --resume      continue ladder NAME: repeat its command with --resume; each level's stored plan is used
-                (its arms and --on-collapse setting; different ones are refused)
+                (its arms, baseline and --on-collapse setting; different arms or settings are refused)
   --json        the summary as one JSON object`;
-
-function listArg(name: string, raw: string, valid: readonly string[]): string[] {
-  const items = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (items.length === 0) throw new UsageError(`--${name}: empty list; valid: ${valid.join(', ')}`);
-  for (const it of items) if (!valid.includes(it)) throw new UsageError(`--${name}: unknown "${it}"; valid: ${valid.join(', ')}`);
-  if (new Set(items).size !== items.length) throw new UsageError(`--${name}: "${raw}" lists a name twice`);
-  return items;
-}
-
-/** The command as typed, each argument shell-quoted when it needs it (arm specs hold ';' and spaces). */
-function commandLine(args: readonly string[]): string {
-  const q = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return ['arlarena', 'ladder', ...args.map(q)].join(' ');
-}
 
 /**
  * `--arms A B C` takes every argument up to the next `--flag` (node's parseArgs takes one value per flag); `--arms=A`
@@ -116,24 +105,11 @@ const ladder: CliCommand = {
     const { values } = parseCommandArgs({
       args: rest,
       options: {
+        ...STUDY_OPTIONS,
         levels: { type: 'string' },
-        envs: { type: 'string' },
-        presets: { type: 'string' },
-        seeds: { type: 'string' },
-        steps: { type: 'string' },
-        model: { type: 'string' },
-        set: { type: 'string', multiple: true },
-        baseline: { type: 'string' },
-        episodes: { type: 'string' },
         fraction: { type: 'string' },
         'on-collapse': { type: 'string' },
         'arms-file': { type: 'string' },
-        study: { type: 'string' },
-        resume: { type: 'boolean', default: false },
-        out: { type: 'string' },
-        parallel: { type: 'string' },
-        on: { type: 'string' },
-        json: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -146,13 +122,21 @@ const ladder: CliCommand = {
     }
     if (values.resume && name === '') throw new UsageError('--resume continues a ladder: add --study NAME');
     if (values.out !== undefined && name === '') throw new UsageError('--out is where a ladder writes its summary: add --study NAME');
-    const levels = listArg(
-      'levels',
-      values.levels ?? '0,2,4',
-      PRESSURE_LEVELS.map((l) => String(l.level)),
-    )
-      .map(Number)
-      .sort((a, b) => a - b);
+    // Resumed without --levels: the levels the ladder has stored (a default that changed since it started must not
+    // start other levels); otherwise --levels or the default.
+    const storedLevels = values.resume && values.levels === undefined ? await storedLadderLevels(ctx.dataDir, name) : [];
+    if (values.resume && values.levels === undefined && storedLevels.length === 0)
+      throw new UsageError(`no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); start it without --resume`);
+    const levels =
+      storedLevels.length > 0
+        ? storedLevels
+        : listArg(
+            'levels',
+            values.levels ?? DEFAULT_LEVELS,
+            PRESSURE_LEVELS.map((l) => String(l.level)),
+          )
+            .map(Number)
+            .sort((a, b) => a - b);
 
     // Arms: from --arms or --arms-file, instead of --presets/--baseline.
     let armSpecs = armArgs;
@@ -216,8 +200,9 @@ const ladder: CliCommand = {
 
     const presets = arms
       ? [...new Set(arms.map((a) => a.preset))]
-      : listArg('presets', values.presets ?? 'grpo,cispo,sapo,sampo', PRESET_NAMES);
-    const baseline = arms ? arms[0].name : (values.baseline ?? 'grpo');
+      : listArg('presets', values.presets ?? stored?.presets.join(',') ?? 'grpo,cispo,sapo,sampo', PRESET_NAMES);
+    // Resumed without --baseline: the one the ladder was started with.
+    const baseline = arms ? arms[0].name : (values.baseline ?? stored?.baseline ?? 'grpo');
     if (!arms && !presets.includes(baseline))
       throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
     const sets = parseSets(values.set ?? []);
@@ -229,7 +214,8 @@ const ladder: CliCommand = {
     }
     const seeds = intArg('seeds', values.seeds ?? '8', 1)!;
     const plan: LadderPlan = {
-      command: commandLine(args),
+      // The command that started the ladder (a resume repeats it with --resume; the summary records the first).
+      command: stored?.command ?? commandLine('ladder', args),
       levels,
       envs: listArg(
         'envs',
