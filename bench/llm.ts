@@ -1,5 +1,6 @@
 /**
- * `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,pytorch] [-- --threads 1]`
+ * `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,pytorch] [-- --threads 1]
+ *   [-- --repeat N]` (N runs of every row, round-robin; the table shows medians)
  *
  * The lab's tfjs Qwen2 implementation (src/core/llm) side by side with PyTorch + Transformers (the `llm` peer venv:
  * Transformers 4.44.2 on Debian's PyTorch 1.13, eager attention) on the same random-weight checkpoint shapes and
@@ -11,16 +12,21 @@
  * Shapes: tiny (the test checkpoints' size), small (d 256, 4 layers, vocab 8192), qwen2.5-0.5b (Qwen2.5-0.5B's
  * exact shapes, 494 M parameters; slow and ~8 GB: only when asked for with --shapes).
  * Engines: tfjs-wasm (SIMD, one thread in Node, the lab's kernel fixes), tfjs-cpu (pure JS; tiny only by default),
- * tfjs-node (when `npm run setup:tensorflow` built it; otherwise its row says why not), pytorch.
+ * tfjs-node (when `npm run setup:tensorflow` built it; otherwise its row says why not), onnxruntime (the rollout
+ * engine for these models on the CPU: the same weights exported to ONNX with a KV cache, src/core/llm/onnx, run by
+ * onnxruntime-node with --threads intra-op threads; generation only, it cannot train), pytorch.
+ * The onnxruntime row's note gives the export + session time: the engine pays it again after every optimizer step
+ * (the weights changed), so it is the per-step overhead of onnxruntime rollouts in training.
  */
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, usageError } from './args';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
-const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,tfjs-cpu,tfjs-node,pytorch] [-- --threads 1] [-- --help]`;
+const USAGE = `npm run bench:llm [-- --json] [-- --shapes tiny,small,qwen2.5-0.5b] [-- --engines tfjs-wasm,tfjs-cpu,tfjs-node,onnxruntime,pytorch] [-- --threads 1] [-- --repeat 1] [-- --help]`;
 
 /** Qwen2Config fields of each shape (config.json names). */
 const SHAPES: Record<string, Record<string, unknown>> = {
@@ -69,7 +75,7 @@ const WORK: Record<
   small: { trainRows: 4, trainLen: 128, genRows: 4, promptLen: 64, genTokens: 32, warmup: 1, trainSteps: 2 },
   'qwen2.5-0.5b': { trainRows: 1, trainLen: 64, genRows: 1, promptLen: 32, genTokens: 8, warmup: 0, trainSteps: 1 },
 };
-const ENGINES = ['tfjs-wasm', 'tfjs-cpu', 'tfjs-node', 'pytorch'] as const;
+const ENGINES = ['tfjs-wasm', 'tfjs-cpu', 'tfjs-node', 'onnxruntime', 'pytorch'] as const;
 type Engine = (typeof ENGINES)[number];
 
 interface Row {
@@ -130,6 +136,40 @@ async function runTfjs(engine: Engine, shape: string): Promise<Row> {
   };
 }
 
+/** The onnxruntime rollout engine on the same random weights and prompts as the tfjs rows (same seeds, same draws). */
+async function runOrt(shape: string, threads: number): Promise<Row> {
+  const { parseLlmConfig, llmParamCount } = await import('../src/core/llm/config');
+  const { initLlmTensors } = await import('../src/core/llm/causalLm');
+  const { OrtLlm } = await import('../src/main/compute/ortLlmEngine');
+  const { Rng } = await import('../src/core/util/rng');
+  const cfg = parseLlmConfig({ architectures: ['Qwen2ForCausalLM'], ...SHAPES[shape] });
+  const w = WORK[shape];
+  const t0 = performance.now();
+  const ort = await OrtLlm.create(cfg, initLlmTensors(cfg, new Rng(0), 0.02), { threads });
+  const loadS = (performance.now() - t0) / 1000;
+  const rng = new Rng(1);
+  const V = cfg.vocabSize;
+  // The tfjs rows draw their training rows first: draw the same numbers so the prompts are the same.
+  for (let i = 0; i < w.trainRows * w.trainLen; i++) rng.float();
+  const prompts = Array.from({ length: w.genRows }, () => Array.from({ length: w.promptLen }, () => Math.floor(rng.float() * V)));
+  const opts = { maxNewTokens: w.genTokens, temperature: 0, topP: 1, topK: 0, stopIds: [] };
+  await ort.generate(prompts, { ...opts, maxNewTokens: 2 }, new Rng(2));
+  const t1 = performance.now();
+  const g = await ort.generate(prompts, opts, new Rng(2));
+  const genS = (performance.now() - t1) / 1000;
+  if (g.tokens.some((t) => t.length !== w.genTokens)) throw new Error('generation stopped early');
+  await ort.release();
+  return {
+    engine: 'onnxruntime',
+    shape,
+    params: llmParamCount(cfg),
+    train_tokens_per_s: null,
+    gen_tokens_per_s: (w.genRows * w.genTokens) / genS,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    note: `onnxruntime-node CPU, ${threads} thread(s), KV cache, fp32; export + session ${loadS.toFixed(1)} s; inference only`,
+  };
+}
+
 function runTorch(shape: string, threads: number): Row {
   const python = join(ROOT, '.venvs', 'llm', 'bin', 'python');
   const r = spawnSync(python, [join(HERE, 'torch_llm.py'), JSON.stringify({ config: SHAPES[shape], work: WORK[shape], threads })], {
@@ -156,9 +196,9 @@ function runTorch(shape: string, threads: number): Row {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--one') {
-    const [engine, shape] = [process.argv[3] as Engine, process.argv[4]];
+    const [engine, shape, threads] = [process.argv[3] as Engine, process.argv[4], Number(process.argv[5] ?? '1')];
     try {
-      process.stdout.write(`${JSON.stringify(await runTfjs(engine, shape))}\n`);
+      process.stdout.write(`${JSON.stringify(engine === 'onnxruntime' ? await runOrt(shape, threads) : await runTfjs(engine, shape))}\n`);
     } catch (e) {
       process.stdout.write(
         `${JSON.stringify({ engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(e as Error).message.split('\n')[0]}` })}\n`,
@@ -169,8 +209,9 @@ async function main(): Promise<void> {
   const opts = benchArgs('llm', USAGE, {
     json: { type: 'boolean' },
     shapes: { type: 'string', default: 'tiny,small' },
-    engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,tfjs-node,pytorch' },
+    engines: { type: 'string', default: 'tfjs-wasm,tfjs-cpu,tfjs-node,onnxruntime,pytorch' },
     threads: { type: 'string', default: '1' },
+    repeat: { type: 'string', default: '1' },
   });
   const shapes = opts.shapes.split(',').map((s) => s.trim());
   for (const s of shapes) if (!SHAPES[s]) usageError('llm', USAGE, `unknown shape "${s}"; known: ${Object.keys(SHAPES).join(', ')}`);
@@ -178,36 +219,50 @@ async function main(): Promise<void> {
   for (const e of engines) if (!ENGINES.includes(e)) usageError('llm', USAGE, `unknown engine "${e}"; known: ${ENGINES.join(', ')}`);
   const threads = Number(opts.threads);
   if (!Number.isInteger(threads) || threads < 1) usageError('llm', USAGE, `--threads must be a positive integer, got ${opts.threads}`);
-  const rows: Row[] = [];
-  for (const shape of shapes) {
-    for (const engine of engines) {
-      if (engine === 'tfjs-cpu' && shape !== 'tiny') continue; // pure JS: minutes per step beyond the tiny shape
-      let row: Row;
-      if (engine === 'pytorch') row = runTorch(shape, threads);
-      else {
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, shape], {
-          encoding: 'utf8',
-          maxBuffer: 1 << 24,
-          cwd: ROOT,
-        });
-        const line = (r.stdout || '').trim().split('\n').pop();
-        row = line
-          ? (JSON.parse(line) as Row)
-          : {
-              engine,
-              shape,
-              params: null,
-              train_tokens_per_s: null,
-              gen_tokens_per_s: null,
-              peak_rss_mb: null,
-              note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}`,
-            };
+  const loadBefore = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  const repeat = Number(opts.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1) usageError('llm', USAGE, `--repeat must be a positive integer, got ${opts.repeat}`);
+  // --repeat N: every row N times, round-robin over engines, so that a change of load on a shared machine falls on
+  // every engine alike; the table gives each row's median.
+  const runs = new Map<string, Row[]>();
+  for (let rep = 0; rep < repeat; rep++) {
+    for (const shape of shapes) {
+      for (const engine of engines) {
+        if (engine === 'tfjs-cpu' && shape !== 'tiny') continue; // pure JS: minutes per step beyond the tiny shape
+        let row: Row;
+        if (engine === 'pytorch') row = runTorch(shape, threads);
+        else {
+          const r = spawnSync(
+            process.execPath,
+            [...process.execArgv, fileURLToPath(import.meta.url), '--one', engine, shape, String(threads)],
+            {
+              encoding: 'utf8',
+              maxBuffer: 1 << 24,
+              cwd: ROOT,
+            },
+          );
+          const line = (r.stdout || '').trim().split('\n').pop();
+          row = line
+            ? (JSON.parse(line) as Row)
+            : {
+                engine,
+                shape,
+                params: null,
+                train_tokens_per_s: null,
+                gen_tokens_per_s: null,
+                peak_rss_mb: null,
+                note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}`,
+              };
+        }
+        runs.set(`${shape}|${engine}`, [...(runs.get(`${shape}|${engine}`) ?? []), row]);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ ...row, run: rep + 1 })}\n`);
       }
-      rows.push(row);
-      if (opts.json) process.stdout.write(`${JSON.stringify(row)}\n`);
     }
   }
   if (opts.json) return;
+  const rows = [...runs.values()].map((rs) => medianRow(rs));
   const f = (v: number | null, d = 0): string => (v === null ? '–' : v.toFixed(d));
   const torch = (shape: string): Row | undefined =>
     rows.find((r) => r.engine === 'pytorch' && r.shape === shape && r.train_tokens_per_s !== null);
@@ -221,8 +276,31 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `\nthreads: ${threads} (tfjs-wasm is single-threaded in Node); workloads: ${shapes.map((s) => `${s} ${JSON.stringify(WORK[s])}`).join('; ')}`,
+    `\nthreads: ${threads} (PyTorch and onnxruntime; tfjs-wasm is single-threaded in Node); load average before the rows: ${loadBefore}, after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(
+        ' ',
+      )}; ${repeat > 1 ? `medians of ${repeat} runs per row; ` : ''}workloads: ${shapes.map((s) => `${s} ${JSON.stringify(WORK[s])}`).join('; ')}`,
   );
+}
+
+/** The median of each throughput over a row's runs (runs that did not measure it left out), the largest peak RSS. */
+function medianRow(rs: Row[]): Row {
+  const med = (k: 'train_tokens_per_s' | 'gen_tokens_per_s'): number | null => {
+    const v = rs
+      .map((r) => r[k])
+      .filter((x): x is number => x !== null)
+      .sort((a, b) => a - b);
+    return v.length === 0 ? null : v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  const rss = rs.map((r) => r.peak_rss_mb).filter((x): x is number => x !== null);
+  const measured = rs.find((r) => r.params !== null) ?? rs[0];
+  return {
+    ...measured,
+    train_tokens_per_s: med('train_tokens_per_s'),
+    gen_tokens_per_s: med('gen_tokens_per_s'),
+    peak_rss_mb: rss.length ? Math.max(...rss) : null,
+  };
 }
 
 void main();
