@@ -14,6 +14,7 @@ import type { SpawnWorker, WorkerHandle } from '../sessions/workerHost';
 import type { MetricRecord } from '../../shared/metrics';
 import type { TrainerStatus } from '../../core/training/types';
 import type { RunConfig } from '../../core/config/types';
+import type { ComputeBackendInfo } from '../../shared/api';
 import { decodeLine } from './lineProtocol';
 import type { RayClient } from './rayClient';
 import { followJobLog } from './logFollow';
@@ -28,6 +29,8 @@ export const LAB_ENTRYPOINT = 'node arlarena.mjs train --line-protocol';
 export interface RayJobOptions {
   /** Called with the job's submission id once Ray has it (tests, the CLI's "submitted" line). */
   readonly onSubmitted?: (submissionId: string, existed: boolean) => void;
+  /** Called with the compute a new job is submitted with (submittedBackend), before it is submitted: raySpawner records it. */
+  readonly onCompute?: (backend: Omit<ComputeBackendInfo, 'available'>) => void;
 }
 
 /** Following a job's log (shared by lab runs and verl follows) lives in logFollow.ts. */
@@ -46,6 +49,28 @@ export function resolveRayCompute(compute: RunConfig['compute']): RunConfig['com
   const backend = compute.backend === 'auto' ? 'wasm' : compute.backend;
   const workers = compute.workers > 0 ? compute.workers : backend === 'tensorflow' || backend === 'tensorflow-gpu' ? 1 : machineWorkers();
   return { ...compute, backend, workers };
+}
+
+/**
+ * What a run on Ray is recorded with at submission (resolved as above): the backend, the rollout engine under the
+ * name the trainer reports it by (compute/index.ts) and K. The node's own report replaces it when the job ends; a
+ * job that dies before that leaves this on the run, so every Ray run's record says what it was submitted with.
+ */
+export function submittedBackend(compute: RunConfig['compute'], where: string): Omit<ComputeBackendInfo, 'available'> {
+  const c = resolveRayCompute(compute);
+  const precision = c.rolloutPrecision ?? 'fp32';
+  const rollout =
+    c.rolloutEngine === 'onnxruntime'
+      ? precision === 'fp32'
+        ? 'onnxruntime-cpu'
+        : `onnxruntime-cpu-${precision}`
+      : `tfjs-${c.backend === 'tensorflow-gpu' ? 'tensorflow' : c.backend}`;
+  return {
+    training: c.backend,
+    rollout,
+    detail: `submitted to Ray (${where}) with training on ${c.backend}, rollouts on ${rollout}, K = ${c.workers}; the node reports its own when the job ends`,
+    workers: c.workers,
+  };
 }
 
 /** The CPUs a run's job reserves on Ray: its K, resolved as above from the run's compute.backend and compute.workers. */
@@ -69,9 +94,12 @@ export function rayTrainingJob(client: RayClient, opts: RayJobOptions = {}): Tra
       let sub: { submissionId: string; existed: boolean };
       if (existing) sub = { submissionId: existing.submission_id, existed: true };
       else {
+        // The job input holds the validated RunConfig as a plain record (job.ts); only compute is read here. It is
+        // recorded on the run before anything can fail (the package upload, the submission, the job itself).
+        const given = (input.config as unknown as Pick<RunConfig, 'compute'>).compute;
+        const compute = resolveRayCompute(given);
+        opts.onCompute?.(submittedBackend(given, client.url));
         const pkg = await ensureLabPackage(client);
-        // The job input holds the validated RunConfig as a plain record (job.ts); only compute is read here.
-        const compute = resolveRayCompute((input.config as unknown as Pick<RunConfig, 'compute'>).compute);
         const config = { ...input.config, compute };
         sub = await client.submitJob({
           submissionId: input.runId,
@@ -225,7 +253,8 @@ export function raySpawner(client: RayClient, opts: RayJobOptions = {}): SpawnWo
       try {
         await runJob({
           start: msg,
-          job: rayTrainingJob(client, opts),
+          // The compute it is submitted with goes on the run record at once (SessionManager: 'compute').
+          job: rayTrainingJob(client, { ...opts, onCompute: (backend) => deliver({ type: 'compute', backend }) }),
           post: deliver,
           onControl: (c) => {
             control = c;

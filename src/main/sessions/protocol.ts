@@ -35,6 +35,11 @@ export type WorkerToHost =
   | { readonly type: 'flushed'; readonly step: number }
   | { readonly type: 'paused' }
   | { readonly type: 'resumed' }
+  /**
+   * The compute a run was submitted with, recorded at once (a Ray job's backend, rollout engine and K, fixed at
+   * submission): a run that fails before reporting its end still says what it ran on. `done`'s report replaces it.
+   */
+  | { readonly type: 'compute'; readonly backend: Omit<ComputeBackendInfo, 'available'> }
   | {
       readonly type: 'done';
       readonly status: 'completed' | 'stopped';

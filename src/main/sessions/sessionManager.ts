@@ -484,6 +484,10 @@ export class SessionManager {
       case 'resumed':
         if (s.status !== 'running') await this.setStatus(s, 'running');
         return;
+      case 'compute':
+        // Recorded at once: a run that fails before its end is reported (a Ray job that dies) keeps what it ran on.
+        await this.store.updateRun(s.runId, { backend: { ...m.backend, available: [] } });
+        return;
       case 'done':
         s.step = m.step;
         await this.finish(s, m.status, {
