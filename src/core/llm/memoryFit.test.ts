@@ -47,6 +47,14 @@ describe('memoryFit: the estimate against what the training backend can hold', (
     expect(over.message).toMatch(/^does not fit: needs .* over 16\.00 GiB \(80 % of this machine's 20\.00 GiB\); /);
   });
 
+  it('says parts under 1 GiB in MiB, so a small checkpoint does not read "0.00 GiB"', () => {
+    const small = { ...est(0, 0, 0), weightsBytes: 460_800, trainingStateBytes: 573_440, activationBytes: 500 * 2 ** 20, totalBytes: 0 };
+    const total = small.weightsBytes + small.trainingStateBytes + small.activationBytes;
+    expect(memoryFit({ ...small, totalBytes: total }, { totalBytes: 16 * GiB, backend: 'tensorflow' }, { lora: true }).message).toBe(
+      "fits: needs weights 0.4 MiB + LoRA adapters and their AdamW state 0.5 MiB + activations 500.0 MiB = 501.0 MiB, within 12.80 GiB (80 % of this machine's 16.00 GiB)",
+    );
+  });
+
   it('on tfjs-wasm the 4 GiB heap is the limit however much the machine has, and the fix names native TensorFlow', () => {
     const big = { totalBytes: 64 * GiB, backend: 'wasm' };
     const f = memoryFit(est(2, 0.5, 1), big, { lora: true });

@@ -38,10 +38,12 @@ export interface MemoryFit {
 }
 
 export const gib = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+/** GiB from 1 GiB up, MiB below (a small checkpoint's parts would all read "0.00 GiB"). */
+const size = (bytes: number): string => (bytes >= 2 ** 30 ? gib(bytes) : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 
-/** The estimate's parts in words: "weights 1.84 GiB + adapters 0.13 GiB + activations 5.40 GiB = 7.37 GiB". */
+/** The estimate's parts in words: "weights 1.84 GiB + adapters 132.0 MiB + activations 5.40 GiB = 7.50 GiB". */
 export function describeEstimate(est: LlmMemoryEstimate, lora: boolean): string {
-  return `weights ${gib(est.weightsBytes)} + ${lora ? 'LoRA adapters and their AdamW state' : 'gradients and AdamW state'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`;
+  return `weights ${size(est.weightsBytes)} + ${lora ? 'LoRA adapters and their AdamW state' : 'gradients and AdamW state'} ${size(est.trainingStateBytes)} + activations ${size(est.activationBytes)} = ${size(est.totalBytes)}`;
 }
 
 export function memoryFit(est: LlmMemoryEstimate, machine: MachineMemory, opts: { lora: boolean }): MemoryFit {
