@@ -6,9 +6,9 @@
  * headers, never the weights.
  */
 import { z } from 'zod';
+import { LORA_TARGET_MODULES } from './loraTargets';
 
-/** The linear layers LoRA may adapt (the engine's LORA_TARGETS; a test keeps the two lists equal). */
-export const LORA_TARGET_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export { LORA_TARGET_MODULES };
 
 /** LoRA settings as the CLI's `--lora r=16,alpha=32,dropout=0.05,targets=q_proj+v_proj` gives them. */
 export const LoraRequest = z

@@ -1,0 +1,109 @@
+/**
+ * New run with "A Hugging Face model folder", in browser mode: the page reads model folders only inside the
+ * `arlarena serve --allow-dir` folder, here the tiny test checkpoints Transformers made (tests/support/hfCheckpoints.ts,
+ * needs the `llm` peer venv). Picking the Qwen3-shaped checkpoint shows its architecture, parameter count, the LoRA
+ * trainable count and the memory estimate against this machine; a configuration far too large for any machine (every
+ * weight trained, 65,536 rows per chunk) is refused by Start with the estimate in the message, and no run is made.
+ * A folder outside the allowed one is refused in one line. Screenshots (light and dark) land in test-results/.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hfTestCheckpoints } from '../tests/support/hfCheckpoints';
+import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { gotoView, waitUntil } from './uiHelpers';
+
+let app: LabSession;
+let page: Page;
+let root = '';
+
+beforeAll(async () => {
+  root = hfTestCheckpoints();
+  app = await openLabSession({ serveArgs: ['--allow-dir', root] });
+  page = app.page;
+}, 400_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+async function themes(name: string): Promise<void> {
+  await screenshot(page, `${name}-light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await waitUntil(
+    'the dark theme',
+    async () => (await page.evaluate(() => globalThis.matchMedia('(prefers-color-scheme: dark)').matches)) === true,
+    5000,
+    100,
+  );
+  await screenshot(page, `${name}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const card = () => page.locator('[data-testid="hf-inspection"]');
+
+describe('New run: a Hugging Face model folder', () => {
+  it('lists the checkpoints under --allow-dir and shows the picked one: architecture, parameters, LoRA trainable, memory against the machine', async () => {
+    await gotoView(page, 'new');
+    await page.click('[data-testid="policy-hf"]');
+    const found = page.locator('[data-testid="hf-found"]');
+    await found.waitFor({ timeout: 30_000 });
+    const options = await found.locator('option').allTextContents();
+    expect(options).toEqual(
+      expect.arrayContaining([
+        `${join(root, 'qwen3-fp16')} (Qwen3ForCausalLM)`,
+        `${join(root, 'qwen2-fp32')} (Qwen2ForCausalLM)`,
+        `${join(root, 'llama-bf16-sharded')} (LlamaForCausalLM)`,
+      ]),
+    );
+    await found.selectOption(join(root, 'qwen3-fp16'));
+    await waitUntil('the inspection', async () => (await card().count()) === 1, 30_000);
+    expect(await page.locator('[data-testid="hf-arch"]').innerText()).toBe('Qwen3ForCausalLM');
+    expect(await page.locator('[data-testid="hf-params"]').innerText()).toMatch(/^[\d.]+ [kM] parameters$/);
+    expect(await page.locator('[data-testid="hf-trainable"]').innerText()).toMatch(
+      /LoRA r 16, α 32 on 7 projections: [\d.]+ [kM]? ?trainable \([\d.]+ % of the model\)/,
+    );
+    expect(await page.locator('[data-testid="hf-memory"]').innerText()).toMatch(/Weights[\s\S]*Activations[\s\S]*Total[\s\S]*This machine/);
+    expect(await card().getAttribute('data-fits')).toBe('true');
+    expect(await page.locator('[data-testid="hf-verdict"]').innerText()).toMatch(/^Fits: needs weights .* within [\d.]+ GiB/);
+    await themes('ui-hf-newrun-estimate');
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+
+  it('refuses Start for a run too large for this machine, with the estimate, and makes no run', async () => {
+    await page.click('[data-testid="hf-full"]');
+    await page.fill('[data-testid="hf-rows"]', '65536');
+    await waitUntil(
+      'the new estimate',
+      async () => (await card().count()) === 1 && (await card().getAttribute('data-fits')) === 'false',
+      30_000,
+    );
+    expect(await page.locator('[data-testid="hf-trainable"]').innerText()).toMatch(/^Trains every weight/);
+    const verdict = await page.locator('[data-testid="hf-verdict"]').innerText();
+    expect(verdict).toMatch(
+      /^Does not fit: needs weights [\d.]+ \w+ \+ gradients and AdamW state [\d.]+ \w+ \+ activations [\d.]+ GiB = [\d.]+ GiB, over [\d.]+ GiB/,
+    );
+    await page.click('[data-testid="start-sampo"]');
+    const refusal = page.locator('[data-testid="hf-refusal"]');
+    await refusal.waitFor({ timeout: 10_000 });
+    const said = await refusal.innerText();
+    expect(said).toMatch(
+      /^Not started: the run does not fit: needs weights .* = [\d.]+ GiB, over [\d.]+ GiB .*; use fewer rows per chunk or a shorter context/,
+    );
+    const runs = await app.lab.call('runs.list', {});
+    expect(runs.ok && runs.value.length).toBe(0);
+    await themes('ui-hf-newrun-refused');
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+
+  it('refuses a folder outside --allow-dir in one line', async () => {
+    await page.fill('[data-testid="hf-path"]', '/etc');
+    const error = page.locator('[data-testid="hf-error"]');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.innerText()).toBe(
+      `in browser mode the lab reads model folders by path only inside ${JSON.stringify(root)}; "/etc" is not one of them`,
+    );
+    expect(await card().count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  }, 60_000);
+});
