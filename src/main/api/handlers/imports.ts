@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ImportResult } from '../../../shared/api';
 import type { LabServices } from '../../app/lab';
@@ -16,6 +16,8 @@ import { ImportError, importLogs, type ImportLogsOptions } from '../../imports/i
 import { importSources } from '../../imports/importSources';
 import { isSqlite } from '../../imports/sqliteReadOnly';
 import { isWandbLog } from '../../../core/formats/wandbLog';
+import { isWandbConfigYaml, isWandbHistoryHead } from '../../../core/formats/wandbFiles';
+import { isMlflowRunMeta } from '../../imports/trackers';
 import type { AreaMethods, CallContext, Handlers } from '../types';
 import { createPickHandlers, namedPath } from './namedFile';
 import { mainSidePath, pathRefusal } from './pathAccess';
@@ -37,6 +39,16 @@ function uploadFileName(fileName: string): string {
 
 /** Largest upload through imports.file (decoded bytes; the renderer's FILE_LIMIT_BYTES says the same). */
 export const MAX_UPLOAD_BYTES = 150 * 1000 * 1000;
+
+/**
+ * A file that belongs to a tracker's store, from its first bytes: a W&B transaction log, a SQLite database (MLflow,
+ * Trackio), an MLflow file-store run's meta.yaml, an older W&B client's config.yaml or history.
+ */
+function isTrackerFile(head: Uint8Array): boolean {
+  if (isWandbLog(head) || isSqlite(head)) return true;
+  const text = new TextDecoder().decode(head);
+  return isMlflowRunMeta(text) || isWandbConfigYaml(text) || isWandbHistoryHead(text);
+}
 
 /** The folder part of a path inside a picked folder ('' at its top), either separator. */
 function folderOf(p: string): string {
@@ -79,6 +91,46 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
     tags: i.tags ? [...new Set(i.tags)] : undefined,
     again: i.again,
   });
+  /** Files uploaded together as a tracker's folder: written out in their folder layout, then read by content. */
+  const importTrackerFiles = async (
+    files: readonly { fileName: string; dataBase64: string }[],
+    rest: { format?: string; name?: string; tags?: string[]; again?: boolean },
+  ): Promise<Result<ImportResult>> => {
+    const names = files.map((f) => f.fileName);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) return err('VALIDATION', `${dup} is sent twice`, { field: 'files' });
+    const b64 = files.reduce((n, f) => n + f.dataBase64.length, 0);
+    if (b64 > Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 4)
+      return err('VALIDATION', `the tracker files are over the ${MAX_UPLOAD_BYTES / 1e6} MB upload limit together`, {
+        field: 'files',
+        hint: 'import the folder by path (imports.path) or with `arlarena import DIR` where the lab runs',
+      });
+    const { store } = await services.lab();
+    const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
+    const uploaded: Record<string, string> = {};
+    try {
+      for (const f of files) {
+        // Each part of the path made portable (never `..`): the layout is kept, nothing lands outside `dir`.
+        const parts = f.fileName
+          .split(/[\\/]/)
+          .filter((p) => p !== '' && p !== '.' && p !== '..')
+          .map((p) => p.replace(/[^A-Za-z0-9._=+@-]+/g, '_').slice(0, 120) || '_');
+        const tmp = join(dir, 'upload', ...(parts.length > 0 ? parts : ['upload']));
+        if (uploaded[tmp] !== undefined) return err('VALIDATION', `${f.fileName} is sent twice`, { field: 'files' });
+        uploaded[tmp] = f.fileName;
+        await mkdir(dirname(tmp), { recursive: true });
+        await writeFile(tmp, Buffer.from(f.dataBase64, 'base64'));
+      }
+      const r = await importSources(store, [join(dir, 'upload')], { ...options(rest), uploadedFiles: uploaded });
+      announce(r);
+      return ok(r);
+    } catch (e) {
+      if (e instanceof Error) e.message = e.message.split(join(dir, 'upload')).join('the uploaded folder');
+      return importFailure(e, 'files');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
   return {
     ...createPickHandlers(),
     'imports.file': async ({ fileName, dataBase64, ...rest }) => {
@@ -114,6 +166,10 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
       }
     },
     'imports.files': async ({ files, ...rest }) => {
+      // Trackers' files from a picked or dropped folder (W&B run folders, MLflow runs, databases) travel together:
+      // they are laid out as they were in the folder and read as the tracker's runs (a resumed W&B run's logs sit
+      // in two run folders). Recognised by content, as a path import recognises them.
+      if (files.some((f) => isTrackerFile(Buffer.from(f.dataBase64.slice(0, 5464), 'base64')))) return importTrackerFiles(files, rest);
       // One run folder: TensorBoard groups a run by the directory holding its event files.
       const folders = [...new Set(files.map((f) => folderOf(f.fileName)))];
       if (folders.length > 1) {
