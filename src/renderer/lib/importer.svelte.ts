@@ -7,7 +7,20 @@
  */
 import type { ImportResult } from '../../shared/api';
 import type { Lab } from './lab.svelte';
-import { FILE_LIMIT_BYTES, canForceFormat, dataUrlPayload, fmtSkipped, groupSends, planImport, sendName } from './imports';
+import {
+  FILE_LIMIT_BYTES,
+  canForceFormat,
+  dataUrlPayload,
+  fmtSkipped,
+  groupSends,
+  isTensorBoardEventFile,
+  planImport,
+  sendName,
+  sniffTracker,
+  trackerFiles,
+  trackerSummary,
+  type TrackerSniff,
+} from './imports';
 
 export type ImportState = 'sending' | 'imported' | 'duplicate' | 'refused' | 'too-large';
 
@@ -64,12 +77,19 @@ export class Importer {
    * TensorBoard event files grouped by the directory holding them, one `imports.files` call (one run) each.
    */
   async importFiles(picks: readonly Pick[]): Promise<void> {
-    const plan = planImport(picks.map((p) => ({ name: p.file.name, size: p.file.size, path: p.path, pick: p })));
+    // Trackers' files in a folder (W&B logs, databases, MLflow runs, older W&B run folders) are found by their
+    // first bytes before anything is planned: their names say nothing reliable.
+    const picked = picks.map((p) => ({ name: p.file.name, size: p.file.size, path: p.path, pick: p, sniff: null as TrackerSniff }));
+    for (const f of picked) if (f.path !== '' && !isTensorBoardEventFile(f.path)) f.sniff = await sniffFile(f.pick.file);
+    const tracked = trackerFiles(picked, (f) => f.sniff);
+    const plan = planImport(picked.map((f) => (tracked.has(f) ? { ...f, tracker: true } : f)));
     const groups = groupSends(plan);
     this.items = [];
     this.note =
       plan.refusal ??
-      (plan.ignored > 0 ? `${plan.ignored} file(s) of the folder are not TensorBoard event files and were left out.` : null);
+      (plan.ignored > 0
+        ? `${plan.ignored} file(s) of the folder are not TensorBoard event files or trackers' run files and were left out.`
+        : null);
     for (const f of groups.tooLarge) {
       this.push({
         label: sendName(f),
@@ -80,17 +100,18 @@ export class Importer {
         retry: null,
       });
     }
-    for (const g of groups.folders.filter((x) => x.tooLarge)) {
+    const groupsToSend = [...groups.folders, ...(groups.trackers ? [groups.trackers] : [])];
+    for (const g of groupsToSend.filter((x) => x.tooLarge)) {
       this.push({
         label: g.folder,
         state: 'too-large',
         result: null,
-        message: `${g.folder} holds ${Math.round(g.bytes / 1e6)} MB of event files, more than the ${Math.round(FILE_LIMIT_BYTES / 1e6)} MB one upload carries.`,
+        message: `${g.folder} holds ${Math.round(g.bytes / 1e6)} MB of ${g === groups.trackers ? "trackers' run files" : 'event files'}, more than the ${Math.round(FILE_LIMIT_BYTES / 1e6)} MB one upload carries.`,
         hint: `Import the folder where the lab runs: \`arlarena import ${g.folder}\`, or enter its path with “Import from a path”.`,
         retry: null,
       });
     }
-    const folders = groups.folders.filter((x) => !x.tooLarge);
+    const folders = groupsToSend.filter((x) => !x.tooLarge);
     if (groups.single.length === 0 && folders.length === 0) return;
     await this.run(async () => {
       for (const f of groups.single) {
@@ -260,4 +281,26 @@ function readBase64(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error ?? new Error('read failed'));
     reader.readAsDataURL(file);
   });
+}
+
+/**
+ * What a picked file is to a tracker, from its first bytes (imports.ts sniffTracker). A W&B history row with a
+ * hundred metrics is a few KB: a head that opens a JSON row without ending its line is read further.
+ */
+async function sniffFile(file: File): Promise<TrackerSniff> {
+  try {
+    let head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+    if (head.length === 4096 && head[0] === 0x7b && !head.includes(0x0a))
+      head = new Uint8Array(await file.slice(0, 256 * 1024).arrayBuffer());
+    return sniffTracker(head);
+  } catch {
+    // Unreadable here: it is left out like any other file that is no event file.
+    return null;
+  }
+}
+
+/** "found 3 W&B runs, 1 MLflow run" for an import that read trackers' stores; '' for any other. */
+export function trackersFound(r: ImportResult): string {
+  const s = trackerSummary(r.trackers);
+  return s ? `found ${s}` : '';
 }
