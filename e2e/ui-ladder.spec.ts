@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStudy } from '../src/main/app/studies/studyFiles';
+import { SURVIVAL_GRID } from '../src/renderer/lib/ladderChart';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
 import { ROOT } from './support/lab';
 
@@ -233,12 +234,18 @@ describe('Ladder view', () => {
     await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
 
     // On the canvas: the curves of this tiny ladder run along the top of the grid (nobody collapsed in 2 steps) or
-    // drop from it; halfway across the first step, at y = 100 %, is on a curve (grid: left 52 px, top 16 px).
+    // drop from it; a quarter across the plot, at y = 100 % (the grid's top edge), is on a curve.
     const chart = page.locator('[data-testid="ladder-level"][data-level="3"] [data-testid="survival-chart"]');
     await expect.poll(() => chart.getAttribute('data-rendered')).toBe('true');
     const box = (await chart.boundingBox())!;
-    const plotWidth = box.width - 52 - 16;
-    await page.mouse.click(box.x + 52 + plotWidth * 0.25, box.y + 16);
+    const plotWidth = box.width - SURVIVAL_GRID.left - SURVIVAL_GRID.right;
+    const at = { x: box.x + SURVIVAL_GRID.left + plotWidth * 0.25, y: box.y + SURVIVAL_GRID.top };
+    // Hovering names every curve at that step, also two that lie on top of each other.
+    await page.mouse.move(at.x, at.y);
+    const tip = chart.locator('div', { hasText: 'share not yet collapsed' }).last();
+    await tip.waitFor({ timeout: 10_000 });
+    expect(await tip.innerText()).toMatch(/^step 0: share not yet collapsed\ngrpo: \d+ %.*\ngspo: \d+ %/s);
+    await page.mouse.click(at.x, at.y);
     await page.waitForSelector('main[data-view="compare"]', { timeout: 10_000 });
     const picked = new URL(page.url()).searchParams.get('runs')!.split(',');
     expect([await runsOf(3, 'grpo'), await runsOf(3, 'gspo')]).toContainEqual(picked);

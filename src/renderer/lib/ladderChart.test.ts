@@ -12,6 +12,7 @@ import {
   shareText,
   survivalAt,
   survivalChartOption,
+  survivalTooltip,
   survivalCurves,
   verdictClass,
 } from './ladderChart';
@@ -111,9 +112,10 @@ describe('survivalChartOption', () => {
     ]);
     expect(opt.xAxis).toMatchObject({ min: 0, max: 12 });
     expect(opt.yAxis).toMatchObject({ min: 0, max: 1 });
-    const tip = (opt.tooltip as { formatter: (p: unknown) => string }).formatter({ seriesName: 'grpo', value: [4, 0.75] });
-    expect(tip).toBe('grpo: 75 % not yet collapsed at step 4');
-    expect(series[1].tooltip.formatter({ data: { value: [6, 0.75], seed: 2 } })).toBe('grpo · seed 2: censored at step 6 (no collapse)');
+    // By step: every curve's S(t) at the step left of the pointer, and the seeds censored exactly there.
+    const tip = opt.tooltip as { trigger: string; formatter: (p: unknown) => string };
+    expect(tip.trigger).toBe('axis');
+    expect(tip.formatter([{ axisValue: 6.7 }])).toBe('step 6: share not yet collapsed<br>grpo: 75 % (seed 2 censored here: no collapse)');
   });
 
   it('stretches the x-axis to the longest curve when the plan says less, and themes the axes', () => {
@@ -122,6 +124,16 @@ describe('survivalChartOption', () => {
     expect((light.xAxis as { max: number }).max).toBe(10);
     expect((dark.xAxis as { max: number }).max).toBe(10);
     expect(dark.textStyle).not.toEqual(light.textStyle);
+  });
+});
+
+describe('survivalTooltip', () => {
+  it('names every curve at the step, also curves that lie on top of each other, and the seeds censored there', () => {
+    const same = { ...cell, preset: 'gspo' };
+    const curves = survivalCurves([cell, same, { ...cell, preset: 'sampo', survival: [], runs: [] }], ['grpo', 'gspo', 'sampo']);
+    expect(survivalTooltip(curves, 3)).toEqual(['step 3: share not yet collapsed', 'grpo: 100 %', 'gspo: 100 %']);
+    expect(survivalTooltip(curves, 8)).toEqual(['step 8: share not yet collapsed', 'grpo: 38 %', 'gspo: 38 %']);
+    expect(survivalTooltip(curves, 10)[1]).toBe('grpo: 38 % (seed 4 censored here: no collapse)');
   });
 });
 

@@ -75,6 +75,26 @@ export interface SurvivalChartInput {
 
 const pctText = (s: number) => `${(100 * s).toFixed(0)} %`;
 
+/** The plot area's place in the panel: the y-axis labels and its rotated name fit in `left` (tested by the e2e click). */
+export const SURVIVAL_GRID = { left: 64, right: 16, top: 16, bottom: 40 } as const;
+
+/**
+ * The tooltip at step t: every curve's share not yet collapsed there (so curves drawn on top of each other — two
+ * presets that never collapsed — are all named), and the seeds censored at exactly that step.
+ */
+export function survivalTooltip(curves: readonly SurvivalCurve[], t: number): string[] {
+  const lines = [`step ${t}: share not yet collapsed`];
+  for (const c of curves) {
+    if (c.survival.length === 0) continue;
+    const censored = c.censored.filter((m) => m.step === t).map((m) => m.seed);
+    const note = censored.length ? ` (seed ${censored.join(', ')} censored here: no collapse)` : '';
+    lines.push(`${c.name}: ${pctText(survivalAt(c.survival, t))}${note}`);
+  }
+  return lines;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
 /** The ECharts option of one level's survival panel. Series ids: `curve:<cell>` and `censor:<cell>`. */
 export function survivalChartOption(input: SurvivalChartInput): Record<string, unknown> {
   const fg = input.dark ? '#d6d6d6' : '#333333';
@@ -108,10 +128,6 @@ export function survivalChartOption(input: SurvivalChartInput): Record<string, u
         symbol: 'rect',
         symbolSize: [2, 12],
         itemStyle: { color: c.color },
-        tooltip: {
-          formatter: (p: { data: { value: [number, number]; seed: number } }) =>
-            `${c.name} · seed ${p.data.seed}: censored at step ${p.data.value[0]} (no collapse)`,
-        },
         z: 4,
       });
   }
@@ -119,15 +135,21 @@ export function survivalChartOption(input: SurvivalChartInput): Record<string, u
     animation: false,
     backgroundColor: 'transparent',
     textStyle: { color: fg },
-    grid: { left: 52, right: 16, top: 16, bottom: 40, outerBoundsMode: 'none' },
+    grid: { ...SURVIVAL_GRID, outerBoundsMode: 'none' },
     tooltip: {
-      trigger: 'item',
+      // By step, not by item: identical curves lie on top of each other, and the tooltip names them all.
+      trigger: 'axis',
+      axisPointer: { type: 'line' },
       confine: true,
       backgroundColor: input.dark ? '#22272e' : '#ffffff',
       borderColor: grid,
       textStyle: { color: fg },
-      formatter: (p: { seriesName: string; value: [number, number] }) =>
-        `${p.seriesName}: ${pctText(p.value[1])} not yet collapsed at step ${p.value[0]}`,
+      formatter: (ps: Array<{ axisValue: number }> | { axisValue: number }) => {
+        const p = Array.isArray(ps) ? ps[0] : ps;
+        // S(t) holds between integer steps: the step at or left of the pointer.
+        const t = Math.max(0, Math.floor(Number(p?.axisValue ?? 0)));
+        return survivalTooltip(input.curves, t).map(escapeHtml).join('<br>');
+      },
     },
     xAxis: {
       type: 'value',
@@ -144,7 +166,7 @@ export function survivalChartOption(input: SurvivalChartInput): Record<string, u
       type: 'value',
       name: 'not yet collapsed',
       nameLocation: 'middle',
-      nameGap: 38,
+      nameGap: 46,
       min: 0,
       max: 1,
       axisLabel: { formatter: (v: number) => pctText(v) },
