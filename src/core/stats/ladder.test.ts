@@ -72,6 +72,8 @@ describe('ladder rows', () => {
       ...run(preset, 1, seed, c),
       arm: name,
       rolloutSeconds: rollout,
+      // the engine gap: int8 arms 4e-4 + seed·1e-5 nats per token, fp32 ones 2e-7
+      rolloutMismatch: name.includes('int8') ? 4e-4 + seed * 1e-5 : 2e-7,
     });
     const outcomes = [
       ...seeds.map((s) => arm('fp32', 'sampo', s, null, 2 + (s % 2) * 0.2)), // mean 2.1 s
@@ -93,10 +95,15 @@ describe('ladder rows', () => {
     expect(tis.vsBaseline!.verdict).toBe('collapses less');
     expect(tis.vsBaseline!.rolloutSpeedup).toBeCloseTo(1, 12); // the seeds that logged a rollout time: 7 × 0.7 s
     expect(tis.rolloutSecondsPerStep.n).toBe(7);
+    expect(fp32.rolloutMismatch.n).toBe(8);
+    expect(fp32.rolloutMismatch.mean).toBeCloseTo(2e-7, 18);
+    expect(int8.rolloutMismatch.n).toBe(8);
+    expect(int8.rolloutMismatch.mean).toBeCloseTo(4e-4 + 4.5e-5, 15); // seeds 1..8: mean seed 4.5
     // a ladder of presets has no arm field and no rollout times
     const plain = ladderRows([run('grpo', 0, 1, null)], { baseline: 'grpo' });
     expect('arm' in plain[0]).toBe(false);
     expect(plain[0].rolloutSecondsPerStep.n).toBe(0);
+    expect(plain[0].rolloutMismatch).toMatchObject({ n: 0, mean: null });
   });
 
   it('an arm with runs of two presets is refused', () => {

@@ -22,6 +22,11 @@ export interface LadderRunOutcome {
   readonly arm?: string;
   /** The run's mean rollout seconds per RL step (perf/rollout_s); null or absent when not logged. */
   readonly rolloutSeconds?: number | null;
+  /**
+   * The run's mean rollout–trainer log-prob gap per token (mismatch/logprob_abs_mean over its RL steps, nats): how
+   * far the behaviour policy the rollout engine sampled with was from the trainer's; null or absent when not logged.
+   */
+  readonly rolloutMismatch?: number | null;
 }
 
 export interface LadderRow {
@@ -52,6 +57,8 @@ export interface LadderRow {
   readonly heldOutSurvivors: SampleSummary;
   /** Mean rollout seconds per RL step over the seeds (timing: measured, not a function of the seeds). */
   readonly rolloutSecondsPerStep: SampleSummary;
+  /** Mean rollout–trainer log-prob gap per token (nats) over the seeds; n 0 when no run logged it. */
+  readonly rolloutMismatch: SampleSummary;
 }
 
 /** A row's group: its arm in a study of arms, else its preset. */
@@ -124,6 +131,7 @@ export function ladderRows(
             [0, 1],
           ),
           rolloutSecondsPerStep: time,
+          rolloutMismatch: summarize(g.map((o) => o.rolloutMismatch ?? null)),
         });
       }
     }

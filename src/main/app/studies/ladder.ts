@@ -147,20 +147,29 @@ async function ladderOutcome(dataDir: string, e: StudyEntry, level: number, frac
     collapseStep: collapseStep(out.firstCriticalStep, validations, fraction),
     heldOut: out.heldOutGreedy,
     rolloutSeconds: meanRolloutSeconds(metrics),
+    rolloutMismatch: meanOverSteps(metrics, 'mismatch/logprob_abs_mean'),
   };
 }
 
-/** Mean of perf/rollout_s over the RL steps that logged it (step 0 is the validation row); null when none did. */
-export function meanRolloutSeconds(metrics: ReadonlyArray<{ step: number; values: Readonly<Record<string, number>> }>): number | null {
+/** Mean of one key over the RL steps that logged it finite (step 0 is the validation row); null when none did. */
+export function meanOverSteps(
+  metrics: ReadonlyArray<{ step: number; values: Readonly<Record<string, number>> }>,
+  key: string,
+): number | null {
   let sum = 0;
   let n = 0;
   for (const m of metrics) {
-    const v = m.values['perf/rollout_s'];
+    const v = m.values[key];
     if (m.step < 1 || typeof v !== 'number' || !Number.isFinite(v)) continue;
     sum += v;
     n++;
   }
   return n === 0 ? null : sum / n;
+}
+
+/** Mean of perf/rollout_s over the RL steps that logged it; null when none did. */
+export function meanRolloutSeconds(metrics: ReadonlyArray<{ step: number; values: Readonly<Record<string, number>> }>): number | null {
+  return meanOverSteps(metrics, 'perf/rollout_s');
 }
 
 /** Each arm's baseline arm (ladderRows' `vs`); undefined for a ladder of bare presets. */
@@ -175,6 +184,13 @@ const TIMING =
   "rolloutSecondsPerStep: each run's mean perf/rollout_s (seconds generating and stepping environments per RL step), " +
   "mean and 95 % t interval over the seeds; vsBaseline.rolloutSpeedup = the baseline row's mean ÷ this row's (above 1: faster rollouts). " +
   'Timings are measured on the machine that trained (load from other work slows them), so unlike every other figure they differ between repeats.';
+
+const MISMATCH =
+  "rolloutMismatch: each run's mean mismatch/logprob_abs_mean over its RL steps — the mean |log π_rollout − log π_trainer| " +
+  "per response token, in nats, between the rollout engine's behaviour log-probs and the trainer's recomputation of the same " +
+  'tokens before the update — then mean and 95 % t interval over the seeds. It measures the engine gap a rollout precision ' +
+  '(compute.rolloutPrecision) or engine adds; with rollout.policyLag > 0 it also holds the lag. n 0 when no run logged it ' +
+  '(π_old computed by the onnxruntime log-prob engine, compute.logProbEngine, or bypass mode).';
 
 export const ON_COLLAPSE = (stop: boolean): string =>
   stop
@@ -227,6 +243,8 @@ export interface LadderSummary {
   readonly arms: readonly Arm[] | null;
   /** What rolloutSecondsPerStep and vsBaseline.rolloutSpeedup are. */
   readonly timing: string;
+  /** What rolloutMismatch is. */
+  readonly mismatch: string;
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
@@ -249,6 +267,7 @@ export function ladderSummary(name: string, plan: LadderPlan, rows: readonly Lad
     })),
     arms: plan.arms ? plan.arms.map((a) => ({ ...a, sets: { ...a.sets } })) : null,
     timing: TIMING,
+    mismatch: MISMATCH,
     rows: rows.map((r) => ({
       env: r.env,
       preset: r.preset,
@@ -269,6 +288,7 @@ export function ladderSummary(name: string, plan: LadderPlan, rows: readonly Lad
         : null,
       heldOutSurvivors: r.heldOutSurvivors,
       rolloutSecondsPerStep: r.rolloutSecondsPerStep,
+      rolloutMismatch: r.rolloutMismatch,
     })),
   };
 }
@@ -278,6 +298,8 @@ const pc = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)} 
 /** A plain-text table: one line per (env, level, preset) or, in a ladder of arms, per (env, level, arm). */
 export function formatLadder(rows: readonly LadderRow[]): string {
   const arms = rows.some((r) => r.arm !== undefined);
+  // The engine-gap column only where some run logged it (a ladder whose runs all computed π_old on onnxruntime has none).
+  const gap = rows.some((r) => r.rolloutMismatch.n > 0);
   const head = [
     'env',
     'level',
@@ -289,6 +311,7 @@ export function formatLadder(rows: readonly LadderRow[]): string {
     'vs baseline (log-rank p)',
     'held-out of survivors',
     'rollout s/step',
+    ...(gap ? ['rollout |Δ log p|'] : []),
   ];
   const body = rows.map((r) => [
     r.env,
@@ -305,6 +328,7 @@ export function formatLadder(rows: readonly LadderRow[]): string {
     r.rolloutSecondsPerStep.mean === null
       ? '–'
       : `${r.rolloutSecondsPerStep.mean.toFixed(2)}${r.vsBaseline?.rolloutSpeedup ? ` (×${r.vsBaseline.rolloutSpeedup.toFixed(2)})` : ''}`,
+    ...(gap ? [r.rolloutMismatch.mean === null ? '–' : r.rolloutMismatch.mean.toPrecision(2)] : []),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) =>
@@ -365,6 +389,8 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
     'Survival curves (pairs [step, share not yet collapsed]) are in summary.json.',
     '',
     `Rollout s/step: ${TIMING}`,
+    '',
+    `Rollout |Δ log p| (where shown): ${MISMATCH}`,
     '',
   ].join('\n');
 }
