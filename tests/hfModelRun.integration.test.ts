@@ -1,0 +1,457 @@
+/**
+ * A pretrained Hugging Face model trained as a lab run, end to end through the real CLI and the real trainer (in the
+ * training worker, as the app runs it): a tiny Qwen3 written by Transformers' own Qwen3ForCausalLM.save_pretrained
+ * (tests/support/qwen3Native.ts, the `llm-qwen3` peer venv; bfloat16), LoRA r=4, SAMPO on Sokoban, 10 steps on
+ * tfjs-wasm.
+ *
+ *   - the metrics of every step are finite; the adapters change while every base weight stays the folder's, bit for bit;
+ *   - the run record carries the model (config.json, SHA-256 of the weight and tokenizer files, LoRA settings), its
+ *     checkpoints only the adapters; `runs`, `show` and the detector (`check`) treat it like any run;
+ *   - its bundle carries the hashes and reproduces bit for bit from a copy of the base folder (--model-folder), and a
+ *     copy whose tokenizer file differs is refused naming that file;
+ *   - stopped after step 5 and resumed (`arlarena resume`), it ends with the stream of the straight 10-step run;
+ *   - bad folders are refused before any run exists, with the reason: no config.json, an unsupported architecture,
+ *     a truncated safetensors file, a tokenizer that does not fit the vocabulary; and a run that cannot fit in
+ *     memory is refused by the same preflight the CLI runs.
+ */
+import { cp, mkdtemp, readFile, readdir, rm, truncate, writeFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../src/main/cli/types';
+import train from '../src/main/cli/commands/train';
+import runs from '../src/main/cli/commands/runs';
+import show from '../src/main/cli/commands/show';
+import check from '../src/main/cli/commands/check';
+import exportCmd from '../src/main/cli/commands/export';
+import reproduce from '../src/main/cli/commands/reproduce';
+import resume from '../src/main/cli/commands/resume';
+import * as tf from '@tensorflow/tfjs';
+import { RunStore } from '../src/main/store/runStore';
+import { runJob } from '../src/main/sessions/jobRunner';
+import { trainingJob } from '../src/main/sessions/jobs/training';
+import { preflightHfRun } from '../src/main/compute/models/hfRunModel';
+import { inspectHfFolder, loadHfFolder } from '../src/main/compute/models/hfFolder';
+import { verifyBundle } from '../src/main/bundles/importBundle';
+import { decodeTensors, type NamedTensors } from '../src/core/training/tensorio';
+import type { TrainingJob } from '../src/main/sessions/job';
+import { HfCausalLM } from '../src/core/llm/causalLm';
+import { LlmPolicy } from '../src/core/llm/policy';
+import { LlmPromptCodec } from '../src/core/llm/trainerPolicy';
+import { Rng } from '../src/core/util/rng';
+import { resolveConfig } from '../src/core/config/index';
+import type { MetricRecord } from '../src/shared/metrics';
+import { qwen3NativeCheckpoint } from './support/qwen3Native';
+
+function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const sink = (f: (s: string) => void) =>
+    new Writable({
+      write(c, _e, cb) {
+        f(String(c));
+        cb();
+      },
+    });
+  return {
+    ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+/** A small SAMPO run: 2 tasks × 2 rollouts, 2 turns, 24 response tokens, validation and checkpoints every 5 steps. */
+const SETS = [
+  'compute.backend=wasm',
+  'rollout.tasksPerStep=2',
+  'rollout.groupSize=2',
+  'env.maxSteps=2',
+  'rollout.maxResponseTokens=24',
+  'optim.miniBatchRows=8',
+  'training.validateEvery=5',
+  'training.valEpisodes=2',
+  'training.checkpointEvery=5',
+  'training.sampleTrajectories=1',
+].flatMap((s) => ['--set', s]);
+const LORA = 'r=4,alpha=8,dropout=0.05,targets=q_proj+v_proj+down_proj';
+
+let qwen3: string;
+let work: string;
+
+beforeAll(async () => {
+  qwen3 = qwen3NativeCheckpoint();
+  work = await mkdtemp(join(tmpdir(), 'arl-hfrun-'));
+}, 300_000);
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function trainRun(dataDir: string, extra: string[] = []): Promise<string> {
+  const c = ctx(dataDir);
+  const code = await train.run(
+    ['--model', `hf:${qwen3}`, '--lora', LORA, '--steps', '10', '--seed', '7', '--json', ...SETS, ...extra],
+    c.ctx,
+  );
+  const out = JSON.parse(c.out()) as { runId: string; status: string; step: number; error: string | null };
+  expect(out.error, c.err()).toBeNull();
+  expect(code).toBe(0);
+  expect(out).toMatchObject({ status: 'completed', step: 10 });
+  return out.runId;
+}
+
+/** A stream without its wall-clock values, NaN kept comparable. */
+function deterministic(ms: readonly MetricRecord[]): string {
+  return JSON.stringify(
+    ms.map((m) => ({
+      step: m.step,
+      values: Object.entries(m.values)
+        .filter(([k]) => !k.startsWith('perf/') || k === 'perf/total_tokens')
+        .sort(),
+    })),
+    (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v),
+  );
+}
+
+async function metricsOf(dataDir: string, runId: string): Promise<MetricRecord[]> {
+  const store = await RunStore.open(dataDir);
+  try {
+    return await store.readMetrics(runId);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Metrics a SAMPO run fills at every step (the loss, KL to the base, the KV-cache sampler's mismatch, …): finite. */
+const FINITE_KEYS = [
+  'actor/pg_loss',
+  'actor/grad_norm',
+  'actor/entropy',
+  'actor/pg_clipfrac',
+  'actor/ppo_kl',
+  'actor/kl_loss',
+  'actor/lr',
+  'batch/rows',
+  'critic/advantages_std',
+  'episode/reward_mean',
+  'episode/success_rate',
+  'episode/valid_format_ratio',
+  'response_length/mean',
+  'mismatch/logprob_abs_max',
+  'perf/step_s',
+  'perf/total_tokens',
+];
+
+const sha256Of = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+
+/** A checkpoint's policy.bin: the tensors training changed. */
+async function checkpointPolicy(dataDir: string, runId: string, step: number): Promise<NamedTensors> {
+  const store = await RunStore.open(dataDir);
+  try {
+    const dir = join(store.runDir(runId), 'checkpoints');
+    const name = (await readdir(dir)).find((d) => Number(d.match(/\d+/)?.[0]) === step);
+    expect(name, `checkpoint of step ${step} in ${(await readdir(dir)).join(', ')}`).toBeDefined();
+    return decodeTensors(new Uint8Array(await readFile(join(dir, name!, 'policy.bin'))));
+  } finally {
+    await store.close();
+  }
+}
+
+const maxAbs = (a: Float32Array) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
+
+describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMPO, tfjs-wasm)', () => {
+  let dataA: string;
+  let runA: string;
+
+  it('trains 10 steps with finite metrics, and changes the adapters', async () => {
+    dataA = join(work, 'a');
+    const t0 = performance.now();
+    runA = await trainRun(dataA);
+    const seconds = (performance.now() - t0) / 1000;
+    const a = await metricsOf(dataA, runA);
+    const steps = a.filter((m) => m.step > 0);
+    console.log(
+      `tiny Qwen3 LoRA SAMPO: 10 steps in ${seconds.toFixed(1)} s (mean perf/step_s ${(steps.reduce((s, m) => s + m.values['perf/step_s'], 0) / steps.length).toFixed(2)})`,
+    );
+    expect(steps.map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (const m of steps) {
+      for (const k of FINITE_KEYS) expect(Number.isFinite(m.values[k]), `${k} at step ${m.step}: ${m.values[k]}`).toBe(true);
+      expect(m.values['batch/rows']).toBeGreaterThan(0);
+      expect(m.values['actor/grad_norm']).toBeGreaterThan(0);
+    }
+
+    // Checkpoints hold the adapters only (PEFT names); B starts at zero, so a nonzero B is training's doing, and
+    // steps 5 → 10 moved both A and B.
+    const at5 = await checkpointPolicy(dataA, runA, 5);
+    const at10 = await checkpointPolicy(dataA, runA, 10);
+    const names = Object.keys(at10).sort();
+    expect(names).toHaveLength(2 * 2 * 3); // 2 layers × {q_proj, v_proj, down_proj} × {A, B}
+    for (const n of names)
+      expect(n).toMatch(/^base_model\.model\.model\.layers\.\d\.(self_attn\.[qv]_proj|mlp\.down_proj)\.lora_[AB]\.weight$/);
+    for (const n of names) {
+      if (n.includes('lora_B')) expect(maxAbs(at10[n].data), n).toBeGreaterThan(0);
+      expect(maxAbsDiff(at10[n].data, at5[n].data), n).toBeGreaterThan(0);
+    }
+  }, 600_000);
+
+  it('records the model and its hashes, checkpoints only the adapters, and shows in runs, show and check', async () => {
+    const store = await RunStore.open(dataA);
+    let ckFiles: string[];
+    try {
+      const rec = (await store.getRun(runA))!;
+      expect(rec.model).toBeDefined();
+      const m = rec.model!;
+      expect(m.architecture).toBe('Qwen3ForCausalLM');
+      expect(m.path).toBe(qwen3);
+      expect(m.lora).toEqual({ rank: 4, alpha: 8, dropout: 0.05, targets: ['q_proj', 'v_proj', 'down_proj'] });
+      expect(Object.keys(m.weights)).toEqual(['model.safetensors']);
+      expect(m.weights['model.safetensors']).toBe(await sha256Of(join(qwen3, 'model.safetensors')));
+      expect(m.tokenizer['tokenizer.json']).toBe(await sha256Of(join(qwen3, 'tokenizer.json')));
+      expect(m.tokenizer['tokenizer_config.json']).toBe(await sha256Of(join(qwen3, 'tokenizer_config.json')));
+      expect(m.config.architectures).toEqual(['Qwen3ForCausalLM']);
+      expect(m.config.transformers_version).toBe('4.51.3');
+      expect(m.trainableParams).toBeLessThan(m.params / 5);
+      const steps = await store.filesOf(runA).checkpointSteps();
+      expect(steps).toEqual(expect.arrayContaining([5, 10]));
+      const dir = join(store.runDir(runA), 'checkpoints');
+      const last = (await readdir(dir)).sort().pop()!;
+      ckFiles = await readdir(join(dir, last));
+      // Only adapters: policy.bin is about 4 bytes per trained parameter, far below the base model's weights.
+      const policyBytes = (await stat(join(dir, last, 'policy.bin'))).size;
+      expect(policyBytes).toBeLessThan(4 * m.trainableParams + 16_384);
+      expect(policyBytes).toBeLessThan((await stat(join(qwen3, 'model.safetensors'))).size / 5);
+    } finally {
+      await store.close();
+    }
+    expect(ckFiles).not.toContain('tokenizer.json');
+
+    const r = ctx(dataA);
+    expect(await runs.run(['--json'], r.ctx)).toBe(0);
+    expect(r.out()).toContain(runA);
+    const s = ctx(dataA);
+    expect(await show.run([runA], s.ctx)).toBe(0);
+    expect(s.out()).toMatch(/model\s+Qwen3ForCausalLM from .*LoRA r=4 alpha=8/);
+    expect(s.out()).toContain(`model.safetensors  sha256 ${(await sha256Of(join(qwen3, 'model.safetensors'))).slice(0, 16)}`);
+    expect(s.out()).toContain('tokenizer.json  sha256');
+    const c = ctx(dataA);
+    // 0: no critical alert, 3: one at least — either way the detector read the run.
+    expect([0, 3]).toContain(await check.run([runA, '--json'], c.ctx));
+    const report = JSON.parse(c.out()) as { runId: string; steps: number; coverage: Array<{ rule: string; applicable: boolean }> };
+    expect(report.runId).toBe(runA);
+    expect(report.steps).toBeGreaterThanOrEqual(10);
+    // The rules that read the trainer's keys (validity, entropy, clip fraction, mismatch, …) all apply to it.
+    expect(report.coverage.filter((r) => !r.applicable)).toEqual([]);
+  }, 120_000);
+
+  it('bundles the hashes and the adapters, reproduces bit for bit from a copy of the base folder, and refuses a folder whose tokenizer differs', async () => {
+    const bundle = join(work, 'run.arlarena.zip');
+    const e = ctx(dataA);
+    expect(await exportCmd.run([runA, '--out', bundle, '--json'], e.ctx)).toBe(0);
+    const { record, files } = verifyBundle(new Uint8Array(await readFile(bundle)));
+    expect(record.model?.weights['model.safetensors']).toBe(await sha256Of(join(qwen3, 'model.safetensors')));
+    expect(record.model?.tokenizer['tokenizer.json']).toBe(await sha256Of(join(qwen3, 'tokenizer.json')));
+    // The bundle carries the adapters (the last checkpoint), never the base weights.
+    const bundled = Object.keys(files);
+    expect(bundled.some((f) => f.endsWith('policy.bin'))).toBe(true);
+    expect(bundled.some((f) => f.endsWith('.safetensors'))).toBe(false);
+
+    const copy = join(work, 'qwen3-copy');
+    await cp(qwen3, copy, { recursive: true });
+    const dataR = join(work, 'r');
+    const r = ctx(dataR);
+    const code = await reproduce.run([bundle, '--model-folder', copy, '--json'], r.ctx);
+    const rep = JSON.parse(r.out()) as { verdict: string; stepsCompared: number; error: string | null };
+    expect(rep.error, r.err()).toBeNull();
+    expect(code).toBe(0);
+    expect(rep).toMatchObject({ verdict: 'bit-identical', stepsCompared: 11 });
+
+    const changed = join(work, 'qwen3-changed');
+    await cp(qwen3, changed, { recursive: true });
+    const tc = join(changed, 'tokenizer_config.json');
+    await writeFile(tc, `${await readFile(tc, 'utf8')}\n`);
+    const x = ctx(join(work, 'x'));
+    expect(await reproduce.run([bundle, '--model-folder', changed], x.ctx)).toBe(1);
+    expect(x.err()).toMatch(/tokenizer_config\.json: recorded sha256 [0-9a-f]{64}, found [0-9a-f]{64}/);
+  }, 600_000);
+
+  it('keeps every base weight bit for bit while training; stopped after step 5 and resumed, ends with the stream of the straight run', async () => {
+    const dataS = join(work, 's');
+    const { config, issues } = resolveConfig('sampo', 'sokoban', {
+      'model.source': `hf:${qwen3}`,
+      'model.maxSeqLen': 512,
+      'model.lora.rank': 4,
+      'model.lora.alpha': 8,
+      'model.lora.dropout': 0.05,
+      'model.lora.targets': 'q_proj+v_proj+down_proj',
+      'compute.rolloutEngine': 'tfjs',
+      'compute.logProbEngine': 'trainer',
+      'compute.refLogProbEngine': 'trainer',
+      'compute.workers': 1,
+      'warmStart.source': 'none',
+      'training.steps': 10,
+      seed: 7,
+      ...Object.fromEntries(SETS.filter((_, i) => i % 2 === 1).map((s) => s.split('='))),
+    });
+    expect(issues).toEqual([]);
+    // This half trains in this process, so the live tfjs variables can be read when the step-5 checkpoint is
+    // written: every base weight must still be the folder's (what the trainer loaded), the adapters not all zero.
+    const base = (await loadHfFolder(qwen3)).tensors;
+    const seen = { base: new Set<string>(), adapters: new Set<string>(), maxDelta: 0, maxB: 0, checkpoints: 0 };
+    const watched: TrainingJob = {
+      run: (input, hooks, resumeFrom) =>
+        trainingJob.run(
+          input,
+          {
+            ...hooks,
+            onCheckpoint: async (c) => {
+              seen.checkpoints++;
+              for (const [name, v] of Object.entries(tf.engine().registeredVariables)) {
+                const m = name.match(/^policy#\d+\/(.+)$/);
+                if (!m) continue;
+                const data = v.dataSync() as Float32Array;
+                if (m[1].includes('.lora_')) {
+                  seen.adapters.add(m[1]);
+                  if (m[1].includes('lora_B')) seen.maxB = Math.max(seen.maxB, maxAbs(data));
+                } else {
+                  expect(base[m[1]], m[1]).toBeDefined();
+                  seen.base.add(m[1]);
+                  seen.maxDelta = Math.max(seen.maxDelta, maxAbsDiff(data, base[m[1]]));
+                }
+              }
+              await hooks.onCheckpoint(c);
+            },
+          },
+          resumeFrom,
+        ),
+    };
+    const store = await RunStore.open(dataS);
+    let id: string;
+    try {
+      const rec = await store.createRun({
+        preset: 'sampo',
+        env: 'sokoban',
+        seed: 7,
+        config: config as unknown as Record<string, unknown>,
+        totalSteps: 10,
+        status: 'running',
+      });
+      id = rec.id;
+      const res = await runJob({
+        start: { type: 'start', runId: id, runDir: store.runDir(id), dataDir: dataS, config: rec.config, seed: 7, resume: false },
+        job: watched,
+        stopAfterStep: 5,
+        post: (m) => {
+          if (m.type === 'metrics') void store.noteMetrics(id, m.records, { detected: true });
+        },
+      });
+      expect(res).toMatchObject({ type: 'done', status: 'stopped', step: 5 });
+      await store.updateRun(id, { status: 'stopped', step: 5 });
+    } finally {
+      await store.close();
+    }
+    // At every checkpoint (the periodic one at step 5, and the stop's), every tensor of the folder (tied head: no
+    // lm_head) was live and unchanged, beside the 12 adapters with B trained away from zero.
+    expect(seen.checkpoints).toBeGreaterThanOrEqual(1);
+    expect([...seen.base].sort()).toEqual(Object.keys(base).sort());
+    expect(seen.maxDelta).toBe(0);
+    expect(seen.adapters.size).toBe(12);
+    expect(seen.maxB).toBeGreaterThan(0);
+
+    const r = ctx(dataS);
+    expect(await resume.run([id, '--json'], r.ctx)).toBe(0);
+    const resumed = await metricsOf(dataS, id);
+    expect(resumed.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(deterministic(resumed)).toBe(deterministic(await metricsOf(dataA, runA)));
+  }, 600_000);
+});
+
+describe('bad model folders are refused before a run exists', () => {
+  async function broken(name: string, edit: (dir: string) => Promise<void>): Promise<string> {
+    const dir = join(work, name);
+    await cp(qwen3, dir, { recursive: true });
+    await edit(dir);
+    return dir;
+  }
+
+  async function refused(dir: string, reason: RegExp): Promise<void> {
+    const dataDir = join(work, `data-${dir.split('/').pop()}`);
+    const c = ctx(dataDir);
+    await expect(train.run(['--model', `hf:${dir}`, '--lora', 'r=4', '--steps', '2', ...SETS], c.ctx)).rejects.toThrow(reason);
+    // Nothing in the store: not even its folder was made.
+    await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+  }
+
+  it('a folder without config.json', async () => {
+    await refused(await broken('no-config', (d) => rm(join(d, 'config.json'))), /has no config\.json/);
+  });
+
+  it('an architecture the lab does not implement', async () => {
+    const dir = await broken('gpt2', async (d) => {
+      const cfg = JSON.parse(await readFile(join(d, 'config.json'), 'utf8'));
+      await writeFile(join(d, 'config.json'), JSON.stringify({ ...cfg, architectures: ['GPT2LMHeadModel'] }));
+    });
+    await refused(dir, /GPT2LMHeadModel/);
+  });
+
+  it('a truncated safetensors file', async () => {
+    const dir = await broken('truncated', async (d) => {
+      const f = join(d, 'model.safetensors');
+      await truncate(f, Math.floor((await stat(f)).size / 2));
+    });
+    await refused(dir, /model\.safetensors.*(truncated|shorter|beyond|end)/i);
+  });
+
+  it('a tokenizer that does not fit the vocabulary', async () => {
+    const dir = await broken('small-vocab', async (d) => {
+      const cfg = JSON.parse(await readFile(join(d, 'config.json'), 'utf8'));
+      await writeFile(join(d, 'config.json'), JSON.stringify({ ...cfg, vocab_size: 64 }));
+    });
+    await refused(dir, /vocab/i);
+  });
+
+  it('a run that does not fit in memory, with the estimate and the fix', async () => {
+    const { config } = resolveConfig('sampo', 'sokoban', {
+      'model.source': `hf:${qwen3}`,
+      'model.maxSeqLen': 512,
+      'compute.rolloutEngine': 'tfjs',
+      'compute.logProbEngine': 'trainer',
+      'compute.refLogProbEngine': 'trainer',
+      'warmStart.source': 'none',
+    });
+    const fits = await preflightHfRun(config!, { totalBytes: 64 * 2 ** 30, backend: 'wasm' });
+    expect(fits.memory).toMatch(/^fits/);
+    await expect(preflightHfRun(config!, { totalBytes: 2 ** 20, backend: 'wasm' })).rejects.toThrow(/does not fit: needs weights .* GiB/);
+  });
+});
+
+describe('the chat-templated prompts of a rollout (LlmPromptCodec)', () => {
+  it('fits a long turn by dropping the oldest user text, keeping the template around it, and says so', async () => {
+    const info = await inspectHfFolder(qwen3);
+    const model = HfCausalLM.random(info.config, new Rng(1));
+    try {
+      const policy = new LlmPolicy(model, info.tokenizer);
+      const codec = new LlmPromptCodec(policy);
+      const text = Array.from({ length: 80 }, (_, i) => `turn ${i}: push the box left`).join('\n');
+      const full = policy.promptIds(text);
+      expect(codec.promptIds(text, full.length)).toEqual({ ids: full, truncated: false });
+      const max = full.length - 60;
+      const cut = codec.promptIds(text, max);
+      expect(cut.truncated).toBe(true);
+      expect(cut.ids.length).toBeLessThanOrEqual(max);
+      expect(cut.ids.length).toBeGreaterThan(max - 8);
+      const shown = info.tokenizer.decode(cut.ids);
+      expect(shown).toContain('turn 79: push the box left');
+      expect(shown).not.toContain('turn 0:');
+      expect(shown).toContain(policy.systemPrompt);
+      expect(shown.endsWith(info.tokenizer.decode(full.slice(-5)))).toBe(true);
+      expect(() => codec.promptIds(text, 10)).toThrow(/the chat template alone takes \d+ tokens, more than the 10 prompt tokens/);
+    } finally {
+      model.dispose();
+    }
+  });
+});
