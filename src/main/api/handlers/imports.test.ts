@@ -152,7 +152,11 @@ describe('imports.file with a bundle', () => {
     const runId = first.value.runIds[0];
     const { store } = await lab.services.lab();
     const bundle = await exportRun(store, runId, { out: join(lab.dir, 'a.arlarena.zip') });
-    const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: (await readFile(bundle.path)).toString('base64') });
+    const data = (await readFile(bundle.path)).toString('base64');
+    // The run it holds is still here: reported, not copied (bundleDuplicate.test.ts); a copy on request.
+    const own = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data });
+    expect(own.value).toMatchObject({ format: 'bundle', runIds: [], duplicateOf: [runId], exportedFrom: [runId] });
+    const r = await lab.call('imports.file', { fileName: 'a.arlarena.zip', dataBase64: data, again: true });
     expect(r.value).toMatchObject({ format: 'bundle', steps: 7, runIds: [expect.any(String)] });
     expect(r.value.runIds[0]).not.toBe(runId);
     const broken = await lab.call('imports.file', {
