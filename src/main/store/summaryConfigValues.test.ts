@@ -6,6 +6,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_CONFIG } from '../../core/config/index';
 import { RunStore } from './runStore';
 
 let dir: string;
@@ -53,4 +54,19 @@ it('a run another process created is listed with its config values too', async (
   });
   const s = (await app.listRuns()).find((x) => x.id === r.id);
   expect(s?.configValues).toEqual({ 'optim.lr': 1e-5 });
+});
+
+it("a lab run's config gives the paths the runs-table guide queries (optim.lr, algorithm.policyLoss.mode, preset)", async () => {
+  const r = await app.createRun({
+    preset: 'sampo',
+    env: 'sokoban',
+    seed: 0,
+    config: DEFAULT_CONFIG as unknown as Record<string, unknown>,
+    totalSteps: 8,
+    status: 'completed',
+  });
+  const v = (await app.listRuns()).find((x) => x.id === r.id)!.configValues!;
+  expect(typeof v['optim.lr']).toBe('number');
+  expect(v['algorithm.policyLoss.mode']).toBe(DEFAULT_CONFIG.algorithm.policyLoss.mode);
+  expect(v.preset).toBe(DEFAULT_CONFIG.preset);
 });

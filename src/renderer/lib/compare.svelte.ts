@@ -13,6 +13,7 @@ import { uniq } from './collections';
 import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } from './comparePrefetch';
 import { parseRoute } from './router';
 import { loadSavedWorkspace, parseWorkspace, type SavedWorkspace } from './compareWorkspace';
+import { currentProject, loadCompareDefaults } from './projectWorkspace';
 
 export { COMPARE_MAX_POINTS };
 
@@ -34,7 +35,8 @@ function localStore(): Storage | null {
 
 /**
  * The workspace (charts, smoothing, x-axis, grouping, hidden legend entries) the view opens with: the address's
- * (a shared link), else the one last used on these runs in this browser (lib/compareWorkspace.ts), else none.
+ * (a shared link), else the one last used on these runs in this browser (lib/compareWorkspace.ts), else the
+ * project's defaults (lib/projectWorkspace.ts), else none.
  */
 function initialWorkspace(): SavedWorkspace {
   if (typeof window === 'undefined') return {};
@@ -42,7 +44,8 @@ function initialWorkspace(): SavedWorkspace {
   if (r.view !== 'compare') return {};
   const fromUrl = parseWorkspace(window.location.search);
   if (Object.keys(fromUrl).length > 0 || r.group) return { ...fromUrl, ...(r.group ? { group: r.group } : {}) };
-  return loadSavedWorkspace(r.ids, localStore()) ?? {};
+  // Run sets never compared before open with the project's last smoothing, x-axis and grouping.
+  return loadSavedWorkspace(r.ids, localStore()) ?? loadCompareDefaults(currentProject(), localStore()) ?? {};
 }
 
 export class CompareState {

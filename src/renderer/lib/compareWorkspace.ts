@@ -4,6 +4,7 @@
  * (lib/router.ts). Pure: parsed from and written into a query string, unit-tested.
  *
  *   ?view=compare&runs=a,b&group=preset&metrics=val/score_mean,actor/entropy&smooth=ema:0.8&x=tokens&hide=b
+ *     &pc=algorithm.policyLoss.mode,optim.lr&pcy=val/success_rate   (the parallel-coordinates panel's axes and metric)
  */
 import type { SmoothingMode } from './smoothing';
 import type { XAxisName } from './comparePrefetch';
@@ -18,6 +19,8 @@ export interface CompareWorkspace {
   readonly xKey?: string;
   /** Legend entries hidden: run ids, or group values when grouping. */
   readonly hidden?: readonly string[];
+  /** The parallel-coordinates panel's config axes and its headline number (lib/parallelPanel.ts). */
+  readonly parallel?: { readonly keys?: readonly string[]; readonly metric?: string };
 }
 
 /** A metric key as stored (any logged key: `val-core/openai/gsm8k/reward/mean@1`, `actor/lr(1e-4)`). */
@@ -44,6 +47,13 @@ export function parseWorkspace(search: string): CompareWorkspace {
   if (xKey !== null && KEY.test(xKey)) out.xKey = xKey;
   const hide = q.get('hide');
   if (hide !== null) out.hidden = [...new Set(hide.split(',').filter((k) => KEY.test(k)))].slice(0, MAX_KEYS);
+  const pc = q.get('pc');
+  const pcy = q.get('pcy');
+  if (pc !== null || (pcy !== null && KEY.test(pcy)))
+    out.parallel = {
+      ...(pc !== null ? { keys: [...new Set(pc.split(',').filter((k) => KEY.test(k)))].slice(0, MAX_KEYS) } : {}),
+      ...(pcy !== null && KEY.test(pcy) ? { metric: pcy } : {}),
+    };
   return out;
 }
 
@@ -56,6 +66,8 @@ export function workspaceQuery(ws: CompareWorkspace): string {
   if (ws.xAxis !== undefined && ws.xAxis !== 'step') parts.push(`x=${ws.xAxis}`);
   if (ws.xKey) parts.push(`xkey=${list([ws.xKey])}`);
   if (ws.hidden !== undefined && ws.hidden.length > 0) parts.push(`hide=${list(ws.hidden)}`);
+  if (ws.parallel?.keys !== undefined) parts.push(`pc=${list(ws.parallel.keys)}`);
+  if (ws.parallel?.metric) parts.push(`pcy=${list([ws.parallel.metric])}`);
   return parts.length ? `&${parts.join('&')}` : '';
 }
 

@@ -18,6 +18,7 @@ import type {
 } from '../../shared/api';
 import type { ApiError, Result } from '../../shared/result';
 import { liveAlert } from './liveAlert';
+import { currentProject, setCurrentProject } from './projectWorkspace';
 export type MetricInfo = ApiOutput<'catalog.metrics'>[number];
 
 export type AppInfo = ApiOutput<'app.info'>;
@@ -32,6 +33,8 @@ let nextErrorId = 1;
 
 export class Lab {
   info = $state.raw<AppInfo | null>(null);
+  /** The project (data directory) workspaces are saved under: known once app.info answered, or from this tab's last page. */
+  project = $state<string | null>(currentProject());
   presets = $state.raw<PresetInfo[]>([]);
   envs = $state.raw<EnvInfo[]>([]);
   metrics = $state.raw<MetricInfo[]>([]);
@@ -114,7 +117,11 @@ export class Lab {
       this.call('catalog.metrics'),
       this.call('catalog.configFields'),
     ]);
-    if (info.ok) this.info = info.value;
+    if (info.ok) {
+      this.info = info.value;
+      // Workspaces (runs table, Compare, chart choices) are saved per data directory (projectWorkspace.ts).
+      this.project = setCurrentProject(info.value.dataDir);
+    }
     if (presets.ok) this.presets = [...presets.value].sort((a, b) => Number(b.recommended) - Number(a.recommended));
     if (envs.ok) this.envs = envs.value;
     if (metrics.ok) this.metrics = metrics.value;

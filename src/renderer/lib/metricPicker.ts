@@ -3,6 +3,7 @@
  * as the catalog names them (src/shared/metrics.ts: `actor/grad_norm`, `episode/success_rate`) and as W&B and
  * TensorBoard group their panels — narrowed by a search, and the choice of charts remembered per view.
  */
+import { currentProject } from './projectWorkspace';
 
 /** The namespace of a key: `actor` for `actor/grad_norm`; keys without one are grouped as `other`. */
 export function namespaceOf(key: string): string {
@@ -94,7 +95,9 @@ export function toggledGroup(keys: readonly string[], group: readonly string[], 
 
 export type PickerView = 'run' | 'compare';
 
-const STORAGE_KEY = (view: PickerView) => `arlarena.charts.${view}`;
+/** The chart choice is the project's (projectWorkspace.ts); the key without a project is the one kept before. */
+const STORAGE_KEY = (view: PickerView, project: string | null = currentProject()) =>
+  project === null ? `arlarena.charts.${view}` : `arlarena.charts.${view}@${project}`;
 /** More than any run logs: a stored list longer than this is not ours. */
 const MAX_KEYS = 500;
 
@@ -112,7 +115,7 @@ function storage(): KeyStore | null {
 /** The charts last chosen in this view, or null (never chosen, or unreadable). */
 export function loadChartChoice(view: PickerView, store: KeyStore | null = storage()): string[] | null {
   try {
-    const raw = store?.getItem(STORAGE_KEY(view));
+    const raw = store?.getItem(STORAGE_KEY(view)) ?? store?.getItem(STORAGE_KEY(view, null));
     if (!raw) return null;
     const v: unknown = JSON.parse(raw);
     if (!Array.isArray(v) || v.length > MAX_KEYS || !v.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 200)) return null;

@@ -1,10 +1,16 @@
 /**
- * The runs table's search as a query, as W&B's runs filter reads one: `preset = sampo and val/success_rate > 0.4`.
- * Clauses joined by `and`; a clause is FIELD OP VALUE with OP one of = != > >= < <= ~ (contains), or a bare word
- * searched for in the name, id, env, preset, status and tags as before. FIELD is a run field (name, id, env,
- * preset, status, seed, step, tag, kind) or any headline number the runs carry (RunSummary.summary: the last
- * `val/score_mean`, `best/val/success_rate`, …; a run without that number never matches a comparison on it).
- * Pure, unit-tested.
+ * The runs table's fields and search, in one place: what a column shows, what a sort orders by and what a query
+ * compares are the same value (`fieldValue`), as in W&B's runs table where a summary metric or a config key is a
+ * column, a sort and a filter alike.
+ *
+ * The search is a query, as W&B's runs filter reads one: `preset = sampo and val/success_rate > 0.4`. Clauses
+ * joined by `and`; a clause is FIELD OP VALUE with OP one of = != > >= < <= ~ (contains), or a bare word searched
+ * for in the name, id, env, preset, status and tags. FIELD is
+ *   - a run field: name, id, env, preset, status, seed, step, tag, kind;
+ *   - a headline number the runs carry (RunSummary.summary: the last `val/score_mean`, `best/val/success_rate`, …);
+ *   - a config key by its dotted path (RunSummary.configValues: `optim.lr`, `algorithm.policyLoss.mode`), also written
+ *     `config.optim.lr`.
+ * A run without the value never matches a comparison on it (only `!=`). Pure, unit-tested.
  */
 import type { RunSummary } from '../../shared/api';
 
@@ -18,8 +24,10 @@ export interface Clause {
 
 export type ParsedQuery = { readonly clauses: readonly Clause[] } | { readonly error: string };
 
-const RUN_FIELDS = ['name', 'id', 'env', 'preset', 'status', 'seed', 'step', 'tag', 'kind'] as const;
+export const RUN_FIELDS = ['name', 'id', 'env', 'preset', 'status', 'seed', 'step', 'tag', 'kind'] as const;
 const CLAUSE = /^([A-Za-z0-9_./@()-]+)\s*(!=|>=|<=|=|>|<|~)\s*(.*)$/;
+/** How a config key is written explicitly in a query or a column key (`config.optim.lr`, `config:optim.lr`). */
+const CONFIG_PREFIX = 'config.';
 
 /** Whether the search is a query (has an operator) rather than plain words. */
 export function isQuery(text: string): boolean {
@@ -47,7 +55,30 @@ export function parseQuery(text: string): ParsedQuery {
   return { clauses };
 }
 
-function fieldValue(r: RunSummary, field: string): string | number | readonly string[] | null {
+export type FieldValue = string | number | boolean | readonly string[] | null;
+
+/** A headline number of the run, or null when it has none (finite only: the store folds finite values). */
+export function summaryValue(r: RunSummary, key: string): number | null {
+  const v = r.summary[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** A config value of the run by dotted path (`optim.lr`), or null when its config has no such key. */
+export function configValue(r: RunSummary, path: string): string | number | boolean | null {
+  const vals = r.configValues;
+  if (!vals) return null;
+  if (Object.hasOwn(vals, path)) return vals[path];
+  return path.startsWith(CONFIG_PREFIX) && Object.hasOwn(vals, path.slice(CONFIG_PREFIX.length))
+    ? vals[path.slice(CONFIG_PREFIX.length)]
+    : null;
+}
+
+/**
+ * The value of `field` for a run: a run field, else a headline number, else a config key. A key that is both a
+ * headline number and a config path (none in the lab's own names: metrics have `/`, config paths `.`) reads the
+ * headline number; `config.<path>` always reads the config.
+ */
+export function fieldValue(r: RunSummary, field: string): FieldValue {
   switch (field) {
     case 'name':
       return r.name;
@@ -67,14 +98,15 @@ function fieldValue(r: RunSummary, field: string): string | number | readonly st
       return r.tags;
     case 'kind':
       return r.kind ?? 'lab';
-    default: {
-      const v = r.summary[field];
-      return typeof v === 'number' && Number.isFinite(v) ? v : null;
-    }
   }
+  if (!field.startsWith(CONFIG_PREFIX)) {
+    const v = summaryValue(r, field);
+    if (v !== null || Object.hasOwn(r.summary, field)) return v;
+  }
+  return configValue(r, field);
 }
 
-function test(v: string | number, op: QueryOp, want: string): boolean {
+function test(v: string | number | boolean, op: QueryOp, want: string): boolean {
   if (op === '~') return String(v).toLowerCase().includes(want.toLowerCase());
   const n = Number(want);
   if (typeof v === 'number' && Number.isFinite(n)) {
@@ -97,22 +129,53 @@ function test(v: string | number, op: QueryOp, want: string): boolean {
   return op === '=' ? eq : op === '!=' ? !eq : false;
 }
 
+/** Whether every word is in the run's name, id, env, preset, status or tags (case-insensitive). */
+export function matchesWords(r: RunSummary, words: readonly string[]): boolean {
+  if (words.length === 0) return true;
+  const hay = [r.name, r.id, r.env, r.preset, r.status, ...r.tags].join(' ').toLowerCase();
+  return words.every((w) => hay.includes(w.toLowerCase()));
+}
+
 export function matchesQuery(r: RunSummary, clauses: readonly Clause[]): boolean {
   return clauses.every((c) => {
-    if (c.field === null || c.op === null) {
-      const hay = [r.name, r.id, r.env, r.preset, r.status, ...r.tags].join(' ').toLowerCase();
-      return hay.includes(c.value.toLowerCase());
-    }
+    if (c.field === null || c.op === null) return matchesWords(r, [c.value]);
     const v = fieldValue(r, c.field);
     if (v === null) return c.op === '!=';
     if (Array.isArray(v)) return c.op === '!=' ? !v.some((t) => test(t, '=', c.value)) : v.some((t) => test(t, c.op!, c.value));
-    return test(v as string | number, c.op, c.value);
+    return test(v as string | number | boolean, c.op, c.value);
   });
 }
 
-/** Fields a query can name in these runs: the run fields, then every headline number any of them carries. */
-export function queryFields(runs: readonly RunSummary[]): string[] {
+/** Headline-number keys any of the runs carries, sorted. */
+export function summaryKeys(runs: readonly RunSummary[]): string[] {
   const keys = new Set<string>();
   for (const r of runs) for (const k of Object.keys(r.summary)) keys.add(k);
-  return [...RUN_FIELDS, ...[...keys].sort()];
+  return [...keys].sort();
+}
+
+/**
+ * Config paths any of the runs has, those whose value differs between the runs first (what tells runs apart,
+ * as Compare's group-by lists them), each part sorted.
+ */
+export function configKeys(runs: readonly RunSummary[]): string[] {
+  const first = new Map<string, string>();
+  const differs = new Set<string>();
+  for (const r of runs) {
+    for (const [k, v] of Object.entries(r.configValues ?? {})) {
+      const s = JSON.stringify(v);
+      const seen = first.get(k);
+      if (seen === undefined) first.set(k, s);
+      else if (seen !== s) differs.add(k);
+    }
+  }
+  // A key some runs lack differs too (runs without any config, e.g. a log that printed none, are left out).
+  const withConfig = runs.filter((r) => r.configValues && Object.keys(r.configValues).length > 0);
+  for (const k of first.keys()) if (!differs.has(k) && withConfig.some((r) => !Object.hasOwn(r.configValues!, k))) differs.add(k);
+  const all = [...first.keys()].sort();
+  return [...all.filter((k) => differs.has(k)), ...all.filter((k) => !differs.has(k))];
+}
+
+/** Fields a query can name in these runs: the run fields, every headline number, then every config key. */
+export function queryFields(runs: readonly RunSummary[]): string[] {
+  return [...RUN_FIELDS, ...summaryKeys(runs), ...configKeys(runs)];
 }

@@ -1,10 +1,28 @@
-/** Filtering and sorting of the runs table (client side: the list is small and the view must feel instant). */
+/**
+ * Filtering, sorting and columns of the runs table (client side: the list is small and the view must feel
+ * instant). A column, a sort and a query read a field the same way (runQuery.ts `fieldValue`).
+ */
 import type { RunStatus, RunSummary } from '../../shared/api';
 import { VAL_SUCCESS_KEY } from './metricKeys';
 import { TRAIN_SUCCESS_KEYS, VALIDATION_KEYS, headlineOf } from '../../shared/headline';
+import { configKeys, configValue, isQuery, matchesQuery, parseQuery, summaryKeys, summaryValue } from './runQuery';
+
+export { summaryValue } from './runQuery';
 
 export type RunSortKey =
-  'name' | 'seed' | 'env' | 'preset' | 'status' | 'validation' | 'success' | 'step' | 'eta' | 'alerts' | 'createdAt' | `summary:${string}`;
+  | 'name'
+  | 'seed'
+  | 'env'
+  | 'preset'
+  | 'status'
+  | 'validation'
+  | 'success'
+  | 'step'
+  | 'eta'
+  | 'alerts'
+  | 'createdAt'
+  | `summary:${string}`
+  | `config:${string}`;
 
 /**
  * Columns the table can add from a run's headline numbers (RunSummary.summary, store/summary.ts), as the
@@ -43,46 +61,81 @@ export const SUMMARY_COLUMNS: readonly { readonly key: string; readonly label: s
   { key: 'actor/entropy', label: 'Entropy', pct: false, title: 'Policy entropy at the last step (actor/entropy)' },
 ];
 
-/** A summary value, or null when the run has none (finite only: the store folds finite values). */
-export function summaryValue(r: RunSummary, key: string): number | null {
-  const v = r.summary[key];
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-/** Where the table keeps the summary columns the user added (local storage: they outlive the tab). */
+/** Where the table kept its added columns before workspaces were saved per project (read once, then moved). */
 export const COLUMNS_STORAGE_KEY = 'arlarena.runs.columns';
 
+/** A column the table can add: a headline number (`key` is its summary key) or a config key (`config:<path>`). */
 export interface SummaryColumn {
   readonly key: string;
   readonly label: string;
   readonly pct: boolean;
   readonly title: string;
+  readonly kind: 'summary' | 'config';
+}
+
+/** The column id of a config key. */
+export function configColumn(path: string): string {
+  return `config:${path}`;
 }
 
 /**
- * Every column the table can add: the named ones above, then any other headline number the runs carry (an
- * imported run's `val/score_mean`, `best/val/score_mean`, …), under its key, as W&B offers every summary metric.
+ * Every column the table can add: the named headline numbers above, then any other headline number the runs
+ * carry (an imported run's `val/score_mean`, …), then every config key (those that differ between the runs
+ * first), as W&B's runs table offers every summary metric and config key.
  */
-export function summaryColumnChoices(runs: readonly Pick<RunSummary, 'summary'>[]): SummaryColumn[] {
+export function summaryColumnChoices(runs: readonly RunSummary[]): SummaryColumn[] {
   const named = new Set(SUMMARY_COLUMNS.map((c) => c.key));
-  const more = new Set<string>();
-  for (const r of runs) for (const k of Object.keys(r.summary)) if (!named.has(k)) more.add(k);
   return [
-    ...SUMMARY_COLUMNS,
-    ...[...more]
-      .sort()
-      .map((key) => ({ key, label: key, pct: false, title: `${key}: the run's ${key.startsWith('best/') ? 'best' : 'last'} value` })),
+    ...SUMMARY_COLUMNS.map((c) => ({ ...c, kind: 'summary' as const })),
+    ...summaryKeys(runs)
+      .filter((k) => !named.has(k))
+      .map((key) => ({
+        key,
+        label: key,
+        pct: false,
+        title: `${key}: the run's ${key.startsWith('best/') ? 'best' : 'last'} value`,
+        kind: 'summary' as const,
+      })),
+    ...configKeys(runs).map((path) => ({
+      key: configColumn(path),
+      label: path,
+      pct: false,
+      title: `${path}: the run's config value`,
+      kind: 'config' as const,
+    })),
   ];
 }
 
-/** A stored column key: a summary key (`val/score_mean`, `best/val/success_rate`). */
-const COLUMN_KEY = /^[A-Za-z0-9_./@()-]{1,200}$/;
+/** The column of a stored key, also when no run carries it now (a config column stays a config column). */
+export function columnOf(key: string, choices: readonly SummaryColumn[]): SummaryColumn {
+  const hit = choices.find((c) => c.key === key);
+  if (hit) return hit;
+  const config = key.startsWith('config:');
+  return { key, label: config ? key.slice('config:'.length) : key, pct: false, title: key, kind: config ? 'config' : 'summary' };
+}
 
-/** The added columns, in the order added; malformed entries are dropped. */
+/** The sort key of an added column. */
+export function columnSortKey(c: Pick<SummaryColumn, 'key' | 'kind'>): RunSortKey {
+  return c.kind === 'config' ? (c.key as `config:${string}`) : `summary:${c.key}`;
+}
+
+/** What an added column's cell holds for a run (null: the run has no such value). */
+export function columnValue(r: RunSummary, c: Pick<SummaryColumn, 'key' | 'kind'>): string | number | boolean | null {
+  return c.kind === 'config' ? configValue(r, c.key.slice('config:'.length)) : summaryValue(r, c.key);
+}
+
+/** A stored column key: a summary key (`val/score_mean`, `best/val/success_rate`) or `config:<path>`. */
+export const COLUMN_KEY = /^[A-Za-z0-9_./@():-]{1,200}$/;
+
+/** Column keys kept from an untrusted list (storage, an address): strings of the right shape, each once, at most 50. */
+export function cleanColumns(v: unknown): string[] {
+  return [...new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && COLUMN_KEY.test(x)) : [])].slice(0, 50);
+}
+
+/** The added columns as the table kept them before per-project workspaces (runsWorkspace.ts moves them). */
 export function loadColumns(store: Pick<Storage, 'getItem'> | undefined): string[] {
   try {
-    const v: unknown = JSON.parse(store?.getItem(COLUMNS_STORAGE_KEY) ?? '[]');
-    return [...new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && COLUMN_KEY.test(x)) : [])].slice(0, 50);
+    return cleanColumns(JSON.parse(store?.getItem(COLUMNS_STORAGE_KEY) ?? '[]'));
   } catch {
     return [];
   }
@@ -171,20 +224,29 @@ export function runEta(r: RunSummary): number | null {
   return typeof e === 'number' && Number.isFinite(e) && e >= 0 ? e : null;
 }
 
+/**
+ * The runs the table shows: the filter menus, then the search — plain words or a query (runQuery.ts). A query
+ * that cannot be read filters nothing (the view says why under the box).
+ */
 export function filterRuns(runs: readonly RunSummary[], f: RunFilter): RunSummary[] {
-  const words = (f.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const search = (f.search ?? '').trim();
+  const parsed = search === '' ? null : parseQuery(search);
+  const clauses = parsed && 'clauses' in parsed ? parsed.clauses : null;
   return runs.filter((r) => {
     if (f.status === 'active' && !(r.status === 'running' || r.status === 'queued' || r.status === 'paused')) return false;
     if (f.status && f.status !== 'active' && r.status !== f.status) return false;
     if (f.env && r.env !== f.env) return false;
     if (f.preset && r.preset !== f.preset) return false;
     if (f.tag && !r.tags.includes(f.tag)) return false;
-    if (words.length) {
-      const hay = [r.name, r.id, r.env, r.preset, r.status, ...r.tags].join(' ').toLowerCase();
-      if (!words.every((w) => hay.includes(w))) return false;
-    }
-    return true;
+    return clauses === null || matchesQuery(r, clauses);
   });
+}
+
+/** Why the search filters nothing, or null (plain words, or a query that reads). */
+export function searchError(search: string): string | null {
+  if (!isQuery(search)) return null;
+  const p = parseQuery(search);
+  return 'error' in p ? p.error : null;
 }
 
 function sortValue(r: RunSummary, key: RunSortKey): string | number | null {
@@ -211,10 +273,19 @@ function sortValue(r: RunSummary, key: RunSortKey): string | number | null {
       return r.alertCount;
     case 'createdAt':
       return r.createdAt;
-    default:
-      // `summary:<key>`: an added summary column.
-      return summaryValue(r, key.slice('summary:'.length));
   }
+  if (key.startsWith('config:')) {
+    const v = configValue(r, key.slice('config:'.length));
+    return typeof v === 'boolean' ? String(v) : v;
+  }
+  // `summary:<key>`: an added headline-number column.
+  return summaryValue(r, key.slice('summary:'.length));
+}
+
+/** Numbers before text (a config key holding both), each in its own order. */
+function compareValues(a: string | number, b: string | number): number {
+  if (typeof a !== typeof b) return typeof a === 'number' ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Stable sort; missing values (null) always last whatever the direction. */
@@ -226,7 +297,7 @@ export function sortRuns(runs: readonly RunSummary[], key: RunSortKey, dir: 'asc
       if (a.v === null && b.v === null) return a.i - b.i;
       if (a.v === null) return 1;
       if (b.v === null) return -1;
-      const c = a.v < b.v ? -1 : a.v > b.v ? 1 : 0;
+      const c = compareValues(a.v, b.v);
       return c !== 0 ? c * sign : a.i - b.i;
     })
     .map((x) => x.r);

@@ -3,12 +3,13 @@
  * way in the page (echartsLib.ts, the fallback) and in the chart worker (chartWorker.ts).
  */
 import * as echarts from 'echarts/core';
-import { LineChart, ScatterChart } from 'echarts/charts';
+import { LineChart, ParallelChart, ScatterChart } from 'echarts/charts';
 import {
   DataZoomInsideComponent,
   GridComponent,
   MarkAreaComponent,
   MarkLineComponent,
+  ParallelComponent,
   TitleComponent,
   TooltipComponent,
 } from 'echarts/components';
@@ -17,6 +18,9 @@ import { CanvasRenderer } from 'echarts/renderers';
 echarts.use([
   LineChart,
   ScatterChart,
+  // Compare's parallel-coordinates panel (parallelPanel.ts).
+  ParallelChart,
+  ParallelComponent,
   GridComponent,
   TooltipComponent,
   TitleComponent,
