@@ -53,7 +53,8 @@ Seed k of every preset trains on the same task seeds, so runs pair by seed.
                 unless --parallel says otherwise; evaluation runs here on the checkpoints that come back
   --json        one JSON object per finished run, then one with the table (the summary object)
   --ladder      the pressure ladder instead: presets × pressure levels × seeds with collapse survival
-                statistics (the same as arlarena ladder; see arlarena ladder --help for its flags)`;
+                statistics (the same as arlarena ladder; see arlarena ladder --help for its flags), also
+                of named arms (--arms / --arms-file: a preset + overrides each, e.g. int8 rollouts ± correction)`;
 
 const PLAN_FLAGS = ['envs', 'presets', 'seeds', 'steps', 'model', 'set', 'baseline', 'episodes', 'threshold'] as const;
 
@@ -79,6 +80,13 @@ const arena: CliCommand = {
       return ladder.run(
         args.filter((a) => a !== '--ladder'),
         ctx,
+      );
+    // Arms are compared by survival (collapse) statistics, which the ladder computes: say where they go.
+    const armsFlag = args.find((a) => a === '--arms' || a.startsWith('--arms=') || a === '--arms-file' || a.startsWith('--arms-file='));
+    if (armsFlag)
+      throw new UsageError(
+        `${armsFlag.split('=')[0]}: a study of arms runs as a ladder (survival statistics, each arm against its baseline arm): ` +
+          'arlarena ladder --levels L --arms-file FILE … (or arena --ladder …); see arlarena ladder --help',
       );
     const { values } = parseCommandArgs({
       args,

@@ -74,6 +74,15 @@ describe('arlarena arena --ladder', () => {
     const c = ctx(join(tmpdir(), 'arl-ladder-none'));
     await expect(arena.run(['--ladder', '--levels', '9'], c.ctx)).rejects.toThrow(/--levels: unknown "9"/);
   });
+
+  it('arena --arms / --arms-file without --ladder says that arms run as a ladder; with --ladder they do', async () => {
+    const c = ctx(join(tmpdir(), 'arl-ladder-none'));
+    await expect(arena.run(['--arms-file', 'resources/studies/rollout-mismatch.arms'], c.ctx)).rejects.toThrow(
+      /^--arms-file: a study of arms runs as a ladder .*arlarena ladder --levels L --arms-file FILE/,
+    );
+    await expect(arena.run(['--arms=a=grpo'], c.ctx)).rejects.toThrow(/^--arms: a study of arms runs as a ladder/);
+    await expect(arena.run(['--ladder', '--arms', 'a=grpo', '--presets', 'grpo'], c.ctx)).rejects.toThrow(/--presets with --arms/);
+  });
 });
 
 // One level of a ladder as 7d05cc1's code stored it (before stop-on-collapse, arms and stopReason): made by that
