@@ -108,18 +108,30 @@ export function createImportsHandlers(services: LabServices): Handlers<AreaMetho
     const { store } = await services.lab();
     const dir = join(store.dataDir, '.uploads', randomBytes(6).toString('hex'));
     const uploaded: Record<string, string> = {};
+    // Each part of the path made portable (never `..`): the layout is kept, nothing lands outside `dir`.
+    const laidOut = files.map((f) => {
+      const parts = f.fileName
+        .split(/[\\/]/)
+        .filter((p) => p !== '' && p !== '.' && p !== '..')
+        .map((p) => p.replace(/[^A-Za-z0-9._=+@-]+/g, '_').slice(0, 120) || '_');
+      return { ...f, tmp: join(dir, 'upload', ...(parts.length > 0 ? parts : ['upload'])) };
+    });
+    for (const f of laidOut) {
+      if (uploaded[f.tmp] !== undefined) return err('VALIDATION', `${f.fileName} is sent twice`, { field: 'files' });
+      uploaded[f.tmp] = f.fileName;
+    }
+    // A name that is also the folder of another could not be laid out (one path, both a file and a folder).
+    for (const f of laidOut) {
+      for (let d = dirname(f.tmp); d.length > dir.length; d = dirname(d)) {
+        const asFile = uploaded[d];
+        if (asFile !== undefined)
+          return err('VALIDATION', `${asFile} is sent both as a file and as a folder holding ${f.fileName}`, { field: 'files' });
+      }
+    }
     try {
-      for (const f of files) {
-        // Each part of the path made portable (never `..`): the layout is kept, nothing lands outside `dir`.
-        const parts = f.fileName
-          .split(/[\\/]/)
-          .filter((p) => p !== '' && p !== '.' && p !== '..')
-          .map((p) => p.replace(/[^A-Za-z0-9._=+@-]+/g, '_').slice(0, 120) || '_');
-        const tmp = join(dir, 'upload', ...(parts.length > 0 ? parts : ['upload']));
-        if (uploaded[tmp] !== undefined) return err('VALIDATION', `${f.fileName} is sent twice`, { field: 'files' });
-        uploaded[tmp] = f.fileName;
-        await mkdir(dirname(tmp), { recursive: true });
-        await writeFile(tmp, Buffer.from(f.dataBase64, 'base64'));
+      for (const f of laidOut) {
+        await mkdir(dirname(f.tmp), { recursive: true });
+        await writeFile(f.tmp, Buffer.from(f.dataBase64, 'base64'));
       }
       const r = await importSources(store, [join(dir, 'upload')], { ...options(rest), uploadedFiles: uploaded });
       announce(r);

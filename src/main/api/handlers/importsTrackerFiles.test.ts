@@ -73,4 +73,19 @@ describe('imports.files with trackers’ files from a picked folder', () => {
     expect(twice.error).toMatchObject({ code: 'VALIDATION' });
     expect(twice.error.message).toMatch(/config\.yaml is sent twice/);
   });
+
+  it('a name that is also the folder of another name is refused in one line, nothing imported', async () => {
+    const files = oldRun('dddd4444', 'grpo-d', 3);
+    const clash = { fileName: `${files[0]!.fileName}/x.json`, dataBase64: b64('{}') };
+    for (const order of [
+      [...files, clash],
+      [clash, ...files],
+    ]) {
+      const r = await lab.call('imports.files', { files: order });
+      expect(r.ok).toBe(false);
+      expect(r.error).toMatchObject({ code: 'VALIDATION', field: 'files' });
+      expect(r.error.message).toBe(`${files[0]!.fileName} is sent both as a file and as a folder holding ${clash.fileName}`);
+    }
+    expect((await lab.call('runs.list', {})).value).toEqual([]);
+  });
 });
