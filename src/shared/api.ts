@@ -596,6 +596,12 @@ export const apiMethods = {
         tags: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
         /** Where it trains: absent or 'local' = this machine; a stored remote's name (or a dashboard URL) = that Ray cluster, as `train --on`. */
         on: z.string().min(1).max(2000).optional(),
+        /**
+         * The desktop app, for a run whose `model.source` is hf:PATH: the grant its folder dialog answered for that
+         * folder (imports.pick, purpose 'model'); the app trains only a folder the user picked there. Browser mode
+         * names the folder by path alone (inside `serve --allow-dir`) and refuses a grant.
+         */
+        modelGrant: PathGrant.optional(),
       })
       .strict(),
     output: z.object({ runId: RunId, status: RunStatus }),

@@ -99,7 +99,10 @@ describe('startGate: Start runs only a checked folder whose estimate fits, on a 
         'model.lora.dropout': 0.05,
         'model.lora.targets': 'q_proj+v_proj',
       },
+      grant: null,
     });
+    // The desktop app: the dialog's grant rides along, for sessions.start's modelGrant.
+    expect(startGate({ ...base, grant: 'g'.repeat(24) })).toMatchObject({ allowed: true, grant: 'g'.repeat(24) });
     // The user's Customise overrides win over the defaults, never over the model.
     expect(startOverrides(g, { 'model.maxSeqLen': 256, 'model.source': 'lab', 'optim.lr': 1e-5 })).toMatchObject({
       'model.maxSeqLen': 256,

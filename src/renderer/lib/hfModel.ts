@@ -133,6 +133,8 @@ export type StartGate =
       defaults: Record<string, Value>;
       /** The model itself: always sent. */
       model: Record<string, Value>;
+      /** The desktop app: the folder dialog's grant for the folder, sent as sessions.start's modelGrant; else null. */
+      grant: string | null;
     }
   | { allowed: false; reason: string };
 
@@ -150,6 +152,8 @@ export function startGate(s: {
   error: string | null;
   inspection: ModelInspection | null;
   configFields: ReadonlySet<string>;
+  /** The desktop app's grant for the folder (HfForm.grant). */
+  grant?: string | null;
 }): StartGate {
   if (!s.request.ok) return { allowed: false, reason: s.request.message };
   if (s.checking || (s.inspection && !s.current))
@@ -166,6 +170,7 @@ export function startGate(s: {
     };
   return {
     allowed: true,
+    grant: s.grant ?? null,
     defaults: {
       'compute.rolloutEngine': 'tfjs',
       'compute.logProbEngine': 'trainer',

@@ -3,8 +3,8 @@ import { resolveConfig } from '../../../core/config/index';
 import { err, ok, type Result } from '../../../shared/result';
 import type { LabServices } from '../../app/lab';
 import { SessionError } from '../../sessions/sessionManager';
-import type { AreaMethods, Handlers } from '../types';
-import { mainSidePath, pathRefusal } from './pathAccess';
+import type { AreaMethods, CallContext, Handlers } from '../types';
+import { mainSidePath, pathRefusal, realPathOf } from './pathAccess';
 
 async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
   try {
@@ -15,10 +15,88 @@ async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
   }
 }
 
+/**
+ * A Hugging Face folder the config names (model.source hf:PATH) is read on this machine, so it is named as
+ * imports.path names a file (namedFile.ts, pathAccess.ts): in browser mode by path, only inside the
+ * `serve --allow-dir` folders; in the desktop app only a folder its dialog picked, whose grant comes as
+ * `modelGrant` and must name the same folder. Null when the start may go on; else the refusal, before any run exists.
+ */
+async function hfSourceRefusal(
+  source: string | undefined,
+  modelGrant: string | undefined,
+  ctx: CallContext,
+): Promise<Result<never> | null> {
+  const hf = source?.startsWith('hf:') === true;
+  if (!hf) {
+    if (modelGrant === undefined) return null;
+    return err('VALIDATION', 'modelGrant names the folder of a Hugging Face run, and this run has no model.source=hf:PATH', {
+      field: 'modelGrant',
+      hint: 'drop modelGrant, or set model.source to hf: and the picked folder',
+    });
+  }
+  const field = 'overrides.model.source';
+  const p = mainSidePath(source!.slice('hf:'.length));
+  if (p === null)
+    return err(
+      'VALIDATION',
+      `model.source ${JSON.stringify(source)}: give the model folder's absolute path after "hf:"; no run was created`,
+      { field },
+    );
+  if (!ctx.pathGrants) {
+    if (modelGrant !== undefined)
+      return err(
+        'VALIDATION',
+        "modelGrant names a folder picked in the desktop app's dialog; here the folder is named by model.source alone",
+        {
+          field: 'modelGrant',
+          hint: 'drop modelGrant',
+        },
+      );
+    const refused = await pathRefusal(
+      p,
+      ctx,
+      'model folders',
+      'restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds the model',
+    );
+    return refused && !refused.ok
+      ? err('VALIDATION', `${refused.error.message}; no run was created`, { field, hint: refused.error.hint })
+      : null;
+  }
+  if (modelGrant === undefined)
+    return err(
+      'VALIDATION',
+      'the desktop app trains a Hugging Face folder only when picked in its folder dialog: pass the grant it answered as modelGrant; no run was created',
+      {
+        field: 'modelGrant',
+        hint: 'imports.pick with purpose "model" opens the dialog',
+      },
+    );
+  const granted = ctx.pathGrants.path(modelGrant);
+  if (granted === null)
+    return err(
+      'VALIDATION',
+      `grant "${modelGrant}" was not given by this app's folder dialog (grants last until the app quits); no run was created`,
+      {
+        field: 'modelGrant',
+        hint: 'pick the model folder again',
+      },
+    );
+  if ((await realPathOf(granted)) !== (await realPathOf(p)))
+    return err(
+      'VALIDATION',
+      `model.source names ${JSON.stringify(p)}, but the folder picked in the dialog is ${JSON.stringify(granted)}; no run was created`,
+      {
+        field,
+        hint: 'start the run on the folder that was picked, or pick this one',
+      },
+    );
+  return null;
+}
+
 export function createSessionsHandlers(services: LabServices): Handlers<AreaMethods<'sessions'>> {
   const lab = () => services.lab();
   return {
-    'sessions.start': async ({ preset, env, overrides, seed, name, tags, on }, ctx) => {
+    'sessions.start': async ({ preset, env, overrides, seed, name, tags, on, modelGrant }, ctx) => {
       // On Ray the run keeps its rollout engine (the lab's package carries onnxruntime-node); its backend and K are
       // fixed when the job is submitted (rayTarget.resolveRayCompute).
       const onRay = on !== undefined && on !== 'local';
@@ -33,26 +111,8 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
             : undefined,
         });
       }
-      // A Hugging Face folder the config names (model.source hf:PATH) is read on this machine: in browser mode only
-      // inside the `serve --allow-dir` folders, as models.inspect and imports.path read (pathAccess.ts).
-      const source = config.model.source;
-      if (source?.startsWith('hf:')) {
-        const p = mainSidePath(source.slice('hf:'.length));
-        const refused =
-          p === null
-            ? err('VALIDATION', `model.source ${JSON.stringify(source)}: give the model folder's absolute path after "hf:"`)
-            : await pathRefusal(
-                p,
-                ctx,
-                'model folders',
-                'restart with "arlarena serve --allow-dir FOLDER" naming the folder that holds the model',
-              );
-        if (refused && !refused.ok)
-          return err('VALIDATION', `${refused.error.message}; no run was created`, {
-            field: 'overrides.model.source',
-            hint: refused.error.hint,
-          });
-      }
+      const refused = await hfSourceRefusal(config.model.source, modelGrant, ctx);
+      if (refused) return refused;
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
       let targetTags: string[] = [];

@@ -22,6 +22,15 @@ afterAll(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
+// The settings a hf run needs (as `train --model hf:` and New run set them), so that only the folder is at issue.
+const hfRun = {
+  'compute.rolloutEngine': 'tfjs',
+  'compute.logProbEngine': 'trainer',
+  'compute.refLogProbEngine': 'trainer',
+  'compute.workers': 1,
+  'warmStart.source': 'none',
+};
+
 let lab: HandlerTestLab;
 afterEach(async () => {
   await lab?.close();
@@ -34,14 +43,6 @@ describe('sessions.start on a Hugging Face folder in browser mode', () => {
       publishDownload: null,
       importRoots: [root],
     });
-    // The settings a hf run needs (as `train --model hf:` and New run set them), so that only the folder is at issue.
-    const hfRun = {
-      'compute.rolloutEngine': 'tfjs',
-      'compute.logProbEngine': 'trainer',
-      'compute.refLogProbEngine': 'trainer',
-      'compute.workers': 1,
-      'warmStart.source': 'none',
-    };
     const start = (source: string) =>
       lab.call('sessions.start', { preset: 'sampo', env: 'sokoban', overrides: { ...hfRun, 'model.source': source } });
     const outsideDir = join(outside, 'qwen');
@@ -55,5 +56,60 @@ describe('sessions.start on a Hugging Face folder in browser mode', () => {
     expect(rel).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
     expect(rel.error.message).toMatch(/give the model folder's absolute path after "hf:"/);
     expect((await lab.call('runs.list', {})).value).toEqual([]);
+  });
+
+  it('refuses a grant: in browser mode the folder is named by model.source alone', async () => {
+    lab = await openHandlerTestLab('arl-hf-start-', (s) => createSessionsHandlers(s), {
+      transport: 'browser',
+      publishDownload: null,
+      importRoots: [root],
+    });
+    const r = await lab.call('sessions.start', {
+      preset: 'sampo',
+      env: 'sokoban',
+      overrides: { ...hfRun, 'model.source': `hf:${root}` },
+      modelGrant: 'g'.repeat(24),
+    });
+    expect(r.error).toMatchObject({ code: 'VALIDATION', field: 'modelGrant' });
+  });
+});
+
+describe('sessions.start on a Hugging Face folder in the desktop app', () => {
+  it('trains only the folder its dialog picked: no grant, an unknown grant or another folder is refused before any run exists', async () => {
+    const picked = join(root, 'picked');
+    const grant = 'p'.repeat(24);
+    const pathGrants = { pick: async () => null, path: (g: string) => (g === grant ? picked : null) };
+    lab = await openHandlerTestLab('arl-hf-start-', (s) => ({ ...createSessionsHandlers(s), ...createRunsHandlers(s) }), {
+      transport: 'electron',
+      publishDownload: null,
+      pathGrants,
+    });
+    const start = (source: string, modelGrant?: string) =>
+      lab.call('sessions.start', {
+        preset: 'sampo',
+        env: 'sokoban',
+        overrides: { ...hfRun, 'model.source': source },
+        ...(modelGrant ? { modelGrant } : {}),
+      });
+    const none = await start(`hf:${picked}`);
+    expect(none.error).toMatchObject({
+      code: 'VALIDATION',
+      field: 'modelGrant',
+      message: expect.stringMatching(/only when picked in its folder dialog/),
+    });
+    expect((await start(`hf:${picked}`, 'q'.repeat(24))).error).toMatchObject({ code: 'VALIDATION', field: 'modelGrant' });
+    const other = await start(`hf:${outside}`, grant);
+    expect(other.error).toMatchObject({ code: 'VALIDATION', field: 'overrides.model.source' });
+    expect(other.error.message).toBe(
+      `model.source names ${JSON.stringify(outside)}, but the folder picked in the dialog is ${JSON.stringify(picked)}; no run was created`,
+    );
+    // A grant on a run that trains the lab's own model means nothing: refused rather than ignored.
+    expect((await lab.call('sessions.start', { preset: 'sampo', env: 'sokoban', modelGrant: grant })).error).toMatchObject({
+      field: 'modelGrant',
+    });
+    expect((await lab.call('runs.list', {})).value).toEqual([]);
+    // The picked folder itself passes this check (whatever the run then makes of it, the refusal is not about the grant).
+    const ok = await start(`hf:${picked}`, grant);
+    if (!ok.ok) expect(ok.error.field).not.toMatch(/^(modelGrant|overrides\.model\.source)$/);
   });
 });
