@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
+import type { Arm } from './arms';
 import { formatLadder, ladderReadme, ladderSummary, meanOverSteps, meanRolloutSeconds, type LadderPlan } from './ladder';
 
 const seeds = [1, 2, 3];
@@ -35,7 +36,7 @@ const plan = (arms: LadderPlan['arms']): LadderPlan => ({
 
 describe('per-run means over the RL steps', () => {
   it('leave out step 0 (the validation row) and steps without a finite value; null when no step has one', () => {
-    const metrics = [
+    const metrics: Array<{ step: number; values: Record<string, number> }> = [
       { step: 0, values: { 'perf/rollout_s': 9, 'mismatch/logprob_abs_mean': 9 } },
       { step: 1, values: { 'perf/rollout_s': 1, 'mismatch/logprob_abs_mean': 0.002 } },
       { step: 2, values: { 'perf/rollout_s': Number.NaN } },
@@ -64,7 +65,7 @@ describe('table, summary and README', () => {
   });
 
   it('a ladder of arms: the arm column, the speed-up beside the rollout time, the engine gap; the README lists the arms', () => {
-    const arms = [
+    const arms: Arm[] = [
       { name: 'fp32', preset: 'sampo', sets: {}, vs: null },
       { name: 'int8', preset: 'sampo', sets: { 'compute.rolloutPrecision': 'int8' }, vs: 'fp32' },
     ];
