@@ -113,6 +113,12 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
       }
       const refused = await hfSourceRefusal(config.model.source, modelGrant, ctx);
       if (refused) return refused;
+      // The folder is on this machine's disk, and a Ray job carries the lab, not the weights (as `train --model hf: --on`).
+      if (onRay && config.model.source?.startsWith('hf:'))
+        return err('VALIDATION', 'a Hugging Face model trains on this machine only: its folder is not on the cluster; no run was created', {
+          field: 'on',
+          hint: 'choose "This machine" under Run on',
+        });
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
       let targetTags: string[] = [];

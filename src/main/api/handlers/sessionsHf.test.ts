@@ -55,6 +55,14 @@ describe('sessions.start on a Hugging Face folder in browser mode', () => {
     const rel = await start('hf:models/qwen');
     expect(rel).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
     expect(rel.error.message).toMatch(/give the model folder's absolute path after "hf:"/);
+    // A Ray cluster does not have the folder: refused before the cluster is asked anything.
+    const ray = await lab.call('sessions.start', {
+      preset: 'sampo',
+      env: 'sokoban',
+      overrides: { ...hfRun, 'model.source': `hf:${root}` },
+      on: 'my-cluster',
+    });
+    expect(ray.error).toMatchObject({ code: 'VALIDATION', field: 'on', message: expect.stringMatching(/trains on this machine only/) });
     expect((await lab.call('runs.list', {})).value).toEqual([]);
   });
 
