@@ -31,6 +31,52 @@ describe('parallel-coordinates panel', () => {
     expect(defaultParallelKeys(runs)).toEqual(['algorithm.loss', 'optim.lr', 'seed']);
   });
 
+  it('opens on learning settings, not on names, paths or hardware, and not twice on keys that split the runs alike', () => {
+    // Three verl configs as their logs print them (shapes of the shared real 7B / 0.5B logs): dozens of keys differ.
+    const verl = (lr: number, est: string, n: number, resp: number, offload: boolean, name: string) => ({
+      config: {
+        actor_rollout_ref: {
+          actor: {
+            optim: { lr },
+            ppo_mini_batch_size: 256,
+            ppo_micro_batch_size_per_gpu: offload ? 4 : 8,
+            fsdp_config: { param_offload: offload },
+          },
+          model: { path: `/models/${name}`, dtype: offload ? 'bfloat16' : 'float32' },
+          rollout: { n, response_length: resp, gpu_memory_utilization: offload ? 0.4 : 0.6 },
+        },
+        algorithm: { adv_estimator: est },
+        data: { max_response_length: resp, train_files: `/data/${name}/train.parquet` },
+        trainer: { experiment_name: name, project_name: `p-${name}`, default_local_dir: `/ckpt/${name}`, test_freq: offload ? 5 : 10 },
+      },
+    });
+    const three = [
+      verl(1e-6, 'gae', 1, 512, true, 'qwen2-7b-min'),
+      verl(1e-6, 'grpo', 5, 1024, false, 'qwen2-7b-rec'),
+      verl(3e-6, 'grpo', 5, 1024, true, 'qwen2.5-3b'),
+    ];
+    expect(parallelKeys(three).differing).toHaveLength(15);
+    // data.max_response_length holds rollout.response_length's values: one axis for both.
+    expect(defaultParallelKeys(three)).toEqual([
+      'actor_rollout_ref.actor.optim.lr',
+      'actor_rollout_ref.rollout.n',
+      'actor_rollout_ref.rollout.response_length',
+      'algorithm.adv_estimator',
+    ]);
+    // Runs that differ only in hardware, or only in their names, still open on what differs.
+    const offload = [verl(1e-6, 'grpo', 5, 512, true, 'a'), verl(1e-6, 'grpo', 5, 512, false, 'a')];
+    expect(defaultParallelKeys(offload)).toEqual([
+      'actor_rollout_ref.actor.fsdp_config.param_offload',
+      'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
+      'actor_rollout_ref.model.dtype',
+      'actor_rollout_ref.rollout.gpu_memory_utilization',
+      'trainer.test_freq',
+    ]);
+    const renamed = [verl(1e-6, 'grpo', 5, 512, true, 'a'), verl(1e-6, 'grpo', 5, 512, true, 'b')];
+    expect(defaultParallelKeys(renamed)).toHaveLength(5);
+    expect(defaultParallelKeys(renamed)[0]).toBe('actor_rollout_ref.model.path');
+  });
+
   it('opens against the validation number the runs table shows, its last value before its best', () => {
     expect(defaultParallelMetric(['best/val/score_mean', 'val/score_mean', 'actor/entropy'])).toBe('val/score_mean');
     expect(defaultParallelMetric(['best/val/score_mean', 'val/score_mean', 'val/success_rate'])).toBe('val/success_rate');

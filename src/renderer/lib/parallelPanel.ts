@@ -56,9 +56,56 @@ export function parallelKeys(runs: readonly Pick<RunRecord, 'config'>[]): { diff
   return { differing: differing.sort(bySeedLast), same };
 }
 
-/** The axes a panel opens with: the differing keys, at most DEFAULT_PARALLEL_AXES. */
+/**
+ * Keys that set how the policy learns (verl's and the lab's names): learning rates, the estimator and loss, KL,
+ * clipping, entropy, sampling temperature, group size, batch sizes, response length.
+ */
+const LEARNING =
+  /(^|[._])(lr|learning_rate|adv_estimator|estimator|loss|loss_agg_mode|loss_type|mode|kl\w*|clip\w*|entropy\w*|temperature|gamma|lam|n|rollout_n|group_?size|train_batch_size|ppo_mini_batch_size|mini_?batch\w*|response_length|max_response_length|epochs?|ppo_epochs)$/i;
+/** Keys that say where a run ran or what it is called, not how it learned: left off the first axes. */
+const LABEL = /(^|[._])(path|paths|files?|dirs?|\w*_dir|\w*_path|\w*_name|name|project\w*|experiment\w*|tokenizer\w*|input_tokenizer)$/i;
+/** Keys of the hardware set-up (memory, sharding, offload, micro-batches, logging cadence). */
+const INFRA = /(offload|micro_batch|per_gpu|parallel|gpu|memory|dtype|freq|save|log_prob_max|max_token_len|nnodes|device|workers?)/i;
+
+/** 0: a learning setting, 1: anything else, 2: hardware or cadence, 3: the seed, 4: a name or path. */
+function axisRank(key: string, values: readonly (ConfigValue | undefined)[]): number {
+  if (LABEL.test(key) || values.some((v) => typeof v === 'string' && v.includes('/'))) return 4;
+  if (/(^|\.)seed$/.test(key)) return 3;
+  const last = key.slice(key.lastIndexOf('.') + 1);
+  if (INFRA.test(last)) return 2;
+  return LEARNING.test(key) ? 0 : 1;
+}
+
+/**
+ * The axes a panel opens with, at most DEFAULT_PARALLEL_AXES of the keys that differ: the learning settings and
+ * other plain settings, then the seed; hardware and cadence keys only when nothing else differs, names and paths
+ * only when nothing but they do (two verl runs differ in dozens of keys, mostly their experiment name, model
+ * path and offload flags; the menu still offers every one). A key holding the very values of an earlier one
+ * (verl's `data.max_response_length` and `actor_rollout_ref.rollout.response_length`) is left off.
+ */
 export function defaultParallelKeys(runs: readonly Pick<RunRecord, 'config'>[]): string[] {
-  return parallelKeys(runs).differing.slice(0, DEFAULT_PARALLEL_AXES);
+  const flats = runs.map((r) => configValues(r.config));
+  const ranked = parallelKeys(runs)
+    .differing.map((key) => {
+      const values = flats.map((f) => (Object.hasOwn(f, key) ? f[key] : undefined));
+      return { key, values: JSON.stringify(values), rank: axisRank(key, values) };
+    })
+    .sort((a, b) => a.rank - b.rank || a.key.localeCompare(b.key));
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const take = (ranks: readonly number[]): void => {
+    for (const { key, values, rank } of ranked) {
+      if (out.length >= DEFAULT_PARALLEL_AXES) return;
+      if (!ranks.includes(rank) || seen.has(values)) continue;
+      seen.add(values);
+      out.push(key);
+    }
+  };
+  take([0, 1]);
+  take([3]);
+  if (out.length === 0) take([2]);
+  if (out.length === 0) take([4]);
+  return out;
 }
 
 /**
