@@ -1,9 +1,10 @@
 /**
- * Which engine samples an HF model's rollouts (llmRollout.ts): onnxruntime on the CPU by default, the tfjs KV-cache
- * engine when asked for or on a GPU, precision settings refused where they would change nothing, and the fallback to
+ * Which engine samples an HF model's rollouts (llmRollout.ts): onnxruntime on the CPU by default (re-exported from
+ * the policy by setWeights), the tfjs KV-cache engine when asked for or on a GPU, precision settings refused where they would change nothing, and the fallback to
  * tfjs (with its reason) when onnxruntime cannot hold the export. The policy here is a stand-in with only what the
  * choice reads (the real engines' numerics are checked in ortLlmEngine.test.ts and hfOnnx.integration.test.ts).
  */
+import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutEngine } from '../../core/agent/engine';
 import { HfCausalLM } from '../../core/llm/causalLm';
@@ -12,6 +13,7 @@ import type { LlmPolicy } from '../../core/llm/policy';
 import { Rng } from '../../core/util/rng';
 import { initBackend } from './backends';
 import { createLlmRolloutEngine } from './llmRollout';
+import type { OrtLlmRolloutEngine } from './ortLlmEngine';
 
 const TFJS_ENGINE = { name: 'tfjs-llm-kvcache (stand-in)' } as unknown as RolloutEngine;
 
@@ -77,6 +79,33 @@ describe('createLlmRolloutEngine', () => {
   it('uses the tfjs KV-cache engine when asked for, and on a GPU', async () => {
     expect(await createLlmRolloutEngine(standIn(model), { engine: 'tfjs' })).toEqual({ engine: TFJS_ENGINE });
     expect(await createLlmRolloutEngine(standIn(model), { gpu: true })).toEqual({ engine: TFJS_ENGINE });
+  });
+
+  it("setWeights() re-exports the onnxruntime engine from the policy's current weights (called after each update)", async () => {
+    const c = await createLlmRolloutEngine(standIn(model));
+    const ort = c.engine as OrtLlmRolloutEngine;
+    const ids = Int32Array.from([3, 1, 4, 1, 5]);
+    const tfjsLogits = (): Float32Array => {
+      const t = model.forward(ids, 1, ids.length);
+      const d = t.dataSync() as Float32Array;
+      t.dispose();
+      return d;
+    };
+    const maxDiff = (a: Float32Array, b: Float32Array): number => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
+    const embed = model.vars['model.embed_tokens.weight'];
+    const before = embed.clone();
+    try {
+      expect(maxDiff(await ort.forwardLogits(ids, 1, ids.length), tfjsLogits())).toBeLessThanOrEqual(1e-5);
+      embed.assign(tf.mul(embed, 3));
+      // Still the old weights until re-exported: an update the engine has not seen.
+      expect(maxDiff(await ort.forwardLogits(ids, 1, ids.length), tfjsLogits())).toBeGreaterThan(1e-3);
+      await ort.setWeights();
+      expect(maxDiff(await ort.forwardLogits(ids, 1, ids.length), tfjsLogits())).toBeLessThanOrEqual(1e-5);
+    } finally {
+      embed.assign(before);
+      before.dispose();
+      await c.engine.dispose?.();
+    }
   });
 
   it('refuses an unknown engine, and a precision the chosen engine would ignore', async () => {
