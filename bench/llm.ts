@@ -8,6 +8,8 @@
  *   train_tokens_per_s   forward + backward of a token-mean NLL over every token of B rows × T tokens, gradients
  *                        for every weight (full fine-tuning; no optimizer step)
  *   gen_tokens_per_s     greedy generation with the KV cache, B prompts × P tokens → N new tokens, prefill included
+ *   gen_tokens_per_cpu_s the same tokens per CPU second of the process (all its threads): on a loaded machine the
+ *                        wall rate follows the scheduler, this one much less (at one thread it is the idle-core rate)
  *   peak_rss_mb          the row's process (each (engine, shape) runs in its own process)
  * Shapes: tiny (the test checkpoints' size), small (d 256, 4 layers, vocab 8192), qwen2.5-0.5b (Qwen2.5-0.5B's
  * exact shapes, 494 M parameters; slow and ~8 GB: only when asked for with --shapes).
@@ -84,6 +86,8 @@ interface Row {
   params: number | null;
   train_tokens_per_s: number | null;
   gen_tokens_per_s: number | null;
+  /** Generated tokens per CPU second of the row's process (all threads): what load on a shared machine moves least. */
+  gen_tokens_per_cpu_s: number | null;
   peak_rss_mb: number | null;
   note?: string;
 }
@@ -122,8 +126,10 @@ async function runTfjs(engine: Engine, shape: string): Promise<Row> {
   const opts = { maxNewTokens: w.genTokens, temperature: 0, topP: 1, topK: 0, stopIds: [] };
   await generateLlm(model, prompts, { ...opts, maxNewTokens: 2 }, new Rng(2));
   t0 = performance.now();
+  const c0 = process.cpuUsage();
   const g = await generateLlm(model, prompts, opts, new Rng(2));
   const genS = (performance.now() - t0) / 1000;
+  const genCpuS = cpuSecondsSince(c0);
   if (g.tokens.some((t) => t.length !== w.genTokens)) throw new Error('generation stopped early');
   return {
     engine,
@@ -131,6 +137,7 @@ async function runTfjs(engine: Engine, shape: string): Promise<Row> {
     params: model.paramCount(),
     train_tokens_per_s: (w.trainRows * w.trainLen) / trainS,
     gen_tokens_per_s: (w.genRows * w.genTokens) / genS,
+    gen_tokens_per_cpu_s: (w.genRows * w.genTokens) / genCpuS,
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
     note: info.detail,
   };
@@ -155,8 +162,10 @@ async function runOrt(shape: string, threads: number): Promise<Row> {
   const opts = { maxNewTokens: w.genTokens, temperature: 0, topP: 1, topK: 0, stopIds: [] };
   await ort.generate(prompts, { ...opts, maxNewTokens: 2 }, new Rng(2));
   const t1 = performance.now();
+  const c1 = process.cpuUsage();
   const g = await ort.generate(prompts, opts, new Rng(2));
   const genS = (performance.now() - t1) / 1000;
+  const genCpuS = cpuSecondsSince(c1);
   if (g.tokens.some((t) => t.length !== w.genTokens)) throw new Error('generation stopped early');
   await ort.release();
   return {
@@ -165,6 +174,7 @@ async function runOrt(shape: string, threads: number): Promise<Row> {
     params: llmParamCount(cfg),
     train_tokens_per_s: null,
     gen_tokens_per_s: (w.genRows * w.genTokens) / genS,
+    gen_tokens_per_cpu_s: (w.genRows * w.genTokens) / genCpuS,
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
     note: `onnxruntime-node CPU, ${threads} thread(s), KV cache, fp32; export + session ${loadS.toFixed(1)} s; inference only`,
   };
@@ -187,6 +197,7 @@ function runTorch(shape: string, threads: number): Row {
       params: null,
       train_tokens_per_s: null,
       gen_tokens_per_s: null,
+      gen_tokens_per_cpu_s: null,
       peak_rss_mb: null,
       note: `not run: ${why}`,
     };
@@ -201,7 +212,16 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify(engine === 'onnxruntime' ? await runOrt(shape, threads) : await runTfjs(engine, shape))}\n`);
     } catch (e) {
       process.stdout.write(
-        `${JSON.stringify({ engine, shape, params: null, train_tokens_per_s: null, gen_tokens_per_s: null, peak_rss_mb: null, note: `not run: ${(e as Error).message.split('\n')[0]}` })}\n`,
+        `${JSON.stringify({
+          engine,
+          shape,
+          params: null,
+          train_tokens_per_s: null,
+          gen_tokens_per_s: null,
+          gen_tokens_per_cpu_s: null,
+          peak_rss_mb: null,
+          note: `not run: ${(e as Error).message.split('\n')[0]}`,
+        })}\n`,
       );
     }
     return;
@@ -252,6 +272,7 @@ async function main(): Promise<void> {
                 params: null,
                 train_tokens_per_s: null,
                 gen_tokens_per_s: null,
+                gen_tokens_per_cpu_s: null,
                 peak_rss_mb: null,
                 note: `not run: ${(r.stderr || '').trim().split('\n').slice(-1)[0]}`,
               };
@@ -266,13 +287,15 @@ async function main(): Promise<void> {
   const f = (v: number | null, d = 0): string => (v === null ? '–' : v.toFixed(d));
   const torch = (shape: string): Row | undefined =>
     rows.find((r) => r.engine === 'pytorch' && r.shape === shape && r.train_tokens_per_s !== null);
-  console.log(`| shape | engine | params | train tok/s | × PyTorch | gen tok/s (KV cache) | × PyTorch | peak RSS MB | note |`);
-  console.log(`|---|---|---|---|---|---|---|---|---|`);
+  console.log(
+    `| shape | engine | params | train tok/s | × PyTorch | gen tok/s (KV cache) | × PyTorch | gen tok / CPU-s | × PyTorch | peak RSS MB | note |`,
+  );
+  console.log(`|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows) {
     const t = torch(r.shape);
     const x = (a: number | null, b: number | null | undefined): string => (a !== null && b ? `${(a / b).toFixed(2)}×` : '–');
     console.log(
-      `| ${r.shape} | ${r.engine} | ${r.params === null ? '–' : (r.params / 1e6).toFixed(2) + ' M'} | ${f(r.train_tokens_per_s)} | ${r.engine === 'pytorch' ? '' : x(r.train_tokens_per_s, t?.train_tokens_per_s)} | ${f(r.gen_tokens_per_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_s, t?.gen_tokens_per_s)} | ${f(r.peak_rss_mb)} | ${r.note ?? ''} |`,
+      `| ${r.shape} | ${r.engine} | ${r.params === null ? '–' : (r.params / 1e6).toFixed(2) + ' M'} | ${f(r.train_tokens_per_s)} | ${r.engine === 'pytorch' ? '' : x(r.train_tokens_per_s, t?.train_tokens_per_s)} | ${f(r.gen_tokens_per_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_s, t?.gen_tokens_per_s)} | ${f(r.gen_tokens_per_cpu_s, 1)} | ${r.engine === 'pytorch' ? '' : x(r.gen_tokens_per_cpu_s, t?.gen_tokens_per_cpu_s)} | ${f(r.peak_rss_mb)} | ${r.note ?? ''} |`,
     );
   }
   console.log(
@@ -286,7 +309,7 @@ async function main(): Promise<void> {
 
 /** The median of each throughput over a row's runs (runs that did not measure it left out), the largest peak RSS. */
 function medianRow(rs: Row[]): Row {
-  const med = (k: 'train_tokens_per_s' | 'gen_tokens_per_s'): number | null => {
+  const med = (k: 'train_tokens_per_s' | 'gen_tokens_per_s' | 'gen_tokens_per_cpu_s'): number | null => {
     const v = rs
       .map((r) => r[k])
       .filter((x): x is number => x !== null)
@@ -299,8 +322,14 @@ function medianRow(rs: Row[]): Row {
     ...measured,
     train_tokens_per_s: med('train_tokens_per_s'),
     gen_tokens_per_s: med('gen_tokens_per_s'),
+    gen_tokens_per_cpu_s: med('gen_tokens_per_cpu_s'),
     peak_rss_mb: rss.length ? Math.max(...rss) : null,
   };
+}
+
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1e6;
 }
 
 void main();
