@@ -106,4 +106,42 @@ describe('New run: a Hugging Face model folder', () => {
     expect(await card().count()).toBe(0);
     expect(app.problems).toEqual([]);
   }, 60_000);
+
+  it('starts a run on the picked folder with LoRA: model.source is the folder, the LoRA settings and the hf run settings are in its config', async () => {
+    await page.selectOption('[data-testid="hf-found"]', join(root, 'qwen3-fp16'));
+    await page.click('[data-testid="hf-lora"]');
+    await page.fill('[data-testid="hf-rows"]', '');
+    await page.fill('[data-testid="hf-rank"]', '4');
+    await page.fill('[data-testid="hf-alpha"]', '8');
+    await page.fill('[data-testid="run-steps"]', '2');
+    await waitUntil(
+      'the estimate',
+      async () => (await card().count()) === 1 && (await card().getAttribute('data-fits')) === 'true',
+      30_000,
+    );
+    expect(await page.locator('[data-testid="hf-trainable"]').innerText()).toMatch(/^Trains LoRA r 4, α 8 on 7 projections/);
+    await page.click('[data-testid="start-sampo"]');
+    let runId = '';
+    await waitUntil(
+      'the run',
+      async () => {
+        const r = await app.lab.call('runs.list', {});
+        runId = r.ok && r.value.length === 1 ? r.value[0].id : '';
+        return runId !== '';
+      },
+      30_000,
+    );
+    const run = await app.lab.call('runs.get', { runId });
+    expect(run.ok).toBe(true);
+    const model = (run.ok ? run.value.config.model : {}) as Record<string, unknown>;
+    const compute = (run.ok ? run.value.config.compute : {}) as Record<string, unknown>;
+    expect(model).toMatchObject({
+      source: `hf:${join(root, 'qwen3-fp16')}`,
+      maxSeqLen: 512,
+      lora: { rank: 4, alpha: 8, dropout: 0.05, targets: 'q_proj+k_proj+v_proj+o_proj+gate_proj+up_proj+down_proj' },
+    });
+    expect(compute).toMatchObject({ rolloutEngine: 'tfjs', logProbEngine: 'trainer', refLogProbEngine: 'trainer', workers: 1 });
+    await app.lab.call('sessions.stop', { runId });
+    expect(app.problems).toEqual([]);
+  }, 120_000);
 });
