@@ -9,8 +9,11 @@
  *   generate.ts     sampling with a KV cache: temperature, top-p, top-k, stop ids / stop strings, max new tokens
  *   lora.ts         LoRA adapters (PEFT layout): attach, train A/B only, seeded dropout, PEFT and merged exports
  *   policy.ts       LlmPolicy (chat-templated prompts, the trainer's tokenLogProbs contract) + LlmRolloutEngine
+ *   trainerPolicy.ts  LlmTrainerPolicy + LlmPromptCodec: the trainer's TrainerPolicy / PromptCodec contracts
  *   memory.ts       training memory estimate (weights, AdamW or LoRA state, activations)
  *   warmStart.ts    behaviour-cloning rows from the env experts through the chat template, and the BC loss
+ *   onnx/           the model as an ONNX graph with a KV cache, for onnxruntime rollouts (src/main/compute/ortLlmEngine.ts);
+ *                   imported from './onnx' directly, so that importing this barrel does not load onnx-proto
  *
  * File reading (streamed tensor by tensor) is main-side: src/main/compute/models/hfFolder.ts.
  */
@@ -22,6 +25,7 @@ export * from './causalLm';
 export * from './generate';
 export * from './lora';
 export * from './policy';
+export * from './trainerPolicy';
 export * from './memory';
 export * from './warmStart';
 export type { KvEntry } from './attention';
