@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { Result } from './result';
 import { ModelFolders, ModelInspection, ModelsInspectInput } from './models';
-import { LadderInfo, LadderListItem, LadderName } from './ladders';
+import { LadderInfo, LadderListItem, LadderName, LadderSource } from './ladders';
 import { StudyInfo } from './studies';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -707,14 +707,19 @@ export const apiMethods = {
   'models.folders': { input: NoInput, output: ModelFolders },
   /** The arena studies in the data dir (`arlarena arena --study`) with their tables and runs. */
   'studies.list': { input: NoInput, output: z.array(StudyInfo) },
-  /** The pressure ladders in the data dir (`arlarena ladder --study NAME`: one arena study per level), with their progress. */
+  /**
+   * The pressure ladders in the data dir (`arlarena ladder --study NAME`: one arena study per level) with their
+   * progress, then those committed in the checkout (resources/studies/NAME/summary.json), an unreadable one with its problem.
+   */
   'ladders.list': { input: NoInput, output: z.array(LadderListItem) },
   /**
    * One ladder as the Ladder view draws it: per (env, level, cell) the statistics of its summary.json (collapsed share
    * with its 95 % interval, Kaplan–Meier curve and median, log-rank vs the baseline, held-out of survivors) over the
-   * runs finished so far, and the run behind every seed. NOT_FOUND (naming the ladders there) for an unknown name.
+   * runs finished so far, and the run behind every seed. `source` picks a data-dir ladder or a committed summary
+   * (resources/studies/NAME/summary.json: statistics only, no runs); without it the data dir's comes first. NOT_FOUND
+   * (naming the ladders there) for an unknown name.
    */
-  'ladders.get': { input: z.object({ name: LadderName }).strict(), output: LadderInfo },
+  'ladders.get': { input: z.object({ name: LadderName, source: LadderSource.optional() }).strict(), output: LadderInfo },
   /** The named Ray clusters (`arlarena remote list`). */
   'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
   /**

@@ -66,7 +66,8 @@ export const LadderCell = z.object({
   vsBaseline: z
     .object({
       logRankP: z.number(),
-      chiSquare: z.number(),
+      /** The test statistic; null from a committed summary.json, which records only p and the verdict. */
+      chiSquare: z.number().nullable(),
       verdict: z.string(),
       against: z.string(),
       rolloutSpeedup: z.number().nullable(),
@@ -103,11 +104,21 @@ export const LadderArm = z.object({
 });
 export type LadderArm = z.infer<typeof LadderArm>;
 
+/**
+ * Where a ladder comes from: its level studies in the data dir (runs, progress, links), or a summary committed in the
+ * checkout (`resources/studies/NAME/summary.json`, as `arlarena ladder --study` writes it): the statistics only, its
+ * runs not in this data dir.
+ */
+export const LadderSource = z.enum(['data', 'committed']);
+export type LadderSource = z.infer<typeof LadderSource>;
+
 /** One ladder in the list: enough to pick it. */
 export const LadderListItem = z.object({
   name: z.string(),
+  source: LadderSource,
   command: z.string(),
-  createdAt: z.string(),
+  /** When its first level study was created; null for a committed summary (it records no date). */
+  createdAt: z.string().nullable(),
   levels: z.array(z.number().int()),
   envs: z.array(z.string()),
   /** The cells of each level: the presets, or the arms' names. */
@@ -116,13 +127,18 @@ export const LadderListItem = z.object({
   done: z.number().int(),
   planned: z.number().int(),
   complete: z.boolean(),
+  /** A committed summary.json that cannot be read: what is wrong with it (the file and the field); null otherwise. */
+  problem: z.string().nullable(),
 });
 export type LadderListItem = z.infer<typeof LadderListItem>;
 
 export const LadderInfo = z.object({
   name: z.string(),
+  source: LadderSource,
+  /** A committed ladder's summary file, relative to the checkout; null for a data-dir ladder. */
+  summaryFile: z.string().nullable(),
   command: z.string(),
-  createdAt: z.string(),
+  createdAt: z.string().nullable(),
   baseline: z.string(),
   /** A held-out fall below this fraction of the step-0 validation counts as collapse. */
   fraction: z.number(),

@@ -6,7 +6,9 @@ import {
   cellRunIds,
   censorMarks,
   heldOutText,
+  ladderKey,
   levelGroupPath,
+  pickLadder,
   pValueText,
   rolloutText,
   shareText,
@@ -164,5 +166,41 @@ describe('levelGroupPath: what Compare groups a level by', () => {
     expect(levelGroupPath([fp32, int8])).toBe('compute.rolloutPrecision');
     expect(levelGroupPath([int8, int8tis])).toBe('algorithm.rolloutCorrection.is');
     expect(levelGroupPath([fp32, { preset: 'grpo', sets: {} }])).toBe('preset');
+  });
+});
+
+describe('pickLadder: the ladder the address names', () => {
+  const item = (name: string, source: 'data' | 'committed', problem: string | null = null) => ({
+    name,
+    source,
+    command: '',
+    createdAt: null,
+    levels: [],
+    envs: [],
+    cells: [],
+    seeds: 0,
+    done: 0,
+    planned: 0,
+    complete: true,
+    problem,
+  });
+  const list = [
+    item('a', 'data'),
+    item('bad', 'committed', 'resources/studies/bad/summary.json: not JSON'),
+    item('a', 'committed'),
+    item('c', 'committed'),
+  ];
+
+  it('the data-dir ladder of that name before the committed one, unless the address says committed', () => {
+    expect(ladderKey(pickLadder(list, 'a', false)!)).toBe('data:a');
+    expect(ladderKey(pickLadder(list, 'a', true)!)).toBe('committed:a');
+    // Only committed under that name: the committed one, whatever the address said.
+    expect(ladderKey(pickLadder(list, 'c', false)!)).toBe('committed:c');
+    // An unreadable one is shown when named (its problem), never picked by default.
+    expect(pickLadder(list, 'bad', true)!.problem).toContain('not JSON');
+    expect(ladderKey(pickLadder([list[1], list[3]], null, false)!)).toBe('committed:c');
+    expect(ladderKey(pickLadder(list, 'nope', false)!)).toBe('data:a');
+    expect(pickLadder([list[1]], null, false)).toBeNull();
+    expect(pickLadder([], 'a', false)).toBeNull();
   });
 });

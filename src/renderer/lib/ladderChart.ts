@@ -7,7 +7,7 @@
  * drops there, so it is drawn as a step that goes across, then down (ECharts `step: 'end'`). A seed that ended
  * without collapsing is censored at its last step: the usual tick on the curve at that step.
  */
-import type { LadderCell } from '../../shared/ladders';
+import type { LadderCell, LadderListItem } from '../../shared/ladders';
 import { PALETTE } from './chartOptions';
 
 /** S(t): the share not yet collapsed at step t on a curve of pairs [step, share] (1 before the first pair). */
@@ -217,4 +217,21 @@ export function levelGroupPath(
   const keys = [...new Set(arms.flatMap((a) => Object.keys(a.sets)))];
   const differs = keys.find((k) => new Set(arms.map((a) => (k in a.sets ? JSON.stringify(a.sets[k]) : '∅'))).size > 1);
   return differs ?? 'preset';
+}
+
+/** A ladder's key in the list: the same name may be in the data dir and committed in the checkout. */
+export const ladderKey = (l: Pick<LadderListItem, 'name' | 'source'>): string => `${l.source}:${l.name}`;
+
+/**
+ * The ladder the view shows: the one the address names (the committed summary when it says so; else the data dir's
+ * ladder of that name before a committed one), else the first readable one; null when none is readable.
+ */
+export function pickLadder(list: readonly LadderListItem[], name: string | null, committed: boolean): LadderListItem | null {
+  if (name !== null) {
+    const same = list.filter((l) => l.name === name);
+    const exact = same.find((l) => l.source === (committed ? 'committed' : 'data'));
+    if (exact) return exact;
+    if (same.length > 0) return same[0];
+  }
+  return list.find((l) => l.problem === null) ?? null;
 }

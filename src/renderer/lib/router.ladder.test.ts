@@ -9,6 +9,11 @@ describe('router: the Ladder view', () => {
     const r = { view: 'ladder' as const, name: 'ladder-sokoban.v2' };
     expect(formatRoute(r)).toBe('?view=ladder&name=ladder-sokoban.v2');
     expect(parseRoute(formatRoute(r))).toEqual(r);
+    const committed = { view: 'ladder' as const, name: 'ladder-sokoban', committed: true };
+    expect(formatRoute(committed)).toBe('?view=ladder&name=ladder-sokoban&source=committed');
+    expect(parseRoute(formatRoute(committed))).toEqual(committed);
+    expect(parseRoute('?view=ladder&name=x&source=elsewhere')).toEqual({ view: 'ladder', name: 'x' });
+    expect(parseRoute('?view=ladder&source=committed')).toEqual({ view: 'ladder' });
   });
 
   it('drops a name that cannot be a ladder, keeps the view', () => {

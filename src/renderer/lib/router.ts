@@ -8,7 +8,7 @@ export type Route =
   | { view: 'run'; id: string; metric?: string; step?: number }
   | { view: 'compare'; ids: string[]; group?: string }
   | { view: 'studies' }
-  | { view: 'ladder'; name?: string }
+  | { view: 'ladder'; name?: string; committed?: boolean }
   | { view: 'alerts' }
   | { view: 'cluster' }
   | { view: 'about' };
@@ -40,7 +40,9 @@ export function parseRoute(search: string): Route {
       return { view: 'studies' };
     case 'ladder': {
       const name = q.get('name') ?? '';
-      return LADDER.test(name) ? { view: 'ladder', name } : { view: 'ladder' };
+      if (!LADDER.test(name)) return { view: 'ladder' };
+      // `&source=committed`: the summary committed in the checkout, not the data dir's ladder of that name.
+      return q.get('source') === 'committed' ? { view: 'ladder', name, committed: true } : { view: 'ladder', name };
     }
     case 'about':
       return { view: 'about' };
@@ -79,7 +81,8 @@ export function formatRoute(r: Route): string {
       return r.ids.length ? `?view=compare&runs=${r.ids.map(encodeURIComponent).join(',')}${group}` : '?view=compare';
     }
     case 'ladder':
-      return r.name && LADDER.test(r.name) ? `?view=ladder&name=${encodeURIComponent(r.name)}` : '?view=ladder';
+      if (!r.name || !LADDER.test(r.name)) return '?view=ladder';
+      return `?view=ladder&name=${encodeURIComponent(r.name)}${r.committed ? '&source=committed' : ''}`;
     default:
       return `?view=${r.view}`;
   }

@@ -20,7 +20,7 @@ import { LADDER_COLLAPSE, ON_COLLAPSE, armBaselines, meanRolloutSeconds } from '
 import type { StudyEntry, StudyPlan, StudyState } from './studyFiles';
 
 /** `arlarena ladder`'s own defaults (src/main/cli/commands/ladder.ts), for a command that did not name them. */
-export const LADDER_CLI_DEFAULTS = { levels: [0, 2, 4], fraction: 0.5 } as const;
+export const LADDER_CLI_DEFAULTS = { levels: [0, 2, 4], fraction: 0.5, episodes: 100 } as const;
 
 /** Where the ladder view reads runs: the run store (its run.json is authoritative, also for another process's runs). */
 export interface LadderRunSource {
@@ -36,7 +36,7 @@ interface LevelStudy {
 }
 
 /** The value of `--flag V` or `--flag=V` in a command line, or null. */
-function flagValue(tokens: readonly string[], flag: string): string | null {
+export function flagValue(tokens: readonly string[], flag: string): string | null {
   for (let i = 0; i < tokens.length; i++) {
     if (tokens[i] === flag) return tokens[i + 1] ?? null;
     if (tokens[i].startsWith(`${flag}=`)) return tokens[i].slice(flag.length + 1);
@@ -111,6 +111,7 @@ export function ladderList(states: readonly StudyState[]): LadderListItem[] {
     const all = counts.reduce((a, c) => a + c.planned, 0);
     return {
       name,
+      source: 'data' as const,
       command: first.plan.command,
       createdAt: first.createdAt,
       levels: planned,
@@ -120,6 +121,7 @@ export function ladderList(states: readonly StudyState[]): LadderListItem[] {
       done,
       planned: all,
       complete: done === all,
+      problem: null,
     };
   });
 }
@@ -284,6 +286,8 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
   const stop = (plan.stopOnCollapse ?? null) !== null;
   return {
     name,
+    source: 'data',
+    summaryFile: null,
     command: plan.command,
     createdAt: first.createdAt,
     baseline: plan.baseline,
