@@ -140,7 +140,7 @@ describe('New run: a Hugging Face model folder', () => {
       maxSeqLen: 512,
       lora: { rank: 4, alpha: 8, dropout: 0.05, targets: 'q_proj+k_proj+v_proj+o_proj+gate_proj+up_proj+down_proj' },
     });
-    expect(compute).toMatchObject({ rolloutEngine: 'tfjs', logProbEngine: 'trainer', refLogProbEngine: 'trainer', workers: 1 });
+    expect(compute).toMatchObject({ logProbEngine: 'trainer', refLogProbEngine: 'trainer', workers: 1 });
     await app.lab.call('sessions.stop', { runId });
     expect(app.problems).toEqual([]);
   }, 120_000);

@@ -85,7 +85,6 @@ describe('startGate: Start runs only a checked folder whose estimate fits, on a 
     expect(g).toEqual({
       allowed: true,
       defaults: {
-        'compute.rolloutEngine': 'tfjs',
         'compute.logProbEngine': 'trainer',
         'compute.refLogProbEngine': 'trainer',
         'compute.workers': 1,
@@ -108,7 +107,7 @@ describe('startGate: Start runs only a checked folder whose estimate fits, on a 
       'model.maxSeqLen': 256,
       'model.source': 'hf:/models/qwen3-tiny',
       'optim.lr': 1e-5,
-      'compute.rolloutEngine': 'tfjs',
+      'compute.workers': 1,
     });
     // Full fine-tuning: rank 0, the other LoRA fields left at their defaults.
     const full = startGate({ ...base, inspection: inspection({ lora: null }) });

@@ -129,7 +129,10 @@ export function requestKey(req: unknown): string {
 export type StartGate =
   | {
       allowed: true;
-      /** What a run of this model needs unless the user set it otherwise (as `train --model hf:` sets them). */
+      /**
+       * What a run of this model needs unless the user set it otherwise, as `train --model hf:` sets them; the rollout
+       * engine is left to the config (onnxruntime on the CPU, the tfjs engine on a GPU: docs/guides/llm.md).
+       */
       defaults: Record<string, Value>;
       /** The model itself: always sent. */
       model: Record<string, Value>;
@@ -172,7 +175,6 @@ export function startGate(s: {
     allowed: true,
     grant: s.grant ?? null,
     defaults: {
-      'compute.rolloutEngine': 'tfjs',
       'compute.logProbEngine': 'trainer',
       'compute.refLogProbEngine': 'trainer',
       'compute.workers': 1,
