@@ -169,6 +169,9 @@ const TRACKER_NAMES: Readonly<Record<string, string>> = {
   trackio: 'Trackio',
 };
 
+/** The order the panel names trackers in, whatever order the counts arrive in (the main side's is its scan's). */
+const TRACKER_ORDER = ['W&B', 'MLflow', 'Trackio'];
+
 /** "3 W&B runs, 1 MLflow run" from an import result's `trackers` counts; '' when no tracker run was found. */
 export function trackerSummary(trackers: Readonly<Record<string, number>> | undefined): string {
   if (!trackers) return '';
@@ -178,7 +181,11 @@ export function trackerSummary(trackers: Readonly<Record<string, number>> | unde
     const name = TRACKER_NAMES[format] ?? format;
     byName.set(name, (byName.get(name) ?? 0) + n);
   }
-  return [...byName].map(([name, n]) => `${n} ${name} run${n === 1 ? '' : 's'}`).join(', ');
+  const rank = (name: string) => (TRACKER_ORDER.includes(name) ? TRACKER_ORDER.indexOf(name) : TRACKER_ORDER.length);
+  return [...byName]
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([name, n]) => `${n} ${name} run${n === 1 ? '' : 's'}`)
+    .join(', ');
 }
 
 /** The sum of several results' tracker counts (the panel's line over every item of one import). */

@@ -6,6 +6,10 @@ const enc = (s: string) => new TextEncoder().encode(s);
 describe("trackers' runs in the import panel", () => {
   it('says how many runs of which tracker were found, W&B’s two layouts as W&B and MLflow’s two stores as MLflow', () => {
     expect(trackerSummary({ wandb: 3, 'mlflow-sqlite': 1 })).toBe('3 W&B runs, 1 MLflow run');
+    // Always W&B, MLflow, Trackio, then any other, whatever order the counts came in.
+    expect(trackerSummary({ trackio: 2, 'mlflow-file': 6, swift: 1, 'wandb-files': 1, wandb: 3 })).toBe(
+      '4 W&B runs, 6 MLflow runs, 2 Trackio runs, 1 swift run',
+    );
     expect(trackerSummary({ wandb: 1, 'wandb-files': 1, 'mlflow-file': 2, 'mlflow-sqlite': 1, trackio: 1 })).toBe(
       '2 W&B runs, 3 MLflow runs, 1 Trackio run',
     );
