@@ -125,10 +125,18 @@ export async function followJobLog(
     tail = tail.length + text.length > KEEP_TAIL_CHARS ? (tail + text).slice(-KEEP_TAIL_CHARS) : tail + text;
     splitter.push(text);
   };
-  /** Hands on the part of a whole log (read from its start) past what was handled. */
-  const takeWhole = (whole: string) => {
-    stats.received += whole.length;
-    if (whole.length > handled) take(whole.slice(handled));
+  /**
+   * A reader of a whole log from its start, piece by piece as it arrives (never held whole): it hands on the part
+   * past what was handled. A read that fails part-way has handed on a prefix of the log, which is all it claims.
+   */
+  const wholeReader = () => {
+    let pos = 0;
+    return (piece: string) => {
+      stats.received += piece.length;
+      const from = pos;
+      pos += piece.length;
+      if (pos > handled) take(piece.slice(Math.max(0, handled - from)));
+    };
   };
 
   let info: RayJobInfo | null = null;
@@ -154,11 +162,10 @@ export async function followJobLog(
   const readWholeJobLog = async (): Promise<boolean> => {
     const t0 = Date.now();
     try {
-      const logs = await client.jobLogs(submissionId);
+      await client.streamJobLog(submissionId, wholeReader());
       stats.reads++;
       stats.readMs += Date.now() - t0;
       lastAnswer = Date.now();
-      takeWhole(logs);
       return true;
     } catch (e) {
       noteFailure(e);
@@ -246,20 +253,10 @@ export async function followJobLog(
         for (;;) {
           const t0 = Date.now();
           try {
-            const r = await client.request(
-              'GET',
-              logPath('file', nodeId, -1),
-              undefined,
-              undefined,
-              client.logLimits.deadlineMs,
-              client.logLimits.maxBytes,
-            );
+            const r = await client.streamText(logPath('file', nodeId, -1), wholeReader(), client.logLimits.deadlineMs);
             stats.reads++;
             stats.readMs += Date.now() - t0;
-            if (r.ok) {
-              takeWhole(r.text);
-              return;
-            }
+            if (r.ok) return;
           } catch (e) {
             noteFailure(e);
           }

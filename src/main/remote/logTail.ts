@@ -1,9 +1,9 @@
 /**
- * The tail of a Ray job's log, taken from Ray's job logs answer (`GET /api/jobs/{id}/logs`, a JSON object
- * `{"logs": "<the whole log>"}`) as its bytes arrive: the `logs` string is decoded piece by piece and only the last
- * `n` non-blank lines are kept, each up to KEEP_CHARS characters with its real length beside it. However long
- * the log (a training job's log carries every checkpoint as base64), what is held stays below n × KEEP_CHARS
- * characters plus one network chunk; the log is never a string of its own here.
+ * Ray's job logs answer (`GET /api/jobs/{id}/logs`, a JSON object `{"logs": "<the whole log>"}`) read as its bytes
+ * arrive, never held whole: RayLogsDecoder decodes the `logs` string piece by piece and hands the pieces on;
+ * JobLogTail keeps only the last `n` non-blank lines of them, each up to KEEP_CHARS characters with its real length
+ * beside it. However long the log (a training job's log carries every checkpoint as base64), what is held stays
+ * below n × KEEP_CHARS characters plus one network chunk; the log is never a string of its own here.
  *
  * Not a general JSON parser: it reads one top-level object, decodes the string under `logs`, and steps over any
  * other member without keeping it.
@@ -33,7 +33,8 @@ export class LogAnswerError extends Error {
 
 type State = 'start' | 'key' | 'in-key' | 'colon' | 'value' | 'in-logs' | 'skip' | 'after' | 'done';
 
-export class JobLogTail {
+/** Decodes Ray's logs answer as it arrives; `onText` gets the log's text in order, piece by piece. */
+export class RayLogsDecoder {
   private state: State = 'start';
   /** Unused end of the previous chunk: an escape sequence cut by the chunk's end. */
   private carry = '';
@@ -50,38 +51,19 @@ export class JobLogTail {
   /** The first characters of the answer, for the "not JSON" message. */
   private head = '';
 
-  // The line being read, and the ring of the last n non-blank lines.
-  private cur = '';
-  private curLength = 0;
-  private curBlank = true;
-  /** Whether the line's last character so far is \r (kept or not: a long line's end is not in `cur`). */
-  private curEndsCr = false;
-  private readonly ring: TailLine[] = [];
-  private next = 0;
-  private total = 0;
-  /** Most characters held at once (the lines kept and the line being read), for the tests' bound. */
-  private held = 0;
-  private heldPeak = 0;
-
-  constructor(private readonly n: number) {
-    if (!Number.isInteger(n) || n < 1) throw new RangeError(`JobLogTail: n must be a positive integer, not ${n}`);
-  }
+  constructor(private readonly onText: (text: string) => void) {}
 
   /** Feeds the next bytes of the answer (a LogAnswerError as soon as they cannot be Ray's logs object). */
   write(bytes: Uint8Array): void {
     this.feed(this.decoder.decode(bytes, { stream: true }));
   }
 
-  /** The last n non-blank lines in order and how many non-blank lines the log has. */
-  end(): { lines: TailLine[]; totalLines: number; peakHeldChars: number } {
+  /** The answer is complete: a LogAnswerError unless it was Ray's whole logs object. */
+  end(): void {
     this.feed(this.decoder.decode());
     if (this.state !== 'done' && this.state !== 'after')
       throw new LogAnswerError(this.state === 'start' ? 'not-json' : 'no-logs', 'the answer ended before its JSON object did');
     if (!this.sawLogs || !this.logsDone) throw new LogAnswerError('no-logs', 'the answer has no logs text');
-    const k = Math.min(this.n, this.ring.length);
-    const lines: TailLine[] = [];
-    for (let i = 0; i < k; i++) lines.push(this.ring[(this.next - k + i + this.n) % this.n]!);
-    return { lines, totalLines: this.total, peakHeldChars: this.heldPeak };
   }
 
   private feed(chunk: string): void {
@@ -168,8 +150,6 @@ export class JobLogTail {
           break;
       }
     }
-    // The line being read may be made of pieces of this chunk: its own copy, so the chunk is not kept alive by it.
-    if (this.cur.length >= 13) this.cur = ownCopy(this.cur);
   }
 
   /**
@@ -182,10 +162,9 @@ export class JobLogTail {
       special.lastIndex = i;
       const m = special.exec(s);
       const stop = m ? m.index : s.length;
-      if (stop > i) this.text(s.slice(i, stop));
+      if (stop > i) this.onText(s.slice(i, stop));
       if (!m) return s.length;
       if (s[stop] === '"') {
-        if (this.curLength > 0) this.endLine();
         this.logsDone = true;
         this.state = 'after';
         return stop + 1;
@@ -197,13 +176,13 @@ export class JobLogTail {
         if (stop + 6 > s.length) return -stop - 1;
         const hex = s.slice(stop + 2, stop + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw this.notJson();
-        this.text(String.fromCharCode(parseInt(hex, 16)));
+        this.onText(String.fromCharCode(parseInt(hex, 16)));
         i = stop + 6;
         continue;
       }
       const simple = ESCAPES[e];
       if (simple === undefined) throw this.notJson();
-      this.text(simple);
+      this.onText(simple);
       i = stop + 2;
     }
   }
@@ -242,6 +221,51 @@ export class JobLogTail {
   private skipped(i: number): number {
     this.state = 'after';
     return i;
+  }
+
+  private notJson(): LogAnswerError {
+    return new LogAnswerError(
+      'not-json',
+      `answered something that is not JSON (${JSON.stringify(this.head)}${this.head.length >= 60 ? '…' : ''})`,
+    );
+  }
+}
+
+/** The last n non-blank lines of Ray's logs answer, read as it arrives (RayLogsDecoder). */
+export class JobLogTail {
+  private readonly decoder = new RayLogsDecoder((t) => this.text(t));
+  // The line being read, and the ring of the last n non-blank lines.
+  private cur = '';
+  private curLength = 0;
+  private curBlank = true;
+  /** Whether the line's last character so far is \r (kept or not: a long line's end is not in `cur`). */
+  private curEndsCr = false;
+  private readonly ring: TailLine[] = [];
+  private next = 0;
+  private total = 0;
+  /** Most characters held at once (the lines kept and the line being read), for the tests' bound. */
+  private held = 0;
+  private heldPeak = 0;
+
+  constructor(private readonly n: number) {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`JobLogTail: n must be a positive integer, not ${n}`);
+  }
+
+  /** Feeds the next bytes of the answer (a LogAnswerError as soon as they cannot be Ray's logs object). */
+  write(bytes: Uint8Array): void {
+    this.decoder.write(bytes);
+    // The line being read may be made of pieces of this chunk: its own copy, so the chunk is not kept alive by it.
+    if (this.cur.length >= 13) this.cur = ownCopy(this.cur);
+  }
+
+  /** The last n non-blank lines in order and how many non-blank lines the log has. */
+  end(): { lines: TailLine[]; totalLines: number; peakHeldChars: number } {
+    this.decoder.end();
+    if (this.curLength > 0) this.endLine();
+    const k = Math.min(this.n, this.ring.length);
+    const lines: TailLine[] = [];
+    for (let i = 0; i < k; i++) lines.push(this.ring[(this.next - k + i + this.n) % this.n]!);
+    return { lines, totalLines: this.total, peakHeldChars: this.heldPeak };
   }
 
   /** Decoded log text: split into lines, the line being read capped at KEEP_CHARS. */
@@ -293,13 +317,6 @@ export class JobLogTail {
   private hold(chars: number): void {
     this.held += chars;
     if (this.held > this.heldPeak) this.heldPeak = this.held;
-  }
-
-  private notJson(): LogAnswerError {
-    return new LogAnswerError(
-      'not-json',
-      `answered something that is not JSON (${JSON.stringify(this.head)}${this.head.length >= 60 ? '…' : ''})`,
-    );
   }
 }
 

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { RemoteAccess } from './targets';
 import { RemoteError } from './targets';
-import { JobLogTail, LogAnswerError, type TailLine } from './logTail';
+import { JobLogTail, LogAnswerError, RayLogsDecoder, type TailLine } from './logTail';
 
 export type RayJobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 export const TERMINAL_JOB_STATUSES: readonly RayJobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
@@ -447,8 +447,52 @@ export class RayClient {
    * characters each (a longer line comes with its real length). Bounded in time by the whole-log deadline.
    */
   async jobLogTail(id: string, n: number): Promise<{ lines: TailLine[]; totalLines: number; peakHeldChars: number }> {
-    const what = `GET /api/jobs/${id}/logs`;
     const tail = new JobLogTail(n);
+    return this.readLogAnswer(
+      id,
+      (c) => tail.write(c),
+      () => tail.end(),
+    );
+  }
+
+  /**
+   * A job's whole log handed to `onText` in order, piece by piece, as the answer arrives (the same endpoint as
+   * jobLogs, decoded by logTail.ts): nothing is held, so no size cap applies; the whole-log deadline bounds it in
+   * time. A failure part-way leaves what was handed on so far.
+   */
+  async streamJobLog(id: string, onText: (text: string) => void): Promise<void> {
+    const decoder = new RayLogsDecoder(onText);
+    await this.readLogAnswer(
+      id,
+      (c) => decoder.write(c),
+      () => decoder.end(),
+    );
+  }
+
+  /**
+   * Any GET whose successful answer is plain text, handed to `onText` piece by piece as it arrives (the state API's
+   * log file: logFollow.ts). No size cap, since nothing is held; `deadlineMs` bounds the whole answer.
+   */
+  async streamText(
+    path: string,
+    onText: (text: string) => void,
+    deadlineMs = LOG_DEADLINE_MS,
+  ): Promise<{ status: number; ok: boolean; text: string }> {
+    const decoder = new TextDecoder('utf-8');
+    const r = await this.request('GET', path, undefined, undefined, deadlineMs, Infinity, (c) => {
+      const t = decoder.decode(c, { stream: true });
+      if (t) onText(t);
+    });
+    if (r.ok) {
+      const t = decoder.decode();
+      if (t) onText(t);
+    }
+    return r;
+  }
+
+  /** Ray's job logs answer fed to `sink` as it arrives, then `end` (logTail.ts's readers); their errors made RemoteErrors. */
+  private async readLogAnswer<T>(id: string, sink: (chunk: Buffer) => void, end: () => T): Promise<T> {
+    const what = `GET /api/jobs/${id}/logs`;
     try {
       const r = await this.request(
         'GET',
@@ -457,10 +501,10 @@ export class RayClient {
         undefined,
         LOG_DEADLINE_MS,
         Infinity,
-        (c) => tail.write(c),
+        sink,
       );
       if (!r.ok) throw new RemoteError(`${what} on ${this.where()} answered ${r.status}: ${lastLine(r.text)}`);
-      return tail.end();
+      return end();
     } catch (e) {
       if (!(e instanceof LogAnswerError)) throw e;
       if (e.kind === 'no-logs') throw new RemoteError(`reading the log of job ${id} on ${this.where()}: ${e.message}`);
