@@ -1,8 +1,8 @@
 /**
  * A pretrained Hugging Face model trained as a lab run, end to end through the real CLI and the real trainer (in the
  * training worker, as the app runs it): a tiny Qwen3 written by Transformers' own Qwen3ForCausalLM.save_pretrained
- * (tests/support/qwen3Native.ts, the `llm-qwen3` peer venv; bfloat16), LoRA r=4, SAMPO on Sokoban, 10 steps on
- * tfjs-wasm.
+ * (tests/support/qwen3Native.ts, the `llm-qwen3` peer venv; bfloat16), LoRA r=4, SAMPO on Sokoban, 10 steps trained
+ * on tfjs-wasm and sampled from the model's ONNX export on onnxruntime (what `train --model hf:` runs on the CPU).
  *
  *   - the metrics of every step are finite; the adapters change while every base weight stays the folder's, bit for bit;
  *   - the run record carries the model (config.json, SHA-256 of the weight and tokenizer files, LoRA settings), its
@@ -44,6 +44,11 @@ import { Rng } from '../src/core/util/rng';
 import { resolveConfig } from '../src/core/config/index';
 import type { MetricRecord } from '../src/shared/metrics';
 import { qwen3NativeCheckpoint } from './support/qwen3Native';
+import { runTraining } from '../src/core/training/trainer';
+import type { TrainerDeps } from '../src/core/training/types';
+import type { RolloutEngine } from '../src/core/agent/engine';
+import { createLlmRolloutEngine } from '../src/main/compute/llmRollout';
+import { deps as tinyDeps, deterministicPart, recorder, useWasm } from './tinyTrainer';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let out = '';
@@ -164,7 +169,7 @@ async function checkpointPolicy(dataDir: string, runId: string, step: number): P
 const maxAbs = (a: Float32Array) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
 const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
 
-describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMPO, tfjs-wasm)', () => {
+describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMPO, tfjs-wasm + onnxruntime rollouts)', () => {
   let dataA: string;
   let runA: string;
 
@@ -207,6 +212,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
       expect(rec.model).toBeDefined();
       const m = rec.model!;
       expect(m.architecture).toBe('Qwen3ForCausalLM');
+      expect(rec.backend.rollout).toBe('onnxruntime-cpu-llm-kvcache');
       expect(m.path).toBe(qwen3);
       expect(m.lora).toEqual({ rank: 4, alpha: 8, dropout: 0.05, targets: ['q_proj', 'v_proj', 'down_proj'] });
       expect(Object.keys(m.weights)).toEqual(['model.safetensors']);
@@ -288,7 +294,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
       'model.lora.alpha': 8,
       'model.lora.dropout': 0.05,
       'model.lora.targets': 'q_proj+v_proj+down_proj',
-      'compute.rolloutEngine': 'tfjs',
+      // What `train --model hf:` sets (rollouts stay on the default engine, onnxruntime).
       'compute.logProbEngine': 'trainer',
       'compute.refLogProbEngine': 'trainer',
       'compute.workers': 1,
@@ -367,6 +373,75 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     const resumed = await metricsOf(dataS, id);
     expect(resumed.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(deterministic(resumed)).toBe(deterministic(await metricsOf(dataA, runA)));
+  }, 600_000);
+});
+
+describe('onnxruntime rollouts of an hf run (compute.rolloutEngine=onnxruntime)', () => {
+  it('samples from the ONNX export, re-made from the policy after every update; the same seed gives the same stream', async () => {
+    await useWasm();
+    const { config, issues } = resolveConfig('sampo', 'sokoban', {
+      'model.source': `hf:${qwen3}`,
+      'model.maxSeqLen': 512,
+      'model.lora.rank': 4,
+      'model.lora.alpha': 8,
+      'model.lora.targets': 'q_proj+v_proj+down_proj',
+      'compute.rolloutEngine': 'onnxruntime',
+      'compute.logProbEngine': 'trainer',
+      'compute.refLogProbEngine': 'trainer',
+      'compute.workers': 1,
+      'warmStart.source': 'none',
+      'training.steps': 3,
+      'training.validateEvery': 0,
+      'training.checkpointEvery': 0,
+      seed: 7,
+      ...Object.fromEntries(
+        SETS.filter((_, i) => i % 2 === 1)
+          .map((s) => s.split('='))
+          .filter(([k]) => !k.startsWith('training.') && k !== 'compute.backend'),
+      ),
+    });
+    expect(issues).toEqual([]);
+    const once = async () => {
+      const engines: string[] = [];
+      let syncs = 0;
+      const d: TrainerDeps = {
+        ...tinyDeps(),
+        loadHfModel: (path) => loadHfFolder(path),
+        // The production factory, with its setWeights (the re-export) counted.
+        createLlmRolloutEngine: async (policy) => {
+          const { engine, fallback } = await createLlmRolloutEngine(policy, { engine: 'onnxruntime' });
+          expect(fallback).toBeUndefined();
+          engines.push(engine.name);
+          const counted: RolloutEngine = {
+            name: engine.name,
+            setWeights: async (w) => {
+              syncs++;
+              await engine.setWeights(w);
+            },
+            generate: (prompts, opts, rng) => engine.generate(prompts, opts, rng),
+            logProbs: (rows, t) => engine.logProbs(rows, t),
+            dispose: () => engine.dispose(),
+          };
+          return { engine: counted };
+        },
+      };
+      const { hooks, rec } = recorder();
+      const res = await runTraining(config!, d, hooks);
+      expect(res).toMatchObject({ status: 'completed', step: 3 });
+      return { engines, syncs, metrics: rec.metrics };
+    };
+    const a = await once();
+    expect(a.engines).toEqual(['onnxruntime-cpu-llm-kvcache']);
+    expect(a.syncs).toBe(3);
+    const steps = a.metrics.filter((m) => m.step > 0);
+    expect(steps).toHaveLength(3);
+    for (const m of steps) {
+      for (const k of FINITE_KEYS) expect(Number.isFinite(m.values[k]), `${k} at step ${m.step}`).toBe(true);
+      // The sampler is onnxruntime, the trainer tfjs: a float32 mismatch, measured, small.
+      expect(m.values['mismatch/logprob_abs_max']).toBeLessThan(1e-4);
+    }
+    const b = await once();
+    expect(deterministicPart(b.metrics)).toEqual(deterministicPart(a.metrics));
   }, 600_000);
 });
 

@@ -39,6 +39,15 @@ describe('model.source and model.lora', () => {
     expect(config!.model.lora).toEqual({ rank: 8, alpha: 32, dropout: 0.05, targets: 'q_proj+v_proj' });
   });
 
+  it('lets onnxruntime sample an hf: run, at any rollout precision', () => {
+    const { issues: found } = resolveConfig('sampo', 'sokoban', {
+      ...HF_NEEDS,
+      'compute.rolloutEngine': 'onnxruntime',
+      'compute.rolloutPrecision': 'fp16',
+    });
+    expect(found).toEqual([]);
+  });
+
   it('refuses a source that is neither lab nor hf:PATH', () => {
     for (const bad of ['hf:', 'qwen', '/models/x']) {
       const found = issues({ ...HF_NEEDS, 'model.source': bad });
@@ -64,10 +73,8 @@ describe('model.source and model.lora', () => {
       'compute.logProbEngine': 'trainer',
     });
     const by = Object.fromEntries(found.map((i) => [i.field, i.message]));
-    expect(Object.keys(by).sort()).toEqual(
-      ['compute.refLogProbEngine', 'compute.rolloutEngine', 'compute.workers', 'rollout.policyLag', 'warmStart.source'].sort(),
-    );
-    expect(by['compute.rolloutEngine']).toContain('set compute.rolloutEngine=tfjs');
+    // compute.rolloutEngine is not among them: onnxruntime (the default here) samples an hf model too.
+    expect(Object.keys(by).sort()).toEqual(['compute.refLogProbEngine', 'compute.workers', 'rollout.policyLag', 'warmStart.source'].sort());
     expect(by['compute.refLogProbEngine']).toContain('set compute.refLogProbEngine=trainer');
     expect(by['compute.workers']).toContain('set compute.workers=1');
     expect(by['rollout.policyLag']).toContain('set rollout.policyLag=0');

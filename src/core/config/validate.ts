@@ -164,12 +164,8 @@ function modelSourceIssues(c: RunConfig): ConfigIssue[] {
       );
   }
   if (!hf) return issues;
-  if (c.compute.rolloutEngine !== 'tfjs')
-    add(
-      'compute.rolloutEngine',
-      c.compute.rolloutEngine,
-      'a hf: model samples its rollouts with its own KV-cache engine on the trainer backend (the ONNX export of these models is not wired into training); set compute.rolloutEngine=tfjs',
-    );
+  // compute.rolloutEngine: both engines sample an hf model (onnxruntime through its ONNX export with a KV cache,
+  // re-exported after each update; tfjs from the trainer's own variables).
   if (c.compute.logProbEngine !== 'trainer')
     add('compute.logProbEngine', c.compute.logProbEngine, 'a hf: model computes π_old in the trainer; set compute.logProbEngine=trainer');
   if (c.compute.refLogProbEngine !== 'trainer')

@@ -5,7 +5,10 @@
  *   the policy     LlmTrainerPolicy over the checkpoint: LoRA adapters on the frozen base (model.lora.rank ≥ 1,
  *                  A seeded from (seed, 'lora-init'), B zero so step 0 is the base model), or every weight trained
  *   the prompts    LlmPromptCodec: the env's turn text as the user turn of the model's chat template
- *   the sampler    LlmRolloutEngine: KV-cache sampling from the policy's own variables (nothing to copy per step)
+ *   the sampler    compute.rolloutEngine=tfjs (or no engine factory injected): LlmRolloutEngine, KV-cache sampling
+ *                  from the policy's own variables (nothing to copy per step); onnxruntime: the injected
+ *                  LlmRolloutEngineFactory's engine (src/main/compute/llmRollout.ts: the ONNX export with a KV cache,
+ *                  or the tfjs engine on a GPU or as its fallback), re-exported from the policy after every update
  *   π_ref          the base checkpoint: under LoRA the same model with the adapters bypassed; without LoRA a
  *                  frozen second copy (only when a KL term needs it)
  *   identity       the SHA-256 of every weight file and tokenizer file, as the loader (src/main) computed them:
@@ -16,6 +19,7 @@
  */
 import { Rng, hashSeed } from '../util/rng';
 import type { RunConfig } from '../config/types';
+import type { ModelWeights } from '../agent/model';
 import type { RolloutEngine } from '../agent/engine';
 import type { TrainerPolicy } from '../agent/policy';
 import { HfCausalLM, type LlmTensors } from '../llm/causalLm';
@@ -41,6 +45,18 @@ export interface HfModelFiles {
 
 /** Reads the folder of `model.source = hf:PATH` (given PATH). Injected through TrainerDeps. */
 export type HfModelLoader = (path: string) => Promise<HfModelFiles>;
+
+/**
+ * Makes the rollout engine of a `compute.rolloutEngine = onnxruntime` hf run from its policy (src/main builds it:
+ * compute/llmRollout.ts). `fallback`: the engine asked for could not run and the tfjs one took over, with the reason.
+ */
+export type LlmRolloutEngineFactory = (policy: LlmPolicy) => Promise<{ readonly engine: RolloutEngine; readonly fallback?: string }>;
+
+/**
+ * The RolloutEngine contract's setWeights takes the lab model's weights; an LLM engine reads its policy's current
+ * variables instead (LlmRolloutEngine, OrtLlmRolloutEngine) and ignores the argument.
+ */
+const FROM_POLICY = null as unknown as ModelWeights;
 
 /** What identifies a base model: its architecture and the SHA-256 of its files. */
 export interface HfIdentity {
@@ -98,7 +114,17 @@ export class HfRun {
     /** LoRA dropout (0 without LoRA): the update's forward passes draw masks from the run's stream. */
     readonly dropout: number,
     private readonly refModel: HfCausalLM | null,
+    /** Why the engine asked for did not run (the tfjs engine samples instead); null when it did. */
+    readonly engineFallback: string | null,
   ) {}
+
+  /**
+   * After the policy's weights changed (an update, or the undo of an abandoned one): an engine holding a copy (the
+   * ONNX export) re-reads them; the tfjs engine shares the variables, for which this is a no-op.
+   */
+  async syncEngine(): Promise<void> {
+    await this.engine.setWeights(FROM_POLICY);
+  }
 
   /** Where π_ref came from, for the checkpoint state: the architecture and the first weight file's hash. */
   get refSource(): string {
@@ -115,6 +141,7 @@ export class HfRun {
     load: HfModelLoader | undefined,
     needRef: boolean,
     resume: { readonly policy: NamedTensors; readonly identity: HfIdentity | undefined } | null,
+    makeEngine?: LlmRolloutEngineFactory,
   ): Promise<HfRun> {
     const path = hfSourceOf(config);
     if (path === null) throw new Error('HfRun: the config has no model.source=hf:PATH');
@@ -158,7 +185,21 @@ export class HfRun {
         const ref = refModel;
         reference = { config: policy.config, tokenLogProbs: (rows, opts) => ref.tokenLogProbs(rows, opts) };
       }
-      return new HfRun(policy, new LlmPromptCodec(llm), llm.engine(), reference, identity, lora?.dropout ?? 0, refModel);
+      // As the lab model's path: onnxruntime when asked for and a factory is there, else the trainer's own tfjs.
+      const choice =
+        config.compute.rolloutEngine === 'onnxruntime' && makeEngine
+          ? await makeEngine(llm)
+          : { engine: llm.engine(), fallback: undefined };
+      return new HfRun(
+        policy,
+        new LlmPromptCodec(llm),
+        choice.engine,
+        reference,
+        identity,
+        lora?.dropout ?? 0,
+        refModel,
+        choice.fallback ?? null,
+      );
     } catch (e) {
       adapters?.dispose();
       refModel?.dispose();

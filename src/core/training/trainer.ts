@@ -102,7 +102,14 @@ export async function runTraining(
         `resume: the checkpoint belongs to a different config (fingerprint ${ck.state.configHash}, this config ${cfgHash}); resume with the run's own config`,
       );
     }
-    hf = await HfRun.open(config, deps.loadHfModel, needRef, ck ? { policy: ck.policy, identity: ck.state.hfModel } : null);
+    hf = await HfRun.open(
+      config,
+      deps.loadHfModel,
+      needRef,
+      ck ? { policy: ck.policy, identity: ck.state.hfModel } : null,
+      deps.createLlmRolloutEngine,
+    );
+    if (hf.engineFallback) hooks.onStatus({ phase: 'rl', step: 0, totalSteps, message: hf.engineFallback });
     model = hf.policy;
     tok = hf.codec;
     refSource = ck ? ck.state.refSource : hf.refSource;
@@ -457,6 +464,8 @@ export async function runTraining(
         }
       }
       if (useOrtRollout) await rolloutEngine.setWeights(lab!.getWeights());
+      // An hf run's onnxruntime engine holds an export of the weights: re-export it from the updated policy.
+      if (hf) await hf.syncEngine();
       if (lagEngine) {
         // Step s + 1 samples with θ_{s−k}: the warm start θ_0 until k updates have happened, then trailing by k.
         const before = lagged[0];

@@ -12,7 +12,7 @@ import type { MetricRecord } from '../../shared/metrics';
 import type { Trajectory } from '../../shared/api';
 import type { RolloutEngineFactory } from '../agent/engine';
 import type { GradientPoolFactory } from './shards';
-import type { HfModelLoader } from './hfRun';
+import type { HfModelLoader, LlmRolloutEngineFactory } from './hfRun';
 
 export type TrainerPhase = 'warmstart' | 'rl' | 'validation' | 'done';
 
@@ -85,6 +85,8 @@ export interface TrainerDeps {
   readonly loadWarmStart?: WarmStartLoader;
   /** Reads the Hugging Face model folder of model.source = hf:PATH (src/main/compute/models); absent → lab models only. */
   readonly loadHfModel?: HfModelLoader;
+  /** The rollout engine of an hf run with compute.rolloutEngine = onnxruntime (src/main/compute); absent → tfjs. */
+  readonly createLlmRolloutEngine?: LlmRolloutEngineFactory;
 }
 
 /** Backend description recorded with the run, plus the rollout-engine factory from src/main/compute. */

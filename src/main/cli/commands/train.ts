@@ -18,10 +18,11 @@ Train one run (behaviour-cloning warm start, then RL) in the run store the app u
   --seed N        master seed (default 1)
   --model SIZE    nano | small | base | custom (custom needs --set model.dModel=… etc.)
   --model hf:PATH a local Hugging Face model folder (Qwen2 / Qwen3 / Llama: config.json, safetensors, tokenizer.json),
-                  prompted through its chat template, sampled with a KV cache on the trainer backend. Sets
-                  model.source and, unless --set gives them, compute.rolloutEngine=tfjs, compute.logProbEngine=trainer,
-                  compute.refLogProbEngine=trainer, compute.workers=1, warmStart.source=none and model.maxSeqLen =
-                  min(max_position_embeddings, 2048). Refused before any run exists when the folder cannot be
+                  prompted through its chat template, sampled with a KV cache (on the CPU its ONNX export on
+                  onnxruntime, re-exported after each update; on a GPU, or with --set compute.rolloutEngine=tfjs, the
+                  tfjs engine on the trainer's own weights). Sets model.source and, unless --set gives them,
+                  compute.logProbEngine=trainer, compute.refLogProbEngine=trainer, compute.workers=1,
+                  warmStart.source=none and model.maxSeqLen = min(max_position_embeddings, 2048). Refused before any run exists when the folder cannot be
                   trained here (no config.json, unsupported architecture, truncated weights, a tokenizer that does not
                   fit the vocabulary) or the run's memory estimate does not fit this machine (docs/guides/llm.md)
   --lora SPEC     LoRA adapters on a hf: model, e.g. r=16,alpha=32[,dropout=0.05,targets=q_proj+v_proj] (defaults:
@@ -143,7 +144,6 @@ async function hfOverrides(
   });
   overrides['model.source'] = `hf:${info.dir}`;
   const needed: Record<string, string | number> = {
-    'compute.rolloutEngine': 'tfjs',
     'compute.logProbEngine': 'trainer',
     'compute.refLogProbEngine': 'trainer',
     'compute.workers': 1,

@@ -10,6 +10,7 @@ import { setupCompute } from '../../compute/index';
 import { shippedLoaderFor } from '../../store/shippedWarmStart';
 import { hfModelRecord } from '../../compute/models/hfRunModel';
 import { loadHfFolder } from '../../compute/models/hfFolder';
+import { createLlmRolloutEngine } from '../../compute/llmRollout';
 import type { HfModelRecord } from '../../../shared/api';
 import type { TrainingJob } from '../job';
 
@@ -19,7 +20,8 @@ export const trainingJob: TrainingJob = {
     const { backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision } = config.compute;
     const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision });
     // model.source = hf:PATH: the folder is read (and hashed) here; the run record gets its identity.
-    const recorded: { model?: HfModelRecord } = {};
+    // Its rollout engine, when onnxruntime was asked for: what sampled (and why not onnxruntime, if it fell back).
+    const recorded: { model?: HfModelRecord; rollout?: { name: string; fallback?: string } } = {};
     const deps: TrainerDeps = {
       clock: { now: () => performance.now() },
       // compute.workers = 0 → one gradient worker per core of this machine.
@@ -41,9 +43,21 @@ export const trainingJob: TrainingJob = {
         );
         return loaded;
       },
+      // compute.rolloutEngine = onnxruntime on an hf run: the model's ONNX export (the tfjs engine on a GPU).
+      createLlmRolloutEngine: async (policy) => {
+        const choice = await createLlmRolloutEngine(policy, {
+          engine: rolloutEngine,
+          precision: rolloutPrecision,
+          gpu: compute.info.training === 'tensorflow-gpu',
+        });
+        recorded.rollout = { name: choice.engine.name, ...(choice.fallback ? { fallback: choice.fallback } : {}) };
+        return choice;
+      },
     };
     const result = await runTraining(config, deps, hooks, resume);
-    const { training, rollout, detail, tensorflow } = compute.info;
+    const { training, tensorflow } = compute.info;
+    const rollout = recorded.rollout?.name ?? compute.info.rollout;
+    const detail = recorded.rollout?.fallback ? `${compute.info.detail}; ${recorded.rollout.fallback}` : compute.info.detail;
     return {
       status: result.status,
       step: result.step,
