@@ -50,6 +50,12 @@ describe('inspectRequest: the form as a models.inspect argument', () => {
       ok: true,
       value: { grant, lora: null },
     });
+    // Nothing chosen yet: the desktop app asks for its dialog, not a typed path.
+    expect(inspectRequest(DEFAULT_HF_FORM, null, { desktop: true })).toMatchObject({
+      ok: false,
+      field: 'path',
+      message: expect.stringMatching(/with "Choose folder…"/),
+    });
     // A grant alone is enough (the path is only shown).
     expect(inspectRequest({ ...DEFAULT_HF_FORM, grant, lora: false }, null)).toMatchObject({ ok: true, value: { grant } });
   });

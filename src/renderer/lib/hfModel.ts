@@ -65,9 +65,16 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; field: string; me
 const num = (s: string): number | null => (/^\s*-?(\d+\.?\d*|\.\d+)(e-?\d+)?\s*$/i.test(s) ? Number(s) : null);
 
 /** The models.inspect argument for the form, or the first field that needs fixing (one line, with an example). */
-export function inspectRequest(form: HfForm, run: RunRef | null): Checked<InspectArg> {
+export function inspectRequest(form: HfForm, run: RunRef | null, opts: { desktop?: boolean } = {}): Checked<InspectArg> {
   if (form.grant === null && form.path.trim() === '')
-    return { ok: false, field: 'path', message: 'Give the model folder: the one holding config.json, e.g. /models/qwen2.5-0.5b.' };
+    return {
+      ok: false,
+      field: 'path',
+      // The desktop app takes no typed path: its folder dialog names the folder.
+      message: opts.desktop
+        ? 'Choose the model folder (the one holding config.json) with "Choose folder…".'
+        : 'Give the model folder: the one holding config.json, e.g. /models/qwen2.5-0.5b.',
+    };
   let rows: number | undefined;
   if (form.rows.trim() !== '') {
     const n = num(form.rows);
