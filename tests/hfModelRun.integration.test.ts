@@ -32,7 +32,9 @@ import * as tf from '@tensorflow/tfjs';
 import { RunStore } from '../src/main/store/runStore';
 import { runJob } from '../src/main/sessions/jobRunner';
 import { trainingJob } from '../src/main/sessions/jobs/training';
-import { preflightHfRun } from '../src/main/compute/models/hfRunModel';
+import { hfRunMemory, onnxRolloutBytes, preflightHfRun } from '../src/main/compute/models/hfRunModel';
+import { llmParamCount } from '../src/core/llm/config';
+import { MEMORY_HEADROOM } from '../src/core/llm/memoryFit';
 import { inspectHfFolder, loadHfFolder } from '../src/main/compute/models/hfFolder';
 import { verifyBundle } from '../src/main/bundles/importBundle';
 import { decodeTensors, type NamedTensors } from '../src/core/training/tensorio';
@@ -501,6 +503,24 @@ describe('bad model folders are refused before a run exists', () => {
     const fits = await preflightHfRun(config!, { totalBytes: 64 * 2 ** 30, backend: 'wasm' });
     expect(fits.memory).toMatch(/^fits/);
     await expect(preflightHfRun(config!, { totalBytes: 2 ** 20, backend: 'wasm' })).rejects.toThrow(/does not fit: needs weights .* GiB/);
+
+    // onnxruntime rollouts add their export (twice the float32 weights, outside the wasm heap) to what the machine
+    // must hold: a machine that holds the trainer's estimate but not that too is refused, with the way out.
+    const ort = { ...config!, compute: { ...config!.compute, rolloutEngine: 'onnxruntime' as const } };
+    const info = await inspectHfFolder(qwen3);
+    const trainer = hfRunMemory(info, ort).totalBytes;
+    const extra = onnxRolloutBytes(info, ort, 'wasm');
+    expect(extra).toBe(8 * llmParamCount(info.config));
+    const tight = (trainer + extra / 2) / MEMORY_HEADROOM;
+    expect((await preflightHfRun(config!, { totalBytes: tight, backend: 'wasm' })).memory).toMatch(/^fits/);
+    await expect(preflightHfRun(ort, { totalBytes: tight, backend: 'wasm' })).rejects.toThrow(
+      /with onnxruntime rollouts .* does not fit: .*--set compute\.rolloutEngine=tfjs/,
+    );
+    expect((await preflightHfRun(ort, { totalBytes: 64 * 2 ** 30, backend: 'wasm' })).memory).toMatch(
+      /^fits: .*; with onnxruntime's export/,
+    );
+    // On a GPU the tfjs engine samples: nothing more to hold.
+    expect(onnxRolloutBytes(info, ort, 'tensorflow-gpu')).toBe(0);
   });
 });
 

@@ -20,7 +20,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { llmParamCount } from '../../../core/llm/config';
 import { loraParamCount } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
-import { memoryFit, type MachineMemory } from '../../../core/llm/memoryFit';
+import { gib, memoryFit, type MachineMemory } from '../../../core/llm/memoryFit';
 import { hashMismatch, hfSourceOf, loraOf, type HfIdentity, type HfModelLoader } from '../../../core/training/hfRun';
 import { activationBudgetOf, rowActivationBytes } from '../../../core/training/chunking';
 import type { HfModelRecord } from '../../../shared/api';
@@ -112,6 +112,17 @@ export function hfRunMemory(info: Pick<HfFolderInfo, 'config'>, config: RunConfi
 }
 
 /**
+ * onnxruntime rollouts on the CPU (compute.rolloutEngine=onnxruntime, src/main/compute/llmRollout.ts) hold a float32
+ * export of the weights (LoRA merged) in onnxruntime's own memory, outside tfjs and so outside tfjs-wasm's heap, and
+ * while an update's re-export loads, the protobuf beside the session: twice the float32 weights. 0 when rollouts run
+ * on tfjs (asked for, or on a GPU, where the tfjs engine samples).
+ */
+export function onnxRolloutBytes(info: Pick<HfFolderInfo, 'config'>, config: RunConfig, backend: string): number {
+  if (config.compute.rolloutEngine !== 'onnxruntime' || backend === 'tensorflow-gpu') return 0;
+  return 2 * 4 * llmParamCount(info.config);
+}
+
+/**
  * Everything checked before a hf run is created: the folder, the context, the memory. Returns the record the run
  * will carry and the memory verdict's line.
  */
@@ -127,7 +138,26 @@ export async function preflightHfRun(
     throw new HfFolderError(
       `model.maxSeqLen ${config.model.maxSeqLen} is longer than ${info.dir}'s context (config.json max_position_embeddings ${max}); set model.maxSeqLen ≤ ${max}`,
     );
-  const fit = memoryFit(hfRunMemory(info, config), machine, { lora: loraOf(config) !== null });
+  const lora = loraOf(config) !== null;
+  const est = hfRunMemory(info, config);
+  const fit = memoryFit(est, machine, { lora });
   if (!fit.fits) throw new HfFolderError(`${info.config.architecture} from ${info.dir} ${fit.message}`);
-  return { info, identity, record: hfModelRecord(info, identity, config), memory: fit.message };
+  // The trainer's tensors (in the wasm heap on tfjs-wasm) plus the onnxruntime export, against the machine's memory.
+  const ort = onnxRolloutBytes(info, config, machine.backend);
+  if (ort === 0) return { info, identity, record: hfModelRecord(info, identity, config), memory: fit.message };
+  const all = memoryFit(
+    { ...est, weightsBytes: est.weightsBytes + ort, totalBytes: est.totalBytes + ort },
+    { totalBytes: machine.totalBytes, backend: 'onnxruntime' },
+    { lora },
+  );
+  if (!all.fits)
+    throw new HfFolderError(
+      `${info.config.architecture} from ${info.dir} with onnxruntime rollouts (their export holds ${gib(ort)} beside the trainer: twice the float32 weights, counted in the weights) ${all.message}; or sample on tfjs: --set compute.rolloutEngine=tfjs`,
+    );
+  return {
+    info,
+    identity,
+    record: hfModelRecord(info, identity, config),
+    memory: `${fit.message}; with onnxruntime's export of the weights (${gib(ort)}) ${all.message}`,
+  };
 }
