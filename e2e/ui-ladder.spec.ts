@@ -148,16 +148,19 @@ describe('Ladder view', () => {
       .poll(
         async () => {
           const res = await app.lab.call('ladders.list');
-          return res.ok && res.value[0] ? res.value[0].done : -1;
+          // The data dir's ladder (committed summaries in the checkout are listed after it).
+          const tiny = res.ok ? res.value.find((l) => l.source === 'data' && l.name === 'tiny') : undefined;
+          return tiny ? tiny.done : -1;
         },
         { timeout: 300_000, interval: 500 },
       )
       .toBeGreaterThanOrEqual(2);
     const list = await app.lab.call('ladders.list');
     if (!list.ok) throw new Error(list.error.message);
-    if (list.value[0].done < list.value[0].planned) {
+    const tiny = list.value.find((l) => l.source === 'data' && l.name === 'tiny')!;
+    if (tiny.done < tiny.planned) {
       await reload();
-      await page.waitForSelector('[data-testid="ladder"][data-ladder="tiny"]');
+      await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-ladder="tiny"]');
       expect(await page.locator('[data-testid="ladder"]').getAttribute('data-complete')).toBe('false');
       expect(await page.locator('[data-testid="ladder-partial"]').innerText()).toMatch(/Incomplete.*pressure 3: (not started|[01]\/2)/);
       expect(await page.locator('[data-testid="ladder-level"][data-level="0"] [data-testid="level-progress"]').innerText()).toBe(
@@ -174,7 +177,7 @@ describe('Ladder view', () => {
     const code = await Promise.race([cliExit, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 300_000))]);
     expect(code, cliErr).toBe(0);
     await reload();
-    await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-complete="true"]');
     const summary = JSON.parse(readFileSync(join(outDir, 'tiny', 'summary.json'), 'utf8')) as {
       rows: Array<{
         level: number;
@@ -234,20 +237,20 @@ describe('Ladder view', () => {
     await page.waitForSelector('main[data-view="compare"]');
     expect(new URL(page.url()).searchParams.get('runs')!.split(',')).toEqual(gspo3);
     await page.goBack();
-    await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-complete="true"]');
 
     const grpo0 = await runsOf(0, 'grpo');
     await page.locator('[data-testid="ladder-level"][data-level="0"] tr[data-cell="grpo"] [data-testid="compare-cell"]').click();
     await page.waitForSelector('main[data-view="compare"]');
     expect(new URL(page.url()).searchParams.get('runs')!.split(',')).toEqual(grpo0);
     await page.goBack();
-    await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-complete="true"]');
 
     await page.locator('[data-testid="ladder-level"][data-level="0"] tr[data-cell="grpo"] .runs a', { hasText: 's1' }).click();
     await page.waitForSelector('main[data-view="run"]');
     expect(new URL(page.url()).searchParams.get('id')).toBe(grpo0[0]);
     await page.goBack();
-    await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-complete="true"]');
   });
 
   it("the level's Compare groups its runs by preset, and a click on a curve opens that curve's runs", async () => {
@@ -258,7 +261,7 @@ describe('Ladder view', () => {
     expect(url.searchParams.get('group')).toBe('preset');
     expect(url.searchParams.get('runs')!.split(',').sort()).toEqual([...level3].sort());
     await page.goBack();
-    await page.waitForSelector('[data-testid="ladder"][data-complete="true"]');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-complete="true"]');
 
     // On the canvas: the curves of this tiny ladder run along the top of the grid (nobody collapsed in 2 steps) or
     // drop from it; a quarter across the plot, at y = 100 % (the grid's top edge), is on a curve.
