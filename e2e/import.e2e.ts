@@ -246,11 +246,19 @@ describe('importing training logs through the UI', () => {
       mimeType: 'application/zip',
       buffer: readFileSync(exp.value.path),
     });
+    // The run it holds is still in this lab: said, nothing made; "import a copy" makes one on request.
+    const own = await lastItemSettled();
+    expect(own.state, own.text).toBe('duplicate');
+    expect(own.text).toContain('already in the lab as');
+    expect(await items().last().locator(`[data-run-link="${synthId}"]`).count()).toBe(1);
+    await items().last().locator('[data-testid="import-again"]').click();
+    await waitUntil('the copy to be imported', async () => (await items().last().getAttribute('data-state')) === 'imported', 60_000, 200);
     const { state, text } = await lastItemSettled();
     expect(state, text).toBe('imported');
     expect(text).toContain('imported 120 steps (bundle)');
     const copy = (await items().last().locator('[data-run-link]').first().getAttribute('data-run-link'))!;
-    // The same bundle file again: already in the lab as that run, with "import again".
+    expect(copy).not.toBe(synthId);
+    // The same bundle file again: already in the lab as the copy and the run, with a copy on request.
     await page.setInputFiles('[data-testid="import-input"]', {
       name: exp.value.fileName,
       mimeType: 'application/zip',
@@ -258,7 +266,7 @@ describe('importing training logs through the UI', () => {
     });
     const again = await lastItemSettled();
     expect(again.state, again.text).toBe('duplicate');
-    expect(again.text).toContain('already imported as');
+    expect(again.text).toContain('already in the lab as');
     expect(await items().last().locator(`[data-run-link="${copy}"]`).count()).toBe(1);
     expect(await items().last().locator('[data-testid="import-again"]').count()).toBe(1);
   });
