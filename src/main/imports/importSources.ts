@@ -137,10 +137,38 @@ export async function importSources(store: RunStore, paths: readonly string[], o
   return result;
 }
 
-/** "3 wandb runs, 2 mlflow-sqlite runs" for a CLI or UI line. */
+/** Each tracker format's tracker and how its runs were stored, in the order a line names them. */
+const TRACKER_FORMATS: Readonly<Record<string, { tracker: string; layout: string }>> = {
+  wandb: { tracker: 'W&B', layout: 'from .wandb logs' },
+  'wandb-files': { tracker: 'W&B', layout: 'from older run folders' },
+  'mlflow-file': { tracker: 'MLflow', layout: 'file store' },
+  'mlflow-sqlite': { tracker: 'MLflow', layout: 'SQLite store' },
+  trackio: { tracker: 'Trackio', layout: 'database' },
+};
+
+/**
+ * "4 W&B runs, 6 MLflow runs (3 file store, 3 SQLite store)" for a CLI line: runs counted per tracker as the app's
+ * import panel counts them, the layouts named when a tracker's runs came in more than one, or in W&B's older one.
+ */
 export function describeTrackers(trackers: Readonly<Record<string, number>> | undefined): string {
   if (!trackers) return '';
-  return Object.entries(trackers)
-    .map(([f, n]) => `${n} ${f} run${n === 1 ? '' : 's'}`)
+  const order = Object.keys(TRACKER_FORMATS);
+  const byTracker = new Map<string, [string, number][]>();
+  const entries = Object.entries(trackers)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => (order.includes(a) ? order.indexOf(a) : order.length) - (order.includes(b) ? order.indexOf(b) : order.length));
+  for (const [format, n] of entries) {
+    const t = TRACKER_FORMATS[format]?.tracker ?? format;
+    byTracker.set(t, [...(byTracker.get(t) ?? []), [format, n]]);
+  }
+  return [...byTracker]
+    .map(([tracker, parts]) => {
+      const n = parts.reduce((sum, [, k]) => sum + k, 0);
+      const layouts =
+        parts.length > 1 || parts[0][0] === 'wandb-files'
+          ? ` (${parts.map(([f, k]) => `${parts.length > 1 ? `${k} ` : ''}${TRACKER_FORMATS[f]?.layout ?? f}`).join(', ')})`
+          : '';
+      return `${n} ${tracker} run${n === 1 ? '' : 's'}${layouts}`;
+    })
     .join(', ');
 }
