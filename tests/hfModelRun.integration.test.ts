@@ -256,6 +256,55 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     expect(report.coverage.filter((r) => !r.applicable)).toEqual([]);
   }, 120_000);
 
+  it('exports the trained model as a Hugging Face folder: merged (W + α/r·B·A) and the PEFT adapters', async () => {
+    const out = join(work, 'hf-export');
+    const e = ctx(dataA);
+    expect(await exportCmd.run([runA, '--format', 'hf', '--out', out, '--json'], e.ctx), e.err()).toBe(0);
+    const rep = JSON.parse(e.out()) as { step: number; model: string; adapter: string; base: string };
+    expect(rep).toMatchObject({ step: 10, model: join(out, 'model'), adapter: join(out, 'adapter'), base: qwen3 });
+    const adapterConfig = JSON.parse(await readFile(join(out, 'adapter', 'adapter_config.json'), 'utf8')) as Record<string, unknown>;
+    expect(adapterConfig).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8, target_modules: ['q_proj', 'v_proj', 'down_proj'] });
+    // The merged folder loads as any checkpoint; each target is the base weight plus (8/4)·B·A of the step-10
+    // checkpoint's adapters, every other tensor the base's.
+    const merged = (await loadHfFolder(join(out, 'model'))).tensors;
+    const base = (await loadHfFolder(qwen3)).tensors;
+    const ad = await checkpointPolicy(dataA, runA, 10);
+    let targets = 0;
+    for (const [name, w] of Object.entries(base)) {
+      const module = name.replace(/\.weight$/, '');
+      const A = ad[`base_model.model.${module}.lora_A.weight`];
+      const B = ad[`base_model.model.${module}.lora_B.weight`];
+      if (!A) {
+        expect(maxAbsDiff(merged[name], w), name).toBe(0);
+        continue;
+      }
+      targets++;
+      const [r, inDim] = A.shape;
+      const want = Float32Array.from(w, (x, j) => {
+        const o = Math.floor(j / inDim);
+        const i = j % inDim;
+        let sum = 0;
+        for (let k = 0; k < r; k++) sum += B.data[o * r + k] * A.data[k * inDim + i];
+        return x + 2 * sum;
+      });
+      expect(maxAbsDiff(merged[name], want), name).toBeLessThan(1e-6);
+      expect(maxAbsDiff(merged[name], w), `${name} moved`).toBeGreaterThan(0);
+    }
+    expect(targets).toBe(6);
+    // A lab run has nothing to export this way, and says so.
+    const lab = ctx(dataA);
+    const store = await RunStore.open(dataA);
+    let labId: string;
+    try {
+      labId = (await store.createRun({ preset: 'sampo', env: 'sokoban', seed: 1, config: {}, totalSteps: 1, status: 'completed' })).id;
+      await store.saveCheckpoint(labId, { step: 1, files: {}, meta: {} });
+    } finally {
+      await store.close();
+    }
+    expect(await exportCmd.run([labId, '--format', 'hf'], lab.ctx)).toBe(1);
+    expect(lab.err()).toMatch(/trained the lab's own model, not a Hugging Face checkpoint/);
+  }, 120_000);
+
   it('bundles the hashes and the adapters, reproduces bit for bit from a copy of the base folder, and refuses a folder whose tokenizer differs', async () => {
     const bundle = join(work, 'run.arlarena.zip');
     const e = ctx(dataA);

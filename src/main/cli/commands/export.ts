@@ -1,5 +1,9 @@
 /** `arlarena export RUN [--out FILE]` — write a reproducibility bundle, or with --format the run's metrics. */
+import { join } from 'node:path';
 import { exportRun } from '../../bundles/exportBundle';
+import { initBackend, silenceTfjsBanner } from '../../compute/backends';
+import { exportHfRun } from '../../compute/models/hfRunExport';
+import type { RunConfig } from '../../../core/config/types';
 import { exportMetrics, isMetricExportFormat, METRIC_EXPORT_FORMATS } from '../../store/exportMetrics';
 import { exportToTracker, isTrackerExportFormat, TRACKER_EXPORT_FORMATS } from '../../imports/exportTrackers';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
@@ -20,7 +24,14 @@ const USAGE = `Usage: arlarena export RUN [--out FILE] [--checkpoint | --no-chec
   Hands the run to a tracker: wandb = an offline W&B run folder DIR/offline-run-<start>-<id>/ (upload it with
   \`wandb sync DIR/offline-run-…\`), mlflow = a run in the MLflow file store DIR (experiment "arlarena"; read it
   with mlflow.set_tracking_uri("file://DIR") and MLFLOW_ALLOW_FILE_STORE=true). History, config and summary;
-  importing the export gives back the same run. Default DIR: <data dir>/exports/<run id>-<format>`;
+  importing the export gives back the same run. Default DIR: <data dir>/exports/<run id>-<format>
+
+       arlarena export RUN --format hf [--step S] [--model-folder PATH] [--out DIR] [--json]
+  A run of a Hugging Face model (train --model hf:PATH): its latest checkpoint (or the one at step S) as DIR/model,
+  a float32 Hugging Face checkpoint with the LoRA adapters merged in, config.json and the tokenizer files
+  (AutoModelForCausalLM.from_pretrained), and with LoRA DIR/adapter in PEFT's layout. The checkpoint holds only what
+  training changed: the base folder (default: the path the run recorded) must hash as the run recorded it.
+  Default DIR: <data dir>/exports/<run id>-hf`;
 
 const command: CliCommand = {
   summary: 'export a run as a reproducibility bundle (.arlarena.zip), its metrics as tensorboard, csv or jsonl, or to W&B / MLflow',
@@ -35,6 +46,8 @@ const command: CliCommand = {
         format: { type: 'string' },
         checkpoint: { type: 'boolean' },
         'no-checkpoint': { type: 'boolean' },
+        step: { type: 'string' },
+        'model-folder': { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -42,15 +55,48 @@ const command: CliCommand = {
     if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
     if (v.checkpoint && v['no-checkpoint']) throw new UsageError('--checkpoint and --no-checkpoint contradict each other');
     const format = v.format ?? 'bundle';
-    if (format !== 'bundle' && !isMetricExportFormat(format) && !isTrackerExportFormat(format))
+    if (format !== 'bundle' && format !== 'hf' && !isMetricExportFormat(format) && !isTrackerExportFormat(format))
       throw new UsageError(
-        `unknown --format "${format}"; known: bundle, ${[...METRIC_EXPORT_FORMATS, ...TRACKER_EXPORT_FORMATS].join(', ')}`,
+        `unknown --format "${format}"; known: bundle, ${[...METRIC_EXPORT_FORMATS, ...TRACKER_EXPORT_FORMATS, 'hf'].join(', ')}`,
       );
+    if (format !== 'hf' && (v.step !== undefined || v['model-folder'] !== undefined))
+      throw new UsageError('--step / --model-folder apply to --format hf only');
+    const atStep = v.step === undefined ? undefined : Number(v.step);
+    if (atStep !== undefined && !(Number.isInteger(atStep) && atStep >= 0))
+      throw new UsageError(`--step ${JSON.stringify(v.step)}: expected an integer ≥ 0`);
     if (format !== 'bundle' && (v.checkpoint || v['no-checkpoint']))
       throw new UsageError('--checkpoint / --no-checkpoint apply to bundles only, not to --format ' + format);
     const found = await openRun(ctx, 'export', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
+    if (format === 'hf') {
+      try {
+        const ck = atStep === undefined ? await store.loadLatestCheckpoint(run.id) : await store.loadCheckpointAt(run.id, atStep);
+        if (!ck)
+          throw new Error(
+            atStep === undefined
+              ? `run ${run.id} has no checkpoint yet (status ${run.status}); nothing to export`
+              : `run ${run.id} has no checkpoint at step ${atStep}; kept: ${(await store.checkpointSteps(run.id)).join(', ') || 'none'}`,
+          );
+        silenceTfjsBanner();
+        await initBackend((run.config as unknown as RunConfig).compute?.backend ?? 'auto');
+        const h = await exportHfRun(run, ck, {
+          out: v.out ?? join(ctx.dataDir, 'exports', `${run.id}-hf`),
+          ...(v['model-folder'] !== undefined ? { modelFolder: v['model-folder'] } : {}),
+        });
+        if (v.json) ctx.stdout.write(`${JSON.stringify(h)}\n`);
+        else
+          ctx.stdout.write(
+            `wrote ${h.path}\n  model: ${h.model} (step ${h.step}, base ${h.base})${h.adapter ? `\n  adapter: ${h.adapter}` : ''}\n`,
+          );
+        return 0;
+      } catch (e) {
+        ctx.stderr.write(`arlarena export: ${(e as Error).message}\n`);
+        return 1;
+      } finally {
+        await store.close();
+      }
+    }
     if (isTrackerExportFormat(format)) {
       try {
         const t = await exportToTracker(store, run.id, { format, out: v.out });
