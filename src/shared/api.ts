@@ -14,6 +14,7 @@ import type { Result } from './result';
 import { ModelFolders, ModelInspection, ModelsInspectInput } from './models';
 import { LadderInfo, LadderListItem, LadderName, LadderSource } from './ladders';
 import { StudyInfo } from './studies';
+import { WorkspacePatchSchema, WorkspaceReply } from './workspace';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared records
@@ -720,6 +721,10 @@ export const apiMethods = {
    * (naming the ladders there) for an unknown name.
    */
   'ladders.get': { input: z.object({ name: LadderName, source: LadderSource.optional() }).strict(), output: LadderInfo },
+  /** The project's workspace kept in the data directory (workspace.json): runs table, Compare, chart choices. */
+  'workspace.get': { input: NoInput, output: WorkspaceReply },
+  /** Changes it: each part given replaces the stored one (null removes it); compared sets merge by key. */
+  'workspace.set': { input: WorkspacePatchSchema, output: WorkspaceReply },
   /** The named Ray clusters (`arlarena remote list`). */
   'remotes.list': { input: NoInput, output: z.array(RemoteInfo) },
   /**

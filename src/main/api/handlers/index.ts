@@ -19,6 +19,7 @@ import { createLaddersHandlers } from './ladders';
 import { createRemotesHandlers } from './remotes';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createModelsHandlers } from './models';
+import { createWorkspaceHandlers } from './workspace';
 
 const areas: {
   [A in 'runs' | 'sessions' | 'alerts' | 'bundles' | 'imports' | 'follow']: (services: LabServices) => Handlers<AreaMethods<A>>;
@@ -45,5 +46,6 @@ export function createHandlers(services: LabServices): Handlers<ApiMethodName> {
     ...createLaddersHandlers(services),
     ...createRemotesHandlers(services),
     ...createModelsHandlers(services),
+    ...createWorkspaceHandlers(services),
   };
 }
