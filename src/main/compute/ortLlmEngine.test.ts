@@ -244,6 +244,26 @@ describe('ONNX export: LoRA and rollout precisions', () => {
     }
   });
 
+  it('loads the weights as ONNX external data (the path of models past 2 GiB) with the same logits and tokens', async () => {
+    const { ids, mask, T } = leftPad(PROMPTS, 0);
+    const inline = await OrtLlm.create(cfg, llmOnnxTensors(model, null));
+    const external = await OrtLlm.create(cfg, llmOnnxTensors(model, null), { externalData: true });
+    try {
+      const a = await inline.forwardLogits(ids, PROMPTS.length, T, mask);
+      const b = await external.forwardLogits(ids, PROMPTS.length, T, mask);
+      expect(maxRealDiff(a, b, mask, cfg.vocabSize)).toBe(0);
+      const opts: LlmSamplingOptions = { maxNewTokens: 12, temperature: 1, topP: 0.9, topK: 10, stopIds: [] };
+      expect((await external.generate(PROMPTS, opts, new Rng(4), 0)).tokens).toEqual(
+        (await inline.generate(PROMPTS, opts, new Rng(4), 0)).tokens,
+      );
+    } finally {
+      await Promise.all([inline.release(), external.release()]);
+    }
+    await expect(OrtLlm.create(cfg, llmOnnxTensors(model, null), { externalData: true, precision: 'int8' })).rejects.toThrow(
+      /compute.rolloutPrecision "int8" rewrites the export in memory, which one ONNX protobuf limits to 2 GiB/,
+    );
+  });
+
   it('refuses an unknown precision and token ids outside the vocabulary', async () => {
     await expect(OrtLlm.create(cfg, llmOnnxTensors(model, null), { precision: 'bf16' as never })).rejects.toThrow(
       /compute.rolloutPrecision: must be one of fp32, fp16, int8, got "bf16"/,

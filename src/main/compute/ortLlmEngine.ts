@@ -15,9 +15,15 @@
  * Training stays in tfjs: onnxruntime cannot train. `setWeights` re-exports from the policy's current variables, so
  * call it after each optimizer step that should affect sampling (the trainer does, as for the lab's own model).
  *
+ * Models whose float32 weights pass the 2 GiB an ONNX protobuf can hold (Qwen3-0.6B and up) are loaded with their
+ * weights as ONNX external data, through a temp folder (sessionWithExternalData); fp16 / int8 stay below that limit.
+ *
  * The cache lives in JS buffers sized for the whole rollout (prompt + new tokens) and is read in place by the binding;
  * the graph returns only the appended columns' keys and values (see src/core/llm/onnx/attention.ts).
  */
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { GenerateResult, RolloutEngine, SamplingOptions } from '../../core/agent/engine';
 import type { LogProbRow, ModelWeights } from '../../core/agent/model';
@@ -26,7 +32,7 @@ import type { RolloutPrecision } from '../../core/config/types';
 import { causalBias, positionsFromMask, type LlmTensors } from '../../core/llm/causalLm';
 import { llmParamCount, type LlmConfig } from '../../core/llm/config';
 import { generateLlmWith, type LlmGenerateResult, type LlmIncremental, type LlmSamplingOptions } from '../../core/llm/generate';
-import { cacheBias, exportLlmOnnx, llmOnnxTensors, ropeFeeds } from '../../core/llm/onnx';
+import { cacheBias, exportLlmOnnx, exportLlmOnnxExternal, llmOnnxTensors, ropeFeeds } from '../../core/llm/onnx';
 import { ACTION_CLOSE, type LlmPolicy } from '../../core/llm/policy';
 import { ropeFrequencies } from '../../core/llm/rope';
 import type { Rng } from '../../core/util/rng';
@@ -41,6 +47,8 @@ export interface OrtLlmOptions {
   spin?: boolean;
   /** Most logits (floats) one scoring call may return: bounds memory for large vocabularies (default 2²³ = 32 MB). */
   logitBudget?: number;
+  /** Weights as ONNX external data even under the 2 GiB protobuf limit (tests; past it they always are). */
+  externalData?: boolean;
 }
 
 /** A protobuf message (the ONNX model) cannot exceed 2 GiB; the weights are most of it. */
@@ -160,12 +168,13 @@ export class OrtLlm {
     if (!ROLLOUT_PRECISIONS.includes(precision))
       throw new Error(`compute.rolloutPrecision: must be one of ${ROLLOUT_PRECISIONS.join(', ')}, got ${JSON.stringify(precision)}`);
     const bytes = llmParamCount(cfg) * 4;
-    if (bytes > PROTOBUF_LIMIT)
+    const external = opts.externalData === true || bytes > PROTOBUF_LIMIT;
+    if (external && precision !== 'fp32')
       throw new Error(
-        `the model's float32 weights (${(bytes / 2 ** 30).toFixed(2)} GiB) exceed what one ONNX protobuf can hold (2 GiB); use compute.rolloutEngine "tfjs" for this model`,
+        `compute.rolloutPrecision "${precision}" rewrites the export in memory, which one ONNX protobuf limits to 2 GiB; this model's float32 weights take ${(bytes / 2 ** 30).toFixed(2)} GiB: use compute.rolloutPrecision=fp32 (its weights then go to an external data file) or compute.rolloutEngine=tfjs`,
       );
     const threads = opts.threads ?? 2;
-    const session = await ort.InferenceSession.create(withRolloutPrecision(exportLlmOnnx(cfg, tensors), precision), {
+    const options: ort.InferenceSession.SessionOptions = {
       executionProviders: ['cpu'],
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
@@ -173,7 +182,10 @@ export class OrtLlm {
       graphOptimizationLevel: 'all',
       // As ortEngine.ts: pool threads sleep between ops unless asked to spin (a spinning helper holds a shared core).
       ...(opts.spin ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
-    });
+    };
+    const session = external
+      ? await sessionWithExternalData(cfg, tensors, options)
+      : await ort.InferenceSession.create(withRolloutPrecision(exportLlmOnnx(cfg, tensors), precision), options);
     return new OrtLlm(cfg, session, precision, opts.logitBudget ?? 2 ** 23);
   }
 
@@ -274,6 +286,32 @@ export class OrtLlm {
 
   release(): Promise<void> {
     return this.session.release();
+  }
+}
+
+/**
+ * A model past the 2 GiB protobuf limit: the graph and its external weight file are written to a fresh folder in the
+ * OS temp dir, onnxruntime loads them from there, and the folder is removed once the session holds the weights (it
+ * is written again on every re-export, so the temp disk needs the float32 weights' size free).
+ */
+async function sessionWithExternalData(
+  cfg: LlmConfig,
+  tensors: LlmTensors,
+  options: ort.InferenceSession.SessionOptions,
+): Promise<ort.InferenceSession> {
+  const { model, data } = exportLlmOnnxExternal(cfg, tensors, 'weights.bin');
+  const dir = await mkdtemp(join(tmpdir(), 'arlarena-onnx-'));
+  try {
+    await writeFile(join(dir, 'model.onnx'), model);
+    const f = await open(join(dir, 'weights.bin'), 'w');
+    try {
+      for (const chunk of data) await f.write(chunk);
+    } finally {
+      await f.close();
+    }
+    return await ort.InferenceSession.create(join(dir, 'model.onnx'), options);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

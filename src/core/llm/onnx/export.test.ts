@@ -10,7 +10,7 @@ import { Rng } from '../../util/rng';
 import { initLlmTensors } from '../causalLm';
 import { parseLlmConfig } from '../config';
 import { ropeFrequencies, ropeTables } from '../rope';
-import { cacheBias, exportLlmOnnx, ropeFeeds } from './index';
+import { cacheBias, exportLlmOnnx, exportLlmOnnxExternal, ropeFeeds } from './index';
 
 const cfgOf = (arch: string, tied: boolean) =>
   parseLlmConfig({
@@ -66,6 +66,36 @@ describe('exportLlmOnnx', () => {
     expect(() => exportLlmOnnx(cfg, missing)).toThrow(
       /1 tensor\(s\) missing for LlamaForCausalLM \(model\.layers\.1\.mlp\.up_proj\.weight\)/,
     );
+  });
+});
+
+describe('exportLlmOnnxExternal', () => {
+  it('moves every tensor of 1 KiB or more to the data file (in order, 64-byte aligned) and keeps the graph and the rest', () => {
+    const cfg = cfgOf('Qwen2ForCausalLM', true);
+    const tensors = initLlmTensors(cfg, new Rng(3));
+    const inline = decode(exportLlmOnnx(cfg, tensors)).graph!;
+    const { model, data } = exportLlmOnnxExternal(cfg, tensors, 'weights.bin');
+    const g = decode(model).graph!;
+    expect(g.node!.map((n) => n.opType)).toEqual(inline.node!.map((n) => n.opType));
+    const file = new Uint8Array(data.reduce((s, c) => s + c.length, 0));
+    data.reduce((o, c) => (file.set(c, o), o + c.length), 0);
+    let expected = 0;
+    let moved = 0;
+    for (const t of g.initializer!) {
+      const before = inline.initializer!.find((x) => x.name === t.name)!;
+      // Tensors under 1 KiB (shape constants, scalars, this tiny model's norms and smaller projections) stay inline.
+      expect(t.dataLocation === 1, t.name!).toBe(before.rawData!.length >= 1024);
+      if (t.dataLocation !== 1) continue;
+      const kv = Object.fromEntries(t.externalData!.map((e) => [e.key, e.value]));
+      expect(kv.location).toBe('weights.bin');
+      expect(Number(kv.offset)).toBe(expected);
+      expect(Number(kv.offset) % 64).toBe(0);
+      expect(Array.from(file.subarray(Number(kv.offset), Number(kv.offset) + Number(kv.length)))).toEqual(Array.from(before.rawData!));
+      expected += Math.ceil(Number(kv.length) / 64) * 64;
+      moved++;
+    }
+    expect(moved).toBeGreaterThan(cfg.numLayers * 4); // at least q, o, gate/up/down-sized weights of every layer
+    expect(file.length).toBe(expected);
   });
 });
 

@@ -36,6 +36,18 @@ export function llmOnnxTensors(model: HfCausalLM, lora: LoraAdapters | null): Ll
 
 /** Serialise the model with these weights as the graph described above. */
 export function exportLlmOnnx(cfg: LlmConfig, tensors: LlmTensors): Uint8Array {
+  return llmGraph(cfg, tensors).encode('hf_causal_lm', LLM_ONNX_OPSET);
+}
+
+/**
+ * The same graph with its weights as ONNX external data (graph.ts, encodeExternal): for models whose float32 weights
+ * pass the 2 GiB a protobuf message can hold. The caller writes `data` to the file `location` beside the model.
+ */
+export function exportLlmOnnxExternal(cfg: LlmConfig, tensors: LlmTensors, location: string): { model: Uint8Array; data: Uint8Array[] } {
+  return llmGraph(cfg, tensors).encodeExternal('hf_causal_lm', LLM_ONNX_OPSET, location);
+}
+
+function llmGraph(cfg: LlmConfig, tensors: LlmTensors): OnnxGraph {
   const specs = llmWeightSpecs(cfg);
   checkLlmTensors(cfg, Object.keys(tensors), (n) => {
     const s = specs.find((x) => x.name === n);
@@ -104,5 +116,5 @@ export function exportLlmOnnx(cfg: LlmConfig, tensors: LlmTensors): Uint8Array {
   const picked = g.node('Gather', [x, 'select'], 'picked', [attrInt('axis', 0)]);
   const finalNorm = g.float('model.norm.weight', [d], tensors['model.norm.weight']);
   g.node('MatMul', [rmsNormNode(g, picked, finalNorm, eps), head], 'logits', [], ['logits']);
-  return g.encode('hf_causal_lm', LLM_ONNX_OPSET);
+  return g;
 }

@@ -16,6 +16,8 @@ export type IAttributeProto = onnxProto.onnx.IAttributeProto;
 export const FLOAT = 1;
 export const INT32 = 6;
 export const INT64 = 7;
+/** TensorProto.DataLocation.EXTERNAL. */
+const EXTERNAL = 1;
 const ATTR_FLOAT = 1;
 const ATTR_INT = 2;
 const ATTR_INTS = 7;
@@ -102,13 +104,49 @@ export class OnnxGraph {
 
   /** Serialise as a ModelProto (IR 8) importing the standard opset and, when used, onnxruntime's com.microsoft. */
   encode(graphName: string, opset: number): Uint8Array {
+    return this.encodeWith(graphName, opset, this.initializers);
+  }
+
+  /**
+   * The same model with every initializer of at least `minBytes` bytes moved to ONNX external data: the ModelProto
+   * names the file `location` with each tensor's offset and length, and `data` holds the file's contents in order
+   * (chunks, each tensor padded to 64 bytes, because a model past 2 GiB is also past what one buffer should hold). A
+   * protobuf message cannot exceed 2 GiB; this is how ONNX stores larger models.
+   */
+  encodeExternal(graphName: string, opset: number, location: string, minBytes = 1024): { model: Uint8Array; data: Uint8Array[] } {
+    const data: Uint8Array[] = [];
+    let offset = 0;
+    const initializers = this.initializers.map((t) => {
+      const raw = t.rawData as Uint8Array | undefined;
+      if (!raw || raw.length < minBytes) return t;
+      const pad = (64 - (raw.length % 64)) % 64;
+      data.push(raw);
+      if (pad) data.push(new Uint8Array(pad));
+      const entry: ITensorProto = {
+        name: t.name,
+        dims: t.dims,
+        dataType: t.dataType,
+        dataLocation: EXTERNAL,
+        externalData: [
+          { key: 'location', value: location },
+          { key: 'offset', value: String(offset) },
+          { key: 'length', value: String(raw.length) },
+        ],
+      };
+      offset += raw.length + pad;
+      return entry;
+    });
+    return { model: this.encodeWith(graphName, opset, initializers), data };
+  }
+
+  private encodeWith(graphName: string, opset: number, initializer: ITensorProto[]): Uint8Array {
     const domains = new Set(this.nodes.map((n) => n.domain).filter((d): d is string => !!d));
     const model = {
       irVersion: 8,
       producerName: 'arlarena-lab',
       producerVersion: '1',
       opsetImport: [{ domain: '', version: opset }, ...[...domains].map((domain) => ({ domain, version: 1 }))],
-      graph: { name: graphName, node: this.nodes, initializer: this.initializers, input: this.inputs, output: this.outputs },
+      graph: { name: graphName, node: this.nodes, initializer, input: this.inputs, output: this.outputs },
     };
     return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
   }
