@@ -2,7 +2,8 @@
  * A full disk under the data folder (a small tmpfs; we run as root in CI — where mounting is not allowed the
  * tests are skipped with the reason printed). Hardening round three: `train` hung for ever after
  * `[sessions] <id>: ENOSPC … write`; `runs` and `import` died with a stack trace; a failed import's half run stayed.
- *   - train fails with exit 1 within its time, naming the full data folder;
+ *   - train fails with exit 1 within its time, naming the full data folder; resume while the disk is still full
+ *     says so (the record it could not update read "running in another process") and that there is no checkpoint;
  *   - on a disk with no byte free, `runs` and `show` still read (a one-line warning, no stack), `import` fails with
  *     one line naming the folder and leaves nothing behind; once space is freed, the same import works.
  */
@@ -71,6 +72,29 @@ describe.skipIf(!canMount)('a full disk under the data folder', () => {
     expect(r.stderr).not.toMatch(/^\s+at /m);
     console.log(`train on a full disk: exit ${r.status} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }, 250_000);
+
+  it('resume while the disk is still full says so, not "running in another process"; the run has no checkpoint', async () => {
+    // The failed train could not write its end into run.json (no room), so the record still reads running; with
+    // no byte free the next process cannot mark it interrupted either.
+    const trained = cli(['runs', '--json'])
+      .stdout.trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { id: string; preset: string; status: string })
+      .find((r) => r.preset === 'sampo');
+    expect(trained).toBeDefined();
+    await fill(join(mnt, 'filler-resume'));
+    try {
+      const r = cli(['resume', trained!.id]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`the disk holding the data folder ${data} is full`);
+      expect(r.stderr).toContain('it has no checkpoint');
+      expect(r.stderr).not.toContain('in another process');
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await rm(join(mnt, 'filler-resume'), { force: true });
+    }
+  }, 120_000);
 
   it('with no byte free: runs and show read, import fails in one line and leaves nothing; after freeing space it imports', async () => {
     const lines = (out: string) =>

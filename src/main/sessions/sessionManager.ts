@@ -243,8 +243,18 @@ export class SessionManager {
     const rec = await this.store.getRun(runId);
     if (!rec) throw new SessionError('NOT_FOUND', `no run with id "${runId}"`);
     if (rec.status === 'completed') throw new SessionError('CONFLICT', `run ${runId} is completed; start a new run instead`);
-    if (rec.status === 'running' || rec.status === 'queued')
+    if (rec.status === 'running' || rec.status === 'queued') {
+      // On a full disk the run a dead process left could not be marked interrupted (RunStore.markDeadOwners), so
+      // its record still reads running though nothing trains it: say what is in the way, not "another process".
+      if (rec.status === 'running' && this.store.diskFull && !(await this.store.ownedElsewhere(runId))) {
+        const checkpoints = await this.store.checkpointSteps(runId).catch(() => [] as number[]);
+        throw new SessionError(
+          'CONFLICT',
+          `run ${runId} still reads running, but the process that trained it is gone: the disk holding the data folder ${this.store.dataDir} is full, so it could not be marked or trained. Free space there, then resume it (${checkpoints.length > 0 ? `from its checkpoint at step ${checkpoints[checkpoints.length - 1]}` : 'it has no checkpoint: there is nothing to resume from, so it trains again from the start'})`,
+        );
+      }
       throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
+    }
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
     // An imported run's config came from a file: it trains only if it validates like a new run's (9).
     if (rec.tags.includes('imported')) {

@@ -223,6 +223,7 @@ export class RunStore {
   private folds = new Map<string, MetricFold>();
   private lastRecordWrite = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
+  private diskFullNoted = false;
 
   private constructor(
     readonly dataDir: string,
@@ -276,7 +277,16 @@ export class RunStore {
     }
   }
 
+  /**
+   * True once a write this store needed for reading (the catalog's repair, marking a dead process's run
+   * interrupted) met a full disk: records may then say what no process is doing any more (a run left running).
+   */
+  get diskFull(): boolean {
+    return this.diskFullNoted;
+  }
+
   private noteDiskFull(): void {
+    this.diskFullNoted = true;
     const w = `the disk holding the data folder ${this.dataDir} is full: runs are shown as they are on disk, and nothing can be changed until space is freed`;
     if (!this.warnings.includes(w)) this.warnings.push(w);
   }
