@@ -27,6 +27,7 @@ import show from '../src/main/cli/commands/show';
 import check from '../src/main/cli/commands/check';
 import exportCmd from '../src/main/cli/commands/export';
 import reproduce from '../src/main/cli/commands/reproduce';
+import evalCmd from '../src/main/cli/commands/eval';
 import resume from '../src/main/cli/commands/resume';
 import * as tf from '@tensorflow/tfjs';
 import { RunStore } from '../src/main/store/runStore';
@@ -256,7 +257,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     expect(report.coverage.filter((r) => !r.applicable)).toEqual([]);
   }, 120_000);
 
-  it('exports the trained model as a Hugging Face folder: merged (W + α/r·B·A) and the PEFT adapters', async () => {
+  it('exports the trained model as a Hugging Face folder (merged, and the PEFT adapters) and evaluates its checkpoint', async () => {
     const out = join(work, 'hf-export');
     const e = ctx(dataA);
     expect(await exportCmd.run([runA, '--format', 'hf', '--out', out, '--json'], e.ctx), e.err()).toBe(0);
@@ -291,6 +292,10 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
       expect(maxAbsDiff(merged[name], w), `${name} moved`).toBeGreaterThan(0);
     }
     expect(targets).toBe(6);
+    // eval rebuilds the same policy (base + the checkpoint's adapters) and samples held-out tasks through the template.
+    const ev = ctx(dataA);
+    expect(await evalCmd.run([runA, '--episodes', '3', '--json'], ev.ctx), ev.err()).toBe(0);
+    expect(JSON.parse(ev.out())).toMatchObject({ runId: runA, step: 10, episodes: 3, policy: { episodes: 3, success: { n: 3 } } });
     // A lab run has nothing to export this way, and says so.
     const lab = ctx(dataA);
     const store = await RunStore.open(dataA);

@@ -8,8 +8,14 @@ import { formatInterval } from '../../../core/training/wilson';
 import { heldOutSeeds } from '../../../core/envs/index';
 import { Rng, hashSeed } from '../../../core/util/rng';
 import type { RunConfig } from '../../../core/config/types';
+import type { RolloutEngine } from '../../../core/agent/engine';
+import type { PromptCodec } from '../../../core/agent/policy';
+import type { Tokenizer } from '../../../core/agent/tokenizer';
+import { LlmPromptCodec } from '../../../core/llm/trainerPolicy';
+import { createLlmRolloutEngine } from '../../compute/llmRollout';
+import { openHfRunPolicy } from '../../compute/models/hfRunExport';
 
-const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--step S] [--json]
+const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--step S] [--model-folder PATH] [--json]
 
 Held-out success of a run's latest checkpoint (or the one saved at step S) on N fixed held-out tasks (group size 1), with a 95 % Wilson
 interval, next to the random and expert baselines on the same tasks.
@@ -18,6 +24,8 @@ interval, next to the random and expert baselines on the same tasks.
   --temperature T  sampling temperature (default: the run's training.valTemperature, 0.6; 0 = greedy)
   --step S         evaluate the checkpoint saved at step S (the last two are kept; arlarena show lists them), e.g.
                    to compare two runs at the same step
+  --model-folder PATH  a run of a Hugging Face model (train --model hf:…): its base folder here (default: the path the
+                   run recorded); checked against the run's hashes, the checkpoint's adapters or weights go on it
   --json           one JSON object instead of text`;
 
 const evalCmd: CliCommand = {
@@ -30,6 +38,7 @@ const evalCmd: CliCommand = {
         episodes: { type: 'string' },
         temperature: { type: 'string' },
         step: { type: 'string' },
+        'model-folder': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
@@ -73,8 +82,37 @@ const evalCmd: CliCommand = {
     const T = temperature ?? config.training.valTemperature;
     silenceTfjsBanner();
     const compute = await setupCompute({ backend: config.compute.backend, rolloutEngine: config.compute.rolloutEngine });
-    const { tok, weights } = policyFromCheckpoint(config, ck);
-    const engine = await compute.createRolloutEngine(weights);
+    let engine: RolloutEngine;
+    let tok: Tokenizer | PromptCodec;
+    let maxSeqLen: number;
+    let release = (): void => undefined;
+    if (record.model) {
+      // A Hugging Face run: its base folder (hash-checked) with the checkpoint's adapters or weights, sampled by the
+      // engine its training sampled with (compute.rolloutEngine), prompted through the chat template.
+      let hf;
+      try {
+        hf = await openHfRunPolicy(record, ck, values['model-folder'] !== undefined ? { modelFolder: values['model-folder'] } : {});
+      } catch (e) {
+        ctx.stderr.write(`arlarena eval: ${(e as Error).message}\n`);
+        return 1;
+      }
+      release = () => hf.dispose();
+      engine = (
+        await createLlmRolloutEngine(hf.policy, {
+          engine: config.compute.rolloutEngine,
+          precision: config.compute.rolloutPrecision,
+          gpu: compute.info.training === 'tensorflow-gpu',
+        })
+      ).engine;
+      tok = new LlmPromptCodec(hf.policy);
+      maxSeqLen = config.model.maxSeqLen;
+    } else {
+      if (values['model-folder'] !== undefined) throw new UsageError('--model-folder applies to runs of a Hugging Face model only');
+      const lab = policyFromCheckpoint(config, ck);
+      engine = await compute.createRolloutEngine(lab.weights);
+      tok = lab.tok;
+      maxSeqLen = lab.weights.config.maxSeqLen;
+    }
     const spec = envSpecOf(config);
     const seeds = heldOutSeeds(episodes);
     const t0 = performance.now();
@@ -87,10 +125,11 @@ const evalCmd: CliCommand = {
       topP: config.rollout.topP,
       topK: config.rollout.topK,
       maxResponseTokens: config.rollout.maxResponseTokens,
-      maxSeqLen: weights.config.maxSeqLen,
+      maxSeqLen,
       rng: new Rng(hashSeed(config.seed, 'cli-eval', ck.step)),
     });
     await engine.dispose();
+    release();
     const base = baselines(spec, seeds);
     const seconds = (performance.now() - t0) / 1000;
     if (values.json) {
