@@ -5,7 +5,11 @@
  * - Import folder… on the folder finds the tracker files by their content (the .wandb logs, the database, the
  *   MLflow runs' meta.yaml and everything below them), sends them together, and the import panel says how many
  *   runs of which tracker were found: "4 W&B runs, 6 MLflow runs"; the runs table lists them by their trackers'
- *   run names; other files of the folder (W&B's debug logs, config files) are left out and counted;
+ *   run names; other files of the folder (W&B's debug logs, config files) are left out and counted. W&B's links
+ *   stay in the folder (wandb/latest-run → the newest run folder, debug.log, debug-internal.log): the newest run
+ *   comes once, neither lost nor doubled;
+ * - the same folder dragged from the desktop onto the runs table (Chromium's own drag of the real folder) finds
+ *   the same runs, each one "already imported";
  * - a .wandb file dropped on the table on its own imports as its W&B run and the panel says "1 W&B run" (the
  *   same run as before: "already imported");
  * - run folders an older W&B client (before 0.10) left — wandb-history.jsonl, wandb-summary.json, config.yaml, no
@@ -82,16 +86,59 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
+/**
+ * Drags the folder `dir` from the desktop onto `selector`: Chromium's own drag (DevTools Input.dispatchDragEvent)
+ * of the real folder, so the page walks it with Chromium's listing as it would a user's drop.
+ */
+async function dragFolder(selector: string, dir: string): Promise<void> {
+  const box = await page.locator(selector).boundingBox();
+  if (!box) throw new Error(`${selector} is not on the page`);
+  const cdp = await page.context().newCDPSession(page);
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
+  await cdp.detach();
+}
+
+/**
+ * Import folder… on `dir`. Import folder… asks showDirectoryPicker for the folder; Playwright cannot answer that
+ * dialog (Chromium aborts a picker it intercepts), so the page's picker answers the handle of the real folder,
+ * which Chromium gives for that folder dragged onto the page (caught before the app sees the drop): the app
+ * walks what Chromium lists, only the dialog is left out.
+ */
+async function pickFolder(dir: string): Promise<void> {
+  await page.evaluate(() => {
+    type Item = DataTransferItem & { getAsFileSystemHandle(): Promise<unknown> };
+    const w = window as unknown as { showDirectoryPicker?: () => Promise<unknown> };
+    const hold = (e: Event) => {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    };
+    const handle = new Promise<unknown>((resolve, reject) => {
+      const onDrop = (e: DragEvent) => {
+        hold(e);
+        for (const t of ['dragenter', 'dragover', 'drop'])
+          window.removeEventListener(t, t === 'drop' ? (onDrop as EventListener) : hold, true);
+        (e.dataTransfer!.items[0] as Item).getAsFileSystemHandle().then(resolve, reject);
+      };
+      window.addEventListener('dragenter', hold, true);
+      window.addEventListener('dragover', hold, true);
+      window.addEventListener('drop', onDrop as EventListener, true);
+    });
+    w.showDirectoryPicker = () => handle;
+  });
+  await dragFolder('[data-testid="drop-target"]', dir);
+  await page.locator('[data-testid="import-folder-button"]').click();
+}
+
 describe("trackers' runs through Import folder and drag-and-drop (folders written by the W&B and MLflow SDKs)", () => {
   it('Import folder… on a cluster job folder: "found 4 W&B runs, 6 MLflow runs", each run in the table by its name', async () => {
     const wandbFiles = filesUnder(join(src, 'wandb')).filter((f) => f.endsWith('.wandb'));
     // The resumed run is two logs in two run folders: five .wandb files, four W&B runs.
     expect(wandbFiles).toHaveLength(5);
-    // W&B links wandb/latest-run (and debug.log, debug-internal.log) to the newest run folder; the browser's folder
-    // upload under Playwright then leaves that run folder out altogether (seen here: the resumed run's second log
-    // never reached the page). The links go, so the pick holds every run folder; guides/trackers.md says so.
-    for (const n of readdirSync(join(src, 'wandb'))) if (lstatSync(join(src, 'wandb', n)).isSymbolicLink()) rmSync(join(src, 'wandb', n));
-    await page.setInputFiles('[data-testid="import-folder-input"]', src);
+    // W&B links wandb/latest-run (and debug.log, debug-internal.log) to the newest run folder; they stay.
+    expect(lstatSync(join(src, 'wandb', 'latest-run')).isSymbolicLink()).toBe(true);
+    await pickFolder(src);
     await settled(1);
     const item = items().first();
     const text = await item.innerText();
@@ -114,6 +161,20 @@ describe("trackers' runs through Import folder and drag-and-drop (folders writte
     const row = page.locator(`tbody tr[data-run-id="${resumed.id}"]`);
     await row.waitFor({ timeout: 15_000 });
     expect(await row.innerText()).toContain('resumed');
+  });
+
+  it('the same folder dragged onto the table, links and all: the same runs, each already imported', async () => {
+    await page.locator('[aria-label="Close the import results"]').click();
+    expect(lstatSync(join(src, 'wandb', 'latest-run')).isSymbolicLink()).toBe(true);
+    await dragFolder('[data-testid="drop-target"]', src);
+    await settled(1);
+    const item = items().first();
+    expect(await item.getAttribute('data-state'), await item.innerText()).toBe('duplicate');
+    // "already imported as" each of the ten runs: the newest W&B run came (its resumed log whole), none twice.
+    expect(await item.locator('[data-run-link]').count()).toBe(10);
+    const runs = await lab.call('runs.list', {});
+    if (!runs.ok) throw new Error(runs.error.message);
+    expect(runs.value).toHaveLength(10);
   });
 
   it('a .wandb file dropped on its own: "found 1 W&B run", and the same run again is "already imported"', async () => {

@@ -2,6 +2,12 @@
  * The files of a drop on the runs table: plain files as they are, and dropped folders walked through the
  * File and Directory Entries API (webkitGetAsEntry, which Chromium and Electron support) so a TensorBoard
  * folder can be dropped like it can be picked. Each file keeps its path inside the dropped folder.
+ *
+ * Also the files of a folder picked with showDirectoryPicker (Import folder…): walked folder by folder as a
+ * drop is. Both walks list each folder's own entries and Chromium leaves symbolic links out of them, so a
+ * run folder that a link points to (W&B's `wandb/latest-run`) comes once, under its own name. The folder
+ * upload of `<input webkitdirectory>` does not: Chromium lists the tree in one recursive pass that follows
+ * the link, marks its target as seen and then drops both, so that run folder never reaches the page.
  */
 import type { Pick } from './importer.svelte';
 
@@ -43,4 +49,37 @@ async function walk(entry: FileSystemEntry, out: Pick[], inFolder: boolean): Pro
     if (batch.length === 0) break;
     for (const child of batch) await walk(child, out, true);
   }
+}
+
+/**
+ * What showDirectoryPicker answers, as far as the walk reads it (File System Access API; the DOM library this
+ * project compiles against has the handles without their async iteration).
+ */
+export interface DirectoryHandle {
+  readonly kind: 'directory';
+  readonly name: string;
+  values(): AsyncIterable<DirectoryHandle | FileHandle>;
+}
+
+export interface FileHandle {
+  readonly kind: 'file';
+  readonly name: string;
+  getFile(): Promise<File>;
+}
+
+/**
+ * Every file under a picked folder, each with its path as an `<input webkitdirectory>` pick gives it
+ * (`<picked folder>/<sub>/<file>`), in each folder's listing order.
+ */
+export async function filesFromDirectory(root: DirectoryHandle): Promise<Pick[]> {
+  const out: Pick[] = [];
+  const visit = async (dir: DirectoryHandle, prefix: string): Promise<void> => {
+    for await (const child of dir.values()) {
+      const path = `${prefix}/${child.name}`;
+      if (child.kind === 'file') out.push({ file: await child.getFile(), path });
+      else await visit(child, path);
+    }
+  };
+  await visit(root, root.name);
+  return out;
 }
