@@ -5,11 +5,13 @@
  *   - train fails with exit 1 within its time, naming the full data folder; resume while the disk is still full
  *     says so (the record it could not update read "running in another process") and that there is no checkpoint;
  *   - on a disk with no byte free, `runs` and `show` still read (a one-line warning, no stack), `import` fails with
- *     one line naming the folder and leaves nothing behind; once space is freed, the same import works.
+ *     one line naming the folder and leaves nothing behind; once space is freed, the same import works;
+ *   - with no byte free, `runs delete` deletes a run, freeing its space (it failed taking the lock, whose content
+ *     is written to a temp file first).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { open, readdir, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,5 +135,27 @@ describe.skipIf(!canMount)('a full disk under the data folder', () => {
     } finally {
       await rm(log, { force: true });
     }
+  }, 120_000);
+
+  it('with no byte free, runs delete deletes a run and so frees its space (the lock it takes wrote a temp file)', async () => {
+    await rm(join(mnt, 'filler'), { force: true });
+    const synth = cli(['runs', 'synth', '--steps', '200', '--name', 'to-free']);
+    expect(synth.status).toBe(0);
+    const id = /run (\S+)/.exec(synth.stdout)![1];
+    await fill(join(mnt, 'filler'));
+    const del = cli(['runs', 'delete', id]);
+    expect(del.stderr).not.toMatch(/^\s+at /m);
+    expect(del.status, del.stderr).toBe(0);
+    expect(await readdir(join(data, 'runs'))).not.toContain(id);
+    const ids = cli(['runs', '--json'])
+      .stdout.trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(ids).not.toContain(id);
+    const fs = await statfs(mnt);
+    expect(fs.bavail * fs.bsize).toBeGreaterThan(0);
+    // The lock is released (not left empty for the next process to wait out).
+    expect(await readdir(data)).not.toContain('runs.json.lock');
   }, 120_000);
 });

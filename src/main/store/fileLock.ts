@@ -12,6 +12,10 @@
  * then hold it alongside: two takeovers of one stale lock racing with a new holder). Waiting is bounded: after
  * `timeoutMs`, LockTimeoutError says who holds the lock and how to clear it.
  *
+ * On a full disk there is no room for the content (a temp file's first block): the lock is then created empty
+ * with O_EXCL, so that the commands that free space (deleting a run) can still take it. Others judge an empty lock
+ * as unreadable, stale after UNREADABLE_GRACE_MS, which a catalog change on a full disk stays well within.
+ *
  * Why not proper-lockfile: it judges staleness only by an mtime its holder refreshes on a timer (at least 2 s,
  * 10 s by default), so every kill -9 during a write blocks the next process for that long, and a holder whose
  * event loop stalls past it is declared compromised and throws; it has no "holder pid is gone" test.
@@ -22,6 +26,7 @@ import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
+import { isDiskFull } from './storageErrors';
 
 export interface LockOptions {
   /** A lock held longer than this is taken over even if its holder is alive (hung, or its pid was reused). */
@@ -128,6 +133,20 @@ async function tryCreate(lockFile: string, tmp: string, token: string): Promise<
   return true;
 }
 
+/** The token of a lock taken empty on a full disk (see the header). */
+const EMPTY_LOCK = '';
+
+/** Create `lockFile` empty if it does not exist (a full disk: no room for its content). False when it exists. */
+async function tryCreateEmpty(lockFile: string): Promise<boolean> {
+  try {
+    await (await open(lockFile, 'wx')).close();
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
 /** Remove the lock if it still is the stale one we read (`seen`); a lock taken meanwhile is put back. */
 async function breakStale(lockFile: string, seen: string): Promise<void> {
   const aside = tempName(lockFile);
@@ -166,8 +185,14 @@ export async function acquire(lockFile: string, opts: LockOptions = {}): Promise
     for (;;) {
       owner.at = Date.now();
       const token = JSON.stringify(owner);
-      await writeFile(tmp, token);
-      if (await tryCreate(lockFile, tmp, token)) return token;
+      let room = true;
+      try {
+        await writeFile(tmp, token);
+      } catch (e) {
+        if (!isDiskFull(e)) throw e;
+        room = false;
+      }
+      if (room ? await tryCreate(lockFile, tmp, token) : await tryCreateEmpty(lockFile)) return room ? token : EMPTY_LOCK;
       const held = await readLock(lockFile);
       if (!held) continue;
       const now = Date.now();
