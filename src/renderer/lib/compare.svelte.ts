@@ -14,6 +14,7 @@ import { COMPARE_MAX_POINTS, firstRequests, takePrefetched, type XAxisName } fro
 import { parseRoute } from './router';
 import { loadSavedWorkspace, parseWorkspace, type SavedWorkspace } from './compareWorkspace';
 import { currentProject, loadCompareDefaults } from './projectWorkspace';
+import { workspaceStorage, type SyncedStorage } from './dataDirWorkspace';
 
 export { COMPARE_MAX_POINTS };
 
@@ -25,12 +26,9 @@ function whenIdle(): Promise<void> {
   });
 }
 
-function localStore(): Storage | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
-  } catch {
-    return null;
-  }
+/** The browser's storage and, once the lab answered, the data directory's workspace (dataDirWorkspace.ts). */
+function localStore(): SyncedStorage {
+  return workspaceStorage();
 }
 
 /**
@@ -43,9 +41,16 @@ function initialWorkspace(): SavedWorkspace {
   const r = parseRoute(window.location.search);
   if (r.view !== 'compare') return {};
   const fromUrl = parseWorkspace(window.location.search);
-  if (Object.keys(fromUrl).length > 0 || r.group) return { ...fromUrl, ...(r.group ? { group: r.group } : {}) };
+  if (addressNamesWorkspace()) return { ...fromUrl, ...(r.group ? { group: r.group } : {}) };
   // Run sets never compared before open with the project's last smoothing, x-axis and grouping.
   return loadSavedWorkspace(r.ids, localStore()) ?? loadCompareDefaults(currentProject(), localStore()) ?? {};
+}
+
+/** Whether the address the view opened at named its workspace (a shared link): then nothing saved replaces it. */
+function addressNamesWorkspace(): boolean {
+  if (typeof window === 'undefined') return false;
+  const r = parseRoute(window.location.search);
+  return r.view === 'compare' && (Object.keys(parseWorkspace(window.location.search)).length > 0 || Boolean(r.group));
 }
 
 export class CompareState {
@@ -59,6 +64,7 @@ export class CompareState {
 
   /** What the address the view opened at asked for (a shared Compare link): it wins over what is remembered. */
   readonly opened: SavedWorkspace = initialWorkspace();
+  readonly openedFromAddress = addressNamesWorkspace();
   /** The charts of the address, else the ones last chosen in Compare (lib/metricPicker.ts), else the dashboard. */
   chartKeys = $state.raw<string[]>(
     this.opened.metrics ? [...this.opened.metrics] : (loadChartChoice('compare') ?? [...DEFAULT_CHART_KEYS]),
@@ -253,6 +259,26 @@ export class CompareState {
   async setChartKeys(keys: string[]): Promise<void> {
     this.autoPanels = false;
     this.chartKeys = keys;
+    await this.reloadSeries();
+  }
+
+  /**
+   * A saved workspace that arrived after the view opened (the data directory's, dataDirWorkspace.ts): its charts,
+   * smoothing, x-axis and grouping, the series loaded again once if the charts or the x-axis changed.
+   */
+  async adopt(ws: SavedWorkspace): Promise<void> {
+    if (ws.smoothing) this.smoothing = ws.smoothing;
+    if (ws.strength !== undefined) this.strength = ws.strength;
+    if (ws.group !== undefined) this.groupBy = ws.group;
+    const charts = ws.metrics && ws.metrics.join(',') !== this.chartKeys.join(',') ? [...ws.metrics] : null;
+    const x = (ws.xAxis !== undefined && ws.xAxis !== this.xAxis) || (ws.xKey ?? '') !== this.xKey;
+    if (charts === null && !x) return;
+    if (charts) {
+      this.autoPanels = false;
+      this.chartKeys = charts;
+    }
+    if (ws.xAxis !== undefined) this.xAxis = ws.xAxis;
+    this.xKey = ws.xKey ?? '';
     await this.reloadSeries();
   }
 }

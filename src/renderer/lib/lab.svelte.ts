@@ -19,6 +19,7 @@ import type {
 import type { ApiError, Result } from '../../shared/result';
 import { liveAlert } from './liveAlert';
 import { currentProject, setCurrentProject } from './projectWorkspace';
+import { workspaceStorage } from './dataDirWorkspace';
 export type MetricInfo = ApiOutput<'catalog.metrics'>[number];
 
 export type AppInfo = ApiOutput<'app.info'>;
@@ -35,6 +36,8 @@ export class Lab {
   info = $state.raw<AppInfo | null>(null);
   /** The project (data directory) workspaces are saved under: known once app.info answered, or from this tab's last page. */
   project = $state<string | null>(currentProject());
+  /** Counts the data directory's workspace coming in (workspace.get): a view open before it reads its part again. */
+  workspaceLoads = $state(0);
   presets = $state.raw<PresetInfo[]>([]);
   envs = $state.raw<EnvInfo[]>([]);
   metrics = $state.raw<MetricInfo[]>([]);
@@ -110,17 +113,26 @@ export class Lab {
   }
 
   async init(): Promise<void> {
-    const [info, presets, envs, metrics, fields] = await Promise.all([
+    const [info, presets, envs, metrics, fields, workspace] = await Promise.all([
       this.call('app.info'),
       this.call('catalog.presets'),
       this.call('catalog.envs'),
       this.call('catalog.metrics'),
       this.call('catalog.configFields'),
+      // Quiet: a lab without it (or a failed read) leaves the workspace in this browser's storage.
+      this.call('workspace.get', undefined, { quiet: true }),
     ]);
     if (info.ok) {
       this.info = info.value;
-      // Workspaces (runs table, Compare, chart choices) are saved per data directory (projectWorkspace.ts).
-      this.project = setCurrentProject(info.value.dataDir);
+      // Workspaces (runs table, Compare, chart choices) are saved per data directory (projectWorkspace.ts), in the
+      // data directory itself and in this browser's storage (dataDirWorkspace.ts).
+      const project = setCurrentProject(info.value.dataDir);
+      workspaceStorage().connect(project, workspace.ok ? workspace.value.workspace : null, (patch) =>
+        this.call('workspace.set', patch, { quiet: true }),
+      );
+      if (workspace.ok && workspace.value.problem) this.flash(workspace.value.problem);
+      this.project = project;
+      this.workspaceLoads++;
     }
     if (presets.ok) this.presets = [...presets.value].sort((a, b) => Number(b.recommended) - Number(a.recommended));
     if (envs.ok) this.envs = envs.value;

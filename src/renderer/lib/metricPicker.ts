@@ -4,6 +4,7 @@
  * TensorBoard group their panels — narrowed by a search, and the choice of charts remembered per view.
  */
 import { currentProject } from './projectWorkspace';
+import { workspaceStorage } from './dataDirWorkspace';
 
 /** The namespace of a key: `actor` for `actor/grad_norm`; keys without one are grouped as `other`. */
 export function namespaceOf(key: string): string {
@@ -103,13 +104,9 @@ const MAX_KEYS = 500;
 
 type KeyStore = Pick<Storage, 'getItem' | 'setItem'>;
 
+/** The browser's storage and, once the lab answered, the data directory's workspace (dataDirWorkspace.ts). */
 function storage(): KeyStore | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
-  } catch {
-    // A page whose storage is blocked (opaque origin, privacy settings): the choice is simply not remembered.
-    return null;
-  }
+  return workspaceStorage();
 }
 
 /** The charts last chosen in this view, or null (never chosen, or unreadable). */
