@@ -1,3 +1,4 @@
+import { Console } from 'node:console';
 import { parseArgs } from 'node:util';
 import { commands } from './commands/index';
 import { isDiskFull } from '../store/storageErrors';
@@ -64,9 +65,26 @@ export function takeGlobalOptions(args: readonly string[]): { dataDir?: string; 
  * trainer); only test helper processes pass one.
  */
 export async function main(argv: string[], jobs?: CliContext['jobs']): Promise<number> {
-  // Text from outside (file names, cluster replies, import errors) never reaches the terminal as control codes.
+  // Text from outside (file names, cluster replies, import errors) never reaches the terminal as control codes:
+  // neither in what the commands write nor in what the layers under them log with console.* (the store's
+  // warnings quoting a damaged file, `serve`'s server and API failures), for as long as the command runs.
   const stdout = terminalSafe(process.stdout);
   const stderr = terminalSafe(process.stderr);
+  const previous = globalThis.console;
+  globalThis.console = new Console({ stdout, stderr, colorMode: false });
+  try {
+    return await runCommand(argv, jobs, stdout, stderr);
+  } finally {
+    globalThis.console = previous;
+  }
+}
+
+async function runCommand(
+  argv: string[],
+  jobs: CliContext['jobs'] | undefined,
+  stdout: typeof process.stdout,
+  stderr: typeof process.stderr,
+): Promise<number> {
   // `arlarena show RUN | head`: the reader went away; stop quietly instead of crashing on EPIPE.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
