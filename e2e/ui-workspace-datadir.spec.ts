@@ -5,6 +5,7 @@
  * column and a search, then in Compare smooths and hides a run; browser B (a fresh context) gets the table's
  * column and search, and Compare's smoothing and hidden run, both from the data directory, Compare opened
  * straight from a link without its workspace (before the lab has answered). A's Compare link reopens the view.
+ * Compare's x-axis menu offers the logged counter both runs count up with (runs.axisKeys), not one a run restarts.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,11 +18,16 @@ import { ROOT, startLab, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 /** A verl console log: its config dict as verl pprints it, then `step:N - key:value …`, validation every 5 steps. */
-function verlLog(lr: string, quality: number): string {
+function verlLog(lr: string, quality: number, epoch: (s: number) => number): string {
   const lines = [`(main_task pid=1) {'actor_rollout_ref': {'actor': {'optim': {'lr': ${lr}}}}, 'algorithm': {'adv_estimator': 'grpo'}}`];
   for (let s = 1; s <= 15; s++) {
     const score = quality * (0.3 + (0.7 * s) / 15);
-    const kv = [`actor/entropy_loss:${(0.3 - 0.01 * s).toFixed(4)}`, `critic/score/mean:${score.toFixed(4)}`];
+    const kv = [
+      `actor/entropy_loss:${(0.3 - 0.01 * s).toFixed(4)}`,
+      `critic/score/mean:${score.toFixed(4)}`,
+      `training/epoch:${epoch(s)}`,
+      `training/global_step:${s}`,
+    ];
     if (s % 5 === 0) kv.push(`val-core/openai/gsm8k/reward/mean@1:${(score - 0.05).toFixed(4)}`);
     lines.push(`(main_task pid=1) step:${s} - ${kv.join(' - ')}`);
   }
@@ -37,12 +43,13 @@ let wsFile = '';
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-ws-datadir-e2e-'));
   const dataDir = join(work, 'data');
+  // The second log's epoch counter starts again at step 11 (a resumed log): not an x-axis for the pair.
   const files = [
-    ['lr1e-6.log', '1e-06', 0.9],
-    ['lr3e-6.log', '3e-06', 0.6],
-  ].map(([name, lr, q]) => {
-    const f = join(work, name as string);
-    writeFileSync(f, verlLog(lr as string, q as number));
+    ['lr1e-6.log', verlLog('1e-06', 0.9, (s) => Math.floor(s / 5))],
+    ['lr3e-6.log', verlLog('3e-06', 0.6, (s) => (s > 10 ? 0 : 1))],
+  ].map(([name, text]) => {
+    const f = join(work, name);
+    writeFileSync(f, text);
     return f;
   });
   const res = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], {
@@ -104,6 +111,10 @@ it('browser A: the runs table and Compare as left are written to the data direct
 
   await page.goto(`${lab.origin}/?view=compare&runs=${ids.join(',')}#token=${lab.token}`, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="compare"][data-rendered="true"]', { timeout: 60_000 });
+  // The x-axis menu offers the logged counter that never goes back in either run, not the restarted epoch.
+  const xOptions = () => page.locator('select[aria-label="x-axis"] option').evaluateAll((els) => els.map((e) => e.getAttribute('value')));
+  await waitUntil('the logged x-axis keys', async () => (await xOptions()).length > 3, 10_000);
+  expect(await xOptions()).toEqual(['step', 'wall', 'tokens', 'key:training/global_step']);
   await page.selectOption('select[aria-label="Smoothing"]', 'ema');
   await page.click(`[data-testid="compare-legend"] button.entry[data-key="${ids[1]}"]`);
   await waitUntil(

@@ -548,6 +548,12 @@ export const apiMethods = {
     output: z.object({ fileName: z.string(), csv: z.string(), rows: z.number().int() }),
   },
   'runs.metricKeys': { input: RunRef, output: z.array(z.string()) },
+  /**
+   * Logged keys Compare can chart against instead of the step: progress counters (epoch, global step, tokens or
+   * samples seen, elapsed time) that never decrease in any of these runs that logs them (src/main/store/axisKeys.ts).
+   * Ids with no run add nothing.
+   */
+  'runs.axisKeys': { input: z.object({ runIds: z.array(RunId).min(1).max(64) }).strict(), output: z.array(z.string()) },
   'runs.trajectories': {
     input: z
       .object({ runId: RunId, step: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() })

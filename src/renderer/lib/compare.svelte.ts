@@ -76,6 +76,11 @@ export class CompareState {
   defaultKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
   /** Every key any compared run logged (runs.metricKeys, as the run view lists them), sorted. */
   loggedKeys = $state.raw<string[]>([]);
+  /**
+   * Logged progress counters that never decrease in any compared run logging them (runs.axisKeys): the x-axis
+   * menu's "Logged by the runs". Null when the lab could not say (then chosen by name: xKeyCandidates).
+   */
+  axisKeys = $state.raw<string[] | null>(null);
   /** No chart choice was made in Compare: the panels follow the runs (imported runs: what they logged). */
   private autoPanels = this.opened.metrics === undefined && loadChartChoice('compare') === null;
   // Raw by default (as W&B): half the series to draw on first render; EMA is one click away.
@@ -203,9 +208,12 @@ export class CompareState {
 
   /** The union of the compared runs' logged keys (a run whose keys cannot be read adds none). */
   private async loadLoggedKeys(ids: readonly string[]): Promise<string[]> {
+    const axes = ids.length > 0 ? this.lab.call('runs.axisKeys', { runIds: [...ids].slice(0, 64) }, { quiet: true }) : null;
     const replies = await Promise.all(ids.map((runId) => this.lab.call('runs.metricKeys', { runId }, { quiet: true })));
     const keys = uniq(replies.flatMap((r) => (r.ok ? r.value : []))).sort();
     this.loggedKeys = keys;
+    const a = await axes;
+    this.axisKeys = a?.ok ? a.value : null;
     return keys;
   }
 

@@ -11,6 +11,7 @@ import { detectStored } from '../../store/detectStored';
 import type { AreaMethods, Handlers } from '../types';
 import { createRunBaselines } from './runBaselines';
 import { chartCsv, csvFileName } from '../../store/chartCsv';
+import { axisKeys } from '../../store/axisKeys';
 
 export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<'runs'>> {
   const lab = () => services.lab();
@@ -95,6 +96,11 @@ export function createRunsHandlers(services: LabServices): Handlers<AreaMethods<
       const { store } = await lab();
       if (!(await store.getRun(runId))) return notFound(runId);
       return ok(await store.metricKeys(runId));
+    },
+    'runs.axisKeys': async ({ runIds }) => {
+      const { store } = await lab();
+      const known = (await Promise.all(runIds.map(async (id) => ((await store.getRun(id)) ? id : null)))).filter((id) => id !== null);
+      return ok(axisKeys(await Promise.all(known.map((id) => store.readMetrics(id)))));
     },
     'runs.trajectories': async ({ runId, step, limit }) => {
       const { store } = await lab();
