@@ -21,6 +21,12 @@ export interface JobResult {
   readonly model?: HfModelRecord;
 }
 
+/** What a job reports while it runs, for the host to record at once (a run that fails later still has it). */
+export interface JobReport {
+  /** A Hugging Face model run's base model, once its folder is read; the result's `model` stays the final word. */
+  model(record: HfModelRecord): void;
+}
+
 export interface TrainingJob {
-  run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult>;
+  run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint, report?: JobReport): Promise<JobResult>;
 }

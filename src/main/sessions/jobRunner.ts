@@ -156,7 +156,14 @@ export async function runJob({
   };
 
   try {
-    const result = await job.run({ runId: start.runId, config: start.config, seed: start.seed, dataDir: start.dataDir }, hooks, resumeFrom);
+    const result = await job.run(
+      { runId: start.runId, config: start.config, seed: start.seed, dataDir: start.dataDir },
+      hooks,
+      resumeFrom,
+      {
+        model: (model) => post({ type: 'model', model }),
+      },
+    );
     clearInterval(flushTimer);
     await writes;
     await files.close();

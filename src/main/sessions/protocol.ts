@@ -40,6 +40,11 @@ export type WorkerToHost =
    * submission): a run that fails before reporting its end still says what it ran on. `done`'s report replaces it.
    */
   | { readonly type: 'compute'; readonly backend: Omit<ComputeBackendInfo, 'available'> }
+  /**
+   * A Hugging Face model run's base model (RunRecord.model), sent once the job has read and hashed the folder, so a
+   * run that fails before its end (a bad export, a crash, out of memory) still names the model. `done`'s replaces it.
+   */
+  | { readonly type: 'model'; readonly model: HfModelRecord }
   | {
       readonly type: 'done';
       readonly status: 'completed' | 'stopped';

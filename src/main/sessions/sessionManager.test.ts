@@ -166,6 +166,23 @@ describe('SessionManager (worker_threads)', () => {
     expect(err?.payload.error).toMatch(/crashed/);
   });
 
+  it("a Hugging Face run's model is on its record from the start: a run that crashes before its end still names it", async () => {
+    mgr = make();
+    const model = {
+      path: '/models/tiny-qwen3',
+      architecture: 'Qwen3ForCausalLM',
+      config: { model_type: 'qwen3', max_position_embeddings: 512 },
+      weights: { 'model.safetensors': 'a'.repeat(64) },
+      tokenizer: { 'tokenizer.json': 'b'.repeat(64) },
+      params: 1000,
+      trainableParams: 40,
+      lora: { rank: 4, alpha: 8, dropout: 0, targets: ['q_proj'] },
+    };
+    const { runId } = await mgr.startNew(runInput({ steps: 100, stepMs: 5, crashAtStep: 3, crashKind: 'exit', reportModel: model }));
+    expect(await mgr.waitFor(runId)).toBe('failed');
+    expect((await store.getRun(runId))!.model).toEqual(model);
+  });
+
   it('runs left running at start-up are interrupted and resume from their last checkpoint', async () => {
     mgr = make();
     const { runId } = await mgr.startNew(runInput({ steps: 60, stepMs: 5, crashAtStep: 45, crashKind: 'exit', checkpointEvery: 20 }));

@@ -498,6 +498,10 @@ export class SessionManager {
         // Recorded at once: a run that fails before its end is reported (a Ray job that dies) keeps what it ran on.
         await this.store.updateRun(s.runId, { backend: { ...m.backend, available: [] } });
         return;
+      case 'model':
+        // Recorded once the job has read the folder: a Hugging Face run that fails before its end still names its model.
+        await this.store.updateRun(s.runId, { model: m.model });
+        return;
       case 'done':
         s.step = m.step;
         await this.finish(s, m.status, {

@@ -15,7 +15,7 @@ import type { HfModelRecord } from '../../../shared/api';
 import type { TrainingJob } from '../job';
 
 export const trainingJob: TrainingJob = {
-  async run(input, hooks, resume) {
+  async run(input, hooks, resume, report) {
     const config = input.config as unknown as RunConfig;
     const { backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision } = config.compute;
     const compute = await setupCompute({ backend, rolloutEngine, intraOpThreads, interOpThreads, rolloutPrecision });
@@ -41,6 +41,8 @@ export const trainingJob: TrainingJob = {
           { architecture: loaded.config.architecture, weights: loaded.weightHashes, tokenizer: loaded.tokenizerHashes },
           config,
         );
+        // On the run record now, not only with `done`: a run that fails after this (the export, a step) keeps it.
+        report?.model(recorded.model);
         return loaded;
       },
       // compute.rolloutEngine = onnxruntime on an hf run: the model's ONNX export (the tfjs engine on a GPU).

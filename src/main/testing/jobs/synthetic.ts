@@ -2,13 +2,15 @@
  * Test job: a deterministic stand-in for the trainer (sessions tests, reproduce tests). It emits the synthetic
  * metric stream of src/core/stability/synthetic.ts for `config.steps` steps, a trajectory every step, and a
  * checkpoint every `config.checkpointEvery` steps; honours pause/stop and resumes from a checkpoint.
- * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit', bcUpdates?, busyMs?, busyChunks? }
- * (bcUpdates: warm-start status reports before RL, as the trainer's behaviour cloning sends them; busyMs: each
+ * Config: { steps, shape?, stepMs?, checkpointEvery?, crashAtStep?, crashKind?: 'throw' | 'exit', bcUpdates?, busyMs?, busyChunks?,
+ * reportModel? } (reportModel: a Hugging Face model record the job reports before its first step, as the real job
+ * does once it has read the folder; bcUpdates: warm-start status reports before RL, as the trainer's behaviour cloning sends them; busyMs: each
  * step also blocks its thread that long, in busyChunks pieces with `hooks.interrupted` asked before each, as the
  * trainer's synchronous tensor work does — a stop then drops the step, as the trainer does).
  */
 import { syntheticStream, type SyntheticShape } from '../../../core/stability/synthetic';
-import type { JobInput, JobResult, TrainingJob } from '../../sessions/job';
+import type { JobInput, JobReport, JobResult, TrainingJob } from '../../sessions/job';
+import type { HfModelRecord } from '../../../shared/api';
 import type { TrainerCheckpoint, TrainerHooks } from '../../../core/training/types';
 
 interface SynthConfig {
@@ -21,6 +23,7 @@ interface SynthConfig {
   bcUpdates?: number;
   busyMs?: number;
   busyChunks?: number;
+  reportModel?: HfModelRecord;
 }
 
 /** Blocks the thread for `ms` (no event-loop turn), as a tfjs forward/backward pass does. */
@@ -31,7 +34,7 @@ function blockFor(ms: number): void {
   }
 }
 
-async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint): Promise<JobResult> {
+async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpoint, report?: JobReport): Promise<JobResult> {
   const raw = input.config as unknown as SynthConfig & { training?: { steps?: number } };
   // Accepts a real RunConfig too (training.steps), so API tests can start sessions from presets.
   const c: SynthConfig = { ...raw, steps: raw.steps ?? raw.training?.steps ?? 10 };
@@ -40,6 +43,7 @@ async function run(input: JobInput, hooks: TrainerHooks, resume?: TrainerCheckpo
   if (resume && new TextDecoder().decode(resume.files['state.txt']) !== `step ${resume.step} seed ${input.seed}`) {
     throw new Error('synthetic job: checkpoint state does not match');
   }
+  if (c.reportModel) report?.model(c.reportModel);
   let step = from;
   for (let u = 1; u <= (resume ? 0 : (c.bcUpdates ?? 0)); u++) {
     if (c.stepMs) await new Promise((r) => setTimeout(r, c.stepMs));
