@@ -23,7 +23,7 @@ function run(p: Partial<RunSummary> & { id: string }): RunSummary {
 const runs = [
   run({ id: 'a', preset: 'sampo', summary: { 'val/success_rate': 0.55 }, tags: ['base'] }),
   run({ id: 'b', preset: 'sampo', summary: { 'val/success_rate': 0.3 } }),
-  run({ id: 'c', preset: 'grpo', summary: { 'val/success_rate': 0.7 } }),
+  run({ id: 'c', preset: 'grpo', summary: { 'val/success_rate': 0.7 }, notes: 'lr 0.05 too high: Entropy collapsed at step 70' }),
   run({ id: 'verl', kind: 'imported', preset: 'gae', env: 'gsm8k', seedKnown: false, summary: { 'val/score_mean': 0.821 } }),
 ];
 const ids = (q: string) => {
@@ -45,6 +45,12 @@ describe('runs table query', () => {
     // Plain words still search.
     expect(ids('gsm8k')).toEqual(['verl']);
   });
+  it('searches and filters on the notes written on runs', () => {
+    expect(ids('entropy collapsed')).toEqual(['c']);
+    expect(ids('notes ~ too high')).toEqual(['c']);
+    expect(ids('notes != x')).toEqual(['a', 'b', 'c', 'verl']);
+    expect(ids('preset = sampo and notes ~ collapsed')).toEqual([]);
+  });
   it('says what it cannot read instead of matching nothing silently', () => {
     expect(parseQuery('val/success_rate > high')).toEqual({
       error: '“val/success_rate > high”: > compares numbers, and “high” is not one',
@@ -63,6 +69,7 @@ describe('runs table query', () => {
       'step',
       'tag',
       'kind',
+      'notes',
       'val/score_mean',
       'val/success_rate',
     ]);

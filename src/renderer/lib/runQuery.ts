@@ -5,8 +5,8 @@
  *
  * The search is a query, as W&B's runs filter reads one: `preset = sampo and val/success_rate > 0.4`. Clauses
  * joined by `and`; a clause is FIELD OP VALUE with OP one of = != > >= < <= ~ (contains), or a bare word searched
- * for in the name, id, env, preset, status and tags. FIELD is
- *   - a run field: name, id, env, preset, status, seed, step, tag, kind;
+ * for in the name, id, env, preset, status, tags and notes. FIELD is
+ *   - a run field: name, id, env, preset, status, seed, step, tag, kind, notes (the run page's Notes, runs.note);
  *   - a headline number the runs carry (RunSummary.summary: the last `val/score_mean`, `best/val/success_rate`, …);
  *   - a config key by its dotted path (RunSummary.configValues: `optim.lr`, `algorithm.policyLoss.mode`), also written
  *     `config.optim.lr`.
@@ -24,7 +24,7 @@ export interface Clause {
 
 export type ParsedQuery = { readonly clauses: readonly Clause[] } | { readonly error: string };
 
-export const RUN_FIELDS = ['name', 'id', 'env', 'preset', 'status', 'seed', 'step', 'tag', 'kind'] as const;
+export const RUN_FIELDS = ['name', 'id', 'env', 'preset', 'status', 'seed', 'step', 'tag', 'kind', 'notes'] as const;
 const CLAUSE = /^([A-Za-z0-9_./@()-]+)\s*(!=|>=|<=|=|>|<|~)\s*(.*)$/;
 /** How a config key is written explicitly in a query or a column key (`config.optim.lr`, `config:optim.lr`). */
 const CONFIG_PREFIX = 'config.';
@@ -98,6 +98,8 @@ export function fieldValue(r: RunSummary, field: string): FieldValue {
       return r.tags;
     case 'kind':
       return r.kind ?? 'lab';
+    case 'notes':
+      return r.notes ?? null;
   }
   if (!field.startsWith(CONFIG_PREFIX)) {
     const v = summaryValue(r, field);
@@ -129,10 +131,10 @@ function test(v: string | number | boolean, op: QueryOp, want: string): boolean 
   return op === '=' ? eq : op === '!=' ? !eq : false;
 }
 
-/** Whether every word is in the run's name, id, env, preset, status or tags (case-insensitive). */
+/** Whether every word is in the run's name, id, env, preset, status, tags or notes (case-insensitive). */
 export function matchesWords(r: RunSummary, words: readonly string[]): boolean {
   if (words.length === 0) return true;
-  const hay = [r.name, r.id, r.env, r.preset, r.status, ...r.tags].join(' ').toLowerCase();
+  const hay = [r.name, r.id, r.env, r.preset, r.status, ...r.tags, r.notes ?? ''].join(' ').toLowerCase();
   return words.every((w) => hay.includes(w.toLowerCase()));
 }
 
