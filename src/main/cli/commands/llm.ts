@@ -17,7 +17,8 @@ import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 const USAGE = `Usage:
   arlarena llm inspect <folder> [--lora r=16,alpha=32,...] [--rows N] [--seq-len T] [--response-tokens R] [--json]
       check a Hugging Face model folder (config.json, safetensors headers, tokenizer, chat template) without
-      reading the weights; parameter count and the memory a training run needs (full or LoRA) vs this machine
+      reading the weights; parameter count and the memory a training run needs (full or LoRA) vs this machine,
+      for --seq-len tokens a row (default 1024; at most the model's max_position_embeddings)
   arlarena llm sample <folder> [--env ENV] [--seed N] [--adapter DIR] [--temperature T] [--max-new-tokens N] [--json]
       load the weights and answer the env's first prompt (chat template, KV cache); --adapter loads a PEFT LoRA folder
 
@@ -73,11 +74,16 @@ const command: CliCommand = {
           }
         }
         const info = await inspectHfFolder(dir);
-        const work = {
-          rows: num('rows', v.rows, 8, 1),
-          seqLen: num('seq-len', v['seq-len'], 1024, 2),
-          responseTokens: num('response-tokens', v['response-tokens'], 256, 1),
-        };
+        // A run cannot train past the model's context (the preflight refuses model.maxSeqLen above it), so the
+        // estimate is for at most max_position_embeddings tokens a row, whether --seq-len asked more or the default did.
+        const askedSeqLen = num('seq-len', v['seq-len'], 1024, 2);
+        const maxContext = info.config.maxPositionEmbeddings;
+        const seqLen = Math.min(askedSeqLen, maxContext);
+        const askedResponse = num('response-tokens', v['response-tokens'], 256, 1);
+        // The response is part of the row: at most its length less one prompt token.
+        const work = { rows: num('rows', v.rows, 8, 1), seqLen, responseTokens: Math.min(askedResponse, seqLen - 1) };
+        const contextNote =
+          seqLen < askedSeqLen ? ` (the model's context, config.json max_position_embeddings ${maxContext}; ${askedSeqLen} asked)` : '';
         const est = estimateLlmMemory(info.config, work, lora);
         const dtypes = [...new Set([...info.headers.values()].flatMap((h) => h.tensors.map((t) => t.dtype)))];
         const machine = { totalBytes: totalmem(), freeBytes: freemem() };
@@ -91,6 +97,7 @@ const command: CliCommand = {
           chatTemplate: info.tokenizer.hasChatTemplate,
           lora,
           work,
+          askedSeqLen,
           memory: est,
           machine,
           fits,
@@ -108,7 +115,7 @@ const command: CliCommand = {
             `  tokenizer: ids up to ${info.tokenizer.maxTokenId}, chat template ${info.tokenizer.hasChatTemplate ? 'present' : 'MISSING (needed for agent prompts)'}`,
           );
           out(
-            `  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${(est.trainableParams / 1e6).toFixed(2)} M trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens (${work.responseTokens} response): weights ${gib(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`,
+            `  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${(est.trainableParams / 1e6).toFixed(2)} M trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens${contextNote} (${work.responseTokens} response${work.responseTokens < askedResponse ? `, ${askedResponse} asked` : ''}): weights ${gib(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`,
           );
           out(
             `  this machine: ${gib(machine.totalBytes)} (${gib(machine.freeBytes)} free) — ${fits ? 'fits' : 'does NOT fit (over 80 % of memory): use --lora, fewer rows or a shorter context'}`,
