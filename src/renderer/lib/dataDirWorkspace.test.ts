@@ -5,8 +5,18 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { WorkspacePatch } from '../../shared/workspace';
-import { mergePatches, partOfKey, patchFor, splitPatch, storageKeyOf, SyncedStorage, workspaceEntries } from './dataDirWorkspace';
 import {
+  mergePatches,
+  partOfKey,
+  patchFor,
+  splitPatch,
+  storageKeyOf,
+  SyncedStorage,
+  unsentKey,
+  workspaceEntries,
+} from './dataDirWorkspace';
+import {
+  loadCompareDefaults,
   loadRunsWorkspace,
   projectKey,
   projectStorageKey,
@@ -146,4 +156,39 @@ it('resends a refused change part by part, and without the lab keeps the workspa
   expect(none).toEqual([]);
   // Blocked storage: memory holds it for the page.
   expect(loadChartChoice('compare', alone)).toEqual(['val/score_mean']);
+});
+
+it('a change not yet taken by the data directory (the tab closed too soon) wins over it at the next open, and goes up', async () => {
+  const local = mapStore();
+  const first = new SyncedStorage(local, 100);
+  const { send } = recorder();
+  first.connect(P, { runs: { search: 'old' } }, send);
+  saveRunsWorkspace(P, { search: 'newer' }, first);
+  // The page closes before the change is sent: the browser's storage lists it as unsent.
+  expect(JSON.parse(local.getItem(unsentKey(P))!)).toEqual([projectStorageKey(P, 'runs')]);
+
+  const next = new SyncedStorage(local, 100);
+  const { sent, send: send2 } = recorder();
+  next.connect(P, { runs: { search: 'old' }, compare: { xAxis: 'wall' } }, send2);
+  expect(loadRunsWorkspace(P, next)?.search).toBe('newer');
+  expect(loadCompareDefaults(P, next)).toEqual({ xAxis: 'wall' });
+  await vi.advanceTimersByTimeAsync(100);
+  expect(sent).toEqual([{ runs: { search: 'newer' } }]);
+  // Taken: nothing is listed any more, and the open after that takes the data directory's copy again.
+  expect(JSON.parse(local.getItem(unsentKey(P))!)).toEqual([]);
+  const third = new SyncedStorage(local, 100);
+  third.connect(P, { runs: { search: 'from another browser' } }, recorder().send);
+  expect(loadRunsWorkspace(P, third)?.search).toBe('from another browser');
+});
+
+it('a change the lab could not take stays listed as unsent; one it refused as out of bounds does not', async () => {
+  const local = mapStore();
+  const store = new SyncedStorage(local, 10);
+  store.connect(P, {}, async (p) =>
+    p.runs ? { ok: false, error: { code: 'VALIDATION' } } : { ok: false, error: { code: 'UNAVAILABLE' } },
+  );
+  saveCompareDefaults(P, { smoothing: 'ema' }, store);
+  saveRunsWorkspace(P, { search: 'x' }, store);
+  await vi.advanceTimersByTimeAsync(20);
+  expect(JSON.parse(local.getItem(unsentKey(P))!)).toEqual([projectStorageKey(P, 'compare')]);
 });

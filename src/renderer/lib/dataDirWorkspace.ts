@@ -104,8 +104,24 @@ export function workspaceEntries(ws: Workspace, project: string): [string, strin
   return out;
 }
 
-/** What a send answers: whether the data directory took the change. */
-export type SendWorkspace = (patch: WorkspacePatch) => Promise<{ ok: boolean }>;
+/** The storage keys a change sets (what it was made from). */
+export function patchKeys(p: WorkspacePatch, project: string): string[] {
+  const out: string[] = [];
+  if (p.runs !== undefined) out.push(storageKeyOf({ kind: 'runs' }, project));
+  if (p.compare !== undefined) out.push(storageKeyOf({ kind: 'compare' }, project));
+  for (const view of ['run', 'compare'] as const)
+    if (p.charts?.[view] !== undefined) out.push(storageKeyOf({ kind: 'charts', view }, project));
+  for (const k of Object.keys(p.sets ?? {})) out.push(storageKeyOf({ kind: 'set', key: k }, project));
+  return out;
+}
+
+/** Where a browser lists the parts it changed and has not yet seen the data directory take (a tab closed too soon). */
+export function unsentKey(project: string): string {
+  return `arlarena.workspace.unsent@${project}`;
+}
+
+/** What a send answers: whether the data directory took the change, and if not, why (VALIDATION: never will). */
+export type SendWorkspace = (patch: WorkspacePatch) => Promise<{ ok: boolean; error?: { code: string } }>;
 
 /**
  * The views' storage: reads and writes the browser's storage (or memory where it is blocked), and once connected
@@ -151,12 +167,19 @@ export class SyncedStorage implements KeyStore {
     if (ws === null) return;
     this.send = send;
     // Saves made before the lab answered came from this browser's copy (a view saves what it opened with): the data
-    // directory's workspace wins over them.
+    // directory's workspace wins over them — except changes this browser made and could not send (a tab closed
+    // within the moment changes wait): those are newer, and go up now.
     this.pending = null;
+    const unsent = new Set(this.unsent().filter((k) => partOfKey(k, project) !== null && this.getItem(k) !== null));
+    this.store(unsentKey(project), JSON.stringify([...unsent]));
     const fromLab = new Set<string>();
     for (const [k, v] of workspaceEntries(ws, project)) {
       fromLab.add(k);
-      this.store(k, v);
+      if (!unsent.has(k)) this.store(k, v);
+    }
+    for (const k of unsent) {
+      const patch = patchFor(partOfKey(k, project)!, this.getItem(k)!);
+      if (patch) this.queue(patch);
     }
     // A workspace this browser saved before the data directory kept one: the parts the lab lacks go up.
     for (const part of [
@@ -178,12 +201,34 @@ export class SyncedStorage implements KeyStore {
     this.timer = null;
     const patch = this.pending;
     this.pending = null;
-    if (patch === null || this.send === null) return;
+    if (patch === null || this.send === null || this.project === null) return;
+    const project = this.project;
     const res = await this.send(patch);
-    if (res.ok) return;
-    // Refused as a whole (a part out of the lab's bounds): each part on its own, so the others are kept.
+    // Taken, or refused as out of the lab's bounds (sent again it would be refused again): no longer waiting.
+    const settled = (r: Awaited<ReturnType<SendWorkspace>>) => r.ok || r.error?.code === 'VALIDATION';
+    if (res.ok) return this.markUnsent([], patchKeys(patch, project));
     const parts = splitPatch(patch);
-    if (parts.length > 1) for (const p of parts) await this.send(p);
+    if (parts.length < 2) return settled(res) ? this.markUnsent([], patchKeys(patch, project)) : undefined;
+    // Refused as a whole: each part on its own, so one part out of bounds blocks no other.
+    for (const p of parts) if (settled(await this.send(p))) this.markUnsent([], patchKeys(p, project));
+  }
+
+  /** The parts this browser changed and has not yet seen the data directory take. */
+  private unsent(): string[] {
+    if (this.project === null) return [];
+    try {
+      const v: unknown = JSON.parse(this.getItem(unsentKey(this.project)) ?? '[]');
+      return Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string').slice(0, 500) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  private markUnsent(add: readonly string[], sent: readonly string[]): void {
+    if (this.project === null) return;
+    const done = new Set(sent);
+    const keys = [...new Set([...this.unsent(), ...add])].filter((k) => !done.has(k));
+    this.store(unsentKey(this.project), JSON.stringify(keys));
   }
 
   private store(key: string, value: string): void {
@@ -197,7 +242,8 @@ export class SyncedStorage implements KeyStore {
 
   private queue(patch: WorkspacePatch): void {
     this.pending = this.pending ? mergePatches(this.pending, patch) : patch;
-    if (this.send === null) return;
+    if (this.send === null || this.project === null) return;
+    this.markUnsent(patchKeys(patch, this.project), []);
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), this.delayMs);
   }
