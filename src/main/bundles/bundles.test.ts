@@ -13,6 +13,7 @@ import { compareStreams, reproduceBundle } from './reproduce';
 import { sha256Hex } from './manifest';
 import { resolveConfig } from '../../core/config/index';
 import { syntheticRerun } from '../testing/jobs/index';
+import type { TrainingJob } from '../sessions/job';
 
 let a: string;
 let b: string;
@@ -256,6 +257,34 @@ describe('bundles', () => {
     const part = await reproduceBundle(sb, ex.path, { job: syntheticRerun, steps: 10 });
     expect(part.verdict).toBe('bit-identical');
     expect(part.stepsCompared).toBe(10);
+  });
+
+  it('a rerun whose job fails after reading a Hugging Face folder still records the model it reported', async () => {
+    const sa = await openStore(a);
+    const run = await sa.createRun({ preset: 'test', env: 'sokoban', seed: 9, totalSteps: 3, config: { steps: 3 }, status: 'running' });
+    await sa.appendMetrics(run.id, syntheticStream({ steps: 3, seed: 9 }));
+    await sa.updateRun(run.id, { status: 'completed' });
+    const ex = await exportRun(sa, run.id);
+    const model = {
+      path: '/models/tiny',
+      architecture: 'Qwen3ForCausalLM',
+      config: { max_position_embeddings: 512 },
+      weights: { 'model.safetensors': 'c'.repeat(64) },
+      tokenizer: { 'tokenizer.json': 'd'.repeat(64) },
+      params: 10,
+      trainableParams: 10,
+      lora: null,
+    };
+    const failing: TrainingJob = {
+      async run(_input, _hooks, _resume, report) {
+        report?.model(model);
+        throw new Error('the export failed');
+      },
+    };
+    const sb = await openStore(b);
+    const res = await reproduceBundle(sb, ex.path, { job: { ...syntheticRerun, job: failing } });
+    expect(res.error).toBe('the export failed');
+    expect((await sb.getRun(res.rerunId))!).toMatchObject({ status: 'failed', model });
   });
 
   it('compareStreams: small noise is within band, a different run diverges', () => {

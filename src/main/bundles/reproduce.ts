@@ -186,6 +186,9 @@ export async function reproduceBundle(store: RunStore, file: string, opts: Repro
     stopAfterStep: limit,
     post: (m) => {
       if (m.type === 'metrics') void store.noteMetrics(rerun.id, m.records, { detected: true });
+      // A Hugging Face rerun names its model once the job has read the folder, so a rerun that fails still has it (the
+      // store serialises writes: this lands before the final record below, which takes done's copy).
+      if (m.type === 'model') void store.updateRun(rerun.id, { model: m.model }).catch(() => undefined);
       // The rerun runs the live detector like any run; its alerts are stored with it.
       if (m.type === 'alert') alerts.set(m.alert.id, m.alert);
       if (m.type === 'metrics' && opts.onProgress) opts.onProgress(m.records[m.records.length - 1].step, limit ?? record.totalSteps);
