@@ -231,3 +231,48 @@ describe('alert evidence window (read straight from the history ring)', () => {
     expect(a.evidence.values[0]).toBe(99);
   });
 });
+
+describe("alert text built when read (a finding's message as a function of values fixed when it fired)", () => {
+  const shapes: SyntheticShape[] = ['cispo_collapse', 'entropy_collapse', 'dead_signal', 'length_runaway', 'mismatch', 'kl_drift'];
+
+  it('reading every update at once and reading only the last ones after the stream give the same text', () => {
+    for (const shape of shapes)
+      for (const seed of [1, 2]) {
+        const recs = syntheticStream({ steps: 200, seed, shape, collapseAt: 100, nanAt: seed === 2 ? 150 : undefined, episodes: 16 });
+        const eager = new CollapseDetector('r');
+        const seenAtOnce: string[] = [];
+        for (const r of recs)
+          for (const u of eager.feed(r)) seenAtOnce.push(`${u.kind} ${u.alert.id}@${u.alert.lastStep}: ${u.alert.message}`);
+        const lazy = new CollapseDetector('r');
+        const updates = recs.flatMap((r) => lazy.feed(r));
+        // The windows, streaks and bests have moved on since each update: its text still quotes its own step.
+        const readLate = updates.map((u) => `${u.kind} ${u.alert.id}@${u.alert.lastStep}: ${u.alert.message}`);
+        expect(readLate, `${shape} seed ${seed}`).toEqual(seenAtOnce);
+        expect(seenAtOnce.length, `${shape} seed ${seed}`).toBeGreaterThan(0);
+        expect(JSON.stringify(lazy.alerts())).toBe(JSON.stringify(eager.alerts()));
+      }
+  });
+
+  it('an update names its alert without building the text, and the alert is plain data with the message in place', () => {
+    const recs = syntheticStream({ steps: 150, seed: 6, shape: 'cispo_collapse', collapseAt: 90 });
+    const d = new CollapseDetector('r');
+    const updates = recs.flatMap((r) => d.feed(r));
+    const last = updates[updates.length - 1];
+    expect(last.id).toBe(last.alert.id);
+    const alert = last.alert;
+    expect(Object.keys(alert).slice(0, 9)).toEqual([
+      'id',
+      'runId',
+      'rule',
+      'severity',
+      'metric',
+      'firstStep',
+      'lastStep',
+      'message',
+      'hint',
+    ]);
+    expect(Object.getOwnPropertyDescriptor(alert, 'message')).toMatchObject({ writable: true, enumerable: true });
+    expect(alert.message.length).toBeGreaterThan(20);
+    expect(structuredClone(alert)).toEqual(alert);
+  });
+});

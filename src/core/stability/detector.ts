@@ -130,6 +130,41 @@ function withQuoted(ev: Alert['evidence'], quotes: NonNullable<Finding['quotes']
   return { steps, values };
 }
 
+/**
+ * An alert's message, built the first time it is read: a rule's finding may give its text as a function of
+ * values fixed when it fired (types.ts), and an alert updated at every step of a long episode is read far less
+ * often (an import reads it once per chunk of steps). Built once, the text is kept and the function let go.
+ */
+class AlertText {
+  private text: string | null = null;
+  constructor(private source: Finding['message']) {}
+  get(): string {
+    if (this.text === null) {
+      this.text = quoteOnce(typeof this.source === 'string' ? this.source : this.source());
+      this.source = '';
+    }
+    return this.text;
+  }
+}
+
+/**
+ * One state of an alert: the alert with its message left empty until `text` fills it, the first time the alert
+ * is handed out (`filled`). A plain object with the message in its place, so JSON and clones see a string.
+ */
+interface Version {
+  readonly alert: Alert;
+  readonly text: AlertText;
+  filled: boolean;
+}
+
+function filled(v: Version): Alert {
+  if (!v.filled) {
+    v.alert.message = v.text.get();
+    v.filled = true;
+  }
+  return v.alert;
+}
+
 /** A finding's cited point and threshold as alert fields (absent ones left out, not undefined). */
 function cites(f: Pick<Finding, 'peak' | 'threshold'>): Pick<Alert, 'peak' | 'threshold'> {
   const out: { peak?: Alert['peak']; threshold?: number } = {};
@@ -138,19 +173,29 @@ function cites(f: Pick<Finding, 'peak' | 'threshold'>): Pick<Alert, 'peak' | 'th
   return out;
 }
 
-export interface AlertUpdate {
-  readonly kind: 'raised' | 'updated';
-  readonly alert: Alert;
+/** An alert raised or updated by one step. Its message is built when `alert` is first read. */
+export class AlertUpdate {
+  constructor(
+    readonly kind: 'raised' | 'updated',
+    private readonly version: Version,
+  ) {}
+  /** The alert's id, without building its message (a caller keeping only each alert's latest update). */
+  get id(): string {
+    return this.version.alert.id;
+  }
+  get alert(): Alert {
+    return filled(this.version);
+  }
 }
 
 export class CollapseDetector {
   readonly config: DetectorConfig;
   private rules: Array<{ def: RuleDef; inst: RuleInstance }>;
   private history = new Map<string, Ring>();
-  private open = new Map<string, Alert>();
+  private open = new Map<string, Version>();
   /** Per open alert: observations of its metric since its last finding (sparse metrics like val/* count their own points). */
   private quiet = new Map<string, number>();
-  private all: Alert[] = [];
+  private all: Version[] = [];
   /** Index in `all` of each alert by id (an update replaces it in place). */
   private at = new Map<string, number>();
   private lastStep = -Infinity;
@@ -215,7 +260,7 @@ export class CollapseDetector {
         updates.push(this.merge(def, f, rec.step));
       }
     }
-    for (const [key, alert] of this.open) {
+    for (const [key, { alert }] of this.open) {
       if (fired?.has(key)) continue;
       const v = rec.values[alert.metric];
       if (v === undefined || (Number.isNaN(v) && nanMeansNotApplicable(alert.metric))) continue;
@@ -233,10 +278,11 @@ export class CollapseDetector {
 
   private merge(def: RuleDef, f: Finding, step: number): AlertUpdate {
     const key = `${def.id}|${f.metric}`;
-    const cur = this.open.get(key);
+    const open = this.open.get(key);
     const quiet = this.quiet.get(key) ?? 0;
     this.quiet.set(key, 0);
-    if (cur && quiet <= this.config.mergeGap) {
+    if (open && quiet <= this.config.mergeGap) {
+      const cur = open.alert;
       const severity = RANK[f.severity] > RANK[cur.severity] ? f.severity : cur.severity;
       // Keep the message of the worst finding so far (the one that set the severity), refreshed while it holds.
       const takeNew = RANK[f.severity] >= RANK[cur.severity];
@@ -246,6 +292,7 @@ export class CollapseDetector {
       const peak = takeNew ? (f.peak && Number.isFinite(f.peak.value) ? { step: f.peak.step, value: f.peak.value } : undefined) : cur.peak;
       const threshold = takeNew ? (f.threshold !== undefined && Number.isFinite(f.threshold) ? f.threshold : undefined) : cur.threshold;
       if (takeNew) this.quotes.set(key, f.quotes);
+      const text = takeNew ? new AlertText(f.message) : open.text;
       const next: Alert = {
         id: cur.id,
         runId: cur.runId,
@@ -254,16 +301,18 @@ export class CollapseDetector {
         metric: cur.metric,
         firstStep: cur.firstStep,
         lastStep: step,
-        message: takeNew ? quoteOnce(f.message) : cur.message,
+        // Filled from `text` when handed out (filled()); kept here so the stored alert's keys keep their order.
+        message: '',
         hint: takeNew ? f.hint : cur.hint,
         evidence: this.evidence(f.metric, cur.firstStep, step, peak, this.quotes.get(key)),
         acknowledged: cur.acknowledged,
       };
       if (peak) next.peak = peak;
       if (threshold !== undefined) next.threshold = threshold;
-      this.replace(cur, next);
-      this.open.set(key, next);
-      return { kind: 'updated', alert: next };
+      const version: Version = { alert: next, text, filled: false };
+      this.replace(cur.id, version);
+      this.open.set(key, version);
+      return new AlertUpdate('updated', version);
     }
     // The window opens where the event did (a smoothed or streak rule fires points after it began).
     const first = f.onset !== undefined && f.onset < step ? f.onset : step;
@@ -276,20 +325,21 @@ export class CollapseDetector {
       metric: f.metric,
       firstStep: first,
       lastStep: step,
-      message: quoteOnce(f.message),
+      message: '',
       hint: f.hint,
       ...cites(f),
       evidence: this.evidence(f.metric, first, step, f.peak, f.quotes),
       acknowledged: false,
     };
-    this.open.set(key, alert);
+    const version: Version = { alert, text: new AlertText(f.message), filled: false };
+    this.open.set(key, version);
     this.at.set(alert.id, this.all.length);
-    this.all.push(alert);
-    return { kind: 'raised', alert };
+    this.all.push(version);
+    return new AlertUpdate('raised', version);
   }
 
-  private replace(old: Alert, next: Alert): void {
-    const i = this.at.get(old.id);
+  private replace(id: string, next: Version): void {
+    const i = this.at.get(id);
     if (i !== undefined) this.all[i] = next;
   }
 
@@ -314,7 +364,7 @@ export class CollapseDetector {
    * window opens where its event began, which may be before an alert raised earlier.
    */
   alerts(): Alert[] {
-    return [...this.all].sort((a, b) => a.firstStep - b.firstStep);
+    return this.all.map(filled).sort((a, b) => a.firstStep - b.firstStep);
   }
 }
 

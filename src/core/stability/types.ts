@@ -9,8 +9,13 @@ export type Severity = 'info' | 'warning' | 'critical';
 export interface Finding {
   readonly metric: string;
   readonly severity: Severity;
-  /** Plain-language statement with the numbers (what happened at this step). */
-  readonly message: string;
+  /**
+   * Plain-language statement with the numbers (what happened at this step), or a function that builds it from
+   * values fixed when the finding was made. The detector builds it only when the alert's text is read: an alert
+   * on a noisy imported run is updated at nearly every step and read once per chunk, and formatting every
+   * update's numbers was ~13 % of a JSONL import.
+   */
+  readonly message: string | (() => string);
   /** What to try. */
   readonly hint: string;
   /**

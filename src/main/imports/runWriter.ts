@@ -13,7 +13,7 @@ import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Alert, ImportSource, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
-import { CollapseDetector } from '../../core/stability/detector';
+import { CollapseDetector, type AlertUpdate } from '../../core/stability/detector';
 import { sourceRecipeOf } from '../../core/stability/hints';
 import type { Framework, LogFormat, SourceMeta, SourceStep } from '../../core/formats/types';
 import { metricTail } from '../store/metricTail';
@@ -259,7 +259,8 @@ export class RunWriter {
     // Hints in the source framework's terms (verl's / TRL's setting names), from the config the log echoed.
     this.detector ??= new CollapseDetector(run.id, undefined, sourceRecipeOf(run.config, this.framework));
     const records: MetricRecord[] = [];
-    const changed = new Map<string, { alert: Alert; kind: 'raised' | 'updated' }>();
+    // Each alert's latest update of the chunk; its text is built only for that one (AlertUpdate.alert).
+    const changed = new Map<string, { update: AlertUpdate; kind: 'raised' | 'updated' }>();
     for (const s of steps) {
       const m = this.opts.registry.map(s.values, this.framework);
       if (!this.seenKeyMaps.has(m.keyMap)) {
@@ -269,8 +270,8 @@ export class RunWriter {
       const rec: MetricRecord = { step: s.step, values: m.values };
       records.push(rec);
       for (const u of this.detector.feed(rec)) {
-        const prev = changed.get(u.alert.id);
-        changed.set(u.alert.id, { alert: u.alert, kind: prev?.kind === 'raised' ? 'raised' : u.kind });
+        const prev = changed.get(u.id);
+        changed.set(u.id, { update: u, kind: prev?.kind === 'raised' ? 'raised' : u.kind });
       }
     }
     await this.store.appendMetrics(run.id, records, { detected: true });
@@ -279,12 +280,12 @@ export class RunWriter {
     if (this.opts.following && changed.size > 0) {
       const rec = await this.store.upsertAlerts(
         run.id,
-        [...changed.values()].map((c) => c.alert),
+        [...changed.values()].map((c) => c.update.alert),
       );
       const storedById = new Map(rec.alerts.map((a) => [a.id, a]));
-      for (const c of changed.values()) this.opts.onAlert?.(run.id, storedById.get(c.alert.id) ?? c.alert, c.kind);
+      for (const c of changed.values()) this.opts.onAlert?.(run.id, storedById.get(c.update.id) ?? c.update.alert, c.kind);
     } else {
-      for (const c of changed.values()) this.opts.onAlert?.(run.id, c.alert, c.kind);
+      for (const c of changed.values()) this.opts.onAlert?.(run.id, c.update.alert, c.kind);
     }
   }
 

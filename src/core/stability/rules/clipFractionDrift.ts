@@ -41,12 +41,15 @@ export const clipFractionDriftRule: RuleDef = {
         if (streak.update(absolute || relative) < cad.points(c.patience)) return [];
         const top = ep.extreme!;
         const last = { step: rec.step, value: v };
-        const peakText = top.step !== rec.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`;
+        const pts = win.points();
+        const baseN = base.n;
+        const peakText = () => (top.step !== last.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`);
         return [
           {
             metric: KEY,
             severity: sm > c.critical ? 'critical' : 'warning',
-            message: `Clip fraction ${level(KEY, sm, win.points())}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(base.n)})` : ''}${peakText}: many tokens sit outside the trust region.`,
+            message: () =>
+              `Clip fraction ${level(KEY, sm, pts)}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(baseN)})` : ''}${peakText()}: many tokens sit outside the trust region.`,
             hint: hints.clipping,
             peak: top,
             threshold: limit,

@@ -28,14 +28,16 @@ export const deadSignalRule: RuleDef = {
         const n = streak.update(v >= c.share);
         if (n < cad.points(c.patience)) return [];
         const last = { step: rec.step, value: v };
+        const onset = ep.onset;
         return [
           {
             metric: KEY,
             severity: 'warning',
-            message: `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(ep.onset, rec.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
+            message: () =>
+              `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(onset, last.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
             hint: hints.deadSignal,
             peak: last,
-            onset: ep.onset,
+            onset,
             quotes: [last],
             threshold: c.share,
           },

@@ -85,10 +85,14 @@ export const engineGapRule: RuleDef = {
           const top = s.ep.extreme!;
           const last = { step: rec.step, value: v };
           const unit = s.g.unit === 'nats' ? ' nats' : '';
+          const key = s.g.key;
+          const pts = s.win.points();
+          const baseN = s.base.n;
           out.push({
-            metric: s.g.key,
+            metric: key,
             severity: sm >= c.riseCritical * b && sm >= b + minRise ? 'critical' : 'warning',
-            message: `The rollout/trainer gap ${s.g.key} is rising: ${level(s.g.key, sm, s.win.points())}, ${fmt(sm / b)}× its start ${fmt(b)}${unit} (${firstPoints(s.base.n)})${top.step !== rec.step ? `; highest ${at(s.g.key, top)}` : ''}; latest ${at(s.g.key, last)}.`,
+            message: () =>
+              `The rollout/trainer gap ${key} is rising: ${level(key, sm, pts)}, ${fmt(sm / b)}× its start ${fmt(b)}${unit} (${firstPoints(baseN)})${top.step !== last.step ? `; highest ${at(key, top)}` : ''}; latest ${at(key, last)}.`,
             hint: hints.engineGap,
             peak: top,
             threshold: limit,
@@ -98,11 +102,13 @@ export const engineGapRule: RuleDef = {
         }
         if (far.length > 0) {
           const first = far[0];
-          const listed = far.map((f) => `${f.key} ${at(f.key, { step: rec.step, value: f.value })}`).join(', ');
+          const step = rec.step;
+          const listed = () => far.map((f) => `${f.key} ${at(f.key, { step, value: f.value })}`).join(', ');
           out.push({
             metric: first.key,
             severity: 'critical',
-            message: `The rollout engine and the trainer are far apart: ${listed}, at or above the limit ${fmt(first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb)}${first.unit === 'nats' ? ' nats per token' : ' (mean probability difference)'}: the two engines are not running the same policy.`,
+            message: () =>
+              `The rollout engine and the trainer are far apart: ${listed()}, at or above the limit ${fmt(first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb)}${first.unit === 'nats' ? ' nats per token' : ' (mean probability difference)'}: the two engines are not running the same policy.`,
             hint: hints.engineGap,
             peak: { step: rec.step, value: first.value },
             threshold: first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb,

@@ -67,8 +67,13 @@ export const entropyShiftRule: RuleDef = {
         if (!isLow) crashed = false;
         else if (sm < c.collapseFrac * level) crashed = true;
         const held = signs.current();
-        const mean = smoothed(KEY, sm, win.points());
-        const baseline = `its baseline ${fmt(b)} nats (${firstPoints(base.n)})`;
+        // The text's parts: what they quote is fixed when a finding is made (the window moves on), the text is
+        // built only when an alert's text is read (types.ts).
+        const parts = () => {
+          const pts = win.points();
+          const baseN = base.n;
+          return { mean: () => smoothed(KEY, sm, pts), baseline: () => `its baseline ${fmt(b)} nats (${firstPoints(baseN)})` };
+        };
         const last = { step: rec.step, value: v };
         const collapsing = isLow && (crashed || held.length > 0);
         if (collapsing) lowEp.hold(win.size, (x) => x < c.collapseFrac * b);
@@ -76,11 +81,13 @@ export const entropyShiftRule: RuleDef = {
         if (low.update(collapsing) >= patience) {
           const why = held.length > 0 ? `, together with ${held.join(', ')}` : `, crashed within ${c.crashSteps} steps`;
           const bottom = lowEp.extreme!;
+          const { mean, baseline } = parts();
           return [
             {
               metric: KEY,
               severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
-              message: `Entropy collapsed: ${mean}, below ${fmt(c.collapseFrac)}× ${baseline}${why}; ${bottom.step !== rec.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
+              message: () =>
+                `Entropy collapsed: ${mean()}, below ${fmt(c.collapseFrac)}× ${baseline()}${why}; ${bottom.step !== last.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
               hint: hints.entropyCollapse,
               peak: bottom,
               threshold: c.collapseFrac * b,
@@ -96,14 +103,15 @@ export const entropyShiftRule: RuleDef = {
         if (high.update(warnHigh) >= patience) {
           const blown = sm > c.blowupFactor * b && sm > b + c.blowupMinNats;
           const top = highEp.extreme!;
-          const tail = `${top.step !== rec.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`;
+          const { mean, baseline } = parts();
+          const tail = () => `${top.step !== last.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`;
           return [
             {
               metric: KEY,
               severity: blown ? 'critical' : 'warning',
               message: blown
-                ? `Entropy blew up: ${mean}, above ${fmt(c.blowupFactor)}× ${baseline}${tail}. Outputs are turning to noise.`
-                : `Entropy is drifting up: ${mean}, above ${fmt(c.blowupWarnFactor)}× ${baseline}${tail}.`,
+                ? () => `Entropy blew up: ${mean()}, above ${fmt(c.blowupFactor)}× ${baseline()}${tail()}. Outputs are turning to noise.`
+                : () => `Entropy is drifting up: ${mean()}, above ${fmt(c.blowupWarnFactor)}× ${baseline()}${tail()}.`,
               hint: hints.entropyBlowup,
               peak: top,
               threshold: warnLevel,

@@ -69,11 +69,16 @@ export const formatHackingRule: RuleDef = {
         if (streak.update(hacking) < klT.cad.points(c.patience)) return [];
         const top = klEp.extreme!;
         const last = { step: rec.step, value: k };
+        const klPts = klT.win.points();
+        const fmtPts = fmtT.win.points();
+        const taskPts = task.win.points();
+        const taskKey = task.key;
         return [
           {
             metric: KL,
             severity: 'warning',
-            message: `KL to the reference ${level(KL, km, klT.win.points())}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtT.win.points())} against its start ${pct(fb)}, ${task.key} ${level(task.key, tm, task.win.points())} against its start ${pct(tb)}; ${KL} ${top.step !== rec.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
+            message: () =>
+              `KL to the reference ${level(KL, km, klPts)}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtPts)} against its start ${pct(fb)}, ${taskKey} ${level(taskKey, tm, taskPts)} against its start ${pct(tb)}; ${KL} ${top.step !== last.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
             hint: hints.formatHacking,
             peak: top,
             threshold: limit,

@@ -40,15 +40,20 @@ export const gradNormSpikeRule: RuleDef = {
         // Tall on two points in a row, or sustained: one isolated spike is a warning (config.ts says why).
         const tall = ratio > c.criticalFactor && prevTall;
         prevTall = ratio > c.criticalFactor;
+        const step = rec.step;
+        const calm = win.size;
+        const onset = ep.onset;
+        const top = ep.extreme!;
         return [
           {
             metric: KEY,
             severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
-            message: `Gradient norm ${at(KEY, { step: rec.step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${win.size} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(ep.onset, rec.step)}), highest ${at(KEY, ep.extreme!)}` : ''}.`,
+            message: () =>
+              `Gradient norm ${at(KEY, { step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${calm} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(onset, step)}), highest ${at(KEY, top)}` : ''}.`,
             hint: hints.gradNorm,
-            peak: n > 1 ? ep.extreme! : { step: rec.step, value: v },
-            onset: ep.onset,
-            quotes: [{ step: rec.step, value: v }, ep.extreme!],
+            peak: n > 1 ? top : { step, value: v },
+            onset,
+            quotes: [{ step, value: v }, top],
             threshold: Math.max(c.factor * med, c.minValue),
           },
         ];

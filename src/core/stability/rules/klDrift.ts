@@ -42,11 +42,14 @@ export const klDriftRule: RuleDef = {
           if (ppoStreak.update(over) >= ppoCad.points(c.patience)) {
             const top = ppoEp.extreme!;
             const last = { step: rec.step, value: p };
-            const peakText = top.step !== rec.step ? `; highest ${at(PPO_KL, top)}, latest ${at(PPO_KL, last)}` : `; ${at(PPO_KL, last)}`;
+            const pts = ppoWin.points();
+            const peakText = () =>
+              top.step !== last.step ? `; highest ${at(PPO_KL, top)}, latest ${at(PPO_KL, last)}` : `; ${at(PPO_KL, last)}`;
             out.push({
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
-              message: `PPO KL (old‖new) ${level(PPO_KL, sm, ppoWin.points(), 'nats per token')}, above the limit ${fmt(c.ppoKlWarn)}${peakText}: updates drift far off-policy.`,
+              message: () =>
+                `PPO KL (old‖new) ${level(PPO_KL, sm, pts, 'nats per token')}, above the limit ${fmt(c.ppoKlWarn)}${peakText()}: updates drift far off-policy.`,
               hint: hints.klStep,
               peak: top,
               threshold: c.ppoKlWarn,
@@ -73,12 +76,15 @@ export const klDriftRule: RuleDef = {
             if (klStreak.update(over) >= klCad.points(c.patience)) {
               const top = klEp.extreme!;
               const last = { step: rec.step, value: k };
-              const peakText =
-                top.step !== rec.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
+              const pts = klWin.points();
+              const baseN = klBase.n;
+              const peakText = () =>
+                top.step !== last.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',
-                message: `KL to the reference policy ${level(KL_LOSS, sm, klWin.points())}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, ${firstPoints(klBase.n)})${peakText}.`,
+                message: () =>
+                  `KL to the reference policy ${level(KL_LOSS, sm, pts)}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, ${firstPoints(baseN)})${peakText()}.`,
                 hint: hints.klDrift,
                 peak: top,
                 threshold: limit,

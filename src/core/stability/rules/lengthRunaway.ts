@@ -85,10 +85,13 @@ export const lengthRunawayRule: RuleDef = {
           if (clipStreak.update(over) >= clipCad.points(c.patience)) {
             const top = clipEp.extreme!;
             const last = { step: rec.step, value: cr };
+            const pts = clipWin.points();
+            const baseN = clipCad.points(c.baselineSteps);
             out.push({
               metric: CLIP,
               severity: sm >= c.clipCritical ? 'critical' : 'warning',
-              message: `Responses at the max length: ${level(CLIP, sm, clipWin.points())}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(clipCad.points(c.baselineSteps), 'lowest')})${top.step !== rec.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
+              message: () =>
+                `Responses at the max length: ${level(CLIP, sm, pts)}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(baseN, 'lowest')})${top.step !== last.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
               hint,
               peak: top,
               threshold: Math.max(c.clipWarn, cb!.value + c.clipRise),
@@ -106,18 +109,21 @@ export const lengthRunawayRule: RuleDef = {
             const last = { step: rec.step, value: cr };
             const top = capEp.extreme!;
             const lenTop = lenAt.get(top.step);
-            const lenText =
-              lenFirst && lenTop !== undefined && lenFirst.step < top.step
-                ? `; ${MEAN} from ${at(MEAN, lenFirst)} to ${at(MEAN, { step: top.step, value: lenTop })}`
+            const lenFrom = lenFirst;
+            const zeroFrom = scoreAlwaysZero ? scoreFirst : null;
+            const lenText = () =>
+              lenFrom && lenTop !== undefined && lenFrom.step < top.step
+                ? `; ${MEAN} from ${at(MEAN, lenFrom)} to ${at(MEAN, { step: top.step, value: lenTop })}`
                 : '';
-            const scoreText =
-              scoreAlwaysZero && scoreFirst && scoreFirst.step < rec.step
-                ? `${scoreKey} ${at(scoreKey!, scoreFirst)} and at every logged step through step ${rec.step}`
-                : `${scoreKey} ${at(scoreKey!, { step: rec.step, value: score! })}`;
+            const scoreText = () =>
+              zeroFrom && zeroFrom.step < last.step
+                ? `${scoreKey} ${at(scoreKey!, zeroFrom)} and at every logged step through step ${last.step}`
+                : `${scoreKey} ${at(scoreKey!, { step: last.step, value: score! })}`;
             out.push({
               metric: CLIP,
               severity: 'critical',
-              message: `Responses ran to the length cap with no reward: the share at the cap went from ${at(CLIP, start)} to ${at(CLIP, top)}${top.step !== rec.step ? ` (${at(CLIP, last)})` : ''}${lenText}, and ${scoreText}.`,
+              message: () =>
+                `Responses ran to the length cap with no reward: the share at the cap went from ${at(CLIP, start)} to ${at(CLIP, top)}${top.step !== last.step ? ` (${at(CLIP, last)})` : ''}${lenText()}, and ${scoreText()}.`,
               hint,
               peak: top,
               threshold: c.clipCritical,
@@ -143,8 +149,10 @@ export const lengthRunawayRule: RuleDef = {
             const last = { step: rec.step, value: len };
             // The rise starts at the last calm point before the jump: the window opens there.
             const from = lenEp.before;
-            const rise = from ? `rose from ${at(MEAN, from)} to ${at(MEAN, top)}` : `reached ${at(MEAN, top)}`;
-            const message = `Mean response length ${rise}, ${fmt(top.value / recentMed)}× its recent median ${fmt(recentMed)} tokens (median of the last ${calm.length} calm logged steps); above ${fmt(c.jumpFactor)}× that median for ${n} logged steps (${span(lenEp.onset, rec.step)})${top.step !== rec.step ? `, latest ${at(MEAN, last)}` : ''}.`;
+            const calmN = calm.length;
+            const onset = lenEp.onset;
+            const message = () =>
+              `Mean response length ${from ? `rose from ${at(MEAN, from)} to ${at(MEAN, top)}` : `reached ${at(MEAN, top)}`}, ${fmt(top.value / recentMed)}× its recent median ${fmt(recentMed)} tokens (median of the last ${calmN} calm logged steps); above ${fmt(c.jumpFactor)}× that median for ${n} logged steps (${span(onset, last.step)})${top.step !== last.step ? `, latest ${at(MEAN, last)}` : ''}.`;
             out.push({
               metric: MEAN,
               severity: 'warning',
@@ -152,7 +160,7 @@ export const lengthRunawayRule: RuleDef = {
               hint,
               peak: top,
               threshold: c.jumpFactor * recentMed,
-              onset: from ? from.step : lenEp.onset,
+              onset: from ? from.step : onset,
               quotes: from ? [from, top, last] : [top, last],
             });
           }

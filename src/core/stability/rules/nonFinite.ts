@@ -88,14 +88,16 @@ export const nonFiniteRule: RuleDef = {
         }
         for (const { keys, b, severity } of groups?.values() ?? []) {
           const first = keys[0];
-          const still = b.since < rec.step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${rec.step}` : '';
-          let message: string;
-          if (keys.length === 1) {
-            const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
-            message = `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
-          } else {
-            message = `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
-          }
+          const step = rec.step;
+          // `b` is replaced, never changed, when a key breaks anew: the text can be built from it later.
+          const message = (): string => {
+            const still = b.since < step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${step}` : '';
+            if (keys.length === 1) {
+              const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
+              return `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
+            }
+            return `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
+          };
           out.push({
             metric: first,
             severity,
@@ -107,10 +109,12 @@ export const nonFiniteRule: RuleDef = {
         }
         const skipped = finite(rec, 'actor/skipped_updates');
         if (skipped !== undefined && skipped > 0) {
+          const step = rec.step;
           out.push({
             metric: 'actor/skipped_updates',
             severity: 'warning',
-            message: `Skipped updates ${at('actor/skipped_updates', { step: rec.step, value: skipped })}: mini-batch updates were skipped because the gradient or the update's result was non-finite.`,
+            message: () =>
+              `Skipped updates ${at('actor/skipped_updates', { step, value: skipped })}: mini-batch updates were skipped because the gradient or the update's result was non-finite.`,
             hint: hints.skipped,
           });
         }

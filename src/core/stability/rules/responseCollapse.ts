@@ -75,14 +75,19 @@ export const responseCollapseRule: RuleDef = {
           if (t.streak.update(bad) < t.cad.points(c.patience)) continue;
           const worst = t.ep.extreme!;
           const last = { step: rec.step, value: v };
-          const mean = level(t.key, sm, t.win.points());
-          const tail = `${worst.step !== rec.step ? `; ${t.dir === 'up' ? 'highest' : 'lowest'} ${at(t.key, worst)}` : ''}; latest ${at(t.key, last)}`;
-          const message =
-            t.key === IDENTICAL
-              ? `Responses are collapsing onto one answer: identical responses ${mean}, at or above the limit ${pct(limit)}, up from its start ${pct(b)} (${firstPoints(t.base.n, 'lowest')})${tail}.`
-              : t.key === DISTINCT
-                ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start ${pct(b)} (${firstPoints(t.base.n)})${tail}.`
-                : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start ${fmt(b)} nats (${firstPoints(t.base.n)})${tail}.`;
+          const { key, dir } = t;
+          const pts = t.win.points();
+          const baseN = t.base.n;
+          const lim = limit;
+          const message = (): string => {
+            const mean = level(key, sm, pts);
+            const tail = `${worst.step !== last.step ? `; ${dir === 'up' ? 'highest' : 'lowest'} ${at(key, worst)}` : ''}; latest ${at(key, last)}`;
+            return key === IDENTICAL
+              ? `Responses are collapsing onto one answer: identical responses ${mean}, at or above the limit ${pct(lim)}, up from its start ${pct(b)} (${firstPoints(baseN, 'lowest')})${tail}.`
+              : key === DISTINCT
+                ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start ${pct(b)} (${firstPoints(baseN)})${tail}.`
+                : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start ${fmt(b)} nats (${firstPoints(baseN)})${tail}.`;
+          };
           out.push({
             metric: t.key,
             severity,

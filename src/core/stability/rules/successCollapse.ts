@@ -97,10 +97,12 @@ export const successCollapseRule: RuleDef = {
             if (z >= c.valZ) {
               const peak = { step: bestVal.step, value: bestVal.p };
               const last = { step: rec.step, value: valP };
+              const was = bestVal;
               out.push({
                 metric: VAL_KEY,
                 severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
-                message: `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) at step ${rec.step} from its best ${pct(bestVal.p)} (${Math.round(bestVal.p * bestVal.n)}/${bestVal.n}) at step ${bestVal.step}; z = ${fmt(z)}, beyond held-out sampling noise.`,
+                message: () =>
+                  `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) at step ${last.step} from its best ${pct(was.p)} (${Math.round(was.p * was.n)}/${was.n}) at step ${was.step}; z = ${fmt(z)}, beyond held-out sampling noise.`,
                 hint: hints.successLoss,
                 peak,
                 threshold: (1 - c.warnFrac) * bestVal.p,
@@ -133,10 +135,14 @@ export const successCollapseRule: RuleDef = {
           const low = t.ep.extreme!;
           const last = { step: rec.step, value: v };
           const unit = isVal ? 'validations' : 'logged steps';
+          // Snapshots: the window moves on and the best is replaced (not changed) before the text may be built.
+          const pts = t.win.points();
+          const { max, best: bestPts } = t;
           out.push({
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
-            message: `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} ${level(key, sm, t.win.points())}${t.win.size > 1 ? ` (${t.win.size} ${unit})` : ''}, down from its best ${level(key, t.max, t.best)}${t.best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: () =>
+              `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} ${level(key, sm, pts)}${pts.length > 1 ? ` (${pts.length} ${unit})` : ''}, down from its best ${level(key, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: hints.successLoss,
             peak: top,
             threshold: (1 - c.warnFrac) * t.max,
@@ -165,10 +171,13 @@ export const successCollapseRule: RuleDef = {
               const top = extreme(t.best, 'up')!;
               const low = t.ep.extreme!;
               const last = { step: rec.step, value: r };
+              const pts = t.win.points();
+              const { max, best: bestPts } = t;
               out.push({
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',
-                message: `Mean episode return ${level(REWARD_KEY, sm, t.win.points())}, down from its best ${level(REWARD_KEY, t.max, t.best)}${t.best.length > 1 ? ` (highest ${at(REWARD_KEY, top)})` : ''} against a start median ${fmt(base)}, a fall ${fmt(t.max - sm)} against a gain ${fmt(gain)}; ${low.step !== rec.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
+                message: () =>
+                  `Mean episode return ${level(REWARD_KEY, sm, pts)}, down from its best ${level(REWARD_KEY, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(REWARD_KEY, top)})` : ''} against a start median ${fmt(base)}, a fall ${fmt(max - sm)} against a gain ${fmt(gain)}; ${low.step !== last.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
                 hint: hints.successLoss,
                 peak: top,
                 threshold: t.max - c.rewardGiveBack * gain,

@@ -34,10 +34,12 @@ export const trainInferenceMismatchRule: RuleDef = {
           if (n === 1) maxOnset = rec.step;
           if (n >= patience) {
             const p = { step: rec.step, value: mx };
+            const onset = maxOnset;
             out.push({
               metric: MAX,
               severity: mx > c.maxCritical ? 'critical' : 'warning',
-              message: `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(maxOnset, rec.step)}).`,
+              message: () =>
+                `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
               hint,
               peak: p,
               threshold: c.maxWarn,
@@ -51,10 +53,12 @@ export const trainInferenceMismatchRule: RuleDef = {
           if (n === 1) meanOnset = rec.step;
           if (n >= patience) {
             const p = { step: rec.step, value: mn };
+            const onset = meanOnset;
             out.push({
               metric: MEAN,
               severity: 'warning',
-              message: `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(meanOnset, rec.step)}).`,
+              message: () =>
+                `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
               hint,
               peak: p,
               threshold: c.meanWarn,

@@ -58,10 +58,14 @@ export const validityDropRule: RuleDef = {
           const top = extreme(s.best, 'up')!;
           const low = s.ep.extreme!;
           const last = { step: rec.step, value: v };
+          // Snapshots: the window moves on and the best is replaced (not changed) before the text may be built.
+          const pts = s.win.points();
+          const { max, best } = s;
           out.push({
             metric: key,
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
-            message: `${what} ${level(key, sm, s.win.points())}, down ${Math.round(drop * 100)} percentage points from its best ${level(key, s.max, s.best)}${s.best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== rec.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: () =>
+              `${what} ${level(key, sm, pts)}, down ${Math.round(drop * 100)} percentage points from its best ${level(key, max, best)}${best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
             hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
             peak: top,
             threshold: s.max - c.warnDrop,
