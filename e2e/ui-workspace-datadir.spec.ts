@@ -169,3 +169,35 @@ it("A's Compare link opens the same view in a third browser", async () => {
   expect(problems).toEqual([]);
   await context.close();
 });
+
+it('"Compare with…" picker takes a query as the runs table does (a config key, a headline number), and says what it cannot read', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, problems } = await open(context, `/?view=compare&runs=${ids[0]}`);
+  const picker = page.locator('[data-testid="compare-picker"]');
+  await picker.waitFor({ timeout: 30_000 });
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  const labels = async () =>
+    (await picker.locator('.pick-grid label').allTextContents()).map((t) => (t.includes('lr3e-6') ? 'lr3e-6' : 'lr1e-6'));
+  await waitUntil('both runs listed', async () => (await labels()).length === 2, 10_000);
+  const ticked = (await picker.locator('.pick-grid label:has(input:checked)').textContent())!;
+  const tickedLr = ticked.includes('lr3e-6') ? 'lr3e-6' : 'lr1e-6';
+  const search = picker.locator('[data-testid="compare-run-search"]');
+  for (const [query, match] of [
+    ['actor_rollout_ref.actor.optim.lr > 2e-6', 'lr3e-6'],
+    ['actor_rollout_ref.actor.optim.lr < 2e-6', 'lr1e-6'],
+  ] as const) {
+    await search.fill(query);
+    // The ticked run stays; the query adds the run it matches.
+    await waitUntil(
+      `the picker to follow “${query}”`,
+      async () => new Set(await labels()).size === new Set([tickedLr, match]).size,
+      10_000,
+    );
+    expect(new Set(await labels())).toEqual(new Set([tickedLr, match]));
+  }
+  await search.fill('val/score_mean > high');
+  await waitUntil('the error', async () => (await picker.locator('[data-testid="compare-run-query-error"]').count()) === 1, 10_000);
+  expect(await picker.locator('[data-testid="compare-run-query-error"]').textContent()).toContain('compares numbers');
+  expect(problems).toEqual([]);
+  await context.close();
+});
