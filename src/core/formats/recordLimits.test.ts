@@ -57,4 +57,20 @@ describe('record limits', () => {
     expect(steps[3].values).toEqual({ loss: 0.25, s1_0: 7 });
     expect(skipped).toEqual({ [SKIP_KEYS_PAST_RUN_LIMIT]: 3 * per + 1 - MAX_RUN_KEYS });
   });
+
+  it('a CSV header with more columns than a record may carry keeps the first MAX_RECORD_KEYS, saying so', () => {
+    const n = MAX_RECORD_KEYS + 5;
+    const steps: SourceStep[] = [];
+    const p = createLineParser('csv', (s) => steps.push(s));
+    p.push(`step,${Array.from({ length: n }, (_, i) => `c${i}`).join(',')}`);
+    for (const step of [1, 2]) p.push(`${step},${Array.from({ length: n }, () => '0.5').join(',')}`);
+    p.end();
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(Object.keys(steps[0].values)).toHaveLength(MAX_RECORD_KEYS);
+    expect(steps[0].values[`c${MAX_RECORD_KEYS - 1}`]).toBe(0.5);
+    expect(steps[0].values[`c${MAX_RECORD_KEYS}`]).toBeUndefined();
+    expect(p.meta.notes).toContain(
+      `5 column(s) past the first ${MAX_RECORD_KEYS} left out (a record carries at most ${MAX_RECORD_KEYS} values)`,
+    );
+  });
 });
