@@ -5,7 +5,7 @@
  * 31 MB file, took 13.4 GB and 6 minutes to import).
  */
 import { describe, expect, it } from 'vitest';
-import { createLineParser, type SourceStep } from './index';
+import { createLineParser, parseTrainerState, type SourceStep } from './index';
 import { MAX_RECORD_DEPTH, MAX_RECORD_KEYS, MAX_RUN_KEYS, SKIP_KEYS_PAST_RUN_LIMIT } from './steps';
 
 function parse(format: 'jsonl' | 'verl-jsonl', lines: string[]) {
@@ -72,5 +72,17 @@ describe('record limits', () => {
     expect(p.meta.notes).toContain(
       `5 column(s) past the first ${MAX_RECORD_KEYS} left out (a record carries at most ${MAX_RECORD_KEYS} values)`,
     );
+  });
+
+  it("trainer_state.json's log_history is bounded per run the same way, and counted", () => {
+    const entry = (step: number) => ({
+      step,
+      loss: 0.5,
+      ...Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`s${step}_${i}`, i])),
+    });
+    const steps: SourceStep[] = [];
+    const { skipped } = parseTrainerState(JSON.stringify({ log_history: [entry(1), entry(2)] }), (s) => steps.push(s));
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(skipped[SKIP_KEYS_PAST_RUN_LIMIT]).toBe(2 * 6_000 + 1 - MAX_RUN_KEYS);
   });
 });

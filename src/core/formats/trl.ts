@@ -123,7 +123,8 @@ export interface TrainerStateResult {
 export function parseTrainerState(text: string, onStep: StepSink): TrainerStateResult {
   const skipped: Record<string, number> = {};
   const meta: SourceMeta = { framework: 'trl', notes: [] };
-  const acc = new StepAccumulator(onStep);
+  // With `skipped`, the values its per-run key bound leaves out are counted too.
+  const acc = new StepAccumulator(onStep, skipped);
   const nonNumeric = new Set<string>();
   let doc: unknown;
   try {
