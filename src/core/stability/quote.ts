@@ -73,3 +73,12 @@ export function quoteOnce(message: string): string {
     },
   );
 }
+
+/**
+ * A finding's message (or a part of it) to build later, when the alert's text is read (types.ts). Taking the
+ * function as an argument keeps it nameless: the CLI runs the sources through tsx, whose keepNames gives every
+ * named function a `name` property as it is made (one defineProperty per closure, at every step that fires).
+ */
+export function lazyText(build: () => string): () => string {
+  return build;
+}

@@ -1,6 +1,6 @@
 /** clip_fraction_drift: the share of clipped tokens rising — the update keeps hitting the trust-region bounds. */
 import { Baseline, Cadence, Episode, Streak, Window, pct } from '../stats';
-import { at, firstPoints, level } from '../quote';
+import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/pg_clipfrac';
@@ -43,13 +43,17 @@ export const clipFractionDriftRule: RuleDef = {
         const last = { step: rec.step, value: v };
         const pts = win.points();
         const baseN = base.n;
-        const peakText = () => (top.step !== last.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`);
+        const peakText = lazyText(() =>
+          top.step !== last.step ? `; highest ${at(KEY, top)}, latest ${at(KEY, last)}` : `; ${at(KEY, last)}`,
+        );
         return [
           {
             metric: KEY,
             severity: sm > c.critical ? 'critical' : 'warning',
-            message: () =>
-              `Clip fraction ${level(KEY, sm, pts)}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(baseN)})` : ''}${peakText()}: many tokens sit outside the trust region.`,
+            message: lazyText(
+              () =>
+                `Clip fraction ${level(KEY, sm, pts)}, above the limit ${pct(limit)}${b !== null ? ` (baseline ${pct(b)}, ${firstPoints(baseN)})` : ''}${peakText()}: many tokens sit outside the trust region.`,
+            ),
             hint: hints.clipping,
             peak: top,
             threshold: limit,

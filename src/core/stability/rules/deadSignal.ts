@@ -1,6 +1,6 @@
 /** dead_signal: nearly every group has identical returns, so group-relative advantages are zero. */
 import { Cadence, Episode, Streak, pct, span } from '../stats';
-import { at } from '../quote';
+import { at, lazyText } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'filter/zero_variance_share';
@@ -33,8 +33,10 @@ export const deadSignalRule: RuleDef = {
           {
             metric: KEY,
             severity: 'warning',
-            message: () =>
-              `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(onset, last.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
+            message: lazyText(
+              () =>
+                `Zero-variance groups ${at(KEY, last)}: ${n} logged steps in a row (${span(onset, last.step)}) at or above the limit ${pct(c.share)} of groups with identical returns, so almost no learning signal.`,
+            ),
             hint: hints.deadSignal,
             peak: last,
             onset,

@@ -16,7 +16,7 @@
  */
 import { isMetricKey } from '../../../shared/metrics';
 import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
-import { at, firstPoints, level } from '../quote';
+import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 type Unit = 'nats' | 'prob';
@@ -91,8 +91,10 @@ export const engineGapRule: RuleDef = {
           out.push({
             metric: key,
             severity: sm >= c.riseCritical * b && sm >= b + minRise ? 'critical' : 'warning',
-            message: () =>
-              `The rollout/trainer gap ${key} is rising: ${level(key, sm, pts)}, ${fmt(sm / b)}× its start ${fmt(b)}${unit} (${firstPoints(baseN)})${top.step !== last.step ? `; highest ${at(key, top)}` : ''}; latest ${at(key, last)}.`,
+            message: lazyText(
+              () =>
+                `The rollout/trainer gap ${key} is rising: ${level(key, sm, pts)}, ${fmt(sm / b)}× its start ${fmt(b)}${unit} (${firstPoints(baseN)})${top.step !== last.step ? `; highest ${at(key, top)}` : ''}; latest ${at(key, last)}.`,
+            ),
             hint: hints.engineGap,
             peak: top,
             threshold: limit,
@@ -103,12 +105,14 @@ export const engineGapRule: RuleDef = {
         if (far.length > 0) {
           const first = far[0];
           const step = rec.step;
-          const listed = () => far.map((f) => `${f.key} ${at(f.key, { step, value: f.value })}`).join(', ');
+          const listed = lazyText(() => far.map((f) => `${f.key} ${at(f.key, { step, value: f.value })}`).join(', '));
           out.push({
             metric: first.key,
             severity: 'critical',
-            message: () =>
-              `The rollout engine and the trainer are far apart: ${listed()}, at or above the limit ${fmt(first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb)}${first.unit === 'nats' ? ' nats per token' : ' (mean probability difference)'}: the two engines are not running the same policy.`,
+            message: lazyText(
+              () =>
+                `The rollout engine and the trainer are far apart: ${listed()}, at or above the limit ${fmt(first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb)}${first.unit === 'nats' ? ' nats per token' : ' (mean probability difference)'}: the two engines are not running the same policy.`,
+            ),
             hint: hints.engineGap,
             peak: { step: rec.step, value: first.value },
             threshold: first.unit === 'nats' ? c.absCriticalNats : c.absCriticalProb,

@@ -6,7 +6,7 @@
  * groups, score or format falling, responses at the cap) says learning stopped; with a sign it is critical.
  */
 import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
-import { at, firstPoints, level as smoothed } from '../quote';
+import { at, firstPoints, level as smoothed, lazyText } from '../quote';
 import { CollapseSigns } from '../signs';
 import { finite, type RuleDef } from '../types';
 
@@ -43,6 +43,16 @@ export const entropyShiftRule: RuleDef = {
     let crashed = false;
     const lowEp = new Episode('down');
     const highEp = new Episode('up');
+    // A message's parts: what they quote is fixed when a finding is made (the window moves on), the text is built
+    // only when the alert's text is read (types.ts).
+    const parts = (sm: number, b: number) => {
+      const pts = win.points();
+      const baseN = base.n;
+      return {
+        mean: lazyText(() => smoothed(KEY, sm, pts)),
+        baseline: lazyText(() => `its baseline ${fmt(b)} nats (${firstPoints(baseN)})`),
+      };
+    };
     return {
       feed(rec) {
         signs.feed(rec);
@@ -67,13 +77,6 @@ export const entropyShiftRule: RuleDef = {
         if (!isLow) crashed = false;
         else if (sm < c.collapseFrac * level) crashed = true;
         const held = signs.current();
-        // The text's parts: what they quote is fixed when a finding is made (the window moves on), the text is
-        // built only when an alert's text is read (types.ts).
-        const parts = () => {
-          const pts = win.points();
-          const baseN = base.n;
-          return { mean: () => smoothed(KEY, sm, pts), baseline: () => `its baseline ${fmt(b)} nats (${firstPoints(baseN)})` };
-        };
         const last = { step: rec.step, value: v };
         const collapsing = isLow && (crashed || held.length > 0);
         if (collapsing) lowEp.hold(win.size, (x) => x < c.collapseFrac * b);
@@ -81,13 +84,15 @@ export const entropyShiftRule: RuleDef = {
         if (low.update(collapsing) >= patience) {
           const why = held.length > 0 ? `, together with ${held.join(', ')}` : `, crashed within ${c.crashSteps} steps`;
           const bottom = lowEp.extreme!;
-          const { mean, baseline } = parts();
+          const { mean, baseline } = parts(sm, b);
           return [
             {
               metric: KEY,
               severity: held.length > 0 || sm < (c.collapseFrac / 5) * b ? 'critical' : 'warning',
-              message: () =>
-                `Entropy collapsed: ${mean()}, below ${fmt(c.collapseFrac)}× ${baseline()}${why}; ${bottom.step !== last.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
+              message: lazyText(
+                () =>
+                  `Entropy collapsed: ${mean()}, below ${fmt(c.collapseFrac)}× ${baseline()}${why}; ${bottom.step !== last.step ? `lowest ${at(KEY, bottom)}, ` : ''}latest ${at(KEY, last)}. The policy has stopped exploring.`,
+              ),
               hint: hints.entropyCollapse,
               peak: bottom,
               threshold: c.collapseFrac * b,
@@ -103,15 +108,17 @@ export const entropyShiftRule: RuleDef = {
         if (high.update(warnHigh) >= patience) {
           const blown = sm > c.blowupFactor * b && sm > b + c.blowupMinNats;
           const top = highEp.extreme!;
-          const { mean, baseline } = parts();
-          const tail = () => `${top.step !== last.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`;
+          const { mean, baseline } = parts(sm, b);
+          const tail = lazyText(() => `${top.step !== last.step ? `; highest ${at(KEY, top)}` : ''}; latest ${at(KEY, last)}`);
           return [
             {
               metric: KEY,
               severity: blown ? 'critical' : 'warning',
               message: blown
-                ? () => `Entropy blew up: ${mean()}, above ${fmt(c.blowupFactor)}× ${baseline()}${tail()}. Outputs are turning to noise.`
-                : () => `Entropy is drifting up: ${mean()}, above ${fmt(c.blowupWarnFactor)}× ${baseline()}${tail()}.`,
+                ? lazyText(
+                    () => `Entropy blew up: ${mean()}, above ${fmt(c.blowupFactor)}× ${baseline()}${tail()}. Outputs are turning to noise.`,
+                  )
+                : lazyText(() => `Entropy is drifting up: ${mean()}, above ${fmt(c.blowupWarnFactor)}× ${baseline()}${tail()}.`),
               hint: hints.entropyBlowup,
               peak: top,
               threshold: warnLevel,

@@ -11,7 +11,7 @@
  * the task gained taskGainMax or less, and the KL is at or above max(klFloor, klFactor × its start).
  */
 import { Baseline, Cadence, Episode, Streak, Window, fmt, pct } from '../stats';
-import { at, level } from '../quote';
+import { at, level, lazyText } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const FORMAT = 'episode/valid_format_ratio';
@@ -77,8 +77,10 @@ export const formatHackingRule: RuleDef = {
           {
             metric: KL,
             severity: 'warning',
-            message: () =>
-              `KL to the reference ${level(KL, km, klPts)}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtPts)} against its start ${pct(fb)}, ${taskKey} ${level(taskKey, tm, taskPts)} against its start ${pct(tb)}; ${KL} ${top.step !== last.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
+            message: lazyText(
+              () =>
+                `KL to the reference ${level(KL, km, klPts)}, above the limit ${fmt(limit)} (start median ${fmt(kb)}), while the gain is format only: ${FORMAT} ${level(FORMAT, fm, fmtPts)} against its start ${pct(fb)}, ${taskKey} ${level(taskKey, tm, taskPts)} against its start ${pct(tb)}; ${KL} ${top.step !== last.step ? `highest ${at(KL, top)}, ` : ''}latest ${at(KL, last)}.`,
+            ),
             hint: hints.formatHacking,
             peak: top,
             threshold: limit,

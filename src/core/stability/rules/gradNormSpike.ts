@@ -1,6 +1,6 @@
 /** grad_norm_spike: gradient norm far above its rolling median (spec §4: "gradient norms explode" before collapse). */
 import { Episode, Streak, Window, fmt, span } from '../stats';
-import { at } from '../quote';
+import { at, lazyText } from '../quote';
 import { finite, type RuleDef } from '../types';
 
 const KEY = 'actor/grad_norm';
@@ -48,8 +48,10 @@ export const gradNormSpikeRule: RuleDef = {
           {
             metric: KEY,
             severity: tall || n >= c.sustainCritical ? 'critical' : 'warning',
-            message: () =>
-              `Gradient norm ${at(KEY, { step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${calm} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(onset, step)}), highest ${at(KEY, top)}` : ''}.`,
+            message: lazyText(
+              () =>
+                `Gradient norm ${at(KEY, { step, value: v })} is ${fmt(ratio)}× its rolling median ${fmt(med)} (median of the last ${calm} calm logged steps)${n > 1 ? `; ${n} logged steps in a row above ${fmt(c.factor)}× (${span(onset, step)}), highest ${at(KEY, top)}` : ''}.`,
+            ),
             hint: hints.gradNorm,
             peak: n > 1 ? top : { step, value: v },
             onset,

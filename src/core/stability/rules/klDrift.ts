@@ -1,6 +1,6 @@
 /** kl_drift: the update drifting off-policy (PPO KL) or far from the reference policy (KL loss). */
 import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
-import { at, firstPoints, level } from '../quote';
+import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const PPO_KL = 'actor/ppo_kl';
@@ -43,13 +43,16 @@ export const klDriftRule: RuleDef = {
             const top = ppoEp.extreme!;
             const last = { step: rec.step, value: p };
             const pts = ppoWin.points();
-            const peakText = () =>
-              top.step !== last.step ? `; highest ${at(PPO_KL, top)}, latest ${at(PPO_KL, last)}` : `; ${at(PPO_KL, last)}`;
+            const peakText = lazyText(() =>
+              top.step !== last.step ? `; highest ${at(PPO_KL, top)}, latest ${at(PPO_KL, last)}` : `; ${at(PPO_KL, last)}`,
+            );
             out.push({
               metric: PPO_KL,
               severity: sm > c.ppoKlCritical ? 'critical' : 'warning',
-              message: () =>
-                `PPO KL (old‖new) ${level(PPO_KL, sm, pts, 'nats per token')}, above the limit ${fmt(c.ppoKlWarn)}${peakText()}: updates drift far off-policy.`,
+              message: lazyText(
+                () =>
+                  `PPO KL (old‖new) ${level(PPO_KL, sm, pts, 'nats per token')}, above the limit ${fmt(c.ppoKlWarn)}${peakText()}: updates drift far off-policy.`,
+              ),
               hint: hints.klStep,
               peak: top,
               threshold: c.ppoKlWarn,
@@ -78,13 +81,16 @@ export const klDriftRule: RuleDef = {
               const last = { step: rec.step, value: k };
               const pts = klWin.points();
               const baseN = klBase.n;
-              const peakText = () =>
-                top.step !== last.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`;
+              const peakText = lazyText(() =>
+                top.step !== last.step ? `; highest ${at(KL_LOSS, top)}, latest ${at(KL_LOSS, last)}` : `; ${at(KL_LOSS, last)}`,
+              );
               out.push({
                 metric: KL_LOSS,
                 severity: sm > 4 * limit ? 'critical' : 'warning',
-                message: () =>
-                  `KL to the reference policy ${level(KL_LOSS, sm, pts)}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, ${firstPoints(baseN)})${peakText()}.`,
+                message: lazyText(
+                  () =>
+                    `KL to the reference policy ${level(KL_LOSS, sm, pts)}, above the limit ${fmt(limit)} (baseline ${fmt(b)}, ${firstPoints(baseN)})${peakText()}.`,
+                ),
                 hint: hints.klDrift,
                 peak: top,
                 threshold: limit,

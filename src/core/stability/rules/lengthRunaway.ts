@@ -8,7 +8,7 @@
  * 270 → 665 tokens over 2958 steps while its test reward rose), so growth against the run's start is not judged.
  */
 import { Cadence, Episode, Streak, Window, fmt, median, pct, span, type Pt } from '../stats';
-import { at, firstPoints, level } from '../quote';
+import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const CLIP = 'response_length/clip_ratio';
@@ -90,8 +90,10 @@ export const lengthRunawayRule: RuleDef = {
             out.push({
               metric: CLIP,
               severity: sm >= c.clipCritical ? 'critical' : 'warning',
-              message: () =>
-                `Responses at the max length: ${level(CLIP, sm, pts)}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(baseN, 'lowest')})${top.step !== last.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
+              message: lazyText(
+                () =>
+                  `Responses at the max length: ${level(CLIP, sm, pts)}, above the limit ${pct(c.clipWarn)}, up from ${at(CLIP, cb!)} (${firstPoints(baseN, 'lowest')})${top.step !== last.step ? `; highest ${at(CLIP, top)}` : ''}; latest ${at(CLIP, last)}.`,
+              ),
               hint,
               peak: top,
               threshold: Math.max(c.clipWarn, cb!.value + c.clipRise),
@@ -111,19 +113,23 @@ export const lengthRunawayRule: RuleDef = {
             const lenTop = lenAt.get(top.step);
             const lenFrom = lenFirst;
             const zeroFrom = scoreAlwaysZero ? scoreFirst : null;
-            const lenText = () =>
+            const lenText = lazyText(() =>
               lenFrom && lenTop !== undefined && lenFrom.step < top.step
                 ? `; ${MEAN} from ${at(MEAN, lenFrom)} to ${at(MEAN, { step: top.step, value: lenTop })}`
-                : '';
-            const scoreText = () =>
+                : '',
+            );
+            const scoreText = lazyText(() =>
               zeroFrom && zeroFrom.step < last.step
                 ? `${scoreKey} ${at(scoreKey!, zeroFrom)} and at every logged step through step ${last.step}`
-                : `${scoreKey} ${at(scoreKey!, { step: last.step, value: score! })}`;
+                : `${scoreKey} ${at(scoreKey!, { step: last.step, value: score! })}`,
+            );
             out.push({
               metric: CLIP,
               severity: 'critical',
-              message: () =>
-                `Responses ran to the length cap with no reward: the share at the cap went from ${at(CLIP, start)} to ${at(CLIP, top)}${top.step !== last.step ? ` (${at(CLIP, last)})` : ''}${lenText()}, and ${scoreText()}.`,
+              message: lazyText(
+                () =>
+                  `Responses ran to the length cap with no reward: the share at the cap went from ${at(CLIP, start)} to ${at(CLIP, top)}${top.step !== last.step ? ` (${at(CLIP, last)})` : ''}${lenText()}, and ${scoreText()}.`,
+              ),
               hint,
               peak: top,
               threshold: c.clipCritical,
@@ -151,8 +157,10 @@ export const lengthRunawayRule: RuleDef = {
             const from = lenEp.before;
             const calmN = calm.length;
             const onset = lenEp.onset;
-            const message = () =>
-              `Mean response length ${from ? `rose from ${at(MEAN, from)} to ${at(MEAN, top)}` : `reached ${at(MEAN, top)}`}, ${fmt(top.value / recentMed)}× its recent median ${fmt(recentMed)} tokens (median of the last ${calmN} calm logged steps); above ${fmt(c.jumpFactor)}× that median for ${n} logged steps (${span(onset, last.step)})${top.step !== last.step ? `, latest ${at(MEAN, last)}` : ''}.`;
+            const message = lazyText(
+              () =>
+                `Mean response length ${from ? `rose from ${at(MEAN, from)} to ${at(MEAN, top)}` : `reached ${at(MEAN, top)}`}, ${fmt(top.value / recentMed)}× its recent median ${fmt(recentMed)} tokens (median of the last ${calmN} calm logged steps); above ${fmt(c.jumpFactor)}× that median for ${n} logged steps (${span(onset, last.step)})${top.step !== last.step ? `, latest ${at(MEAN, last)}` : ''}.`,
+            );
             out.push({
               metric: MEAN,
               severity: 'warning',

@@ -10,7 +10,7 @@
  */
 import { metricDef } from '../../../shared/metrics';
 import { reportableNonFinite, type NonFiniteKind } from '../nonFinite';
-import { at } from '../quote';
+import { at, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef, type Severity } from '../types';
 
 const CRITICAL_PREFIXES = ['actor/', 'critic/'];
@@ -90,14 +90,14 @@ export const nonFiniteRule: RuleDef = {
           const first = keys[0];
           const step = rec.step;
           // `b` is replaced, never changed, when a key breaks anew: the text can be built from it later.
-          const message = (): string => {
+          const message = lazyText((): string => {
             const still = b.since < step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${step}` : '';
             if (keys.length === 1) {
               const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
               return `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
             }
             return `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
-          };
+          });
           out.push({
             metric: first,
             severity,
@@ -113,8 +113,10 @@ export const nonFiniteRule: RuleDef = {
           out.push({
             metric: 'actor/skipped_updates',
             severity: 'warning',
-            message: () =>
-              `Skipped updates ${at('actor/skipped_updates', { step, value: skipped })}: mini-batch updates were skipped because the gradient or the update's result was non-finite.`,
+            message: lazyText(
+              () =>
+                `Skipped updates ${at('actor/skipped_updates', { step, value: skipped })}: mini-batch updates were skipped because the gradient or the update's result was non-finite.`,
+            ),
             hint: hints.skipped,
           });
         }

@@ -15,7 +15,7 @@
  * Each judged on its mean over `smooth` steps, for `patience` steps.
  */
 import { Baseline, Cadence, Episode, Streak, Window, fmt, median, pct } from '../stats';
-import { at, firstPoints, level } from '../quote';
+import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef, type Severity } from '../types';
 
 const IDENTICAL = 'response/identical_share';
@@ -79,7 +79,7 @@ export const responseCollapseRule: RuleDef = {
           const pts = t.win.points();
           const baseN = t.base.n;
           const lim = limit;
-          const message = (): string => {
+          const message = lazyText((): string => {
             const mean = level(key, sm, pts);
             const tail = `${worst.step !== last.step ? `; ${dir === 'up' ? 'highest' : 'lowest'} ${at(key, worst)}` : ''}; latest ${at(key, last)}`;
             return key === IDENTICAL
@@ -87,7 +87,7 @@ export const responseCollapseRule: RuleDef = {
               : key === DISTINCT
                 ? `Responses are collapsing onto repeated tokens: distinct bigrams ${mean}, at or below ${fmt(c.distinctFrac)}× its start ${pct(b)} (${firstPoints(baseN)})${tail}.`
                 : `Responses no longer depend on their prompt (template collapse): prompt–response mutual information ${mean}, at or below ${fmt(c.miFrac)}× its start ${fmt(b)} nats (${firstPoints(baseN)})${tail}.`;
-          };
+          });
           out.push({
             metric: t.key,
             severity,

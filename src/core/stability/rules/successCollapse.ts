@@ -1,6 +1,6 @@
 /** success_collapse: success or reward giving back most of what was learned (spec §4: CISPO/SAPO peak then fall). */
 import { Baseline, Cadence, Episode, NoiseEstimator, Streak, Window, extreme, fmt, pct, type Pt } from '../stats';
-import { at, level } from '../quote';
+import { at, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const SUCCESS_KEYS = ['episode/success_rate', 'val/success_rate'] as const;
@@ -101,8 +101,10 @@ export const successCollapseRule: RuleDef = {
               out.push({
                 metric: VAL_KEY,
                 severity: valP <= (1 - c.criticalFrac) * bestVal.p ? 'critical' : 'warning',
-                message: () =>
-                  `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) at step ${last.step} from its best ${pct(was.p)} (${Math.round(was.p * was.n)}/${was.n}) at step ${was.step}; z = ${fmt(z)}, beyond held-out sampling noise.`,
+                message: lazyText(
+                  () =>
+                    `Validation success fell to ${pct(valP)} (${Math.round(valP * valN)}/${valN}) at step ${last.step} from its best ${pct(was.p)} (${Math.round(was.p * was.n)}/${was.n}) at step ${was.step}; z = ${fmt(z)}, beyond held-out sampling noise.`,
+                ),
                 hint: hints.successLoss,
                 peak,
                 threshold: (1 - c.warnFrac) * bestVal.p,
@@ -141,8 +143,10 @@ export const successCollapseRule: RuleDef = {
           out.push({
             metric: key,
             severity: sm <= (1 - c.criticalFrac) * t.max ? 'critical' : 'warning',
-            message: () =>
-              `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} ${level(key, sm, pts)}${pts.length > 1 ? ` (${pts.length} ${unit})` : ''}, down from its best ${level(key, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: lazyText(
+              () =>
+                `${isVal ? 'Validation' : 'Training'} ${primary !== undefined ? 'score' : 'success'} ${level(key, sm, pts)}${pts.length > 1 ? ` (${pts.length} ${unit})` : ''}, down from its best ${level(key, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            ),
             hint: hints.successLoss,
             peak: top,
             threshold: (1 - c.warnFrac) * t.max,
@@ -176,8 +180,10 @@ export const successCollapseRule: RuleDef = {
               out.push({
                 metric: REWARD_KEY,
                 severity: sm <= base ? 'critical' : 'warning',
-                message: () =>
-                  `Mean episode return ${level(REWARD_KEY, sm, pts)}, down from its best ${level(REWARD_KEY, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(REWARD_KEY, top)})` : ''} against a start median ${fmt(base)}, a fall ${fmt(max - sm)} against a gain ${fmt(gain)}; ${low.step !== last.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
+                message: lazyText(
+                  () =>
+                    `Mean episode return ${level(REWARD_KEY, sm, pts)}, down from its best ${level(REWARD_KEY, max, bestPts)}${bestPts.length > 1 ? ` (highest ${at(REWARD_KEY, top)})` : ''} against a start median ${fmt(base)}, a fall ${fmt(max - sm)} against a gain ${fmt(gain)}; ${low.step !== last.step ? `lowest ${at(REWARD_KEY, low)}, ` : ''}latest ${at(REWARD_KEY, last)}.`,
+                ),
                 hint: hints.successLoss,
                 peak: top,
                 threshold: t.max - c.rewardGiveBack * gain,

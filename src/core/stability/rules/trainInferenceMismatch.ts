@@ -1,6 +1,6 @@
 /** train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's. */
 import { Cadence, Streak, fmt, span } from '../stats';
-import { at } from '../quote';
+import { at, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const MAX = 'mismatch/logprob_abs_max';
@@ -38,8 +38,10 @@ export const trainInferenceMismatchRule: RuleDef = {
             out.push({
               metric: MAX,
               severity: mx > c.maxCritical ? 'critical' : 'warning',
-              message: () =>
-                `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
+              message: lazyText(
+                () =>
+                  `Rollout and trainer log-probs differ by up to ${at(MAX, p)}, above the limit ${fmt(c.maxWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
+              ),
               hint,
               peak: p,
               threshold: c.maxWarn,
@@ -57,8 +59,10 @@ export const trainInferenceMismatchRule: RuleDef = {
             out.push({
               metric: MEAN,
               severity: 'warning',
-              message: () =>
-                `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
+              message: lazyText(
+                () =>
+                  `Rollout and trainer log-probs differ on average per token by ${at(MEAN, p)}, above the limit ${fmt(c.meanWarn)} for ${n} logged steps (${span(onset, p.step)}).`,
+              ),
               hint,
               peak: p,
               threshold: c.meanWarn,

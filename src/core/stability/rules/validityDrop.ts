@@ -1,6 +1,6 @@
 /** validity_drop: valid-format / valid-action ratio falling from its running max (spec §4: "valid-format ratio drops sharply"). */
 import { Cadence, Episode, Streak, Window, extreme, type Pt } from '../stats';
-import { at, level } from '../quote';
+import { at, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
 const KEYS = ['episode/valid_format_ratio', 'episode/valid_action_ratio'] as const;
@@ -64,8 +64,10 @@ export const validityDropRule: RuleDef = {
           out.push({
             metric: key,
             severity: drop >= c.criticalDrop ? 'critical' : 'warning',
-            message: () =>
-              `${what} ${level(key, sm, pts)}, down ${Math.round(drop * 100)} percentage points from its best ${level(key, max, best)}${best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            message: lazyText(
+              () =>
+                `${what} ${level(key, sm, pts)}, down ${Math.round(drop * 100)} percentage points from its best ${level(key, max, best)}${best.length > 1 ? ` (highest ${at(key, top)})` : ''}; ${low.step !== last.step ? `lowest ${at(key, low)}, ` : ''}latest ${at(key, last)}.`,
+            ),
             hint: key === 'episode/valid_format_ratio' ? hints.formatLoss : hints.admissibleLoss,
             peak: top,
             threshold: s.max - c.warnDrop,
