@@ -1,6 +1,7 @@
 """Transformers' own Qwen3ForCausalLM (4.51.3, the llm-qwen3 peer venv) on a Qwen3 checkpoint folder: logits of the
-folder's reference rows (right-padded, with the attention mask) and the token-mean loss gradient w.r.t. the weights
-reference.json names, as JSON on stdout.
+folder's reference rows (right-padded, with the attention mask), the token-mean loss gradient w.r.t. the weights
+reference.json names, and 32 greedy tokens after each of its greedy prompts through the model's own KV cache, as JSON
+on stdout.
 
 Usage: .venvs/llm-qwen3/bin/python tests/peers/qwen3_transformers.py FOLDER
 
@@ -68,9 +69,24 @@ for i, r in enumerate(rows):
 loss = -total / count
 loss.backward()
 params = dict(model.named_parameters())
+
+# Greedy decoding through the model's own KV cache (its DynamicCache): prefill the prompt, then one token a step.
+# Written out rather than model.generate(), which imports torch.distributed.fsdp, and that fails to import on
+# Debian's PyTorch 1.13 under Python 3.11 (a dataclass with a mutable default).
+greedy = []
+with torch.no_grad():
+    for prompt in ref["greedy"]["prompts"]:
+        out = model(input_ids=torch.tensor([prompt]), use_cache=True)
+        tokens = []
+        for _ in range(32):
+            tokens.append(int(out.logits[0, -1].argmax()))
+            out = model(input_ids=torch.tensor([[tokens[-1]]]), past_key_values=out.past_key_values, use_cache=True)
+        greedy.append(tokens)
+
 print(json.dumps({
     "transformers": transformers.__version__,
     "logits": [logits[i, : len(r["promptIds"]) + len(r["responseIds"])].tolist() for i, r in enumerate(rows)],
     "loss": float(loss),
     "grads": {n: params[n].grad.flatten().tolist() for n in ref["grads"]},
+    "greedy": greedy,
 }))

@@ -210,7 +210,7 @@ for (const backend of BACKENDS) {
 describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKENDS[0]})`, () => {
   // The Qwen3 checkpoint above is made by Transformers 4.44 with a Qwen3-style attention (see make_hf_checkpoints.py);
   // this checks the lab against Transformers' Qwen3 class itself (tests/peers/qwen3_transformers.py, llm-qwen3 venv).
-  it('logits of the padded reference rows and the token-mean loss gradient match', async () => {
+  it('logits of the padded reference rows, the token-mean loss gradient and 32 greedy tokens match', async () => {
     await initBackend(BACKENDS[0]);
     const dir = join(root, 'qwen3-fp16');
     const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
@@ -225,6 +225,7 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
       logits: number[][][];
       loss: number;
       grads: Record<string, number[]>;
+      greedy: number[][];
     };
     expect(peer.transformers).toBe('4.51.3');
     const folder = await loadHfFolder(dir);
@@ -249,12 +250,22 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
       const loss = value.dataSync()[0];
       const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[model.vars[n].name].dataSync(), peer.grads[n])]));
       tf.dispose([value, ...Object.values(grads)]);
+      // Greedy decoding with the lab's KV cache against Qwen3ForCausalLM's own (DynamicCache), prompt by prompt.
+      const gen = await generateLlm(
+        model,
+        ref.greedy.prompts,
+        { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] },
+        new Rng(7),
+        ref.padId,
+      );
       console.log(
-        `qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
+        `qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}, greedy ${peer.greedy.length} × 32 tokens`,
       );
       expect(dLogits).toBeLessThanOrEqual(1e-4);
       expect(Math.abs(loss - peer.loss)).toBeLessThanOrEqual(1e-4);
       for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
+      expect(peer.greedy.map((t) => t.length)).toEqual(ref.greedy.prompts.map(() => 32));
+      expect(gen.tokens).toEqual(peer.greedy);
     } finally {
       model.dispose();
     }
