@@ -545,6 +545,24 @@ describe('bad model folders are refused before a run exists', () => {
     await refused(dir, /vocab/i);
   });
 
+  it('a run that does not fit in memory, through train: the estimate and the fix, nothing in the store', async () => {
+    const dataDir = join(work, 'data-too-big');
+    const c = ctx(dataDir);
+    // Every weight trained and 65,536 rows a chunk (1024 tasks × 64 rollouts × 1 turn, one mini-batch, the activation
+    // budget raised to let a chunk hold them all): over tfjs-wasm's 4 GiB heap and any machine's memory.
+    const big = [
+      ['rollout.tasksPerStep', 1024],
+      ['rollout.groupSize', 64],
+      ['env.maxSteps', 1],
+      ['optim.miniBatchRows', 65536],
+      ['compute.activationBudgetMB', 1048576],
+    ].flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    await expect(train.run(['--model', `hf:${qwen3}`, '--steps', '2', ...SETS, ...big], c.ctx)).rejects.toThrow(
+      /Qwen3ForCausalLM from .* does not fit: needs weights .* \+ activations .* GiB, over .* GiB .*; use .*fewer rows per chunk/,
+    );
+    await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+  });
+
   it('a run that does not fit in memory, with the estimate and the fix', async () => {
     const { config } = resolveConfig('sampo', 'sokoban', {
       'model.source': `hf:${qwen3}`,
