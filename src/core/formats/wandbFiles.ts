@@ -10,6 +10,7 @@
  * NaN and ±inf appear as the bare tokens `NaN` / `Infinity` / `-Infinity`; `wandb/wandb_config.py` wrote
  * config.yaml with PyYAML's block style). Pure: text in, values out, no files.
  */
+import { MAX_RECORD_DEPTH, MAX_RECORD_KEYS, RecordLimitError } from './steps';
 
 const NAN_MARK = '\u0000NaN';
 const INF_MARK = '\u0000+Inf';
@@ -74,9 +75,10 @@ export function wandbHistoryRow(
   const step = o._step;
   if (typeof step !== 'number' || !Number.isSafeInteger(step)) return null;
   const values: Record<string, number> = {};
+  const count = { n: 0 };
   for (const k in o) {
     if (k === '_step' || k === '_timestamp') continue;
-    numbers(k, o[k], values, onIgnored);
+    numbers(k, o[k], values, onIgnored, 1, count);
   }
   const ts = o._timestamp;
   return typeof ts === 'number' && Number.isFinite(ts) ? { step, wallTime: ts, values } : { step, values };
@@ -89,7 +91,20 @@ export function wandbSummaryValues(o: Record<string, unknown>): Record<string, n
   return out;
 }
 
-function numbers(key: string, v: unknown, out: Record<string, number>, onIgnored: (key: string) => void): void {
+/**
+ * `v`'s numbers into `out` under `key`. A row is bounded as a JSONL record is (MAX_RECORD_DEPTH, MAX_RECORD_KEYS:
+ * RecordLimitError, which the reader skips and counts): a row nested 20,000 deep overflowed the stack and aborted
+ * the whole import.
+ */
+function numbers(
+  key: string,
+  v: unknown,
+  out: Record<string, number>,
+  onIgnored: (key: string) => void,
+  depth = 1,
+  count = { n: 0 },
+): void {
+  if (++count.n > MAX_RECORD_KEYS) throw new RecordLimitError(`record with more than ${MAX_RECORD_KEYS} values`);
   if (typeof v === 'number') out[key] = v;
   else if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
@@ -98,7 +113,8 @@ function numbers(key: string, v: unknown, out: Record<string, number>, onIgnored
       onIgnored(key);
       return;
     }
-    for (const k in o) numbers(`${key}.${k}`, o[k], out, onIgnored);
+    if (depth >= MAX_RECORD_DEPTH) throw new RecordLimitError(`record nested deeper than ${MAX_RECORD_DEPTH} levels`);
+    for (const k in o) numbers(`${key}.${k}`, o[k], out, onIgnored, depth + 1, count);
   } else onIgnored(key);
 }
 

@@ -28,6 +28,7 @@ import {
   wandbRunIdFromFolder,
   wandbSummaryValues,
 } from '../../core/formats/wandbFiles';
+import { RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
@@ -574,8 +575,13 @@ async function wandbFilesRun(dir: string, history: string, config: string): Prom
         meta.notes.push(`its config.yaml could not be read (${e instanceof Error ? e.message : String(e)}); imported without a config`);
       }
       if (isObj(summary)) {
-        const final = wandbSummaryValues(summary);
-        if (Object.keys(final).length > 0) meta.finalMetrics = final;
+        try {
+          const final = wandbSummaryValues(summary);
+          if (Object.keys(final).length > 0) meta.finalMetrics = final;
+        } catch (e) {
+          if (!(e instanceof RecordLimitError)) throw e;
+          meta.notes.push(`its wandb-summary.json was left out (${e.reason})`);
+        }
       }
       const ignored = new Set<string>();
       const onLine = (line: string): void => {
@@ -591,7 +597,15 @@ async function wandbFilesRun(dir: string, history: string, config: string): Prom
           bump(skipped, SKIP_OLD_LINE);
           return;
         }
-        const row = wandbHistoryRow(o, (k) => ignored.add(k));
+        let row;
+        try {
+          row = wandbHistoryRow(o, (k) => ignored.add(k));
+        } catch (e) {
+          // A row past the record bounds (nesting, values) is one bad line, as in a JSONL log.
+          if (!(e instanceof RecordLimitError)) throw e;
+          bump(skipped, e.reason);
+          return;
+        }
         if (row === null) {
           bump(skipped, SKIP_NO_STEP);
           return;

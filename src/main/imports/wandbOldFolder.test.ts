@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore } from '../store/runStore';
 import { importSources } from './importSources';
 import { scanTrackers } from './trackers';
+import { MAX_RECORD_DEPTH, MAX_RECORD_KEYS } from '../../core/formats/steps';
 
 let dir: string;
 let store: RunStore;
@@ -119,6 +120,22 @@ describe("an older W&B client's run folder (written here in wandb 0.9.7's layout
     const again = await importSources(store, [root]);
     expect(again.runIds).toEqual([]);
     expect(again.duplicateOf).toEqual(r.runIds);
+  });
+
+  it('a history row nested 20,000 deep or with over 10,000 values is skipped and counted, the others imported', async () => {
+    const root = await oldFolder();
+    const file = join(root, 'run-20200101_120000-old1abcd', 'wandb-history.jsonl');
+    const deep = `{"_step": 10, "x": ${'{"a": '.repeat(20_000)}1${'}'.repeat(20_000)}}`;
+    const wide = `{"_step": 11, ${Array.from({ length: MAX_RECORD_KEYS + 1 }, (_, i) => `"k${i}": ${i}`).join(', ')}}`;
+    await writeFile(file, `${Array.from({ length: 10 }, (_, s) => historyLine(s)).join('\n')}\n${deep}\n${wide}\n${historyLine(12)}\n`);
+    const r = await importSources(store, [root]);
+    expect(r.steps).toBe(11);
+    const rec = (await store.getRun(r.runIds[0]))!;
+    expect(rec.source?.skipped).toEqual({
+      [`record nested deeper than ${MAX_RECORD_DEPTH} levels`]: 1,
+      [`record with more than ${MAX_RECORD_KEYS} values`]: 1,
+    });
+    expect((await store.readMetrics(r.runIds[0])).map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12]);
   });
 
   it('a history file on its own is still a flat JSONL stream, and a folder without config.yaml is no W&B run', async () => {
