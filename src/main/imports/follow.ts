@@ -30,6 +30,8 @@ import { CHUNK_BYTES, HEAD_BYTES, LineSplitter, listTree, readHead, sourceLabel 
 import { ImportError } from './importLogs';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter, SourceTally, sourceCopyRefusal } from './runWriter';
+import { isSqlite, openReadOnly, tablesOf } from './sqliteReadOnly';
+import { sqliteKind } from './trackers';
 
 export const SKIP_REPLAYED = 'replayed step';
 export const SKIP_OTHER_RUN = 'other source run';
@@ -180,6 +182,34 @@ async function interruptedFollowOf(store: RunStore, path: string, format: LogFor
   return best;
 }
 
+/**
+ * A tracker's SQLite database is no log to tail: `arlarena follow` polls it (followTrackers.ts, one lab run per
+ * tracker run) and Import reads it, but this follower would refuse it as binary "in no known format", which is
+ * untrue. Say what it is and the ways in instead.
+ */
+function refuseTrackerDb(path: string): never {
+  let kind: 'mlflow-sqlite' | 'trackio' | null = null;
+  try {
+    const db = openReadOnly(path);
+    try {
+      kind = sqliteKind(tablesOf(db));
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Unreadable as SQLite (or no reader here): named as a database in general below.
+  }
+  const what = kind === 'mlflow-sqlite' ? 'an MLflow SQLite store' : kind === 'trackio' ? 'a Trackio database' : 'a SQLite database';
+  const tracker = kind === null ? " (neither MLflow's nor Trackio's tables)" : '';
+  throw new ImportError(
+    'BAD_OPTION',
+    `${path} is ${what}${tracker}: Follow tails a log file or a TensorBoard folder, not a database; nothing was followed. ` +
+      (kind === null
+        ? 'The lab reads MLflow and Trackio databases only.'
+        : `Import it (Import… / From a path…: every run in it), or follow it live while it gains rows with \`arlarena follow ${path}\` (polled read-only, one lab run per tracker run).`),
+  );
+}
+
 export class LogFollower {
   private writer: RunWriter;
   private readonly runs: string[] = [];
@@ -262,6 +292,7 @@ export class LogFollower {
     if (!isDir && format === null && st.size > 0) {
       const head = await readHead(path);
       format = registry.detect(head)?.format ?? null;
+      if (format === null && isSqlite(head)) refuseTrackerDb(path);
       if (format === null && head.length >= HEAD_BYTES) {
         throw new ImportError(
           'UNKNOWN_FORMAT',
