@@ -6,7 +6,7 @@
  *
  *   - the metrics of every step are finite; the adapters change while every base weight stays the folder's, bit for bit;
  *   - the run record carries the model (config.json, SHA-256 of the weight and tokenizer files, LoRA settings), its
- *     checkpoints only the adapters; `runs`, `show` and the detector (`check`) treat it like any run;
+ *     checkpoints only the adapters; `runs`, `show`, the detector (`check`) and Compare's calls treat it like any run;
  *   - its bundle carries the hashes and reproduces bit for bit from a copy of the base folder (--model-folder), and a
  *     copy whose tokenizer file differs is refused naming that file;
  *   - stopped after step 5 and resumed (`arlarena resume`), it ends with the stream of the straight 10-step run;
@@ -52,6 +52,11 @@ import type { TrainerDeps } from '../src/core/training/types';
 import type { RolloutEngine } from '../src/core/agent/engine';
 import { createLlmRolloutEngine } from '../src/main/compute/llmRollout';
 import { deps as tinyDeps, deterministicPart, recorder, useWasm } from './tinyTrainer';
+import { createRouter } from '../src/main/api/router';
+import { createLab } from '../src/main/app/lab';
+import { createRunsHandlers } from '../src/main/api/handlers/runs';
+import { syntheticJobs } from '../src/main/testing/jobs/index';
+import { writeSyntheticRun } from '../src/main/store/synthetic';
 
 function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
   let out = '';
@@ -255,6 +260,48 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     expect(report.steps).toBeGreaterThanOrEqual(10);
     // The rules that read the trainer's keys (validity, entropy, clip fraction, mismatch, …) all apply to it.
     expect(report.coverage.filter((r) => !r.applicable)).toEqual([]);
+  }, 120_000);
+
+  it("is compared like any run: Compare's calls on it and a lab run, through the router with outputs checked against the contract", async () => {
+    const services = createLab({
+      dataDir: dataA,
+      insideElectron: false,
+      computeInfo: async () => ({ training: 'wasm', rollout: 'tfjs', detail: 'test', available: ['wasm'] }),
+      sessions: syntheticJobs(),
+    });
+    try {
+      const { store } = await services.lab();
+      const lab = await writeSyntheticRun(store, { steps: 10, seed: 1, shape: 'calm', name: 'a lab run' });
+      const router = createRouter(createRunsHandlers(services) as never, {
+        validateOutput: true,
+        onInternalError: (m, e) => console.error(m, e),
+      });
+      const call = async (method: string, input: unknown): Promise<any> =>
+        router.call(method, input, { transport: 'browser', publishDownload: null });
+      const runIds = [runA, lab.id];
+      const many = await call('runs.getMany', { runIds });
+      expect(many.error).toBeUndefined();
+      expect(many.value.runs.map((r: { id: string }) => r.id)).toEqual(runIds);
+      expect(many.value.runs[0].model).toMatchObject({ architecture: 'Qwen3ForCausalLM', lora: { rank: 4 } });
+      expect(many.value.runs[0].config.model.source).toBe(`hf:${qwen3}`);
+      const series = await call('runs.metrics', { runIds, keys: ['episode/reward_mean', 'actor/entropy'] });
+      expect(series.error).toBeUndefined();
+      for (const key of ['episode/reward_mean', 'actor/entropy']) {
+        const hf = series.value.find((x: { runId: string; key: string }) => x.runId === runA && x.key === key);
+        expect(hf, key).toBeDefined();
+        expect(hf.steps.length, key).toBeGreaterThanOrEqual(10);
+        expect(
+          series.value.some((x: { runId: string; key: string }) => x.runId === lab.id && x.key === key),
+          key,
+        ).toBe(true);
+      }
+      const axes = await call('runs.axisKeys', { runIds });
+      expect(axes.error).toBeUndefined();
+      const keys = await call('runs.metricKeys', { runId: runA });
+      expect(keys.value).toEqual(expect.arrayContaining(['mismatch/logprob_abs_max', 'episode/valid_format_ratio']));
+    } finally {
+      await services.dispose();
+    }
   }, 120_000);
 
   it('exports the trained model as a Hugging Face folder (merged, and the PEFT adapters) and evaluates its checkpoint', async () => {
