@@ -350,6 +350,11 @@ describe('live follow of tracker databases gaining rows (read-only polling)', ()
         expect(followed).toEqual(full);
         const rec = (await store.getRun(ids[0]!))!;
         expect(rec).toMatchObject({ status: 'completed', name: 'live', source: { following: false } });
+        // The detector ran on the followed steps as on a lab run: the writer's planted NaN grad norm (step 3) is
+        // an alert of the followed run, and its alerts are the one-shot import's.
+        const brief = (r: typeof rec) => r.alerts.map((a) => `${a.rule} ${a.metric} ${a.firstStep}`).sort();
+        expect(brief(rec).some((a) => /grad_norm 3$/.test(a))).toBe(true);
+        expect(brief(rec)).toEqual(brief((await store.getRun(oneShot.runIds[0]))!));
       } finally {
         await store.close();
       }
