@@ -20,20 +20,19 @@ export class StepAccumulator {
   private earlyRun = '';
   /** Steps handed to the sink so far. */
   emitted = 0;
-  /** Per run, the distinct keys it has carried so far (at most MAX_RUN_KEYS each). */
-  private runKeys = new Map<string, Set<string>>();
-  /** Per run, the keys of its last record in their order: nearly every record repeats them (the fast path). */
-  private lastKeys = new Map<string, string[]>();
+  private readonly keys: RunKeyBound;
 
   /** `skipped`: the parser's counts, where values arriving for a step already flushed early are counted. */
   constructor(
     private readonly onStep: StepSink,
     private readonly skipped?: Record<string, number>,
-  ) {}
+  ) {
+    this.keys = new RunKeyBound(skipped);
+  }
 
   /** Adds one record's values; later values for a key already present in the same step replace it. */
   add(step: number, values: Record<string, number>, run = '', wallTime?: number): void {
-    this.boundKeys(run, values);
+    this.keys.apply(run, values);
     if (this.values !== null && step === this.step && run === this.run) {
       Object.assign(this.values, values);
       if (wallTime !== undefined) this.wallTime = wallTime;
@@ -51,39 +50,6 @@ export class StepAccumulator {
     this.step = step;
     this.values = values;
     this.wallTime = wallTime;
-  }
-
-  /**
-   * Leaves out of `values` (which the accumulator owns from here on) the keys past the first MAX_RUN_KEYS its run
-   * has carried, counting each value left out: each line is bounded by MAX_RECORD_KEYS, but lines that each bring
-   * new keys made the run's key set, and the memory of every per-key structure after the parser, grow without
-   * bound (200 lines of 9,000 new keys, a 31 MB JSONL file, took 13.4 GB to import).
-   */
-  private boundKeys(run: string, values: Record<string, number>): void {
-    const last = this.lastKeys.get(run);
-    if (last !== undefined) {
-      let i = 0;
-      let same = true;
-      for (const k in values)
-        if (k !== last[i++]) {
-          same = false;
-          break;
-        }
-      if (same && i === last.length) return;
-    }
-    let seen = this.runKeys.get(run);
-    if (seen === undefined) this.runKeys.set(run, (seen = new Set()));
-    let dropped = 0;
-    for (const k in values) {
-      if (seen.has(k)) continue;
-      if (seen.size < MAX_RUN_KEYS) seen.add(k);
-      else {
-        delete values[k];
-        dropped++;
-      }
-    }
-    if (dropped > 0 && this.skipped) bump(this.skipped, SKIP_KEYS_PAST_RUN_LIMIT, dropped);
-    this.lastKeys.set(run, Object.keys(values));
   }
 
   /**
@@ -114,6 +80,50 @@ export class StepAccumulator {
     this.early = this.step;
     this.earlyRun = this.run;
     this.flush();
+  }
+}
+
+/**
+ * A run's distinct keys, bounded: each record is bounded by MAX_RECORD_KEYS, but records that each bring new keys
+ * made a run's key set, and the memory of every per-key structure after the parser, grow without bound (200 lines
+ * of 9,000 new keys, a 31 MB JSONL file, took 13.4 GB to import). Used by StepAccumulator (the text parsers) and
+ * by the tracker imports, whose readers hand steps to the importer directly.
+ */
+export class RunKeyBound {
+  /** Per run, the distinct keys it has carried so far (at most MAX_RUN_KEYS each). */
+  private runKeys = new Map<string, Set<string>>();
+  /** Per run, the keys of its last record in their order: nearly every record repeats them (the fast path). */
+  private lastKeys = new Map<string, string[]>();
+
+  /** `skipped`: where each value left out is counted (SKIP_KEYS_PAST_RUN_LIMIT). */
+  constructor(private readonly skipped?: Record<string, number>) {}
+
+  /** Leaves out of `values` (the caller's to change) the keys past the first MAX_RUN_KEYS its run has carried. */
+  apply(run: string, values: Record<string, number>): void {
+    const last = this.lastKeys.get(run);
+    if (last !== undefined) {
+      let i = 0;
+      let same = true;
+      for (const k in values)
+        if (k !== last[i++]) {
+          same = false;
+          break;
+        }
+      if (same && i === last.length) return;
+    }
+    let seen = this.runKeys.get(run);
+    if (seen === undefined) this.runKeys.set(run, (seen = new Set()));
+    let dropped = 0;
+    for (const k in values) {
+      if (seen.has(k)) continue;
+      if (seen.size < MAX_RUN_KEYS) seen.add(k);
+      else {
+        delete values[k];
+        dropped++;
+      }
+    }
+    if (dropped > 0 && this.skipped) bump(this.skipped, SKIP_KEYS_PAST_RUN_LIMIT, dropped);
+    this.lastKeys.set(run, Object.keys(values));
   }
 }
 

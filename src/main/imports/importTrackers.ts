@@ -8,6 +8,7 @@
  * detector, appended to the store; a run that fails midway is deleted, nothing half-imported remains.
  */
 import { stat } from 'node:fs/promises';
+import { RunKeyBound } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo } from '../../core/formats/types';
 import type { RunStore } from '../store/runStore';
 import { sha256File } from './files';
@@ -106,15 +107,23 @@ export async function importTrackerRuns(
       following: false,
       notes: upload || together ? ['uploaded through the app'] : [],
     });
+    // The tracker readers hand steps over directly (not through the text parsers' StepAccumulator): the same bound
+    // on a run's distinct keys, its counts added to the reader's.
+    const keyBound: Record<string, number> = {};
+    const keys = new RunKeyBound(keyBound);
     try {
-      const { meta, skipped } = await run.read({
+      const read = await run.read({
         add: (s) => {
+          keys.apply(s.run, s.values);
           writer.add(s);
         },
         afterChunk: async (m) => {
           await writer.flush(m);
         },
       });
+      const meta = read.meta;
+      const skipped = { ...read.skipped };
+      add(skipped, keyBound);
       const sha: string[] = [];
       let bytes = 0;
       for (const f of run.files) {

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore } from '../store/runStore';
 import { importSources } from './importSources';
 import { scanTrackers } from './trackers';
-import { MAX_RECORD_DEPTH, MAX_RECORD_KEYS } from '../../core/formats/steps';
+import { MAX_RECORD_DEPTH, MAX_RECORD_KEYS, MAX_RUN_KEYS, SKIP_KEYS_PAST_RUN_LIMIT } from '../../core/formats/steps';
 
 let dir: string;
 let store: RunStore;
@@ -136,6 +136,21 @@ describe("an older W&B client's run folder (written here in wandb 0.9.7's layout
       [`record with more than ${MAX_RECORD_KEYS} values`]: 1,
     });
     expect((await store.readMetrics(r.runIds[0])).map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12]);
+  });
+
+  it("a run's first 10,000 distinct keys are kept; later new keys' values are left out and counted", async () => {
+    const root = await oldFolder();
+    const file = join(root, 'run-20200101_120000-old1abcd', 'wandb-history.jsonl');
+    const fresh = (step: number) =>
+      `{"_step": ${step}, ${Array.from({ length: 6_000 }, (_, i) => `"s${step}_${i}": ${i}`).join(', ')}, "actor/pg_loss": 0.5}`;
+    await writeFile(file, `${Array.from({ length: 10 }, (_, s) => historyLine(s)).join('\n')}\n${fresh(10)}\n${fresh(11)}\n`);
+    const r = await importSources(store, [root]);
+    expect(r.steps).toBe(12);
+    // Rows 0-9 carry 4 numeric keys (actor/pg_loss, actor/grad_norm, timing.gen, _runtime); rows 10 and 11 offer
+    // 12,000 more: 2,004 past the bound.
+    expect((await store.getRun(r.runIds[0]))!.source?.skipped).toEqual({ [SKIP_KEYS_PAST_RUN_LIMIT]: 4 + 12_000 - MAX_RUN_KEYS });
+    const last = (await store.readMetrics(r.runIds[0])).at(-1)!;
+    expect(last.values['actor/pg_loss']).toBe(0.5);
   });
 
   it('a history file on its own is still a flat JSONL stream, and a folder without config.yaml is no W&B run', async () => {
