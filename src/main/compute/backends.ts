@@ -106,8 +106,18 @@ async function tryNode(
     freezeTensorflowEnv();
     return null;
   } catch (e) {
+    forgetTensorflowKernels();
     return tensorflowLoadProblem(pkg, (e as Error).message ?? String(e));
   }
+}
+
+/**
+ * tfjs-node-gpu installed without its built binding registers its 155 `tensorflow` kernels before its import throws,
+ * so tfjs-node, tried next, printed "The kernel '…' for backend 'tensorflow' is already registered" once per kernel
+ * on every machine that shows an NVIDIA GPU. A failed native package leaves no kernel behind.
+ */
+function forgetTensorflowKernels(): void {
+  for (const k of tf.getKernelsForBackend('tensorflow')) tf.unregisterKernel(k.kernelName, 'tensorflow');
 }
 
 function usingGpu(): boolean {
