@@ -1,7 +1,7 @@
 """Transformers' own Qwen3ForCausalLM (4.51.3, the llm-qwen3 peer venv) on a Qwen3 checkpoint folder: logits of the
 folder's reference rows (right-padded, with the attention mask), the token-mean loss gradient w.r.t. the weights
-reference.json names, and 32 greedy tokens after each of its greedy prompts through the model's own KV cache, as JSON
-on stdout.
+reference.json names, 32 greedy tokens after each of its greedy prompts through the model's own KV cache, and with the
+folder's LoRA adapter (lora/) the token log-probs and the adapters' gradient, as JSON on stdout.
 
 Usage: .venvs/llm-qwen3/bin/python tests/peers/qwen3_transformers.py FOLDER
 
@@ -10,6 +10,7 @@ and the weights loaded with load_state_dict (from_pretrained's tied-weight searc
 names is used by an eager single-process forward or backward on the CPU.
 """
 import json
+import os
 import sys
 import types
 
@@ -83,10 +84,35 @@ with torch.no_grad():
             out = model(input_ids=torch.tensor([[tokens[-1]]]), past_key_values=out.past_key_values, use_cache=True)
         greedy.append(tokens)
 
+# The folder's PEFT adapter (lora/) on this class, applied as PEFT's LoraLayer computes it in eval with dropout 0 and
+# no bias (PEFT 0.12 is in the 4.44 venv only): y = W x + (lora_alpha / r) * B (A x), the base frozen. Token
+# log-probs of the reference rows and the token-mean loss gradient w.r.t. the adapters reference.json names.
+lora_out = None
+if os.path.exists(f"{folder}/lora/adapter_config.json"):
+    acfg = json.load(open(f"{folder}/lora/adapter_config.json"))
+    assert acfg["lora_dropout"] == 0 and acfg["bias"] == "none" and not acfg.get("use_rslora"), acfg
+    scale = acfg["lora_alpha"] / acfg["r"]
+    adapters = {k: v.float().clone().requires_grad_(True) for k, v in load_file(f"{folder}/lora/adapter_model.safetensors").items()}
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for name, module in model.named_modules():
+        a = adapters.get(f"base_model.model.{name}.lora_A.weight")
+        if a is None:
+            continue
+        b = adapters[f"base_model.model.{name}.lora_B.weight"]
+        module.register_forward_hook(lambda m, inp, out, a=a, b=b: out + scale * (inp[0] @ a.T @ b.T))
+    logp = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits, dim=-1)
+    lora_lp = [[float(logp[i, len(r["promptIds"]) - 1 + j, t]) for j, t in enumerate(r["responseIds"])] for i, r in enumerate(rows)]
+    lora_loss = -sum(sum(x) for x in lora_lp) / sum(len(x) for x in lora_lp)
+    picked = torch.stack([logp[i, len(r["promptIds"]) - 1 + j, t] for i, r in enumerate(rows) for j, t in enumerate(r["responseIds"])])
+    (-picked.mean()).backward()
+    lora_out = {"tokenLogProbs": lora_lp, "loss": lora_loss, "grads": {n: adapters[n].grad.flatten().tolist() for n in ref["lora"]["grads"]}}
+
 print(json.dumps({
     "transformers": transformers.__version__,
     "logits": [logits[i, : len(r["promptIds"]) + len(r["responseIds"])].tolist() for i, r in enumerate(rows)],
     "loss": float(loss),
     "grads": {n: params[n].grad.flatten().tolist() for n in ref["grads"]},
     "greedy": greedy,
+    "lora": lora_out,
 }))

@@ -210,7 +210,7 @@ for (const backend of BACKENDS) {
 describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKENDS[0]})`, () => {
   // The Qwen3 checkpoint above is made by Transformers 4.44 with a Qwen3-style attention (see make_hf_checkpoints.py);
   // this checks the lab against Transformers' Qwen3 class itself (tests/peers/qwen3_transformers.py, llm-qwen3 venv).
-  it('logits of the padded reference rows, the token-mean loss gradient and 32 greedy tokens match', async () => {
+  it('logits of the padded reference rows, the token-mean loss gradient, 32 greedy tokens and the PEFT adapter match', async () => {
     await initBackend(BACKENDS[0]);
     const dir = join(root, 'qwen3-fp16');
     const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
@@ -226,6 +226,7 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
       loss: number;
       grads: Record<string, number[]>;
       greedy: number[][];
+      lora: { tokenLogProbs: number[][]; loss: number; grads: Record<string, number[]> };
     };
     expect(peer.transformers).toBe('4.51.3');
     const folder = await loadHfFolder(dir);
@@ -268,6 +269,39 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
       expect(gen.tokens).toEqual(peer.greedy);
     } finally {
       model.dispose();
+    }
+
+    // The folder's PEFT adapter on the class (applied as PEFT computes it; the peer says how) against the lab's LoRA.
+    const frozen = HfCausalLM.fromTensors(folder.config, folder.tensors, { trainable: false });
+    const peft = await loadPeftAdapter(join(dir, 'lora'));
+    const lora = LoraAdapters.fromTensors(frozen, peft.settings, peft.tensors);
+    lora.attach(frozen);
+    try {
+      let dLogp = 0;
+      const { value, grads } = tf.variableGrads(() => {
+        const o = frozen.tokenLogProbs(ref.rows);
+        const lp = o.logProbs.arraySync();
+        ref.rows.forEach((r, i) =>
+          r.responseIds.forEach((_, j) => {
+            dLogp = Math.max(dLogp, Math.abs(lp[i][j] - peer.lora.tokenLogProbs[i][j]));
+          }),
+        );
+        return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+      });
+      const names = Object.keys(peer.lora.grads);
+      expect(names.length).toBeGreaterThan(0);
+      const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[lora.vars[n].name].dataSync(), peer.lora.grads[n])]));
+      const loss = value.dataSync()[0];
+      tf.dispose([value, ...Object.values(grads)]);
+      console.log(
+        `qwen3-fp16 LoRA r=${peft.settings.rank} vs Qwen3ForCausalLM 4.51.3: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${peer.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
+      );
+      expect(dLogp).toBeLessThanOrEqual(1e-4);
+      expect(Math.abs(loss - peer.lora.loss)).toBeLessThanOrEqual(1e-4);
+      for (const [n, e] of Object.entries(rel)) expect(e, n).toBeLessThanOrEqual(1e-3);
+    } finally {
+      lora.dispose();
+      frozen.dispose();
     }
   });
 });
