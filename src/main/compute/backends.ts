@@ -106,7 +106,8 @@ async function tryNode(
     freezeTensorflowEnv();
     return null;
   } catch (e) {
-    forgetTensorflowKernels();
+    // Only while no native package works here: a loaded one's kernels are the live backend's.
+    if (nativePackage === null) forgetTensorflowKernels();
     return tensorflowLoadProblem(pkg, (e as Error).message ?? String(e));
   }
 }
