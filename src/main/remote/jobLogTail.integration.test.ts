@@ -100,8 +100,11 @@ describe('the tail of a long job log', () => {
     console.log(
       `[job log tail] 140 MB job log → tail of 2000 lines in ${ms} ms; peak RSS grew ${grownMb.toFixed(0)} MB; tail held at most ${got.peakHeldChars} characters`,
     );
-    // Reading the log whole would hold its 140 MB at least twice (the bytes and the string).
-    expect(grownMb).toBeLessThan(64);
+    // Reading the log whole would hold its 140 MB at least twice (the bytes and the string), so a growth under the
+    // log's own size still tells streaming from reading whole. RSS also holds the streamed chunks the GC has not
+    // taken yet (44 MB on one run, 112 MB in a fresh-clone CI run with other test files in parallel): the exact
+    // bound on what the tail keeps is peakHeldChars above.
+    expect(grownMb).toBeLessThan(140);
   });
 
   it('remotes.jobLog answers the tail of that log, protocol lines and long lines shortened', async () => {
