@@ -119,5 +119,8 @@ describe('sessions.start on a Hugging Face folder in the desktop app', () => {
     // The picked folder itself passes this check (whatever the run then makes of it, the refusal is not about the grant).
     const ok = await start(`hf:${picked}`, grant);
     if (!ok.ok) expect(ok.error.field).not.toMatch(/^(modelGrant|overrides\.model\.source)$/);
+    // Past the grant the run may start (and then fail on the empty folder): wait for its end, so closing the lab does
+    // not remove the data folder while the run is still writing into it.
+    else await (await lab.services.lab()).sessions.waitFor(ok.value.runId);
   });
 });
