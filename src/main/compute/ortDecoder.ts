@@ -27,6 +27,7 @@
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { weightSpecs, type IncrementalLM, type ModelConfig, type ModelWeights } from '../../core/agent';
+import { HostKvCache } from './hostKvCache';
 
 const { onnx } = onnxProto;
 type INodeProto = onnxProto.onnx.INodeProto;
@@ -42,7 +43,6 @@ const ATTR_FLOAT = 1;
 const ATTR_INT = 2;
 const ATTR_INTS = 7;
 
-const NEG = -1e9;
 /** onnxruntime's contrib-op domain (SkipLayerNormalization, FastGelu: kernels of every CPU build). */
 const MS = 'com.microsoft';
 
@@ -226,104 +226,39 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
 }
 
 /**
- * IncrementalLM over the decoder graph: the cache for `capacity` columns is allocated at begin() and filled column
- * by column; appending past the capacity is an error (the engine sizes it to prompt + maxNewTokens).
+ * IncrementalLM over the decoder graph: the cache for `capacity` columns (hostKvCache.ts) is allocated at begin() and
+ * filled column by column; appending past the capacity is an error (the engine sizes it to prompt + maxNewTokens).
  */
 export class OrtDecoderLM implements IncrementalLM {
-  private B = 0;
-  private P = 0;
-  private keyT: Float32Array[] = [];
-  private value: Float32Array[] = [];
-  private cacheFeeds: Record<string, ort.Tensor> = {};
+  private readonly cache: HostKvCache;
 
   constructor(
     readonly config: ModelConfig,
     private readonly session: () => ort.InferenceSession,
-    private readonly capacity: number,
+    capacity: number,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1)
-      throw new Error(`onnxruntime decoder: cache capacity must be an integer ≥ 1, got ${capacity}`);
+    // The lab's model has as many key/value heads as query heads.
+    const shape = { layers: config.nLayers, kvHeads: config.nHeads, headDim: config.dModel / config.nHeads };
+    this.cache = new HostKvCache(shape, capacity, 'onnxruntime decoder');
   }
 
   begin(batch: number): void {
-    const { nLayers: L, nHeads: H } = this.config;
-    const dh = this.config.dModel / H;
-    const cap = this.capacity;
-    this.B = batch;
-    this.P = 0;
-    this.keyT = [];
-    this.value = [];
-    this.cacheFeeds = {};
-    for (let l = 0; l < L; l++) {
-      const kt = new Float32Array(batch * H * dh * cap);
-      const v = new Float32Array(batch * H * cap * dh);
-      this.keyT.push(kt);
-      this.value.push(v);
-      // The same tensors every step: the binding reads their buffers in place, the host writes new columns into them.
-      this.cacheFeeds[`cache_key_t_${l}`] = new ort.Tensor('float32', kt, [batch, H, dh, cap]);
-      this.cacheFeeds[`cache_value_${l}`] = new ort.Tensor('float32', v, [batch, H, cap, dh]);
-    }
+    this.cache.begin(batch);
   }
 
   async append(tokens: Int32Array, positions: Int32Array, bias: Float32Array, S: number): Promise<Float32Array> {
-    const { B, P } = this;
-    const cap = this.capacity;
-    if (P + S > cap) throw new Error(`onnxruntime decoder: appending ${S} columns to ${P} exceeds the cache capacity ${cap}`);
-    const { nLayers: L, nHeads: H } = this.config;
-    const dh = this.config.dModel / H;
-    const K = P + S;
-    let feeds: Record<string, ort.Tensor>;
-    if (P === 0) {
-      // Prefill: nothing is cached yet, so the cache goes in with zero slots and the bias is used as it is — the
-      // prompt's attention then skips cap masked columns per query (a third of nano's prefill time otherwise).
-      feeds = { attn_bias: new ort.Tensor('float32', bias, [B, 1, S, S]), ...this.emptyCache() };
-    } else {
-      // bias comes as [B·S, P+S] over keys 0..P+S−1; the graph wants [B·S, cap+S]: cache slots 0..P−1 as given, the
-      // unwritten slots P..cap−1 masked, then the S appended columns.
-      const W = cap + S;
-      const full = new Float32Array(B * S * W);
-      for (let r = 0; r < B * S; r++) {
-        const src = r * K;
-        const dst = r * W;
-        full.set(bias.subarray(src, src + P), dst);
-        full.fill(NEG, dst + P, dst + cap);
-        full.set(bias.subarray(src + P, src + K), dst + cap);
-      }
-      feeds = { attn_bias: new ort.Tensor('float32', full, [B, 1, S, W]), ...this.cacheFeeds };
-    }
+    const B = this.cache.batch;
+    const feeds = this.cache.feeds(bias, S);
     const out = await this.session().run({
       input_ids: new ort.Tensor('int32', tokens, [B, S]),
       position_ids: new ort.Tensor('int32', positions, [B, S]),
       ...feeds,
     });
-    for (let l = 0; l < L; l++) {
-      const nk = out[`new_key_t_${l}`].data as Float32Array;
-      const nv = out[`new_value_${l}`].data as Float32Array;
-      const kt = this.keyT[l];
-      const v = this.value[l];
-      // new keys [B·H·dh, S] go to columns P.. of the cache rows [B·H·dh, cap]; new values [B·H·S, dh] to rows P..
-      for (let r = 0; r < B * H * dh; r++) kt.set(nk.subarray(r * S, r * S + S), r * cap + P);
-      for (let bh = 0; bh < B * H; bh++) v.set(nv.subarray(bh * S * dh, (bh + 1) * S * dh), (bh * cap + P) * dh);
-    }
-    this.P = K;
+    this.cache.store(out, S);
     return out.logits.data as Float32Array;
   }
 
-  private emptyCache(): Record<string, ort.Tensor> {
-    const { nLayers: L, nHeads: H } = this.config;
-    const dh = this.config.dModel / H;
-    const empty = new Float32Array(0);
-    const feeds: Record<string, ort.Tensor> = {};
-    for (let l = 0; l < L; l++) {
-      feeds[`cache_key_t_${l}`] = new ort.Tensor('float32', empty, [this.B, H, dh, 0]);
-      feeds[`cache_value_${l}`] = new ort.Tensor('float32', empty, [this.B, H, 0, dh]);
-    }
-    return feeds;
-  }
-
   end(): void {
-    this.keyT = [];
-    this.value = [];
-    this.cacheFeeds = {};
+    this.cache.end();
   }
 }

@@ -32,10 +32,11 @@ import type { RolloutPrecision } from '../../core/config/types';
 import { causalBias, positionsFromMask, type LlmTensors } from '../../core/llm/causalLm';
 import { llmParamCount, type LlmConfig } from '../../core/llm/config';
 import { generateLlmWith, type LlmGenerateResult, type LlmIncremental, type LlmSamplingOptions } from '../../core/llm/generate';
-import { cacheBias, exportLlmOnnx, exportLlmOnnxExternal, llmOnnxTensors, ropeFeeds } from '../../core/llm/onnx';
+import { exportLlmOnnx, exportLlmOnnxExternal, llmOnnxTensors, ropeFeeds } from '../../core/llm/onnx';
 import { ACTION_CLOSE, type LlmPolicy } from '../../core/llm/policy';
 import { ropeFrequencies } from '../../core/llm/rope';
 import type { Rng } from '../../core/util/rng';
+import { emptyKvFeeds, HostKvCache, type KvCacheShape } from './hostKvCache';
 import { ROLLOUT_PRECISIONS, withRolloutPrecision } from './ortPrecision';
 
 export interface OrtLlmOptions {
@@ -54,24 +55,15 @@ export interface OrtLlmOptions {
 /** A protobuf message (the ONNX model) cannot exceed 2 GiB; the weights are most of it. */
 const PROTOBUF_LIMIT = 2 ** 31 - 64 * 2 ** 20;
 
-function emptyCache(cfg: LlmConfig, B: number): Record<string, ort.Tensor> {
-  const { numLayers: L, numKvHeads: KV, headDim: D } = cfg;
-  const none = new Float32Array(0);
-  const feeds: Record<string, ort.Tensor> = {};
-  for (let l = 0; l < L; l++) {
-    feeds[`cache_key_t_${l}`] = new ort.Tensor('float32', none, [B, KV, D, 0]);
-    feeds[`cache_value_${l}`] = new ort.Tensor('float32', none, [B, KV, 0, D]);
-  }
-  return feeds;
+/** The cache geometry of an HF config (grouped-query attention: numKvHeads key/value heads). */
+function kvShape(cfg: LlmConfig): KvCacheShape {
+  return { layers: cfg.numLayers, kvHeads: cfg.numKvHeads, headDim: cfg.headDim };
 }
 
 /** The sampling loop's LlmIncremental on the exported graph, with a host-owned cache of `capacity` columns. */
 class OrtLlmIncremental implements LlmIncremental {
-  private B = 0;
-  private P = 0;
-  private keyT: Float32Array[] = [];
-  private value: Float32Array[] = [];
-  private cacheFeeds: Record<string, ort.Tensor> = {};
+  // Made at begin(), which generateLlmWith reaches after checking the sampling options the capacity comes from.
+  private cache: HostKvCache | null = null;
 
   constructor(
     private readonly cfg: LlmConfig,
@@ -89,63 +81,33 @@ class OrtLlmIncremental implements LlmIncremental {
   }
 
   begin(batch: number): void {
-    const { numLayers: L, numKvHeads: KV, headDim: D } = this.cfg;
-    const cap = this.capacity;
-    this.B = batch;
-    this.P = 0;
-    this.keyT = [];
-    this.value = [];
-    this.cacheFeeds = {};
-    for (let l = 0; l < L; l++) {
-      const kt = new Float32Array(batch * KV * D * cap);
-      const v = new Float32Array(batch * KV * cap * D);
-      this.keyT.push(kt);
-      this.value.push(v);
-      // The same tensors every step: the binding reads the buffers in place; the host writes new columns into them.
-      this.cacheFeeds[`cache_key_t_${l}`] = new ort.Tensor('float32', kt, [batch, KV, D, cap]);
-      this.cacheFeeds[`cache_value_${l}`] = new ort.Tensor('float32', v, [batch, KV, cap, D]);
-    }
+    this.cache = new HostKvCache(kvShape(this.cfg), this.capacity, 'onnxruntime LLM engine');
+    this.cache.begin(batch);
   }
 
   async append(ids: Int32Array, positions: Int32Array, bias: Float32Array, S: number): Promise<Float32Array> {
-    const { B, P } = this;
-    const cap = this.capacity;
-    if (P + S > cap) throw new Error(`onnxruntime LLM engine: appending ${S} columns to ${P} exceeds the cache capacity ${cap}`);
-    const { numLayers: L, numKvHeads: KV, headDim: D, vocabSize: V } = this.cfg;
+    const cache = this.cache;
+    if (!cache) throw new Error('onnxruntime LLM engine: append() before begin()');
+    const B = cache.batch;
+    const cacheFeeds = cache.feeds(bias, S);
+    const { headDim: D, vocabSize: V } = this.cfg;
     for (const t of ids) if (!(t >= 0 && t < V)) throw new Error(`token id ${t} outside [0, ${V}) (vocab_size)`);
     const select = new Int32Array(B);
     for (let i = 0; i < B; i++) select[i] = i * S + S - 1;
     const { cos, sinSigned } = ropeFeeds(this.freq, positions);
-    // Prefill: nothing cached yet, so the cache goes in with zero slots and the bias as it is (the prompt's queries
-    // then skip `cap` masked columns each); later steps read the whole cache with its unwritten slots masked.
-    const feeds: Record<string, ort.Tensor> =
-      P === 0
-        ? { attn_bias: new ort.Tensor('float32', bias, [B, 1, S, S]), ...emptyCache(this.cfg, B) }
-        : { attn_bias: new ort.Tensor('float32', cacheBias(bias, B * S, P, S, cap), [B, 1, S, cap + S]), ...this.cacheFeeds };
     const out = await this.session.run({
       input_ids: new ort.Tensor('int32', ids, [B, S]),
       rope_cos: new ort.Tensor('float32', cos, [B, S, D]),
       rope_sin: new ort.Tensor('float32', sinSigned, [B, S, D]),
       select: new ort.Tensor('int32', select, [B]),
-      ...feeds,
+      ...cacheFeeds,
     });
-    for (let l = 0; l < L; l++) {
-      const nk = out[`new_key_t_${l}`].data as Float32Array;
-      const nv = out[`new_value_${l}`].data as Float32Array;
-      const kt = this.keyT[l];
-      const v = this.value[l];
-      // new keys [B·KV·D, S] go to columns P.. of the cache rows [B·KV·D, cap]; new values [B·KV·S, D] to rows P..
-      for (let r = 0; r < B * KV * D; r++) kt.set(nk.subarray(r * S, r * S + S), r * cap + P);
-      for (let bh = 0; bh < B * KV; bh++) v.set(nv.subarray(bh * S * D, (bh + 1) * S * D), (bh * cap + P) * D);
-    }
-    this.P = P + S;
+    cache.store(out, S);
     return out.logits.data as Float32Array;
   }
 
   end(): void {
-    this.keyT = [];
-    this.value = [];
-    this.cacheFeeds = {};
+    this.cache?.end();
   }
 }
 
@@ -215,7 +177,7 @@ export class OrtLlm {
       rope_sin: new ort.Tensor('float32', sinSigned, [N, T, D]),
       attn_bias: new ort.Tensor('float32', causalBias(mask, N, T, 0, T), [N, 1, T, T]),
       select: new ort.Tensor('int32', select, [select.length]),
-      ...emptyCache(this.config, N),
+      ...emptyKvFeeds(kvShape(this.config), N),
     });
     return out.logits.data as Float32Array;
   }
