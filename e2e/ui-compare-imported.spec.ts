@@ -11,15 +11,12 @@
  * on two small verl console logs written here in the same format. Screenshots (light and dark):
  * test-results/ui-compare-imported-*.png.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realRun } from '../tests/support/realRuns';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openApp, screenshot, startSpecLab, type AppPage, type SpecLab } from './support/browser';
+import { importLogs, importRuns, ROOT, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 const REAL = [realRun('verl-console/play-verl_verl_qwen2_7b_min.log'), realRun('verl-console/play-verl_verl_qwen2_7b_recommended.log')];
@@ -50,49 +47,31 @@ function verlLog(steps: number, seed: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 let ids: string[] = [];
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-compare-imported-e2e-'));
-  const dataDir = join(work, 'data');
-  const files = onReal
-    ? (REAL as string[])
-    : [1, 2].map((seed) => {
-        const f = join(work, `verl-fixture-${seed}.log`);
-        writeFileSync(f, verlLog(20 + seed * 5, seed));
-        return f;
-      });
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
+  spec = await startSpecLab('arlarena-compare-imported-e2e-', (work, dataDir) => {
+    ids = onReal
+      ? importRuns(dataDir, REAL as string[])
+      : importLogs(
+          work,
+          dataDir,
+          [1, 2].map((seed) => [`verl-fixture-${seed}.log`, verlLog(20 + seed * 5, seed)]),
+        );
+    expect(ids).toHaveLength(2);
   });
-  if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
-  ids = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
-  expect(ids).toHaveLength(2);
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  ({ lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
-async function open(path: string): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
-  });
-  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
-  return { page, problems };
+async function open(path: string): Promise<AppPage> {
+  const app = await openApp(browser, lab, path);
+  await app.page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  return app;
 }
 
 async function openCompare(): Promise<{ page: Page; problems: string[] }> {

@@ -7,14 +7,12 @@
  * straight from a link without its workspace (before the lab has answered). A's Compare link reopens the view.
  * Compare's x-axis menu offers the logged counter both runs count up with (runs.axisKeys), not one a run restarts.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openPage, startSpecLab, type AppPage, type SpecLab } from './support/browser';
+import { importLogs, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 /** A verl console log: its config dict as verl pprints it, then `step:N - key:value …`, validation every 5 steps. */
@@ -34,52 +32,29 @@ function verlLog(lr: string, quality: number, epoch: (s: number) => number): str
   return `${lines.join('\n')}\n`;
 }
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 let ids: string[] = [];
 let wsFile = '';
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-ws-datadir-e2e-'));
-  const dataDir = join(work, 'data');
-  // The second log's epoch counter starts again at step 11 (a resumed log): not an x-axis for the pair.
-  const files = [
-    ['lr1e-6.log', verlLog('1e-06', 0.9, (s) => Math.floor(s / 5))],
-    ['lr3e-6.log', verlLog('3e-06', 0.6, (s) => (s > 10 ? 0 : 1))],
-  ].map(([name, text]) => {
-    const f = join(work, name);
-    writeFileSync(f, text);
-    return f;
+  spec = await startSpecLab('arlarena-ws-datadir-e2e-', (work, dataDir) => {
+    // The second log's epoch counter starts again at step 11 (a resumed log): not an x-axis for the pair.
+    ids = importLogs(work, dataDir, [
+      ['lr1e-6.log', verlLog('1e-06', 0.9, (s) => Math.floor(s / 5))],
+      ['lr3e-6.log', verlLog('3e-06', 0.6, (s) => (s > 10 ? 0 : 1))],
+    ]);
+    expect(ids).toHaveLength(2);
+    wsFile = join(dataDir, 'workspace.json');
   });
-  const res = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (res.status !== 0) throw new Error(`import failed (${res.status}): ${res.stderr}`);
-  ids = (JSON.parse(res.stdout.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
-  expect(ids).toHaveLength(2);
-  wsFile = join(dataDir, 'workspace.json');
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  ({ lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
-async function open(context: BrowserContext, path: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
-  });
-  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
-  return { page, problems };
-}
+/** The app at `path` in a new page of `context`, not waiting for it to be ready (browser B opens before the lab answers). */
+const open = (context: BrowserContext, path: string): Promise<AppPage> => openPage(context, lab, path);
 
 /** workspace.json as the lab wrote it (null while it has not). */
 function saved(): any {

@@ -8,14 +8,10 @@
  *   validation score, and its axes go into the address.
  * Screenshots (light and dark): test-results/ui-workspace-{runs,parallel}-{light,dark}.png.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openPage, screenshot, startSpecLab, type AppPage, type SpecLab } from './support/browser';
+import { importLogs, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 /** A float as Python prints it (`1e-06`, not JavaScript's `0.000001`). */
@@ -48,46 +44,29 @@ const RUNS = [
   { file: 'grpo-lr3e-6.log', lr: 3e-6, est: 'grpo', q: 0.5 },
 ];
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 let ids: string[] = [];
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-workspace-e2e-'));
-  const dataDir = join(work, 'data');
-  const files = RUNS.map((r) => {
-    const f = join(work, r.file);
-    writeFileSync(f, verlLog(20, r.lr, r.est, r.q));
-    return f;
+  spec = await startSpecLab('arlarena-workspace-e2e-', (work, dataDir) => {
+    ids = importLogs(
+      work,
+      dataDir,
+      RUNS.map((r) => [r.file, verlLog(20, r.lr, r.est, r.q)]),
+    );
+    expect(ids).toHaveLength(3);
   });
-  const res = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'import', ...files, '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (res.status !== 0) throw new Error(`import failed (${res.status}): ${res.stderr}`);
-  ids = (JSON.parse(res.stdout.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
-  expect(ids).toHaveLength(3);
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  ({ lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
-async function open(context: BrowserContext, path: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
-  });
-  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
-  return { page, problems };
+async function open(context: BrowserContext, path: string): Promise<AppPage> {
+  const app = await openPage(context, lab, path);
+  await app.page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+  return app;
 }
 
 const names = (page: Page) => page.locator('tbody tr[data-run-id] .run-name').allTextContents();

@@ -2,9 +2,10 @@
  * Debian's Chromium through playwright-core (no bundled browsers here), plus helpers shared by every spec:
  * open the app with its token, collect page errors and CSP violations, and save screenshots in test-results/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT, startLab, type Lab } from './lab';
 
 export const RESULTS_DIR = join(ROOT, 'test-results');
@@ -35,6 +36,11 @@ export interface AppPage {
 /** Opens the app (with the token) in a fresh context and starts collecting problems. */
 export async function openApp(browser: Browser, lab: Lab, path = '/'): Promise<AppPage> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  return openPage(context, lab, path);
+}
+
+/** Opens the app (with the token) in a new page of `context` (another browser's, its own window size) and starts collecting problems. */
+export async function openPage(context: BrowserContext, lab: Lab, path = '/'): Promise<AppPage> {
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -80,6 +86,51 @@ export async function openLabSession(
   } catch (e) {
     await browser?.close();
     await lab.stop();
+    throw e;
+  }
+}
+
+/** A spec's temporary work folder, the lab serving its data dir (work/data) and a Chromium to open it in. */
+export interface SpecLab {
+  readonly work: string;
+  readonly dataDir: string;
+  readonly lab: Lab;
+  readonly browser: Browser;
+  /** Closes the browser, stops the lab and removes the work folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes a work folder (`prefix` + random, in the OS temp dir), lets `prepare` fill the data dir before the lab opens
+ * it (logs written into the work folder and imported with the CLI, runs synthesised), then starts the lab on it and
+ * Chromium. Whatever fails on the way is closed and the folder removed before the error is passed on.
+ */
+export async function startSpecLab(
+  prefix: string,
+  prepare: (work: string, dataDir: string) => void | Promise<void> = () => {},
+): Promise<SpecLab> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const dataDir = join(work, 'data');
+  let lab: Lab | undefined;
+  try {
+    await prepare(work, dataDir);
+    lab = await startLab({ dataDir });
+    const browser = await launchBrowser();
+    const opened = lab;
+    return {
+      work,
+      dataDir,
+      lab,
+      browser,
+      close: async () => {
+        await browser.close();
+        await opened.stop();
+        rmSync(work, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await lab?.stop();
+    rmSync(work, { recursive: true, force: true });
     throw e;
   }
 }

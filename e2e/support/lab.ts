@@ -5,9 +5,12 @@
  *   const lab = await startLab();
  *   … lab.url (opens the app, token in the fragment), lab.call('app.info') …
  *   await lab.stop();
+ *
+ * And the real CLI on a data dir before the lab opens it: runCli (any command), importRuns (`arlarena import`),
+ * importLogs (logs written by the spec, then imported).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,4 +149,30 @@ export async function startLab(
     },
   };
   return lab;
+}
+
+/** Runs the real CLI to its end, `arlarena --data-dir DATA ARGS…`: its stdout, or an error with its exit status and stderr. */
+export function runCli(dataDir: string, args: readonly string[]): string {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`arlarena ${args[0]} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** `arlarena import FILES --json` into `dataDir`: the ids of the runs it made, from its last line. */
+export function importRuns(dataDir: string, files: readonly string[]): string[] {
+  const out = runCli(dataDir, ['import', ...files, '--json']);
+  return (JSON.parse(out.trim().split('\n').pop()!) as { runIds: string[] }).runIds;
+}
+
+/** Writes each [file name, text] into the folder `work`, then imports them all into `dataDir`: the runs' ids, in order. */
+export function importLogs(work: string, dataDir: string, logs: ReadonlyArray<readonly [string, string]>): string[] {
+  const files = logs.map(([name, text]) => {
+    const f = join(work, name);
+    writeFileSync(f, text);
+    return f;
+  });
+  return importRuns(dataDir, files);
 }
