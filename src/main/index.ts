@@ -85,7 +85,7 @@ async function openPathDialog(request: PickRequest): Promise<string | null> {
       request.purpose === 'model'
         ? 'Choose a Hugging Face model folder'
         : request.purpose === 'follow'
-          ? 'Follow a log'
+          ? 'Follow a log or a tracker database'
           : request.kind === 'folder'
             ? 'Import a folder of logs'
             : 'Import a training log',

@@ -428,6 +428,11 @@ export const FollowInfo = z.object({
   steps: z.number().int(),
   startedAt: z.string(),
   status: RunStatus,
+  /**
+   * A tracker's database (MLflow SQLite store, Trackio database): every lab run the follow feeds, one per tracker
+   * run, oldest first. follow.stop on any of them stops them all and releases the database. Absent for a log.
+   */
+  runIds: z.array(RunId).optional(),
 });
 export type FollowInfo = z.infer<typeof FollowInfo>;
 
@@ -688,6 +693,10 @@ export const apiMethods = {
    * Tail a growing log file (or a TensorBoard folder gaining files) into one new run: new metric records arrive
    * through `run.metrics`, alerts through `run.alert`; the run is `running` until follow.stop. The file is named as
    * for imports.path: by `path` in browser mode, by `grant` (imports.pick) in the desktop app.
+   * A tracker's database (MLflow SQLite store, Trackio database; `format` not given) is polled read-only for new
+   * rows, one lab run per tracker run (those that start later too; `name` prefixes each run's name), as
+   * `arlarena follow` does: `runId` is the run that logged last, `runIds` all of them so far. A database with no
+   * metric logged yet is refused (VALIDATION on `path`): there is no run to show until its writer logs one.
    */
   'follow.start': {
     input: z
@@ -698,9 +707,9 @@ export const apiMethods = {
         name: ImportOptions.name,
       })
       .strict(),
-    output: z.object({ runId: RunId }),
+    output: z.object({ runId: RunId, runIds: z.array(RunId).optional() }),
   },
-  /** Stop following: the run is marked completed (following false). */
+  /** Stop following: the run is marked completed (following false); for a database, every run of its follow. */
   'follow.stop': { input: RunRef, output: FollowInfo },
   'follow.list': { input: NoInput, output: z.array(FollowInfo) },
   /**

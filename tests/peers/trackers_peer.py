@@ -13,6 +13,9 @@
       One MLflow run with ROWS metric rows (100 keys a step) in the SQLite store DB (the import benchmark's input).
   python trackers_peer.py slow-write mlflow|trackio TARGET STEPS DELAY
       A run still being written (one step every DELAY s) into an MLflow SQLite store TARGET or a Trackio dir TARGET.
+  python trackers_peer.py wide-write mlflow|trackio TARGET STEPS NEW_KEYS
+      One run "wide" whose every step logs 2 recurring keys and NEW_KEYS keys never logged before (the per-run key
+      bound's input), into an MLflow SQLite store TARGET or a Trackio dir TARGET.
   python trackers_peer.py read-mlflow URI
       MLflow's own client reads every run of a store: prints JSON {runs: [{name, experiment, params, tags,
       metrics: {key: [[step, value], …]}}]}.
@@ -259,6 +262,32 @@ def slow_write(kind, target, steps, delay):
         trackio.finish()
 
 
+def wide_write(kind, target, steps, new_keys):
+    """One run whose every step brings `new_keys` keys never seen before, beside 2 that every step logs."""
+
+    def values(step):
+        v = {"actor/grad_norm": 1.0 + step, "critic/score/mean": 0.1 * step}
+        v.update({f"wide/s{step}/k{i:05d}": step + i * 1e-4 for i in range(new_keys)})
+        return v
+
+    if kind == "mlflow":
+        import mlflow
+
+        mlflow.set_tracking_uri("sqlite:///" + os.path.abspath(target))
+        mlflow.set_experiment("arl-wide")
+        with mlflow.start_run(run_name="wide"):
+            for step in range(steps):
+                mlflow.log_metrics(values(step), step=step)
+    else:
+        os.environ["TRACKIO_DIR"] = os.path.abspath(target)
+        import trackio
+
+        trackio.init(project="arl-wide", name="wide", config={"algo": "grpo"})
+        for step in range(steps):
+            trackio.log(values(step), step=step)
+        trackio.finish()
+
+
 def read_mlflow(uri):
     from mlflow.tracking import MlflowClient
 
@@ -411,12 +440,14 @@ def main():
         mlflow_big(sys.argv[2], int(sys.argv[3]))
     elif cmd == "slow-write":
         slow_write(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    elif cmd == "wide-write":
+        wide_write(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "read-mlflow":
         read_mlflow(sys.argv[2])
     elif cmd == "read-wandb":
         read_wandb(sys.argv[2])
     else:
-        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, read-mlflow, read-wandb")
+        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, mlflow-big, slow-write, wide-write, read-mlflow, read-wandb")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@
  * run per tick, non-finite values as null with their kind), `run.alert` (the stored copy), `session.status`
  * (running while followed, completed at the end) and `runs.changed` (a run created, ended, or a restart's new
  * run).
+ *
+ * A tracker's SQLite database (MLflow's store, Trackio's; told by its content, as `arlarena follow` tells it) is
+ * followed by a TrackerDbFollower instead (followTrackers.ts): polled read-only, one lab run per tracker run, each
+ * published the same way; stopping any of its runs stops the whole follow, which leaves no handle on the database.
  */
 import type { FollowInfo } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
@@ -11,12 +15,18 @@ import { toWireRecord, type WireMetricRecord } from '../../shared/nonFinite';
 import type { EmitFn } from '../sessions/sessionManager';
 import type { RunStore } from '../store/runStore';
 import { LogFollower, type FollowOptions } from './follow';
+import { TrackerDbFollower } from './followTrackers';
+import { ImportError } from './importLogs';
+import { isSqliteDbFile } from './sqliteReadOnly';
+
+const TRACKER_DB_NAMES = { 'mlflow-sqlite': 'an MLflow SQLite store', trackio: 'a Trackio database' } as const;
 
 /** Event batching tick (ms), as the session manager's default. */
 const TICK_MS = 250;
 
 export class FollowManager {
   private follows = new Set<LogFollower>();
+  private dbs = new Set<TrackerDbFollower>();
   private pending = new Map<string, WireMetricRecord[]>();
   private timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -63,7 +73,74 @@ export class FollowManager {
     });
   }
 
+  /** A database follow's run: its status while followed and after, as a followed log's. */
+  private dbStatus(f: TrackerDbFollower, runId: string): void {
+    const info = f.followInfos().find((i) => i.runId === runId);
+    const rec = this.store.cached(runId);
+    const status = info?.status === 'running' ? 'running' : (rec?.status ?? info?.status ?? 'completed');
+    const startedMs = Date.parse(rec?.startedAt ?? f.startedAt);
+    this.emit('session.status', {
+      runId,
+      status,
+      step: rec?.step ?? info?.step ?? 0,
+      totalSteps: rec?.totalSteps ?? info?.step ?? 0,
+      etaSeconds: null,
+      elapsedSeconds: Number.isFinite(startedMs) ? Math.max(0, (Date.now() - startedMs) / 1000) : 0,
+      error: rec?.error ?? null,
+      phase: null,
+      detail:
+        status === 'running' ? `following ${f.path} (polled read-only: ${f.runIds.length} run${f.runIds.length === 1 ? '' : 's'})` : null,
+    });
+  }
+
+  /**
+   * Follows a tracker's database. One with no metric row yet has no run to show (its runs appear with their
+   * first row): refused, nothing left open or made.
+   */
+  private async startDb(path: string, opts: Pick<FollowOptions, 'name' | 'tags'>): Promise<FollowInfo & { runIds: string[] }> {
+    let follower: TrackerDbFollower | null = null;
+    const f = await TrackerDbFollower.start(this.store, path, {
+      ...(this.defaults.pollMs !== undefined ? { pollMs: this.defaults.pollMs } : {}),
+      ...(this.defaults.registry ? { registry: this.defaults.registry } : {}),
+      ...(opts.name ? { name: opts.name } : {}),
+      ...(opts.tags ? { tags: opts.tags } : {}),
+      onRecords: (runId, records) => this.queue(runId, records),
+      onAlert: (runId, alert) => {
+        this.flushEvents();
+        this.emit('run.alert', { runId, alert });
+      },
+      onRunChange: (runId) => {
+        this.emit('runs.changed', { runId });
+        if (follower) this.dbStatus(follower, runId);
+      },
+    });
+    follower = f;
+    const first = f.latestRunId;
+    if (first === null) {
+      await f.stop();
+      throw new ImportError(
+        'EMPTY',
+        `${path} is ${TRACKER_DB_NAMES[f.format]} with no metric logged yet: there is no run to follow until its writer logs a first value; follow it again then (each run that starts later is followed too)`,
+      );
+    }
+    this.dbs.add(f);
+    for (const id of f.runIds) this.dbStatus(f, id);
+    void f.done.then(
+      () => this.ended(f),
+      () => this.ended(f),
+    );
+    const info = f.followInfos().find((i) => i.runId === first)!;
+    return { ...info, runIds: f.runIds };
+  }
+
+  private ended(f: TrackerDbFollower): void {
+    if (!this.dbs.delete(f)) return;
+    this.flushEvents();
+    for (const id of f.runIds) this.dbStatus(f, id);
+  }
+
   async start(path: string, opts: Pick<FollowOptions, 'format' | 'name' | 'tags'> = {}): Promise<FollowInfo> {
+    if (opts.format === undefined && (await isSqliteDbFile(path))) return this.startDb(path, opts);
     let follower: LogFollower | null = null;
     follower = await LogFollower.start(this.store, path, {
       ...this.defaults,
@@ -94,8 +171,24 @@ export class FollowManager {
     return undefined;
   }
 
-  /** Stop the follow that feeds `runId` (or fed it before a restart); undefined when none does. */
+  private findDb(runId: string): TrackerDbFollower | undefined {
+    for (const f of this.dbs) if (f.runIds.includes(runId)) return f;
+    return undefined;
+  }
+
+  /**
+   * Stop the follow that feeds `runId` (or fed it before a restart); undefined when none does. A database's
+   * follow stops as a whole: the answer is `runId`'s, with every run it fed in `runIds`.
+   */
   async stop(runId: string): Promise<FollowInfo | undefined> {
+    const db = this.findDb(runId);
+    if (db) {
+      await db.stop();
+      this.ended(db);
+      const rec = this.store.cached(runId);
+      const info = db.followInfos().find((i) => i.runId === runId)!;
+      return { ...info, status: rec?.status ?? info.status, step: rec?.step ?? info.step };
+    }
     const f = this.find(runId);
     if (!f) return undefined;
     const info = await f.stop();
@@ -105,16 +198,18 @@ export class FollowManager {
   }
 
   list(): FollowInfo[] {
-    return [...this.follows].map((f) => f.info());
+    return [...[...this.follows].map((f) => f.info()), ...[...this.dbs].flatMap((f) => f.followInfos())];
   }
 
   isFollowed(runId: string): boolean {
-    return this.find(runId) !== undefined;
+    return this.find(runId) !== undefined || this.findDb(runId) !== undefined;
   }
 
   async dispose(): Promise<void> {
     for (const f of [...this.follows]) await f.stop().catch(() => undefined);
     this.follows.clear();
+    for (const f of [...this.dbs]) await f.stop().catch(() => undefined);
+    this.dbs.clear();
     if (this.timer) clearTimeout(this.timer);
     this.flushEvents();
   }

@@ -1,56 +1,242 @@
 /**
- * A tracker's database handed to the app's Follow (follow.start → FollowManager → LogFollower): MLflow's and
- * Trackio's SQLite files written by the trackers' own packages. The app's follow tails logs and TensorBoard
- * folders; a database is polled by `arlarena follow` (followTrackers.ts). It used to be refused as "in no known
- * format (its content is binary …)", which is untrue: the lab imports and follows these databases. Now it is
- * refused naming the tracker and the two ways that work, and no run is made.
+ * The app follows a tracker's database through the API (follow.start → FollowManager → TrackerDbFollower), as
+ * `arlarena follow` does: MLflow's and Trackio's own writers (tests/peers/trackers_peer.py in the `trackers` venv)
+ * log while the lab follows. Checked here: the steps and the detector's alerts arrive live as run.metrics /
+ * run.alert, one lab run per tracker run that ends as the one-shot import of the final database; the writer is
+ * never locked out; the lab holds no handle on the database while following nor after follow.stop; a run's keys
+ * past the first 10,000 are left out and counted, as the import counts them; the access rules (serve --allow-dir
+ * in browser mode, the native dialog's grant in the desktop app) and the refusals of what cannot be followed.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { venvPython } from '../../../tests/support/peers';
-import { RunStore } from '../store/runStore';
-import { FollowManager } from './followManager';
-import { ImportError } from './importLogs';
+import { SKIP_KEYS_PAST_RUN_LIMIT } from '../../core/formats/steps';
+import type { ApiEventPayload, FollowInfo } from '../../shared/api';
+import { createFollowHandlers, createImportsHandlers } from '../api/handlers/imports';
+import { createRunsHandlers } from '../api/handlers/runs';
+import type { CallContext } from '../api/types';
+import { createPathGrants } from '../electron/pathGrants';
+import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
+import { importTrackerRuns } from './importTrackers';
+import { isSqliteDbFile } from './sqliteReadOnly';
+import { scanTrackers } from './trackers';
 
 const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
+/** New keys per step of the wide runs: with the 2 every step logs, steps 0 and 1 reach exactly 10,000 keys. */
+const NEW_KEYS = 4999;
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'arl-follow-trackerdb-'));
-  execFileSync(venvPython('trackers'), [PEER, 'write', dir, '--only', 'mlflow-sqlite,trackio'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 170_000,
-  });
-}, 180_000);
+  const py = venvPython('trackers');
+  const run = (args: string[]) =>
+    new Promise<void>((res, rej) => {
+      const c = spawn(py, [PEER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      c.stderr.on('data', (d: Buffer) => (err += String(d)));
+      c.on('exit', (code) => (code === 0 ? res() : rej(new Error(`${args.join(' ')}: exit ${code}\n${err.slice(-2000)}`))));
+    });
+  await Promise.all([
+    run(['wide-write', 'mlflow', join(dir, 'wide-mlflow.db'), '3', String(NEW_KEYS)]),
+    run(['wide-write', 'trackio', join(dir, 'wide-trackio'), '3', String(NEW_KEYS)]),
+  ]);
+  // MLflow's own schema with no metric logged yet, and a SQLite database of neither tracker.
+  copyFileSync(join(dir, 'wide-mlflow.db'), join(dir, 'no-metric.db'));
+  execFileSync(py, [
+    '-c',
+    'import sys, sqlite3; d = sqlite3.connect(sys.argv[1]); d.execute("DELETE FROM metrics"); d.commit()',
+    join(dir, 'no-metric.db'),
+  ]);
+  execFileSync(py, [
+    '-c',
+    'import sys, sqlite3; d = sqlite3.connect(sys.argv[1]); d.execute("CREATE TABLE t (x)"); d.commit()',
+    join(dir, 'other.db'),
+  ]);
+}, 120_000);
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-for (const [tracker, rel, name] of [
-  ['MLflow', 'mlflow.db', 'an MLflow SQLite store'],
-  ['Trackio', join('trackio', 'arl-peer.db'), 'a Trackio database'],
-] as const) {
-  it(`${tracker}: the app's Follow refuses the database naming it as ${name}, with arlarena follow and Import as the ways in, and makes no run`, async () => {
-    const path = join(dir, rel);
-    const store = await RunStore.open(join(dir, `data-${tracker}`));
-    const fm = new FollowManager(store, () => undefined);
+async function openLab(ctx: CallContext = { transport: 'browser', publishDownload: null, importRoots: [dir] }): Promise<HandlerTestLab> {
+  return openHandlerTestLab(
+    'arl-follow-trackerdb-lab-',
+    (s) => ({ ...createImportsHandlers(s), ...createFollowHandlers(s), ...createRunsHandlers(s) }),
+    ctx,
+  );
+}
+
+/** This process's open files that are the database or its journal / WAL files. */
+function handlesOn(db: string): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      const e = await fm.start(path).catch((x: unknown) => x);
-      expect(e).toBeInstanceOf(ImportError);
-      expect((e as ImportError).code).toBe('BAD_OPTION');
-      const msg = (e as Error).message;
-      expect(msg).toContain(`${path} is ${name}`);
-      expect(msg).not.toMatch(/no known format/);
-      expect(msg).toContain(`arlarena follow ${path}`);
-      expect(msg).toMatch(/Import/);
-      expect(fm.list()).toEqual([]);
-      expect(await readdir(store.runsDir).catch(() => [])).toEqual([]);
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target === db || target.startsWith(`${db}-`)) out.push(target);
+    } catch {
+      // closed while listing
+    }
+  }
+  return out;
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('follow.start on a database its tracker is writing', () => {
+  for (const kind of ['mlflow', 'trackio'] as const) {
+    it(`${kind}: steps and alerts arrive live, the writer is never locked out, stop releases the database and the run equals the import`, async () => {
+      const target = join(dir, `live-${kind}${kind === 'mlflow' ? '.db' : ''}`);
+      const dbPath = kind === 'mlflow' ? target : join(target, 'arl-live.db');
+      const child = spawn(venvPython('trackers'), [PEER, 'slow-write', kind, target, '12', '0.4'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+      await new Promise<void>((res, rej) => {
+        child.stdout.on('data', (d: Buffer) => {
+          if (String(d).includes('started')) res();
+        });
+        void exited.then((code) => rej(new Error(`the writer exited (${code}) before its first step`)));
+      });
+      const lab = await openLab();
+      try {
+        const metrics: ApiEventPayload<'run.metrics'>[] = [];
+        const alerts: ApiEventPayload<'run.alert'>[] = [];
+        const statuses: ApiEventPayload<'session.status'>[] = [];
+        lab.services.bus.subscribe('run.metrics', (p) => metrics.push(p));
+        lab.services.bus.subscribe('run.alert', (p) => alerts.push(p));
+        lab.services.bus.subscribe('session.status', (p) => statuses.push(p));
+        // Trackio writes from a background thread: its database appears a moment after the log call, first as an
+        // empty file (sqlite3.connect), then with SQLite's header — a database by content from then on.
+        let started: { ok: boolean; value?: { runId: string; runIds?: string[] }; error?: { message: string } } = { ok: false };
+        await until(
+          'a database to follow',
+          async () => (await isSqliteDbFile(dbPath)) && (started = await lab.call('follow.start', { path: dbPath })).ok,
+          15_000,
+        );
+        const runId = started.value!.runId;
+        expect(started.value!.runIds).toEqual([runId]);
+        const listed = (await lab.call('follow.list')).value as FollowInfo[];
+        expect(listed).toEqual([
+          expect.objectContaining({
+            runId,
+            path: dbPath,
+            format: kind === 'mlflow' ? 'mlflow-sqlite' : 'trackio',
+            status: 'running',
+            runIds: [runId],
+          }),
+        ]);
+        expect(statuses.find((s) => s.runId === runId)?.detail).toMatch(/polled read-only/);
+        // Live: records while the writer still writes; between polls the lab holds no handle on the database.
+        let writing = true;
+        void exited.then(() => (writing = false));
+        await until('records while the writer writes', () => !writing || metrics.some((m) => m.runId === runId));
+        expect(writing).toBe(true);
+        expect(handlesOn(dbPath)).toEqual([]);
+        expect(await exited).toBe(0);
+        await until('the NaN grad norm alert, raised live', () =>
+          alerts.some((a) => a.runId === runId && /grad_norm/.test(a.alert.metric)),
+        );
+        const stopped = await lab.call('follow.stop', { runId });
+        expect(stopped.value).toMatchObject({ runId, status: 'completed', step: 11, runIds: [runId] });
+        expect(handlesOn(dbPath)).toEqual([]);
+        expect((await lab.call('follow.list')).value).toEqual([]);
+        expect((await lab.call('follow.stop', { runId })).error.code).toBe('NOT_FOUND');
+        expect(statuses.filter((s) => s.runId === runId).at(-1)).toMatchObject({ status: 'completed' });
+        const { store } = await lab.services.lab();
+        const rec = (await store.getRun(runId))!;
+        expect(rec).toMatchObject({ status: 'completed', name: 'live', source: { following: false, paths: [dbPath] } });
+        // One lab run per tracker run, as the import of the final database makes it: same records, same alerts.
+        const oneShot = await importTrackerRuns(store, (await scanTrackers(dbPath)).runs);
+        expect(oneShot.runIds).toHaveLength(1);
+        const full = await store.readMetrics(oneShot.runIds[0]);
+        expect(full).toHaveLength(12);
+        expect(await store.readMetrics(runId)).toEqual(full);
+        expect(metrics.filter((m) => m.runId === runId).flatMap((m) => m.records.map((r) => r.step))).toEqual(full.map((r) => r.step));
+        const brief = (alertList: { rule: string; metric: string; firstStep: number }[]) =>
+          alertList.map((a) => `${a.rule} ${a.metric} ${a.firstStep}`).sort();
+        expect(brief(rec.alerts).some((a) => /grad_norm 3$/.test(a))).toBe(true);
+        expect(brief(rec.alerts)).toEqual(brief((await store.getRun(oneShot.runIds[0]))!.alerts));
+      } finally {
+        child.kill();
+        await lab.close();
+      }
+    }, 90_000);
+  }
+});
+
+describe("a followed database's runs keep their first 10,000 keys, as the import does", () => {
+  for (const [kind, rel] of [
+    ['mlflow', 'wide-mlflow.db'],
+    ['trackio', join('wide-trackio', 'arl-wide.db')],
+  ] as const) {
+    it(`${kind}: 3 steps of ${NEW_KEYS} new keys each: the third step's new keys are left out and counted`, async () => {
+      const dbPath = join(dir, rel);
+      const lab = await openLab();
+      try {
+        const started = await lab.call('follow.start', { path: dbPath });
+        if (!started.ok) throw new Error(started.error.message);
+        const runId: string = started.value.runId;
+        const stopped = await lab.call('follow.stop', { runId });
+        expect(stopped.value).toMatchObject({ status: 'completed', step: 2 });
+        const { store } = await lab.services.lab();
+        const rec = (await store.getRun(runId))!;
+        expect(rec.source?.skipped).toEqual({ [SKIP_KEYS_PAST_RUN_LIMIT]: NEW_KEYS });
+        const followed = await store.readMetrics(runId);
+        expect(followed.map((r) => Object.keys(r.values).length)).toEqual([2 + NEW_KEYS, 2 + NEW_KEYS, 2]);
+        expect(new Set(followed.flatMap((r) => Object.keys(r.values))).size).toBe(10_000);
+        const oneShot = await importTrackerRuns(store, (await scanTrackers(dbPath)).runs);
+        expect(await store.readMetrics(oneShot.runIds[0])).toEqual(followed);
+        expect((await store.getRun(oneShot.runIds[0]))!.source?.skipped).toEqual(rec.source?.skipped);
+      } finally {
+        await lab.close();
+      }
+    }, 60_000);
+  }
+});
+
+describe('what follow.start refuses on a database, and who may name one', () => {
+  it('no metric logged yet, a database of neither tracker, a folder outside serve --allow-dir: refused in one line, nothing made or held', async () => {
+    const lab = await openLab();
+    try {
+      const empty = join(dir, 'no-metric.db');
+      const none = await lab.call('follow.start', { path: empty });
+      expect(none.error).toMatchObject({ code: 'VALIDATION', field: 'path' });
+      expect(none.error.message).toContain(`${empty} is an MLflow SQLite store with no metric logged yet`);
+      expect(handlesOn(empty)).toEqual([]);
+      const other = await lab.call('follow.start', { path: join(dir, 'other.db') });
+      expect(other.error).toMatchObject({ code: 'VALIDATION', field: 'path' });
+      expect(other.error.message).toMatch(/SQLite database without MLflow's or Trackio's tables/);
+      const outside = join(await mkdtemp(join(tmpdir(), 'arl-follow-outside-')), 'mlflow.db');
+      copyFileSync(join(dir, 'wide-mlflow.db'), outside);
+      const refused = await lab.call('follow.start', { path: outside });
+      expect(refused.error).toMatchObject({ code: 'VALIDATION', field: 'path' });
+      await rm(resolve(outside, '..'), { recursive: true, force: true });
+      expect((await lab.call('runs.list', {})).value).toEqual([]);
+      expect((await lab.call('follow.list')).value).toEqual([]);
     } finally {
-      await fm.dispose();
-      await store.close();
+      await lab.close();
     }
   }, 30_000);
-}
+
+  it('the desktop app: the database the native dialog granted is followed; a path from the window is refused', async () => {
+    const dbPath = join(dir, 'wide-trackio', 'arl-wide.db');
+    const lab = await openLab({ transport: 'electron', publishDownload: null, pathGrants: createPathGrants(async () => dbPath) });
+    try {
+      expect((await lab.call('follow.start', { path: dbPath })).error).toMatchObject({ code: 'VALIDATION', field: 'path' });
+      const { grant } = (await lab.call('imports.pick', { kind: 'file', purpose: 'follow' })).value;
+      const started = await lab.call('follow.start', { grant });
+      if (!started.ok) throw new Error(started.error.message);
+      expect(((await lab.call('follow.list')).value as FollowInfo[]).map((f) => f.path)).toEqual([dbPath]);
+      expect((await lab.call('follow.stop', { runId: started.value.runId })).value).toMatchObject({ status: 'completed' });
+    } finally {
+      await lab.close();
+    }
+  }, 30_000);
+});

@@ -9,9 +9,19 @@
  * shows without waiting for the next one; values that still come for it are counted by the RunWriter as steps at
  * or below one already stored). Runs that appear while following get a lab run of their own. Each lab run is a
  * RunWriter in follow mode: the collapse detector runs on each new step and its alerts are stored as raised.
+ *
+ * A run keeps its first MAX_RUN_KEYS distinct keys, the values of later new keys counted in its skipped, as the
+ * one-shot import of the same database does (importTrackers.ts, RunKeyBound): a followed run and the import of the
+ * final database hold the same values.
+ *
+ * The database is open only during a poll (opened, read, closed), so between polls and after stop() the lab holds
+ * no handle on it. Used by `arlarena follow` and by the app's follow.start (followManager.ts).
  */
 import { stat } from 'node:fs/promises';
+import { RunKeyBound } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo } from '../../core/formats/types';
+import type { Alert, FollowInfo } from '../../shared/api';
+import type { MetricRecord } from '../../shared/metrics';
 import type { RunStore } from '../store/runStore';
 import { sha256File } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
@@ -29,6 +39,28 @@ interface Followed {
   readonly writer: RunWriter;
   readonly info: SourceRunInfo;
   pending: Pending | null;
+  /** The run's distinct keys, bounded as an import bounds them; values left out are counted in `skipped`. */
+  readonly keys: RunKeyBound;
+  readonly skipped: Record<string, number>;
+  /** The rowid of the run's newest row read (the app opens the run that logged last). */
+  lastRowid: number;
+}
+
+export interface TrackerFollowOptions {
+  /** Poll interval (ms). Default 1000. */
+  readonly pollMs?: number;
+  readonly registry?: FormatRegistry;
+  readonly tags?: readonly string[];
+  /** Each lab run is named `<name> · <the tracker's run name>` (default: the tracker's run name). */
+  readonly name?: string;
+  /** Stop after this many seconds without new rows. Default: follow until stop(). */
+  readonly idleSeconds?: number;
+  /** Stored metric records of a followed run (the app publishes them as run.metrics). */
+  readonly onRecords?: (runId: string, records: readonly MetricRecord[]) => void;
+  /** Alerts raised or extended, after they are stored (run.alert). */
+  readonly onAlert?: (runId: string, alert: Alert, kind: 'raised' | 'updated') => void;
+  /** A lab run of this follow was created or ended (runs.changed, session.status). */
+  readonly onRunChange?: (runId: string) => void;
 }
 
 export interface TrackerFollowInfo {
@@ -37,6 +69,9 @@ export interface TrackerFollowInfo {
   /** Lab run id per tracker run id. */
   readonly runs: Record<string, string | null>;
   readonly steps: number;
+  /** 'stopped' when the database could no longer be read (`error` says why; the steps read are kept). */
+  readonly status: 'running' | 'completed' | 'stopped';
+  readonly error?: string;
 }
 
 export class TrackerDbFollower {
@@ -49,46 +84,69 @@ export class TrackerDbFollower {
   private lastChange = Date.now();
   private resolveDone!: (i: TrackerFollowInfo) => void;
   private rejectDone!: (e: Error) => void;
-  /** Settles when following stops (stop(), or --until-idle seconds without new rows). */
+  /**
+   * Settles when following stops (stop(), --until-idle seconds without new rows, or the database could no longer
+   * be read); rejects only when the lab could not store the end (its own disk). Handled here, so a follow nobody
+   * awaits cannot end the process with an unhandled rejection.
+   */
   readonly done: Promise<TrackerFollowInfo> = new Promise((res, rej) => {
     this.resolveDone = res;
     this.rejectDone = rej;
   });
   private stopping: Promise<TrackerFollowInfo> | null = null;
+  private status: 'running' | 'completed' | 'stopped' = 'running';
+  /** Why following ended early (the database could not be read), or null. */
+  private reason: string | null = null;
+  readonly startedAt = new Date().toISOString();
+  private readonly registry: FormatRegistry;
+  private readonly pollMs: number;
 
   private constructor(
     private readonly store: RunStore,
     readonly path: string,
     readonly format: 'mlflow-sqlite' | 'trackio',
     private readonly byRunId: boolean,
-    private readonly opts: { pollMs: number; registry: FormatRegistry; tags: readonly string[]; idleSeconds?: number },
-  ) {}
+    private readonly opts: TrackerFollowOptions,
+  ) {
+    this.registry = opts.registry ?? defaultRegistry;
+    this.pollMs = opts.pollMs ?? 1000;
+    this.done.catch(() => undefined);
+  }
 
   /** Starts following `path` (a database with MLflow's or Trackio's tables); refuses anything else. */
-  static async start(
-    store: RunStore,
-    path: string,
-    opts: { pollMs?: number; registry?: FormatRegistry; tags?: readonly string[]; idleSeconds?: number } = {},
-  ): Promise<TrackerDbFollower> {
-    const db = openReadOnly(path);
+  static async start(store: RunStore, path: string, opts: TrackerFollowOptions = {}): Promise<TrackerDbFollower> {
     let kind: 'mlflow-sqlite' | 'trackio' | null;
     let byRunId = true;
     try {
-      const tables = tablesOf(db);
-      kind = sqliteKind(tables);
-      if (kind === 'trackio') byRunId = tables.get('metrics')!.has('run_id');
-    } finally {
-      db.close();
+      const db = openReadOnly(path);
+      try {
+        const tables = tablesOf(db);
+        kind = sqliteKind(tables);
+        if (kind === 'trackio') byRunId = tables.get('metrics')!.has('run_id');
+      } finally {
+        db.close();
+      }
+    } catch (e) {
+      // Damaged, not a database after all, unreadable: one line, not SQLite's error object.
+      throw new ImportError(
+        'UNREADABLE',
+        `${path} could not be read as a SQLite database (${(e as Error).message.split('\n')[0]}); nothing was followed`,
+      );
     }
     if (kind === null)
-      throw new ImportError('UNKNOWN_FORMAT', `${path} is a SQLite database without MLflow's or Trackio's tables; nothing to follow`);
-    const f = new TrackerDbFollower(store, path, kind, byRunId, {
-      pollMs: opts.pollMs ?? 1000,
-      registry: opts.registry ?? defaultRegistry,
-      tags: opts.tags ?? [],
-      ...(opts.idleSeconds !== undefined ? { idleSeconds: opts.idleSeconds } : {}),
-    });
-    await f.poll();
+      throw new ImportError(
+        'UNKNOWN_FORMAT',
+        `${path} is a SQLite database without MLflow's or Trackio's tables: the databases the lab follows are MLflow SQLite stores and Trackio databases; nothing was followed`,
+      );
+    const f = new TrackerDbFollower(store, path, kind, byRunId, opts);
+    try {
+      await f.poll();
+    } catch (e) {
+      // Nothing follows a database whose first read failed: runs made so far end stopped, with the reason.
+      f.error = e instanceof Error ? e : new Error(String(e));
+      await f.stop().catch(() => undefined);
+      throw e;
+    }
     f.schedule();
     return f;
   }
@@ -105,7 +163,7 @@ export class TrackerDbFollower {
         else if (idle !== undefined && Date.now() - this.lastChange > idle * 1000) void this.stop().catch(() => undefined);
         else this.schedule();
       });
-    }, this.opts.pollMs);
+    }, this.pollMs);
   }
 
   private runInfo(db: SqliteDb, id: string): SourceRunInfo {
@@ -134,29 +192,38 @@ export class TrackerDbFollower {
     let f = this.runs.get(id);
     if (!f) {
       const info = this.runInfo(db, id);
-      const tags = [...this.opts.tags, info.tracker, ...(info.project ? [`experiment:${info.project}`] : [])];
+      const tags = [...(this.opts.tags ?? []), info.tracker, ...(info.project ? [`experiment:${info.project}`] : [])];
+      const own = info.name ?? id;
       const writer = new RunWriter(this.store, {
-        registry: this.opts.registry,
+        registry: this.registry,
         format: this.format,
-        name: info.name ?? id,
+        name: this.opts.name ? `${this.opts.name} · ${own}` : own,
         tags,
         paths: [this.path],
         following: true,
         notes: [`${info.tracker} run ${id}, followed live`],
+        ...(this.opts.onRecords ? { onRecords: this.opts.onRecords } : {}),
+        ...(this.opts.onAlert ? { onAlert: this.opts.onAlert } : {}),
       });
-      f = { writer, info, pending: null };
+      const skipped: Record<string, number> = {};
+      f = { writer, info, pending: null, keys: new RunKeyBound(skipped), skipped, lastRowid: 0 };
       this.runs.set(id, f);
     }
     return f;
   }
 
   private addRow(f: Followed, step: number, key: string, value: number): void {
-    if (f.pending && f.pending.step !== step) {
-      f.writer.add({ run: '', step: f.pending.step, values: f.pending.values });
-      f.pending = null;
-    }
+    if (f.pending && f.pending.step !== step) this.send(f);
     f.pending ??= { step, values: {} };
     f.pending.values[key] = value;
+  }
+
+  /** The run's pending step to its writer, past the run's key bound (as importTrackerRuns applies it). */
+  private send(f: Followed): void {
+    if (!f.pending) return;
+    f.keys.apply(f.info.id, f.pending.values);
+    f.writer.add({ run: '', step: f.pending.step, values: f.pending.values });
+    f.pending = null;
   }
 
   /** One poll: rows after the last rowid seen, in rowid order; then store what is complete. */
@@ -172,7 +239,9 @@ export class TrackerDbFollower {
         for (const [rowid, run, step, key, value, isNan] of it) {
           this.lastRowid = rowid;
           rows++;
-          this.addRow(this.followed(db, run), step, unMlflowKey(key), mlflowValue(value, isNan));
+          const f = this.followed(db, run);
+          f.lastRowid = rowid;
+          this.addRow(f, step, unMlflowKey(key), mlflowValue(value, isNan));
         }
       } else {
         const sql = `SELECT id, ${this.byRunId ? 'run_id' : 'run_name'}, step, metrics FROM metrics WHERE id > ? ORDER BY id LIMIT 20000`;
@@ -190,6 +259,7 @@ export class TrackerDbFollower {
           const vals: Record<string, number> = {};
           trackioNumbers(o as Record<string, unknown>, vals);
           const f = this.followed(db, run);
+          f.lastRowid = id;
           for (const [k, v] of Object.entries(vals)) this.addRow(f, step, k, v);
         }
       }
@@ -199,19 +269,57 @@ export class TrackerDbFollower {
     if (rows > 0) this.lastChange = Date.now();
     // Quiet: the writer added nothing since the last poll, so the newest step of each run is as complete as it
     // will be for now.
-    if (rows === 0) {
-      for (const f of this.runs.values()) {
-        if (f.pending) {
-          f.writer.add({ run: '', step: f.pending.step, values: f.pending.values });
-          f.pending = null;
-        }
+    if (rows === 0) for (const f of this.runs.values()) this.send(f);
+    for (const f of this.runs.values()) {
+      await f.writer.flush(this.meta(f));
+      // A run with a step read, even one still pending, has its lab run from now on (the app opens it at once).
+      if (f.writer.runId === null && f.pending) await f.writer.ensureRun(this.meta(f));
+      else if (f.writer.runId === null) continue;
+      if (!this.announced.has(f)) {
+        this.announced.add(f);
+        this.opts.onRunChange?.(f.writer.runId!);
       }
     }
-    for (const f of this.runs.values()) await f.writer.flush(this.meta(f));
   }
+
+  /** Runs whose creation was told through onRunChange. */
+  private readonly announced = new Set<Followed>();
 
   private meta(f: Followed): SourceMeta {
     return { framework: 'unknown', notes: [], run: f.info };
+  }
+
+  /** The lab runs this follow made, oldest first. */
+  get runIds(): string[] {
+    return [...this.runs.values()].flatMap((f) => (f.writer.runId ? [f.writer.runId] : []));
+  }
+
+  /** The lab run of the tracker run that logged last (the one most likely still training), or null. */
+  get latestRunId(): string | null {
+    let best: Followed | null = null;
+    for (const f of this.runs.values()) if (f.writer.runId && (!best || f.lastRowid > best.lastRowid)) best = f;
+    return best?.writer.runId ?? null;
+  }
+
+  /** The app's view (follow.list): one entry per lab run, each naming all the runs of this follow. */
+  followInfos(): FollowInfo[] {
+    const runIds = this.runIds;
+    return [...this.runs.values()].flatMap((f) =>
+      f.writer.runId
+        ? [
+            {
+              runId: f.writer.runId,
+              path: this.path,
+              format: this.format,
+              step: Number.isFinite(f.writer.highWater) ? f.writer.highWater : 0,
+              steps: f.writer.stored,
+              startedAt: this.startedAt,
+              status: this.status,
+              runIds,
+            },
+          ]
+        : [],
+    );
   }
 
   /** Lab run ids so far, by tracker run id (null while a run has no step yet). */
@@ -222,7 +330,7 @@ export class TrackerDbFollower {
       runs[id] = f.writer.runId;
       steps += f.writer.stored;
     }
-    return { path: this.path, format: this.format, runs, steps };
+    return { path: this.path, format: this.format, runs, steps, status: this.status, ...(this.reason ? { error: this.reason } : {}) };
   }
 
   /** Stops polling, reads what is left, and completes every lab run. */
@@ -245,16 +353,39 @@ export class TrackerDbFollower {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.polling;
-    if (this.error) {
-      for (const f of this.runs.values()) await f.writer.fail(`following stopped: ${this.error.message}`, this.meta(f));
-      throw this.error;
+    // A database that can no longer be read (deleted, moved, permission taken away) ends the follow: every step
+    // read before is stored and kept, and the runs end stopped with the reason, not failed (they lost nothing).
+    let trouble = this.error;
+    let sha: string[] = [];
+    let bytes = 0;
+    if (trouble === null) {
+      try {
+        await this.poll();
+        await this.poll(); // a quiet poll sends the last pending steps
+        sha = [await sha256File(this.path)];
+        bytes = (await stat(this.path)).size;
+      } catch (e) {
+        trouble = e instanceof Error ? e : new Error(String(e));
+      }
     }
-    await this.poll();
-    await this.poll(); // a quiet poll sends the last pending steps
-    const sha = [await sha256File(this.path)];
-    const bytes = (await stat(this.path)).size;
-    for (const f of this.runs.values())
-      await f.writer.finish({ meta: this.meta(f), sha256: sha, bytes, parserSkipped: {}, notes: ['followed live until stopped'] });
+    if (trouble !== null) for (const f of this.runs.values()) this.send(f);
+    const reason =
+      trouble === null
+        ? null
+        : `following stopped: ${this.path} could not be read (${trouble.message.split('\n')[0]}); the steps read before are kept`;
+    this.status = reason === null ? 'completed' : 'stopped';
+    this.reason = reason;
+    for (const f of this.runs.values()) {
+      await f.writer.finish({
+        meta: this.meta(f),
+        sha256: sha,
+        bytes,
+        parserSkipped: f.skipped,
+        notes: [reason ?? 'followed live until stopped'],
+        ...(reason === null ? {} : { status: 'stopped' as const, error: reason }),
+      });
+      if (f.writer.runId) this.opts.onRunChange?.(f.writer.runId);
+    }
     return this.info;
   }
 }

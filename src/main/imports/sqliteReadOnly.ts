@@ -6,6 +6,7 @@
  * with a busy timeout, so a read that meets the writer's lock waits for it instead of failing (Trackio writes in
  * WAL mode, where readers never block the writer; MLflow's default rollback journal locks briefly per commit).
  */
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 /** The part of better-sqlite3's API this lab uses (the package ships no types). */
@@ -61,4 +62,19 @@ export function tablesOf(db: SqliteDb): Map<string, Set<string>> {
     out.set(name, new Set(cols.map((c) => c.name)));
   }
   return out;
+}
+
+/** Whether `path` is a file starting with SQLite's header (by content, never by name); a folder or a missing file: false. */
+export async function isSqliteDbFile(path: string): Promise<boolean> {
+  const fh = await open(path, 'r').catch(() => null);
+  if (!fh) return false;
+  try {
+    const buf = new Uint8Array(16);
+    const { bytesRead } = await fh.read(buf, 0, 16, 0);
+    return isSqlite(buf.subarray(0, bytesRead));
+  } catch {
+    return false; // a folder (EISDIR)
+  } finally {
+    await fh.close();
+  }
 }

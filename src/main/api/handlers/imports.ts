@@ -257,7 +257,7 @@ export function createFollowHandlers(services: LabServices): Handlers<AreaMethod
       const fm = await services.follows();
       try {
         const info = await fm.start(p, { format, name });
-        return ok({ runId: info.runId });
+        return ok({ runId: info.runId, ...(info.runIds ? { runIds: info.runIds } : {}) });
       } catch (e) {
         return importFailure(e, 'path');
       }

@@ -1,9 +1,8 @@
 /** `arlarena follow PATH` — tail a training log that is still being written into a live imported run. */
 import { ImportError } from '../../imports/importLogs';
 import { LogFollower } from '../../imports/follow';
-import { readHead } from '../../imports/files';
 import { TrackerDbFollower } from '../../imports/followTrackers';
-import { isSqlite } from '../../imports/sqliteReadOnly';
+import { isSqliteDbFile } from '../../imports/sqliteReadOnly';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openStore } from './runs';
 
@@ -19,9 +18,10 @@ const USAGE = `Usage: arlarena follow PATH [--format F] [--name N] [--tags T] [-
   (from 0, or from a checkpoint) ends the current run and continues in a new linked run "<name> (restart 2)",
   so two attempts are never mixed in one curve. A source holding several runs (a W&B CSV) follows its first.
   A W&B run's growing .wandb file is followed like a log. A tracker's SQLite database (MLflow's mlflow.db,
-  a Trackio <project>.db) is polled read-only for new rows: one lab run per tracker run, new runs included.
+  a Trackio <project>.db) is polled read-only for new rows: one lab run per tracker run, new runs included,
+  each keeping its first 10,000 distinct keys (the rest counted in skipped, as an import does).
   --format F        force the format (see \`arlarena import --help\`)
-  --name N          run name (default: the file or folder name)
+  --name N          run name (default: the file or folder name; a database's runs: "N · <tracker run name>")
   --tags T          comma-separated tags
   --until-idle S    stop after S seconds without new data
   --poll-ms MS      polling interval backing up file watching (default 500)
@@ -71,16 +71,23 @@ const command: CliCommand = {
           ];
     const out = (o: Record<string, unknown>, text: string) => ctx.stdout.write(v.json ? `${JSON.stringify(o)}\n` : `${text}\n`);
     const store = await openStore(ctx);
-    let head: Uint8Array | null = null;
-    try {
-      head = await readHead(pos[0], 16);
-    } catch {
-      head = null; // a folder, or not there: LogFollower says which
-    }
-    if (head !== null && isSqlite(head) && v.format === undefined) {
+    // A folder, or a file not there: LogFollower says which.
+    if (v.format === undefined && (await isSqliteDbFile(pos[0]))) {
       let db: TrackerDbFollower;
       try {
-        db = await TrackerDbFollower.start(store, pos[0], { tags, pollMs, idleSeconds: idle });
+        db = await TrackerDbFollower.start(store, pos[0], {
+          tags,
+          pollMs,
+          idleSeconds: idle,
+          name: v.name?.trim() || undefined,
+          onAlert: (runId, a, kind) => {
+            if (kind !== 'raised') return;
+            out(
+              { event: 'alert', runId, alert: a },
+              `[${a.severity.toUpperCase()}] run ${runId} step ${a.firstStep}: ${a.rule} on ${a.metric} — ${a.message}`,
+            );
+          },
+        });
       } catch (e) {
         await store.close();
         if (e instanceof ImportError) {
@@ -98,9 +105,9 @@ const command: CliCommand = {
         const ids = Object.values(info.runs).filter((x): x is string => x !== null);
         out(
           { event: 'stopped', ...info, runIds: ids },
-          `stopped: ${ids.length} run${ids.length === 1 ? '' : 's'} (${ids.join(', ')}), ${info.steps} steps stored`,
+          `stopped: ${ids.length} run${ids.length === 1 ? '' : 's'} (${ids.join(', ')}), ${info.steps} steps stored${info.error ? ` — ${info.error}` : ''}`,
         );
-        return 0;
+        return info.status === 'completed' ? 0 : 1;
       } finally {
         process.removeListener('SIGINT', stopDb);
         process.removeListener('SIGTERM', stopDb);
