@@ -201,6 +201,34 @@ describe("a followed database's runs keep their first 10,000 keys, as the import
   }
 });
 
+describe('a followed database that goes away', () => {
+  it('deleted while followed: its run ends stopped with the reason, every step read kept (not failed)', async () => {
+    const copy = join(dir, 'gone.db');
+    copyFileSync(join(dir, 'wide-trackio', 'arl-wide.db'), copy);
+    const lab = await openLab();
+    try {
+      const statuses: ApiEventPayload<'session.status'>[] = [];
+      lab.services.bus.subscribe('session.status', (p) => statuses.push(p));
+      const started = await lab.call('follow.start', { path: copy });
+      if (!started.ok) throw new Error(started.error.message);
+      const runId: string = started.value.runId;
+      await rm(copy);
+      await until('the follow to end', async () => ((await lab.call('follow.list')).value as FollowInfo[]).length === 0, 20_000);
+      const { store } = await lab.services.lab();
+      const rec = (await store.getRun(runId))!;
+      expect(rec.status).toBe('stopped');
+      expect(rec.error).toContain(`following stopped: ${copy} could not be read (`);
+      expect(rec.error).toMatch(/\); the steps read before are kept$/);
+      expect(rec.source?.following).toBe(false);
+      expect((await store.readMetrics(runId)).map((r) => r.step)).toEqual([0, 1, 2]);
+      expect(statuses.filter((s) => s.runId === runId).at(-1)).toMatchObject({ status: 'stopped' });
+      expect((await lab.call('follow.stop', { runId })).error.code).toBe('NOT_FOUND');
+    } finally {
+      await lab.close();
+    }
+  }, 30_000);
+});
+
 describe('what follow.start refuses on a database, and who may name one', () => {
   it('no metric logged yet, a database of neither tracker, a folder outside serve --allow-dir: refused in one line, nothing made or held', async () => {
     const lab = await openLab();
