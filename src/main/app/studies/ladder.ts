@@ -6,14 +6,28 @@
  * (src/core/stats/ladder.ts): share collapsed, median collapse step, survival, log-rank against the baseline.
  */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
-import { collapseStep, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
+import { collapseStep, ladderRows, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
+import { writeFileAtomic } from '../../store/atomic';
 import { RunStore } from '../../store/index';
 import type { ComputeTarget } from '../../remote/computeTarget';
 import type { TrainingJobs } from '../../sessions/sessionManager';
 import type { Progress } from '../trainRun';
 import { armSpec, type Arm } from './arms';
+import {
+  entryOfRecord,
+  ledgerHeader,
+  ledgerKey,
+  outcomeOfRecord,
+  recordOf,
+  sortRecords,
+  writeLedger,
+  type Ledger,
+  type LedgerHeader,
+  type LedgerRecord,
+} from './ledger';
 import { runStudy } from './runStudy';
 import { readStudy, studiesDir, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
 
@@ -51,15 +65,45 @@ export interface LadderOptions {
   readonly configOf: (plan: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }) => RunConfig;
   readonly log: (line: string) => void;
   readonly onProgress?: (runId: string, p: Progress) => void;
+  /**
+   * Where the ladder keeps its ledger, summary.json and README.md (resources/studies/NAME, or --out): the ledger gets
+   * each run as it finishes, the summary and README are rewritten from it after every level. Absent: none (an
+   * unnamed ladder).
+   */
+  readonly reportDir?: string;
+  /** The ledger found there before the ladder started, already checked against the plan (checkLedger); null: none. */
+  readonly ledger?: Ledger | null;
 }
 
 export function levelStudyName(name: string, level: number): string {
   return `${name}-p${level}`;
 }
 
-/** Train (or continue) every level's study; true when every run completed. Outcomes per run with the level. */
+/** The study plan of one level of a ladder: the ladder's plan with `training.pressure = level`. */
+export function levelPlan(p: LadderPlan, level: number): StudyPlan {
+  return {
+    command: p.command,
+    envs: [...p.envs],
+    presets: [...p.presets],
+    seeds: [...p.seeds],
+    steps: p.steps,
+    model: p.model,
+    sets: { ...p.sets, 'training.pressure': level },
+    baseline: p.baseline,
+    episodes: p.episodes,
+    threshold: 0.5,
+    stopOnCollapse: p.stopOnCollapse ? { fraction: p.fraction } : null,
+    ...(p.arms ? { arms: p.arms.map((a) => ({ ...a, sets: { ...a.sets } })) } : {}),
+  };
+}
+
+/**
+ * Train (or continue) every level's study; true when every run completed. Outcomes per run with the level: with a
+ * report dir, from the ledger (which every finished run of the data dir joins), else from the stored runs.
+ */
 export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; outcomes: LadderRunOutcome[]; states: StudyState[] }> {
   const persist = o.name !== '';
+  const keeper = persist && o.reportDir !== undefined ? new LedgerKeeper(o.dataDir, o.reportDir, o.name, o.plan, o.ledger ?? null) : null;
   const states: StudyState[] = [];
   let complete = true;
   for (const level of o.plan.levels) {
@@ -68,20 +112,7 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
     if (persist && o.resume && studyExists(o.dataDir, name)) {
       state = await readStudy(o.dataDir, name);
     } else {
-      const plan: StudyPlan = {
-        command: o.plan.command,
-        envs: [...o.plan.envs],
-        presets: [...o.plan.presets],
-        seeds: [...o.plan.seeds],
-        steps: o.plan.steps,
-        model: o.plan.model,
-        sets: { ...o.plan.sets, 'training.pressure': level },
-        baseline: o.plan.baseline,
-        episodes: o.plan.episodes,
-        threshold: 0.5,
-        stopOnCollapse: o.plan.stopOnCollapse ? { fraction: o.plan.fraction } : null,
-        ...(o.plan.arms ? { arms: o.plan.arms.map((a) => ({ ...a, sets: { ...a.sets } })) } : {}),
-      };
+      const plan = levelPlan(o.plan, level);
       const cells: Array<{ preset: string; arm?: string }> = o.plan.arms
         ? o.plan.arms.map((a) => ({ preset: a.preset, arm: a.name }))
         : plan.presets.map((preset) => ({ preset }));
@@ -96,59 +127,202 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
           ),
         ),
       };
-      if (persist) await writeStudy(o.dataDir, state);
     }
+    if (keeper) {
+      // The committed ledger's runs are done here too; this data dir's finished runs the ledger lacks join it.
+      const fromLedger = keeper.take(level, state);
+      if (fromLedger > 0) o.log(`level ${level}: ${fromLedger} of ${state.entries.length} runs from the committed ledger`);
+      await keeper.addFinished(level, state);
+      await keeper.save();
+    }
+    if (persist) await writeStudy(o.dataDir, state);
     o.log(`pressure ${level}: ${state.entries.filter((e) => e.outcome).length}/${state.entries.length} runs done`);
     const keyOf = (e: StudyEntry) => JSON.stringify([e.env, e.arm ?? e.preset, e.seed]);
     const configs = new Map(state.entries.map((e) => [keyOf(e), o.configOf(state.plan, e)]));
-    const ok = await runStudy({
-      dataDir: o.dataDir,
-      state,
-      persist,
-      parallel: o.parallel,
-      ...(o.jobs ? { jobs: o.jobs } : {}),
-      ...(o.target ? { target: o.target } : {}),
-      configOf: (e) => configs.get(keyOf(e))!,
-      log: o.log,
-      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    });
+    const finished: Array<Promise<void>> = [];
+    let ok: boolean;
+    try {
+      ok = await runStudy({
+        dataDir: o.dataDir,
+        state,
+        persist,
+        parallel: o.parallel,
+        ...(o.jobs ? { jobs: o.jobs } : {}),
+        ...(o.target ? { target: o.target } : {}),
+        configOf: (e) => configs.get(keyOf(e))!,
+        log: o.log,
+        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        // Each run joins the ledger as it finishes, so a session that ends mid-level leaves its runs committable.
+        ...(keeper ? { onEntry: (e) => e.outcome && finished.push(keeper.add(level, e).then(() => keeper.save())) } : {}),
+      });
+    } finally {
+      await Promise.all(finished);
+    }
     complete &&= ok;
     states.push(state);
+    if (keeper) await keeper.writeReport();
   }
   const outcomes: LadderRunOutcome[] = [];
-  for (const [i, state] of states.entries()) {
-    for (const e of state.entries) {
-      if (e.outcome && e.runId) outcomes.push(await ladderOutcome(o.dataDir, e, o.plan.levels[i], o.plan.fraction));
+  if (keeper) outcomes.push(...keeper.outcomes());
+  else
+    for (const [i, state] of states.entries()) {
+      for (const e of state.entries) {
+        if (e.outcome && e.runId) outcomes.push((await ladderRun(o.dataDir, e, o.plan.levels[i], o.plan.fraction)).outcome);
+      }
     }
-  }
   return { complete, outcomes, states };
 }
 
-/** One finished run's collapse step and final held-out success, from its study outcome and stored metrics. */
-async function ladderOutcome(dataDir: string, e: StudyEntry, level: number, fraction: number): Promise<LadderRunOutcome> {
-  const store = await RunStore.open(dataDir);
-  let metrics;
-  try {
-    metrics = await store.readMetrics(e.runId!);
-  } finally {
-    await store.close();
-  }
-  const validations = metrics
-    .map((m) => [m.step, m.values['val/success_rate']] as [number, number])
-    .filter(([, v]) => typeof v === 'number' && Number.isFinite(v));
+/**
+ * One finished run's collapse step and final held-out success, from its study outcome and stored metrics (or, for
+ * a run taken from the ledger, from the figures it carries); with its ledger record when it is in the run store.
+ */
+export async function ladderRun(
+  dataDir: string,
+  e: StudyEntry,
+  level: number,
+  fraction: number,
+): Promise<{ outcome: LadderRunOutcome; record: LedgerRecord | null }> {
   const out = e.outcome!;
-  return {
+  const base = {
     env: e.env,
     preset: e.preset,
     ...(e.arm !== undefined ? { arm: e.arm } : {}),
     level,
     seed: e.seed,
     lastStep: out.steps,
-    collapseStep: collapseStep(out.firstCriticalStep, validations, fraction),
     heldOut: out.heldOutGreedy,
+  };
+  if (e.ledger) return { outcome: { ...base, ...e.ledger }, record: null };
+  const store = await RunStore.open(dataDir);
+  let metrics;
+  let rec;
+  try {
+    metrics = await store.readMetrics(e.runId!);
+    rec = await store.getRun(e.runId!);
+  } finally {
+    await store.close();
+  }
+  if (!rec)
+    throw new Error(`run ${e.runId} of study level ${level} (${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}) is not in ${dataDir}`);
+  const validations = metrics
+    .map((m) => [m.step, m.values['val/success_rate']] as [number, number])
+    .filter(([, v]) => typeof v === 'number' && Number.isFinite(v));
+  const outcome: LadderRunOutcome = {
+    ...base,
+    collapseStep: collapseStep(out.firstCriticalStep, validations, fraction),
     rolloutSeconds: meanRolloutSeconds(metrics),
     rolloutMismatch: meanOverSteps(metrics, 'mismatch/logprob_abs_mean'),
   };
+  return { outcome, record: recordOf(e, outcome, rec, fraction) };
+}
+
+/** Runs planned per level: envs × cells × seeds. */
+export const runsPerLevel = (p: Pick<LadderPlan, 'envs' | 'presets' | 'arms' | 'seeds'>): number =>
+  p.envs.length * (p.arms ? p.arms.length : p.presets.length) * p.seeds.length;
+
+/**
+ * The ledger of a ladder being trained or exported: its records by run (the ledger's, then this data dir's finished
+ * runs over them), written whole and in order after each change, one write at a time; and the summary and README
+ * computed from it.
+ */
+export class LedgerKeeper {
+  private readonly records: Map<string, LedgerRecord>;
+  private readonly header: LedgerHeader;
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataDir: string,
+    readonly dir: string,
+    private readonly name: string,
+    private readonly plan: LadderPlan,
+    ledger: Ledger | null,
+  ) {
+    this.records = new Map((ledger?.records ?? []).map((r) => [ledgerKey(r), r]));
+    this.header = ledgerHeader(name, plan, ledger?.header ?? null);
+  }
+
+  /** Fill the level's unfinished entries the ledger has finished; how many entries of the level are ledger runs. */
+  take(level: number, state: StudyState): number {
+    for (const e of state.entries) {
+      if (e.outcome) continue;
+      const r = this.records.get(ledgerKey({ ...e, level }));
+      if (r) Object.assign(e, entryOfRecord(r));
+    }
+    return state.entries.filter((e) => e.ledger).length;
+  }
+
+  /** A finished run of this data dir joins the ledger (replacing the ledger's record of that run, if any). */
+  async add(level: number, e: StudyEntry): Promise<void> {
+    if (!e.outcome || !e.runId || e.ledger) return;
+    const { record } = await ladderRun(this.dataDir, e, level, this.plan.fraction);
+    if (record) this.records.set(ledgerKey(record), record);
+  }
+
+  /** The level's finished runs of this data dir that the ledger lacks (or holds as another run) join it. */
+  async addFinished(level: number, state: StudyState): Promise<number> {
+    let n = 0;
+    for (const e of state.entries) {
+      if (!e.outcome || !e.runId || e.ledger) continue;
+      if (this.records.get(ledgerKey({ ...e, level }))?.runId === e.runId) continue;
+      await this.add(level, e);
+      n++;
+    }
+    return n;
+  }
+
+  save(): Promise<void> {
+    const records = [...this.records.values()];
+    this.writes = this.writes.then(async () => {
+      await mkdir(this.dir, { recursive: true });
+      await writeLedger(this.dir, this.header, records);
+    });
+    return this.writes;
+  }
+
+  /** The plan's levels' runs in the ledger's order, as the statistics take them. */
+  outcomes(): LadderRunOutcome[] {
+    return sortRecords(this.header.plan, [...this.records.values()])
+      .filter((r) => this.plan.levels.includes(r.level))
+      .map(outcomeOfRecord);
+  }
+
+  /** Per planned level: the runs the ledger holds of the runs planned. */
+  progress(): LadderProgress[] {
+    const planned = runsPerLevel(this.plan);
+    return this.plan.levels.map((level) => ({
+      level,
+      done: [...this.records.values()].filter((r) => r.level === level).length,
+      planned,
+    }));
+  }
+
+  /** summary.json and README.md, from the ledger alone. */
+  async writeReport(): Promise<void> {
+    await this.writes;
+    const rows = ladderRows(this.outcomes(), { baseline: this.plan.baseline, vs: armBaselines(this.plan) });
+    await writeLadderReport(this.dir, this.name, this.plan, rows, this.progress());
+  }
+}
+
+/** How many runs of a level the ledger holds (summary.json's `progress`). */
+export interface LadderProgress {
+  readonly level: number;
+  readonly done: number;
+  readonly planned: number;
+}
+
+/** Write summary.json and README.md of ladder `name` into `dir`. */
+export async function writeLadderReport(
+  dir: string,
+  name: string,
+  plan: LadderPlan,
+  rows: readonly LadderRow[],
+  progress?: readonly LadderProgress[],
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(ladderSummary(name, plan, rows, progress), null, 1)}\n`);
+  await writeFileAtomic(join(dir, 'README.md'), ladderReadme(name, plan, rows, progress));
 }
 
 /** Mean of one key over the RL steps that logged it finite (step 0 is the validation row); null when none did. */
@@ -245,10 +419,17 @@ export interface LadderSummary {
   readonly timing: string;
   /** What rolloutMismatch is. */
   readonly mismatch: string;
+  /** Per level, the finished runs in the ledger (ledger.jsonl beside summary.json) of the runs planned. */
+  readonly progress?: readonly LadderProgress[];
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
-export function ladderSummary(name: string, plan: LadderPlan, rows: readonly LadderRow[]): LadderSummary {
+export function ladderSummary(
+  name: string,
+  plan: LadderPlan,
+  rows: readonly LadderRow[],
+  progress?: readonly LadderProgress[],
+): LadderSummary {
   return {
     kind: 'ladder',
     name,
@@ -268,6 +449,7 @@ export function ladderSummary(name: string, plan: LadderPlan, rows: readonly Lad
     arms: plan.arms ? plan.arms.map((a) => ({ ...a, sets: { ...a.sets } })) : null,
     timing: TIMING,
     mismatch: MISMATCH,
+    ...(progress ? { progress: progress.map((p) => ({ ...p })) } : {}),
     rows: rows.map((r) => ({
       env: r.env,
       preset: r.preset,
@@ -339,7 +521,7 @@ export function formatLadder(rows: readonly LadderRow[]): string {
   return `${[line(head), line(w.map((n) => '-'.repeat(n))), ...body.map(line)].join('\n')}\n`;
 }
 
-export function ladderReadme(name: string, plan: LadderPlan, rows: readonly LadderRow[]): string {
+export function ladderReadme(name: string, plan: LadderPlan, rows: readonly LadderRow[], progress?: readonly LadderProgress[]): string {
   const levels = PRESSURE_LEVELS.filter((l) => plan.levels.includes(l.level));
   return [
     `# Pressure ladder: ${name}`,
@@ -386,6 +568,14 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
     formatLadder(rows).trimEnd(),
     '```',
     '',
+    ...(progress
+      ? [
+          `Runs finished: ${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned}`).join(', ')}. Each finished run is a line of ` +
+            '`ledger.jsonl` beside this file (its collapse or censoring step, held-out success, config hash); the table is computed ' +
+            `from it alone, and \`arlarena ladder --study ${name} --resume\` (with the ladder's command) on a fresh clone takes those runs as done.`,
+          '',
+        ]
+      : []),
     'Survival curves (pairs [step, share not yet collapsed]) are in summary.json.',
     '',
     `Rollout s/step: ${TIMING}`,

@@ -231,8 +231,9 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
         stopReason: e.stopReason ?? null,
       };
       if (e.outcome && e.runId) {
-        const metrics = await source.readMetrics(e.runId);
-        const collapsed = collapseOf(e, metrics, fraction);
+        // A run taken from the committed ledger is not in this data dir: its figures come with its entry.
+        const metrics = e.ledger ? [] : await source.readMetrics(e.runId);
+        const collapsed = e.ledger ? e.ledger.collapseStep : collapseOf(e, metrics, fraction);
         ref = { ...ref, done: true, step: e.outcome.steps, collapseStep: collapsed, heldOut: e.outcome.heldOutGreedy };
         outcomes.push({
           env: e.env,
@@ -243,7 +244,7 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
           lastStep: e.outcome.steps,
           collapseStep: collapsed,
           heldOut: e.outcome.heldOutGreedy,
-          rolloutSeconds: meanRolloutSeconds(metrics),
+          rolloutSeconds: e.ledger ? e.ledger.rolloutSeconds : meanRolloutSeconds(metrics),
         });
       }
       refs.push(ref);

@@ -85,6 +85,13 @@ export const StudyEntry = z.object({
   outcome: Outcome.nullable(),
   /** Why the run was stopped early: `collapsed at step S (…)` (stop-on-collapse); absent or null otherwise. */
   stopReason: z.string().nullable().optional(),
+  /**
+   * A ladder run taken as done from the committed ledger (ledger.ts): its run is not in this data dir, so its ladder
+   * figures come from here, not from its metrics. Absent for runs trained in this data dir.
+   */
+  ledger: z
+    .object({ collapseStep: z.number().int().nullable(), rolloutSeconds: z.number().nullable(), rolloutMismatch: z.number().nullable() })
+    .optional(),
 });
 export type StudyEntry = z.infer<typeof StudyEntry>;
 

@@ -1,26 +1,36 @@
-import { readFile, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { UsageError, parseCommandArgs, type CliCommand } from '../types';
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { UsageError, parseCommandArgs, type CliCommand, type CliContext } from '../types';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
 import { PRESET_NAMES, PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { ladderRows } from '../../../core/stats/index';
-import { projectRoot } from '../../platform/appInfo';
-import { writeFileAtomic } from '../../store/atomic';
+import { appVersion, projectRoot } from '../../platform/appInfo';
 import { armSpecsOfFile, parseArms, type Arm } from '../../app/studies/arms';
 import {
+  LedgerKeeper,
   armBaselines,
   formatLadder,
-  ladderReadme,
   ladderSummary,
+  levelPlan,
   levelStudyName,
   runLadder,
   storedLadderLevels,
   storedLadderPlan,
   type LadderPlan,
 } from '../../app/studies/ladder';
-import { checkStudyName, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
+import { ladderCommandPlan } from '../../app/studies/ladderInfo';
+import {
+  configHash,
+  ledgerPlanMismatches,
+  ledgerPlanOf,
+  majorOf,
+  readLedger,
+  type Ledger,
+  type LedgerPlan,
+} from '../../app/studies/ledger';
+import { checkStudyName, readStudy, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
 import { resolveTarget } from '../../remote/computeTarget';
 
 /** The recalibrated separating range (src/core/config/pressure.ts): level 0 never collapses, level 4 breaks all. */
@@ -30,6 +40,7 @@ const usage = `Usage: arlarena ladder [--levels 1,2,3] [--envs a,b] [--presets p
                        [--set key=value …] [--baseline PRESET] [--episodes N] [--fraction X] [--on-collapse stop|continue]
                        [--arms SPEC… | --arms-file FILE] [--study NAME [--resume]] [--out DIR] [--parallel N]
                        [--on NAME|URL] [--json]
+       arlarena ladder --study NAME --export-ledger [--out DIR] [--json]
 
 The pressure ladder: presets × pressure levels × seeds (training.pressure = level sets the same knobs for every
 preset: sequential mini-batch rows, epochs, lr, policy lag — see docs/config-reference.md). Each level is an
@@ -54,9 +65,16 @@ A run collapsed at its first critical alert or at the first validation whose hel
                 --arms "grpo-fp32=grpo" "grpo-int8=grpo;compute.rolloutPrecision=int8"
                        "grpo-int8-tis=grpo;compute.rolloutPrecision=int8;algorithm.rolloutCorrection.is=token vs grpo-int8"
   --arms-file F the same specs, one per line (# comments)
-  --study NAME  keep the studies in the data dir and write resources/studies/NAME/{summary.json,README.md}
+  --study NAME  keep the studies in the data dir and write resources/studies/NAME/{ledger.jsonl,summary.json,README.md}:
+                the ledger gets each run as it finishes (commit it with the summary), summary and README are
+                rewritten from it after every level
   --resume      continue ladder NAME: repeat its command with --resume; each level's stored plan is used
-                (its arms, baseline and --on-collapse setting; different arms or settings are refused)
+                (its arms, baseline and --on-collapse setting; different arms or settings are refused). Where the
+                data dir has no such ladder (a fresh clone), the committed ledger's runs count as done and only the
+                rest train; a ledger written under another plan, another major version or another config of a run
+                is refused with the fix
+  --export-ledger  write the ledger, summary and README of ladder NAME from the data dir's finished runs (trains
+                nothing; for a ladder started before the ledger existed)
   --json        the summary as one JSON object`;
 
 /**
@@ -97,6 +115,124 @@ function resolveArm(arm: Arm | undefined, preset: string, env: string, overrides
   }
 }
 
+/** A path as shown in messages: relative to the checkout when inside it. */
+function shown(file: string): string {
+  const rel = relative(projectRoot(), file);
+  return rel.startsWith('..') || rel === '' ? file : rel;
+}
+
+/** A ledger's plan as a stored level plan (less the level): what --resume keeps on a clone without the data dir. */
+function studyPlanOfLedger(p: LedgerPlan): StudyPlan {
+  return {
+    command: p.command,
+    envs: [...p.envs],
+    presets: [...p.presets],
+    seeds: [...p.seeds],
+    steps: p.steps,
+    model: p.model,
+    sets: { ...p.sets },
+    baseline: p.baseline,
+    episodes: p.episodes,
+    threshold: 0.5,
+    stopOnCollapse: p.stopOnCollapse ? { fraction: p.fraction } : null,
+    ...(p.arms ? { arms: p.arms.map((a) => ({ ...a, sets: { ...a.sets } })) } : {}),
+  };
+}
+
+/** The ladder plan a data dir's level study was made under (its command for what the plan does not keep). */
+function ladderPlanOfStored(p: StudyPlan, levels: readonly number[]): LadderPlan {
+  const sets = Object.fromEntries(Object.entries(p.sets).filter(([k]) => k !== 'training.pressure'));
+  return {
+    command: p.command,
+    levels: [...levels],
+    envs: [...p.envs],
+    presets: [...p.presets],
+    seeds: [...p.seeds],
+    steps: p.steps,
+    model: p.model,
+    sets,
+    baseline: p.baseline,
+    episodes: p.episodes,
+    fraction: p.stopOnCollapse?.fraction ?? ladderCommandPlan(p.command).fraction ?? 0.5,
+    stopOnCollapse: (p.stopOnCollapse ?? null) !== null,
+    arms: p.arms ?? null,
+  };
+}
+
+const fixByName = (name: string) =>
+  `or start a new ladder under another --study name (this one's ledger keeps its runs; move it aside to start ${name} over)`;
+
+/** The plan a ledger's runs were trained under against this command's, or a UsageError naming what differs and the fix. */
+function checkLedgerPlan(name: string, ledger: Ledger, plan: LadderPlan): void {
+  const diff = ledgerPlanMismatches(ledger.header.plan, ledgerPlanOf(plan));
+  if (diff.length > 0)
+    throw new UsageError(
+      `ladder "${name}": its ledger (${shown(ledger.file)}) holds runs trained under another plan: ${diff.join('; ')}. ` +
+        `Fix: repeat the ladder's command with --resume (${ledger.header.plan.command} --resume), ${fixByName(name)}`,
+    );
+}
+
+/**
+ * Refuse to continue a ladder from a ledger whose runs would not compare with the ones this checkout trains: another
+ * plan, another major version of the lab, or another resolved config of a run (a preset, level or default changed).
+ */
+function checkLedger(
+  name: string,
+  ledger: Ledger,
+  plan: LadderPlan,
+  configOf: (p: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }) => RunConfig,
+): void {
+  checkLedgerPlan(name, ledger, plan);
+  const here = appVersion();
+  const mine = ledger.records.filter((r) => plan.levels.includes(r.level));
+  const label = (r: (typeof mine)[number]) => `level ${r.level} · ${r.arm ?? r.preset} · ${r.env} · seed ${r.seed}`;
+  const older = mine.filter((r) => majorOf(r.appVersion) !== majorOf(here));
+  if (older.length > 0)
+    throw new UsageError(
+      `ladder "${name}": ${older.length} run(s) of its ledger (${shown(ledger.file)}) were trained by ARLArena Lab ${older[0].appVersion} ` +
+        `(${label(older[0])}, commit ${older[0].appCommit}), this is ${here}, another major version whose runs need not compare. ` +
+        `Fix: finish the ladder with a checkout of that version (git checkout ${older[0].appCommit.replace(/-dirty$/, '')}), ${fixByName(name)}`,
+    );
+  const changed = mine
+    .map((r) => ({ r, now: configHash(configOf(levelPlan(plan, r.level), r)) }))
+    .filter(({ r, now }) => now !== r.configHash);
+  if (changed.length > 0) {
+    const { r, now } = changed[0];
+    throw new UsageError(
+      `ladder "${name}": ${changed.length} run(s) of its ledger (${shown(ledger.file)}) were trained with another config than this checkout ` +
+        `resolves for them (${label(r)}: ${r.configHash} in the ledger, ${now} here): a preset, a pressure level or a default changed since. ` +
+        `Fix: finish the ladder with the checkout that trained them (git checkout ${r.appCommit.replace(/-dirty$/, '')}), ${fixByName(name)}`,
+    );
+  }
+}
+
+/** `--export-ledger`: the data dir's finished runs of ladder `name` into its ledger, summary and README. */
+async function exportLedger(ctx: CliContext, name: string, reportDir: string, ledger: Ledger | null, json: boolean): Promise<number> {
+  const levels = await storedLadderLevels(ctx.dataDir, name);
+  if (levels.length === 0) throw new UsageError(`no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); nothing to export`);
+  const stored = (await storedLadderPlan(ctx.dataDir, name, levels))!;
+  const planned = ladderCommandPlan(stored.command).levels ?? DEFAULT_LEVELS.split(',').map(Number);
+  const plan = ladderPlanOfStored(
+    stored,
+    [...new Set([...planned, ...levels])].sort((a, b) => a - b),
+  );
+  if (ledger) checkLedgerPlan(name, ledger, plan);
+  const keeper = new LedgerKeeper(ctx.dataDir, reportDir, name, plan, ledger);
+  const added: Record<number, number> = {};
+  for (const level of levels) added[level] = await keeper.addFinished(level, await readStudy(ctx.dataDir, levelStudyName(name, level)));
+  await keeper.save();
+  await keeper.writeReport();
+  const progress = keeper.progress();
+  const file = join(reportDir, 'ledger.jsonl');
+  if (json) ctx.stdout.write(`${JSON.stringify({ ledger: file, summaryDir: reportDir, progress, added })}\n`);
+  else
+    ctx.stdout.write(
+      `${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned} runs in the ledger${added[p.level] ? ` (${added[p.level]} added from ${ctx.dataDir})` : ''}`).join('\n')}\n` +
+        `ledger: ${file}\nsummary: ${join(reportDir, 'summary.json')}\n`,
+    );
+  return 0;
+}
+
 const ladder: CliCommand = {
   summary: 'run the pressure ladder (presets or arms × pressure levels × seeds) with collapse survival statistics',
   usage,
@@ -110,6 +246,7 @@ const ladder: CliCommand = {
         fraction: { type: 'string' },
         'on-collapse': { type: 'string' },
         'arms-file': { type: 'string' },
+        'export-ledger': { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -122,11 +259,32 @@ const ladder: CliCommand = {
     }
     if (values.resume && name === '') throw new UsageError('--resume continues a ladder: add --study NAME');
     if (values.out !== undefined && name === '') throw new UsageError('--out is where a ladder writes its summary: add --study NAME');
-    // Resumed without --levels: the levels the ladder has stored (a default that changed since it started must not
-    // start other levels); otherwise --levels or the default.
-    const storedLevels = values.resume && values.levels === undefined ? await storedLadderLevels(ctx.dataDir, name) : [];
+    // A named ladder's ledger, summary.json and README.md: resources/studies/NAME, or --out DIR/NAME.
+    const reportDir =
+      name === '' ? null : join(values.out !== undefined ? resolve(values.out) : join(projectRoot(), 'resources', 'studies'), name);
+    const ledger = reportDir ? await readLedger(reportDir) : null;
+    if (ledger?.torn) ctx.stderr.write(`${ledger.torn}\n`);
+    if (values['export-ledger']) {
+      const extra = Object.entries(values)
+        .filter(([k, v]) => !['study', 'out', 'json', 'export-ledger', 'resume'].includes(k) && v !== undefined)
+        .map(([k]) => `--${k}`);
+      if (armArgs) extra.push('--arms');
+      if (values.resume) extra.push('--resume');
+      if (extra.length > 0)
+        throw new UsageError(`--export-ledger reads the ladder as the data dir stores it and trains nothing: drop ${extra.join(', ')}`);
+      if (name === '') throw new UsageError('--export-ledger writes the ledger of a ladder: add --study NAME');
+      return exportLedger(ctx, name, reportDir!, ledger, json);
+    }
+    // Resumed without --levels: the levels the ladder has stored in the data dir or planned in its ledger (a default
+    // that changed since it started must not start other levels); otherwise --levels or the default.
+    const storedLevels =
+      values.resume && values.levels === undefined
+        ? [...new Set([...(await storedLadderLevels(ctx.dataDir, name)), ...(ledger?.header.plan.levels ?? [])])].sort((a, b) => a - b)
+        : [];
     if (values.resume && values.levels === undefined && storedLevels.length === 0)
-      throw new UsageError(`no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); start it without --resume`);
+      throw new UsageError(
+        `no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); start it without --resume (nor a ledger at ${reportDir} to continue from)`,
+      );
     const levels =
       storedLevels.length > 0
         ? storedLevels
@@ -175,7 +333,9 @@ const ladder: CliCommand = {
     let stopOnCollapse = onCollapse !== 'continue';
     // A resumed ladder keeps what its levels were started with (their stored plans): a run must not be stopped under
     // one collapse definition and summarised under another, nor an arm trained with other overrides than its seeds.
-    const stored = values.resume ? await storedLadderPlan(ctx.dataDir, name, levels) : null;
+    const stored = values.resume
+      ? ((await storedLadderPlan(ctx.dataDir, name, levels)) ?? (ledger ? studyPlanOfLedger(ledger.header.plan) : null))
+      : null;
     if (stored) {
       const at = stored.stopOnCollapse ?? null;
       if (onCollapse !== undefined && stopOnCollapse !== (at !== null))
@@ -207,6 +367,10 @@ const ladder: CliCommand = {
       throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
     const sets = parseSets(values.set ?? []);
     if ('training.pressure' in sets) throw new UsageError('--set training.pressure: the ladder sets the level itself; use --levels');
+    if (ledger && !values.resume)
+      throw new UsageError(
+        `ladder "${name}" has a ledger (${shown(ledger.file)}, ${ledger.records.length} finished runs); continue it with --study ${name} --resume, or choose another name`,
+      );
     if (name !== '' && !values.resume && levels.some((l) => studyExists(ctx.dataDir, levelStudyName(name, l)))) {
       throw new UsageError(
         `ladder "${name}" already exists in ${ctx.dataDir}; continue it with --study ${name} --resume, or choose another name`,
@@ -238,6 +402,14 @@ const ladder: CliCommand = {
       for (const level of levels)
         for (const env of plan.envs)
           for (const a of arms) resolveArm(a, a.preset, env, overridesOf({ ...plan, sets: { ...sets, 'training.pressure': level } }, a, 1));
+    // Every combination is resolved (and so validated) before its level trains; an arm's overrides come from the
+    // level's stored plan.
+    const configOf = (p: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }): RunConfig => {
+      const arm = e.arm !== undefined ? p.arms?.find((a) => a.name === e.arm) : undefined;
+      if (e.arm !== undefined && !arm) throw new UsageError(`the stored plan has no arm "${e.arm}"; the study file was edited by hand`);
+      return resolveArm(arm, e.preset, e.env, overridesOf(p, arm, e.seed));
+    };
+    if (ledger) checkLedger(name, ledger, plan, configOf);
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
     const { complete, outcomes } = await runLadder({
@@ -248,13 +420,8 @@ const ladder: CliCommand = {
       parallel: intArg('parallel', values.parallel, 1) ?? 1,
       target,
       ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
-      // Every combination is resolved (and so validated) before its level trains; an arm's overrides come from the
-      // level's stored plan.
-      configOf: (p, e) => {
-        const arm = e.arm !== undefined ? p.arms?.find((a) => a.name === e.arm) : undefined;
-        if (e.arm !== undefined && !arm) throw new UsageError(`the stored plan has no arm "${e.arm}"; the study file was edited by hand`);
-        return resolveArm(arm, e.preset, e.env, overridesOf(p, arm, e.seed));
-      },
+      configOf,
+      ...(reportDir ? { reportDir, ledger } : {}),
       log: (line) => {
         if (!json) ctx.stderr.write(`${line}\n`);
       },
@@ -263,15 +430,12 @@ const ladder: CliCommand = {
       },
     });
     const rows = ladderRows(outcomes, { baseline, vs: armBaselines(plan) });
-    const summary = ladderSummary(name, plan, rows);
-    let summaryDir: string | null = null;
-    if (name !== '') {
-      summaryDir = join(values.out !== undefined ? resolve(values.out) : join(projectRoot(), 'resources', 'studies'), name);
-      await mkdir(summaryDir, { recursive: true });
-      await writeFileAtomic(join(summaryDir, 'summary.json'), `${JSON.stringify(summary, null, 1)}\n`);
-      await writeFileAtomic(join(summaryDir, 'README.md'), ladderReadme(name, plan, rows));
-    }
-    if (json) ctx.stdout.write(`${JSON.stringify({ ...summary, summaryDir })}\n`);
+    // A named ladder's summary.json was written by runLadder after its last level, from the ledger.
+    const summaryDir = reportDir;
+    const summary: unknown = summaryDir
+      ? JSON.parse(await readFile(join(summaryDir, 'summary.json'), 'utf8'))
+      : ladderSummary(name, plan, rows);
+    if (json) ctx.stdout.write(`${JSON.stringify({ ...(summary as object), summaryDir })}\n`);
     else {
       ctx.stdout.write(formatLadder(rows));
       if (summaryDir) ctx.stdout.write(`summary: ${join(summaryDir, 'summary.json')}\n`);
