@@ -8,58 +8,20 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deterministicPart } from '../../../../tests/tinyTrainer';
 import { RunStore } from '../../store/runStore';
 import { readStudy } from '../../app/studies/studyFiles';
-import { UsageError, type CliContext } from '../types';
+import { testCliContext as ctx } from '../../testing/testContext';
+import { tinyCliSets } from '../../testing/tinyCli';
+import { UsageError } from '../types';
 import arena from './arena';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
-function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let buf = '';
-  let ebuf = '';
-  const stdout = new Writable({
-    write(chunk, _e, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  const stderr = new Writable({
-    write(chunk, _e, cb) {
-      ebuf += String(chunk);
-      cb();
-    },
-  });
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf, err: () => ebuf };
-}
-
-/** tests/tinyTrainer.ts's tiny model and batches, from scratch with one BC update; a checkpoint every step. */
-const TINY = [
-  'model.size=custom',
-  'model.dModel=16',
-  'model.nLayers=1',
-  'model.nHeads=2',
-  'model.dFF=32',
-  'model.maxSeqLen=192',
-  'env.historyWindow=0',
-  'env.maxSteps=2',
-  'rollout.tasksPerStep=2',
-  'rollout.groupSize=2',
-  'rollout.maxResponseTokens=12',
-  'warmStart.source=scratch',
-  'warmStart.bcUpdates=1',
-  'warmStart.bcBatchRows=4',
-  'training.validateEvery=0',
-  'training.valEpisodes=1',
-  'training.checkpointEvery=1',
-  'optim.miniBatchRows=4',
-  'compute.rolloutEngine=tfjs',
-  'compute.backend=wasm',
-].flatMap((s) => ['--set', s]);
+/** The tiny model and batches, validation off. */
+const TINY = tinyCliSets({ 'training.validateEvery': 0, 'training.valEpisodes': 1 });
 const PLAN = ['--presets', 'grpo,gspo', '--seeds', '1', '--steps', '2', '--episodes', '3', ...TINY];
 
 describe('arlarena arena: usage', () => {

@@ -6,49 +6,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../store/runStore';
-import type { CliContext } from '../types';
+import { testCliContext as ctx } from '../../testing/testContext';
+import { tinyCliSets } from '../../testing/tinyCli';
 import ladder from './ladder';
 
-function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
-  let buf = '';
-  const stdout = new Writable({
-    write(chunk, _e, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  const stderr = new Writable({
-    write(_c, _e, cb) {
-      cb();
-    },
-  });
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf };
-}
-
-const TINY = [
-  'model.size=custom',
-  'model.dModel=16',
-  'model.nLayers=1',
-  'model.nHeads=2',
-  'model.dFF=32',
-  'model.maxSeqLen=192',
-  'env.historyWindow=0',
-  'env.maxSteps=2',
-  'rollout.tasksPerStep=2',
-  'rollout.groupSize=2',
-  'rollout.maxResponseTokens=12',
-  'warmStart.source=scratch',
-  'warmStart.bcUpdates=1',
-  'warmStart.bcBatchRows=4',
-  'training.validateEvery=1',
-  'training.valEpisodes=2',
-  'training.checkpointEvery=1',
-  'compute.rolloutEngine=tfjs',
-  'compute.backend=wasm',
-].flatMap((s) => ['--set', s]);
+const TINY = tinyCliSets();
 
 describe('arlarena ladder --study: a tiny ladder end to end', () => {
   let dir: string;
@@ -61,8 +25,7 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
 
   it("writes summary rows with the issue's fields; each level's runs trained with its knobs", async () => {
     const c = ctx(join(dir, 'data'));
-    // The tiny batch has at most 2 tasks × 2 rollouts × 2 turns = 8 rows, fewer than any level's mini-batch rows
-    // (validation would refuse them): --set optim.miniBatchRows=4 comes after the level and wins; lr and lag stay.
+    // TINY's optim.miniBatchRows=4 comes after the level and wins over its mini-batch rows; lr and lag stay.
     const code = await ladder.run(
       [
         '--levels',
@@ -80,8 +43,6 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
         '--out',
         join(dir, 'out'),
         ...TINY,
-        '--set',
-        'optim.miniBatchRows=4',
         '--json',
       ],
       c.ctx,
@@ -137,8 +98,6 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
         '--out',
         join(dir, 'out'),
         ...TINY,
-        '--set',
-        'optim.miniBatchRows=4',
         '--arms',
         'base=grpo',
         'fast=grpo;optim.lr=0.001',

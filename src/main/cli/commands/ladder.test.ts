@@ -4,29 +4,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedLadderLevels, storedLadderPlan } from '../../app/studies/ladder';
 import { readStudy } from '../../app/studies/studyFiles';
-import { UsageError, type CliContext } from '../types';
+import { testCliContext as ctx } from '../../testing/testContext';
+import { UsageError } from '../types';
 import arena from './arena';
 import ladder, { takeArms } from './ladder';
-
-function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
-  let buf = '';
-  const stdout = new Writable({
-    write(chunk, _e, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  const stderr = new Writable({
-    write(_c, _e, cb) {
-      cb();
-    },
-  });
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf };
-}
 
 describe('arlarena ladder: usage', () => {
   const bad: Array<[string[], RegExp]> = [
