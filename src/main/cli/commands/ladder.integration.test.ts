@@ -81,6 +81,34 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
     }
   }, 240_000);
 
+  it('its ledger alone continues it on a fresh data dir: --export-ledger writes the same ledger, --resume trains nothing', async () => {
+    const out = join(dir, 'out', 'tiny');
+    const ledger = await readFile(join(out, 'ledger.jsonl'), 'utf8');
+    const lines = ledger.trimEnd().split('\n');
+    expect(lines).toHaveLength(5);
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
+    expect(summary.progress).toEqual([
+      { level: 0, done: 2, planned: 2 },
+      { level: 3, done: 2, planned: 2 },
+    ]);
+    // The data dir's runs exported afresh (a ladder started before the ledger): the same ledger, the same rows.
+    expect(await ladder.run(['--study', 'tiny', '--export-ledger', '--out', join(dir, 'export')], ctx(join(dir, 'data')).ctx)).toBe(0);
+    expect(await readFile(join(dir, 'export', 'tiny', 'ledger.jsonl'), 'utf8')).toBe(ledger);
+    expect(JSON.parse(await readFile(join(dir, 'export', 'tiny', 'summary.json'), 'utf8')).rows).toEqual(summary.rows);
+    // A fresh clone: no data dir, the ledger committed; the ladder's own command with --resume.
+    const command = (JSON.parse(lines[0]) as { plan: { command: string } }).plan.command;
+    const args = [...command.split(' ').slice(2), '--resume'];
+    expect(await ladder.run(args, ctx(join(dir, 'fresh')).ctx)).toBe(0);
+    expect(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')).rows).toEqual(summary.rows);
+    expect(await readFile(join(out, 'ledger.jsonl'), 'utf8')).toBe(ledger);
+    const store = await RunStore.open(join(dir, 'fresh'));
+    try {
+      expect(await store.listRuns()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it('a ladder of arms: one row per arm with its preset, baseline arm and rollout time; each arm trained with its overrides', async () => {
     const c = ctx(join(dir, 'data-arms'));
     const code = await ladder.run(
