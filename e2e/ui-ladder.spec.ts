@@ -13,33 +13,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStudy } from '../src/main/app/studies/studyFiles';
+import { tinyCliSets } from '../src/main/testing/tinyCli';
 import { SURVIVAL_GRID } from '../src/renderer/lib/ladderChart';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
 import { ROOT } from './support/lab';
 
-const TINY = [
-  'model.size=custom',
-  'model.dModel=16',
-  'model.nLayers=1',
-  'model.nHeads=2',
-  'model.dFF=32',
-  'model.maxSeqLen=192',
-  'env.historyWindow=0',
-  'env.maxSteps=2',
-  'rollout.tasksPerStep=2',
-  'rollout.groupSize=2',
-  'rollout.maxResponseTokens=12',
-  'warmStart.source=scratch',
-  'warmStart.bcUpdates=1',
-  'warmStart.bcBatchRows=4',
-  'training.validateEvery=1',
-  'training.valEpisodes=2',
-  'training.checkpointEvery=1',
-  'compute.rolloutEngine=tfjs',
-  'compute.backend=wasm',
-  // The tiny batch has at most 8 rows, fewer than any level's mini-batch rows: this wins over the level (lr and lag stay).
-  'optim.miniBatchRows=4',
-].flatMap((s) => ['--set', s]);
+const TINY = tinyCliSets();
 
 let app: LabSession;
 let page: Page;
