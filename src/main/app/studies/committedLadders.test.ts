@@ -84,3 +84,37 @@ describe('a committed ladder summary of the first version', () => {
     }
   });
 });
+
+describe('a committed ladder summary written from a ledger mid-ladder', () => {
+  it("shows each level's runs done of planned from its progress; an unfinished level's cells are incomplete", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arl-committed-progress-'));
+    try {
+      const row = OLD.rows[0];
+      const summary = {
+        ...OLD,
+        name: 'mid',
+        rows: [row, { ...row, level: 0 }],
+        progress: [
+          { level: 0, done: 6, planned: 6 },
+          { level: 4, done: 3, planned: 6 },
+          { level: 9, done: 0, planned: 6 },
+        ],
+      };
+      await mkdir(join(dir, 'mid'));
+      await writeFile(join(dir, 'mid', 'summary.json'), JSON.stringify(summary));
+      const info = (await readCommittedLadders(dir, 'resources/studies')).ladders[0];
+      expect(LadderInfo.parse(info)).toEqual(info);
+      expect(info.levels.map((l) => [l.level, l.started, l.done, l.planned])).toEqual([
+        [0, true, 6, 6],
+        [4, true, 3, 6],
+      ]);
+      expect(info.cells.map((c) => [c.level, c.complete])).toEqual([
+        [4, false],
+        [0, true],
+      ]);
+      expect(info).toMatchObject({ done: 9, planned: 12, complete: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

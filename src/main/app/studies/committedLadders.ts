@@ -6,7 +6,8 @@
  * What the summary does not record is read from its command line (`--steps`, `--episodes`, `--fraction`), with
  * `arlarena ladder`'s defaults where it does not say; `seeds` is the union of the rows' seed lists. A summary of
  * another kind (an arena study's) is not a ladder and is left out; a ladder summary that does not parse is listed
- * with its problem (the file and the field), not shown.
+ * with its problem (the file and the field), not shown. A summary written from the ladder's ledger before the ladder
+ * finished (its `progress`: runs done of planned per level) shows its unfinished levels and their cells as such.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ const LadderSummaryFile = z.object({
       rolloutSecondsPerStep: Summary.optional(),
     }),
   ),
+  /** Per level, the runs finished of those planned (summaries written from a ledger; older ones: every row complete). */
+  progress: z.array(z.object({ level: z.number().int(), done: z.number().int(), planned: z.number().int() })).optional(),
 });
 type LadderSummaryFile = z.infer<typeof LadderSummaryFile>;
 
@@ -72,6 +75,12 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
   const arms = summary.arms ?? null;
   const baselineOf = (r: LadderSummaryFile['rows'][number]): string | null =>
     r.arm !== undefined ? (arms?.find((a) => a.name === r.arm)?.vs ?? null) : r.preset === summary.baseline ? null : summary.baseline;
+  // A level the summary says is unfinished (its progress) leaves its cells incomplete; without progress, all are done.
+  const progressOf = (level: number) => summary.progress?.find((p) => p.level === level) ?? null;
+  const levelDone = (level: number) => {
+    const p = progressOf(level);
+    return p === null || p.done >= p.planned;
+  };
   const cells: LadderCell[] = summary.rows.map((r) => {
     const n = r.seedList.length;
     return {
@@ -81,7 +90,7 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
       arm: r.arm ?? null,
       seeds: [...r.seedList],
       done: n,
-      complete: true,
+      complete: levelDone(r.level),
       // The share is collapsed / n over the listed seeds: the count is exact back from it.
       collapsedShare: {
         collapsed: r.collapsedShare.mean === null ? 0 : Math.round(r.collapsedShare.mean * n),
@@ -110,17 +119,19 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
   const levels = uniqueSorted([...summary.levels.map((l) => l.level), ...summary.rows.map((r) => r.level)]).map((level) => {
     const known = summary.levels.find((l) => l.level === level);
     const runs = summary.rows.filter((r) => r.level === level).reduce((a, r) => a + r.seedList.length, 0);
+    const p = progressOf(level);
     return {
       level,
       study: `${summary.name}-p${level}`,
       overrides: { ...(known?.overrides ?? {}) },
       why: known?.why ?? 'not listed in the summary',
-      started: true,
-      done: runs,
-      planned: runs,
+      started: p === null || p.done > 0,
+      done: p?.done ?? runs,
+      planned: p?.planned ?? runs,
     };
   });
   const total = levels.reduce((a, l) => a + l.done, 0);
+  const planned = levels.reduce((a, l) => a + l.planned, 0);
   const stop = summary.onCollapse?.startsWith('stop') ?? false;
   return {
     name: summary.name,
@@ -141,8 +152,8 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
     episodes,
     levels,
     done: total,
-    planned: total,
-    complete: true,
+    planned,
+    complete: total >= planned,
     cells,
   };
 }
