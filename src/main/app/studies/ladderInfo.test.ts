@@ -361,3 +361,26 @@ describe('ladderInfo on a ladder of arms that stops runs at their collapse', () 
     expect(int8.vsBaseline!.rolloutSpeedup).toBeCloseTo(2.1 / 1.1, 12);
   });
 });
+
+describe('ladderInfo on a data dir resumed from a committed ledger', () => {
+  it("takes a ledger run's collapse step and rollout time from its entry: its run is not in this data dir", async () => {
+    const { states, source, runs } = ladder();
+    const before = (await ladderInfo(states, 'demo', source))!;
+    // Level 3's GRPO runs came from the ledger: no run in the store, their figures on the entries.
+    const p3 = states[1];
+    for (const e of p3.entries.filter((x) => x.preset === 'grpo')) {
+      const collapse = before.cells.find((c) => c.level === 3 && c.preset === 'grpo')!.runs.find((r) => r.seed === e.seed)!.collapseStep;
+      e.ledger = { collapseStep: collapse, rolloutSeconds: 0.5 * e.seed, rolloutMismatch: null };
+      runs.delete(e.runId!);
+    }
+    const after = (await ladderInfo(states, 'demo', source))!;
+    const g3 = after.cells.find((c) => c.level === 3 && c.preset === 'grpo')!;
+    expect(g3.runs.map((r) => [r.seed, r.collapseStep, r.done, r.status])).toEqual([
+      [1, 4, true, 'completed'],
+      [2, 6, true, 'completed'],
+      [3, 8, true, 'completed'],
+    ]);
+    expect(g3.survival).toEqual(before.cells.find((c) => c.level === 3 && c.preset === 'grpo')!.survival);
+    expect(g3.rolloutSecondsPerStep.mean).toBe(1);
+  });
+});
