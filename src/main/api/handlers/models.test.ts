@@ -1,67 +1,25 @@
 /**
  * models.inspect and models.folders through the real router (input and output checked against the contract), on
- * model folders written here: the lab's own safetensors writer and a hand-written byte-level BPE tokenizer (the
- * e2e spec ui-hf-newrun.spec.ts uses a folder written by Transformers itself).
+ * model folders written by the test kit (src/main/testing/hfFolder.ts): the lab's own safetensors writer and a
+ * hand-written byte-level BPE tokenizer (the e2e spec ui-hf-newrun.spec.ts uses a folder written by Transformers itself).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LORA_TARGET_MODULES } from '../../../shared/models';
-import { initLlmTensors } from '../../../core/llm/causalLm';
-import { llmParamCount, llmWeightSpecs, parseLlmConfig } from '../../../core/llm/config';
+import { llmParamCount, parseLlmConfig } from '../../../core/llm/config';
 import { LORA_TARGETS, loraParamCount, parseLoraSpec } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
 import { rowActivationBytes } from '../../../core/training/chunking';
-import { writeSafetensors } from '../../../core/llm/safetensors';
-import { Rng } from '../../../core/util/rng';
+import { TINY_QWEN2_CONFIG, writeHfFolder } from '../../testing/hfFolder';
 import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import type { CallContext } from '../types';
 import { createModelsHandlers } from './models';
 import { createPickHandlers } from './namedFile';
 
 const GiB = 2 ** 30;
-const configJson = {
-  architectures: ['Qwen2ForCausalLM'],
-  hidden_size: 16,
-  intermediate_size: 24,
-  num_hidden_layers: 1,
-  num_attention_heads: 2,
-  num_key_value_heads: 1,
-  max_position_embeddings: 32,
-  vocab_size: 12,
-  rms_norm_eps: 1e-6,
-  rope_theta: 10000,
-  tie_word_embeddings: true,
-  eos_token_id: 0,
-};
-
-function tokenizerJson(): unknown {
-  const vocab: Record<string, number> = { '<eos>': 0 };
-  'abcdefgh'.split('').forEach((c, i) => (vocab[c] = i + 1));
-  vocab.ab = 9;
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [{ id: 0, content: '<eos>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
-    normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: null,
-    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      vocab,
-      merges: ['a b'],
-    },
-  };
-}
+const configJson = TINY_QWEN2_CONFIG;
 
 let root = '';
 let outside = '';
@@ -71,18 +29,7 @@ beforeAll(() => {
   outside = mkdtempSync(join(tmpdir(), 'arlarena-models-outside-'));
   model = join(root, 'models', 'tiny-qwen2');
   mkdirSync(model, { recursive: true });
-  writeFileSync(join(model, 'config.json'), JSON.stringify(configJson));
-  writeFileSync(join(model, 'tokenizer.json'), JSON.stringify(tokenizerJson()));
-  writeFileSync(
-    join(model, 'tokenizer_config.json'),
-    JSON.stringify({ eos_token: '<eos>', chat_template: "{% for m in messages %}{{ m['role'] }}:{{ m['content'] }}<eos>{% endfor %}" }),
-  );
-  const cfg = parseLlmConfig(configJson);
-  const t = initLlmTensors(cfg, new Rng(1), 0.1);
-  writeFileSync(
-    join(model, 'model.safetensors'),
-    writeSafetensors(llmWeightSpecs(cfg).map((s) => ({ name: s.name, shape: s.shape, data: t[s.name] }))),
-  );
+  writeHfFolder(model);
   // A folder that is no model (no config.json), and a copy of the model outside the allowed root.
   mkdirSync(join(root, 'models', 'notes'), { recursive: true });
   writeFileSync(join(root, 'models', 'notes', 'README.md'), 'not a model');

@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError, type CliContext } from '../types';
-import { initLlmTensors } from '../../../core/llm/causalLm';
-import { llmWeightSpecs, parseLlmConfig } from '../../../core/llm/config';
-import { writeSafetensors } from '../../../core/llm/safetensors';
-import { Rng } from '../../../core/util/rng';
+import { byteLevelTokenizerJson, TINY_QWEN2_CONFIG, writeHfFolder } from '../../testing/hfFolder';
 import llm from './llm';
 
 function ctx(): { ctx: CliContext; out: () => string } {
@@ -48,59 +45,11 @@ describe('arlarena llm', () => {
   it("inspect estimates for at most the model's context (max_position_embeddings), and says so", async () => {
     const model = mkdtempSync(join(tmpdir(), 'arlarena-llm-ctx-'));
     try {
-      const config = {
-        architectures: ['Qwen2ForCausalLM'],
-        hidden_size: 16,
-        intermediate_size: 24,
-        num_hidden_layers: 1,
-        num_attention_heads: 2,
-        num_key_value_heads: 1,
-        max_position_embeddings: 512,
-        vocab_size: 4,
-        rms_norm_eps: 1e-6,
-        rope_theta: 10000,
-        tie_word_embeddings: true,
-        eos_token_id: 0,
-      };
-      writeFileSync(join(model, 'config.json'), JSON.stringify(config));
-      const cfg = parseLlmConfig(config);
-      const t = initLlmTensors(cfg, new Rng(1), 0.1);
-      writeFileSync(
-        join(model, 'model.safetensors'),
-        writeSafetensors(llmWeightSpecs(cfg).map((s) => ({ name: s.name, shape: s.shape, data: t[s.name] }))),
-      );
-      const vocab = { '<eos>': 0, a: 1, b: 2, ab: 3 };
-      const bpe = {
-        type: 'BPE',
-        dropout: null,
-        unk_token: null,
-        continuing_subword_prefix: null,
-        end_of_word_suffix: null,
-        fuse_unk: false,
-        byte_fallback: false,
-        vocab,
-        merges: ['a b'],
-      };
-      const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
-      const added = [{ id: 0, content: '<eos>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }];
-      writeFileSync(
-        join(model, 'tokenizer.json'),
-        JSON.stringify({
-          version: '1.0',
-          truncation: null,
-          padding: null,
-          added_tokens: added,
-          normalizer: null,
-          pre_tokenizer: byteLevel,
-          post_processor: null,
-          decoder: byteLevel,
-          model: bpe,
-        }),
-      );
-      writeFileSync(
-        join(model, 'tokenizer_config.json'),
-        JSON.stringify({ eos_token: '<eos>', chat_template: "{% for m in messages %}{{ m['content'] }}<eos>{% endfor %}" }),
-      );
+      writeHfFolder(model, {
+        config: { ...TINY_QWEN2_CONFIG, max_position_embeddings: 512, vocab_size: 4 },
+        tokenizer: byteLevelTokenizerJson({ vocab: { '<eos>': 0, a: 1, b: 2, ab: 3 } }),
+        chatTemplate: "{% for m in messages %}{{ m['content'] }}<eos>{% endfor %}",
+      });
 
       // The default context (1024) and a longer --seq-len are both clamped to the model's 512, named in the line.
       for (const args of [[], ['--seq-len', '4096']]) {

@@ -4,14 +4,11 @@
  * hashing window), so peak memory is the float32 model plus one tensor, not the file on top of it. The file system
  * calls are counted through a wrapped node:fs/promises.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { initLlmTensors } from '../../../core/llm/causalLm';
-import { llmWeightSpecs, parseLlmConfig } from '../../../core/llm/config';
-import { writeSafetensors } from '../../../core/llm/safetensors';
-import { Rng } from '../../../core/util/rng';
+import { byteLevelTokenizerJson, writeHfFolder } from '../../testing/hfFolder';
 
 /** Every read of a *.safetensors file: how many bytes it asked for; and the whole-file reads of one. */
 const seen = vi.hoisted(() => ({ reads: [] as Array<{ file: string; bytes: number }>, wholeFile: [] as string[] }));
@@ -61,29 +58,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('loadHfFolder reads weights tensor by tensor', () => {
   it('never reads a weight file whole, and no read asks for more than its largest tensor', async () => {
-    const vocab: Record<string, number> = { '<eos>': 0 };
-    'abcdefgh'.split('').forEach((c, i) => (vocab[c] = i + 1));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify(configJson));
-    writeFileSync(
-      join(dir, 'tokenizer.json'),
-      JSON.stringify({
-        version: '1.0',
-        truncation: null,
-        padding: null,
-        added_tokens: [{ id: 0, content: '<eos>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
-        normalizer: null,
-        pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-        post_processor: null,
-        decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-        model: { type: 'BPE', dropout: null, unk_token: null, fuse_unk: false, byte_fallback: false, vocab, merges: [] },
-      }),
-    );
-    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ eos_token: '<eos>', chat_template: '{{ messages[0].content }}' }));
-    const cfg = parseLlmConfig(configJson);
-    const t = initLlmTensors(cfg, new Rng(1), 0.1);
-    const list = llmWeightSpecs(cfg).map((s) => ({ name: s.name, shape: s.shape, data: t[s.name] }));
-    const file = writeSafetensors(list);
-    writeFileSync(join(dir, 'model.safetensors'), file);
+    const { weights: list } = writeHfFolder(dir, {
+      config: configJson,
+      tokenizer: byteLevelTokenizerJson({ vocab: { '<eos>': 0, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8 }, merges: [] }),
+      chatTemplate: '{{ messages[0].content }}',
+    });
+    const fileBytes = statSync(join(dir, 'model.safetensors')).size;
     const largest = Math.max(...list.map((x) => 4 * x.data.length));
 
     const loaded = await loadHfFolder(dir);
@@ -95,6 +75,6 @@ describe('loadHfFolder reads weights tensor by tensor', () => {
     // At least one read per tensor; together they cover the file (hashed as it is read), none of them all of it.
     expect(reads.length).toBeGreaterThanOrEqual(list.length);
     expect(Math.max(...reads.map((r) => r.bytes))).toBe(largest);
-    expect(largest).toBeLessThan(file.length / 4);
+    expect(largest).toBeLessThan(fileBytes / 4);
   });
 });
