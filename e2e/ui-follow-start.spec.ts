@@ -6,15 +6,20 @@
  *   trainer stores a few per step"); the first steps then arrive live.
  * On the shared real verl Qwen2-7B console log where ../shared/data/real-runs is present (its head up to its first
  * step), otherwise on a verl console log written here.
+ * - a Trackio database its own writer (tests/peers/trackers_peer.py, trackio 0.43 in the `trackers` venv) is still
+ *   logging to: followed as the CLI follows it, polled read-only; the run opens, its steps and the detector's alert
+ *   arrive live, and Stop following ends it while the writer carries on undisturbed.
  */
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { venvPython } from '../tests/support/peers';
 import { realRun } from '../tests/support/realRuns';
 import { launchBrowser, screenshot } from './support/browser';
-import { startLab, type Lab } from './support/lab';
+import { ROOT, startLab, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
 const REAL = realRun('verl-console/play-verl_verl_qwen2_7b_min.log');
@@ -138,5 +143,73 @@ describe(`Follow a log… (${REAL ? 'the shared real verl Qwen2-7B console log' 
     await waitUntil('following to stop', async () => (await page.locator('[data-testid="stop-following"]').count()) === 0, 15_000);
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+
+  it('a Trackio database being written: its run opens, steps and the alert arrive live, Stop following ends it', async () => {
+    const target = join(work, 'trackio');
+    const db = join(target, 'arl-live.db');
+    // 30 steps, one every 0.5 s: still writing while the page follows it.
+    const writer = spawn(
+      venvPython('trackers'),
+      [join(ROOT, 'tests', 'peers', 'trackers_peer.py'), 'slow-write', 'trackio', target, '30', '0.5'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    const exited = new Promise<number | null>((res) => writer.on('exit', (code) => res(code)));
+    try {
+      await new Promise<void>((res, rej) => {
+        writer.stdout.on('data', (d: Buffer) => {
+          if (String(d).includes('started')) res();
+        });
+        void exited.then((code) => rej(new Error(`the Trackio writer exited (${code}) before its first step`)));
+      });
+      // Trackio's background thread writes the first row a moment after the log call.
+      await waitUntil(
+        'the database',
+        async () => {
+          try {
+            return readFileSync(db).subarray(0, 15).toString() === 'SQLite format 3';
+          } catch {
+            return false;
+          }
+        },
+        15_000,
+      );
+      const { page, problems } = await open();
+      await follow(page, db);
+      const stop = page.locator('[data-testid="stop-following"]');
+      await stop.waitFor({ timeout: 20_000 });
+      expect(await stop.getAttribute('title')).toMatch(/database/);
+      await waitUntil(
+        'the poll named as following the database',
+        async () => /polled read-only/.test(await page.locator('[data-testid="follow-detail"]').innerText()),
+        20_000,
+      );
+      expect(await page.getByText('new steps appear as the database gains rows (polled read-only)').count()).toBe(1);
+      let writing = true;
+      void exited.then(() => (writing = false));
+      await waitUntil(
+        'steps while the writer writes',
+        async () => /^step [1-9]/.test(await page.locator('[data-testid="run-step"]').innerText()),
+        30_000,
+      );
+      // The writer's NaN grad norm at step 3: raised on the followed run as it arrives.
+      await page.locator('[data-testid="run-alerts"] li').first().waitFor({ timeout: 30_000 });
+      expect(writing).toBe(true);
+      await screenshot(page, 'ui-follow-start-trackio');
+      await stop.click();
+      await waitUntil('following to stop', async () => (await stop.count()) === 0, 15_000);
+      const runs = await lab.call('runs.list', {});
+      if (!runs.ok) throw new Error(runs.error.message);
+      const run = runs.value.find((r) => r.name === 'live');
+      expect(run).toMatchObject({ status: 'completed' });
+      // The writer was never locked out: it logs its remaining steps and finishes.
+      expect(await exited).toBe(0);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    } finally {
+      writer.kill();
+    }
   });
 });

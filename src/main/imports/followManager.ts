@@ -47,7 +47,14 @@ export class FollowManager {
     this.timer = null;
     for (const [runId, records] of this.pending) this.emit('run.metrics', { runId, records });
     this.pending.clear();
+    // A database's runs have no session reporting progress: their status goes with their new records, so a page
+    // opened after the follow started learns what it follows.
+    for (const [runId, f] of this.statusAfter) this.dbStatus(f, runId);
+    this.statusAfter.clear();
   }
+
+  /** Database runs with records sent since the last batch. */
+  private statusAfter = new Map<string, TrackerDbFollower>();
 
   private status(f: LogFollower, runId: string): void {
     const info = f.info();
@@ -77,13 +84,16 @@ export class FollowManager {
   private dbStatus(f: TrackerDbFollower, runId: string): void {
     const info = f.followInfos().find((i) => i.runId === runId);
     const rec = this.store.cached(runId);
-    const status = info?.status === 'running' ? 'running' : (rec?.status ?? info?.status ?? 'completed');
+    const running = info?.status === 'running';
+    const status = running ? 'running' : (rec?.status ?? info?.status ?? 'completed');
     const startedMs = Date.parse(rec?.startedAt ?? f.startedAt);
+    // While followed, the newest step read is the run's step (the record's is written when following ends).
+    const step = running ? (info?.step ?? 0) : (rec?.step ?? info?.step ?? 0);
     this.emit('session.status', {
       runId,
       status,
-      step: rec?.step ?? info?.step ?? 0,
-      totalSteps: rec?.totalSteps ?? info?.step ?? 0,
+      step,
+      totalSteps: running ? step : (rec?.totalSteps ?? step),
       etaSeconds: null,
       elapsedSeconds: Number.isFinite(startedMs) ? Math.max(0, (Date.now() - startedMs) / 1000) : 0,
       error: rec?.error ?? null,
@@ -104,7 +114,10 @@ export class FollowManager {
       ...(this.defaults.registry ? { registry: this.defaults.registry } : {}),
       ...(opts.name ? { name: opts.name } : {}),
       ...(opts.tags ? { tags: opts.tags } : {}),
-      onRecords: (runId, records) => this.queue(runId, records),
+      onRecords: (runId, records) => {
+        if (follower) this.statusAfter.set(runId, follower);
+        this.queue(runId, records);
+      },
       onAlert: (runId, alert) => {
         this.flushEvents();
         this.emit('run.alert', { runId, alert });
