@@ -19,7 +19,7 @@ const config = (): RunConfig => {
   return c!;
 };
 
-/** The ladder's collapse step of a whole stored stream (what ladder.ts ladderOutcome computes). */
+/** The ladder's collapse step of a whole stored stream (what ladder.ts ladderRun computes). */
 function statsCollapse(records: readonly MetricRecord[], fraction: number): number | null {
   const alerts = detectAlerts('r', records, undefined, recipeOf(config()));
   const vals = records.map((m) => [m.step, m.values['val/success_rate']] as [number, number]).filter(([, v]) => Number.isFinite(v));

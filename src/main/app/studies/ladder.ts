@@ -204,7 +204,14 @@ export async function ladderRun(
     await store.close();
   }
   if (!rec)
-    throw new Error(`run ${e.runId} of study level ${level} (${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}) is not in ${dataDir}`);
+    throw Object.assign(
+      new Error(
+        `run ${e.runId} (level ${level} · ${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}) has a result in its level's study.json but is ` +
+          `not in ${dataDir}'s run store (deleted?), so its collapse step cannot be read; to train it again, set that entry's runId and ` +
+          'outcome to null in the study.json and resume',
+      ),
+      { expected: true },
+    );
   const validations = metrics
     .map((m) => [m.step, m.values['val/success_rate']] as [number, number])
     .filter(([, v]) => typeof v === 'number' && Number.isFinite(v));

@@ -219,6 +219,14 @@ describe('a constructed ladder: the ledger gives the rows the stored runs give',
     });
   });
 
+  it('a finished entry whose run is gone from the store is named with the fix, not counted from no metrics', async () => {
+    const gone: StudyState = { ...state, entries: [{ ...state.entries[0], runId: 'deleted-run' }] };
+    const keeper = new LedgerKeeper(join(dir, 'data'), join(dir, 'report-gone'), 'lg', plan, null);
+    await expect(keeper.addFinished(LEVEL, gone)).rejects.toThrow(
+      /^run deleted-run \(level 2 · grpo · sokoban · seed 1\) has a result in its level's study\.json but is not in .*'s run store \(deleted\?\).*set that entry's runId and outcome to null/,
+    );
+  });
+
   it('a ledger without one run: that run alone trains', async () => {
     const report = join(dir, 'report-5');
     const full = (await readLedger(join(dir, 'report')))!;

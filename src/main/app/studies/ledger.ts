@@ -326,7 +326,7 @@ export function entryOfRecord(r: LedgerRecord): StudyEntry {
 }
 
 /**
- * The record of a finished run from its study entry, its ladder figures (`outcome`, as ladderOutcome computes them
+ * The record of a finished run from its study entry, its ladder figures (`outcome`, as ladder.ts ladderRun computes them
  * from the stored metrics) and its run record's provenance.
  */
 export function recordOf(
