@@ -227,8 +227,8 @@ describe('ladderInfo on a constructed ladder', () => {
     const { states, source } = ladder('arlarena ladder --presets grpo,sampo --seeds 3 --steps 10 --study demo');
     const info = (await ladderInfo(states, 'demo', source))!;
     expect(info.fraction).toBe(LADDER_CLI_DEFAULTS.fraction);
-    // No --levels: the CLI's default levels, plus the ones that exist.
-    expect(info.levels.map((l) => l.level)).toEqual([0, 2, 3, 4]);
+    // No --levels: the CLI's default levels (1, 2, 3 since the recalibration), plus the ones that exist.
+    expect(info.levels.map((l) => l.level)).toEqual([0, 1, 2, 3]);
     const g3 = info.cells.find((c) => c.level === 3 && c.preset === 'grpo')!;
     expect(g3.runs.map((r) => r.collapseStep)).toEqual([4, null, 8]);
     expect(g3.medianCollapseStep).toBe(8);

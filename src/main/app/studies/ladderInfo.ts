@@ -19,8 +19,11 @@ import type { MetricRecord } from '../../../shared/metrics';
 import { LADDER_COLLAPSE, ON_COLLAPSE, armBaselines, meanRolloutSeconds } from './ladder';
 import type { StudyEntry, StudyPlan, StudyState } from './studyFiles';
 
-/** `arlarena ladder`'s own defaults (src/main/cli/commands/ladder.ts), for a command that did not name them. */
-export const LADDER_CLI_DEFAULTS = { levels: [0, 2, 4], fraction: 0.5, episodes: 100 } as const;
+/**
+ * `arlarena ladder`'s own defaults, for a command that did not name them; the CLI takes its default levels from here
+ * (the recalibrated separating range, src/core/config/pressure.ts: level 0 never collapses, level 4 breaks all).
+ */
+export const LADDER_CLI_DEFAULTS = { levels: [1, 2, 3], fraction: 0.5, episodes: 100 } as const;
 
 /** Where the ladder view reads runs: the run store (its run.json is authoritative, also for another process's runs). */
 export interface LadderRunSource {

@@ -20,7 +20,7 @@ import {
   storedLadderPlan,
   type LadderPlan,
 } from '../../app/studies/ladder';
-import { ladderCommandPlan } from '../../app/studies/ladderInfo';
+import { LADDER_CLI_DEFAULTS, ladderCommandPlan } from '../../app/studies/ladderInfo';
 import {
   configHash,
   ledgerPlanMismatches,
@@ -33,8 +33,8 @@ import {
 import { checkStudyName, readStudy, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
 import { resolveTarget } from '../../remote/computeTarget';
 
-/** The recalibrated separating range (src/core/config/pressure.ts): level 0 never collapses, level 4 breaks all. */
-const DEFAULT_LEVELS = '1,2,3';
+/** The recalibrated separating range (ladderInfo.ts LADDER_CLI_DEFAULTS, which the Ladder view reads too). */
+const DEFAULT_LEVELS = LADDER_CLI_DEFAULTS.levels.join(',');
 
 const usage = `Usage: arlarena ladder [--levels 1,2,3] [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE]
                        [--set key=value …] [--baseline PRESET] [--episodes N] [--fraction X] [--on-collapse stop|continue]
