@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HfCausalLM } from '../../../core/llm/causalLm';
@@ -15,6 +15,7 @@ import { generateLlm } from '../../../core/llm/generate';
 import { Rng } from '../../../core/util/rng';
 import { initBackend } from '../backends';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
+import { maxLogitDiff, pack, QWEN3_PEER } from '../../../../tests/support/hfReference';
 import { venvPython } from '../../../../tests/support/peers';
 import { LoraAdapters } from '../../../core/llm/lora';
 import { loadHfFolder, loadPeftAdapter } from './hfFolder';
@@ -41,42 +42,10 @@ function relErr(g: ArrayLike<number>, r: number[]): number {
   return Math.sqrt(num / den);
 }
 
-const QWEN3_PEER = resolve(import.meta.dirname, '..', '..', '..', '..', 'tests', 'peers', 'qwen3_transformers.py');
 let root = '';
 beforeAll(() => {
   root = hfTestCheckpoints();
 }, 300_000);
-
-/** Pack rows into [N, T] ids and a 0/1 mask, right- or left-aligned. */
-function pack(
-  seqs: number[][],
-  pad: number,
-  left: boolean,
-): { ids: Int32Array; mask: Uint8Array; T: number; at: (i: number, k: number) => number } {
-  const T = Math.max(...seqs.map((s) => s.length));
-  const ids = new Int32Array(seqs.length * T).fill(pad);
-  const mask = new Uint8Array(seqs.length * T);
-  const at = (i: number, k: number): number => i * T + (left ? T - seqs[i].length : 0) + k;
-  seqs.forEach((s, i) =>
-    s.forEach((t, k) => {
-      ids[at(i, k)] = t;
-      mask[at(i, k)] = 1;
-    }),
-  );
-  return { ids, mask, T, at };
-}
-
-function maxAbsLogitDiff(got: Float32Array, V: number, ref: number[][][], at: (i: number, k: number) => number): number {
-  let m = 0;
-  ref.forEach((row, i) =>
-    row.forEach((col, k) =>
-      col.forEach((r, v) => {
-        m = Math.max(m, Math.abs(got[at(i, k) * V + v] - r));
-      }),
-    ),
-  );
-  return m;
-}
 
 /** tfjs-wasm and the pure-JS cpu backend; ARLARENA_TEST_BACKEND=tensorflow runs them on tfjs-node instead (as the trainer tests). */
 const BACKENDS = process.env.ARLARENA_TEST_BACKEND === 'tensorflow' ? (['tensorflow'] as const) : (['wasm', 'cpu'] as const);
@@ -100,12 +69,12 @@ for (const backend of BACKENDS) {
             false,
           );
           const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
-          const dRight = maxAbsLogitDiff(lg.dataSync() as Float32Array, V, ref.logits, right.at);
+          const dRight = maxLogitDiff(lg.dataSync() as Float32Array, V, ref.logits, right.at);
           lg.dispose();
 
           const left = pack(ref.leftPadded.prompts, ref.padId, true);
           const lg2 = model.forward(left.ids, ref.leftPadded.prompts.length, left.T, left.mask);
-          const dLeft = maxAbsLogitDiff(lg2.dataSync() as Float32Array, V, ref.leftPadded.logits, left.at);
+          const dLeft = maxLogitDiff(lg2.dataSync() as Float32Array, V, ref.leftPadded.logits, left.at);
           lg2.dispose();
 
           const names = Object.keys(ref.grads);
@@ -238,7 +207,7 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
         false,
       );
       const lg = model.forward(right.ids, ref.rows.length, right.T, right.mask);
-      const dLogits = maxAbsLogitDiff(lg.dataSync() as Float32Array, folder.config.vocabSize, peer.logits, right.at);
+      const dLogits = maxLogitDiff(lg.dataSync() as Float32Array, folder.config.vocabSize, peer.logits, right.at);
       lg.dispose();
       const names = Object.keys(peer.grads);
       const { value, grads } = tf.variableGrads(

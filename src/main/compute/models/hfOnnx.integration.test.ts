@@ -14,7 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mismatchStats } from '../../../core/agent/mismatch';
@@ -26,6 +26,7 @@ import { llmOnnxTensors } from '../../../core/llm/onnx';
 import { LlmPolicy } from '../../../core/llm/policy';
 import { Rng } from '../../../core/util/rng';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
+import { maxLogitDiff, pack, QWEN3_PEER } from '../../../../tests/support/hfReference';
 import { venvPython } from '../../../../tests/support/peers';
 import { initBackend } from '../backends';
 import { createOrtLlmEngine, OrtLlm } from '../ortLlmEngine';
@@ -39,37 +40,6 @@ interface Reference {
   leftPadded: { prompts: number[][]; logits: number[][][] };
   greedy: { prompts: number[][]; tokens: number[][] };
   lora: { tokenLogProbs: number[][] };
-}
-
-function pack(
-  seqs: number[][],
-  pad: number,
-  left: boolean,
-): { ids: Int32Array; mask: Uint8Array; T: number; at: (i: number, k: number) => number } {
-  const T = Math.max(...seqs.map((s) => s.length));
-  const ids = new Int32Array(seqs.length * T).fill(pad);
-  const mask = new Uint8Array(seqs.length * T);
-  const at = (i: number, k: number): number => i * T + (left ? T - seqs[i].length : 0) + k;
-  seqs.forEach((s, i) =>
-    s.forEach((t, k) => {
-      ids[at(i, k)] = t;
-      mask[at(i, k)] = 1;
-    }),
-  );
-  return { ids, mask, T, at };
-}
-
-/** max |got − ref| over each row's real columns; `ref` holds only those columns (Transformers' layout). */
-function maxDiff(got: ArrayLike<number>, V: number, ref: number[][][], at: (i: number, k: number) => number): number {
-  let m = 0;
-  ref.forEach((row, i) =>
-    row.forEach((col, k) =>
-      col.forEach((r, v) => {
-        m = Math.max(m, Math.abs(got[at(i, k) * V + v] - r));
-      }),
-    ),
-  );
-  return m;
 }
 
 /** tfjs logits of a packed batch in the reference's layout (real columns per row). */
@@ -88,7 +58,6 @@ function tfjsLogProbs(model: HfCausalLM, rows: Reference['rows'], temperature = 
   return lp.map((r, i) => r.slice(0, rows[i].responseIds.length));
 }
 
-const QWEN3_PEER = resolve(import.meta.dirname, '..', '..', '..', '..', 'tests', 'peers', 'qwen3_transformers.py');
 let root = '';
 beforeAll(async () => {
   root = hfTestCheckpoints();
@@ -117,10 +86,10 @@ for (const name of HF_TEST_MODELS) {
         const left = pack(ref.leftPadded.prompts, ref.padId, true);
         const leftLogits = await ort.forwardLogits(left.ids, ref.leftPadded.prompts.length, left.T, left.mask);
         const d = {
-          rightVsTransformers: maxDiff(rightLogits, V, ref.logits, right.at),
-          rightVsTfjs: maxDiff(rightLogits, V, tfjsLogits(model, full, right), right.at),
-          leftVsTransformers: maxDiff(leftLogits, V, ref.leftPadded.logits, left.at),
-          leftVsTfjs: maxDiff(leftLogits, V, tfjsLogits(model, ref.leftPadded.prompts, left), left.at),
+          rightVsTransformers: maxLogitDiff(rightLogits, V, ref.logits, right.at),
+          rightVsTfjs: maxLogitDiff(rightLogits, V, tfjsLogits(model, full, right), right.at),
+          leftVsTransformers: maxLogitDiff(leftLogits, V, ref.leftPadded.logits, left.at),
+          leftVsTfjs: maxLogitDiff(leftLogits, V, tfjsLogits(model, ref.leftPadded.prompts, left), left.at),
         };
         const lp = await ort.responseLogProbs(ref.rows);
         const dLogp = {
@@ -211,7 +180,7 @@ describe("qwen3-fp16's ONNX export vs Transformers 4.51.3's own Qwen3ForCausalLM
     try {
       const full = ref.rows.map((r) => [...r.promptIds, ...r.responseIds]);
       const right = pack(full, ref.padId, false);
-      const d = maxDiff(
+      const d = maxLogitDiff(
         await ort.forwardLogits(right.ids, full.length, right.T, right.mask),
         folder.config.vocabSize,
         peer.logits,
