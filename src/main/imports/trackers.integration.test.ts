@@ -294,6 +294,9 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
       .map((l) => JSON.parse(l) as { event: string; runIds?: string[]; format?: string });
     expect(events[0]).toMatchObject({ event: 'started', format: 'mlflow-sqlite' });
     expect(events.at(-1)).toMatchObject({ event: 'stopped', steps: 24 });
+    // The detector's alerts on the followed runs (the peer's planted NaN / ±inf), printed as raised.
+    expect(events.slice(1, -1).length).toBeGreaterThan(0);
+    expect(events.slice(1, -1).every((e) => e.event === 'alert')).toBe(true);
     expect(events.at(-1)?.runIds?.length).toBe(3);
     for (const format of ['wandb', 'mlflow']) {
       const c = testCliContext(data);

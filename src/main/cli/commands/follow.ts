@@ -74,6 +74,8 @@ const command: CliCommand = {
     // A folder, or a file not there: LogFollower says which.
     if (v.format === undefined && (await isSqliteDbFile(pos[0]))) {
       let db: TrackerDbFollower;
+      // Alerts of the first poll (made while starting) print after the 'started' line.
+      let early: Array<() => void> | null = [];
       try {
         db = await TrackerDbFollower.start(store, pos[0], {
           tags,
@@ -82,10 +84,13 @@ const command: CliCommand = {
           name: v.name?.trim() || undefined,
           onAlert: (runId, a, kind) => {
             if (kind !== 'raised') return;
-            out(
-              { event: 'alert', runId, alert: a },
-              `[${a.severity.toUpperCase()}] run ${runId} step ${a.firstStep}: ${a.rule} on ${a.metric} — ${a.message}`,
-            );
+            const say = () =>
+              out(
+                { event: 'alert', runId, alert: a },
+                `[${a.severity.toUpperCase()}] run ${runId} step ${a.firstStep}: ${a.rule} on ${a.metric} — ${a.message}`,
+              );
+            if (early) early.push(say);
+            else say();
           },
         });
       } catch (e) {
@@ -97,6 +102,8 @@ const command: CliCommand = {
         throw e;
       }
       out({ event: 'started', format: db.format, path: pos[0] }, `following ${db.format} database ${pos[0]} (Ctrl-C to stop)`);
+      for (const say of early) say();
+      early = null;
       const stopDb = () => void db.stop().catch(() => undefined);
       process.once('SIGINT', stopDb);
       process.once('SIGTERM', stopDb);
