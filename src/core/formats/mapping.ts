@@ -9,6 +9,7 @@
  */
 import type { MetricKey } from '../../shared/metrics';
 import type { Framework } from './types';
+import { recordShape } from './recordShape';
 
 /** One source spelling: an exact key or a pattern; `scale` multiplies the value (old verl's `lr(1e-4)`). */
 interface Source {
@@ -189,6 +190,8 @@ interface Plan {
    * objects are never changed once a parser emitted them).
    */
   readonly identity: boolean;
+  /** The mapped step's keys in order, as a shape to copy (recordShape.ts); made for a plan that is not identity. */
+  shape?: Record<string, number>;
 }
 
 const CATALOG_KEYS = new Set<string>(MAPPING_TABLE.map((r) => r.catalog));
@@ -277,7 +280,8 @@ export function createStepMapper(framework: Framework): (values: Readonly<Record
       lastPlan = plan;
     }
     if (plan.identity) return { values: values as Record<string, number>, keyMap: plan.keyMap };
-    const out: Record<string, number> = {};
+    plan.shape ??= recordShape([...plan.mapped.map(([cat]) => cat), ...plan.kept.map(([, name]) => name)]);
+    const out = { ...plan.shape };
     for (const [cat, src, scale] of plan.mapped) out[cat] = scale === 1 ? values[src] : values[src] * scale;
     for (const [src, name] of plan.kept) out[name] = values[src];
     return { values: out, keyMap: plan.keyMap };

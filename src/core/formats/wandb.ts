@@ -16,11 +16,12 @@
  * - the exit record: exit code 0 → finished, else failed; a file that ends without one is a run that crashed
  *   (or, while followed, one still running).
  */
+import { RecordShapes } from './recordShape';
 import { bump, StepAccumulator } from './steps';
 import type { ByteParser, SourceMeta, SourceRunInfo, StepSink } from './types';
 import { decodeWandbRecord, int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
-import { decimalAt, KeyCache, utf8At, Wire, WireError } from './wandbWire';
-import { WandbLogReader } from './wandbLog';
+import { decimalAt, KeySlots, utf8At, Wire, WireError } from './wandbWire';
+import { WandbLogReader, type Crc32 } from './wandbLog';
 
 export const SKIP_UNDECODABLE = 'W&B record that is not a valid protobuf Record';
 export const SKIP_NO_STEP = 'W&B history row without a step';
@@ -124,17 +125,17 @@ function recordType(bytes: Uint8Array): { field: number; start: number; end: num
 }
 
 /**
- * Walks the repeated items (field `itemField`) of a HistoryRecord / SummaryRecord: `onItem(key, bytes, from, to)`
- * with the key joined as itemPath does and the item's value_json as a byte range of `bytes` (empty when absent);
- * returns the HistoryStep's num when the record has one (field 2 of a history).
+ * Walks the repeated items of a HistoryRecord / SummaryRecord (`bytes[start, end)`): `onItem(field, slot, from, to)`
+ * for each item of field 1 (a history's items, a summary's updates) or 2 (a summary's removals), with the key's
+ * slot (its parts joined with '.' as itemPath does) and the item's value_json as a byte range of `bytes` (empty when
+ * absent); returns the HistoryStep's num when the record has one (field 2 of a history, `stepField`).
  */
 function walkItems(
   bytes: Uint8Array,
   start: number,
   end: number,
-  itemField: number,
-  keys: KeyCache,
-  onItem: (key: string, b: Uint8Array, from: number, to: number) => void,
+  keys: KeySlots,
+  onItem: (field: number, slot: number, from: number, to: number) => void,
   stepField = 0,
 ): number | undefined {
   const w = new Wire(bytes, start, end);
@@ -143,12 +144,12 @@ function walkItems(
     const tag = w.varint();
     const field = tag >>> 3;
     const wt = tag & 7;
-    if (field === itemField && wt === 2) {
+    if ((field === 1 || (field === 2 && stepField === 0)) && wt === 2) {
       const itemEnd = w.varint() + w.p;
       if (itemEnd > end) throw new WireError();
-      let key = '';
-      let nested: string | null = null;
-      let parts = 0;
+      let key = -1;
+      let nested = -1;
+      let joined: string | null = null;
       let vs = 0;
       let ve = 0;
       while (w.p < itemEnd) {
@@ -156,19 +157,20 @@ function walkItems(
         const f = t >>> 3;
         if (f === 1 && (t & 7) === 2) {
           const s = w.span();
-          key = keys.get(bytes, s, w.p);
+          key = keys.of(bytes, s, w.p);
         } else if (f === 2 && (t & 7) === 2) {
           const s = w.span();
-          const part = keys.get(bytes, s, w.p);
-          nested = parts === 0 ? part : `${nested}.${part}`;
-          parts++;
+          const part = keys.of(bytes, s, w.p);
+          // One part (how wandb-core writes a flat key) is that part's slot; more are joined as itemPath joins them.
+          if (nested < 0) nested = part;
+          else joined = `${joined ?? keys.keys[nested]}.${keys.keys[part]}`;
         } else if (f === 16 && (t & 7) === 2) {
           vs = w.span();
           ve = w.p;
         } else w.skip(t & 7);
       }
       if (w.p > itemEnd) throw new WireError();
-      onItem(nested ?? key, bytes, vs, ve);
+      onItem(field, joined !== null ? keys.ofString(joined) : nested >= 0 ? nested : key >= 0 ? key : keys.ofString(''), vs, ve);
     } else if (field === stepField && stepField !== 0 && wt === 2) {
       const stepEnd = w.varint() + w.p;
       if (stepEnd > end) throw new WireError();
@@ -182,6 +184,8 @@ function walkItems(
   return step;
 }
 
+const utf8 = new TextDecoder('utf-8');
+
 /** A history value: a plain decimal read from its bytes, anything else parsed from its text as W&B's JSON. */
 function valueAt(b: Uint8Array, s: number, e: number): unknown {
   return decimalAt(b, s, e) ?? parseValueJson(utf8At(b, s, e));
@@ -190,6 +194,8 @@ function valueAt(b: Uint8Array, s: number, e: number): unknown {
 export interface WandbParserOptions {
   /** Live follow: a missing exit record means "still running", not "crashed". */
   readonly following?: boolean;
+  /** CRC-32 for the framing's checks (wandbLog.ts `Crc32`); the crc-32 package's when not given. */
+  readonly crc32?: Crc32;
 }
 
 export interface WandbByteParser extends ByteParser {
@@ -204,7 +210,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const acc = new StepAccumulator(onStep, skipped);
   const config: Record<string, unknown> = {};
   const summary = new Map<string, Uint8Array>();
-  const keys = new KeyCache();
+  const keys = new KeySlots();
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   const onIgnored = (k: string): void => {
@@ -215,30 +221,87 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   let producer: string | null = null;
   let rows = 0;
 
+  // A row's values by key slot: written in place, marked present in this row by its generation, and the row's
+  // object built once from them. wandb-core writes a row's items in Go map order, which differs from row to row;
+  // steps leave with their keys in one order (first seen first), so that consecutive steps share a key order and
+  // the mapping table's plan cache (mapping.ts) recognises them instead of planning every row again.
+  const STEP = keys.ofString('_step');
+  const WALL = keys.ofString('_timestamp');
+  let vals = new Float64Array(256);
+  let seen = new Int32Array(256);
+  /** Slot → its place in `order` (first seen first), -1 before it was a history value. */
+  let orderAt = new Int32Array(256).fill(-1);
+  const order: number[] = [];
+  const present: number[] = [];
+  let gen = 0;
+  // The row's object is a copy of its key list's shape (recordShape.ts: fast-mode objects for what comes after).
+  const shapes = new RecordShapes();
+  const rowSlots: number[] = [];
+  let lastSlots: number[] = [];
+  let shape: Record<string, number> = {};
+
+  function grow(slot: number): void {
+    let n = vals.length;
+    while (n <= slot) n *= 2;
+    const v = new Float64Array(n);
+    v.set(vals);
+    vals = v;
+    const g = new Int32Array(n);
+    g.set(seen);
+    seen = g;
+    const o = new Int32Array(n).fill(-1);
+    o.set(orderAt);
+    orderAt = o;
+  }
+
+  function put(slot: number, v: number): void {
+    if (slot >= vals.length) grow(slot);
+    if (seen[slot] !== gen) {
+      seen[slot] = gen;
+      present.push(slot);
+      if (orderAt[slot] < 0) {
+        orderAt[slot] = order.length;
+        order.push(slot);
+      }
+    }
+    vals[slot] = v;
+  }
+
   function history(bytes: Uint8Array, start: number, end: number): void {
-    const values: Record<string, number> = {};
+    gen++;
+    present.length = 0;
     let step: number | undefined;
     let wall: number | undefined;
+    // The record's text, decoded once when a value is not a plain decimal of ≤ 15 digits (a double's repr has up
+    // to 17): one decoder call per row instead of one string built per value. Used while it holds one character
+    // per byte (ASCII, as W&B's keys and JSON nearly always are), so a value's byte range is its text's range.
+    let text: string | null | undefined;
+    const valueOf = (b: Uint8Array, s: number, e: number): unknown => {
+      const d = decimalAt(b, s, e);
+      if (d !== undefined) return d;
+      if (text === undefined) {
+        const t = utf8.decode(b.subarray(start, end));
+        text = t.length === end - start ? t : null;
+      }
+      return text !== null ? parseValueJson(text.slice(s - start, e - start)) : valueAt(b, s, e);
+    };
     const stepNum = walkItems(
       bytes,
       start,
       end,
-      1,
       keys,
-      (key, b, s, e) => {
-        if (key === '_step') {
-          const v = valueAt(b, s, e);
+      (_field, slot, s, e) => {
+        const v = valueOf(bytes, s, e);
+        if (slot === STEP) {
           if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
-          return;
-        }
-        if (key === '_timestamp') {
-          const v = valueAt(b, s, e);
+        } else if (slot === WALL) {
           if (typeof v === 'number') wall = v;
-          return;
+        } else if (typeof v === 'number') put(slot, v);
+        else {
+          const more: Record<string, number> = {};
+          addNumbers(keys.keys[slot], v, more, onIgnored);
+          for (const k in more) put(keys.ofString(k), more[k]);
         }
-        const v = valueAt(b, s, e);
-        if (typeof v === 'number') values[key] = v;
-        else addNumbers(key, v, values, onIgnored);
       },
       2,
     );
@@ -248,32 +311,26 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       return;
     }
     rows++;
-    acc.add(step, canonical(values), '', wall);
-  }
-
-  // wandb-core writes a row's items in Go map order, which differs from row to row. Steps leave with their keys
-  // in one order (first seen first), so that consecutive steps share a key order: the mapping table's plan cache
-  // (mapping.ts) then recognises them instead of planning every row again.
-  const keyOrder: string[] = [];
-  const known = new Set<string>();
-  function canonical(values: Record<string, number>): Record<string, number> {
-    const out: Record<string, number> = {};
+    // This row's slots in first-seen order.
+    const names = keys.keys;
     let n = 0;
-    for (const k of keyOrder) {
-      if (k in values) {
-        out[k] = values[k];
-        n++;
-      }
+    if (4 * present.length >= order.length) {
+      for (let i = 0; n < present.length && i < order.length; i++) if (seen[order[i]] === gen) rowSlots[n++] = order[i];
+    } else {
+      // A row with few of the run's keys: its own slots, sorted.
+      present.sort((a, b) => orderAt[a] - orderAt[b]);
+      for (const slot of present) rowSlots[n++] = slot;
     }
-    if (n < Object.keys(values).length) {
-      for (const k in values) {
-        if (known.has(k)) continue;
-        known.add(k);
-        keyOrder.push(k);
-        out[k] = values[k];
-      }
+    rowSlots.length = n;
+    let same = n === lastSlots.length;
+    for (let i = 0; same && i < n; i++) same = rowSlots[i] === lastSlots[i];
+    if (!same) {
+      lastSlots = rowSlots.slice();
+      shape = shapes.get(lastSlots.map((slot) => names[slot]));
     }
-    return out;
+    const out = { ...shape };
+    for (let i = 0; i < n; i++) out[names[rowSlots[i]]] = vals[rowSlots[i]];
+    acc.add(step, out, '', wall);
   }
 
   function record(payload: Uint8Array): void {
@@ -289,13 +346,19 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
         // W&B writes a summary update with every history row: keep the latest JSON bytes per key (in a buffer
         // of the key's own, reused while the value's length stays) and parse them once, at the end. Field 1
         // holds updates, field 2 removals.
-        walkItems(payload, kind.start, kind.end, 1, keys, (key, b, s, e) => {
+        const removed: string[] = [];
+        walkItems(payload, kind.start, kind.end, keys, (field, slot, s, e) => {
+          const key = keys.keys[slot];
+          if (field === 2) {
+            removed.push(key);
+            return;
+          }
           if (key.charCodeAt(0) === 95 /* _ */) return;
           const cur = summary.get(key);
-          if (cur !== undefined && cur.length === e - s) for (let i = 0; i < cur.length; i++) cur[i] = b[s + i];
-          else summary.set(key, b.slice(s, e));
+          if (cur !== undefined && cur.length === e - s) for (let i = 0; i < cur.length; i++) cur[i] = payload[s + i];
+          else summary.set(key, payload.slice(s, e));
         });
-        walkItems(payload, kind.start, kind.end, 2, keys, (key) => summary.delete(key));
+        for (const key of removed) summary.delete(key);
         return;
       }
       if (!RECORD_FIELDS_DECODED.has(kind.field)) return;
@@ -325,7 +388,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
     else if (r.header?.versionInfo?.producer) producer = r.header.versionInfo.producer;
   }
 
-  const reader = new WandbLogReader(record, skipped);
+  const reader = new WandbLogReader(record, skipped, opts.crc32);
 
   return {
     format: 'wandb',

@@ -1,7 +1,9 @@
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import CRC32 from 'crc-32';
 import { describe, expect, it } from 'vitest';
 import { createWandbParser } from './wandb';
 import { encodeWandbRecord } from './wandbProto';
-import { SKIP_BAD_CRC, SKIP_TORN, WANDB_BLOCK, WandbLogReader, WandbLogWriter } from './wandbLog';
+import { SKIP_BAD_CRC, SKIP_TORN, WANDB_BLOCK, WandbLogReader, WandbLogWriter, type Crc32 } from './wandbLog';
 import type { SourceStep } from './types';
 
 function payload(n: number, seed: number): Uint8Array {
@@ -17,10 +19,10 @@ function same(a: Uint8Array | undefined, b: Uint8Array): boolean {
   return true;
 }
 
-function readAll(bytes: Uint8Array, chunk: number): { got: Uint8Array[]; skipped: Record<string, number> } {
+function readAll(bytes: Uint8Array, chunk: number, crc32?: Crc32): { got: Uint8Array[]; skipped: Record<string, number> } {
   const got: Uint8Array[] = [];
   const skipped: Record<string, number> = {};
-  const r = new WandbLogReader((p) => got.push(p.slice()), skipped);
+  const r = new WandbLogReader((p) => got.push(p.slice()), skipped, crc32);
   for (let i = 0; i < bytes.length; i += chunk) r.push(bytes.subarray(i, i + chunk));
   r.end();
   return { got, skipped };
@@ -52,6 +54,21 @@ describe('.wandb framing (LevelDB log after the :W&B header)', () => {
     expect(got.length).toBeLessThan(sizes.length);
     expect(got.length).toBeGreaterThan(0);
     expect(same(got.at(-1), payload(300, sizes.length - 1))).toBe(true);
+    // node:zlib's native CRC-32 (what main hands in) reads and refuses the same chunks.
+    const native = readAll(bad, 1 << 20, zlibCrc32);
+    expect(native.skipped).toEqual(skipped);
+    expect(native.got.map((g) => g.length)).toEqual(got.map((g) => g.length));
+    expect(readAll(bytes, 4096, zlibCrc32).got.map((g) => g.length)).toEqual(sizes);
+  });
+
+  it('node:zlib crc32 continues a CRC as the crc-32 package does (seeds from the type byte, any length)', () => {
+    for (const n of [0, 1, 7, 100, 4095, 70_000]) {
+      const p = payload(n, n);
+      for (const t of [1, 2, 3, 4]) {
+        const seed = CRC32.buf(new Uint8Array([t])) >>> 0;
+        expect(zlibCrc32(p, seed) >>> 0).toBe(CRC32.buf(p, seed) >>> 0);
+      }
+    }
   });
 
   it('counts a torn last record at end() and keeps everything before it', () => {

@@ -9,7 +9,7 @@ import type { SourceStep } from './types';
 import { createWandbParser } from './wandb';
 import { encodeWandbRecord, decodeWandbRecord } from './wandbProto';
 import { WandbLogWriter } from './wandbLog';
-import { decimalAt, KeyCache, utf8At, Wire, WireError } from './wandbWire';
+import { decimalAt, KEY_SLOTS_BY_BYTES, KeySlots, utf8At, Wire, WireError } from './wandbWire';
 
 /** A deterministic stream of numbers in [0, 1) (tests may not use Math.random in this tree). */
 function lcg(seed: number): () => number {
@@ -75,17 +75,31 @@ describe('the .wandb wire walk', () => {
       expect(decimalAt(enc(s), 0, s.length), s).toBeUndefined();
   });
 
-  it('hands out one string per distinct key, and decodes UTF-8 keys', () => {
-    const keys = new KeyCache();
+  it('gives one slot and string per distinct key, by its bytes or by its string, and decodes UTF-8 keys', () => {
+    const keys = new KeySlots();
     const a = enc('xxactor/pg_lossyy');
-    const k1 = keys.get(a, 2, 15);
-    const k2 = keys.get(enc('actor/pg_loss'), 0, 13);
-    expect(k1).toBe('actor/pg_loss');
-    expect(k2).toBe(k1);
-    expect(keys.get(enc('actor/pg_lost'), 0, 13)).toBe('actor/pg_lost');
+    const s1 = keys.of(a, 2, 15);
+    expect(keys.keys[s1]).toBe('actor/pg_loss');
+    expect(keys.of(enc('actor/pg_loss'), 0, 13)).toBe(s1);
+    expect(keys.ofString('actor/pg_loss')).toBe(s1);
+    const s2 = keys.of(enc('actor/pg_lost'), 0, 13);
+    expect(s2).not.toBe(s1);
+    expect(keys.keys[s2]).toBe('actor/pg_lost');
+    // A key first seen as a string (joined nested parts) is the same slot when its bytes come later.
+    const s3 = keys.ofString('timing.gen');
+    expect(keys.of(enc('timing.gen'), 0, 10)).toBe(s3);
     const u = enc('réponse/longueur');
-    expect(keys.get(u, 0, u.length)).toBe('réponse/longueur');
+    expect(keys.keys[keys.of(u, 0, u.length)]).toBe('réponse/longueur');
     expect(utf8At(u, 0, u.length)).toBe('réponse/longueur');
+    // Many keys (the table grows), keys past the bytes table's bound and past 256 bytes: still one slot each.
+    const many = Array.from({ length: KEY_SLOTS_BY_BYTES + 500 }, (_, i) => `k/${i}`);
+    const bytes = many.map(enc);
+    const slots = bytes.map((b) => keys.of(b, 0, b.length));
+    expect(new Set(slots).size).toBe(many.length);
+    expect(bytes.map((b) => keys.of(b, 0, b.length))).toEqual(slots);
+    expect(slots.map((slot) => keys.keys[slot])).toEqual(many);
+    const long = 'x'.repeat(300);
+    expect(keys.of(enc(long), 0, 300)).toBe(keys.ofString(long));
   });
 
   it('gives the steps protobufjs’s own decoding of the same records gives (random rows, nested keys, every value spelling)', () => {
@@ -157,6 +171,31 @@ describe('the .wandb wire walk', () => {
     }
     expect(p.meta.finalMetrics).toEqual({ final: 290 });
     expect(p.skipped).toEqual({});
+  });
+
+  it('gives each row its keys in first-seen order, rows with few of the run’s many keys included', () => {
+    const w = new WandbLogWriter();
+    const wide = Array.from({ length: 100 }, (_, i) => `m/${i}`);
+    const row = (step: number, ks: string[]) =>
+      encodeWandbRecord({
+        history: {
+          item: [{ nestedKey: ['_step'], valueJson: String(step) }, ...ks.map((k, i) => ({ nestedKey: [k], valueJson: `${step}.${i}5` }))],
+        },
+      });
+    // Items in another order each row (as wandb-core's Go maps give them); the steps keep the first row's order.
+    w.write(row(0, wide));
+    w.write(row(1, [...wide].reverse()));
+    w.write(row(2, ['m/7', 'new/a', 'm/3']));
+    w.write(row(3, ['new/a', 'm/99']));
+    w.write(row(4, [...wide.slice(50), 'new/a', ...wide.slice(0, 50)]));
+    const steps: SourceStep[] = [];
+    const p = createWandbParser((x) => steps.push(x));
+    p.push(w.take());
+    p.end();
+    expect(steps.map((s) => Object.keys(s.values))).toEqual([wide, wide, ['m/3', 'm/7', 'new/a'], ['m/99', 'new/a'], [...wide, 'new/a']]);
+    expect(steps[1].values['m/0']).toBe(Number('1.995'));
+    expect(steps[2].values).toEqual({ 'm/3': 2.25, 'm/7': 2.05, 'new/a': 2.15 });
+    expect(steps[4].values['new/a']).toBe(4.505);
   });
 
   it('counts a record cut inside an item as undecodable and keeps reading', () => {

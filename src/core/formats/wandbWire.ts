@@ -2,8 +2,8 @@
  * The protobuf wire walk of the `.wandb` records the reader reads most (history and summary: one each per
  * `wandb.log` row, a hundred items apiece), without protobufjs's Reader: a Reader object per record, a
  * subarray and a UTF-8 loop per string, and a fresh key string per item were most of the parser's time. Keys
- * repeat every row, so each distinct key's bytes map to one string (`KeyCache`), and a plain decimal value is read
- * from its bytes without making a string (`decimalAt`, exact where it answers). Field numbers: wandbProto.ts.
+ * repeat every row, so each distinct key's bytes map to one slot and string (`KeySlots`), and a plain decimal value
+ * is read from its bytes without making a string (`decimalAt`, exact where it answers). Field numbers: wandbProto.ts.
  *
  * Checked against protobufjs's own decoding of the same records (wandbWire.test.ts) and on the files W&B's SDK
  * wrote (the tracker tests); a message cut inside a field throws, as protobufjs's Reader does.
@@ -134,30 +134,84 @@ export function utf8At(b: Uint8Array, s: number, e: number): string {
   return decoder.decode(b.subarray(s, e));
 }
 
-/**
- * One string per distinct key: a row's keys are the same ~100 strings every row, and handing the same string
- * object on lets every later step (the row's object, the mapping plan's key comparison, the store's encoding)
- * see a key it already knows.
- */
-export class KeyCache {
-  private readonly slots = new Map<number, { bytes: Uint8Array; s: string }>();
+/** Most distinct keys a KeySlots gives a slot by their bytes; later new keys are decoded each time they come. */
+export const KEY_SLOTS_BY_BYTES = 16_384;
+/** Keys longer than this (bytes) are decoded each time instead of hashed. */
+const KEY_SLOT_MAX_BYTES = 256;
 
-  get(b: Uint8Array, s: number, e: number): string {
+/**
+ * Each distinct key as a small integer, its slot, holding the key's string decoded once. A row's keys are the
+ * same ~100 every row: the reader keeps a row's values by slot in typed arrays and builds the row's object once,
+ * and every later step (the mapping plan's key comparison, the store's encoding) sees strings it already knows.
+ *
+ * The bytes → slot table is open addressing over an Int32Array (FNV-1a of the bytes, linear probing, checked
+ * byte for byte): the Map keyed by the 32-bit hash it replaced boxed half the hashes as heap numbers on every
+ * lookup. One slot per distinct string (`ofString` finds it too), so a flat key and the same key joined from
+ * nested parts share one.
+ */
+export class KeySlots {
+  /** Slot → the key. */
+  readonly keys: string[] = [];
+  private readonly byString = new Map<string, number>();
+  /** Hashed byte keys: their bytes, hash and slot, by entry (table cells hold entry + 1; 0 is empty). */
+  private readonly entryBytes: Uint8Array[] = [];
+  private readonly entryHash: number[] = [];
+  private readonly entrySlot: number[] = [];
+  private table = new Int32Array(1024);
+
+  /** The slot of the key `b[s, e)` (UTF-8). */
+  of(b: Uint8Array, s: number, e: number): number {
     const n = e - s;
-    if (n > 256) return utf8At(b, s, e);
+    if (n > KEY_SLOT_MAX_BYTES) return this.ofString(utf8At(b, s, e));
     let h = 0x811c9dc5 ^ n;
     for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 16777619);
-    const hit = this.slots.get(h);
-    if (hit !== undefined && hit.bytes.length === n) {
-      const k = hit.bytes;
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let c = h & mask; ; c = (c + 1) & mask) {
+      const at = table[c];
+      if (at === 0) break;
+      const entry = at - 1;
+      if (this.entryHash[entry] !== h) continue;
+      const k = this.entryBytes[entry];
+      if (k.length !== n) continue;
       let i = 0;
       while (i < n && k[i] === b[s + i]) i++;
-      if (i === n) return hit.s;
+      if (i === n) return this.entrySlot[entry];
     }
-    const str = utf8At(b, s, e);
-    // A hash collision keeps the first key (the other is decoded each time); the cache stays bounded.
-    if (hit === undefined && this.slots.size < 16_384) this.slots.set(h, { bytes: b.slice(s, e), s: str });
-    return str;
+    const slot = this.ofString(utf8At(b, s, e));
+    if (this.entryBytes.length < KEY_SLOTS_BY_BYTES) this.remember(b.slice(s, e), h, slot);
+    return slot;
+  }
+
+  /** The slot of a key given as a string. */
+  ofString(key: string): number {
+    let slot = this.byString.get(key);
+    if (slot === undefined) {
+      slot = this.keys.length;
+      this.keys.push(key);
+      this.byString.set(key, slot);
+    }
+    return slot;
+  }
+
+  private remember(bytes: Uint8Array, h: number, slot: number): void {
+    const entry = this.entryBytes.length;
+    this.entryBytes.push(bytes);
+    this.entryHash.push(h);
+    this.entrySlot.push(slot);
+    // At most half full: grow and place every entry again.
+    if (2 * (entry + 1) > this.table.length) {
+      this.table = new Int32Array(this.table.length * 2);
+      for (let e = 0; e <= entry; e++) this.place(e);
+    } else this.place(entry);
+  }
+
+  private place(entry: number): void {
+    const table = this.table;
+    const mask = table.length - 1;
+    let c = this.entryHash[entry] & mask;
+    while (table[c] !== 0) c = (c + 1) & mask;
+    table[c] = entry + 1;
   }
 }
 

@@ -17,6 +17,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { createWandbParser, SKIP_NO_STEP } from '../../core/formats/wandb';
 import {
   isWandbConfigYaml,
@@ -99,7 +100,7 @@ interface WandbFile {
 
 /** The run id and start time a `.wandb` file's head names (its run record is among the first records). */
 async function wandbHead(path: string): Promise<WandbFile | null> {
-  const parser = createWandbParser(() => undefined);
+  const parser = createWandbParser(() => undefined, { crc32 });
   parser.push(await readHead(path, 256 * 1024));
   const info = parser.runInfo;
   if (!info || !info.id) return null;
@@ -126,7 +127,7 @@ function wandbRun(files: WandbFile[], following: boolean): TrackerRun {
       const meta: SourceMeta = { framework: 'unknown', notes: [] };
       for (const [i, f] of ordered.entries()) {
         const last = i === ordered.length - 1;
-        const parser = createWandbParser((s) => feed.add(s), { following: following && last });
+        const parser = createWandbParser((s) => feed.add(s), { following: following && last, crc32 });
         for await (const chunk of createReadStream(f.path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
           parser.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
           await feed.afterChunk({ ...meta, ...(parser.meta.config ? { config: parser.meta.config } : {}) });
