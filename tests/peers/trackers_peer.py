@@ -11,6 +11,10 @@
       One offline W&B run of about MB megabytes of .wandb (the import benchmark's input).
   python trackers_peer.py mlflow-big DB ROWS
       One MLflow run with ROWS metric rows (100 keys a step) in the SQLite store DB (the import benchmark's input).
+  python trackers_peer.py mlflow-exact DB
+      One MLflow run "exact" in the SQLite store DB whose values need every digit of a double (0.1 + 0.2, 1/3, the
+      smallest subnormal, the double below DBL_MAX, a float32 widened), NaN and ±inf, and a value logged twice at
+      one step with its later timestamp written first; prints the steps MLflow's latest-value rule gives, as JSON.
   python trackers_peer.py slow-write mlflow|trackio TARGET STEPS DELAY
       A run still being written (one step every DELAY s) into an MLflow SQLite store TARGET or a Trackio dir TARGET.
   python trackers_peer.py wide-write mlflow|trackio TARGET STEPS NEW_KEYS
@@ -193,6 +197,44 @@ def write_mlflow(uri, expected, tag):
                     mlflow.log_metrics({k.replace("@", "_at_"): v for k, v in vals.items()}, step=step)
                     steps[str(step)] = {k: enc(v) for k, v in vals.items()}
                 out[run.info.run_id] = {"name": name, "experiment": exp_name, "steps": steps, "params": {k: str(v) for k, v in params.items()}}
+
+
+def mlflow_exact(path):
+    """See the usage text. Values are logged through MLflow's client (log_batch, explicit timestamps and steps)."""
+    import struct
+    import time
+
+    from mlflow.entities import Metric
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient("sqlite:///" + os.path.abspath(path))
+    run = client.create_run(client.create_experiment("arl-exact"), run_name="exact")
+    rid = run.info.run_id
+    hard = [
+        0.1 + 0.2,
+        1 / 3,
+        5e-324,
+        2.2250738585072014e-308,
+        1.7976931348623155e308,
+        -123456789.12345679,
+        6.02214076e23,
+        struct.unpack("f", struct.pack("f", 0.1))[0],
+        2.0**53 + 2,
+        3e-300,
+    ]
+    now = int(time.time() * 1000)
+    steps = {}
+    for step, v in enumerate(hard):
+        vals = {"exact/value": v, "exact/neg": -v, "exact/third": step / 3}
+        vals["actor/grad_norm"] = float("nan") if step == 3 else INF if step == 4 else -INF if step == 5 else 1.0 + step
+        client.log_batch(rid, metrics=[Metric(k, x, now + step, step * 10) for k, x in vals.items()])
+        steps[str(step * 10)] = {k: enc(x) for k, x in vals.items()}
+    # Step 20 again: the later value (timestamp + 60000) is written first, the earlier one after it.
+    client.log_batch(rid, metrics=[Metric("exact/relogged", 2.5, now + 60_000, 20)])
+    client.log_batch(rid, metrics=[Metric("exact/relogged", 1.5, now + 30_000, 20)])
+    steps["20"]["exact/relogged"] = 2.5
+    client.set_terminated(rid)
+    print(json.dumps({"run_id": rid, "steps": steps}, allow_nan=False))
 
 
 def mlflow_big(path, rows):
@@ -438,6 +480,8 @@ def main():
         wandb_big(os.path.abspath(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "mlflow-big":
         mlflow_big(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "mlflow-exact":
+        mlflow_exact(sys.argv[2])
     elif cmd == "slow-write":
         slow_write(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "wide-write":
@@ -447,7 +491,7 @@ def main():
     elif cmd == "read-wandb":
         read_wandb(sys.argv[2])
     else:
-        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, mlflow-big, slow-write, wide-write, read-mlflow, read-wandb")
+        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, mlflow-big, mlflow-exact, slow-write, wide-write, read-mlflow, read-wandb")
 
 
 if __name__ == "__main__":

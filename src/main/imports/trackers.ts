@@ -29,6 +29,7 @@ import {
   wandbRunIdFromFolder,
   wandbSummaryValues,
 } from '../../core/formats/wandbFiles';
+import { RecordShapes } from '../../core/formats/recordShape';
 import { RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
@@ -187,9 +188,9 @@ const MLFLOW_STATUS_NUM: Record<string, string> = { '1': 'RUNNING', '2': 'SCHEDU
  * step's keys leave in one order (first seen first) whatever order the database returned them in, so the mapping
  * table's plan cache (core/formats/mapping.ts) recognises consecutive steps.
  *
- * Each distinct key gets a slot once (its name — verl's `_at_` undone — made then, not per row); a row only writes
- * its slot's value and marks it present in the current step, and a step is built once, in slot order, which is
- * first-seen order.
+ * Each distinct key gets a slot once; a row only writes its slot's value and marks it present in the current step,
+ * and a step is built once, in slot order, which is first-seen order. (Trackio's rows; MLflow's steps are grouped
+ * in SQLite, MLFLOW_STEPS_SQL.)
  */
 class StepGrouper {
   private step = Number.NaN;
@@ -197,42 +198,27 @@ class StepGrouper {
   private wall = 0;
   /** Row key → slot. */
   private readonly slots = new Map<string, number>();
-  /** Slot → the key's name in the step. */
+  /** Slot → the key. */
   private readonly names: string[] = [];
-  private readonly byName = new Map<string, number>();
   private vals = new Float64Array(64);
   /** The step generation each slot was last written in (present in this step when equal to `gen`). */
   private seen = new Int32Array(64);
   private gen = 0;
   private present = 0;
-  /** Rows whose key a rename made equal to another's share its slot (the later value wins, as for one key). */
-  constructor(
-    private readonly feed: StepFeed,
-    private readonly nameOf: (key: string) => string = (k) => k,
-  ) {}
-
-  /** The distinct row keys seen so far. */
-  keys(): IterableIterator<string> {
-    return this.slots.keys();
-  }
+  constructor(private readonly feed: StepFeed) {}
 
   private slotOf(key: string): number {
     let i = this.slots.get(key);
     if (i !== undefined) return i;
-    const name = this.nameOf(key);
-    i = this.byName.get(name);
-    if (i === undefined) {
-      i = this.names.length;
-      this.names.push(name);
-      this.byName.set(name, i);
-      if (i >= this.vals.length) {
-        const v = new Float64Array(this.vals.length * 2);
-        v.set(this.vals);
-        this.vals = v;
-        const s = new Int32Array(this.seen.length * 2);
-        s.set(this.seen);
-        this.seen = s;
-      }
+    i = this.names.length;
+    this.names.push(key);
+    if (i >= this.vals.length) {
+      const v = new Float64Array(this.vals.length * 2);
+      v.set(this.vals);
+      this.vals = v;
+      const s = new Int32Array(this.seen.length * 2);
+      s.set(this.seen);
+      this.seen = s;
     }
     this.slots.set(key, i);
     return i;
@@ -268,6 +254,60 @@ class StepGrouper {
       left--;
     }
     this.feed.add({ run: '', step: this.step, values, ...(this.wall > 0 ? { wallTime: this.wall / 1000 } : {}) });
+  }
+}
+
+/**
+ * A run's metric rows as one row per step, grouped by SQLite itself: the step, its latest timestamp (ms), its
+ * values as a JSON object of key → value (null for MLflow's is_nan rows) and how many rows it had. Iterating a
+ * million rows one by one through better-sqlite3 cost ~1 CPU s, most of it making a JS array per row; SQLite
+ * builds a step's object in C and JSON.parse makes it in one call (mlflowSteps finishes the values).
+ *
+ * Rows reach json_group_object in the subquery's order, step then timestamp (the ORDER BY satisfies the outer
+ * GROUP BY, so SQLite keeps it), and JSON.parse keeps the last of a key written twice: a value logged twice at
+ * one step keeps its latest, MLflow's own "latest metric" rule (step, then timestamp). SQLite writes a REAL in
+ * JSON with the digits that read back as the same double (17 significant at most), so values stay exact
+ * (mlflowSqliteExact.integration.test.ts, on values MLflow's client logged).
+ */
+const MLFLOW_STEPS_SQL = `SELECT step, max(timestamp), json_group_object(key, CASE WHEN is_nan THEN NULL ELSE value END), count(*)
+FROM (SELECT step, timestamp, key, value, is_nan FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp)
+GROUP BY step ORDER BY step`;
+
+/**
+ * Finishes MLFLOW_STEPS_SQL's step objects in place: null (is_nan) and ±DBL_MAX back to NaN and ±inf
+ * (mlflowValue), and verl's `_at_` back to `@` (unMlflowKey; the object is then rebuilt with the keys in their
+ * order, a later one renamed onto an earlier key winning). Whether a step's keys need renaming is worked out
+ * again only when its keys differ from the previous step's.
+ */
+class MlflowSteps {
+  private lastKeys: string[] = [];
+  private lastRenamed: string[] | null = null;
+  private readonly shapes = new RecordShapes();
+  /** Whether any key was renamed. */
+  renamed = false;
+
+  finish(values: Record<string, number | null>): Record<string, number> {
+    for (const k in values) {
+      const v = values[k];
+      if (v === null || v >= MLFLOW_MAX || v <= -MLFLOW_MAX) values[k] = mlflowValue(v ?? 0, v === null);
+    }
+    let i = 0;
+    let same = true;
+    for (const k in values)
+      if (k !== this.lastKeys[i++]) {
+        same = false;
+        break;
+      }
+    if (!same || i !== this.lastKeys.length) {
+      this.lastKeys = Object.keys(values);
+      this.lastRenamed = this.lastKeys.some((k) => k.includes('_at_')) ? this.lastKeys.map(unMlflowKey) : null;
+    }
+    const names = this.lastRenamed;
+    if (names === null) return values as Record<string, number>;
+    this.renamed = true;
+    const out = { ...this.shapes.get([...new Set(names)]) };
+    this.lastKeys.forEach((k, j) => (out[names[j]] = values[k] as number));
+    return out;
   }
 }
 
@@ -308,24 +348,23 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
               value: string | null;
             }[];
             if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
-            const g = new StepGrouper(feed, unMlflowKey);
-            // Ordered by step, then timestamp: a value logged twice at one step keeps its latest (MLflow's own
-            // "latest metric" rule orders by step, then timestamp).
-            const it = db2
-              .prepare('SELECT step, key, value, is_nan, timestamp FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp')
-              .raw(true)
-              .iterate(r.id) as IterableIterator<[number, string, number, number, number]>;
-            let n = 0;
-            for (const [step, key, value, isNan, ts] of it) {
-              g.add(step, key, mlflowValue(value, isNan), ts);
+            const steps = new MlflowSteps();
+            let rows = 0;
+            for (const [step, wallMs, json, n] of db2.prepare(MLFLOW_STEPS_SQL).raw(true).iterate(r.id) as IterableIterator<
+              [number, number | null, string, number]
+            >) {
+              const values = steps.finish(JSON.parse(json) as Record<string, number | null>);
+              feed.add({ run: '', step, values, ...(wallMs !== null && wallMs > 0 ? { wallTime: wallMs / 1000 } : {}) });
               // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
               // this connection (ours alone) busy meanwhile, which nothing else needs.
-              if (++n % 65_536 === 0) await feed.afterChunk(meta);
+              rows += n;
+              if (rows >= 65_536) {
+                rows = 0;
+                await feed.afterChunk(meta);
+              }
             }
-            g.flush();
             await feed.afterChunk(meta);
-            if ([...g.keys()].some((k) => k.includes('_at_')))
-              meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
+            if (steps.renamed) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
           } finally {
             db2.close();
           }
