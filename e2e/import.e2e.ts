@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realRun } from '../tests/support/realRuns';
 import { peerPython } from '../tests/support/peers';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
-import { ROOT, type Lab } from './support/lab';
+import { ROOT, synthRun, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let lab: Lab;
@@ -71,28 +71,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-import-e2e-'));
   dataDir = join(work, 'data');
   // A stored run the live detector never saw: its alerts exist only once someone runs the detector.
-  const synth = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'arlarena.mjs'),
-      '--data-dir',
-      dataDir,
-      'runs',
-      'synth',
-      '--steps',
-      '120',
-      '--shape',
-      'cispo_collapse',
-      '--seed',
-      '3',
-      '--name',
-      'synthetic collapse',
-      '--json',
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (synth.status !== 0) throw new Error(`runs synth failed (${synth.status}): ${synth.stderr}`);
-  synthId = (JSON.parse(synth.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+  synthId = synthRun(dataDir, { steps: 120, shape: 'cispo_collapse', seed: 3, name: 'synthetic collapse' });
   // Import and follow by path read only inside folders the user allowed (serve --allow-dir): allow this test's.
   app = await openLabSession({ dataDir, serveArgs: ['--allow-dir', work] });
   ({ lab, page } = app);

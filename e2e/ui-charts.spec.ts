@@ -10,76 +10,39 @@
  * - the run page has the smoothing control and the same synced crosshair.
  * Screenshots (light and dark) land in test-results/ui-charts-*.png.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { openPage, screenshot, startSpecLab, type AppPage, type SpecLab } from './support/browser';
+import { ROOT, synthRun, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 const ids: string[] = [];
 
-function synth(shape: string, seed: number, name: string, dataDir: string): string {
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'arlarena.mjs'),
-      '--data-dir',
-      dataDir,
-      'runs',
-      'synth',
-      '--steps',
-      '200',
-      '--shape',
-      shape,
-      '--seed',
-      String(seed),
-      '--name',
-      name,
-      '--json',
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
-  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-}
+const synth = (shape: string, seed: number, name: string, dataDir: string): string => synthRun(dataDir, { steps: 200, shape, seed, name });
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-charts-e2e-'));
-  const dataDir = join(work, 'data');
-  ids.push(
-    synth('calm', 1, 'calm seed 1', dataDir),
-    synth('calm', 2, 'calm seed 2', dataDir),
-    synth('entropy_collapse', 1, 'entropy collapse', dataDir),
-  );
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  spec = await startSpecLab('arlarena-charts-e2e-', (_work, dataDir) => {
+    ids.push(
+      synth('calm', 1, 'calm seed 1', dataDir),
+      synth('calm', 2, 'calm seed 2', dataDir),
+      synth('entropy_collapse', 1, 'entropy collapse', dataDir),
+    );
+  });
+  ({ lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
 /** Opens the app at `path`; `inPage` hides OffscreenCanvas so every chart takes the in-page fallback. */
-async function open(path: string, inPage: boolean): Promise<{ page: Page; problems: string[] }> {
+async function open(path: string, inPage: boolean): Promise<AppPage> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   if (inPage) await context.addInitScript(() => Object.defineProperty(window, 'OffscreenCanvas', { value: undefined, configurable: true }));
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
-  });
-  await page.goto(`${lab.origin}${path}#token=${lab.token}`, { waitUntil: 'load' });
-  return { page, problems };
+  return openPage(context, lab, path);
 }
 
 const attr = async (l: Locator, name: string) => (await l.getAttribute(name)) ?? '';

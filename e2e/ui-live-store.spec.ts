@@ -6,34 +6,24 @@
  * The "other process" is the CLI for the first, and a RunStore opened in this test process for the second (as
  * `arlarena resume` opens its own store and claims the run).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../src/main/store/runStore';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { screenshot, startSpecLab, type SpecLab } from './support/browser';
+import { synthRun, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
-let work = '';
+let spec: SpecLab | undefined;
 let dataDir = '';
 let lab: Lab;
 let browser: Browser;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-live-store-e2e-'));
-  dataDir = join(work, 'data');
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  spec = await startSpecLab('arlarena-live-store-e2e-');
+  ({ dataDir, lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
 async function open(path: string): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -50,24 +40,7 @@ describe('the UI sees what the CLI does', () => {
     const { page, problems } = await open('/?view=runs');
     const rows = page.locator('tr[data-run-id]');
     const before = await rows.count();
-    const r = spawnSync(
-      process.execPath,
-      [
-        join(ROOT, 'bin', 'arlarena.mjs'),
-        '--data-dir',
-        dataDir,
-        'runs',
-        'synth',
-        '--steps',
-        '30',
-        '--name',
-        'written by the CLI',
-        '--json',
-      ],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const id = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+    const id = synthRun(dataDir, { steps: 30, name: 'written by the CLI' });
     await waitUntil(
       'the CLI run in the open table',
       async () => (await page.locator(`tr[data-run-id="${id}"]`).count()) === 1,
@@ -132,13 +105,7 @@ describe('the UI sees what the CLI does', () => {
 
 describe('notes on runs', () => {
   it('writes notes on a run page, keeps them across a reload and shows them in the runs table', async () => {
-    const r = spawnSync(
-      process.execPath,
-      [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', 'noted run', '--json'],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const id = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
+    const id = synthRun(dataDir, { steps: 20, name: 'noted run' });
     const { page, problems } = await open(`/?view=run&id=${id}`);
     const notes = page.locator('[data-testid="run-notes"]');
     await notes.waitFor({ timeout: 20_000 });

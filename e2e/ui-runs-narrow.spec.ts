@@ -3,39 +3,24 @@
  * table fits the window and every row's Rename / Tags / Delete stay on screen (its scrollWidth was 1448).
  * Screenshots: test-results/ui-runs-narrow-{light,dark}.png.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { screenshot, startSpecLab, type SpecLab } from './support/browser';
+import { synthRun, type Lab } from './support/lab';
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-runs-narrow-e2e-'));
-  const dataDir = join(work, 'data');
-  for (const name of ['events.out.tfevents.1761155467.instance-20251022-125445.223516.0', 'short one']) {
-    const r = spawnSync(
-      process.execPath,
-      [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, 'runs', 'synth', '--steps', '20', '--name', name, '--json'],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    if (r.status !== 0) throw new Error(`runs synth failed: ${r.stderr}`);
-  }
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  spec = await startSpecLab('arlarena-runs-narrow-e2e-', (_work, dataDir) => {
+    for (const name of ['events.out.tfevents.1761155467.instance-20251022-125445.223516.0', 'short one'])
+      synthRun(dataDir, { steps: 20, name });
+  });
+  ({ lab, browser } = spec);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
 it('fits a 1280 px window with a long unbroken run name, its row actions in view', async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

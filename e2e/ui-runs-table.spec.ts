@@ -6,14 +6,13 @@
  * Three synthetic runs (`arlarena runs synth`, which logs val/success_rate and val/episodes every 10 steps),
  * two of them with the same name. Screenshots (light and dark) land in test-results/ui-runs-table-*.png.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
-import { ROOT, type Lab } from './support/lab';
+import { synthRun, type Lab } from './support/lab';
 import { gotoView } from './uiHelpers';
 
 let work = '';
@@ -22,30 +21,7 @@ let app: LabSession;
 let page: Page;
 const ids: string[] = [];
 
-function synth(dataDir: string, seed: number, name: string): string {
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'arlarena.mjs'),
-      '--data-dir',
-      dataDir,
-      'runs',
-      'synth',
-      '--steps',
-      '40',
-      '--shape',
-      'calm',
-      '--seed',
-      String(seed),
-      '--name',
-      name,
-      '--json',
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`runs synth failed (${r.status}): ${r.stderr}`);
-  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-}
+const synth = (dataDir: string, seed: number, name: string): string => synthRun(dataDir, { steps: 40, shape: 'calm', seed, name });
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-runs-table-e2e-'));

@@ -7,17 +7,13 @@
  * is "Collapsed" while the calm one is "Stable". The Alerts view says how many runs the detector has not read and
  * has the same button. Screenshots: test-results/ui-verdict-*.png.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from './support/browser';
-import { ROOT, startLab, type Lab } from './support/lab';
+import { screenshot, startSpecLab, type SpecLab } from './support/browser';
+import { synthRun, type Lab } from './support/lab';
 import { waitUntil } from './uiHelpers';
 
-let work = '';
+let spec: SpecLab | undefined;
 let lab: Lab;
 let browser: Browser;
 let page: Page;
@@ -26,39 +22,15 @@ let calm = '';
 let collapse = '';
 let third = '';
 
-function synth(shape: string, name: string, dataDir: string): string {
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'arlarena.mjs'),
-      '--data-dir',
-      dataDir,
-      'runs',
-      'synth',
-      '--steps',
-      '300',
-      '--shape',
-      shape,
-      '--seed',
-      '1',
-      '--name',
-      name,
-      '--json',
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`runs synth ${shape} failed (${r.status}): ${r.stderr}`);
-  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
-}
+const synth = (shape: string, name: string, dataDir: string): string => synthRun(dataDir, { steps: 300, shape, seed: 1, name });
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'arlarena-verdict-e2e-'));
-  const dataDir = join(work, 'data');
-  calm = synth('calm', 'calm run', dataDir);
-  collapse = synth('cispo_collapse', 'collapse run', dataDir);
-  third = synth('entropy_collapse', 'entropy run', dataDir);
-  lab = await startLab({ dataDir });
-  browser = await launchBrowser();
+  spec = await startSpecLab('arlarena-verdict-e2e-', (_work, dataDir) => {
+    calm = synth('calm', 'calm run', dataDir);
+    collapse = synth('cispo_collapse', 'collapse run', dataDir);
+    third = synth('entropy_collapse', 'entropy run', dataDir);
+  });
+  ({ lab, browser } = spec);
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -67,11 +39,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => spec?.close());
 
 const verdictOf = (id: string) => page.locator(`[data-testid="summary-table"] tr:has(a[href="?view=run&id=${id}"]) [data-verdict]`);
 

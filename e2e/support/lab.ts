@@ -6,8 +6,8 @@
  *   … lab.url (opens the app, token in the fragment), lab.call('app.info') …
  *   await lab.stop();
  *
- * And the real CLI on a data dir before the lab opens it: runCli (any command), importRuns (`arlarena import`),
- * importLogs (logs written by the spec, then imported).
+ * And the real CLI on a data dir (before the lab opens it, or beside it): runCli (any command), synthRun
+ * (`arlarena runs synth`), importRuns (`arlarena import`), importLogs (logs written by the spec, then imported).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -157,8 +157,18 @@ export function runCli(dataDir: string, args: readonly string[]): string {
     cwd: ROOT,
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`arlarena ${args[0]} failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
+}
+
+/** `arlarena runs synth --steps N [--shape S] [--seed N] [--name NAME] --json` into `dataDir`: the new run's id. */
+export function synthRun(dataDir: string, opts: { steps: number; shape?: string; seed?: number; name?: string }): string {
+  const args = ['runs', 'synth', '--steps', String(opts.steps)];
+  if (opts.shape !== undefined) args.push('--shape', opts.shape);
+  if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
+  if (opts.name !== undefined) args.push('--name', opts.name);
+  const out = runCli(dataDir, [...args, '--json']);
+  return (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
 }
 
 /** `arlarena import FILES --json` into `dataDir`: the ids of the runs it made, from its last line. */
