@@ -201,6 +201,54 @@ describe("a followed database's runs keep their first 10,000 keys, as the import
   }
 });
 
+/** Holds MLflow's database locked (BEGIN EXCLUSIVE, as its rollback journal does for each commit) for `seconds`, while
+ * it adds a step 3 with the run's 2 recurring keys; prints "locked", then "released" once committed. */
+const HOLD_LOCK = `
+import sqlite3, sys, time
+d = sqlite3.connect(sys.argv[1], isolation_level=None)
+d.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+d.execute("INSERT INTO metrics (key, value, timestamp, run_uuid, step, is_nan) SELECT key, value + 1, timestamp + 1, run_uuid, 3, is_nan FROM metrics WHERE step = 2 AND key NOT LIKE 'wide/%'")
+time.sleep(float(sys.argv[2]))
+d.execute("COMMIT")
+print("released", flush=True)
+`;
+
+describe('the writer holding its lock', () => {
+  it("mlflow: polls meeting the writer's lock wait 50 ms and try again, never holding the event loop; the step comes after", async () => {
+    const copy = join(dir, 'locked.db');
+    copyFileSync(join(dir, 'wide-mlflow.db'), copy);
+    const lab = await openLab();
+    try {
+      const started = await lab.call('follow.start', { path: copy });
+      if (!started.ok) throw new Error(started.error.message);
+      const runId: string = started.value.runId;
+      const holder = spawn(venvPython('trackers'), ['-c', HOLD_LOCK, copy, '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let said = '';
+      holder.stdout.on('data', (d: Buffer) => (said += String(d)));
+      await until('the lock', () => said.includes('locked'), 15_000);
+      // The longest the event loop went without running a 10 ms timer while the writer held its lock.
+      let last = performance.now();
+      let worst = 0;
+      const tick = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+      }, 10);
+      await until('the lock released', () => said.includes('released'), 20_000);
+      clearInterval(tick);
+      expect(worst).toBeLessThan(1500);
+      await until('step 3 after the lock', async () => ((await lab.call('follow.list')).value as FollowInfo[])[0]?.step === 3, 15_000);
+      const stopped = await lab.call('follow.stop', { runId });
+      expect(stopped.value).toMatchObject({ status: 'completed', step: 3 });
+      const { store } = await lab.services.lab();
+      expect((await store.readMetrics(runId)).map((r) => r.step)).toEqual([0, 1, 2, 3]);
+    } finally {
+      await lab.close();
+    }
+  }, 60_000);
+});
+
 describe('a followed database that goes away', () => {
   it('deleted while followed: its run ends stopped with the reason, every step read kept (not failed)', async () => {
     const copy = join(dir, 'gone.db');

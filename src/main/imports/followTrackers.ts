@@ -74,6 +74,11 @@ export interface TrackerFollowInfo {
   readonly error?: string;
 }
 
+/** How long the first and last reads wait for the writer's lock (ms): they must read. */
+const START_BUSY_MS = 10_000;
+/** How long a read while following waits for it (ms): short, since the wait holds the event loop. */
+const POLL_BUSY_MS = 50;
+
 export class TrackerDbFollower {
   private timer: NodeJS.Timeout | null = null;
   private lastRowid = 0;
@@ -154,7 +159,7 @@ export class TrackerDbFollower {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.polling = this.poll().catch((e: unknown) => {
+      this.polling = this.poll(POLL_BUSY_MS).catch((e: unknown) => {
         this.error = e instanceof Error ? e : new Error(String(e));
       });
       void this.polling.then(() => {
@@ -226,10 +231,16 @@ export class TrackerDbFollower {
     f.pending = null;
   }
 
-  /** One poll: rows after the last rowid seen, in rowid order; then store what is complete. */
-  private async poll(): Promise<void> {
-    const db = openReadOnly(this.path);
+  /**
+   * One poll: rows after the last rowid seen, in rowid order; then store what is complete. `busyMs`: how long a
+   * read waits for the writer's lock. better-sqlite3 waits synchronously, holding the process's event loop (the
+   * app's server with it), so the polls while following wait briefly and, when the writer still holds its lock
+   * (MLflow's rollback journal locks the file for each commit), try again at the next poll.
+   */
+  private async poll(busyMs = START_BUSY_MS): Promise<void> {
+    const db = openReadOnly(this.path, busyMs);
     let rows = 0;
+    let busy = false;
     try {
       if (this.format === 'mlflow-sqlite') {
         const it = db
@@ -263,9 +274,14 @@ export class TrackerDbFollower {
           for (const [k, v] of Object.entries(vals)) this.addRow(f, step, k, v);
         }
       }
+    } catch (e) {
+      if (busyMs === START_BUSY_MS || !String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw e;
+      busy = true;
     } finally {
       db.close();
     }
+    // Locked out by the writer: not a quiet poll (the writer is busy writing); the rows read so far stay pending.
+    if (busy) return;
     if (rows > 0) this.lastChange = Date.now();
     // Quiet: the writer added nothing since the last poll, so the newest step of each run is as complete as it
     // will be for now.
