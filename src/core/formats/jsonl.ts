@@ -4,8 +4,13 @@
  *   orjson-like writer that serialises NaN as `null`);
  * - 'jsonl': flat records, a step field plus metrics, as Tinker's `metrics.jsonl` and many scripts write; also
  *   ms-swift's `logging.jsonl`, whose step is only in `"global_step/max_steps": "300/1296"` (framework
- *   'ms-swift'; its progress fields `percentage`, `elapsed_time`, `remaining_time`, `memory(GiB)` and
- *   `train_speed(iter/s)` are dropped).
+ *   'ms-swift'; its progress fields `percentage`, `elapsed_time`, `remaining_time`, `memory(GiB)`,
+ *   `train_speed(iter/s)` and, since ms-swift 4, `train_speed(s/it)` are dropped). Its last two records are
+ *   summaries, not steps (as ms-swift 4.6.0's `swift sft` and `swift rlhf` write them, tested against that
+ *   writer in src/main/imports/swift.integration.test.ts): the Trainer's end-of-training log (`train_runtime`,
+ *   `train_loss`, …, with the last step's `global_step/max_steps`) goes to meta.finalMetrics, and the run
+ *   summary ms-swift appends after training (`global_step`, `log_history`, checkpoints, `memory`; no
+ *   `global_step/max_steps`) is noted and left out.
  *
  * Tolerated beyond strict JSON: Python's `json.dumps` default of bare `NaN` / `Infinity` / `-Infinity`.
  * `null` is NaN (verl's writer). String values are not metrics: they are ignored and listed in the notes,
@@ -32,7 +37,11 @@ export const FLAT_STEP_KEYS = [
   'progress/batch',
 ] as const;
 
-/** ms-swift's logging.jsonl: its step field, and the progress fields it adds to every record that are not metrics. */
+/**
+ * ms-swift's logging.jsonl: its step field, and the progress fields it adds to every record that are not metrics
+ * (swift/trainers/patcher.py's add_train_message; ms-swift 3 wrote `percentage` and `train_speed(iter/s)`,
+ * ms-swift 4 writes `train_speed(s/it)` and no percentage).
+ */
 export const SWIFT_STEP_KEY = 'global_step/max_steps';
 export const SWIFT_PROGRESS_FIELDS: ReadonlySet<string> = new Set([
   'percentage',
@@ -40,7 +49,22 @@ export const SWIFT_PROGRESS_FIELDS: ReadonlySet<string> = new Set([
   'remaining_time',
   'memory(GiB)',
   'train_speed(iter/s)',
+  'train_speed(s/it)',
 ]);
+
+/** The Hugging Face Trainer's end-of-training log (as trl.ts reads it): a summary, not a step. */
+function isTrainEnd(o: Record<string, unknown>): boolean {
+  return 'train_runtime' in o || ('train_loss' in o && 'total_flos' in o);
+}
+
+/**
+ * The run summary ms-swift appends to logging.jsonl after training (swift/pipelines/train/sft.py's
+ * _save_trainer_state: `last_model_checkpoint`, `global_step`, the Trainer's whole `log_history`, `memory`): every
+ * step in it was already logged as its own record.
+ */
+function isSwiftRunSummary(o: Record<string, unknown>): boolean {
+  return !(SWIFT_STEP_KEY in o) && 'last_model_checkpoint' in o && Array.isArray(o.log_history);
+}
 
 const NAN_MARK = '\u0000NaN';
 const INF_MARK = '\u0000+Inf';
@@ -80,6 +104,7 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
   const meta: SourceMeta = { framework: format === 'verl-jsonl' ? 'verl' : 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   let stepKey: string | null = null;
+  let swiftRunSummary = false;
   // Only the first few names are ever shown: a file of ever-new string fields does not grow this without bound.
   const onIgnored = (key: string): void => {
     if (ignored.size < 1000 || ignored.has(key)) ignored.set(key, (ignored.get(key) ?? 0) + 1);
@@ -97,6 +122,10 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
       }
       data = o.data as Record<string, unknown>;
     } else {
+      if (isSwiftRunSummary(o)) {
+        swiftRunSummary = true;
+        return;
+      }
       let key: string | null = null;
       for (const k of FLAT_STEP_KEYS)
         if (k in o && stepFrom(o[k]) !== undefined) {
@@ -119,6 +148,18 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
         const rest: Record<string, unknown> = {};
         for (const k in o) if (!SWIFT_PROGRESS_FIELDS.has(k)) rest[k] = o[k];
         data = rest;
+        if (isTrainEnd(o)) {
+          const final: Record<string, number> = {};
+          try {
+            flattenNumeric(data, final, onIgnored, markValue, '', skip);
+          } catch (e) {
+            if (!(e instanceof RecordLimitError)) throw e;
+            bump(skipped, e.reason);
+            return;
+          }
+          meta.finalMetrics = { ...meta.finalMetrics, ...final };
+          return;
+        }
       }
     }
     if (step === undefined) {
@@ -169,6 +210,17 @@ function createJsonParser(format: LogFormat, onStep: StepSink): LineParser {
     end(): void {
       acc.flush();
       if (stepKey !== null && stepKey !== 'step') meta.notes.push(`step taken from the "${stepKey}" field`);
+      if (meta.finalMetrics) {
+        const e = Object.entries(meta.finalMetrics);
+        meta.notes.push(
+          `end-of-training summary (not a step): ${e
+            .slice(0, 8)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')}${e.length > 8 ? `, … (${e.length} values)` : ''}`,
+        );
+      }
+      if (swiftRunSummary)
+        meta.notes.push("ms-swift's run summary after training (global_step, log_history) read; its steps are the records above");
       if (ignored.size > 0) {
         const keys = [...ignored.keys()];
         meta.notes.push(

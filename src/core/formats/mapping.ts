@@ -28,7 +28,12 @@ export interface MappingRule {
 
 /** Bare key names several tools share (`loss`, `reward`, `kl`): only trusted for these frameworks. */
 const PLAIN: readonly Framework[] = ['trl', 'ms-swift', 'openrlhf', 'tinker', 'deepspeed-chat', 'unknown'];
-/** TRL's key names; ms-swift's GRPO trainer is built on TRL's and logs the same names (completions/*, rewards/<fn>/mean, clip_ratio/*, kl). */
+/**
+ * TRL's key names; ms-swift's GRPO trainer is built on TRL's and logs the same names (completions/*, rewards/<fn>/mean,
+ * clip_ratio/*, kl, reward_std), with its reward functions named by class (rewards/Format/mean,
+ * rewards/MathAccuracy/mean) where TRL's are named by function (rewards/format_reward/mean): checked against what
+ * ms-swift 4.6.0's `swift rlhf --rlhf_type grpo` writes (src/main/imports/swift.integration.test.ts).
+ */
 const TRL: readonly Framework[] = ['trl', 'ms-swift', 'unknown'];
 
 /** `…(1e-4)` at the end of an old verl key: the logged value is the quantity divided by that number. */
@@ -101,6 +106,7 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
       k('episode/success_rate'),
       k('rewards/accuracy_reward/mean', TRL),
       k('rewards/accuracy_reward', TRL),
+      k('rewards/MathAccuracy/mean', TRL),
       k('env/all/correct', PLAIN),
     ],
   },
@@ -108,8 +114,8 @@ export const MAPPING_TABLE: readonly MappingRule[] = [
     catalog: 'episode/valid_format_ratio',
     sources: [
       k('episode/valid_format_ratio'),
-      re(/^rewards\/[^/]*format[^/]*\/mean$/, TRL),
-      re(/^rewards\/[^/]*format[^/]*$/, TRL),
+      re(/^rewards\/[^/]*format[^/]*\/mean$/i, TRL),
+      re(/^rewards\/[^/]*format[^/]*$/i, TRL),
       k('env/all/format', PLAIN),
     ],
   },

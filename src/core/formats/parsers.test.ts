@@ -234,6 +234,46 @@ describe('JSONL', () => {
     expect(m.values['actor/kl_loss']).toBeNaN();
     expect(m.values.reward_std).toBe(0.2);
   });
+
+  it('ms-swift 4 logging.jsonl: train_speed(s/it) is progress, the end-of-training log is a summary, the closing run summary no step', () => {
+    // Shortened from what ms-swift 4.6.0's `swift rlhf --rlhf_type grpo` wrote (swift.integration.test.ts runs it):
+    // reward functions named by class, a step whose record holds only the update's keys, the Trainer's end log
+    // with the last step, then ms-swift's run summary with the whole log_history and no global_step/max_steps.
+    const { steps, p } = run(
+      'jsonl',
+      [
+        '{"loss": 1e-08, "grad_norm": 1.10944867, "learning_rate": 0.00853553, "completions/mean_length": 12.0, "reward": 0.03846154, "reward_std": 0.07692308, "rewards/MathAccuracy/mean": 0.0, "rewards/Format/mean": 0.0, "rewards/Format/std": 0.0, "rewards/DigitShare/mean": 0.03846154, "kl": 0.0, "clip_ratio/region_mean": 0.0, "step_time": 0.34762556, "epoch": 0.03125, "global_step/max_steps": "1/2", "elapsed_time": "0s", "remaining_time": "1s", "train_speed(s/it)": 0.354534}',
+        '{"loss": -0.01141518, "grad_norm": 0.14885515, "learning_rate": 0.005, "kl": 0.05455333, "clip_ratio/region_mean": 0.97916669, "epoch": 0.0625, "global_step/max_steps": "2/2", "elapsed_time": "0s", "remaining_time": "0s", "train_speed(s/it)": 0.19259}',
+        '{"train_runtime": 0.5133, "train_samples_per_second": 31.17, "train_steps_per_second": 7.792, "total_flos": 0.0, "train_loss": -0.0047622, "epoch": 0.0625, "global_step/max_steps": "2/2", "elapsed_time": "1s", "remaining_time": "0s", "train_speed(s/it)": 0.127415}',
+        '{"model_parameter_info": "Qwen2ForCausalLM: 0.0283M Params", "last_model_checkpoint": null, "best_model_checkpoint": null, "best_metric": null, "global_step": 2, "log_history": [{"loss": 1.4901161193847656e-08, "step": 1}, {"loss": -0.01141518, "step": 2}], "memory": 0}',
+      ].join('\n'),
+    );
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(p.meta.framework).toBe('ms-swift');
+    expect(p.skipped).toEqual({});
+    expect(Object.keys(steps[1].values).sort()).toEqual(['clip_ratio/region_mean', 'epoch', 'grad_norm', 'kl', 'learning_rate', 'loss']);
+    for (const s of steps)
+      for (const k of ['train_speed(s/it)', 'train_runtime', 'memory', 'best_metric', 'global_step']) expect(k in s.values).toBe(false);
+    expect(p.meta.finalMetrics).toEqual({
+      train_runtime: 0.5133,
+      train_samples_per_second: 31.17,
+      train_steps_per_second: 7.792,
+      total_flos: 0,
+      train_loss: -0.0047622,
+      epoch: 0.0625,
+    });
+    expect(p.meta.notes.join('\n')).toContain('end-of-training summary (not a step): train_runtime=0.5133');
+    expect(p.meta.notes.join('\n')).toContain("ms-swift's run summary after training");
+    const m = mapSourceStep(steps[0].values, 'ms-swift');
+    expect(m.keyMap).toMatchObject({
+      'episode/success_rate': 'rewards/MathAccuracy/mean',
+      'episode/valid_format_ratio': 'rewards/Format/mean',
+      'episode/reward_mean': 'reward',
+    });
+    expect(m.values['rewards/DigitShare/mean']).toBe(0.03846154);
+    // The run summary alone in a file is still no step (nothing to import), not a step 2 of its numbers.
+    expect(run('jsonl', '{"last_model_checkpoint": null, "global_step": 2, "log_history": [], "memory": 0}').steps).toEqual([]);
+  });
 });
 
 describe('TRL / HF Trainer', () => {
