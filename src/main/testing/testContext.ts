@@ -6,20 +6,25 @@
 import { Writable } from 'node:stream';
 import type { CliContext } from '../cli/types';
 
-export function testCliContext(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
+export interface TestCliOptions {
+  /** stderr goes into out() as well, in the order written (what a terminal shows); err() then stays empty. */
+  merged?: boolean;
+  /** Where resumed runs train: a stand-in job's (testing/jobs), as the CLI's own commands take it. */
+  jobs?: CliContext['jobs'];
+}
+
+export function testCliContext(dataDir: string, opts: TestCliOptions = {}): { ctx: CliContext; out: () => string; err: () => string } {
   let o = '';
   let e = '';
-  const stdout = new Writable({
-    write(chunk, _enc, cb) {
-      o += String(chunk);
-      cb();
-    },
-  });
-  const stderr = new Writable({
-    write(chunk, _enc, cb) {
-      e += String(chunk);
-      cb();
-    },
-  });
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => o, err: () => e };
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        add(String(chunk));
+        cb();
+      },
+    });
+  const stdout = sink((s) => (o += s));
+  const stderr = opts.merged ? stdout : sink((s) => (e += s));
+  const ctx: CliContext = { dataDir, stdout, stderr, isTTY: false, ...(opts.jobs ? { jobs: opts.jobs } : {}) };
+  return { ctx, out: () => o, err: () => e };
 }

@@ -1,18 +1,10 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { UsageError, type CliContext } from '../types';
+import { testCliContext } from '../../testing/testContext';
+import { UsageError } from '../types';
 import envs from './envs';
 
-function ctx(): { ctx: CliContext; out: () => string } {
-  let buf = '';
-  const stdout = new Writable({
-    write(chunk, _enc, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  return { ctx: { dataDir: '/nonexistent', stdout, stderr: stdout, isTTY: false }, out: () => buf };
-}
+/** No data dir; stdout and stderr in one string, as a terminal shows them. */
+const ctx = () => testCliContext('/nonexistent', { merged: true });
 
 describe('arlarena envs', () => {
   it('lists the four environments, as JSON lines with --json', async () => {

@@ -8,31 +8,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { RunStore } from '../../store/runStore';
 import { SessionManager } from '../../sessions/sessionManager';
-import type { CliContext } from '../types';
 import runs from './runs';
 import resume from './resume';
 import stop from './stop';
 import { syntheticJobs } from '../../testing/jobs/index';
+import { testCliContext } from '../../testing/testContext';
 
-function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const sink = (f: (s: string) => void) =>
-    new Writable({
-      write(c, _e, cb) {
-        f(String(c));
-        cb();
-      },
-    });
-  return {
-    ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false, jobs: syntheticJobs() },
-    out: () => out,
-    err: () => err,
-  };
-}
+const ctx = (dataDir: string) => testCliContext(dataDir, { jobs: syntheticJobs() });
 
 /** The pid of a process that has exited (what a kill -9 leaves in the run's .owner file). */
 function deadPid(): Promise<number> {

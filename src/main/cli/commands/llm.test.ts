@@ -1,22 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError, type CliContext } from '../types';
+import { UsageError } from '../types';
 import { byteLevelTokenizerJson, TINY_QWEN2_CONFIG, writeHfFolder } from '../../testing/hfFolder';
+import { testCliContext } from '../../testing/testContext';
 import llm from './llm';
 
-function ctx(): { ctx: CliContext; out: () => string } {
-  let buf = '';
-  const stdout = new Writable({
-    write(chunk, _enc, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  return { ctx: { dataDir: '/nonexistent', stdout, stderr: stdout, isTTY: false }, out: () => buf };
-}
+/** No data dir; stdout and stderr in one string, as a terminal shows them. */
+const ctx = () => testCliContext('/nonexistent', { merged: true });
 
 const dir = mkdtempSync(join(tmpdir(), 'arlarena-llm-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,22 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { UsageError, type CliContext } from '../types';
+import { testCliContext as ctx } from '../../testing/testContext';
+import { UsageError } from '../types';
 import train from './train';
-
-function ctx(dataDir: string): { ctx: CliContext; out: () => string } {
-  let buf = '';
-  const stdout = new Writable({
-    write(chunk, _enc, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  const stderr = new Writable({ write: (_c, _e, cb) => cb() });
-  return { ctx: { dataDir, stdout, stderr, isTTY: false }, out: () => buf };
-}
 
 /** A run far too long for the budget below: scratch start without BC, tiny batches, 500 steps. */
 const LONG = [
