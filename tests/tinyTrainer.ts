@@ -10,6 +10,7 @@ import type { Trajectory } from '../src/shared/api';
 import type { TrainerCheckpoint, TrainerHooks, TrainerStatus, TrainerDeps } from '../src/core/training/types';
 import { initBackend, silenceTfjsBanner } from '../src/main/compute/index';
 import { isTimingKey } from '../src/core/training/metrics';
+import { TINY_CLI } from '../src/main/testing/tinyCli';
 
 /**
  * The tfjs backend the trainer tests train on: tfjs-wasm unless ARLARENA_TEST_BACKEND says `tensorflow` (tfjs-node
@@ -21,28 +22,18 @@ export const TEST_BACKEND: 'wasm' | 'tensorflow' = (() => {
   return v;
 })();
 
+/**
+ * The CLI tests' tiny model and batches (src/main/testing/tinyCli.ts) with the trainer tests' own: one step, 20-token
+ * responses, no validation or checkpoints, one sampled trajectory, on TEST_BACKEND.
+ */
 export const TINY: Record<string, string | number | boolean> = {
-  'model.size': 'custom',
-  'model.dModel': 16,
-  'model.nLayers': 1,
-  'model.nHeads': 2,
-  'model.dFF': 32,
-  'model.maxSeqLen': 192,
-  'env.historyWindow': 0,
-  'env.maxSteps': 2,
-  'rollout.tasksPerStep': 2,
-  'rollout.groupSize': 2,
+  ...TINY_CLI,
   'rollout.maxResponseTokens': 20,
-  'warmStart.source': 'scratch',
-  'warmStart.bcUpdates': 1,
-  'warmStart.bcBatchRows': 4,
   'training.steps': 1,
   'training.validateEvery': 0,
   'training.valEpisodes': 1,
   'training.checkpointEvery': 0,
   'training.sampleTrajectories': 1,
-  'optim.miniBatchRows': 4,
-  'compute.rolloutEngine': 'tfjs',
   'compute.backend': TEST_BACKEND,
 };
 
