@@ -21,11 +21,16 @@ import { createRunsHandlers } from '../api/handlers/runs';
 import type { CallContext } from '../api/types';
 import { createPathGrants } from '../electron/pathGrants';
 import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
+import followCommand from '../cli/commands/follow';
+import { RunStore } from '../store/runStore';
+import { testCliContext } from '../testing/testContext';
+import { SKIP_REPLAYED } from './follow';
 import { importTrackerRuns } from './importTrackers';
 import { isSqliteDbFile } from './sqliteReadOnly';
 import { scanTrackers } from './trackers';
 
-const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
+const ROOT = resolve(import.meta.dirname, '../../..');
+const PEER = join(ROOT, 'tests', 'peers', 'trackers_peer.py');
 /** New keys per step of the wide runs: with the 2 every step logs, steps 0 and 1 reach exactly 10,000 keys. */
 const NEW_KEYS = 4999;
 let dir: string;
@@ -247,6 +252,60 @@ describe('the writer holding its lock', () => {
       await lab.close();
     }
   }, 60_000);
+});
+
+describe('a follow killed and started again', () => {
+  it('mlflow: arlarena follow killed with -9, then following the database again continues the same run, not a second one', async () => {
+    const db = join(dir, 'restart.db');
+    copyFileSync(join(dir, 'wide-mlflow.db'), db);
+    const data = join(dir, 'restart-data');
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, 'follow', db, '--poll-ms', '100', '--json'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    const exited = new Promise((r) => child.on('exit', r));
+    let runId = '';
+    await until(
+      'the killed follower to store the 3 steps',
+      async () => {
+        const store = await RunStore.open(data).catch(() => null);
+        if (!store) return false;
+        try {
+          const [run] = await store.listRuns();
+          if (run && (await store.readMetrics(run.id)).length === 3) runId = run.id;
+        } finally {
+          await store.close();
+        }
+        return runId !== '';
+      },
+      60_000,
+    );
+    child.kill('SIGKILL');
+    await exited;
+    // Started again (the CLI marks the dead follower's run interrupted when it opens the data folder).
+    const again = testCliContext(data);
+    expect(await followCommand.run([db, '--until-idle', '0.5', '--poll-ms', '100', '--json'], again.ctx)).toBe(0);
+    const stopped = JSON.parse(again.out().trim().split('\n').at(-1)!) as { event: string; runIds: string[] };
+    expect(stopped).toMatchObject({ event: 'stopped', runIds: [runId] });
+    const store = await RunStore.open(data);
+    try {
+      expect((await store.listRuns()).map((r) => r.id)).toEqual([runId]);
+      const rec = (await store.getRun(runId))!;
+      expect(rec).toMatchObject({ status: 'completed', source: { following: false } });
+      expect(rec.source?.notes.join(' ')).toContain('following continued after step 2');
+      // The 3 stored steps came again and were dropped as replays; the key bound counted as in one follow.
+      expect(rec.source?.skipped).toEqual({ [SKIP_KEYS_PAST_RUN_LIMIT]: NEW_KEYS, [SKIP_REPLAYED]: 3 });
+      const followed = await store.readMetrics(runId);
+      const oneShot = await importTrackerRuns(store, (await scanTrackers(db)).runs);
+      expect(await store.readMetrics(oneShot.runIds[0])).toEqual(followed);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });
 
 describe('a followed database that goes away', () => {

@@ -20,7 +20,7 @@
 import { stat } from 'node:fs/promises';
 import { RunKeyBound } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo } from '../../core/formats/types';
-import type { Alert, FollowInfo } from '../../shared/api';
+import type { Alert, FollowInfo, RunRecord } from '../../shared/api';
 import type { MetricRecord } from '../../shared/metrics';
 import type { RunStore } from '../store/runStore';
 import { sha256File } from './files';
@@ -29,6 +29,7 @@ import { RunWriter } from './runWriter';
 import { openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
 import { mlflowValue, sqliteKind, trackioNumbers, unMlflowKey } from './trackers';
 import { ImportError } from './importLogs';
+import { SKIP_REPLAYED } from './follow';
 
 interface Pending {
   step: number;
@@ -44,6 +45,8 @@ interface Followed {
   readonly skipped: Record<string, number>;
   /** The rowid of the run's newest row read (the app opens the run that logged last). */
   lastRowid: number;
+  /** A continued run: the last step it held; steps up to it are replays (counted, not stored again). */
+  replayThrough: number;
 }
 
 export interface TrackerFollowOptions {
@@ -145,6 +148,7 @@ export class TrackerDbFollower {
       );
     const f = new TrackerDbFollower(store, path, kind, byRunId, opts);
     try {
+      await f.continueInterrupted();
       await f.poll();
     } catch (e) {
       // Nothing follows a database whose first read failed: runs made so far end stopped, with the reason.
@@ -193,28 +197,72 @@ export class TrackerDbFollower {
     return { tracker: 'trackio', id, name, state: 'running' };
   }
 
+  /** The note that names a lab run's tracker run (its first): how a restarted follow finds the run to continue. */
+  private static marker(tracker: string, id: string): string {
+    return `${tracker} run ${id}, followed live`;
+  }
+
+  private newFollowed(info: SourceRunInfo, continuing: boolean): Followed {
+    const tags = [...(this.opts.tags ?? []), info.tracker, ...(info.project ? [`experiment:${info.project}`] : [])];
+    const own = info.name ?? info.id;
+    const writer = new RunWriter(this.store, {
+      registry: this.registry,
+      format: this.format,
+      name: this.opts.name ? `${this.opts.name} · ${own}` : own,
+      tags,
+      paths: [this.path],
+      following: true,
+      // A continued run keeps its own notes (the marker first), which attach() carries over.
+      notes: continuing ? [] : [TrackerDbFollower.marker(info.tracker, info.id)],
+      ...(this.opts.onRecords ? { onRecords: this.opts.onRecords } : {}),
+      ...(this.opts.onAlert ? { onAlert: this.opts.onAlert } : {}),
+    });
+    const skipped: Record<string, number> = {};
+    return { writer, info, pending: null, keys: new RunKeyBound(skipped), skipped, lastRowid: 0, replayThrough: -Infinity };
+  }
+
   private followed(db: SqliteDb, id: string): Followed {
     let f = this.runs.get(id);
     if (!f) {
-      const info = this.runInfo(db, id);
-      const tags = [...(this.opts.tags ?? []), info.tracker, ...(info.project ? [`experiment:${info.project}`] : [])];
-      const own = info.name ?? id;
-      const writer = new RunWriter(this.store, {
-        registry: this.registry,
-        format: this.format,
-        name: this.opts.name ? `${this.opts.name} · ${own}` : own,
-        tags,
-        paths: [this.path],
-        following: true,
-        notes: [`${info.tracker} run ${id}, followed live`],
-        ...(this.opts.onRecords ? { onRecords: this.opts.onRecords } : {}),
-        ...(this.opts.onAlert ? { onAlert: this.opts.onAlert } : {}),
-      });
-      const skipped: Record<string, number> = {};
-      f = { writer, info, pending: null, keys: new RunKeyBound(skipped), skipped, lastRowid: 0 };
+      f = this.newFollowed(this.runInfo(db, id), false);
       this.runs.set(id, f);
     }
     return f;
+  }
+
+  /**
+   * Runs a follow of this database left behind when its process died (interrupted, still marked followed): each is
+   * taken up again, so a restarted follow continues them (as a log's follow does) instead of making a second run
+   * per tracker run. Their stored steps come again from the start of the database and are dropped as replays.
+   */
+  private async continueInterrupted(): Promise<void> {
+    const tracker = this.format === 'mlflow-sqlite' ? 'mlflow' : 'trackio';
+    const left: { id: string; rec: RunRecord }[] = [];
+    for (const s of await this.store.listRuns({ status: ['interrupted'] })) {
+      if (s.kind !== 'imported') continue;
+      const rec = await this.store.getRun(s.id);
+      const src = rec?.source;
+      if (!rec || !src?.following || src.format !== this.format || src.paths.length !== 1 || src.paths[0] !== this.path) continue;
+      const first = src.notes[0] ?? '';
+      const prefix = `${tracker} run `;
+      const id = first.startsWith(prefix) ? first.slice(prefix.length, first.lastIndexOf(', followed live')) : '';
+      if (id && first === TrackerDbFollower.marker(tracker, id)) left.push({ id, rec });
+    }
+    if (left.length === 0) return;
+    // The newest run per tracker run (an older one is another story: left alone).
+    left.sort((a, b) => b.rec.createdAt.localeCompare(a.rec.createdAt));
+    const db = openReadOnly(this.path);
+    try {
+      for (const { id, rec } of left) {
+        if (this.runs.has(id)) continue;
+        const f = this.newFollowed(this.runInfo(db, id), true);
+        const last = await f.writer.attach(rec);
+        if (last !== null) f.replayThrough = last;
+        this.runs.set(id, f);
+      }
+    } finally {
+      db.close();
+    }
   }
 
   private addRow(f: Followed, step: number, key: string, value: number): void {
@@ -226,8 +274,10 @@ export class TrackerDbFollower {
   /** The run's pending step to its writer, past the run's key bound (as importTrackerRuns applies it). */
   private send(f: Followed): void {
     if (!f.pending) return;
+    // Replays too: the keys they carried count toward the bound as when they were first read.
     f.keys.apply(f.info.id, f.pending.values);
-    f.writer.add({ run: '', step: f.pending.step, values: f.pending.values });
+    if (f.pending.step <= f.replayThrough) f.skipped[SKIP_REPLAYED] = (f.skipped[SKIP_REPLAYED] ?? 0) + 1;
+    else f.writer.add({ run: '', step: f.pending.step, values: f.pending.values });
     f.pending = null;
   }
 
