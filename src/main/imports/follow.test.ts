@@ -7,6 +7,7 @@ import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
 import { ImportError } from './importLogs';
 import { tinyRegistry } from '../testing/testRegistry';
+import { until } from '../testing/until';
 
 let dir: string;
 let store: RunStore;
@@ -28,14 +29,6 @@ function lines(from: number, to: number, value: (i: number) => string = (i) => `
   let s = '';
   for (let i = from; i <= to; i++) s += `step:${i} grad=${value(i)} loss=0.${i % 10}\n`;
   return s;
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function steps(runId: string): Promise<number[]> {

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTestProcess } from '../testing/testProcess';
+import { until as untilWithin } from '../testing/until';
+
+const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => untilWithin(what, cond, ms, 25);
 
 const NOBODY = 65534;
 const probe = spawnSync('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'true'], { encoding: 'utf8' });
@@ -75,14 +78,6 @@ function start(
     child.on('exit', (code) => reject(new Error(`helper exited ${code} before reporting: ${err}`)));
   });
   return { child, steps: () => steps, done, log };
-}
-
-async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe.skipIf(!canDrop)('a followed log the follower may not read', () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
+import { until } from '../testing/until';
 
 let dir: string;
 let store: RunStore;
@@ -30,14 +31,6 @@ const verl = (from: number, to: number) => {
   for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
   return s;
 };
-
-async function until(what: string, cond: () => Promise<boolean>, ms = 8000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function follow(path: string, goneMs: number): Promise<LogFollower> {
   const f = await LogFollower.start(store, path, { pollMs: 40, goneMs });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SKIP_LATE_VALUES } from '../../core/formats/steps';
 import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
+import { until } from '../testing/until';
 
 let dir: string;
 let store: RunStore;
@@ -20,14 +21,6 @@ afterEach(async () => {
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const train = (step: number) =>
   `step:${step} - actor/entropy:${(0.5 - step * 0.01).toFixed(3)} - actor/grad_norm:0.250 - critic/score/mean:${(0.1 * step).toFixed(3)}\n`;

@@ -13,6 +13,9 @@ import { describeRealRuns } from '../../../tests/support/realRuns';
 import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
 import { importLogs } from './importLogs';
+import { until as untilWithin } from '../testing/until';
+
+const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => untilWithin(what, cond, ms, 25);
 
 let dir: string;
 let store: RunStore;
@@ -24,14 +27,6 @@ afterEach(async () => {
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describeRealRuns('follow on a real verl log', (root) => {
   it('1a written in 7 pieces cut mid-line: 435 steps, the same records as a one-shot import, and the finished log counts as already imported', async () => {

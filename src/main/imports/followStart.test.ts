@@ -11,6 +11,7 @@ import { RunStore } from '../store/runStore';
 import { LogFollower, looksLikeText } from './follow';
 import { ImportError } from './importLogs';
 import { realRun } from '../../../tests/support/realRuns';
+import { until } from '../testing/until';
 
 let dir: string;
 let store: RunStore;
@@ -25,14 +26,6 @@ afterEach(async () => {
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 // The first bytes of a PNG file: its signature and IHDR chunk (a 1×1 picture), then some pixel data.
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(200, 0xf7)]);

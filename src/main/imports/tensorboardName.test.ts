@@ -11,6 +11,9 @@ import type { MetricRecord } from '../../shared/metrics';
 import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
 import { importLogs } from './importLogs';
+import { until as untilWithin } from '../testing/until';
+
+const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => untilWithin(what, cond, ms, 25);
 
 let dir: string;
 let store: RunStore;
@@ -40,14 +43,6 @@ function eventFile(steps: number): Uint8Array {
 }
 
 const FILE = 'events.out.tfevents.1743501588.h100x2-nc80-eastus2';
-
-async function until(what: string, cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('a TensorBoard event file on its own is named by its run folder', () => {
   it('import', async () => {

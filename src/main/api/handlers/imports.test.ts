@@ -8,6 +8,9 @@ import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
 import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
+import { until as untilWithin } from '../../testing/until';
+
+const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => untilWithin(what, cond, ms, 25);
 
 let lab: HandlerTestLab;
 beforeEach(async () => {
@@ -32,14 +35,6 @@ function verlLines(from: number, to: number, grad: (i: number) => string = (i) =
 }
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('imports.* and follow.* through the router', () => {
   it("imports.file: an uploaded verl log becomes an imported run named by the user's file; the same bytes again are reported as a duplicate", async () => {
