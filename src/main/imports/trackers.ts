@@ -34,6 +34,7 @@ import { RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
+import { sqliteRowsAside } from './sqliteRowsAside';
 
 export type TrackerFormat = TrackerStoreFormat | 'wandb';
 
@@ -311,6 +312,36 @@ class MlflowSteps {
   }
 }
 
+/**
+ * MLFLOW_STEPS_SQL's rows for one run in batches of ~65,536 metric rows' steps (memory holds a bounded number of
+ * steps): SQLite's work on a thread of its own (sqliteRowsAside.ts), beside the mapping, detector and store
+ * writes on this one; where that thread cannot start or fails before its first batch, read on this thread.
+ */
+async function* mlflowStepRows(db: SqliteDb, path: string, runId: string): AsyncGenerator<unknown[][]> {
+  let got = false;
+  try {
+    for await (const batch of sqliteRowsAside(path, MLFLOW_STEPS_SQL, [runId], { weightColumn: 3, batchWeight: 65_536 })) {
+      got = true;
+      yield batch;
+    }
+    return;
+  } catch (e) {
+    if (got) throw e;
+  }
+  let batch: unknown[][] = [];
+  let rows = 0;
+  for (const row of db.prepare(MLFLOW_STEPS_SQL).raw(true).iterate(runId) as IterableIterator<unknown[]>) {
+    batch.push(row);
+    rows += row[3] as number;
+    if (rows >= 65_536) {
+      yield batch;
+      batch = [];
+      rows = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
   const rows = db
     .prepare(
@@ -349,19 +380,12 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
             }[];
             if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
             const steps = new MlflowSteps();
-            let rows = 0;
-            for (const [step, wallMs, json, n] of db2.prepare(MLFLOW_STEPS_SQL).raw(true).iterate(r.id) as IterableIterator<
-              [number, number | null, string, number]
-            >) {
-              const values = steps.finish(JSON.parse(json) as Record<string, number | null>);
-              feed.add({ run: '', step, values, ...(wallMs !== null && wallMs > 0 ? { wallTime: wallMs / 1000 } : {}) });
-              // Store what is complete now and then, so memory holds a bounded number of steps; the iterator keeps
-              // this connection (ours alone) busy meanwhile, which nothing else needs.
-              rows += n;
-              if (rows >= 65_536) {
-                rows = 0;
-                await feed.afterChunk(meta);
+            for await (const batch of mlflowStepRows(db2, path, r.id)) {
+              for (const [step, wallMs, json] of batch as [number, number | null, string, number][]) {
+                const values = steps.finish(JSON.parse(json) as Record<string, number | null>);
+                feed.add({ run: '', step, values, ...(wallMs !== null && wallMs > 0 ? { wallTime: wallMs / 1000 } : {}) });
               }
+              await feed.afterChunk(meta);
             }
             await feed.afterChunk(meta);
             if (steps.renamed) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');

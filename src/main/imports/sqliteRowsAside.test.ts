@@ -1,0 +1,63 @@
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteRowsAside } from './sqliteRowsAside';
+
+// A plain table (not a tracker's format): what is tested is the reading thread, its batches and its errors.
+let dir: string;
+let db: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'arl-rows-aside-'));
+  db = join(dir, 't.db');
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => {
+    exec(sql: string): void;
+    prepare(sql: string): { run(...a: unknown[]): void };
+    close(): void;
+  };
+  const w = new Database(db);
+  w.exec('CREATE TABLE t (id INTEGER, w INTEGER, s TEXT, x REAL)');
+  const ins = w.prepare('INSERT INTO t VALUES (?, ?, ?, ?)');
+  w.exec('BEGIN');
+  for (let i = 0; i < 5000; i++) ins.run(i, 1 + (i % 3), `row ${i}`, i / 3);
+  w.exec('COMMIT');
+  w.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sqliteRowsAside', () => {
+  it('gives every row in order, in batches of the weight asked, values as SQLite holds them', async () => {
+    const batches: unknown[][][] = [];
+    for await (const b of sqliteRowsAside(db, 'SELECT id, w, s, x FROM t WHERE id >= ? ORDER BY id', [0], {
+      weightColumn: 1,
+      batchWeight: 1000,
+      ahead: 1,
+    }))
+      batches.push(b);
+    const rows = batches.flat();
+    expect(rows.map((r) => r[0])).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    expect(rows[7]).toEqual([7, 2, 'row 7', 7 / 3]);
+    // Every batch but the last reaches the weight, and only just.
+    for (const b of batches.slice(0, -1)) {
+      const w = b.reduce((sum, r) => sum + (r[1] as number), 0);
+      expect(w).toBeGreaterThanOrEqual(1000);
+      expect(w - (b.at(-1)![1] as number)).toBeLessThan(1000);
+    }
+  });
+
+  it('names the database and SQLite’s error, and stops cleanly when the caller stops early', async () => {
+    await expect(async () => {
+      for await (const _ of sqliteRowsAside(db, 'SELECT nope FROM t', [], { weightColumn: -1, batchWeight: 10 })) void _;
+    }).rejects.toThrow(/t\.db: no such column: nope/);
+    await expect(async () => {
+      for await (const _ of sqliteRowsAside(join(dir, 'missing.db'), 'SELECT 1', [], { weightColumn: -1, batchWeight: 10 })) void _;
+    }).rejects.toThrow(/missing\.db/);
+    let seen = 0;
+    for await (const b of sqliteRowsAside(db, 'SELECT id FROM t', [], { weightColumn: -1, batchWeight: 100, ahead: 1 })) {
+      seen += b.length;
+      if (seen >= 300) break;
+    }
+    expect(seen).toBe(300);
+  });
+});
