@@ -23,7 +23,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realRun } from '../tests/support/realRuns';
 import { peerPython } from '../tests/support/peers';
-import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { openLabSession, screenshot, screenshotThemes, type LabSession } from './support/browser';
 import { ROOT, synthRun, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
@@ -82,14 +82,8 @@ afterAll(async () => {
   if (work && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(work, { recursive: true, force: true });
 });
 
-/** Light and dark screenshots of the page as it is now (the app follows prefers-color-scheme). */
-async function shots(name: string): Promise<void> {
-  await screenshot(page, `${name}-light`);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await screenshot(page, `${name}-dark`);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+/** Light and dark screenshots of the page as it is now. */
+const shots = (name: string): Promise<void> => screenshotThemes(page, name);
 
 const items = () => page.locator('[data-testid="import-item"]');
 

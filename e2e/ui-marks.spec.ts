@@ -8,14 +8,13 @@
  * - the metric picker (run page and Compare) searches, groups by namespace, and is remembered per view.
  * Screenshots (light and dark): test-results/ui-marks-{run,zoomed,evidence,compare,picker}-{light,dark}.png.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
-import { ROOT, type Lab } from './support/lab';
+import { checkRun, synthRun, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let work = '';
@@ -24,37 +23,13 @@ let app: LabSession;
 let page: Page;
 const ids: string[] = [];
 
-function cli(dataDir: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  // `check` exits 3 when an alert is critical: that is its answer, not a failure.
-  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3))
-    throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-marks-e2e-'));
   const dataDir = join(work, 'data');
   for (const seed of [1, 2]) {
-    const out = cli(dataDir, [
-      'runs',
-      'synth',
-      '--steps',
-      '200',
-      '--shape',
-      'cispo_collapse',
-      '--seed',
-      String(seed),
-      '--name',
-      `marks seed ${seed}`,
-      '--json',
-    ]);
-    const id = (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
+    const id = synthRun(dataDir, { steps: 200, shape: 'cispo_collapse', seed, name: `marks seed ${seed}` });
     ids.push(id);
-    cli(dataDir, ['check', id, '--save', '--json']);
+    checkRun(dataDir, id);
   }
   app = await openLabSession({ dataDir });
   ({ lab, page } = app);

@@ -21,7 +21,7 @@ import { createEnv, expertResponse, formatResponse, runEpisode, type TestbedEnv 
 import { setupCompute } from '../src/main/compute/index';
 import { RunStore } from '../src/main/store/runStore';
 import type { Trajectory } from '../src/shared/api';
-import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { openLabSession, screenshotThemes, type LabSession } from './support/browser';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let work = '';
@@ -104,13 +104,7 @@ afterAll(async () => {
   if (work && !process.env.ARLARENA_E2E_KEEP_DATA) rmSync(work, { recursive: true, force: true });
 });
 
-async function shots(name: string): Promise<void> {
-  await screenshot(page, `${name}-light`);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await screenshot(page, `${name}-dark`);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const shots = (name: string): Promise<void> => screenshotThemes(page, name);
 
 const plan = (preset: string) => page.locator(`[data-testid="plan-${preset}"]`);
 

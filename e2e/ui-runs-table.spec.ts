@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLabSession, screenshot, type LabSession } from './support/browser';
+import { openLabSession, screenshotThemes, type LabSession } from './support/browser';
 import { synthRun, type Lab } from './support/lab';
 import { gotoView } from './uiHelpers';
 
@@ -38,13 +38,7 @@ afterAll(async () => {
 
 const row = (id: string) => page.locator(`tr[data-run-id="${id}"]`);
 
-async function shots(name: string): Promise<void> {
-  await screenshot(page, `${name}-light`);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await screenshot(page, `${name}-dark`);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const shots = (name: string): Promise<void> => screenshotThemes(page, name);
 
 describe('runs table columns and kept selection', () => {
   it('shows seed, short id, validation with its interval, train success and a blank ETA for finished runs', async () => {

@@ -10,14 +10,13 @@
  * - an empty Compare offers a button that opens the runs table.
  * Screenshots of the triaged inbox (light and dark): test-results/ui-alerts-triage-{light,dark}.png.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
-import { ROOT, type Lab } from './support/lab';
+import { checkRun, synthRun, type Lab } from './support/lab';
 import { gotoView, waitUntil } from './uiHelpers';
 
 let work = '';
@@ -26,24 +25,12 @@ let app: LabSession;
 let page: Page;
 const ids: Record<string, string> = {};
 
-function cli(dataDir: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  // `check` exits 3 when an alert is critical: that is its answer, not a failure.
-  if (r.status !== 0 && !(args[0] === 'check' && r.status === 3))
-    throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-triage-e2e-'));
   const dataDir = join(work, 'data');
   for (const shape of ['cispo_collapse', 'length_runaway', 'dead_signal']) {
-    const out = cli(dataDir, ['runs', 'synth', '--steps', '200', '--shape', shape, '--seed', '1', '--name', `triage ${shape}`, '--json']);
-    ids[shape] = (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
-    cli(dataDir, ['check', ids[shape], '--save', '--json']);
+    ids[shape] = synthRun(dataDir, { steps: 200, shape, seed: 1, name: `triage ${shape}` });
+    checkRun(dataDir, ids[shape]);
   }
   app = await openLabSession({ dataDir });
   ({ lab, page } = app);

@@ -135,6 +135,15 @@ export async function startSpecLab(
   }
 }
 
+/** test-results/<name>-light.png and <name>-dark.png of the page as it is now (the app follows prefers-color-scheme). */
+export async function screenshotThemes(page: Page, name: string): Promise<void> {
+  await screenshot(page, `${name}-light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(300);
+  await screenshot(page, `${name}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** Saves test-results/<name>.png (full page) and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(RESULTS_DIR, { recursive: true });

@@ -7,7 +7,8 @@
  *   await lab.stop();
  *
  * And the real CLI on a data dir (before the lab opens it, or beside it): runCli (any command), synthRun
- * (`arlarena runs synth`), importRuns (`arlarena import`), importLogs (logs written by the spec, then imported).
+ * (`arlarena runs synth`), checkRun (`arlarena check --save`), importRuns (`arlarena import`), importLogs (logs
+ * written by the spec, then imported).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,13 +152,16 @@ export async function startLab(
   return lab;
 }
 
-/** Runs the real CLI to its end, `arlarena --data-dir DATA ARGS…`: its stdout, or an error with its exit status and stderr. */
-export function runCli(dataDir: string, args: readonly string[]): string {
+/**
+ * Runs the real CLI to its end, `arlarena --data-dir DATA ARGS…`: its stdout, or an error with its exit status and
+ * stderr when the status is not one of `ok`.
+ */
+export function runCli(dataDir: string, args: readonly string[], ok: readonly number[] = [0]): string {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', dataDir, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (r.status === null || !ok.includes(r.status)) throw new Error(`arlarena ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
 
@@ -169,6 +173,11 @@ export function synthRun(dataDir: string, opts: { steps: number; shape?: string;
   if (opts.name !== undefined) args.push('--name', opts.name);
   const out = runCli(dataDir, [...args, '--json']);
   return (JSON.parse(out.trim().split('\n').pop()!) as { runId: string }).runId;
+}
+
+/** `arlarena check RUN --save --json`: the detector's alerts stored with the run. Exit 3 (an alert is critical) is its answer, not a failure. */
+export function checkRun(dataDir: string, runId: string): string {
+  return runCli(dataDir, ['check', runId, '--save', '--json'], [0, 3]);
 }
 
 /** `arlarena import FILES --json` into `dataDir`: the ids of the runs it made, from its last line. */
