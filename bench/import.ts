@@ -119,7 +119,9 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
         });
       }
     } else if (format === 'wandb') {
-      const p = formats.createByteParser('wandb', onStep);
+      // With node:zlib's CRC-32, as the import path (main/imports/trackers.ts) reads .wandb files.
+      const { crc32 } = await import('node:zlib');
+      const p = formats.createWandbParser(onStep, { crc32 });
       for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) p.push(chunk as Buffer);
       p.end();
       skipped = { ...p.skipped };
