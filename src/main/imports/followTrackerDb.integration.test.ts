@@ -167,7 +167,11 @@ describe('follow.start on a database its tracker is writing', () => {
         const brief = (alertList: { rule: string; metric: string; firstStep: number }[]) =>
           alertList.map((a) => `${a.rule} ${a.metric} ${a.firstStep}`).sort();
         expect(brief(rec.alerts).some((a) => /grad_norm 3$/.test(a))).toBe(true);
-        expect(brief(rec.alerts)).toEqual(brief((await store.getRun(oneShot.runIds[0]))!.alerts));
+        const imported = (await store.getRun(oneShot.runIds[0]))!;
+        expect(brief(rec.alerts)).toEqual(brief(imported.alerts));
+        // The config the writer logged (Trackio's init config; this MLflow writer logs no params), as imported.
+        expect(rec.config).toEqual(imported.config);
+        if (kind === 'trackio') expect(JSON.stringify(rec.config)).toContain('grpo');
       } finally {
         child.kill();
         await lab.close();
@@ -199,6 +203,7 @@ describe("a followed database's runs keep their first 10,000 keys, as the import
         const oneShot = await importTrackerRuns(store, (await scanTrackers(dbPath)).runs);
         expect(await store.readMetrics(oneShot.runIds[0])).toEqual(followed);
         expect((await store.getRun(oneShot.runIds[0]))!.source?.skipped).toEqual(rec.source?.skipped);
+        expect(rec.config).toEqual((await store.getRun(oneShot.runIds[0]))!.config);
       } finally {
         await lab.close();
       }

@@ -27,7 +27,7 @@ import { sha256File } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter } from './runWriter';
 import { openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
-import { mlflowValue, sqliteKind, trackioNumbers, unMlflowKey } from './trackers';
+import { mlflowValue, nestParams, sqliteKind, trackioNumbers, unMlflowKey } from './trackers';
 import { ImportError } from './importLogs';
 import { SKIP_REPLAYED } from './follow';
 
@@ -39,6 +39,8 @@ interface Pending {
 interface Followed {
   readonly writer: RunWriter;
   readonly info: SourceRunInfo;
+  /** The run's config as the import reads it (MLflow's params, Trackio's config row), once the writer logged it. */
+  config?: Record<string, unknown>;
   pending: Pending | null;
   /** The run's distinct keys, bounded as an import bounds them; values left out are counted in `skipped`. */
   readonly keys: RunKeyBound;
@@ -114,6 +116,8 @@ export class TrackerDbFollower {
     readonly path: string,
     readonly format: 'mlflow-sqlite' | 'trackio',
     private readonly byRunId: boolean,
+    /** Trackio: whether the database has a configs table, and whether it is keyed by run_id (else run_name). */
+    private readonly configs: 'none' | 'run_id' | 'run_name',
     private readonly opts: TrackerFollowOptions,
   ) {
     this.registry = opts.registry ?? defaultRegistry;
@@ -125,12 +129,15 @@ export class TrackerDbFollower {
   static async start(store: RunStore, path: string, opts: TrackerFollowOptions = {}): Promise<TrackerDbFollower> {
     let kind: 'mlflow-sqlite' | 'trackio' | null;
     let byRunId = true;
+    let configs: 'none' | 'run_id' | 'run_name' = 'none';
     try {
       const db = openReadOnly(path);
       try {
         const tables = tablesOf(db);
         kind = sqliteKind(tables);
         if (kind === 'trackio') byRunId = tables.get('metrics')!.has('run_id');
+        const cfg = tables.get('configs');
+        if (kind === 'trackio' && cfg) configs = cfg.has('run_id') ? 'run_id' : 'run_name';
       } finally {
         db.close();
       }
@@ -146,7 +153,7 @@ export class TrackerDbFollower {
         'UNKNOWN_FORMAT',
         `${path} is a SQLite database without MLflow's or Trackio's tables: the databases the lab follows are MLflow SQLite stores and Trackio databases; nothing was followed`,
       );
-    const f = new TrackerDbFollower(store, path, kind, byRunId, opts);
+    const f = new TrackerDbFollower(store, path, kind, byRunId, configs, opts);
     try {
       await f.continueInterrupted();
       await f.poll();
@@ -324,6 +331,9 @@ export class TrackerDbFollower {
           for (const [k, v] of Object.entries(vals)) this.addRow(f, step, k, v);
         }
       }
+      // Configs are logged at a run's start, before its metrics as a rule; a run whose config has not shown is
+      // asked again at each poll.
+      for (const [id, f] of this.runs) f.config ??= this.configOf(db, id);
     } catch (e) {
       if (busyMs === START_BUSY_MS || !String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw e;
       busy = true;
@@ -341,7 +351,9 @@ export class TrackerDbFollower {
       // A run with a step read, even one still pending, has its lab run from now on (the app opens it at once).
       if (f.writer.runId === null && f.pending) await f.writer.ensureRun(this.meta(f));
       else if (f.writer.runId === null) continue;
-      if (!this.announced.has(f)) {
+      // The config onto the record as soon as it shows (a run made before it did); told like a new run.
+      const revealed = await f.writer.revealConfig(this.meta(f));
+      if (!this.announced.has(f) || revealed) {
         this.announced.add(f);
         this.opts.onRunChange?.(f.writer.runId!);
       }
@@ -352,7 +364,30 @@ export class TrackerDbFollower {
   private readonly announced = new Set<Followed>();
 
   private meta(f: Followed): SourceMeta {
-    return { framework: 'unknown', notes: [], run: f.info };
+    return { framework: 'unknown', notes: [], run: f.info, ...(f.config ? { config: f.config } : {}) };
+  }
+
+  /**
+   * A tracker run's config as importTrackerRuns reads it (trackers.ts): MLflow's params nested at '/', Trackio's
+   * config row without its `_` keys. Undefined while the writer has logged none.
+   */
+  private configOf(db: SqliteDb, id: string): Record<string, unknown> | undefined {
+    if (this.format === 'mlflow-sqlite') {
+      const params: Record<string, string> = {};
+      for (const p of db.prepare('SELECT key, value FROM params WHERE run_uuid = ?').all(id) as { key: string; value: string }[])
+        params[p.key] = p.value;
+      return Object.keys(params).length > 0 ? nestParams(params) : undefined;
+    }
+    if (this.configs === 'none') return undefined;
+    const c = db.prepare(`SELECT config FROM configs WHERE ${this.configs} = ?`).get(id) as { config: string } | undefined;
+    if (!c) return undefined;
+    try {
+      const o = JSON.parse(c.config) as unknown;
+      if (o === null || typeof o !== 'object' || Array.isArray(o)) return undefined;
+      return Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));
+    } catch {
+      return undefined;
+    }
   }
 
   /** The lab runs this follow made, oldest first. */

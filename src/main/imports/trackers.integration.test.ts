@@ -298,6 +298,25 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
     expect(events.slice(1, -1).length).toBeGreaterThan(0);
     expect(events.slice(1, -1).every((e) => e.event === 'alert')).toBe(true);
     expect(events.at(-1)?.runIds?.length).toBe(3);
+    // Each followed MLflow run carries its params as its config, as the same run imported does (verl's config).
+    const followedStore = await RunStore.open(join(dir, 'cli-follow'));
+    const importedStore = await RunStore.open(data);
+    try {
+      const importedSqlite = [];
+      for (const id of r.runIds) {
+        const rec = (await importedStore.getRun(id))!;
+        if (rec.source?.format === 'mlflow-sqlite') importedSqlite.push(rec);
+      }
+      for (const id of events.at(-1)!.runIds!) {
+        const rec = (await followedStore.getRun(id))!;
+        const twin = importedSqlite.find((x) => x.name === rec.name)!;
+        expect(rec.config).toEqual(twin.config);
+        expect(JSON.stringify(rec.config)).toContain('adv_estimator');
+      }
+    } finally {
+      await followedStore.close();
+      await importedStore.close();
+    }
     for (const format of ['wandb', 'mlflow']) {
       const c = testCliContext(data);
       expect(await exportCommand.run([r.runIds[0], '--format', format, '--out', join(dir, `cli-${format}`), '--json'], c.ctx)).toBe(0);
