@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
-import type { CliContext } from '../types';
+import { testCliContext } from '../../testing/testContext';
 import { UsageError } from '../types';
 import { runVerl } from './remoteVerl';
 
 async function verl(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const ctx: CliContext = {
-    dataDir: '/nonexistent',
-    stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += String(c)), cb()) }),
-    isTTY: false,
-  };
-  const code = await runVerl(args, ctx);
-  return { code, out, err };
+  const c = testCliContext('/nonexistent');
+  const code = await runVerl(args, c.ctx);
+  return { code, out: c.out(), err: c.err() };
 }
 
 /** The overrides of a printed launch (the lines after the entry point), as key → value. */
