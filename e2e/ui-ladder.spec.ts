@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStudy } from '../src/main/app/studies/studyFiles';
-import { tinyCliSets } from '../src/main/testing/tinyCli';
+import { TINY_LADDER, tinyCliSets } from '../src/main/testing/tinyCli';
 import { SURVIVAL_GRID } from '../src/renderer/lib/ladderChart';
 import { openLabSession, screenshot, type LabSession } from './support/browser';
 import { ROOT } from './support/lab';
@@ -101,16 +101,7 @@ describe('Ladder view', () => {
         '--data-dir',
         dataDir,
         'ladder',
-        '--levels',
-        '0,3',
-        '--presets',
-        'grpo,gspo',
-        '--seeds',
-        '1',
-        '--steps',
-        '2',
-        '--episodes',
-        '2',
+        ...TINY_LADDER,
         '--study',
         'tiny',
         '--out',

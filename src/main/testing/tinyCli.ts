@@ -31,6 +31,23 @@ export const TINY_CLI: Readonly<Record<string, string | number>> = {
   'compute.backend': 'wasm',
 };
 
+/**
+ * The tiny pressure ladder the ladder tests train (the CLI test and the e2e Ladder view): levels 0 and 3 × GRPO and
+ * GSPO × one seed, 2 steps a run and 2 held-out episodes — 4 tiny runs, about a minute on 2 cores.
+ */
+export const TINY_LADDER: readonly string[] = [
+  '--levels',
+  '0,3',
+  '--presets',
+  'grpo,gspo',
+  '--seeds',
+  '1',
+  '--steps',
+  '2',
+  '--episodes',
+  '2',
+];
+
 /** `--set key=value` for each of TINY_CLI, `extra` replacing or adding keys. */
 export function tinyCliSets(extra: Readonly<Record<string, string | number>> = {}): string[] {
   return Object.entries({ ...TINY_CLI, ...extra }).flatMap(([k, v]) => ['--set', `${k}=${v}`]);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../store/runStore';
 import { testCliContext as ctx } from '../../testing/testContext';
-import { tinyCliSets } from '../../testing/tinyCli';
+import { TINY_LADDER, tinyCliSets } from '../../testing/tinyCli';
 import ladder from './ladder';
 
 const TINY = tinyCliSets();
@@ -26,27 +26,7 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
   it("writes summary rows with the issue's fields; each level's runs trained with its knobs", async () => {
     const c = ctx(join(dir, 'data'));
     // TINY's optim.miniBatchRows=4 comes after the level and wins over its mini-batch rows; lr and lag stay.
-    const code = await ladder.run(
-      [
-        '--levels',
-        '0,3',
-        '--presets',
-        'grpo,gspo',
-        '--seeds',
-        '1',
-        '--steps',
-        '2',
-        '--episodes',
-        '2',
-        '--study',
-        'tiny',
-        '--out',
-        join(dir, 'out'),
-        ...TINY,
-        '--json',
-      ],
-      c.ctx,
-    );
+    const code = await ladder.run([...TINY_LADDER, '--study', 'tiny', '--out', join(dir, 'out'), ...TINY, '--json'], c.ctx);
     expect(code).toBe(0);
     const summary = JSON.parse(await readFile(join(dir, 'out', 'tiny', 'summary.json'), 'utf8'));
     expect(summary.kind).toBe('ladder');
