@@ -71,8 +71,9 @@ export async function* sqliteRowsAside(
   free[0] = opts.ahead ?? 2;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    // Its rows die young and are copied out: a small young generation keeps its heap (and the RSS) small.
-    resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 },
+    // Its rows die young and are copied out: a small young generation keeps its heap (and the RSS) small. The old
+    // generation's cap leaves room for batches of long keys (65,536 rows of MLflow's longest, 250 characters, ~20 MB).
+    resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 256 },
     workerData: {
       modulePath: createRequire(import.meta.url).resolve('better-sqlite3'),
       path,
