@@ -42,6 +42,37 @@ function relErr(g: ArrayLike<number>, r: number[]): number {
   return Math.sqrt(num / den);
 }
 
+/**
+ * The token-mean loss of `rows` (every response token of the batch weighs the same) and its gradients w.r.t. `vars`
+ * (default: every trainable variable), and the largest gap of the rows' token log-probs to `refLogProbs` when given.
+ * The caller disposes `value` and `grads`.
+ */
+function tokenMeanLoss(
+  model: HfCausalLM,
+  rows: Reference['rows'],
+  refLogProbs?: number[][],
+  vars?: tf.Variable[],
+): { value: tf.Scalar; grads: tf.NamedTensorMap; loss: number; dLogp: number } {
+  let dLogp = 0;
+  const { value, grads } = tf.variableGrads(() => {
+    const o = model.tokenLogProbs(rows);
+    if (refLogProbs) {
+      const lp = o.logProbs.arraySync();
+      rows.forEach((r, i) =>
+        r.responseIds.forEach((_, j) => {
+          dLogp = Math.max(dLogp, Math.abs(lp[i][j] - refLogProbs[i][j]));
+        }),
+      );
+    }
+    return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
+  }, vars);
+  return { value, grads, loss: value.dataSync()[0], dLogp };
+}
+
+/** 32 greedy tokens after each prompt through the lab's KV cache. */
+const greedy32 = (model: HfCausalLM, prompts: number[][], padId: number) =>
+  generateLlm(model, prompts, { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] }, new Rng(7), padId);
+
 let root = '';
 beforeAll(() => {
   root = hfTestCheckpoints();
@@ -78,44 +109,21 @@ for (const backend of BACKENDS) {
           lg2.dispose();
 
           const names = Object.keys(ref.grads);
-          let dLogp = 0;
-          const { value, grads } = tf.variableGrads(
-            () => {
-              const o = model.tokenLogProbs(ref.rows);
-              const lp = o.logProbs.arraySync();
-              ref.rows.forEach((r, i) =>
-                r.responseIds.forEach((_, j) => {
-                  dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.tokenLogProbs[i][j]));
-                }),
-              );
-              // Token-mean: every response token of the batch weighs the same.
-              return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-            },
+          const { value, grads, loss, dLogp } = tokenMeanLoss(
+            model,
+            ref.rows,
+            ref.tokenLogProbs,
             names.map((n) => model.vars[n]),
           );
-          const loss = value.dataSync()[0];
           const rel: Record<string, number> = {};
           for (const n of names) {
             const g = grads[model.vars[n].name].dataSync();
-            const r = ref.grads[n].values;
-            expect(g.length).toBe(r.length);
-            let num = 0;
-            let den = 0;
-            for (let i = 0; i < r.length; i++) {
-              num += (g[i] - r[i]) ** 2;
-              den += r[i] ** 2;
-            }
-            rel[n] = Math.sqrt(num / den);
+            expect(g.length).toBe(ref.grads[n].values.length);
+            rel[n] = relErr(g, ref.grads[n].values);
           }
           tf.dispose([value, ...Object.values(grads)]);
 
-          const gen = await generateLlm(
-            model,
-            ref.greedy.prompts,
-            { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] },
-            new Rng(7),
-            ref.padId,
-          );
+          const gen = await greedy32(model, ref.greedy.prompts, ref.padId);
           console.log(
             `${backend} ${name}: max|Δ| logits ${dRight.toExponential(2)} (left-padded ${dLeft.toExponential(2)}), log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
           );
@@ -139,19 +147,9 @@ for (const backend of BACKENDS) {
         const lora = LoraAdapters.fromTensors(model, peft.settings, peft.tensors);
         lora.attach(model);
         try {
-          let dLogp = 0;
           const names = Object.keys(ref.lora.grads);
           // Gradients w.r.t. every trainable variable: only the adapters are trainable.
-          const { value, grads } = tf.variableGrads(() => {
-            const o = model.tokenLogProbs(ref.rows);
-            const lp = o.logProbs.arraySync();
-            ref.rows.forEach((r, i) =>
-              r.responseIds.forEach((_, j) => {
-                dLogp = Math.max(dLogp, Math.abs(lp[i][j] - ref.lora.tokenLogProbs[i][j]));
-              }),
-            );
-            return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-          });
+          const { value, grads, loss, dLogp } = tokenMeanLoss(model, ref.rows, ref.lora.tokenLogProbs);
           const trained = Object.keys(grads).filter((k) => k.startsWith(`${model.name}/`));
           expect(trained.sort()).toEqual(
             lora
@@ -160,7 +158,6 @@ for (const backend of BACKENDS) {
               .sort(),
           );
           const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[lora.vars[n].name].dataSync(), ref.lora.grads[n].values)]));
-          const loss = value.dataSync()[0];
           tf.dispose([value, ...Object.values(grads)]);
           console.log(
             `${backend} ${name} LoRA r=${peft.settings.rank}: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${ref.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
@@ -210,24 +207,16 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
       const dLogits = maxLogitDiff(lg.dataSync() as Float32Array, folder.config.vocabSize, peer.logits, right.at);
       lg.dispose();
       const names = Object.keys(peer.grads);
-      const { value, grads } = tf.variableGrads(
-        () => {
-          const o = model.tokenLogProbs(ref.rows);
-          return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-        },
+      const { value, grads, loss } = tokenMeanLoss(
+        model,
+        ref.rows,
+        undefined,
         names.map((n) => model.vars[n]),
       );
-      const loss = value.dataSync()[0];
       const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[model.vars[n].name].dataSync(), peer.grads[n])]));
       tf.dispose([value, ...Object.values(grads)]);
       // Greedy decoding with the lab's KV cache against Qwen3ForCausalLM's own (DynamicCache), prompt by prompt.
-      const gen = await generateLlm(
-        model,
-        ref.greedy.prompts,
-        { maxNewTokens: 32, temperature: 0, topP: 1, topK: 0, stopIds: [] },
-        new Rng(7),
-        ref.padId,
-      );
+      const gen = await greedy32(model, ref.greedy.prompts, ref.padId);
       console.log(
         `qwen3-fp16 vs Qwen3ForCausalLM 4.51.3: max|Δ| logits ${dLogits.toExponential(2)}, loss ${loss} vs ${peer.loss}, grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}, greedy ${peer.greedy.length} × 32 tokens`,
       );
@@ -246,21 +235,10 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
     const lora = LoraAdapters.fromTensors(frozen, peft.settings, peft.tensors);
     lora.attach(frozen);
     try {
-      let dLogp = 0;
-      const { value, grads } = tf.variableGrads(() => {
-        const o = frozen.tokenLogProbs(ref.rows);
-        const lp = o.logProbs.arraySync();
-        ref.rows.forEach((r, i) =>
-          r.responseIds.forEach((_, j) => {
-            dLogp = Math.max(dLogp, Math.abs(lp[i][j] - peer.lora.tokenLogProbs[i][j]));
-          }),
-        );
-        return tf.div(tf.neg(tf.sum(o.logProbs)), tf.sum(o.mask)) as tf.Scalar;
-      });
+      const { value, grads, loss, dLogp } = tokenMeanLoss(frozen, ref.rows, peer.lora.tokenLogProbs);
       const names = Object.keys(peer.lora.grads);
       expect(names.length).toBeGreaterThan(0);
       const rel = Object.fromEntries(names.map((n) => [n, relErr(grads[lora.vars[n].name].dataSync(), peer.lora.grads[n])]));
-      const loss = value.dataSync()[0];
       tf.dispose([value, ...Object.values(grads)]);
       console.log(
         `qwen3-fp16 LoRA r=${peft.settings.rank} vs Qwen3ForCausalLM 4.51.3: max|Δ| log-probs ${dLogp.toExponential(2)}, loss ${loss} vs ${peer.lora.loss}, adapter grad rel err max ${Math.max(...Object.values(rel)).toExponential(2)}`,
