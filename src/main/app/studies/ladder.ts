@@ -139,7 +139,16 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
     o.log(`pressure ${level}: ${state.entries.filter((e) => e.outcome).length}/${state.entries.length} runs done`);
     const keyOf = (e: StudyEntry) => JSON.stringify([e.env, e.arm ?? e.preset, e.seed]);
     const configs = new Map(state.entries.map((e) => [keyOf(e), o.configOf(state.plan, e)]));
+    // Ledger writes of the runs finished in this level. Each is handled as it is made: a write that fails while
+    // other runs of the level still train must not end the process (and them) as an unhandled rejection; the
+    // first failure is the ladder's error once the level's runs are done.
     const finished: Array<Promise<void>> = [];
+    const joinLedger = (e: StudyEntry): void => {
+      if (!keeper || !e.outcome) return;
+      const write = keeper.add(level, e).then(() => keeper.save());
+      write.catch(() => undefined);
+      finished.push(write);
+    };
     let ok: boolean;
     try {
       ok = await runStudy({
@@ -153,7 +162,7 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
         log: o.log,
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
         // Each run joins the ledger as it finishes, so a session that ends mid-level leaves its runs committable.
-        ...(keeper ? { onEntry: (e) => e.outcome && finished.push(keeper.add(level, e).then(() => keeper.save())) } : {}),
+        ...(keeper ? { onEntry: joinLedger } : {}),
       });
     } finally {
       await Promise.all(finished);
@@ -281,8 +290,19 @@ export class LedgerKeeper {
   save(): Promise<void> {
     const records = [...this.records.values()];
     this.writes = this.writes.then(async () => {
-      await mkdir(this.dir, { recursive: true });
-      await writeLedger(this.dir, this.header, records);
+      try {
+        await mkdir(this.dir, { recursive: true });
+        await writeLedger(this.dir, this.header, records);
+      } catch (e) {
+        throw Object.assign(
+          new Error(
+            `ladder "${this.name}": could not write its ledger in ${this.dir} (${(e as Error).message}); the finished runs are kept ` +
+              `in ${this.dataDir}: make that folder writable, then run the ladder's command again with --resume (or ` +
+              `arlarena ladder --study ${this.name} --export-ledger) to write the ledger from them`,
+          ),
+          { expected: true },
+        );
+      }
     });
     return this.writes;
   }
