@@ -29,7 +29,7 @@ describe('onnxruntime engine: the full-sequence graph after setWeights', () => {
       const b = spreadWeights(cfg, 12, 0.2);
       const fresh = await createOrtEngine(b, { precision });
       const want = await fresh.logProbs(rows, 0.8);
-      const wantLogits = await fresh.logits(rows.map((r) => r.promptIds));
+      const wantLogits = await fresh.logits(rows.map((r) => Array.from(r.promptIds)));
       await fresh.dispose();
 
       const engine = await createOrtEngine(a, { precision });
@@ -38,7 +38,7 @@ describe('onnxruntime engine: the full-sequence graph after setWeights', () => {
       // The caller's arrays change after the call (a trainer reusing its buffers): the engine kept its own copy.
       for (const t of Object.values(b.tensors)) t.fill(0);
       expect(await engine.logProbs(rows, 0.8)).toEqual(want);
-      expect((await engine.logits(rows.map((r) => r.promptIds))).data).toEqual(wantLogits.data);
+      expect((await engine.logits(rows.map((r) => Array.from(r.promptIds)))).data).toEqual(wantLogits.data);
       expect(before).not.toEqual(want);
       await engine.dispose();
     });
