@@ -40,7 +40,9 @@ fi
 # the trackers', Transformers' and Hydra's pins never fight Ray's or TensorBoard's). A first line
 # `# venv: --system-site-packages` makes the venv with Debian's /usr/bin/python3 and its site packages (Debian's
 # python3-torch, which PyPI's CPU-less torch wheels cannot replace here). A line `# pip: --no-deps` installs exactly
-# the pinned list and nothing it would pull in (a package wanted for its files, not its heavy dependencies).
+# the pinned list and nothing it would pull in (a package wanted for its files, not its heavy dependencies). A line
+# `# pip: --no-compile` leaves bytecode to the first import (ms-swift's venv: 20,000 .py files, of which a test run
+# imports a part; its install took 3m03 at load 7-8 with no pip cache, against 6m52 compiled at load 12).
 for req in tests/peers/venvs/*.txt; do
   [ -f "$req" ] || continue
   name=$(basename "$req" .txt); dir=.venvs/$name; stamp=$dir/.requirements.sha256
@@ -53,8 +55,9 @@ for req in tests/peers/venvs/*.txt; do
     else
       python3 -m venv "$dir"
     fi
-    nodeps=(); grep -q '^# pip: --no-deps' "$req" && nodeps=(--no-deps)
-    "$dir/bin/pip" install -q --disable-pip-version-check --no-input "${nodeps[@]}" -r "$req" </dev/null
+    pipflags=(); grep -q '^# pip: --no-deps' "$req" && pipflags=(--no-deps)
+    grep -q '^# pip: --no-compile' "$req" && pipflags+=(--no-compile)
+    "$dir/bin/pip" install -q --disable-pip-version-check --no-input "${pipflags[@]}" -r "$req" </dev/null
     echo "$want" > "$stamp"
   fi
 done

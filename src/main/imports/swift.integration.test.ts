@@ -7,7 +7,7 @@
  * `log_history`, which ms-swift appends at the end (its step list and key set, independent of the lab's rules
  * about ms-swift's progress fields).
  *
- * Skipped, with the reason in its title, only when .venvs/swift is missing outside CI (5.6 GB, a few minutes to
+ * Skipped, with the reason in its title, only when .venvs/swift is missing outside CI (5.2 GB, 3 minutes to
  * install); scripts/setup.sh, which .ci/run runs, makes it, and under CI (env CI set) a missing venv fails the test.
  */
 import { execFileSync } from 'node:child_process';
