@@ -74,7 +74,10 @@ def make_data(d):
 
 def swift(d, args, log):
     cmd = [os.path.join(os.path.dirname(sys.executable), "swift")] + args
-    env = {**os.environ, **OFFLINE_ENV}
+    # The caches go into DIR too (datasets' cache of the local JSONL files, under ModelScope's or HF's home): the
+    # test removes DIR, and nothing is left in the user's ~/.cache.
+    env = {**os.environ, **OFFLINE_ENV, "MODELSCOPE_CACHE": os.path.join(d, "cache", "modelscope"),
+           "HF_HOME": os.path.join(d, "cache", "huggingface")}
     with open(os.path.join(d, log), "w") as out:
         r = subprocess.run(cmd, cwd=d, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if r.returncode != 0:
