@@ -1,5 +1,5 @@
 /**
- * ms-swift's importer against ms-swift's own writer (issue 31, item 4). tests/peers/swift_peer.py, in the `swift`
+ * ms-swift's importer against ms-swift's own writer. tests/peers/swift_peer.py, in the `swift`
  * venv (ms-swift 4.6.0 on torch 2.6.0, tests/peers/venvs/swift.txt), trains a tiny Qwen2 on the CPU, offline:
  * `swift sft` for 4 steps and `swift rlhf --rlhf_type grpo` for 4 steps with three reward functions, and ms-swift's
  * callback writes each run's logging.jsonl. The lab imports those files; every step and value must be what
