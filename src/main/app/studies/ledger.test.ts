@@ -227,7 +227,7 @@ describe('a constructed ladder: the ledger gives the rows the stored runs give',
     );
   });
 
-  it('a ledger without one run: that run alone trains', async () => {
+  it('a ledger without one run: that run alone goes to the trainer (a mock trainer that fails at once)', async () => {
     const report = join(dir, 'report-5');
     const full = (await readLedger(join(dir, 'report')))!;
     const five = full.records.filter((r) => !(r.preset === 'cispo' && r.seed === 3));
