@@ -236,17 +236,23 @@ describe('the writer holding its lock', () => {
       const holder = spawn(venvPython('trackers'), ['-c', HOLD_LOCK, copy, '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let said = '';
       holder.stdout.on('data', (d: Buffer) => (said += String(d)));
-      await until('the lock', () => said.includes('locked'), 15_000);
       // The longest the event loop went without running a 10 ms timer while the writer held its lock.
       let last = performance.now();
       let worst = 0;
-      const tick = setInterval(() => {
-        const now = performance.now();
-        worst = Math.max(worst, now - last);
-        last = now;
-      }, 10);
-      await until('the lock released', () => said.includes('released'), 20_000);
-      clearInterval(tick);
+      let tick: NodeJS.Timeout | undefined;
+      try {
+        await until('the lock', () => said.includes('locked'), 15_000);
+        last = performance.now();
+        tick = setInterval(() => {
+          const now = performance.now();
+          worst = Math.max(worst, now - last);
+          last = now;
+        }, 10);
+        await until('the lock released', () => said.includes('released'), 20_000);
+      } finally {
+        clearInterval(tick);
+        holder.kill();
+      }
       expect(worst).toBeLessThan(1500);
       await until('step 3 after the lock', async () => ((await lab.call('follow.list')).value as FollowInfo[])[0]?.step === 3, 15_000);
       const stopped = await lab.call('follow.stop', { runId });
@@ -274,23 +280,27 @@ describe('a follow killed and started again', () => {
     );
     const exited = new Promise((r) => child.on('exit', r));
     let runId = '';
-    await until(
-      'the killed follower to store the 3 steps',
-      async () => {
-        const store = await RunStore.open(data).catch(() => null);
-        if (!store) return false;
-        try {
-          const [run] = await store.listRuns();
-          if (run && (await store.readMetrics(run.id)).length === 3) runId = run.id;
-        } finally {
-          await store.close();
-        }
-        return runId !== '';
-      },
-      60_000,
-    );
-    child.kill('SIGKILL');
-    await exited;
+    try {
+      await until(
+        'the killed follower to store the 3 steps',
+        async () => {
+          const store = await RunStore.open(data).catch(() => null);
+          if (!store) return false;
+          try {
+            const [run] = await store.listRuns();
+            if (run && (await store.readMetrics(run.id)).length === 3) runId = run.id;
+          } finally {
+            await store.close();
+          }
+          return runId !== '';
+        },
+        60_000,
+      );
+    } finally {
+      // Killed whatever happened: a follow without --until-idle never ends on its own.
+      child.kill('SIGKILL');
+      await exited;
+    }
     // Started again (the CLI marks the dead follower's run interrupted when it opens the data folder).
     const again = testCliContext(data);
     expect(await followCommand.run([db, '--until-idle', '0.5', '--poll-ms', '100', '--json'], again.ctx)).toBe(0);
