@@ -122,10 +122,17 @@ export async function startSpecLab(
       dataDir,
       lab,
       browser,
+      // Each step whatever the one before did: a browser that fails to close must not leave the lab's server running.
       close: async () => {
-        await browser.close();
-        await opened.stop();
-        rmSync(work, { recursive: true, force: true });
+        try {
+          await browser.close();
+        } finally {
+          try {
+            await opened.stop();
+          } finally {
+            rmSync(work, { recursive: true, force: true });
+          }
+        }
       },
     };
   } catch (e) {
