@@ -120,6 +120,8 @@ export class OrtRolloutEngine implements RolloutEngine {
   private config: ModelConfig | null = null;
   /** Weights whose full-sequence graph is not built yet (setWeights after the first; see there). */
   private pending: ModelWeights | null = null;
+  /** The full-sequence graph being built, and for which weights: callers at the same time share one build. */
+  private building: { weights: ModelWeights; session: Promise<ort.InferenceSession> } | null = null;
   private readonly threads: number;
   private readonly chunkRows: number;
   private readonly decoder: 'split-cache' | 'concat-cache';
@@ -192,12 +194,33 @@ export class OrtRolloutEngine implements RolloutEngine {
     for (const p of prev) if (p) await p.release();
   }
 
-  /** The full-sequence session, built from the weights of the last setWeights when they have none yet. */
+  /**
+   * The full-sequence session, built from the weights of the last setWeights when they have none yet. Callers at
+   * the same time wait for one build (each its own would leave all but the last session unreleased); a build whose
+   * weights were replaced while it ran (setWeights, dispose) is released and, while weights are pending, another is
+   * built for the new ones, so no call after a setWeights is answered by the weights before it.
+   */
   private async fullSession(): Promise<ort.InferenceSession> {
     this.ready();
-    if (!this.session && this.pending) {
-      this.session = await this.createSession(withRolloutPrecision(exportOnnx(this.pending), this.precision));
-      this.pending = null;
+    while (!this.session && this.pending) {
+      const weights = this.pending;
+      if (this.building?.weights !== weights)
+        this.building = { weights, session: this.createSession(withRolloutPrecision(exportOnnx(weights), this.precision)) };
+      const build = this.building;
+      let session: ort.InferenceSession;
+      try {
+        session = await build.session;
+      } catch (e) {
+        if (this.building === build) this.building = null;
+        throw e;
+      }
+      // The first caller back settles the build; the others find the session (or the next build) on their loop.
+      if (this.building !== build) continue;
+      this.building = null;
+      if (this.pending === weights && !this.session) {
+        this.session = session;
+        this.pending = null;
+      } else await session.release();
     }
     return this.ready().session;
   }
@@ -356,6 +379,7 @@ export class OrtRolloutEngine implements RolloutEngine {
     this.session = null;
     this.decoderSession = null;
     this.pending = null;
+    // A build still under way is released by its caller (its weights are no longer pending).
   }
 }
 
