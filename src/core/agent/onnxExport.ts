@@ -9,111 +9,52 @@
  * decoding and full-sequence scoring. The same math as model.ts: pre-LN blocks, tanh-GELU, tied output
  * projection (exported as a transposed copy of wte so the last MatMul needs no Transpose).
  *
- * Pure JS (onnx-proto is protobufjs-generated code), so it lives in core; the session itself is in src/main/compute.
+ * Pure JS (the graph builder, src/core/util/onnxGraph.ts, writes onnx-proto's protobufjs-generated messages), so it
+ * lives in core; the session itself is in src/main/compute.
  */
-import onnxProto from 'onnx-proto';
+import { attrFloat, attrInt, attrInts, FLOAT, INT64, OnnxGraph, transposeRows } from '../util/onnxGraph';
 import { weightSpecs, type ModelWeights } from './model';
 
-const { onnx } = onnxProto;
-type INodeProto = onnxProto.onnx.INodeProto;
-type ITensorProto = onnxProto.onnx.ITensorProto;
-type IValueInfoProto = onnxProto.onnx.IValueInfoProto;
-type IAttributeProto = onnxProto.onnx.IAttributeProto;
-
-const FLOAT = 1;
-const INT64 = 7;
-const ATTR_FLOAT = 1;
-const ATTR_INT = 2;
-const ATTR_INTS = 7;
-
 export const ONNX_OPSET = 17;
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/** ONNX raw data is little-endian: copy the bytes directly on little-endian hosts (all we ship for). */
-function floatTensor(name: string, dims: number[], data: Float32Array): ITensorProto {
-  let raw: Uint8Array;
-  if (LITTLE_ENDIAN) raw = new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
-  else {
-    raw = new Uint8Array(data.length * 4);
-    const dv = new DataView(raw.buffer);
-    for (let i = 0; i < data.length; i++) dv.setFloat32(i * 4, data[i], true);
-  }
-  return { name, dims, dataType: FLOAT, rawData: raw };
-}
-
-function int64Tensor(name: string, values: number[]): ITensorProto {
-  const raw = new Uint8Array(values.length * 8);
-  const dv = new DataView(raw.buffer);
-  values.forEach((v, i) => dv.setBigInt64(i * 8, BigInt(v), true));
-  return { name, dims: [values.length], dataType: INT64, rawData: raw };
-}
-
-function valueInfo(name: string, elemType: number, dims: Array<number | string>): IValueInfoProto {
-  return {
-    name,
-    type: {
-      tensorType: {
-        elemType,
-        shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
-      },
-    },
-  };
-}
-
-const attrInt = (name: string, i: number): IAttributeProto => ({ name, type: ATTR_INT, i });
-const attrInts = (name: string, ints: number[]): IAttributeProto => ({ name, type: ATTR_INTS, ints });
-const attrFloat = (name: string, f: number): IAttributeProto => ({ name, type: ATTR_FLOAT, f });
 
 /** Serialise the policy with its weights to ONNX bytes. */
 export function exportOnnx(weights: ModelWeights): Uint8Array {
   const cfg = weights.config;
   const { dModel: d, nHeads: H, nLayers: L, vocabSize: V } = cfg;
   const dh = d / H;
-  const nodes: INodeProto[] = [];
-  const inits: ITensorProto[] = [];
-  let counter = 0;
-  const tmp = (hint: string): string => `${hint}_${counter++}`;
-  const node = (opType: string, inputs: string[], hint: string, attribute: IAttributeProto[] = [], outputs?: string[]): string => {
-    const outs = outputs ?? [tmp(hint)];
-    nodes.push({ opType, input: inputs, output: outs, name: tmp(`n_${opType}`), attribute });
-    return outs[0];
-  };
+  const g = new OnnxGraph();
+  const tmp = g.tmp.bind(g);
+  const node = g.node.bind(g);
 
   for (const spec of weightSpecs(cfg)) {
     if (spec.name === 'wte') continue;
-    inits.push(floatTensor(spec.name, spec.shape, weights.tensors[spec.name]));
+    g.float(spec.name, spec.shape, weights.tensors[spec.name]);
   }
   const wte = weights.tensors.wte;
-  inits.push(floatTensor('wte', [V, d], wte));
-  const wteT = new Float32Array(d * V);
-  for (let v = 0; v < V; v++) for (let j = 0; j < d; j++) wteT[j * V + v] = wte[v * d + j];
-  inits.push(floatTensor('wte_t', [d, V], wteT));
-  inits.push(int64Tensor('c_split3', [d, d, d]));
-  inits.push(int64Tensor('c_heads_shape', [0, 0, H, dh]));
-  inits.push(int64Tensor('c_model_shape', [0, 0, d]));
-  inits.push(floatTensor('c_scale', [], new Float32Array([1 / Math.sqrt(dh)])));
-  inits.push(floatTensor('c_half', [], new Float32Array([0.5])));
-  inits.push(floatTensor('c_one', [], new Float32Array([1])));
-  inits.push(floatTensor('c_gelu_a', [], new Float32Array([0.044715])));
-  inits.push(floatTensor('c_gelu_b', [], new Float32Array([Math.sqrt(2 / Math.PI)])));
+  g.float('wte', [V, d], wte);
+  g.float('wte_t', [d, V], transposeRows(wte, V, d));
+  g.int64('c_split3', [3], [d, d, d]);
+  g.int64('c_heads_shape', [4], [0, 0, H, dh]);
+  g.int64('c_model_shape', [3], [0, 0, d]);
+  g.float('c_scale', [], new Float32Array([1 / Math.sqrt(dh)]));
+  g.float('c_half', [], new Float32Array([0.5]));
+  g.float('c_one', [], new Float32Array([1]));
+  g.float('c_gelu_a', [], new Float32Array([0.044715]));
+  g.float('c_gelu_b', [], new Float32Array([Math.sqrt(2 / Math.PI)]));
 
-  const inputs: IValueInfoProto[] = [
-    valueInfo('input_ids', INT64, ['batch', 'seq']),
-    valueInfo('position_ids', INT64, ['batch', 'seq']),
-    valueInfo('attn_bias', FLOAT, ['batch', 1, 'seq', 'total']),
-  ];
-  const outputs: IValueInfoProto[] = [valueInfo('logits', FLOAT, ['batch', 'seq', V])];
+  g.input('input_ids', INT64, ['batch', 'seq']);
+  g.input('position_ids', INT64, ['batch', 'seq']);
+  g.input('attn_bias', FLOAT, ['batch', 1, 'seq', 'total']);
+  g.output('logits', FLOAT, ['batch', 'seq', V]);
   for (let l = 0; l < L; l++) {
-    inputs.push(valueInfo(`past_key_${l}`, FLOAT, ['batch', H, 'past', dh]), valueInfo(`past_value_${l}`, FLOAT, ['batch', H, 'past', dh]));
-    outputs.push(
-      valueInfo(`present_key_${l}`, FLOAT, ['batch', H, 'total', dh]),
-      valueInfo(`present_value_${l}`, FLOAT, ['batch', H, 'total', dh]),
-    );
+    g.input(`past_key_${l}`, FLOAT, ['batch', H, 'past', dh]);
+    g.input(`past_value_${l}`, FLOAT, ['batch', H, 'past', dh]);
+    g.output(`present_key_${l}`, FLOAT, ['batch', H, 'total', dh]);
+    g.output(`present_value_${l}`, FLOAT, ['batch', H, 'total', dh]);
   }
 
-  const layerNorm = (x: string, g: string, b: string): string =>
-    node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
+  const layerNorm = (x: string, gain: string, b: string): string =>
+    node('LayerNormalization', [x, gain, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
   const linear = (x: string, w: string, b: string): string => node('Add', [node('MatMul', [x, w], 'mm'), b], 'lin');
   const toHeads = (x: string): string =>
     node('Transpose', [node('Reshape', [x, 'c_heads_shape'], 'rs')], 'th', [attrInts('perm', [0, 2, 1, 3])]);
@@ -153,12 +94,5 @@ export function exportOnnx(weights: ModelWeights): Uint8Array {
   const hf = layerNorm(x, 'lnf.g', 'lnf.b');
   node('MatMul', [hf, 'wte_t'], 'logits', [], ['logits']);
 
-  const model = {
-    irVersion: 8,
-    producerName: 'arlarena-lab',
-    producerVersion: '1',
-    opsetImport: [{ domain: '', version: ONNX_OPSET }],
-    graph: { name: 'policy', node: nodes, initializer: inits, input: inputs, output: outputs },
-  };
-  return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
+  return g.encode('policy', ONNX_OPSET);
 }

@@ -24,73 +24,22 @@
  *   outputs  logits float [B,V] (last appended column only) · new_key_t_<l> float [B,H,dh,S] · new_value_<l> float [B,H,S,dh]
  * int32 ids: Gather takes int32 indices, so the host passes its Int32Arrays as they are (no BigInt64 copy).
  */
-import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { weightSpecs, type IncrementalLM, type ModelConfig, type ModelWeights } from '../../core/agent';
+import { attrFloat, attrInt, attrInts, FLOAT, INT32, OnnxGraph, transposeRows } from '../../core/util/onnxGraph';
 import { HostKvCache } from './hostKvCache';
-
-const { onnx } = onnxProto;
-type INodeProto = onnxProto.onnx.INodeProto;
-type ITensorProto = onnxProto.onnx.ITensorProto;
-type IValueInfoProto = onnxProto.onnx.IValueInfoProto;
-type IAttributeProto = onnxProto.onnx.IAttributeProto;
-
-// ONNX TensorProto.DataType and AttributeProto.AttributeType codes (onnx.proto).
-const FLOAT = 1;
-const INT32 = 6;
-const INT64 = 7;
-const ATTR_FLOAT = 1;
-const ATTR_INT = 2;
-const ATTR_INTS = 7;
 
 /** onnxruntime's contrib-op domain (SkipLayerNormalization, FastGelu: kernels of every CPU build). */
 const MS = 'com.microsoft';
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function floatTensor(name: string, dims: number[], data: Float32Array): ITensorProto {
-  // ONNX raw data is little-endian: on such hosts the bytes are copied as they are (an element loop over small's
-  // 2.8M weights would cost every setWeights), elsewhere DataView swaps them.
-  if (LITTLE_ENDIAN)
-    return { name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };
-  const raw = new Uint8Array(data.length * 4);
-  const dv = new DataView(raw.buffer);
-  for (let i = 0; i < data.length; i++) dv.setFloat32(i * 4, data[i], true);
-  return { name, dims, dataType: FLOAT, rawData: raw };
-}
-
-function int64Tensor(name: string, dims: number[], values: number[]): ITensorProto {
-  const raw = new Uint8Array(values.length * 8);
-  const dv = new DataView(raw.buffer);
-  values.forEach((v, i) => dv.setBigInt64(i * 8, BigInt(v), true));
-  return { name, dims, dataType: INT64, rawData: raw };
-}
-
-function valueInfo(name: string, elemType: number, dims: Array<number | string>): IValueInfoProto {
-  return {
-    name,
-    type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } } },
-  };
-}
-
-const attrInt = (name: string, i: number): IAttributeProto => ({ name, type: ATTR_INT, i });
-const attrInts = (name: string, ints: number[]): IAttributeProto => ({ name, type: ATTR_INTS, ints });
-const attrFloat = (name: string, f: number): IAttributeProto => ({ name, type: ATTR_FLOAT, f });
 
 /** Serialise the policy as the generation graph described above. */
 export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   const cfg = weights.config;
   const { dModel: d, nHeads: H, nLayers: L, vocabSize: V } = cfg;
   const dh = d / H;
-  const nodes: INodeProto[] = [];
-  const inits: ITensorProto[] = [];
-  let counter = 0;
-  const tmp = (hint: string): string => `${hint}_${counter++}`;
-  const node = (opType: string, inputs: string[], hint: string, attribute: IAttributeProto[] = [], outputs?: string[]): string => {
-    const outs = outputs ?? [tmp(hint)];
-    nodes.push({ opType, input: inputs, output: outs, name: tmp(`n_${opType}`), attribute });
-    return outs[0];
-  };
+  const g = new OnnxGraph();
+  const tmp = g.tmp.bind(g);
+  const node = g.node.bind(g);
 
   // The query scale 1/√dh is folded into the query columns of wqkv and bqkv (one Mul fewer per layer).
   const scale = 1 / Math.sqrt(dh);
@@ -103,35 +52,29 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
       data = data.slice();
       for (let c = 0; c < d; c++) data[c] *= scale;
     }
-    inits.push(floatTensor(spec.name, spec.shape, data));
+    g.float(spec.name, spec.shape, data);
   }
   // Tied output projection as a transposed copy of wte, so the last MatMul needs no Transpose (as onnxExport.ts).
-  const wte = weights.tensors.wte;
-  const wteT = new Float32Array(d * V);
-  for (let v = 0; v < V; v++) for (let j = 0; j < d; j++) wteT[j * V + v] = wte[v * d + j];
-  inits.push(floatTensor('wte_t', [d, V], wteT));
-  inits.push(int64Tensor('c_split3', [3], [d, d, d]));
-  inits.push(int64Tensor('c_last', [], [-1]));
-  inits.push(int64Tensor('c_hd', [2], [H, dh]));
-  inits.push(int64Tensor('c_d', [1], [d]));
-  inits.push(int64Tensor('c_rows', [2], [-1, d]));
+  g.float('wte_t', [d, V], transposeRows(weights.tensors.wte, V, d));
+  g.int64('c_split3', [3], [d, d, d]);
+  g.int64('c_last', [], [-1]);
+  g.int64('c_hd', [2], [H, dh]);
+  g.int64('c_d', [1], [d]);
+  g.int64('c_rows', [2], [-1, d]);
 
-  const inputs: IValueInfoProto[] = [
-    valueInfo('input_ids', INT32, ['batch', 'seq']),
-    valueInfo('position_ids', INT32, ['batch', 'seq']),
-    valueInfo('attn_bias', FLOAT, ['batch', 1, 'seq', 'keys']),
-  ];
-  const outputs: IValueInfoProto[] = [valueInfo('logits', FLOAT, ['batch', V])];
+  g.input('input_ids', INT32, ['batch', 'seq']);
+  g.input('position_ids', INT32, ['batch', 'seq']);
+  g.input('attn_bias', FLOAT, ['batch', 1, 'seq', 'keys']);
+  g.output('logits', FLOAT, ['batch', V]);
   for (let l = 0; l < L; l++) {
-    inputs.push(
-      valueInfo(`cache_key_t_${l}`, FLOAT, ['batch', H, dh, 'cap']),
-      valueInfo(`cache_value_${l}`, FLOAT, ['batch', H, 'cap', dh]),
-    );
-    outputs.push(valueInfo(`new_key_t_${l}`, FLOAT, ['batch', H, dh, 'seq']), valueInfo(`new_value_${l}`, FLOAT, ['batch', H, 'seq', dh]));
+    g.input(`cache_key_t_${l}`, FLOAT, ['batch', H, dh, 'cap']);
+    g.input(`cache_value_${l}`, FLOAT, ['batch', H, 'cap', dh]);
+    g.output(`new_key_t_${l}`, FLOAT, ['batch', H, dh, 'seq']);
+    g.output(`new_value_${l}`, FLOAT, ['batch', H, 'seq', dh]);
   }
 
-  const layerNorm = (x: string, g: string, b: string): string =>
-    node('LayerNormalization', [x, g, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
+  const layerNorm = (x: string, gain: string, b: string): string =>
+    node('LayerNormalization', [x, gain, b], 'ln', [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
 
   // Where the joined scores split back into (cache, self): [cap, S], read off the input shapes once.
   const splitAt = node(
@@ -176,12 +119,13 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   let pending: string | null = null;
   // SkipLayerNormalization(input, skip) → (LayerNorm(input + skip), …, input + skip): the new residual stream is its
   // 4th output (the 2nd and 3rd, mean and inverse std, are not needed).
-  const skipLn = (input: string, skip: string, g: string, b: string): [string, string] => {
+  // Pushed by hand, not through node(), which would name it n_SkipLayerNormalization_N: the graph keeps its names.
+  const skipLn = (input: string, skip: string, gain: string, b: string): [string, string] => {
     const [out, sum] = [tmp('sln'), tmp('sum')];
-    nodes.push({
+    g.nodes.push({
       opType: 'SkipLayerNormalization',
       domain: MS,
-      input: [input, skip, g, b],
+      input: [input, skip, gain, b],
       output: [out, '', '', sum],
       name: tmp('n_SkipLN'),
       attribute: [attrFloat('epsilon', 1e-5)],
@@ -202,9 +146,8 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
     let b: string;
     [b, x] = skipLn(gemm(ctx, `${p}attn.wo`, `${p}attn.bo`), x, `${p}ln2.g`, `${p}ln2.b`);
     const h = gemm(b, `${p}mlp.w1`, `${p}mlp.b1`);
-    const gelu = tmp('gelu');
     // FastGelu is the tanh approximation with the model's constants: 0.5·h·(1 + tanh(√(2/π)·(h + 0.044715·h³))).
-    nodes.push({ opType: 'FastGelu', domain: MS, input: [h], output: [gelu], name: tmp('n_FastGelu'), attribute: [] });
+    const gelu = node('FastGelu', [h], 'gelu', [], undefined, MS);
     pending = gemm(gelu, `${p}mlp.w2`, `${p}mlp.b2`);
   }
   // lnf over every column costs little next to the projection (done for the last column only) and saves an Add.
@@ -212,17 +155,8 @@ export function exportDecoderOnnx(weights: ModelWeights): Uint8Array {
   const last = node('Gather', [node('Reshape', [hf, model3], 'hf3'), 'c_last'], 'last', [attrInt('axis', 1)]);
   node('MatMul', [last, 'wte_t'], 'logits', [], ['logits']);
 
-  const model = {
-    irVersion: 8,
-    producerName: 'arlarena-lab',
-    producerVersion: '1',
-    opsetImport: [
-      { domain: '', version: 17 },
-      { domain: MS, version: 1 },
-    ],
-    graph: { name: 'policy_decoder', node: nodes, initializer: inits, input: inputs, output: outputs },
-  };
-  return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
+  // The standard opset and, for SkipLayerNormalization and FastGelu, onnxruntime's com.microsoft (version 1).
+  return g.encode('policy_decoder', 17);
 }
 
 /**

@@ -17,7 +17,7 @@
  */
 import type { LlmConfig } from '../config';
 import type { LlmTensors } from '../causalLm';
-import { attrInts, attrInt, type OnnxGraph } from './graph';
+import { attrInts, attrInt, type OnnxGraph } from '../../util/onnxGraph';
 import { linearNode } from './linear';
 import { rmsNormNode } from './rmsNorm';
 import { ropeNode } from './rope';

@@ -23,7 +23,7 @@ import { checkLlmTensors, type HfCausalLM, type LlmTensors } from '../causalLm';
 import { llmWeightSpecs, type LlmConfig } from '../config';
 import type { LoraAdapters } from '../lora';
 import { attentionNode } from './attention';
-import { attrInt, attrInts, FLOAT, INT32, OnnxGraph, transposeRows } from './graph';
+import { attrInt, attrInts, FLOAT, INT32, OnnxGraph, transposeRows } from '../../util/onnxGraph';
 import { mlpNode } from './mlp';
 import { rmsNormNode } from './rmsNorm';
 
@@ -40,7 +40,7 @@ export function exportLlmOnnx(cfg: LlmConfig, tensors: LlmTensors): Uint8Array {
 }
 
 /**
- * The same graph with its weights as ONNX external data (graph.ts, encodeExternal): for models whose float32 weights
+ * The same graph with its weights as ONNX external data (src/core/util/onnxGraph.ts, encodeExternal): for models whose float32 weights
  * pass the 2 GiB a protobuf message can hold. The caller writes `data` to the file `location` beside the model.
  */
 export function exportLlmOnnxExternal(cfg: LlmConfig, tensors: LlmTensors, location: string): { model: Uint8Array; data: Uint8Array[] } {

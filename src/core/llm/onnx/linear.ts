@@ -5,7 +5,7 @@
  * `scale` multiplies W and b (the attention's 1/√head_dim folded into the query projection).
  */
 import type { LlmTensors } from '../causalLm';
-import { transposeRows, type OnnxGraph } from './graph';
+import { transposeRows, type OnnxGraph } from '../../util/onnxGraph';
 
 export function linearNode(g: OnnxGraph, x: string, module: string, tensors: LlmTensors, out: number, inp: number, scale = 1): string {
   const w = tensors[`${module}.weight`];

@@ -3,7 +3,7 @@
  */
 import type { LlmConfig } from '../config';
 import type { LlmTensors } from '../causalLm';
-import type { OnnxGraph } from './graph';
+import type { OnnxGraph } from '../../util/onnxGraph';
 import { linearNode } from './linear';
 
 export function mlpNode(g: OnnxGraph, cfg: LlmConfig, tensors: LlmTensors, l: number, x: string): string {

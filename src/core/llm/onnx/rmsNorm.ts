@@ -3,7 +3,7 @@
  * Pow → ReduceMean → Add → Sqrt → Div → Mul, the pattern onnxruntime's graph optimiser fuses into one
  * SimplifiedLayerNormalization kernel (float32 inside); unfused it is the same arithmetic.
  */
-import { attrInt, attrInts, type OnnxGraph } from './graph';
+import { attrInt, attrInts, type OnnxGraph } from '../../util/onnxGraph';
 
 export function rmsNormNode(g: OnnxGraph, x: string, weight: string, eps: number): string {
   const ms = g.node('ReduceMean', [g.node('Pow', [x, g.scalar(2)], 'sq')], 'ms', [attrInts('axes', [-1]), attrInt('keepdims', 1)]);

@@ -8,7 +8,7 @@
  * computes x·cos + (x₂, x₁)·sin± — one Neg fewer per rotation, the same values (negation is exact).
  */
 import { ropeTables } from '../rope';
-import { attrInt, type OnnxGraph } from './graph';
+import { attrInt, type OnnxGraph } from '../../util/onnxGraph';
 
 /** x [rows, heads, D] rotated by cos / signed sin [rows, 1, D]. */
 export function ropeNode(g: OnnxGraph, x: string, cos: string, sinSigned: string, D: number): string {

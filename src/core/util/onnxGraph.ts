@@ -1,8 +1,9 @@
 /**
- * A small ONNX graph builder for the Hugging Face causal-LM export (export.ts): initializers as little-endian raw
- * bytes, value infos with named dynamic dimensions, and nodes with generated unique names. Pure JS (onnx-proto is
- * protobufjs-generated code), so the export stays in the engine; the session itself is main-side
- * (src/main/compute/ortLlmEngine.ts).
+ * The one ONNX graph builder of the lab's exports: the policy's full-sequence graph (src/core/agent/onnxExport.ts),
+ * its generation graph (src/main/compute/ortDecoder.ts) and the Hugging Face causal-LM export (src/core/llm/onnx).
+ * Initializers as little-endian raw bytes, value infos with named dynamic dimensions, nodes with generated unique
+ * names, and the ModelProto encoding. Pure JS (onnx-proto is protobufjs-generated code), so it sits in core below all
+ * three; the sessions themselves are main-side (src/main/compute).
  */
 import onnxProto from 'onnx-proto';
 
@@ -48,7 +49,10 @@ export class OnnxGraph {
     return outs[0];
   }
 
-  /** A float32 initializer (raw little-endian bytes; on such hosts the buffer is copied as it is). */
+  /**
+   * A float32 initializer as raw little-endian bytes: on such hosts the buffer is copied as it is (an element loop over
+   * small's 2.8M weights would cost every setWeights), elsewhere DataView swaps them.
+   */
   float(name: string, dims: number[], data: Float32Array): string {
     let raw: Uint8Array;
     if (LITTLE_ENDIAN) raw = new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
