@@ -17,7 +17,7 @@
  *   (or, while followed, one still running).
  */
 import { RecordShapes } from './recordShape';
-import { bump, StepAccumulator } from './steps';
+import { bump, MAX_RUN_KEYS, SKIP_KEYS_PAST_RUN_LIMIT, StepAccumulator } from './steps';
 import type { ByteParser, SourceMeta, SourceRunInfo, StepSink } from './types';
 import { decodeWandbRecord, int64, type WandbItem, type WandbRecordMsg } from './wandbProto';
 import { decimalAt, KeySlots, utf8At, Wire, WireError } from './wandbWire';
@@ -25,6 +25,15 @@ import { WandbLogReader, type Crc32 } from './wandbLog';
 
 export const SKIP_UNDECODABLE = 'W&B record that is not a valid protobuf Record';
 export const SKIP_NO_STEP = 'W&B history row without a step';
+/** Skip reason: a summary value whose key is new after the summary already held MAX_RUN_KEYS keys (per value). */
+export const SKIP_SUMMARY_PAST_RUN_LIMIT = `W&B summary value of a key past the first ${MAX_RUN_KEYS} keys`;
+
+/**
+ * Most slots the reader's KeySlots makes on its own (history and summary keys, nested keys' parts): past it a new
+ * key is decoded and looked up by its string, not remembered. A run's first MAX_RUN_KEYS history keys always get
+ * theirs (ofString), so this bounds only what rows past the key bound could add.
+ */
+const KEY_SLOTS_CAP = 2 * MAX_RUN_KEYS;
 
 /** A history item's key path: the nested parts when present, else the flat key. */
 export function itemPath(it: WandbItem): string[] {
@@ -125,17 +134,18 @@ function recordType(bytes: Uint8Array): { field: number; start: number; end: num
 }
 
 /**
- * Walks the repeated items of a HistoryRecord / SummaryRecord (`bytes[start, end)`): `onItem(field, slot, from, to)`
- * for each item of field 1 (a history's items, a summary's updates) or 2 (a summary's removals), with the key's
- * slot (its parts joined with '.' as itemPath does) and the item's value_json as a byte range of `bytes` (empty when
- * absent); returns the HistoryStep's num when the record has one (field 2 of a history, `stepField`).
+ * Walks the repeated items of a HistoryRecord / SummaryRecord (`bytes[start, end)`): `onItem(field, slot, from, to,
+ * name)` for each item of field 1 (a history's items, a summary's updates) or 2 (a summary's removals), with the
+ * key's slot (its parts joined with '.' as itemPath does) and the item's value_json as a byte range of `bytes` (empty
+ * when absent); a key new after `keys` is full has slot -1 and its string in `name`. Returns the HistoryStep's num
+ * when the record has one (field 2 of a history, `stepField`).
  */
 function walkItems(
   bytes: Uint8Array,
   start: number,
   end: number,
   keys: KeySlots,
-  onItem: (field: number, slot: number, from: number, to: number) => void,
+  onItem: (field: number, slot: number, from: number, to: number, name: string) => void,
   stepField = 0,
 ): number | undefined {
   const w = new Wire(bytes, start, end);
@@ -148,7 +158,11 @@ function walkItems(
       const itemEnd = w.varint() + w.p;
       if (itemEnd > end) throw new WireError();
       let key = -1;
+      let keyName = '';
+      let hasKey = false;
       let nested = -1;
+      let nestedName = '';
+      let parts = 0;
       let joined: string | null = null;
       let vs = 0;
       let ve = 0;
@@ -158,19 +172,29 @@ function walkItems(
         if (f === 1 && (t & 7) === 2) {
           const s = w.span();
           key = keys.of(bytes, s, w.p);
+          if (key < 0) keyName = keys.missed;
+          hasKey = true;
         } else if (f === 2 && (t & 7) === 2) {
           const s = w.span();
           const part = keys.of(bytes, s, w.p);
+          const partName = part >= 0 ? keys.keys[part] : keys.missed;
           // One part (how wandb-core writes a flat key) is that part's slot; more are joined as itemPath joins them.
-          if (nested < 0) nested = part;
-          else joined = `${joined ?? keys.keys[nested]}.${keys.keys[part]}`;
+          if (parts++ === 0) {
+            nested = part;
+            nestedName = partName;
+          } else joined = `${joined ?? nestedName}.${partName}`;
         } else if (f === 16 && (t & 7) === 2) {
           vs = w.span();
           ve = w.p;
         } else w.skip(t & 7);
       }
       if (w.p > itemEnd) throw new WireError();
-      onItem(field, joined !== null ? keys.ofString(joined) : nested >= 0 ? nested : key >= 0 ? key : keys.ofString(''), vs, ve);
+      if (joined !== null) {
+        const slot = keys.ofStringIfRoom(joined);
+        onItem(field, slot, vs, ve, slot < 0 ? joined : '');
+      } else if (parts > 0) onItem(field, nested, vs, ve, nestedName);
+      else if (hasKey) onItem(field, key, vs, ve, keyName);
+      else onItem(field, keys.ofString(''), vs, ve, '');
     } else if (field === stepField && stepField !== 0 && wt === 2) {
       const stepEnd = w.varint() + w.p;
       if (stepEnd > end) throw new WireError();
@@ -210,7 +234,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const acc = new StepAccumulator(onStep, skipped);
   const config: Record<string, unknown> = {};
   const summary = new Map<string, Uint8Array>();
-  const keys = new KeySlots();
+  const keys = new KeySlots(KEY_SLOTS_CAP);
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
   const ignored = new Map<string, number>();
   const onIgnored = (k: string): void => {
@@ -222,9 +246,13 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   let rows = 0;
 
   // A row's values by key slot: written in place, marked present in this row by its generation, and the row's
-  // object built once from them. wandb-core writes a row's items in Go map order, which differs from row to row;
-  // steps leave with their keys in one order (first seen first), so that consecutive steps share a key order and
-  // the mapping table's plan cache (mapping.ts) recognises them instead of planning every row again.
+  // object built once from them. Only the run's first MAX_RUN_KEYS history keys (first seen first, `order`) are
+  // kept, the ones StepAccumulator's RunKeyBound would keep: a later key's values are counted while the row is
+  // read and the key is never kept, so memory stays within the bound however many keys the rows bring (it kept
+  // every key until the end: 2,000 rows of 500 new keys held 89 MB). wandb-core writes a row's items in Go map
+  // order, which differs from row to row; steps leave with their keys in one order (first seen first), so that
+  // consecutive steps share a key order and the mapping table's plan cache (mapping.ts) recognises them instead of
+  // planning every row again.
   const STEP = keys.ofString('_step');
   const WALL = keys.ofString('_timestamp');
   let vals = new Float64Array(256);
@@ -254,22 +282,43 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
     orderAt = o;
   }
 
+  /** Values of this row whose keys are past the bound (each key once per row, as RunKeyBound counts them). */
+  let pastBound = 0;
+  /** This row's keys past the bound that have no slot. */
+  const pastNames = new Set<string>();
+
   function put(slot: number, v: number): void {
     if (slot >= vals.length) grow(slot);
     if (seen[slot] !== gen) {
       seen[slot] = gen;
-      present.push(slot);
       if (orderAt[slot] < 0) {
+        if (order.length >= MAX_RUN_KEYS) {
+          pastBound++;
+          return;
+        }
         orderAt[slot] = order.length;
         order.push(slot);
       }
+      present.push(slot);
     }
     vals[slot] = v;
+  }
+
+  /** A value by its key's string (a dict's numbers, a key without a slot): a slot made only for a key kept. */
+  function putNamed(key: string, v: number): void {
+    const slot = order.length < MAX_RUN_KEYS ? keys.ofString(key) : keys.find(key);
+    if (slot >= 0) put(slot, v);
+    else if (!pastNames.has(key)) {
+      pastNames.add(key);
+      pastBound++;
+    }
   }
 
   function history(bytes: Uint8Array, start: number, end: number): void {
     gen++;
     present.length = 0;
+    pastBound = 0;
+    if (pastNames.size > 0) pastNames.clear();
     let step: number | undefined;
     let wall: number | undefined;
     // The record's text, decoded once when a value is not a plain decimal of ≤ 15 digits (a double's repr has up
@@ -290,17 +339,19 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       start,
       end,
       keys,
-      (_field, slot, s, e) => {
+      (_field, slot, s, e, name) => {
         const v = valueOf(bytes, s, e);
         if (slot === STEP) {
           if (typeof v === 'number' && Number.isSafeInteger(v)) step = v;
         } else if (slot === WALL) {
           if (typeof v === 'number') wall = v;
-        } else if (typeof v === 'number') put(slot, v);
-        else {
+        } else if (typeof v === 'number') {
+          if (slot >= 0) put(slot, v);
+          else putNamed(name, v);
+        } else {
           const more: Record<string, number> = {};
-          addNumbers(keys.keys[slot], v, more, onIgnored);
-          for (const k in more) put(keys.ofString(k), more[k]);
+          addNumbers(slot >= 0 ? keys.keys[slot] : name, v, more, onIgnored);
+          for (const k in more) putNamed(k, more[k]);
         }
       },
       2,
@@ -311,6 +362,7 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       return;
     }
     rows++;
+    if (pastBound > 0) bump(skipped, SKIP_KEYS_PAST_RUN_LIMIT, pastBound);
     // This row's slots in first-seen order.
     const names = keys.keys;
     let n = 0;
@@ -347,8 +399,8 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
         // of the key's own, reused while the value's length stays) and parse them once, at the end. Field 1
         // holds updates, field 2 removals.
         const removed: string[] = [];
-        walkItems(payload, kind.start, kind.end, keys, (field, slot, s, e) => {
-          const key = keys.keys[slot];
+        walkItems(payload, kind.start, kind.end, keys, (field, slot, s, e, name) => {
+          const key = slot >= 0 ? keys.keys[slot] : name;
           if (field === 2) {
             removed.push(key);
             return;
@@ -356,7 +408,9 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
           if (key.charCodeAt(0) === 95 /* _ */) return;
           const cur = summary.get(key);
           if (cur !== undefined && cur.length === e - s) for (let i = 0; i < cur.length; i++) cur[i] = payload[s + i];
-          else summary.set(key, payload.slice(s, e));
+          else if (cur !== undefined || summary.size < MAX_RUN_KEYS) summary.set(key, payload.slice(s, e));
+          // The summary is bounded as the history is: its first MAX_RUN_KEYS keys (a removed one frees its place).
+          else bump(skipped, SKIP_SUMMARY_PAST_RUN_LIMIT);
         });
         for (const key of removed) summary.delete(key);
         return;

@@ -148,10 +148,16 @@ const KEY_SLOT_MAX_BYTES = 256;
  * byte for byte): the Map keyed by the 32-bit hash it replaced boxed half the hashes as heap numbers on every
  * lookup. One slot per distinct string (`ofString` finds it too), so a flat key and the same key joined from
  * nested parts share one.
+ *
+ * `cap` bounds how many slots `of` / `ofStringIfRoom` make: past it a new key gets no slot (-1, its string in
+ * `missed`), so a file whose rows each bring new keys cannot grow the table without bound. The reader keeps a run's
+ * first MAX_RUN_KEYS keys (steps.ts) and makes their slots with `ofString`, which is not bounded.
  */
 export class KeySlots {
   /** Slot → the key. */
   readonly keys: string[] = [];
+  /** The key of the last `of` / `ofStringIfRoom` that answered -1: decoded, given no slot. */
+  missed = '';
   private readonly byString = new Map<string, number>();
   /** Hashed byte keys: their bytes, hash and slot, by entry (table cells hold entry + 1; 0 is empty). */
   private readonly entryBytes: Uint8Array[] = [];
@@ -159,10 +165,12 @@ export class KeySlots {
   private readonly entrySlot: number[] = [];
   private table = new Int32Array(1024);
 
-  /** The slot of the key `b[s, e)` (UTF-8). */
+  constructor(private readonly cap = Number.POSITIVE_INFINITY) {}
+
+  /** The slot of the key `b[s, e)` (UTF-8); -1 for a new key once `cap` slots are made. */
   of(b: Uint8Array, s: number, e: number): number {
     const n = e - s;
-    if (n > KEY_SLOT_MAX_BYTES) return this.ofString(utf8At(b, s, e));
+    if (n > KEY_SLOT_MAX_BYTES) return this.ofStringIfRoom(utf8At(b, s, e));
     let h = 0x811c9dc5 ^ n;
     for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 16777619);
     const table = this.table;
@@ -178,12 +186,28 @@ export class KeySlots {
       while (i < n && k[i] === b[s + i]) i++;
       if (i === n) return this.entrySlot[entry];
     }
-    const slot = this.ofString(utf8At(b, s, e));
-    if (this.entryBytes.length < KEY_SLOTS_BY_BYTES) this.remember(b.slice(s, e), h, slot);
+    const slot = this.ofStringIfRoom(utf8At(b, s, e));
+    if (slot >= 0 && this.entryBytes.length < KEY_SLOTS_BY_BYTES) this.remember(b.slice(s, e), h, slot);
     return slot;
   }
 
-  /** The slot of a key given as a string. */
+  /** The slot of a key given as a string, -1 when it has none. */
+  find(key: string): number {
+    return this.byString.get(key) ?? -1;
+  }
+
+  /** The slot of a key given as a string; -1 (the key in `missed`) for a new key once `cap` slots are made. */
+  ofStringIfRoom(key: string): number {
+    const slot = this.byString.get(key);
+    if (slot !== undefined) return slot;
+    if (this.keys.length >= this.cap) {
+      this.missed = key;
+      return -1;
+    }
+    return this.ofString(key);
+  }
+
+  /** The slot of a key given as a string, made if new (whatever `cap`). */
   ofString(key: string): number {
     let slot = this.byString.get(key);
     if (slot === undefined) {
