@@ -236,9 +236,12 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
   const summary = new Map<string, Uint8Array>();
   const keys = new KeySlots(KEY_SLOTS_CAP);
   const meta: SourceMeta = { framework: 'unknown', notes: [] };
-  const ignored = new Map<string, number>();
+  // Non-numeric keys, named in the notes: the first MAX_RUN_KEYS of them, as the numeric ones are bounded.
+  const ignored = new Set<string>();
+  let ignoredPast = false;
   const onIgnored = (k: string): void => {
-    ignored.set(k, (ignored.get(k) ?? 0) + 1);
+    if (ignored.size < MAX_RUN_KEYS) ignored.add(k);
+    else if (!ignored.has(k)) ignoredPast = true;
   };
   let run: SourceRunInfo | null = null;
   let exitCode: number | null = null;
@@ -479,9 +482,9 @@ export function createWandbParser(onStep: StepSink, opts: WandbParserOptions = {
       else if (exitCode !== null && exitCode !== 0) meta.notes.push(`the W&B run exited with code ${exitCode}`);
       if (rows === 0) meta.notes.push('no history rows');
       if (ignored.size > 0) {
-        const keys = [...ignored.keys()];
+        const keys = [...ignored];
         meta.notes.push(
-          `${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+          `${ignoredPast ? `more than ${keys.length}` : keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
         );
       }
     },

@@ -114,3 +114,28 @@ it('keeps the first MAX_RUN_KEYS keys of a .wandb run with their values, counts 
   // after it; 8.9 MB with the bound applied while parsing, 9.1 MB with three times the rows.
   expect(retained).toBeLessThan(24 * 1024 * 1024);
 });
+
+it('names at most MAX_RUN_KEYS non-numeric keys of a .wandb run in its notes, and holds memory to that bound', () => {
+  const w = new WandbLogWriter();
+  const chunks: Uint8Array[] = [];
+  for (let r = 0; r < ROWS; r++) {
+    const item: WandbItem[] = [{ nestedKey: ['_step'], valueJson: String(r) }];
+    for (let j = 0; j < NEW_PER_ROW; j++) item.push({ nestedKey: [`s${r}/m${j}`], valueJson: '"text"' });
+    w.write(encodeWandbRecord({ num: r, history: { item, step: { num: r } } }));
+    if (r % 50 === 49) chunks.push(w.take());
+  }
+  chunks.push(w.take());
+  let steps = 0;
+  const before = heapAfterGc();
+  const p = createWandbParser(() => steps++);
+  for (const c of chunks) p.push(c);
+  chunks.length = 0;
+  const retained = heapAfterGc() - before;
+  p.end();
+  expect(steps).toBe(ROWS);
+  expect(p.meta.notes).toContain(
+    `more than ${MAX_RUN_KEYS} non-numeric history key(s) ignored (strings, lists, booleans, media): s0/m0, s0/m1, s0/m2, s0/m3, s0/m4, …`,
+  );
+  // 180,000 string-valued keys: 25.8 MB held when each was named and had a slot; 5.9 MB now.
+  expect(retained).toBeLessThan(12 * 1024 * 1024);
+});

@@ -30,7 +30,7 @@ import {
   wandbSummaryValues,
 } from '../../core/formats/wandbFiles';
 import { RecordShapes } from '../../core/formats/recordShape';
-import { RecordLimitError } from '../../core/formats/steps';
+import { MAX_RUN_KEYS, RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
@@ -647,7 +647,13 @@ async function wandbFilesRun(dir: string, history: string, config: string): Prom
           meta.notes.push(`its wandb-summary.json was left out (${e.reason})`);
         }
       }
+      // Non-numeric keys, named in the notes: the first MAX_RUN_KEYS, as a run's numeric keys are bounded.
       const ignored = new Set<string>();
+      let ignoredPast = false;
+      const onIgnored = (k: string): void => {
+        if (ignored.size < MAX_RUN_KEYS) ignored.add(k);
+        else if (!ignored.has(k)) ignoredPast = true;
+      };
       const onLine = (line: string): void => {
         if (line.trim() === '') return;
         let o: unknown;
@@ -663,7 +669,7 @@ async function wandbFilesRun(dir: string, history: string, config: string): Prom
         }
         let row;
         try {
-          row = wandbHistoryRow(o, (k) => ignored.add(k));
+          row = wandbHistoryRow(o, onIgnored);
         } catch (e) {
           // A row past the record bounds (nesting, values) is one bad line, as in a JSONL log.
           if (!(e instanceof RecordLimitError)) throw e;
@@ -686,7 +692,7 @@ async function wandbFilesRun(dir: string, history: string, config: string): Prom
       if (ignored.size > 0) {
         const keys = [...ignored];
         meta.notes.push(
-          `${keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+          `${ignoredPast ? `more than ${keys.length}` : keys.length} non-numeric history key(s) ignored (strings, lists, booleans, media): ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
         );
       }
       return { meta, skipped };

@@ -153,6 +153,19 @@ describe("an older W&B client's run folder (written here in wandb 0.9.7's layout
     expect(last.values['actor/pg_loss']).toBe(0.5);
   });
 
+  it('names at most 10,000 non-numeric keys of a run in its notes (each row bringing new ones kept every name)', async () => {
+    const root = await oldFolder();
+    const file = join(root, 'run-20200101_120000-old1abcd', 'wandb-history.jsonl');
+    const texts = (step: number) =>
+      `{"_step": ${step}, "_runtime": 1, ${Array.from({ length: 6_000 }, (_, i) => `"t${step}_${i}": "x"`).join(', ')}, "actor/pg_loss": 0.5}`;
+    await writeFile(file, `${texts(0)}\n${texts(1)}\n`);
+    const r = await importSources(store, [root]);
+    expect(r.steps).toBe(2);
+    expect((await store.getRun(r.runIds[0]))!.source?.notes).toContain(
+      `more than ${MAX_RUN_KEYS} non-numeric history key(s) ignored (strings, lists, booleans, media): t0_0, t0_1, t0_2, t0_3, t0_4, …`,
+    );
+  });
+
   it('a history file on its own is still a flat JSONL stream, and a folder without config.yaml is no W&B run', async () => {
     const root = await oldFolder();
     const run = join(root, 'run-20200101_120000-old1abcd');
