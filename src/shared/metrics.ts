@@ -255,7 +255,8 @@ const defs = [
   {
     key: 'mismatch/logprob_abs_max',
     label: 'Mismatch (max)',
-    meaning: 'Max |log π_rollout − log π_trainer| over response tokens (rollout engine vs trainer engine).',
+    meaning:
+      'Max |log π_rollout − log π_trainer| over response tokens (rollout engine vs trainer engine, same weights). Not measured (NaN) with rollout.policyLag > 0: the gap then holds the lag, logged as offpolicy/lag_logprob_abs_max.',
     unit: 'nats',
     group: 'mismatch',
     better: 'lower',
@@ -263,10 +264,28 @@ const defs = [
   {
     key: 'mismatch/logprob_abs_mean',
     label: 'Mismatch (mean)',
-    meaning: 'Mean |log π_rollout − log π_trainer| over response tokens.',
+    meaning:
+      'Mean |log π_rollout − log π_trainer| over response tokens. Not measured (NaN) with rollout.policyLag > 0 (see offpolicy/lag_logprob_abs_mean).',
     unit: 'nats',
     group: 'mismatch',
     better: 'lower',
+  },
+  // policy lag (rollout.policyLag = k, the pressure ladder's level 3): rollouts sampled by θ_{s−k}, π_old = θ_s.
+  {
+    key: 'offpolicy/lag_logprob_abs_max',
+    label: 'Policy-lag gap (max)',
+    meaning:
+      "Max |log π_behaviour − log π_old| over response tokens with rollout.policyLag = k > 0: the policy's own move over k updates (staleness), the engine gap included; NaN without a lag.",
+    unit: 'nats',
+    group: 'mismatch',
+  },
+  {
+    key: 'offpolicy/lag_logprob_abs_mean',
+    label: 'Policy-lag gap (mean)',
+    meaning:
+      "Mean |log π_behaviour − log π_old| over response tokens with rollout.policyLag = k > 0 (the policy's k-update move); NaN without a lag.",
+    unit: 'nats',
+    group: 'mismatch',
   },
   // rollout correction (verl's algorithm.rollout_correction, the same names verl logs; docs/guides/rollout-correction.md).
   // Off-policy diagnostics between the trainer's log-probs and the rollout engine's (compute_offpolicy_metrics).

@@ -319,7 +319,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     max: 8,
     section: 'batch',
     absentMeans: '0 (rollouts by the current policy)',
-    doc: 'Policy lag k: training rollouts are sampled by the policy of k updates (RL steps) ago, as asynchronous trainers (one-step-off / k-step-off pipelines) do; π_old and validation use the current policy, so even the first mini-batch is off-policy by k steps. A pressure-ladder knob (training.pressure) and a test bed for rollout correction. Needs compute.logProbEngine=trainer. 0 = on-policy rollouts (the paper).',
+    doc: 'Policy lag k: training rollouts are sampled by the policy of k updates (RL steps) ago, as asynchronous trainers (one-step-off / k-step-off pipelines) do; π_old and validation use the current policy, so even the first mini-batch is off-policy by k steps. A pressure-ladder knob (training.pressure) and a test bed for rollout correction. Needs compute.logProbEngine=trainer. The gap of the rollouts to π_old is then logged as offpolicy/lag_logprob_abs_max / _mean (the move of the policy itself), not as mismatch/* (the engine gap, not measured then). 0 = on-policy rollouts (the paper).',
   },
   {
     path: 'rollout.maxResponseTokens',

@@ -27,6 +27,8 @@ export interface RunRecipe {
   readonly maxResponseTokens: number;
   /** Numeric settings far (over 100×) from the preset's value: the likely cause of a numerical failure. */
   readonly unusual?: readonly UnusualSetting[];
+  /** rollout.policyLag (0 when absent): rollouts sampled by the policy of k updates ago. */
+  readonly policyLag?: number;
 }
 
 export interface UnusualSetting {
@@ -82,6 +84,11 @@ export interface Hints {
   readonly mismatch: string;
   /** The rollout engine and the trainer drift apart (engine_gap). */
   readonly engineGap: string;
+  /**
+   * Not advice: the run's rollout.policyLag (0 without a lab recipe). With a lag the rollouts' behaviour log-probs
+   * against π_old hold the policy's own k-update move, which the engine-gap rules must not read as an engine gap.
+   */
+  readonly policyLag: number;
   /** Responses collapse onto one answer, token or template (response_collapse). */
   readonly responseCollapse: string;
   /** The reward rises on format alone while KL to the reference climbs (format_hacking). */
@@ -129,6 +136,7 @@ export function recipeOf(config: unknown): RunRecipe | undefined {
     groupSize,
     maxResponseTokens,
     unusual: unusualSettings(c!, typeof c?.preset === 'string' ? c.preset : ''),
+    policyLag: num(rollout?.policyLag) ?? 0,
   };
 }
 
@@ -201,6 +209,7 @@ export function hintsFor(recipe?: RunRecipe | SourceRecipe): Hints {
       'the rollout and training engines disagree: re-export the rollout model, or compute log-probs on the trainer (compute.logProbEngine = trainer)',
     engineGap:
       'the rollout engine drifts away from the trainer: correct the rollouts with truncated importance sampling or reject far-off tokens (rollout correction, algorithm.rolloutCorrection), and check the rollout model is re-exported after each update at the precision the trainer uses',
+    policyLag: r?.policyLag ?? 0,
     responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}; ${r?.filtering ? `dynamic filtering is on: raise the group size (rollout.groupSize, now ${r.groupSize})` : 'enable dynamic filtering (algorithm.filter.enabled) so groups that all agree carry no update'}`,
     formatHacking: `the reward rises on format alone while the policy drifts from π_ref (reward hacking): give the format bonus less weight than the task reward, ${kl}, or ${lower}`,
   };
@@ -382,6 +391,8 @@ function sourceHints(r: SourceRecipe): Hints {
         : r.framework === 'trl'
           ? "vLLM's log-probs and the trainer's disagree more and more: correct the rollouts with truncated importance sampling on vLLM's log-probs, and check that both load the same weights at the same dtype"
           : "the rollout engine's and the trainer's probabilities drift apart: correct the rollouts with truncated or masked importance sampling, and check that both engines hold the same weights at the same precision",
+    // An imported log's trainer may be asynchronous, but its config names no lag the lab reads.
+    policyLag: 0,
     responseCollapse: `responses are collapsing onto one answer or template: ${entropyUp}, ${kl}, or ${lower}${filter}`,
     formatHacking: `the reward rises on format alone while KL to the reference grows (reward hacking): give the format reward less weight than correctness, ${kl}, or ${lower}`,
   };

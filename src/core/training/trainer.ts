@@ -454,10 +454,15 @@ export async function runTraining(
           rows.map((r) => r.behaviourLogProbs),
           old.logProbs,
         );
-        m.set('mismatch/logprob_abs_max', mm.max);
-        m.set('mismatch/logprob_abs_mean', mm.mean);
-        // verl's off-policy diagnostics (rollout_corr/kl, k3_kl, ppl, χ²) of the same two engines; with decoupled
-        // correction on, correctBatch logged them already.
+        // Under a policy lag the behaviour log-probs come from θ_{s−k} and π_old is θ_s: the gap is the policy's own
+        // k-update move (staleness), not two engines disagreeing on the same weights, so it is logged as the lag's
+        // and the engine gap (mismatch/*) is not measured (NaN) — the pressure ladder's level 3 read it as a
+        // collapse (train_inference_mismatch, 8.8 nats at step 2).
+        m.set(lagEngine ? 'offpolicy/lag_logprob_abs_max' : 'mismatch/logprob_abs_max', mm.max);
+        m.set(lagEngine ? 'offpolicy/lag_logprob_abs_mean' : 'mismatch/logprob_abs_mean', mm.mean);
+        // verl's off-policy diagnostics (rollout_corr/kl, k3_kl, ppl, χ²) of the same two engines (under a lag, of the
+        // behaviour policy against π_old, staleness included, as verl's are); with decoupled correction on,
+        // correctBatch logged them already.
         if (!corr.decoupled) {
           const b = paddedBatch(rows, old.logProbs);
           if (b.hasTokens) for (const [k, v] of Object.entries(offPolicyMetrics(b.train, b.rollout, b.mask))) setMetric(m, k, v);

@@ -13,6 +13,13 @@
  *   same policy at all (verl-jsonl HanlinDu, step 1: rollout_corr/kl 9.97 nats, trainer perplexity 4.5e6 against
  *   the rollout's 3.65). Keys over it at one step are one alert, the keys listed.
  * The absolute levels of this lab's own `mismatch/*` keys stay with train_inference_mismatch.
+ *
+ * Not judged on a lab run with rollout.policyLag > 0 (hints.policyLag): its rollouts come from the policy of k
+ * updates ago, so every gap key (rollout_corr/* here, still logged, as verl's are about the behaviour policy) holds
+ * the policy's own k-update move, not two engines disagreeing. Its start is no engine baseline either: step 1 samples
+ * θ_0 with θ_0 (rollout_corr/kl 5e-9 nats in a level-3 sokoban run, 0.07 at step 2 from one update), so a policy
+ * that moves faster per step reads as a rising engine gap. That move is kl_step's (actor/ppo_kl) and the lag keys'
+ * (offpolicy/lag_*) to show.
  */
 import { isMetricKey } from '../../../shared/metrics';
 import { Baseline, Cadence, Episode, Streak, Window, fmt } from '../stats';
@@ -49,6 +56,7 @@ export const engineGapRule: RuleDef = {
   needs: { anyOf: ENGINE_GAP_KEYS.map((k) => k.key) },
   enabled: (c) => c.engineGap.enabled,
   create(cfg, hints) {
+    if (hints.policyLag > 0) return { feed: () => [] };
     const c = cfg.engineGap;
     const st = ENGINE_GAP_KEYS.map((g) => ({
       g,

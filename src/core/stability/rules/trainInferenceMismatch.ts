@@ -1,4 +1,10 @@
-/** train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's. */
+/**
+ * train_inference_mismatch: the rollout engine's log-probs disagree with the trainer's.
+ *
+ * Not judged with rollout.policyLag > 0 (hints.policyLag): the trainer then logs the behaviour/π_old gap as
+ * offpolicy/lag_* (the policy's own move), and runs stored before it did logged it as mismatch/* — 8.8 nats at
+ * step 2 of the pressure ladder's level 3, read as a collapse.
+ */
 import { Cadence, Streak, fmt, span } from '../stats';
 import { at, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
@@ -15,6 +21,7 @@ export const trainInferenceMismatchRule: RuleDef = {
   needs: { anyOf: [MAX, MEAN] },
   enabled: (c) => c.mismatch.enabled,
   create(cfg, hints) {
+    if (hints.policyLag > 0) return { feed: () => [] };
     const c = cfg.mismatch;
     const maxStreak = new Streak();
     const meanStreak = new Streak();

@@ -228,6 +228,7 @@ export async function ladderRun(
     ...base,
     collapseStep: collapseStep(out.firstCriticalStep, validations, fraction),
     rolloutSeconds: meanRolloutSeconds(metrics),
+    // The engine gap only: a lagged run leaves mismatch/* NaN (null here) and logs its staleness as offpolicy/lag_*.
     rolloutMismatch: meanOverSteps(metrics, 'mismatch/logprob_abs_mean'),
   };
   return { outcome, record: recordOf(e, outcome, rec, fraction) };
@@ -390,8 +391,9 @@ const MISMATCH =
   "rolloutMismatch: each run's mean mismatch/logprob_abs_mean over its RL steps — the mean |log π_rollout − log π_trainer| " +
   "per response token, in nats, between the rollout engine's behaviour log-probs and the trainer's recomputation of the same " +
   'tokens before the update — then mean and 95 % t interval over the seeds. It measures the engine gap a rollout precision ' +
-  '(compute.rolloutPrecision) or engine adds; with rollout.policyLag > 0 it also holds the lag. n 0 when no run logged it ' +
-  '(π_old computed by the onnxruntime log-prob engine, compute.logProbEngine, or bypass mode).';
+  '(compute.rolloutPrecision) or engine adds. n 0 when no run logged it (π_old computed by the onnxruntime log-prob engine, ' +
+  'compute.logProbEngine, or bypass mode, or rollout.policyLag > 0: a lagged run logs the gap as offpolicy/lag_logprob_abs_mean, ' +
+  "the policy's own k-update move, and leaves the engine gap unmeasured; runs trained before it did logged that move here).";
 
 export const ON_COLLAPSE = (stop: boolean): string =>
   stop
