@@ -24,7 +24,8 @@ export interface LadderRunOutcome {
   readonly rolloutSeconds?: number | null;
   /**
    * The run's mean rollout–trainer log-prob gap per token (mismatch/logprob_abs_mean over its RL steps, nats): how
-   * far the behaviour policy the rollout engine sampled with was from the trainer's; null or absent when not logged.
+   * far the behaviour policy the rollout engine sampled with was from the trainer's; null or absent when not logged
+   * (a run with rollout.policyLag > 0 logs its staleness as offpolicy/lag_* instead).
    */
   readonly rolloutMismatch?: number | null;
 }
