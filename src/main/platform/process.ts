@@ -1,5 +1,67 @@
-/** Whether a process id on this machine is alive: signal 0 probes it; EPERM means alive but someone else's. */
-export function pidAlive(pid: number): boolean {
+import { readFileSync } from 'node:fs';
+
+/**
+ * Linux's USER_HZ, the unit of /proc/<pid>/stat's start time: fixed at 100 by the kernel ABI on every
+ * architecture Node supports (proc(5), "starttime"), whatever the kernel's internal tick rate.
+ */
+const USER_HZ = 100;
+/** Clock skew allowed between a lock's "since" and the kernel's record of its holder's start. */
+const START_SLACK_MS = 2000;
+
+let bootMs: number | null | undefined;
+/** Boot time in epoch ms from /proc/stat's btime, or null off Linux. */
+function bootTimeMs(): number | null {
+  if (bootMs !== undefined) return bootMs;
+  try {
+    const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    bootMs = m ? Number(m[1]) * 1000 : null;
+  } catch {
+    bootMs = null;
+  }
+  return bootMs;
+}
+
+/** What /proc says of `pid`: absent, a thread of another process, or a process started at `startMs`. */
+function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null } | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // no /proc at all (macOS, Windows): say nothing and let the signal probe decide
+    if (code === 'ENOENT') return bootTimeMs() === null ? null : 'absent';
+    return null;
+  }
+  // Linux answers signal 0 sent to a thread id too, so a dead owner's pid reused by a thread of some other
+  // process looked alive: a ladder refused to resume its own run for that (2026-12-05).
+  const tgid = /^Tgid:\s+(\d+)$/m.exec(status);
+  if (tgid && Number(tgid[1]) !== pid) return 'thread';
+  const boot = bootTimeMs();
+  let startMs: number | null = null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // fields after the command name (which may hold spaces and parentheses): state is field 3, starttime 22
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[22 - 3]);
+    if (boot !== null && Number.isFinite(ticks)) startMs = boot + (ticks * 1000) / USER_HZ;
+  } catch {
+    startMs = null;
+  }
+  return { startMs };
+}
+
+/**
+ * Whether a process id on this machine is alive: signal 0 probes it; EPERM means alive but someone else's. On
+ * Linux, /proc also rules out what a probe cannot: a thread id, and (given `since`, when the owner recorded
+ * itself) a process that started after that moment, i.e. a new process that was handed the dead owner's pid.
+ */
+export function pidAlive(pid: number, since?: number | string | Date): boolean {
+  const info = procInfo(pid);
+  if (info === 'absent' || info === 'thread') return false;
+  if (info && info.startMs !== null && since !== undefined) {
+    const sinceMs = since instanceof Date ? since.getTime() : typeof since === 'string' ? Date.parse(since) : since;
+    if (Number.isFinite(sinceMs) && info.startMs > sinceMs + START_SLACK_MS) return false;
+  }
   try {
     process.kill(pid, 0);
     return true;

@@ -102,7 +102,7 @@ function describeHolder(owner: LockOwner | null, mtimeMs: number, now: number): 
 function staleReason(text: string, mtimeMs: number, now: number, staleMs: number): string | null {
   const owner = parseOwner(text);
   if (!owner) return now - mtimeMs > Math.min(staleMs, UNREADABLE_GRACE_MS) ? 'unreadable' : null;
-  if (owner.host === hostname() && owner.pid !== process.pid && !pidAlive(owner.pid)) return `process ${owner.pid} is gone`;
+  if (owner.host === hostname() && owner.pid !== process.pid && !pidAlive(owner.pid, owner.at)) return `process ${owner.pid} is gone`;
   if (now - owner.at > staleMs) return `held for more than ${staleMs / 1000} s`;
   return null;
 }

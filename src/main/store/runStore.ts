@@ -853,14 +853,15 @@ export class RunStore {
 
   /** The process that claimed the run (see claimRun), whether it is still alive, or null when none did. */
   async ownerOf(id: string): Promise<{ pid: number; alive: boolean } | null> {
-    let pid: number;
+    let owner: { pid: number; since?: string };
     try {
-      pid = (JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number }).pid;
+      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string };
     } catch {
       return null;
     }
+    const { pid } = owner;
     if (!Number.isInteger(pid) || pid <= 0) return null;
-    return { pid, alive: pid === process.pid || pidAlive(pid) };
+    return { pid, alive: pid === process.pid || pidAlive(pid, owner.since) };
   }
 
   /**
@@ -922,13 +923,13 @@ export class RunStore {
 
   /** True when another live process owns the run (see claimRun). */
   async ownedElsewhere(id: string): Promise<boolean> {
-    let pid: number;
+    let owner: { pid: number; since?: string };
     try {
-      pid = (JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number }).pid;
+      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string };
     } catch {
       return false;
     }
-    return Number.isInteger(pid) && pid !== process.pid && pidAlive(pid);
+    return Number.isInteger(owner.pid) && owner.pid !== process.pid && pidAlive(owner.pid, owner.since);
   }
 
   /**
