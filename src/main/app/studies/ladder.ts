@@ -79,8 +79,12 @@ export function levelStudyName(name: string, level: number): string {
   return `${name}-p${level}`;
 }
 
-/** The study plan of one level of a ladder: the ladder's plan with `training.pressure = level`. */
-export function levelPlan(p: LadderPlan, level: number): StudyPlan {
+/**
+ * The study plan of one level of a ladder: the ladder's plan with `training.pressure = level`. Level null: the plan
+ * with no level set — what --resume keeps from a ledger's plan (ledger.ts LedgerPlan, the same fields) on a clone
+ * whose data dir has no level of the ladder stored.
+ */
+export function levelPlan(p: Omit<LadderPlan, 'levels'>, level: number | null): StudyPlan {
   return {
     command: p.command,
     envs: [...p.envs],
@@ -88,7 +92,7 @@ export function levelPlan(p: LadderPlan, level: number): StudyPlan {
     seeds: [...p.seeds],
     steps: p.steps,
     model: p.model,
-    sets: { ...p.sets, 'training.pressure': level },
+    sets: level === null ? { ...p.sets } : { ...p.sets, 'training.pressure': level },
     baseline: p.baseline,
     episodes: p.episodes,
     threshold: 0.5,

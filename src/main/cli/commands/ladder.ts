@@ -21,15 +21,7 @@ import {
   type LadderPlan,
 } from '../../app/studies/ladder';
 import { LADDER_CLI_DEFAULTS, ladderCommandPlan } from '../../app/studies/ladderInfo';
-import {
-  configHash,
-  ledgerPlanMismatches,
-  ledgerPlanOf,
-  majorOf,
-  readLedger,
-  type Ledger,
-  type LedgerPlan,
-} from '../../app/studies/ledger';
+import { configHash, ledgerPlanMismatches, ledgerPlanOf, majorOf, readLedger, type Ledger } from '../../app/studies/ledger';
 import { checkStudyName, readStudy, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
 import { resolveTarget } from '../../remote/computeTarget';
 
@@ -119,24 +111,6 @@ function resolveArm(arm: Arm | undefined, preset: string, env: string, overrides
 function shown(file: string): string {
   const rel = relative(projectRoot(), file);
   return rel.startsWith('..') || rel === '' ? file : rel;
-}
-
-/** A ledger's plan as a stored level plan (less the level): what --resume keeps on a clone without the data dir. */
-function studyPlanOfLedger(p: LedgerPlan): StudyPlan {
-  return {
-    command: p.command,
-    envs: [...p.envs],
-    presets: [...p.presets],
-    seeds: [...p.seeds],
-    steps: p.steps,
-    model: p.model,
-    sets: { ...p.sets },
-    baseline: p.baseline,
-    episodes: p.episodes,
-    threshold: 0.5,
-    stopOnCollapse: p.stopOnCollapse ? { fraction: p.fraction } : null,
-    ...(p.arms ? { arms: p.arms.map((a) => ({ ...a, sets: { ...a.sets } })) } : {}),
-  };
 }
 
 /** The ladder plan a data dir's level study was made under (its command for what the plan does not keep). */
@@ -334,7 +308,7 @@ const ladder: CliCommand = {
     // A resumed ladder keeps what its levels were started with (their stored plans): a run must not be stopped under
     // one collapse definition and summarised under another, nor an arm trained with other overrides than its seeds.
     const stored = values.resume
-      ? ((await storedLadderPlan(ctx.dataDir, name, levels)) ?? (ledger ? studyPlanOfLedger(ledger.header.plan) : null))
+      ? ((await storedLadderPlan(ctx.dataDir, name, levels)) ?? (ledger ? levelPlan(ledger.header.plan, null) : null))
       : null;
     if (stored) {
       const at = stored.stopOnCollapse ?? null;
