@@ -11,6 +11,7 @@ import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
 import { ladderSummary, type LadderPlan } from '../../app/studies/ladder';
 import { writeStudy, type StudyEntry, type StudyState } from '../../app/studies/studyFiles';
 import type { RunStore } from '../../store/runStore';
+import { testLadderPlan } from '../../testing/ladderPlan';
 import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { createLaddersHandlers } from './ladders';
 
@@ -76,21 +77,15 @@ function state(level: number, entries: StudyEntry[]): StudyState {
  * arms, an arena study's summary (not a ladder), and a ladder summary damaged by hand.
  */
 async function writeCommitted(): Promise<void> {
-  const plan: LadderPlan = {
+  const plan = testLadderPlan({
     command: COMMAND,
     levels: [0, 2],
-    envs: ['sokoban'],
     presets: ['grpo', 'cispo'],
     seeds: [1, 2],
     steps: 6,
-    model: null,
-    sets: {},
-    baseline: 'grpo',
     episodes: 4,
-    fraction: 0.5,
     stopOnCollapse: false,
-    arms: null,
-  };
+  });
   const o = (level: number, preset: string, seed: number, collapseStep: number | null, lastStep = 6): LadderRunOutcome => ({
     env: 'sokoban',
     preset,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
 import type { Arm } from './arms';
 import { formatLadder, ladderReadme, ladderSummary, meanOverSteps, meanRolloutSeconds, type LadderPlan } from './ladder';
+import { testLadderPlan } from '../../testing/ladderPlan';
 
 const seeds = [1, 2, 3];
 const outcome = (o: Partial<LadderRunOutcome> & { seed: number }): LadderRunOutcome => ({
@@ -18,21 +19,17 @@ const outcome = (o: Partial<LadderRunOutcome> & { seed: number }): LadderRunOutc
   ...o,
 });
 
-const plan = (arms: LadderPlan['arms']): LadderPlan => ({
-  command: 'arlarena ladder …',
-  levels: [2],
-  envs: ['sokoban'],
-  presets: ['sampo'],
-  seeds,
-  steps: 40,
-  model: null,
-  sets: {},
-  baseline: arms ? arms[0].name : 'sampo',
-  episodes: 50,
-  fraction: 0.5,
-  stopOnCollapse: true,
-  arms,
-});
+const plan = (arms: LadderPlan['arms']): LadderPlan =>
+  testLadderPlan({
+    command: 'arlarena ladder …',
+    levels: [2],
+    presets: ['sampo'],
+    seeds,
+    steps: 40,
+    baseline: arms ? arms[0].name : 'sampo',
+    episodes: 50,
+    arms,
+  });
 
 describe('per-run means over the RL steps', () => {
   it('leave out step 0 (the validation row) and steps without a finite value; null when no step has one', () => {

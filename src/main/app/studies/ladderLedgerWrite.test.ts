@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunConfig } from '../../../core/config/index';
 import { RunStore } from '../../store/index';
+import { testLadderPlan } from '../../testing/ladderPlan';
 import type { StudyRunOptions } from './runStudy';
 
 let dir: string;
@@ -91,21 +92,14 @@ describe('runLadder with a stand-in runStudy (mock)', () => {
     const ladder = runLadder({
       dataDir: join(dir, 'data'),
       name: 'lw',
-      plan: {
+      plan: testLadderPlan({
         command: 'arlarena ladder --levels 1 --presets grpo --seeds 2 --study lw',
         levels: [1],
-        envs: ['sokoban'],
         presets: ['grpo'],
         seeds: [1, 2],
         steps: 2,
-        model: null,
-        sets: {},
-        baseline: 'grpo',
         episodes: 2,
-        fraction: 0.5,
-        stopOnCollapse: true,
-        arms: null,
-      },
+      }),
       resume: false,
       parallel: 2,
       configOf: () => ({ preset: 'grpo' }) as unknown as RunConfig,

@@ -26,26 +26,20 @@ import {
   type LedgerRecord,
 } from './ledger';
 import { readStudy, writeStudy, type StudyEntry, type StudyState } from './studyFiles';
+import { testLadderPlan } from '../../testing/ladderPlan';
 
 const LEVEL = 2;
 const SEEDS = [1, 2, 3];
 const PRESETS = ['grpo', 'cispo'];
 
-const plan: LadderPlan = {
+const plan = testLadderPlan({
   command: 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 3 --steps 12 --episodes 4 --study lg',
   levels: [LEVEL],
-  envs: ['sokoban'],
   presets: PRESETS,
   seeds: SEEDS,
   steps: 12,
-  model: null,
-  sets: {},
-  baseline: 'grpo',
   episodes: 4,
-  fraction: 0.5,
-  stopOnCollapse: true,
-  arms: null,
-};
+});
 
 /** A stand-in run config with the fields trainInStore reads: the ledger hashes what the run record stores. */
 const configOf = (_p: unknown, e: { preset: string; seed: number }) =>
@@ -129,6 +123,35 @@ async function finishedLadder(dataDir: string): Promise<StudyState> {
   return state;
 }
 
+/**
+ * `--resume` of the ladder on `dataDir` (a data dir without it) from the ledger in `report`, with a stand-in trainer
+ * that fails at once (mock): what matters is which runs the ladder asks it to train. runLadder's result, its log
+ * lines and the runs it handed the trainer.
+ */
+async function resumeFromLedger(dataDir: string, report: string) {
+  const lines: string[] = [];
+  const spawned: string[] = [];
+  const result = await runLadder({
+    dataDir,
+    name: 'lg',
+    plan,
+    resume: true,
+    parallel: 1,
+    jobs: {
+      spawn: (id) => {
+        spawned.push(id);
+        throw new Error('no trainer in this test');
+      },
+      validateConfig: () => [],
+    },
+    configOf,
+    log: (l) => lines.push(l),
+    reportDir: report,
+    ledger: await readLedger(report),
+  });
+  return { ...result, lines, spawned };
+}
+
 describe('a constructed ladder: the ledger gives the rows the stored runs give', () => {
   let dir: string;
   let state: StudyState;
@@ -185,26 +208,7 @@ describe('a constructed ladder: the ledger gives the rows the stored runs give',
 
   it('--resume on a data dir without the ladder takes every ledger run as done and trains nothing', async () => {
     const fresh = join(dir, 'fresh');
-    const lines: string[] = [];
-    const spawned: string[] = [];
-    const { complete, outcomes } = await runLadder({
-      dataDir: fresh,
-      name: 'lg',
-      plan,
-      resume: true,
-      parallel: 1,
-      jobs: {
-        spawn: (id) => {
-          spawned.push(id);
-          throw new Error('nothing should train');
-        },
-        validateConfig: () => [],
-      },
-      configOf,
-      log: (l) => lines.push(l),
-      reportDir: join(dir, 'report'),
-      ledger: await readLedger(join(dir, 'report')),
-    });
+    const { complete, outcomes, lines, spawned } = await resumeFromLedger(fresh, join(dir, 'report'));
     expect(spawned).toEqual([]);
     expect(complete).toBe(true);
     expect(lines[0]).toBe('level 2: 6 of 6 runs from the committed ledger');
@@ -234,27 +238,7 @@ describe('a constructed ladder: the ledger gives the rows the stored runs give',
     await rm(report, { recursive: true, force: true });
     await new LedgerKeeper(join(dir, 'none'), report, 'lg', plan, { ...full, records: five }).save();
     const fresh = join(dir, 'fresh-5');
-    const lines: string[] = [];
-    const spawned: string[] = [];
-    const { complete } = await runLadder({
-      dataDir: fresh,
-      name: 'lg',
-      plan,
-      resume: true,
-      parallel: 1,
-      // The stand-in trainer fails at once: what matters is which runs the ladder asked it to train.
-      jobs: {
-        spawn: (id) => {
-          spawned.push(id);
-          throw new Error('no trainer in this test');
-        },
-        validateConfig: () => [],
-      },
-      configOf,
-      log: (l) => lines.push(l),
-      reportDir: report,
-      ledger: await readLedger(report),
-    });
+    const { complete, lines, spawned } = await resumeFromLedger(fresh, report);
     expect(lines[0]).toBe('level 2: 5 of 6 runs from the committed ledger');
     expect(complete).toBe(false);
     const store = await RunStore.open(fresh);

@@ -7,33 +7,21 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../core/config/index';
-import { storedLadderLevels, type LadderPlan } from '../../app/studies/ladder';
+import { storedLadderLevels } from '../../app/studies/ladder';
 import { configHash, ledgerHeader, ledgerText, type LedgerRecord } from '../../app/studies/ledger';
 import { appVersion } from '../../platform/appInfo';
 import { RunStore } from '../../store/index';
+import { testLadderPlan } from '../../testing/ladderPlan';
+import { testCliContext } from '../../testing/testContext';
 import ladder from './ladder';
 
 /** Runs `arlarena ladder ARGS` on `dataDir`: its exit code, stdout and stderr. */
 async function run(args: string[], dataDir: string): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void) =>
-    new Writable({
-      write(chunk, _e, cb) {
-        add(String(chunk));
-        cb();
-      },
-    });
-  const code = await ladder.run(args, {
-    dataDir,
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    isTTY: false,
-  });
-  return { code, out, err };
+  const c = testCliContext(dataDir);
+  const code = await ladder.run(args, c.ctx);
+  return { code, out: c.out(), err: c.err() };
 }
 
 // A ladder continued from its committed ledger on a data dir without it (a fresh clone): the ledger's runs are done,
@@ -41,21 +29,14 @@ async function run(args: string[], dataDir: string): Promise<{ code: number; out
 describe('--resume from a committed ledger', () => {
   let dir: string;
   const ARGS = ['--levels', '0', '--presets', 'grpo,gspo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'lg'];
-  const plan: LadderPlan = {
+  const plan = testLadderPlan({
     command: `arlarena ladder ${ARGS.join(' ')}`,
     levels: [0],
-    envs: ['sokoban'],
     presets: ['grpo', 'gspo'],
     seeds: [1, 2],
     steps: 3,
-    model: null,
-    sets: {},
-    baseline: 'grpo',
     episodes: 2,
-    fraction: 0.5,
-    stopOnCollapse: true,
-    arms: null,
-  };
+  });
   /** The ledger's runs, with the config hash this checkout resolves for each (as `arlarena ladder` does). */
   const records = (): LedgerRecord[] =>
     plan.presets.flatMap((preset) =>
