@@ -14,23 +14,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { venvPython } from '../../../tests/support/peers';
+import { TRACKERS_PEER, startSlowWriter } from '../../../tests/support/trackersPeer';
 import { SKIP_KEYS_PAST_RUN_LIMIT } from '../../core/formats/steps';
-import type { ApiEventPayload, FollowInfo } from '../../shared/api';
+import type { FollowInfo } from '../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from '../api/handlers/imports';
 import { createRunsHandlers } from '../api/handlers/runs';
 import type { CallContext } from '../api/types';
 import { createPathGrants } from '../electron/pathGrants';
-import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
+import { liveEvents, openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
 import followCommand from '../cli/commands/follow';
 import { RunStore } from '../store/runStore';
 import { testCliContext } from '../testing/testContext';
+import { until as untilWithin } from '../testing/until';
 import { SKIP_REPLAYED } from './follow';
 import { importTrackerRuns } from './importTrackers';
 import { isSqliteDbFile } from './sqliteReadOnly';
 import { scanTrackers } from './trackers';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const PEER = join(ROOT, 'tests', 'peers', 'trackers_peer.py');
 /** New keys per step of the wide runs: with the 2 every step logs, steps 0 and 1 reach exactly 10,000 keys. */
 const NEW_KEYS = 4999;
 let dir: string;
@@ -40,7 +41,7 @@ beforeAll(async () => {
   const py = venvPython('trackers');
   const run = (args: string[]) =>
     new Promise<void>((res, rej) => {
-      const c = spawn(py, [PEER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(py, [TRACKERS_PEER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       c.stderr.on('data', (d: Buffer) => (err += String(d)));
       c.on('exit', (code) => (code === 0 ? res() : rej(new Error(`${args.join(' ')}: exit ${code}\n${err.slice(-2000)}`))));
@@ -88,35 +89,15 @@ function handlesOn(db: string): string[] {
   return out;
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> => untilWithin(what, ok, ms, 50);
 
 describe('follow.start on a database its tracker is writing', () => {
   for (const kind of ['mlflow', 'trackio'] as const) {
     it(`${kind}: steps and alerts arrive live, the writer is never locked out, stop releases the database and the run equals the import`, async () => {
-      const target = join(dir, `live-${kind}${kind === 'mlflow' ? '.db' : ''}`);
-      const dbPath = kind === 'mlflow' ? target : join(target, 'arl-live.db');
-      const child = spawn(venvPython('trackers'), [PEER, 'slow-write', kind, target, '12', '0.4'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-      await new Promise<void>((res, rej) => {
-        child.stdout.on('data', (d: Buffer) => {
-          if (String(d).includes('started')) res();
-        });
-        void exited.then((code) => rej(new Error(`the writer exited (${code}) before its first step`)));
-      });
+      const { child, exited, dbPath } = await startSlowWriter(dir, kind, 12, 0.4);
       const lab = await openLab();
       try {
-        const metrics: ApiEventPayload<'run.metrics'>[] = [];
-        const alerts: ApiEventPayload<'run.alert'>[] = [];
-        const statuses: ApiEventPayload<'session.status'>[] = [];
-        lab.services.bus.subscribe('run.metrics', (p) => metrics.push(p));
-        lab.services.bus.subscribe('run.alert', (p) => alerts.push(p));
-        lab.services.bus.subscribe('session.status', (p) => statuses.push(p));
+        const { metrics, alerts, statuses } = liveEvents(lab);
         // Trackio writes from a background thread: its database appears a moment after the log call, first as an
         // empty file (sqlite3.connect), then with SQLite's header — a database by content from then on.
         let started: { ok: boolean; value?: { runId: string; runIds?: string[] }; error?: { message: string } } = { ok: false };
@@ -329,8 +310,7 @@ describe('a followed database that goes away', () => {
     copyFileSync(join(dir, 'wide-trackio', 'arl-wide.db'), copy);
     const lab = await openLab();
     try {
-      const statuses: ApiEventPayload<'session.status'>[] = [];
-      lab.services.bus.subscribe('session.status', (p) => statuses.push(p));
+      const { statuses } = liveEvents(lab);
       const started = await lab.call('follow.start', { path: copy });
       if (!started.ok) throw new Error(started.error.message);
       const runId: string = started.value.runId;

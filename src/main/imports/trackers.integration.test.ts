@@ -2,12 +2,13 @@
  * The trackers' own Python writers (tests/peers/trackers_peer.py in the `trackers` venv: wandb 0.31 offline,
  * mlflow-skinny 3.18 with both stores, trackio 0.43) write the inputs; the lab reads them back value for value.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { venvPython } from '../../../tests/support/peers';
+import { TRACKERS_PEER, startSlowWriter } from '../../../tests/support/trackersPeer';
 import type { SourceStep } from '../../core/formats/types';
 import { SKIP_BAD_CRC, SKIP_TORN } from '../../core/formats/wandbLog';
 import { RunStore } from '../store/runStore';
@@ -23,8 +24,6 @@ import followCommand from '../cli/commands/follow';
 import { openHandlerTestLab } from '../testing/testLab';
 import { createImportsHandlers } from '../api/handlers/imports';
 import { createRunsHandlers } from '../api/handlers/runs';
-
-const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
 
 type Expected = Record<
   string,
@@ -47,7 +46,7 @@ let expected: Expected;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'arl-trackers-'));
-  execFileSync(venvPython('trackers'), [PEER, 'write', dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 170_000 });
+  execFileSync(venvPython('trackers'), [TRACKERS_PEER, 'write', dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 170_000 });
   expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Expected;
 }, 180_000);
 
@@ -328,16 +327,7 @@ describe('arlarena import / export over the trackers (the CLI commands)', () => 
 describe('live follow of tracker databases gaining rows (read-only polling)', () => {
   for (const kind of ['mlflow', 'trackio'] as const) {
     it(`${kind}: a run written step by step while followed ends as the run a one-shot import of the final database makes`, async () => {
-      const target = join(dir, `live-${kind}${kind === 'mlflow' ? '.db' : ''}`);
-      const dbPath = kind === 'mlflow' ? target : join(target, 'arl-live.db');
-      const child = spawn(venvPython('trackers'), [PEER, 'slow-write', kind, target, '12', '0.4'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-      await new Promise<void>((res, rej) => {
-        child.stdout.on('data', (d: Buffer) => {
-          if (String(d).includes('started')) res();
-        });
-        void exited.then((code) => rej(new Error(`the writer exited (${code}) before its first step`)));
-      });
+      const { exited, dbPath } = await startSlowWriter(dir, kind, 12, 0.4);
       const store = await RunStore.open(join(dir, `store-live-${kind}`));
       try {
         // Trackio writes from a background thread: its database appears a moment after the first log call.

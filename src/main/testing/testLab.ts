@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createRouter } from '../api/router';
 import { createLab, type LabServices } from '../app/lab';
 import type { CallContext } from '../api/types';
+import type { ApiEventPayload } from '../../shared/api';
 
 import { syntheticJobs } from './jobs/index';
 
@@ -42,4 +43,20 @@ export async function openHandlerTestLab(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the lab publishes live, as a window would receive it: run.metrics, run.alert and session.status, in order. */
+export interface LiveEvents {
+  readonly metrics: ApiEventPayload<'run.metrics'>[];
+  readonly alerts: ApiEventPayload<'run.alert'>[];
+  readonly statuses: ApiEventPayload<'session.status'>[];
+}
+
+/** Collects the lab's live events from now on (for as long as the lab is open). */
+export function liveEvents(lab: HandlerTestLab): LiveEvents {
+  const events: LiveEvents = { metrics: [], alerts: [], statuses: [] };
+  lab.services.bus.subscribe('run.metrics', (p) => events.metrics.push(p));
+  lab.services.bus.subscribe('run.alert', (p) => events.alerts.push(p));
+  lab.services.bus.subscribe('session.status', (p) => events.statuses.push(p));
+  return events;
 }

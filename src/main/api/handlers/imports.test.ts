@@ -3,11 +3,10 @@ import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { exportRun } from '../../bundles/exportBundle';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiEventPayload } from '../../../shared/api';
 import { createFollowHandlers, createImportsHandlers } from './imports';
 import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
-import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
+import { liveEvents, openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { until as untilWithin } from '../../testing/until';
 
 const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => untilWithin(what, cond, ms, 25);
@@ -86,12 +85,7 @@ describe('imports.* and follow.* through the router', () => {
   });
 
   it('follow.*: a growing log publishes run.metrics and run.alert live; follow.stop completes the run', async () => {
-    const metrics: ApiEventPayload<'run.metrics'>[] = [];
-    const alerts: ApiEventPayload<'run.alert'>[] = [];
-    const statuses: ApiEventPayload<'session.status'>[] = [];
-    lab.services.bus.subscribe('run.metrics', (p) => metrics.push(p));
-    lab.services.bus.subscribe('run.alert', (p) => alerts.push(p));
-    lab.services.bus.subscribe('session.status', (p) => statuses.push(p));
+    const { metrics, alerts, statuses } = liveEvents(lab);
     const p = join(lab.dir, 'live.log');
     await writeFile(p, verlLines(0, 9));
     const started = await lab.call('follow.start', { path: p, name: 'live run' });
