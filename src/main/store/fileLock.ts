@@ -102,7 +102,10 @@ function describeHolder(owner: LockOwner | null, mtimeMs: number, now: number): 
 function staleReason(text: string, mtimeMs: number, now: number, staleMs: number): string | null {
   const owner = parseOwner(text);
   if (!owner) return now - mtimeMs > Math.min(staleMs, UNREADABLE_GRACE_MS) ? 'unreadable' : null;
-  if (owner.host === hostname() && owner.pid !== process.pid && !pidAlive(owner.pid, owner.at)) return `process ${owner.pid} is gone`;
+  // This process's own pid included: a lock taken before this process started is a dead predecessor's that was
+  // handed the same pid (pids start low again after a session's end killed every process); this process's own
+  // holders took theirs after it started, and pidAlive tells the two apart by the start time.
+  if (owner.host === hostname() && !pidAlive(owner.pid, owner.at)) return `process ${owner.pid} is gone`;
   if (now - owner.at > staleMs) return `held for more than ${staleMs / 1000} s`;
   return null;
 }

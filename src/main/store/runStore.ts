@@ -861,7 +861,10 @@ export class RunStore {
     }
     const { pid } = owner;
     if (!Number.isInteger(pid) || pid <= 0) return null;
-    return { pid, alive: pid === process.pid || pidAlive(pid, owner.since) };
+    // This process's own pid is judged by its start time too: after a session's end killed every process, the
+    // next session's pids start low again, so a claim naming this pid may be a dead predecessor's (the CLI then
+    // refused to resume it as "running in another process" and never marked it interrupted).
+    return { pid, alive: pidAlive(pid, owner.since) };
   }
 
   /**
