@@ -288,8 +288,15 @@ async function openStaging(store: RunStore): Promise<{ store: RunStore; dir: str
   await mkdir(root, { recursive: true });
   for (const n of await readdir(root).catch(() => [] as string[])) {
     const pid = Number(n.split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid))
-      await rm(join(root, n), { recursive: true, force: true });
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    // Its importer made and changed the folder while it lived, so a process with its pid that started after the
+    // folder's last change is not its importer: after a session's end killed every process, pids are handed out
+    // from low numbers again, and a dead import's folder named this very process's pid, or a later one's, stayed.
+    const changed = await stat(join(root, n)).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
+    if (changed !== null && !pidAlive(pid, changed)) await rm(join(root, n), { recursive: true, force: true });
   }
   const dir = join(root, `${process.pid}-${randomBytes(6).toString('hex')}`);
   return { store: await RunStore.open(dir), dir };
