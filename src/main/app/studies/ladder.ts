@@ -14,9 +14,11 @@ import { writeFileAtomic } from '../../store/atomic';
 import { RunStore } from '../../store/index';
 import type { ComputeTarget } from '../../remote/computeTarget';
 import type { TrainingJobs } from '../../sessions/sessionManager';
+import { appVersion } from '../../platform/appInfo';
 import type { Progress } from '../trainRun';
 import { armSpec, type Arm } from './arms';
 import {
+  configHash,
   entryOfRecord,
   ledgerHeader,
   ledgerKey,
@@ -28,6 +30,7 @@ import {
   type LedgerHeader,
   type LedgerRecord,
 } from './ledger';
+import { findReusable, reusedRecord, reusedSummary, type DonorLedger, type ReusedFrom } from './reuse';
 import { runStudy } from './runStudy';
 import { readStudy, studiesDir, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
 
@@ -73,6 +76,12 @@ export interface LadderOptions {
   readonly reportDir?: string;
   /** The ledger found there before the ladder started, already checked against the plan (checkLedger); null: none. */
   readonly ledger?: Ledger | null;
+  /**
+   * Other studies' ledgers (reuse.ts readDonorLedgers): an entry with no run yet whose run one of them holds finished
+   * (the same config hash, seed, major version, held-out episodes and collapse rule) is taken from there, not
+   * trained. Absent or empty: every run trains (`--no-reuse`). Only with a report dir (the ledger keeps the line).
+   */
+  readonly reuseFrom?: readonly DonorLedger[];
 }
 
 export function levelStudyName(name: string, level: number): string {
@@ -132,17 +141,18 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
         ),
       };
     }
+    const keyOf = (e: StudyEntry) => JSON.stringify([e.env, e.arm ?? e.preset, e.seed]);
+    const configs = new Map(state.entries.map((e) => [keyOf(e), o.configOf(state.plan, e)]));
     if (keeper) {
       // The committed ledger's runs are done here too; this data dir's finished runs the ledger lacks join it.
       const fromLedger = keeper.take(level, state);
       if (fromLedger > 0) o.log(`level ${level}: ${fromLedger} of ${state.entries.length} runs from the committed ledger`);
       await keeper.addFinished(level, state);
+      if (o.reuseFrom && o.reuseFrom.length > 0) keeper.reuse(level, state, (e) => configHash(configs.get(keyOf(e))), o.reuseFrom, o.log);
       await keeper.save();
     }
     if (persist) await writeStudy(o.dataDir, state);
     o.log(`pressure ${level}: ${state.entries.filter((e) => e.outcome).length}/${state.entries.length} runs done`);
-    const keyOf = (e: StudyEntry) => JSON.stringify([e.env, e.arm ?? e.preset, e.seed]);
-    const configs = new Map(state.entries.map((e) => [keyOf(e), o.configOf(state.plan, e)]));
     // Ledger writes of the runs finished in this level. Each is handled as it is made: a write that fails while
     // other runs of the level still train must not end the process (and them) as an unhandled rejection; the
     // first failure is the ladder's error once the level's runs are done.
@@ -273,6 +283,44 @@ export class LedgerKeeper {
     return state.entries.filter((e) => e.ledger).length;
   }
 
+  /**
+   * The level's entries with no run yet whose run another study's ledger holds (findReusable) become that line,
+   * copied and marked reusedFrom, instead of training; each is logged, and so is a line of the same config hash that
+   * was refused and why. How many were reused.
+   */
+  reuse(
+    level: number,
+    state: StudyState,
+    hashOf: (e: StudyEntry) => string,
+    donors: readonly DonorLedger[],
+    log: (line: string) => void,
+    version: string = appVersion(),
+  ): number {
+    let n = 0;
+    for (const e of state.entries) {
+      if (e.outcome || e.runId) continue;
+      const want = {
+        level,
+        env: e.env,
+        preset: e.preset,
+        ...(e.arm !== undefined ? { arm: e.arm } : {}),
+        seed: e.seed,
+        configHash: hashOf(e),
+      };
+      const label = `level ${level}: ${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}`;
+      const found = findReusable(donors, want, this.plan, version);
+      for (const m of found.misses) log(`${label}: ${m}`);
+      if (!found.record) continue;
+      const record = reusedRecord(found.record, found.study, want);
+      this.records.set(ledgerKey(record), record);
+      Object.assign(e, entryOfRecord(record));
+      log(`${label}: reused run ${record.runId} (${record.configHash}) from study ${found.study} instead of training it`);
+      n++;
+    }
+    if (n > 0) log(`level ${level}: ${n} of ${state.entries.length} runs reused from other studies' ledgers`);
+    return n;
+  }
+
   /** A finished run of this data dir joins the ledger (replacing the ledger's record of that run, if any). */
   async add(level: number, e: StudyEntry): Promise<void> {
     if (!e.outcome || !e.runId || e.ledger) return;
@@ -333,7 +381,12 @@ export class LedgerKeeper {
   async writeReport(): Promise<void> {
     await this.writes;
     const rows = ladderRows(this.outcomes(), { baseline: this.plan.baseline, vs: armBaselines(this.plan) });
-    await writeLadderReport(this.dir, this.name, this.plan, rows, this.progress());
+    await writeLadderReport(this.dir, this.name, this.plan, rows, this.progress(), this.reused());
+  }
+
+  /** The plan's levels' lines reused from other studies, per study (empty: none). */
+  reused(): ReusedFrom[] {
+    return reusedSummary(sortRecords(this.header.plan, [...this.records.values()]).filter((r) => this.plan.levels.includes(r.level)));
   }
 }
 
@@ -351,10 +404,11 @@ export async function writeLadderReport(
   plan: LadderPlan,
   rows: readonly LadderRow[],
   progress?: readonly LadderProgress[],
+  reused: readonly ReusedFrom[] = [],
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(ladderSummary(name, plan, rows, progress), null, 1)}\n`);
-  await writeFileAtomic(join(dir, 'README.md'), ladderReadme(name, plan, rows, progress));
+  await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(ladderSummary(name, plan, rows, progress, reused), null, 1)}\n`);
+  await writeFileAtomic(join(dir, 'README.md'), ladderReadme(name, plan, rows, progress, reused));
 }
 
 /** Mean of one key over the RL steps that logged it finite (step 0 is the validation row); null when none did. */
@@ -398,6 +452,12 @@ const MISMATCH =
   '(compute.rolloutPrecision) or engine adds. n 0 when no run logged it (π_old computed by the onnxruntime log-prob engine, ' +
   'compute.logProbEngine, or bypass mode, or rollout.policyLag > 0: a lagged run logs the gap as offpolicy/lag_logprob_abs_mean, ' +
   "the policy's own k-update move, and leaves the engine gap unmeasured; runs trained before it did logged that move here).";
+
+export const REUSE_RULE =
+  "A reused run's ledger line (marked reusedFrom) is the other study's line copied unchanged: it was the same run — " +
+  'the same config hash, seed and major version of the lab, held-out episodes and collapse rule — so it was not ' +
+  'trained again (a ladder run with --no-reuse trains such runs itself). Its rollout s/step and wall seconds were measured when that ' +
+  'study trained it, under that load.';
 
 export const ON_COLLAPSE = (stop: boolean): string =>
   stop
@@ -454,6 +514,8 @@ export interface LadderSummary {
   readonly mismatch: string;
   /** Per level, the finished runs in the ledger (ledger.jsonl beside summary.json) of the runs planned. */
   readonly progress?: readonly LadderProgress[];
+  /** Runs of the ledger copied from other studies' ledgers, not trained by this one (absent: none). */
+  readonly reused?: { readonly runs: number; readonly rule: string; readonly from: readonly ReusedFrom[] };
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
@@ -462,6 +524,7 @@ export function ladderSummary(
   plan: LadderPlan,
   rows: readonly LadderRow[],
   progress?: readonly LadderProgress[],
+  reused: readonly ReusedFrom[] = [],
 ): LadderSummary {
   return {
     kind: 'ladder',
@@ -483,6 +546,15 @@ export function ladderSummary(
     timing: TIMING,
     mismatch: MISMATCH,
     ...(progress ? { progress: progress.map((p) => ({ ...p })) } : {}),
+    ...(reused.length > 0
+      ? {
+          reused: {
+            runs: reused.reduce((n, r) => n + r.runs, 0),
+            rule: REUSE_RULE,
+            from: reused.map((r) => ({ ...r, cells: [...r.cells] })),
+          },
+        }
+      : {}),
     rows: rows.map((r) => ({
       env: r.env,
       preset: r.preset,
@@ -554,7 +626,13 @@ export function formatLadder(rows: readonly LadderRow[]): string {
   return `${[line(head), line(w.map((n) => '-'.repeat(n))), ...body.map(line)].join('\n')}\n`;
 }
 
-export function ladderReadme(name: string, plan: LadderPlan, rows: readonly LadderRow[], progress?: readonly LadderProgress[]): string {
+export function ladderReadme(
+  name: string,
+  plan: LadderPlan,
+  rows: readonly LadderRow[],
+  progress?: readonly LadderProgress[],
+  reused: readonly ReusedFrom[] = [],
+): string {
   const levels = PRESSURE_LEVELS.filter((l) => plan.levels.includes(l.level));
   return [
     `# Pressure ladder: ${name}`,
@@ -606,6 +684,14 @@ export function ladderReadme(name: string, plan: LadderPlan, rows: readonly Ladd
           `Runs finished: ${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned}`).join(', ')}. Each finished run is a line of ` +
             '`ledger.jsonl` beside this file (its collapse or censoring step, held-out success, config hash); the table is computed ' +
             `from it alone, and \`arlarena ladder --study ${name} --resume\` (with the ladder's command) on a fresh clone takes those runs as done.`,
+          '',
+        ]
+      : []),
+    ...(reused.length > 0
+      ? [
+          `Reused, not trained again: ${reused.reduce((n, r) => n + r.runs, 0)} runs, ${reused
+            .map((r) => `${r.runs} from study ${r.study} (${r.cells.join('; ')})`)
+            .join(', ')}. ${REUSE_RULE}`,
           '',
         ]
       : []),

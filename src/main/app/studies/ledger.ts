@@ -60,6 +60,11 @@ export const LedgerRecord = z.object({
   arm: z.string().optional(),
   seed: z.number().int(),
   runId: z.string(),
+  /**
+   * The run was trained by another study (its ledger held the same run: config hash, seed, major version; reuse.ts)
+   * and its line copied from there, not trained again; runId is that study's run. Absent for runs this ladder trained.
+   */
+  reusedFrom: z.object({ study: z.string(), runId: z.string() }).optional(),
   status: z.enum(['completed', 'stopped']),
   /** RL steps run (the last step logged). */
   steps: Step,

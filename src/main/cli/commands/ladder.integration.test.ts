@@ -1,12 +1,13 @@
 /**
  * `arlarena ladder --study`: a tiny ladder end to end — two levels × two presets × one seed — whose summary carries
- * the issue's row fields and whose runs trained with each level's knobs (4 tiny runs, ≈ 1 min on 2 cores); and a
- * ladder of two arms (2 tiny runs).
+ * the issue's row fields and whose runs trained with each level's knobs (4 tiny runs, ≈ 1 min on 2 cores); a ladder
+ * of arms that are those runs, taken from its ledger (nothing trains); and a ladder of two arms (2 tiny runs).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLedger } from '../../app/studies/ledger';
 import { RunStore } from '../../store/runStore';
 import { testCliContext as ctx } from '../../testing/testContext';
 import { TINY_LADDER, tinyCliSets } from '../../testing/tinyCli';
@@ -89,6 +90,32 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
     }
   }, 60_000);
 
+  it("another ladder whose arms are the tiny ladder's runs takes them from its ledger and trains nothing", async () => {
+    const tiny = (await readLedger(join(dir, 'out', 'tiny')))!.records;
+    const c = ctx(join(dir, 'data-reuse'));
+    const args = ['--levels', '0,3', '--seeds', '1', '--steps', '2', '--episodes', '2', '--study', 'tiny-reuse', '--out', join(dir, 'out')];
+    expect(await ladder.run([...args, ...TINY, '--arms', 'g=grpo', 's=gspo vs g'], c.ctx)).toBe(0);
+    expect(c.err()).toMatch(/level 3: s · sokoban · seed 1: reused run \S+ \(sha256:[0-9a-f]{16}\) from study tiny instead of training it/);
+    const lines = (await readLedger(join(dir, 'out', 'tiny-reuse')))!.records;
+    expect(lines).toHaveLength(4);
+    for (const line of lines) {
+      const trained = tiny.find((t) => t.level === line.level && t.preset === line.preset)!;
+      expect(line).toEqual({ ...trained, arm: line.preset === 'grpo' ? 'g' : 's', reusedFrom: { study: 'tiny', runId: trained.runId } });
+    }
+    // the rows are the trained ladder's, cell for cell (the arm's name aside)
+    const rowsOf = async (name: string) =>
+      (JSON.parse(await readFile(join(dir, 'out', name, 'summary.json'), 'utf8')).rows as Array<Record<string, unknown>>).map(
+        ({ arm: _arm, vsBaseline, ...row }) => ({ ...row, vsBaseline: vsBaseline && { ...vsBaseline, against: undefined } }),
+      );
+    expect(await rowsOf('tiny-reuse')).toEqual(await rowsOf('tiny'));
+    const store = await RunStore.open(join(dir, 'data-reuse'));
+    try {
+      expect(await store.listRuns()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it('a ladder of arms: one row per arm with its preset, baseline arm and rollout time; each arm trained with its overrides', async () => {
     const c = ctx(join(dir, 'data-arms'));
     const code = await ladder.run(
@@ -109,6 +136,9 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
         '--arms',
         'base=grpo',
         'fast=grpo;optim.lr=0.001',
+        // Arm base is the tiny ladder's level-0 grpo run (the same config hash), which would be taken from its ledger
+        // beside this one instead of training; here each arm trains.
+        '--no-reuse',
         '--json',
       ],
       c.ctx,

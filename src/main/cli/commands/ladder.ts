@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand, type CliContext } from '../types';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
@@ -22,6 +22,7 @@ import {
 } from '../../app/studies/ladder';
 import { LADDER_CLI_DEFAULTS, ladderCommandPlan } from '../../app/studies/ladderInfo';
 import { configHash, ledgerPlanMismatches, ledgerPlanOf, majorOf, readLedger, type Ledger } from '../../app/studies/ledger';
+import { readDonorLedgers } from '../../app/studies/reuse';
 import { checkStudyName, readStudy, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
 import { resolveTarget } from '../../remote/computeTarget';
 
@@ -30,8 +31,8 @@ const DEFAULT_LEVELS = LADDER_CLI_DEFAULTS.levels.join(',');
 
 const usage = `Usage: arlarena ladder [--levels 1,2,3] [--envs a,b] [--presets p,q,…] [--seeds N] [--steps N] [--model SIZE]
                        [--set key=value …] [--baseline PRESET] [--episodes N] [--fraction X] [--on-collapse stop|continue]
-                       [--arms SPEC… | --arms-file FILE] [--study NAME [--resume]] [--out DIR] [--parallel N]
-                       [--on NAME|URL] [--json]
+                       [--arms SPEC… | --arms-file FILE] [--study NAME [--resume]] [--out DIR] [--no-reuse]
+                       [--parallel N] [--on NAME|URL] [--json]
        arlarena ladder --study NAME --export-ledger [--out DIR] [--json]
 
 The pressure ladder: presets × pressure levels × seeds (training.pressure = level sets the same knobs for every
@@ -65,6 +66,10 @@ A run collapsed at its first critical alert or at the first validation whose hel
                 data dir has no such ladder (a fresh clone), the committed ledger's runs count as done and only the
                 rest train; a ledger written under another plan, another major version or another config of a run
                 is refused with the fix
+  --no-reuse    train every run: by default a named ladder takes a run that has no run yet from another study's
+                ledger (resources/studies/*/ledger.jsonl, and --out DIR's) when that ledger holds it finished with
+                the same config hash, seed and major version, held-out episodes and collapse rule ("reused … from
+                study X"; its line is marked reusedFrom, and the summary says how many were reused from where)
   --export-ledger  write the ledger, summary and README of ladder NAME from the data dir's finished runs (trains
                 nothing; for a ladder started before the ledger existed)
   --json        the summary as one JSON object`;
@@ -96,6 +101,16 @@ function overridesOf(p: Pick<StudyPlan, 'sets' | 'steps' | 'model'>, arm: Arm | 
   if (p.steps !== null) overrides['training.steps'] = p.steps;
   if (p.model !== null) overrides['model.size'] = p.model;
   return overrides;
+}
+
+/**
+ * The config a ladder run trains with: its preset at its env, with the level's stored plan's --set and level, its
+ * arm's overrides, seed, steps and model (what the ledger's config hash is taken of).
+ */
+export function ladderRunConfig(p: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }): RunConfig {
+  const arm = e.arm !== undefined ? p.arms?.find((a) => a.name === e.arm) : undefined;
+  if (e.arm !== undefined && !arm) throw new UsageError(`the stored plan has no arm "${e.arm}"; the study file was edited by hand`);
+  return resolveArm(arm, e.preset, e.env, overridesOf(p, arm, e.seed));
 }
 
 function resolveArm(arm: Arm | undefined, preset: string, env: string, overrides: Record<string, string | number | boolean>): RunConfig {
@@ -221,6 +236,7 @@ const ladder: CliCommand = {
         'on-collapse': { type: 'string' },
         'arms-file': { type: 'string' },
         'export-ledger': { type: 'boolean', default: false },
+        'no-reuse': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -378,12 +394,16 @@ const ladder: CliCommand = {
           for (const a of arms) resolveArm(a, a.preset, env, overridesOf({ ...plan, sets: { ...sets, 'training.pressure': level } }, a, 1));
     // Every combination is resolved (and so validated) before its level trains; an arm's overrides come from the
     // level's stored plan.
-    const configOf = (p: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }): RunConfig => {
-      const arm = e.arm !== undefined ? p.arms?.find((a) => a.name === e.arm) : undefined;
-      if (e.arm !== undefined && !arm) throw new UsageError(`the stored plan has no arm "${e.arm}"; the study file was edited by hand`);
-      return resolveArm(arm, e.preset, e.env, overridesOf(p, arm, e.seed));
-    };
+    const configOf = ladderRunConfig;
     if (ledger) checkLedger(name, ledger, plan, configOf);
+    const log = (line: string) => {
+      if (!json) ctx.stderr.write(`${line}\n`);
+    };
+    // Runs another study already trained: the committed studies' ledgers and those beside this one's (--out).
+    const reuseFrom =
+      reportDir && values['no-reuse'] !== true
+        ? await readDonorLedgers([join(projectRoot(), 'resources', 'studies'), dirname(reportDir)], reportDir, log)
+        : [];
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
     const { complete, outcomes } = await runLadder({
@@ -395,10 +415,8 @@ const ladder: CliCommand = {
       target,
       ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
       configOf,
-      ...(reportDir ? { reportDir, ledger } : {}),
-      log: (line) => {
-        if (!json) ctx.stderr.write(`${line}\n`);
-      },
+      ...(reportDir ? { reportDir, ledger, reuseFrom } : {}),
+      log,
       onProgress: (id, p) => {
         if (ctx.isTTY && !json) ctx.stderr.write(`\r${progressLine(id, p)}\x1b[K`);
       },

@@ -1,0 +1,302 @@
+/**
+ * A ladder takes a run another study's ledger holds finished instead of training it (reuse.ts), through runLadder
+ * on constructed ladders: a donor study's runs are in a run store and its ledger is written from them; a second
+ * ladder of arms that train the same runs reuses them all — nothing goes to the trainer, the lines are the donor's
+ * copied and marked, the summary's rows are those of the trained runs — and keeps them when resumed. A different
+ * config hash, seed, major version, held-out episodes or collapse rule, or no donors (--no-reuse), trains instead.
+ * The trainer is a stand-in that fails at once (mock): what matters is which runs the ladder hands it.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunConfig } from '../../../core/config/index';
+import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
+import { RunStore } from '../../store/index';
+import { appVersion } from '../../platform/appInfo';
+import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, runLadder, type LadderPlan } from './ladder';
+import { ledgerHeader, readLedger, writeLedger, type LedgerRecord } from './ledger';
+import { readDonorLedgers, type DonorLedger } from './reuse';
+import type { StudyEntry, StudyPlan } from './studyFiles';
+
+const LEVEL = 2;
+const SEEDS = [1, 2, 3];
+
+const donorPlan: LadderPlan = {
+  command: 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 3 --steps 12 --episodes 4 --study donor',
+  levels: [LEVEL],
+  envs: ['sokoban'],
+  presets: ['grpo', 'cispo'],
+  seeds: SEEDS,
+  steps: 12,
+  model: null,
+  sets: {},
+  baseline: 'grpo',
+  episodes: 4,
+  fraction: 0.5,
+  stopOnCollapse: true,
+  arms: null,
+};
+
+/** The reusing ladder: arms that are the donor's presets with no overrides (the same runs), under other names. */
+const armsPlan: LadderPlan = {
+  ...donorPlan,
+  command: 'arlarena ladder --levels 2 --seeds 3 --steps 12 --episodes 4 --arms grpo-a=grpo "cispo-a=cispo vs grpo-a" --study mine',
+  presets: ['grpo', 'cispo'],
+  baseline: 'grpo-a',
+  arms: [
+    { name: 'grpo-a', preset: 'grpo', sets: {}, vs: null },
+    { name: 'cispo-a', preset: 'cispo', sets: {}, vs: 'grpo-a' },
+  ],
+};
+
+/**
+ * A stand-in resolved config with what makes a run: preset, env, seed, steps, level and an arm's overrides (an arm
+ * without overrides resolves as its bare preset does, as the CLI's ladderRunConfig).
+ */
+const configOf = (p: Pick<StudyPlan, 'sets' | 'arms'>, e: { preset: string; seed: number; arm?: string }): RunConfig => {
+  const sets = p.arms?.find((a) => a.name === e.arm)?.sets ?? {};
+  return {
+    preset: e.preset,
+    env: { name: 'sokoban' },
+    seed: e.seed,
+    training: { steps: 12, pressure: p.sets['training.pressure'] },
+    ...(Object.keys(sets).length > 0 ? { overrides: sets } : {}),
+  } as unknown as RunConfig;
+};
+
+/** The donor's runs in a store (cispo seeds 1 and 2 collapse at step 6, grpo seed 2 has a critical alert at 9). */
+async function trainedDonor(dataDir: string): Promise<StudyEntry[]> {
+  const store = await RunStore.open(dataDir);
+  const entries: StudyEntry[] = [];
+  try {
+    for (const preset of donorPlan.presets)
+      for (const seed of SEEDS) {
+        const falls = preset === 'cispo' && seed < 3;
+        const last = falls ? 6 : 12;
+        const rec = await store.createRun({
+          preset,
+          env: 'sokoban',
+          seed,
+          config: configOf({ sets: { 'training.pressure': LEVEL }, arms: undefined }, { preset, seed }) as unknown as Record<
+            string,
+            unknown
+          >,
+          totalSteps: 12,
+          appVersion: appVersion(),
+          appCommit: 'c0ffee',
+        });
+        const records = [{ step: 0, values: { 'val/success_rate': 0.5 } as Record<string, number> }];
+        for (let step = 1; step <= last; step++) {
+          const values: Record<string, number> = { 'perf/rollout_s': 0.5 + 0.1 * seed + 0.01 * step, 'episode/success_rate': 0.25 };
+          if (step % 3 === 0) values['val/success_rate'] = falls && step === 6 ? 0.125 : 0.5 - 0.01 * step;
+          records.push({ step, values });
+        }
+        await store.appendMetrics(rec.id, records);
+        const reason = falls ? 'collapsed at step 6 (held-out success 0.125 < 0.5 × 0.5, the step-0 validation)' : null;
+        await store.updateRun(rec.id, { status: falls ? 'stopped' : 'completed', step: last, error: reason });
+        entries.push({
+          env: 'sokoban',
+          preset,
+          seed,
+          runId: rec.id,
+          status: falls ? 'stopped' : 'completed',
+          wallSeconds: 10 + seed,
+          outcome: {
+            env: 'sokoban',
+            preset,
+            seed,
+            steps: last,
+            heldOutGreedy: falls ? null : 0.25 * seed,
+            heldOutSampled: falls ? null : 0.2,
+            finalTrainSuccess: 0.25,
+            bestTrainSuccess: 0.25,
+            firstCriticalStep: preset === 'grpo' && seed === 2 ? 9 : null,
+            stepsToThreshold: null,
+          },
+          ...(reason ? { stopReason: reason } : {}),
+        });
+      }
+  } finally {
+    await store.close();
+  }
+  return entries;
+}
+
+/** runLadder of `plan` as `name` on `dataDir`, reporting into `studies/name`, with a stand-in trainer (mock). */
+async function ladder(
+  plan: LadderPlan,
+  o: { dataDir: string; studies: string; name: string; resume?: boolean; reuseFrom: readonly DonorLedger[] },
+) {
+  const lines: string[] = [];
+  const spawned: string[] = [];
+  const reportDir = join(o.studies, o.name);
+  const result = await runLadder({
+    dataDir: o.dataDir,
+    name: o.name,
+    plan,
+    resume: o.resume ?? false,
+    parallel: 1,
+    jobs: {
+      spawn: (id) => {
+        spawned.push(id);
+        throw new Error('no trainer in this test');
+      },
+      validateConfig: () => [],
+    },
+    configOf,
+    log: (l) => lines.push(l),
+    reportDir,
+    ledger: await readLedger(reportDir),
+    reuseFrom: o.reuseFrom,
+  });
+  return { ...result, lines, spawned, reportDir };
+}
+
+describe('reusing another study’s runs', () => {
+  let dir: string;
+  let studies: string;
+  let donorLines: LedgerRecord[];
+  let fromStore: LadderRunOutcome[];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-reuse-'));
+    studies = join(dir, 'studies');
+    const entries = await trainedDonor(join(dir, 'donor-data'));
+    const keeper = new LedgerKeeper(join(dir, 'donor-data'), join(studies, 'donor'), 'donor', donorPlan, null);
+    expect(await keeper.addFinished(LEVEL, { version: 1, name: 'donor-p2', createdAt: '', plan: {} as StudyPlan, entries })).toBe(6);
+    await keeper.save();
+    donorLines = [...(await readLedger(join(studies, 'donor')))!.records];
+    // The trained runs' figures, as the arms' cells (grpo → grpo-a, cispo → cispo-a).
+    fromStore = [];
+    for (const e of entries) {
+      const { outcome } = await ladderRun(join(dir, 'donor-data'), e, LEVEL, donorPlan.fraction);
+      fromStore.push({ ...outcome, arm: `${e.preset}-a` });
+    }
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a matching run is taken, not trained: its line copied and marked, the summary rows those of the trained runs', async () => {
+    const donors = await readDonorLedgers([studies], join(studies, 'mine'), () => undefined);
+    expect(donors.map((d) => d.study)).toEqual(['donor']);
+    const r = await ladder(armsPlan, { dataDir: join(dir, 'mine-data'), studies, name: 'mine', reuseFrom: donors });
+    expect(r.spawned).toEqual([]);
+    expect(r.complete).toBe(true);
+    const cispo1 = donorLines.find((x) => x.preset === 'cispo' && x.seed === 1)!;
+    expect(r.lines).toContain(
+      `level 2: cispo-a · sokoban · seed 1: reused run ${cispo1.runId} (${cispo1.configHash}) from study donor instead of training it`,
+    );
+    expect(r.lines).toContain("level 2: 6 of 6 runs reused from other studies' ledgers");
+    const mine = (await readLedger(r.reportDir))!.records;
+    expect(mine).toHaveLength(6);
+    for (const line of mine) {
+      const d = donorLines.find((x) => x.preset === line.preset && x.seed === line.seed)!;
+      // every outcome and provenance field unchanged; the cell is this ladder's arm
+      expect(line).toEqual({ ...d, arm: `${d.preset}-a`, reusedFrom: { study: 'donor', runId: d.runId } });
+    }
+    const opts = { baseline: armsPlan.baseline, vs: armBaselines(armsPlan) };
+    const rows = ladderRows(fromStore, opts);
+    // not a vacuous equality: a collapse, censoring and a test against the baseline arm
+    expect(rows.map((x) => [x.arm, x.collapsedShare.mean, x.vsBaseline?.against ?? null])).toEqual([
+      ['grpo-a', 1 / 3, null],
+      ['cispo-a', 2 / 3, 'grpo-a'],
+    ]);
+    expect(ladderRows(r.outcomes, opts)).toEqual(rows);
+    const summary = JSON.parse(await readFile(join(r.reportDir, 'summary.json'), 'utf8'));
+    expect(summary.rows).toEqual(JSON.parse(JSON.stringify(ladderSummary('mine', armsPlan, rows).rows)));
+    expect(summary.reused).toMatchObject({
+      runs: 6,
+      from: [{ study: 'donor', runs: 6, cells: ['level 2 grpo-a · sokoban seeds 1..3', 'level 2 cispo-a · sokoban seeds 1..3'] }],
+    });
+    const readme = await readFile(join(r.reportDir, 'README.md'), 'utf8');
+    expect(readme).toContain(
+      'Reused, not trained again: 6 runs, 6 from study donor (level 2 grpo-a · sokoban seeds 1..3; level 2 cispo-a · sokoban seeds 1..3).',
+    );
+    // the level's study.json has the entries done, with the donor's run ids (not in this data dir)
+    const store = await RunStore.open(join(dir, 'mine-data'));
+    try {
+      expect(await store.listRuns()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a resumed study keeps its reused lines, with or without the donor, on its data dir or a fresh one', async () => {
+    const before = await readFile(join(studies, 'mine', 'ledger.jsonl'), 'utf8');
+    const summaryBefore = await readFile(join(studies, 'mine', 'summary.json'), 'utf8');
+    for (const dataDir of [join(dir, 'mine-data'), join(dir, 'mine-fresh')]) {
+      const r = await ladder(armsPlan, { dataDir, studies, name: 'mine', resume: true, reuseFrom: [] });
+      expect(r.spawned).toEqual([]);
+      expect(r.complete).toBe(true);
+      expect(r.lines[0]).toBe('level 2: 6 of 6 runs from the committed ledger');
+      expect(await readFile(join(studies, 'mine', 'ledger.jsonl'), 'utf8')).toBe(before);
+      expect(await readFile(join(studies, 'mine', 'summary.json'), 'utf8')).toBe(summaryBefore);
+    }
+  });
+
+  /** A donor study `donor` in a folder of its own, with these lines under this plan. */
+  const donorWith = async (name: string, plan: LadderPlan, lines: LedgerRecord[]): Promise<DonorLedger[]> => {
+    const root = join(dir, name);
+    await mkdir(join(root, 'donor'), { recursive: true });
+    await writeLedger(join(root, 'donor'), ledgerHeader('donor', plan, null), lines);
+    return readDonorLedgers([root], join(root, 'none'), () => undefined);
+  };
+  const onePlan: LadderPlan = { ...armsPlan, seeds: [1], arms: [armsPlan.arms![0]] };
+  const cases: Array<{ why: string; plan?: LadderPlan; donor: () => Promise<DonorLedger[]>; miss: RegExp | null }> = [
+    {
+      why: 'another config hash (an arm with an override)',
+      plan: { ...onePlan, arms: [{ name: 'grpo-a', preset: 'grpo', sets: { 'optim.lr': 0.001 }, vs: null }] },
+      donor: () => donorWith('d-hash', donorPlan, donorLines),
+      miss: null,
+    },
+    {
+      why: 'another seed (the same hash on a line of seed 2)',
+      donor: () =>
+        donorWith(
+          'd-seed',
+          donorPlan,
+          donorLines.map((l) => (l.preset === 'grpo' && l.seed === 2 ? { ...l, configHash: donorLines[0].configHash } : l)).slice(1),
+        ),
+      miss: null,
+    },
+    {
+      why: 'another major version',
+      donor: () =>
+        donorWith(
+          'd-major',
+          donorPlan,
+          donorLines.map((l) => ({ ...l, appVersion: '9.0.0' })),
+        ),
+      miss: /^level 2: grpo-a · sokoban · seed 1: run \S+ of study donor has its config hash but is not reused: trained by ARLArena Lab 9\.0\.0, this is \d+\.\d+\.\d+/,
+    },
+    {
+      why: 'other held-out episodes',
+      donor: () => donorWith('d-episodes', { ...donorPlan, episodes: 8 }, donorLines),
+      miss: /: held-out episodes 8 there, 4 here$/,
+    },
+    {
+      why: 'another collapse rule',
+      donor: () => donorWith('d-collapse', { ...donorPlan, fraction: 0.25, stopOnCollapse: false }, donorLines),
+      miss: /: collapse fraction 0\.25 there, 0\.5 here; on collapse continue there, stop here$/,
+    },
+    { why: 'no donors (--no-reuse)', donor: async () => [], miss: null },
+  ];
+  for (const c of cases)
+    it(`not reused, trained: ${c.why}`, async () => {
+      const tag = c.why.replace(/\W+/g, '-');
+      const r = await ladder(c.plan ?? onePlan, {
+        dataDir: join(dir, `data-${tag}`),
+        studies: join(dir, `studies-${tag}`),
+        name: 'one',
+        reuseFrom: await c.donor(),
+      });
+      expect(r.spawned).toHaveLength(1);
+      expect(r.complete).toBe(false);
+      expect(r.lines.filter((l) => /reused run|runs reused/.test(l))).toEqual([]);
+      const misses = r.lines.filter((l) => l.includes('is not reused'));
+      if (c.miss) expect(misses).toEqual([expect.stringMatching(c.miss)]);
+      else expect(misses).toEqual([]);
+      expect((await readLedger(r.reportDir))!.records).toEqual([]);
+    });
+});

@@ -1,0 +1,157 @@
+/**
+ * A ladder run taken from another study's ledger instead of training it again: when a plan entry has no run yet and
+ * another study's committed ledger holds a finished line of the same run — the same config hash, seed and app major
+ * version, and the same held-out evaluation and collapse rule — the ladder copies that line (its outcome fields
+ * unchanged, marked `reusedFrom`). The rollout-mismatch study's fp32 arms train exactly the runs of the pressure
+ * ladder's level-1 cells, for instance (~40 min of a 2-core machine each cell).
+ *
+ * What makes a run's line, and what checks it here:
+ * - the resolved run config (preset, env and its settings, seed, model, steps, pressure level, rollout and compute
+ *   settings, every algorithm knob): the config hash (ledger.ts configHash), computed by this checkout for the entry
+ *   and compared with the one the donor's run record stored;
+ * - the seed and the lab's major version, compared on their own as well (the seed is in the hash; the version is not);
+ * - what the study adds outside the config — the held-out episodes of the final evaluation, the collapse fraction and
+ *   whether a run stops at its collapse (the stepsToThreshold threshold is 0.5 in every ladder, levelPlan): compared
+ *   with the donor ledger's header plan. A field that differs there refuses the reuse, and the ladder says which.
+ * - Not checked, because no ledger records it: which tfjs backend `compute.backend = auto` and how many gradient
+ *   workers `compute.workers = 0` resolved to on the machine that trained. The config reference says another K
+ *   changes only the float32 summation order; the same holds for a ledger run taken on --resume on another machine.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { LadderPlan } from './ladder';
+import { LEDGER_FILE, majorOf, readLedger, type LedgerPlan, type LedgerRecord } from './ledger';
+
+/** Another study's ledger, as a source of finished runs. */
+export interface DonorLedger {
+  /** The study's folder name (resources/studies/NAME): what `reusedFrom.study` names. */
+  readonly study: string;
+  readonly plan: LedgerPlan;
+  readonly records: readonly LedgerRecord[];
+}
+
+/**
+ * The ledgers of the studies in `roots` (folders of study folders, e.g. resources/studies), less the study in
+ * `own`; sorted by study name, so the same donor is chosen on every machine. A ledger that cannot be read or parsed
+ * is left out with a line to `log` (it is another study's problem; its runs train here instead).
+ */
+export async function readDonorLedgers(roots: readonly string[], own: string, log: (line: string) => void): Promise<DonorLedger[]> {
+  const seen = new Set<string>([resolve(own)]);
+  const out: DonorLedger[] = [];
+  for (const root of [...new Set(roots.map((r) => resolve(r)))]) {
+    if (!existsSync(root)) continue;
+    for (const entry of (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory())) {
+      const dir = join(root, entry.name);
+      if (seen.has(dir) || !existsSync(join(dir, LEDGER_FILE))) continue;
+      seen.add(dir);
+      try {
+        const ledger = await readLedger(dir);
+        if (ledger) out.push({ study: entry.name, plan: ledger.header.plan, records: ledger.records });
+      } catch (e) {
+        log(`reuse: ${(e as Error).message}; its runs are not reused`);
+      }
+    }
+  }
+  return out.sort((a, b) => (a.study < b.study ? -1 : a.study > b.study ? 1 : 0));
+}
+
+/**
+ * What a study adds to a run's line outside its config, where the donor's plan and this one differ (one phrase
+ * each): the held-out episodes, the collapse fraction and stop-on-collapse.
+ */
+export function reuseBlockers(donor: Pick<LedgerPlan, 'episodes' | 'fraction' | 'stopOnCollapse'>, plan: LadderPlan): string[] {
+  const out: string[] = [];
+  if (donor.episodes !== plan.episodes) out.push(`held-out episodes ${donor.episodes} there, ${plan.episodes} here`);
+  if (donor.fraction !== plan.fraction) out.push(`collapse fraction ${donor.fraction} there, ${plan.fraction} here`);
+  if (donor.stopOnCollapse !== plan.stopOnCollapse)
+    out.push(`on collapse ${donor.stopOnCollapse ? 'stop' : 'continue'} there, ${plan.stopOnCollapse ? 'stop' : 'continue'} here`);
+  return out;
+}
+
+/** A plan entry looking for a run to reuse: its place in this ladder and the hash of the config it would train. */
+export interface ReuseWanted {
+  readonly level: number;
+  readonly env: string;
+  readonly preset: string;
+  readonly arm?: string;
+  readonly seed: number;
+  readonly configHash: string;
+}
+
+export type ReuseFound =
+  | { readonly record: LedgerRecord; readonly study: string; readonly misses: readonly string[] }
+  | { readonly record: null; readonly misses: readonly string[] };
+
+/**
+ * The first donor line (donors in study order, lines in ledger order) of the same run as `want`, for a lab of
+ * version `version`; with the lines that had the same config hash and seed but were refused, each said with why.
+ */
+export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, plan: LadderPlan, version: string): ReuseFound {
+  const misses: string[] = [];
+  for (const d of donors) {
+    const blockers = reuseBlockers(d.plan, plan);
+    for (const r of d.records) {
+      if (r.configHash !== want.configHash || r.seed !== want.seed) continue;
+      const why = [...blockers];
+      if (r.level !== want.level) why.push(`level ${r.level} there`);
+      if (r.env !== want.env) why.push(`env ${r.env} there`);
+      // NaN (a version without a major) equals nothing: not reused.
+      if (!(majorOf(r.appVersion) === majorOf(version))) why.push(`trained by ARLArena Lab ${r.appVersion}, this is ${version}`);
+      if (why.length === 0) return { record: r, study: d.study, misses };
+      misses.push(`run ${r.runId} of study ${d.study} has its config hash but is not reused: ${why.join('; ')}`);
+    }
+  }
+  return { record: null, misses };
+}
+
+/**
+ * The line of `want` made from a donor's line: its run, outcome, provenance and config hash copied unchanged, placed
+ * at this ladder's level, env and cell (a donor's preset may be an arm here, or an arm a preset), and marked with
+ * the study that trained it (a donor line that was itself reused keeps naming the study that trained it).
+ */
+export function reusedRecord(donor: LedgerRecord, study: string, want: ReuseWanted): LedgerRecord {
+  const { arm: _arm, reusedFrom, ...rest } = donor;
+  return {
+    ...rest,
+    level: want.level,
+    env: want.env,
+    preset: want.preset,
+    ...(want.arm !== undefined ? { arm: want.arm } : {}),
+    seed: want.seed,
+    reusedFrom: reusedFrom ?? { study, runId: donor.runId },
+  };
+}
+
+/** The reused lines of a ledger, counted per study they come from (study order), with their cells. */
+export interface ReusedFrom {
+  readonly study: string;
+  readonly runs: number;
+  /** `level L CELL · ENV seeds …` per cell, in the ledger's order. */
+  readonly cells: readonly string[];
+}
+
+const seedList = (s: readonly number[]) => {
+  const contiguous = s.length > 2 && s.every((x, i) => i === 0 || x === s[i - 1] + 1);
+  return contiguous ? `${s[0]}..${s[s.length - 1]}` : s.join(',');
+};
+
+/** The summary's account of reused runs (records in the ledger's order); empty when none was reused. */
+export function reusedSummary(records: readonly LedgerRecord[]): ReusedFrom[] {
+  const by = new Map<string, Map<string, number[]>>();
+  for (const r of records) {
+    if (!r.reusedFrom) continue;
+    const cells = by.get(r.reusedFrom.study) ?? new Map<string, number[]>();
+    by.set(r.reusedFrom.study, cells);
+    const cell = `level ${r.level} ${r.arm ?? r.preset} · ${r.env}`;
+    cells.set(cell, [...(cells.get(cell) ?? []), r.seed]);
+  }
+  return [...by.keys()].sort().map((study) => {
+    const cells = [...by.get(study)!.entries()];
+    return {
+      study,
+      runs: cells.reduce((n, [, s]) => n + s.length, 0),
+      cells: cells.map(([cell, s]) => `${cell} seeds ${seedList(s)}`),
+    };
+  });
+}
