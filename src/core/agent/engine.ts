@@ -3,7 +3,8 @@
  * injected, since core cannot import Node add-ons) and tfjs (here; fallback and test oracle).
  *
  * Both drive the same generation loop (`generateIncremental`) over an `IncrementalLM`, so sampling, stop rules
- * and Rng consumption are identical by construction; only the logits can differ, by float rounding.
+ * and Rng consumption are identical by construction; only the logits can differ, by float rounding. The Hugging
+ * Face models' sampler (src/core/llm/generate.ts) runs the same loop (decodeBatch) over its own engines.
  *
  * Batch layout: prompts are left-padded to the longest prompt so every row's next token is in the same column.
  * Each row gets explicit position ids (0 at its first real token) and an additive attention bias that hides pad
@@ -66,7 +67,6 @@ export async function generateIncremental(
   const B = prompts.length;
   if (B === 0) return { tokens: [], logProbs: [], finish: [] };
   const V = lm.config.vocabSize;
-  const Lp = Math.max(...prompts.map((p) => p.length));
   for (let i = 0; i < B; i++) {
     const len = prompts[i].length;
     if (len < 1) throw new Error(`generate: prompt ${i} is empty (it needs at least <bos>)`);
@@ -77,6 +77,26 @@ export async function generateIncremental(
     }
     for (const t of prompts[i]) if (!(t >= 0 && t < V)) throw new Error(`generate: prompt ${i} has token id ${t} outside [0, ${V})`);
   }
+  return decodeBatch(lm, V, prompts, opts, rng, padId);
+}
+
+/**
+ * The decoding loop of both samplers — generateIncremental here and llm/generate.ts's generateLlmWith — on prompts
+ * their caller has checked: one prefill of the left-padded prompts, then one column per step against the engine's
+ * state. A row ends after a stop id, when `stopsAt` says the tokens it generated end it (an LLM's stop strings), or
+ * at maxNewTokens; one sampleToken (one rng.float() unless greedy) per live row and step, rows in order.
+ */
+export async function decodeBatch(
+  lm: Pick<IncrementalLM, 'begin' | 'append' | 'end'>,
+  V: number,
+  prompts: readonly (readonly number[])[],
+  opts: SamplingOptions,
+  rng: Rng,
+  padId: number,
+  stopsAt?: (tokens: readonly number[]) => boolean,
+): Promise<GenerateResult> {
+  const B = prompts.length;
+  const Lp = Math.max(...prompts.map((p) => p.length));
   const stop = new Set(opts.stopIds);
   // Column c of row i holds a real token iff c >= pad[i].
   const pad = prompts.map((p) => Lp - p.length);
@@ -91,42 +111,39 @@ export async function generateIncremental(
   lm.begin(B);
   try {
     // Prefill: all prompt columns at once.
-    {
-      const S = Lp;
-      const tok = new Int32Array(B * S);
-      const pos = new Int32Array(B * S);
+    const tok = new Int32Array(B * Lp);
+    const pos = new Int32Array(B * Lp);
+    for (let i = 0; i < B; i++) {
+      for (let c = 0; c < Lp; c++) {
+        const real = c >= pad[i];
+        tok[i * Lp + c] = real ? prompts[i][c - pad[i]] : padId;
+        pos[i * Lp + c] = real ? c - pad[i] : 0;
+        valid[i * total + c] = real ? 1 : 0;
+      }
+    }
+    let logits = await lm.append(tok, pos, buildBias(valid, B, total, 0, Lp), Lp);
+    for (let step = 0; ; step++) {
+      const next = new Int32Array(B);
+      const nextPos = new Int32Array(B);
       for (let i = 0; i < B; i++) {
-        for (let c = 0; c < S; c++) {
-          const real = c >= pad[i];
-          tok[i * S + c] = real ? prompts[i][c - pad[i]] : padId;
-          pos[i * S + c] = real ? c - pad[i] : 0;
-          valid[i * total + c] = real ? 1 : 0;
+        if (done[i]) {
+          next[i] = padId;
+          continue;
         }
+        const { token, logProb } = sampleToken(logits, i * V, V, opts, rng, scratch);
+        tokens[i].push(token);
+        logProbs[i].push(logProb);
+        next[i] = token;
+        nextPos[i] = prompts[i].length + step;
+        if (stop.has(token) || stopsAt?.(tokens[i])) {
+          done[i] = 1;
+          finish[i] = 'stop';
+        } else if (tokens[i].length >= opts.maxNewTokens) done[i] = 1;
       }
-      let logits = await lm.append(tok, pos, buildBias(valid, B, total, 0, S), S);
-      for (let step = 0; ; step++) {
-        const next = new Int32Array(B);
-        const nextPos = new Int32Array(B);
-        for (let i = 0; i < B; i++) {
-          if (done[i]) {
-            next[i] = padId;
-            continue;
-          }
-          const { token, logProb } = sampleToken(logits, i * V, V, opts, rng, scratch);
-          tokens[i].push(token);
-          logProbs[i].push(logProb);
-          next[i] = token;
-          nextPos[i] = prompts[i].length + step;
-          if (stop.has(token)) {
-            done[i] = 1;
-            finish[i] = 'stop';
-          } else if (tokens[i].length >= opts.maxNewTokens) done[i] = 1;
-        }
-        if (done.every((d) => d === 1)) break;
-        const col = Lp + step;
-        for (let i = 0; i < B; i++) valid[i * total + col] = done[i] && tokens[i].length <= step ? 0 : 1;
-        logits = await lm.append(next, nextPos, buildBias(valid, B, total, col, 1), 1);
-      }
+      if (done.every((d) => d === 1)) break;
+      const col = Lp + step;
+      for (let i = 0; i < B; i++) valid[i * total + col] = done[i] && tokens[i].length <= step ? 0 : 1;
+      logits = await lm.append(next, nextPos, buildBias(valid, B, total, col, 1), 1);
     }
   } finally {
     lm.end();

@@ -7,16 +7,17 @@
  * once (prefill), then one column per step against the cache. Finished rows receive the pad id (ignored) until all
  * rows stop.
  *
- * Tokens are drawn by the lab's shared `sampleToken` (temperature, top-k, top-p; one `rng.float()` per sampled
- * token, rows in order), so a run is a function of its seed. A row stops after a stop id (EOS), when its decoded
- * tail contains a stop string (e.g. `</action>`, which real BPE vocabularies split into several tokens), or at
- * maxNewTokens.
+ * The loop is the lab's own engines' (src/core/agent/engine.ts decodeBatch): tokens drawn by the shared
+ * `sampleToken` (temperature, top-k, top-p; one `rng.float()` per sampled token, rows in order), so a run is a
+ * function of its seed. A row stops after a stop id (EOS), when its decoded tail contains a stop string (e.g.
+ * `</action>`, which real BPE vocabularies split into several tokens), or at maxNewTokens.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../util/rng';
-import { sampleToken, validateSampling } from '../agent/sampling';
+import { decodeBatch } from '../agent/engine';
+import { validateSampling } from '../agent/sampling';
 import type { KvEntry } from './attention';
-import { causalBias, type HfCausalLM } from './causalLm';
+import type { HfCausalLM } from './causalLm';
 
 export interface LlmSamplingOptions {
   maxNewTokens: number;
@@ -120,8 +121,6 @@ export async function generateLlmWith(
   if (opts.stopStrings?.length && !opts.decode) throw new Error('generate: stopStrings need a decode function (the tokenizer)');
   const B = prompts.length;
   if (B === 0) return { tokens: [], logProbs: [], finish: [] };
-  const V = lm.vocabSize;
-  const Lp = Math.max(...prompts.map((p) => p.length));
   for (let i = 0; i < B; i++) {
     if (prompts[i].length < 1) throw new Error(`generate: prompt ${i} is empty`);
     if (prompts[i].length + opts.maxNewTokens > lm.maxPositions) {
@@ -130,58 +129,10 @@ export async function generateLlmWith(
       );
     }
   }
-  const stop = new Set(opts.stopIds);
-  const pad = prompts.map((p) => Lp - p.length);
-  const total = Lp + opts.maxNewTokens;
-  const valid = new Uint8Array(B * total);
-  const tokens: number[][] = prompts.map(() => []);
-  const logProbs: number[][] = prompts.map(() => []);
-  const finish: Array<'stop' | 'length'> = prompts.map(() => 'length');
-  const done = new Uint8Array(B);
-  const scratch = { probs: new Float64Array(V), order: new Int32Array(V) };
-  lm.begin(B);
-  try {
-    const tok = new Int32Array(B * Lp);
-    const pos = new Int32Array(B * Lp);
-    for (let i = 0; i < B; i++) {
-      for (let c = 0; c < Lp; c++) {
-        const real = c >= pad[i];
-        tok[i * Lp + c] = real ? prompts[i][c - pad[i]] : padId;
-        pos[i * Lp + c] = real ? c - pad[i] : 0;
-        valid[i * total + c] = real ? 1 : 0;
-      }
-    }
-    let logits = await lm.append(tok, pos, causalBias(valid, B, total, 0, Lp), Lp);
-    for (let step = 0; ; step++) {
-      const next = new Int32Array(B);
-      const nextPos = new Int32Array(B);
-      for (let i = 0; i < B; i++) {
-        if (done[i]) {
-          next[i] = padId;
-          continue;
-        }
-        const s = sampleToken(logits, i * V, V, opts, rng, scratch);
-        tokens[i].push(s.token);
-        logProbs[i].push(s.logProb);
-        next[i] = s.token;
-        nextPos[i] = prompts[i].length + step;
-        if (stop.has(s.token) || hitsStopString(tokens[i], opts)) {
-          done[i] = 1;
-          finish[i] = 'stop';
-        } else if (tokens[i].length >= opts.maxNewTokens) done[i] = 1;
-      }
-      if (done.every((d) => d === 1)) break;
-      const col = Lp + step;
-      for (let i = 0; i < B; i++) valid[i * total + col] = done[i] && tokens[i].length <= step ? 0 : 1;
-      logits = await lm.append(next, nextPos, causalBias(valid, B, total, col, 1), 1);
-    }
-  } finally {
-    lm.end();
-  }
-  return { tokens, logProbs, finish };
+  return decodeBatch(lm, lm.vocabSize, prompts, opts, rng, padId, (ids) => hitsStopString(ids, opts));
 }
 
-function hitsStopString(ids: number[], opts: LlmSamplingOptions): boolean {
+function hitsStopString(ids: readonly number[], opts: LlmSamplingOptions): boolean {
   if (!opts.stopStrings?.length || !opts.decode) return false;
   const text = opts.decode(ids.slice(-STOP_TAIL));
   return opts.stopStrings.some((s) => text.includes(s));
