@@ -6,7 +6,7 @@
  * config hash, seed, major version, held-out episodes or collapse rule, or no donors (--no-reuse), trains instead.
  * The trainer is a stand-in that fails at once (mock): what matters is which runs the ladder hands it.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,6 +180,18 @@ describe('reusing another study’s runs', () => {
   it('a matching run is taken, not trained: its line copied and marked, the summary rows those of the trained runs', async () => {
     const donors = await readDonorLedgers([studies], join(studies, 'mine'), () => undefined);
     expect(donors.map((d) => d.study)).toEqual(['donor']);
+    // a study of this one's name elsewhere is a copy of it, not a donor (not even read); a ledger that does not
+    // parse is left out, and said
+    for (const study of ['mine', 'bad']) {
+      await mkdir(join(dir, 'elsewhere', study), { recursive: true });
+      await writeFile(join(dir, 'elsewhere', study, 'ledger.jsonl'), 'not a ledger\n');
+    }
+    const said: string[] = [];
+    const both = await readDonorLedgers([studies, join(dir, 'elsewhere')], join(studies, 'mine'), (l) => said.push(l));
+    expect(both.map((d) => d.study)).toEqual(['donor']);
+    expect(said).toEqual([
+      expect.stringMatching(/^reuse: .*bad.ledger\.jsonl line 1: not a ladder ledger's header .*; its runs are not reused$/),
+    ]);
     const r = await ladder(armsPlan, { dataDir: join(dir, 'mine-data'), studies, name: 'mine', reuseFrom: donors });
     expect(r.spawned).toEqual([]);
     expect(r.complete).toBe(true);

@@ -19,7 +19,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { LadderPlan } from './ladder';
 import { LEDGER_FILE, majorOf, readLedger, type LedgerPlan, type LedgerRecord } from './ledger';
 
@@ -33,17 +33,19 @@ export interface DonorLedger {
 
 /**
  * The ledgers of the studies in `roots` (folders of study folders, e.g. resources/studies), less the study in
- * `own`; sorted by study name, so the same donor is chosen on every machine. A ledger that cannot be read or parsed
- * is left out with a line to `log` (it is another study's problem; its runs train here instead).
+ * `own` and any other of its name (a copy of it: its runs are this ladder's, which --resume takes); sorted by study
+ * name, so the same donor is chosen on every machine. A ledger that cannot be read or parsed is left out with a line
+ * to `log` (it is another study's problem; its runs train here instead).
  */
 export async function readDonorLedgers(roots: readonly string[], own: string, log: (line: string) => void): Promise<DonorLedger[]> {
   const seen = new Set<string>([resolve(own)]);
+  const name = basename(resolve(own));
   const out: DonorLedger[] = [];
   for (const root of [...new Set(roots.map((r) => resolve(r)))]) {
     if (!existsSync(root)) continue;
     for (const entry of (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory())) {
       const dir = join(root, entry.name);
-      if (seen.has(dir) || !existsSync(join(dir, LEDGER_FILE))) continue;
+      if (seen.has(dir) || entry.name === name || !existsSync(join(dir, LEDGER_FILE))) continue;
       seen.add(dir);
       try {
         const ledger = await readLedger(dir);
