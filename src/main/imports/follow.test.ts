@@ -1,27 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { appendFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Alert } from '../../shared/api';
-import { RunStore } from '../store/runStore';
 import { LogFollower } from './follow';
 import { ImportError } from './importLogs';
 import { tinyRegistry } from '../testing/testRegistry';
 import { until } from '../testing/until';
+import { followTestSetup } from '../testing/followSetup';
 
-let dir: string;
-let store: RunStore;
-let followers: LogFollower[] = [];
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-follow-'));
-  store = await RunStore.open(join(dir, 'data'));
-});
-afterEach(async () => {
-  for (const f of followers) await f.stop();
-  followers = [];
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const fx = followTestSetup('arl-follow-');
 
 const registry = tinyRegistry();
 
@@ -32,18 +19,18 @@ function lines(from: number, to: number, value: (i: number) => string = (i) => `
 }
 
 async function steps(runId: string): Promise<number[]> {
-  return (await store.readMetrics(runId)).map((r) => r.step);
+  return (await fx.store.readMetrics(runId)).map((r) => r.step);
 }
 
 async function follow(path: string, opts: Parameters<typeof LogFollower.start>[2] = {}): Promise<LogFollower> {
-  const f = await LogFollower.start(store, path, { registry, pollMs: 40, ...opts });
-  followers.push(f);
+  const f = await LogFollower.start(fx.store, path, { registry, pollMs: 40, ...opts });
+  fx.followers.push(f);
   return f;
 }
 
 describe('LogFollower (live follow, tiny test format)', () => {
   it('appends new steps live, raises alerts as they happen, and completes on stop', async () => {
-    const p = join(dir, 'train.log');
+    const p = join(fx.dir, 'train.log');
     await writeFile(p, `#tiny\n${lines(0, 4)}`);
     const published: number[] = [];
     const raised: Alert[] = [];
@@ -52,7 +39,7 @@ describe('LogFollower (live follow, tiny test format)', () => {
       onAlert: (_id, a, kind) => kind === 'raised' && raised.push(a),
     });
     const id = f.runId;
-    const rec0 = (await store.getRun(id))!;
+    const rec0 = (await fx.store.getRun(id))!;
     expect(rec0).toMatchObject({ kind: 'imported', status: 'running', source: { following: true } });
     // A text step completes when the next begins: 0–3 now, 4 with the next line.
     await until('steps 0–3', async () => (await steps(id)).length === 4);
@@ -61,21 +48,21 @@ describe('LogFollower (live follow, tiny test format)', () => {
     expect(raised).toEqual([]);
     await appendFile(p, `${lines(10, 10, () => 'nan')}${lines(11, 12)}`);
     await until('the NaN alert', () => raised.some((a) => a.rule === 'non_finite'));
-    const live = (await store.getRun(id))!;
+    const live = (await fx.store.getRun(id))!;
     expect(live.status).toBe('running');
     expect(live.alerts.some((a) => a.rule === 'non_finite' && a.firstStep === 10)).toBe(true);
     const info = await f.stop();
     expect(info).toMatchObject({ runId: id, status: 'completed', step: 12, steps: 13 });
     expect(await steps(id)).toEqual(Array.from({ length: 13 }, (_, i) => i));
     expect(published).toEqual(Array.from({ length: 13 }, (_, i) => i));
-    const done = (await store.getRun(id))!;
+    const done = (await fx.store.getRun(id))!;
     expect(done.status).toBe('completed');
     expect(done.source).toMatchObject({ following: false, format: 'verl-console', keyMap: { 'actor/grad_norm': 'grad' } });
     expect(done.source!.sha256).toHaveLength(1);
   });
 
   it('survives truncation and in-place rewrites: replayed steps are not stored twice, later steps continue the run', async () => {
-    const p = join(dir, 'train.log');
+    const p = join(fx.dir, 'train.log');
     await writeFile(p, `#tiny\n${lines(0, 5)}`);
     const notices: string[] = [];
     const f = await follow(p, { onNotice: (m) => notices.push(m) });
@@ -91,12 +78,12 @@ describe('LogFollower (live follow, tiny test format)', () => {
     const info = await f.stop();
     expect(info.status).toBe('completed');
     expect(await steps(id)).toEqual(Array.from({ length: 12 }, (_, i) => i));
-    expect((await store.getRun(id))!.source!.skipped['replayed step']).toBe(9);
-    expect((await store.listRuns()).length).toBe(1);
+    expect((await fx.store.getRun(id))!.source!.skipped['replayed step']).toBe(9);
+    expect((await fx.store.listRuns()).length).toBe(1);
   });
 
   it('follows a rotated log (renamed away, a new file in its place)', async () => {
-    const p = join(dir, 'train.log');
+    const p = join(fx.dir, 'train.log');
     await writeFile(p, `#tiny\n${lines(0, 3)}`);
     const f = await follow(p);
     await until('steps 0–2', async () => (await steps(f.runId)).length === 3);
@@ -108,7 +95,7 @@ describe('LogFollower (live follow, tiny test format)', () => {
   });
 
   it('a restarted process writing its own steps from 0 goes to a new linked run "(restart 2)"', async () => {
-    const p = join(dir, 'train.log');
+    const p = join(fx.dir, 'train.log');
     await writeFile(p, `#tiny\n${lines(0, 6)}`);
     const f = await follow(p, { name: 'ppo' });
     const first = f.runId;
@@ -122,8 +109,8 @@ describe('LogFollower (live follow, tiny test format)', () => {
     const second = f.runId;
     expect(second).not.toBe(first);
     await f.stop();
-    const a = (await store.getRun(first))!;
-    const b = (await store.getRun(second))!;
+    const a = (await fx.store.getRun(first))!;
+    const b = (await fx.store.getRun(second))!;
     expect(a.status).toBe('completed');
     expect(await steps(first)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(a.source!.notes.join(' ')).toMatch(/restarted at step 0 after step 6/);
@@ -132,11 +119,11 @@ describe('LogFollower (live follow, tiny test format)', () => {
     expect(b.source!.notes.join(' ')).toContain(first);
     expect(b.status).toBe('completed');
     expect(await steps(second)).toEqual([0, 1, 2, 3]);
-    expect((await store.readMetrics(second))[2].values['actor/grad_norm']).toBe(7);
+    expect((await fx.store.readMetrics(second))[2].values['actor/grad_norm']).toBe(7);
   });
 
   it('stops by itself after idleSeconds without new bytes', async () => {
-    const p = join(dir, 'train.log');
+    const p = join(fx.dir, 'train.log');
     await writeFile(p, `#tiny\n${lines(0, 2)}`);
     const f = await follow(p, { idleSeconds: 0.3 });
     const info = await f.done;
@@ -145,7 +132,7 @@ describe('LogFollower (live follow, tiny test format)', () => {
   });
 
   it('waits for an empty file to show its format, and refuses a file that has shown it is none', async () => {
-    const p = join(dir, 'young.log');
+    const p = join(fx.dir, 'young.log');
     await writeFile(p, '');
     const f = await follow(p);
     expect(f.info().format).toBe('detecting');
@@ -154,21 +141,21 @@ describe('LogFollower (live follow, tiny test format)', () => {
     expect(f.info().format).toBe('verl-console');
     await f.stop();
 
-    const never = join(dir, 'never.log');
+    const never = join(fx.dir, 'never.log');
     await writeFile(never, '');
     const g = await follow(never);
     expect(await g.stop()).toMatchObject({ status: 'stopped', steps: 0 });
-    expect((await store.getRun(g.runId))!).toMatchObject({
+    expect((await fx.store.getRun(g.runId))!).toMatchObject({
       status: 'stopped',
       error: expect.stringMatching(/no step was read from .*never\.log while it was followed \(its format never showed\)/),
     });
 
-    const bad = join(dir, 'notes.txt');
+    const bad = join(fx.dir, 'notes.txt');
     await writeFile(bad, 'x'.repeat(70 * 1024));
-    const before = (await readdir(store.runsDir)).length;
-    const e = await LogFollower.start(store, bad, { registry }).catch((x: unknown) => x);
+    const before = (await readdir(fx.store.runsDir)).length;
+    const e = await LogFollower.start(fx.store, bad, { registry }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ImportError);
     expect((e as Error).message).toMatch(/no known format.*formats tried: verl-console/s);
-    expect((await readdir(store.runsDir)).length).toBe(before);
+    expect((await readdir(fx.store.runsDir)).length).toBe(before);
   });
 });

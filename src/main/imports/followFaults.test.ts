@@ -5,26 +5,14 @@
  * steps and ends `stopped` with the reason, by itself, once the file has been gone for `goneMs`; a file of another
  * format in its place stops the follow saying so; a rotation (gone for less than goneMs, same format) goes on.
  */
-import { mkdtemp, rename, rm, writeFile, appendFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, rm, writeFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { RunStore } from '../store/runStore';
+import { expect, it } from 'vitest';
 import { LogFollower } from './follow';
 import { until } from '../testing/until';
+import { followTestSetup } from '../testing/followSetup';
 
-let dir: string;
-let store: RunStore;
-const followers: LogFollower[] = [];
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-follow-faults-'));
-  store = await RunStore.open(join(dir, 'data'));
-});
-afterEach(async () => {
-  for (const f of followers.splice(0)) await f.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const fx = followTestSetup('arl-follow-faults-');
 
 const verl = (from: number, to: number) => {
   let s = '';
@@ -33,15 +21,15 @@ const verl = (from: number, to: number) => {
 };
 
 async function follow(path: string, goneMs: number): Promise<LogFollower> {
-  const f = await LogFollower.start(store, path, { pollMs: 40, goneMs });
-  followers.push(f);
+  const f = await LogFollower.start(fx.store, path, { pollMs: 40, goneMs });
+  fx.followers.push(f);
   return f;
 }
 
-const stored = async (id: string) => (await store.readMetrics(id)).map((r) => r.step);
+const stored = async (id: string) => (await fx.store.readMetrics(id)).map((r) => r.step);
 
 it('a deleted log: the run keeps its steps and ends stopped with the reason, by itself', async () => {
-  const p = join(dir, 'train.log');
+  const p = join(fx.dir, 'train.log');
   await writeFile(p, verl(1, 5));
   const f = await follow(p, 300);
   await until('5 steps', async () => (await stored(f.runId)).length === 5);
@@ -49,14 +37,14 @@ it('a deleted log: the run keeps its steps and ends stopped with the reason, by 
   const info = await Promise.race([f.done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
   expect(info, 'the follow did not end after its file was deleted').not.toBeNull();
   expect(info!.status).toBe('stopped');
-  const rec = (await store.getRun(f.runId))!;
+  const rec = (await fx.store.getRun(f.runId))!;
   expect(rec.status).toBe('stopped');
   expect(rec.error).toMatch(/train\.log was deleted while it was followed .*the 5 step\(s\) read until then are kept/);
   expect(await stored(f.runId)).toEqual([1, 2, 3, 4, 5]);
 });
 
 it('a rotation shorter than goneMs goes on in the same run', async () => {
-  const p = join(dir, 'train.log');
+  const p = join(fx.dir, 'train.log');
   await writeFile(p, verl(1, 3));
   const f = await follow(p, 3000);
   await until('3 steps', async () => (await stored(f.runId)).length === 3);
@@ -69,7 +57,7 @@ it('a rotation shorter than goneMs goes on in the same run', async () => {
 });
 
 it('a log replaced by one in another format: following stops saying so; the first steps are kept', async () => {
-  const p = join(dir, 'train.log');
+  const p = join(fx.dir, 'train.log');
   await writeFile(p, verl(1, 5));
   const f = await follow(p, 3000);
   await until('5 steps', async () => (await stored(f.runId)).length === 5);
@@ -80,7 +68,7 @@ it('a log replaced by one in another format: following stops saying so; the firs
   const info = await Promise.race([f.done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
   expect(info, 'the follow did not notice the new format').not.toBeNull();
   expect(info!.status).toBe('stopped');
-  const rec = (await store.getRun(f.runId))!;
+  const rec = (await fx.store.getRun(f.runId))!;
   expect(rec.error).toMatch(
     /was replaced by a file in another format \([\w-]+; it was verl-console\): following stopped, the 5 step\(s\) read from the first file are kept/,
   );
