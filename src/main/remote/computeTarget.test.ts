@@ -5,8 +5,6 @@
  * behaviour; the re-attach itself runs on a real Ray head in ray.test.ts.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -15,41 +13,38 @@ import resume from '../cli/commands/resume';
 import { RunStore } from '../store/runStore';
 import { resolveTarget, targetOfRun } from './computeTarget';
 import { RemoteTargets } from './targets';
+import { standInServer } from '../testing/standInServer';
 
-let server: Server;
-let url: string;
 let dataDir: string;
 const seen: Array<string | null> = [];
 
+const dashboard = standInServer((req, res) => {
+  seen.push(req.headers.authorization ?? null);
+  // Token auth as Ray answers it: 401 without a token.
+  if (!req.headers.authorization) res.writeHead(401).end('token required');
+  else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ray_version: 'recorder' }));
+});
+
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push(req.headers.authorization ?? null);
-    // Token auth as Ray answers it: 401 without a token.
-    if (!req.headers.authorization) res.writeHead(401).end('token required');
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ray_version: 'recorder' }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   dataDir = await mkdtemp(join(tmpdir(), 'arl-target-'));
 });
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
   await rm(dataDir, { recursive: true, force: true });
 });
 
 async function addRemote(name: string, token: string): Promise<void> {
   const f = join(dataDir, `${name}.tok`);
   await writeFile(f, `${token}\n`);
-  await new RemoteTargets(dataDir).add(name, url, f);
+  await new RemoteTargets(dataDir).add(name, dashboard.base, f);
 }
 
 describe('a Ray run records its target and goes back to it', () => {
   it('--on URL records the URL; --on NAME records the name and the URL; neither holds the token', async () => {
     await addRemote('lab-head', 's3cret-token');
-    expect((await resolveTarget(dataDir, `${url}/`)).tags).toEqual([`ray-url:${url}`]);
+    expect((await resolveTarget(dataDir, `${dashboard.base}/`)).tags).toEqual([`ray-url:${dashboard.base}`]);
     const named = await resolveTarget(dataDir, 'lab-head');
-    expect(named.tags).toEqual(['ray:lab-head', `ray-url:${url}`]);
+    expect(named.tags).toEqual(['ray:lab-head', `ray-url:${dashboard.base}`]);
     expect(named.tags.join(' ')).not.toContain('s3cret');
     expect((await resolveTarget(dataDir, undefined)).tags).toEqual([]);
     await new RemoteTargets(dataDir).remove('lab-head');
@@ -57,9 +52,9 @@ describe('a Ray run records its target and goes back to it', () => {
 
   it('a run with no Ray tag is this machine; a URL-only run goes back to its URL, with no token when none is stored', async () => {
     expect((await targetOfRun(dataDir, ['arena', 'mine'])).kind).toBe('local');
-    const t = await targetOfRun(dataDir, ['on:ray', `ray-url:${url}`]);
+    const t = await targetOfRun(dataDir, ['on:ray', `ray-url:${dashboard.base}`]);
     expect(t.kind).toBe('ray');
-    expect(t.url).toBe(url);
+    expect(t.url).toBe(dashboard.base);
     seen.length = 0;
     // The cluster asks for a token and none was given: the message says how to give one.
     await expect(t.preflight()).rejects.toThrow(/asks for a token.*--token-file/);
@@ -68,8 +63,8 @@ describe('a Ray run records its target and goes back to it', () => {
 
   it('a URL-only run takes the token of a remote added later with that address', async () => {
     await addRemote('added-later', 'tok-for-url');
-    const t = await targetOfRun(dataDir, ['on:ray', `ray-url:${url}`]);
-    expect(t.label).toBe(`ray:added-later (${url})`);
+    const t = await targetOfRun(dataDir, ['on:ray', `ray-url:${dashboard.base}`]);
+    expect(t.label).toBe(`ray:added-later (${dashboard.base})`);
     seen.length = 0;
     await t.preflight();
     expect(seen).toEqual(['Bearer tok-for-url']);
@@ -79,12 +74,12 @@ describe('a Ray run records its target and goes back to it', () => {
   it('a named run uses its remote; if the name is gone it falls back to the recorded URL; an old run with only the name says the name is unknown', async () => {
     await addRemote('head', 'tok-head');
     seen.length = 0;
-    await (await targetOfRun(dataDir, ['ray:head', `ray-url:${url}`])).preflight();
+    await (await targetOfRun(dataDir, ['ray:head', `ray-url:${dashboard.base}`])).preflight();
     expect(seen).toEqual(['Bearer tok-head']);
     await new RemoteTargets(dataDir).remove('head');
-    const fallback = await targetOfRun(dataDir, ['ray:head', `ray-url:${url}`]);
-    expect(fallback.url).toBe(url);
-    expect(fallback.label).toBe(`ray:${url}`);
+    const fallback = await targetOfRun(dataDir, ['ray:head', `ray-url:${dashboard.base}`]);
+    expect(fallback.url).toBe(dashboard.base);
+    expect(fallback.label).toBe(`ray:${dashboard.base}`);
     await expect(targetOfRun(dataDir, ['ray:head'])).rejects.toThrow(/no remote named "head"/);
   });
 });
@@ -98,7 +93,7 @@ describe('arlarena resume on a run started --on URL', () => {
       seed: 1,
       totalSteps: 4,
       config: {},
-      tags: ['on:ray', `ray-url:${url}`],
+      tags: ['on:ray', `ray-url:${dashboard.base}`],
       status: 'stopped',
     });
     await store.close();
@@ -106,7 +101,7 @@ describe('arlarena resume on a run started --on URL', () => {
     const ctx = { dataDir, stdout: sink, stderr: sink, isTTY: false };
     await expect(resume.run([run.id], ctx)).rejects.toThrow(
       new RegExp(
-        `asks for a token.*${run.id} was started with --on ${url}: add that address as a remote.*remote add NAME ${url} --token-file FILE`,
+        `asks for a token.*${run.id} was started with --on ${dashboard.base}: add that address as a remote.*remote add NAME ${dashboard.base} --token-file FILE`,
       ),
     );
     // Closed again: the store opens (and closes) without waiting on a lock.

@@ -6,17 +6,15 @@
  * UNAVAILABLE and the lab keeps serving. A local HTTP server plays the dashboard (no Ray needed to misbehave). A job
  * log of any length gives its tail: jobLogTail.integration.test.ts.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
 import { createRemotesHandlers } from '../api/handlers/remotes';
 import { createRunsHandlers } from '../api/handlers/runs';
 import { RayClient } from './rayClient';
 import { RemoteError } from './targets';
+import { standInServer } from '../testing/standInServer';
 
-let server: Server;
-let base: string;
 /** Bytes each endless answer managed to hand to the socket before the client hung up. */
 const sent: Record<string, number> = {};
 
@@ -34,40 +32,30 @@ function endless(res: ServerResponse, status: number, key: string): void {
   pump();
 }
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const [mode, ...rest] = (req.url ?? '/').slice(1).split('/');
-    const path = `/${rest.join('/')}`;
-    res.on('error', () => undefined);
-    if (mode === 'huge') return endless(res, 200, 'huge');
-    if (mode === 'huge500') return endless(res, 500, 'huge500');
-    if (mode === 'slow') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const t = setInterval(() => res.write(' '), 100);
-      res.on('close', () => clearInterval(t));
-      return;
-    }
-    if (mode === 'garbage') return void res.end('<html>Welcome to nginx!</html>');
-    if (mode === 'shapes') {
-      if (path === '/api/version') return void res.end(JSON.stringify({ ray_version: '2.60.0' }));
-      if (path === '/api/cluster_status')
-        return void res.end(
-          JSON.stringify({ data: { clusterStatus: { loadMetricsReport: { usage: { CPU: 'lots' }, usageByNode: {} } } } }),
-        );
-      if (path === '/api/jobs/') return void res.end(JSON.stringify({ jobs: 'none' }));
-      return void res.end(JSON.stringify({ logs: 42 }));
-    }
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+const dashboard = standInServer((req, res) => {
+  const [mode, ...rest] = (req.url ?? '/').slice(1).split('/');
+  const path = `/${rest.join('/')}`;
+  res.on('error', () => undefined);
+  if (mode === 'huge') return endless(res, 200, 'huge');
+  if (mode === 'huge500') return endless(res, 500, 'huge500');
+  if (mode === 'slow') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const t = setInterval(() => res.write(' '), 100);
+    res.on('close', () => clearInterval(t));
+    return;
+  }
+  if (mode === 'garbage') return void res.end('<html>Welcome to nginx!</html>');
+  if (mode === 'shapes') {
+    if (path === '/api/version') return void res.end(JSON.stringify({ ray_version: '2.60.0' }));
+    if (path === '/api/cluster_status')
+      return void res.end(JSON.stringify({ data: { clusterStatus: { loadMetricsReport: { usage: { CPU: 'lots' }, usageByNode: {} } } } }));
+    if (path === '/api/jobs/') return void res.end(JSON.stringify({ jobs: 'none' }));
+    return void res.end(JSON.stringify({ logs: 42 }));
+  }
+  res.writeHead(404).end();
 });
 
-const client = (mode: string, limits = {}) => new RayClient({ name: mode, url: `${base}/${mode}`, token: null }, limits);
+const client = (mode: string, limits = {}) => new RayClient({ name: mode, url: `${dashboard.base}/${mode}`, token: null }, limits);
 
 async function refusal(p: Promise<unknown>): Promise<RemoteError> {
   const e = await p.then(
@@ -121,7 +109,7 @@ describe('remotes.* over the API against it', () => {
 
   it('answers UNAVAILABLE and keeps serving', async () => {
     for (const mode of ['huge', 'huge500', 'garbage', 'shapes']) {
-      expect((await lab.call('remotes.add', { name: mode, url: `${base}/${mode}` })).ok).toBe(true);
+      expect((await lab.call('remotes.add', { name: mode, url: `${dashboard.base}/${mode}` })).ok).toBe(true);
       const t = await lab.call('remotes.test', { name: mode });
       expect(t.error?.code, `${mode}: ${JSON.stringify(t)}`).toBe('UNAVAILABLE');
     }

@@ -5,16 +5,13 @@
  * dashboard and streams a 140 MB log; the test checks the tail line by line, the count, and that memory grows with
  * the tail, not the log. Slow (it pushes 140 MB through JSON decoding twice): integration tier.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { openHandlerTestLab } from '../testing/testLab';
 import { createRemotesHandlers } from '../api/handlers/remotes';
 import { RayClient } from './rayClient';
 import { KEEP_CHARS } from './logTail';
-
-let server: Server;
-let base: string;
+import { standInServer } from '../testing/standInServer';
 
 /**
  * A long job log served as Ray serves it: `{"logs": "…"}` with the log JSON-escaped as Python's json.dumps does
@@ -51,21 +48,13 @@ function serveBigLog(res: ServerResponse): void {
   pump();
 }
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    res.on('error', () => undefined);
-    if ((req.url ?? '').startsWith('/biglog/api/jobs/')) return serveBigLog(res);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+const dashboard = standInServer((req, res) => {
+  res.on('error', () => undefined);
+  if ((req.url ?? '').startsWith('/biglog/api/jobs/')) return serveBigLog(res);
+  res.writeHead(404).end();
 });
 
-const client = (mode: string) => new RayClient({ name: mode, url: `${base}/${mode}`, token: null });
+const client = (mode: string) => new RayClient({ name: mode, url: `${dashboard.base}/${mode}`, token: null });
 
 describe('the tail of a long job log', () => {
   /** Non-blank lines n−k+1 … n as the Cluster view shows them (protocol lines and lines past KEEP_CHARS shortened). */
@@ -110,7 +99,7 @@ describe('the tail of a long job log', () => {
   it('remotes.jobLog answers the tail of that log, protocol lines and long lines shortened', async () => {
     const lab = await openHandlerTestLab('arl-biglog-', (s) => createRemotesHandlers(s));
     try {
-      expect((await lab.call('remotes.add', { name: 'biglog', url: `${base}/biglog` })).ok).toBe(true);
+      expect((await lab.call('remotes.add', { name: 'biglog', url: `${dashboard.base}/biglog` })).ok).toBe(true);
       const r = await lab.call('remotes.jobLog', { name: 'biglog', submissionId: 'raysubmit_big', lines: 12 });
       expect(r.value).toEqual({ lines: expectedTail(12), totalLines: BIG_LINES });
       expect(r.value.lines[1]).toBe(`${bigLine(LONG_PROTOCOL).slice(0, 160)}… (${300_000 + 65} characters)`);

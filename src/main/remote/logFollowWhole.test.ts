@@ -5,11 +5,10 @@
  * job's follow gave up. Here the cap is set to 256 KiB and the log grows to about 1 MB. A local HTTP server plays
  * the dashboard (job status and `{"logs": …}` escaped as Python's json.dumps writes it); no Ray is needed for this.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { followJobLog, newFollowStats } from './logFollow';
 import { RayClient } from './rayClient';
+import { standInServer } from '../testing/standInServer';
 
 const LINES = 400;
 /** Every 40th line is 100,000 characters (a checkpoint's base64 in a real log): ten of them pass the cap. */
@@ -19,40 +18,30 @@ const logOf = (n: number) => Array.from({ length: n }, (_, i) => `${line(i + 1)}
 const asPython = (logs: string) =>
   JSON.stringify({ logs }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-let server: Server;
-let base: string;
 let statusReads = 0;
 let logReads = 0;
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const url = req.url ?? '';
-    res.setHeader('content-type', 'application/json');
-    if (url === '/api/jobs/raysubmit_w') {
-      statusReads++;
-      const status = statusReads > 3 ? 'SUCCEEDED' : 'RUNNING';
-      return void res.end(
-        JSON.stringify({ submission_id: 'raysubmit_w', status, message: null, entrypoint: 'x', start_time: 1, end_time: null }),
-      );
-    }
-    if (url === '/api/jobs/raysubmit_w/logs') {
-      logReads++;
-      // The log grows between polls; once the job is over it is whole.
-      return void res.end(asPython(logOf(statusReads > 3 ? LINES : Math.min(LINES, 120 * statusReads))));
-    }
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+const dashboard = standInServer((req, res) => {
+  const url = req.url ?? '';
+  res.setHeader('content-type', 'application/json');
+  if (url === '/api/jobs/raysubmit_w') {
+    statusReads++;
+    const status = statusReads > 3 ? 'SUCCEEDED' : 'RUNNING';
+    return void res.end(
+      JSON.stringify({ submission_id: 'raysubmit_w', status, message: null, entrypoint: 'x', start_time: 1, end_time: null }),
+    );
+  }
+  if (url === '/api/jobs/raysubmit_w/logs') {
+    logReads++;
+    // The log grows between polls; once the job is over it is whole.
+    return void res.end(asPython(logOf(statusReads > 3 ? LINES : Math.min(LINES, 120 * statusReads))));
+  }
+  res.writeHead(404).end();
 });
 
 describe('following a job by its whole log', () => {
   it('hands on every line once, in order, from answers far past the whole-log cap', async () => {
-    const client = new RayClient({ name: 'w', url: base, token: null }, { maxLogBytes: 256 * 1024 });
+    const client = new RayClient({ name: 'w', url: dashboard.base, token: null }, { maxLogBytes: 256 * 1024 });
     expect(asPython(logOf(LINES)).length).toBeGreaterThan(3 * 256 * 1024);
     const got: string[] = [];
     const stats = newFollowStats('poll');
