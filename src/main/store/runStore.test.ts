@@ -26,6 +26,18 @@ async function openStore(d: string): Promise<RunStore> {
 }
 
 const base = { preset: 'sampo', env: 'sokoban', seed: 7, config: { optim: { lr: 1e-4 } }, totalSteps: 10 };
+/** A trajectory of `step` (one per uid; the trajectory tests read them back by step). */
+const traj = (step: number, uid: string) => ({
+  step,
+  split: 'train' as const,
+  env: 'sokoban',
+  taskId: `t${step}`,
+  uid,
+  trajUid: uid,
+  won: false,
+  episodeReturn: step,
+  turns: [],
+});
 
 describe('RunStore', () => {
   it('creates, lists, filters, sorts, updates and deletes runs', async () => {
@@ -303,17 +315,6 @@ describe('RunStore', () => {
   it('trajectories by step through an incremental line index', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    const traj = (step: number, uid: string) => ({
-      step,
-      split: 'train' as const,
-      env: 'sokoban',
-      taskId: `t${step}`,
-      uid,
-      trajUid: uid,
-      won: false,
-      episodeReturn: step,
-      turns: [],
-    });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b'), traj(2, 'c')]);
     expect(await s.trajectories(r.id)).toEqual({ steps: [1, 2], trajectories: [traj(2, 'c')] });
     await s.appendTrajectories(r.id, [traj(3, 'd'), traj(3, 'e'), traj(3, 'f')]);
@@ -328,17 +329,6 @@ describe('RunStore', () => {
   it('concurrent trajectory queries index each new line once', async () => {
     const s = await openStore(dir);
     const r = await s.createRun(base);
-    const traj = (step: number, uid: string) => ({
-      step,
-      split: 'train' as const,
-      env: 'sokoban',
-      taskId: `t${step}`,
-      uid,
-      trajUid: uid,
-      won: false,
-      episodeReturn: step,
-      turns: [],
-    });
     await s.appendTrajectories(r.id, [traj(1, 'a'), traj(1, 'b')]);
     await s.trajectories(r.id);
     await s.appendTrajectories(r.id, [traj(2, 'c'), traj(2, 'd')]);
