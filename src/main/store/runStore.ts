@@ -497,13 +497,26 @@ export class RunStore {
    * lock (`repair`) the record is rebuilt: from the catalog entry when there is a valid one, else from the metric
    * stream as a `failed` record tagged `damaged` whose error says what happened — listed, openable, deletable.
    * Without the lock nothing is written ('needs-lock': the caller's locked pass does it). A folder with neither a
-   * catalog entry nor a set-aside run.json is an 'orphan' (most likely a run being created right now).
+   * catalog entry nor a set-aside run.json is an 'orphan' (most likely a run being created right now), kept and
+   * named — unless it holds only what createRun makes before the record: that creation was cut short by a kill
+   * (createRun holds the lock throughout, so under the lock none is under way), and it is 'removed'.
    */
-  private async recoverRecord(id: string, repair: boolean): Promise<'rebuilt' | 'needs-lock' | 'orphan'> {
+  private async recoverRecord(id: string, repair: boolean): Promise<'rebuilt' | 'needs-lock' | 'orphan' | 'removed'> {
     const cur = this.db.data.runs[id];
     const names = await readdir(this.runDir(id)).catch(() => [] as string[]);
     const asides = names.filter((n) => n.startsWith(`${RUN_FILE}.corrupt-`)).sort();
-    if (!cur && asides.length === 0) return 'orphan';
+    if (!cur && asides.length === 0) {
+      if (!(await this.unbornRun(id, names))) return 'orphan';
+      if (!repair) return 'needs-lock';
+      const trash = join(this.runsDir, `.deleted-${id}-${stamp()}`);
+      try {
+        await rename(this.runDir(id), trash);
+      } catch {
+        return 'orphan'; // read-only or busy: named as before
+      }
+      await rm(trash, { recursive: true, force: true }).catch(() => undefined);
+      return 'removed';
+    }
     if (!repair) return 'needs-lock';
     // Re-check under the lock: another process may have rebuilt it meanwhile.
     if (
@@ -563,6 +576,23 @@ export class RunStore {
     this.synced.set(id, { stamp: fileStamp(await stat(join(this.runDir(id), RUN_FILE))), updatedAt: rec.updatedAt });
     this.warnings.push(`Run ${id}: its record run.json was missing or unreadable; ${how}.`);
     return 'rebuilt';
+  }
+
+  /**
+   * Whether run folder `id` (its entries `names`) holds only what createRun makes before the run's record is in
+   * place — the two stream files, empty (RunFiles.ensureDir), and at most the record's temp file — so nothing was
+   * ever trained or imported into it: a kill in createRun (a session's end SIGKILLing the app or a study as it
+   * starts a run) left it, and its creator never learnt its id.
+   */
+  private async unbornRun(id: string, names: readonly string[]): Promise<boolean> {
+    const dir = this.runDir(id);
+    for (const n of names) {
+      if (n === METRICS_FILE || n === TRAJECTORIES_FILE) {
+        const st = await stat(join(dir, n)).catch(() => null);
+        if (!st?.isFile() || st.size > 0) return false;
+      } else if (!(n.startsWith(`.${RUN_FILE}.`) && n.endsWith('.tmp'))) return false;
+    }
+    return names.length > 0;
   }
 
   // ------------------------------------------------------------------------------------------------------
