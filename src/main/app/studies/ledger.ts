@@ -18,7 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LadderRunOutcome } from '../../../core/stats/index';
-import { writeFileAtomic } from '../../store/atomic';
+import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
 import type { LadderPlan } from './ladder';
 import { Arm, type StudyEntry } from './studyFiles';
 
@@ -174,8 +174,12 @@ export function ledgerText(header: LedgerHeader, records: readonly LedgerRecord[
   return `${[JSON.stringify(header), ...sortRecords(header.plan, records).map(recordLine)].join('\n')}\n`;
 }
 
-/** Write the ledger whole (atomic: a reader sees the old file or the new one). */
+/**
+ * Write the ledger whole (atomic: a reader sees the old file or the new one). The temp file a killed write left
+ * beside it (in a committed folder, where `git add` of the folder would take it along) goes first.
+ */
 export async function writeLedger(dir: string, header: LedgerHeader, records: readonly LedgerRecord[]): Promise<void> {
+  await cleanStaleTemps(dir);
   await writeFileAtomic(ledgerFile(dir), ledgerText(header, records));
 }
 

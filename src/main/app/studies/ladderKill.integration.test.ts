@@ -1,0 +1,142 @@
+/**
+ * A pressure ladder's report written while a session's end SIGKILLs it: `arlarena ladder --resume` from a committed
+ * ledger (nothing to train: it writes each level's study.json, then the ledger, summary.json and README.md) and
+ * `--export-ledger`, each killed at every one of its atomic writes in turn (the CLI with a kill point in its own
+ * process, testing/cliKillPoint.mjs), then run again whole. Every write is atomic, so the files are the old or
+ * the new ones; but the killed write's temp file stayed beside them for good — in the report folder, which is
+ * committed (resources/studies/NAME: an untracked `.ledger.jsonl.<pid>-0-1.tmp` that `git add` of the folder takes
+ * along), and in the data dir's study folders: nothing but the run store's own folders was ever cleaned. After the
+ * rerun (in a later session, minutes on): no temp file, and the report equals one never killed.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { resolveConfig } from '../../../core/config/index';
+import { appVersion } from '../../platform/appInfo';
+import { testLadderPlan } from '../../testing/ladderPlan';
+import { configHash, ledgerHeader, ledgerText, type LedgerRecord } from './ledger';
+
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
+const ARGS = ['--levels', '0', '--presets', 'grpo,gspo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'lk'];
+const plan = testLadderPlan({
+  command: `arlarena ladder ${ARGS.join(' ')}`,
+  levels: [0],
+  presets: ['grpo', 'gspo'],
+  seeds: [1, 2],
+  steps: 3,
+  episodes: 2,
+});
+const records = (): LedgerRecord[] =>
+  plan.presets.flatMap((preset) =>
+    plan.seeds.map((seed) => ({
+      level: 0,
+      env: 'sokoban',
+      preset,
+      seed,
+      runId: `run-${preset}-${seed}`,
+      status: 'completed' as const,
+      steps: 3,
+      collapseStep: seed === 2 ? 2 : null,
+      censoredAt: seed === 2 ? null : 3,
+      collapseReason: seed === 2 ? 'first critical alert at step 2' : null,
+      heldOutGreedy: 0.5,
+      heldOutSampled: 0.5,
+      finalTrainSuccess: 0.5,
+      bestTrainSuccess: 0.5,
+      firstCriticalStep: seed === 2 ? 2 : null,
+      stepsToThreshold: 1,
+      rolloutSecondsPerStep: 0.25 * seed,
+      rolloutMismatch: null,
+      wallSeconds: 12,
+      appVersion: appVersion(),
+      appCommit: 'abc123',
+      configHash: configHash(resolveConfig(preset, 'sokoban', { 'training.pressure': 0, seed, 'training.steps': 3 }).config),
+    })),
+  );
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-ladder-kill-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function cli(killAt: number | null, args: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
+  const argv =
+    killAt === null ? [join(ROOT, 'bin', 'arlarena.mjs'), ...args] : [KILL_POINT_CLI, String(killAt), 'atomic-before-rename', ...args];
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d) => (err += String(d)));
+    c.on('close', (code, signal) => resolve({ code, signal, err }));
+  });
+}
+
+/** Every temp file under `root` (the writers' `.NAME.<pid>-<thread>-<n>.tmp`), as paths relative to it. */
+async function temps(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (e.name.startsWith('.') && e.name.endsWith('.tmp')) out.push(join(e.parentPath, e.name).slice(root.length + 1));
+  }
+  return out.sort();
+}
+
+/**
+ * The next session comes minutes later: the temps under `roots` are dated two minutes back. A temp younger than a
+ * minute is left alone (cleanStaleTemps), as it may be a live writer's — here or on another machine sharing the folder.
+ */
+async function later(...roots: string[]): Promise<void> {
+  const t = (Date.now() - 120_000) / 1000;
+  for (const root of roots) for (const f of await temps(root)) await utimes(join(root, f), t, t);
+}
+
+async function report(out: string): Promise<string[]> {
+  return Promise.all(['ledger.jsonl', 'summary.json', 'README.md'].map((f) => readFile(join(out, 'lk', f), 'utf8')));
+}
+
+it('a ladder killed at each write of its report leaves no temp file once run again, and the same report', async () => {
+  const committed = ledgerText(ledgerHeader('lk', plan, null), records());
+  const fresh = async (name: string) => {
+    await mkdir(join(dir, name, 'lk'), { recursive: true });
+    await writeFile(join(dir, name, 'lk', 'ledger.jsonl'), committed);
+    return join(dir, name);
+  };
+  // The report of a run never killed, to compare with.
+  const cleanOut = await fresh('clean');
+  const clean = await cli(null, ['--data-dir', join(dir, 'clean-data'), 'ladder', ...ARGS, '--resume', '--out', cleanOut]);
+  expect(clean.code, clean.err).toBe(0);
+  const want = await report(cleanOut);
+
+  let kills = 0;
+  for (let at = 1; at <= 30; at++) {
+    const out = await fresh(`out-${at}`);
+    const data = join(dir, `data-${at}`);
+    const killed = await cli(at, ['--data-dir', data, 'ladder', ...ARGS, '--resume', '--out', out]);
+    if (killed.signal !== 'SIGKILL') {
+      expect(killed.code, killed.err).toBe(0);
+      break;
+    }
+    kills++;
+    await later(out, data);
+    const again = await cli(null, ['--data-dir', data, 'ladder', ...ARGS, '--resume', '--out', out]);
+    expect(again.code, `killed at write ${at}, then: ${again.err}`).toBe(0);
+    expect(await temps(out), `report folder after a kill at write ${at}`).toEqual([]);
+    expect(await temps(join(data, 'studies')), `study folders after a kill at write ${at}`).toEqual([]);
+    expect(await report(out), `report after a kill at write ${at}`).toEqual(want);
+
+    // --export-ledger of that data dir, killed at the same write, then run again.
+    const exported = await cli(at, ['--data-dir', data, 'ladder', '--study', 'lk', '--export-ledger', '--out', out]);
+    if (exported.signal === 'SIGKILL') {
+      await later(out, data);
+      const whole = await cli(null, ['--data-dir', data, 'ladder', '--study', 'lk', '--export-ledger', '--out', out]);
+      expect(whole.code, whole.err).toBe(0);
+      expect(await temps(out), `report folder after --export-ledger killed at write ${at}`).toEqual([]);
+    }
+  }
+  expect(kills).toBeGreaterThan(2);
+}, 300_000);
