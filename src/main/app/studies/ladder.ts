@@ -27,6 +27,7 @@ import {
   sortRecords,
   writeLedger,
   type Ledger,
+  type LedgerBackend,
   type LedgerHeader,
   type LedgerRecord,
 } from './ledger';
@@ -78,10 +79,11 @@ export interface LadderOptions {
   readonly ledger?: Ledger | null;
   /**
    * Other studies' ledgers (reuse.ts readDonorLedgers): an entry with no run yet whose run one of them holds finished
-   * (the same config hash, seed, major version, held-out episodes and collapse rule) is taken from there, not
-   * trained. Absent or empty: every run trains (`--no-reuse`). Only with a report dir (the ledger keeps the line).
+   * (the same config hash, seed, major version, held-out episodes and collapse rule, and the backend and K that
+   * `backendOf` says the run would train on here) is taken from there, not trained. Absent or no ledgers: every run
+   * trains (`--no-reuse`). Only with a report dir (the ledger keeps the line).
    */
-  readonly reuseFrom?: readonly DonorLedger[];
+  readonly reuse?: { readonly from: readonly DonorLedger[]; readonly backendOf: (config: RunConfig) => LedgerBackend };
 }
 
 export function levelStudyName(name: string, level: number): string {
@@ -148,7 +150,10 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       const fromLedger = keeper.take(level, state);
       if (fromLedger > 0) o.log(`level ${level}: ${fromLedger} of ${state.entries.length} runs from the committed ledger`);
       await keeper.addFinished(level, state);
-      if (o.reuseFrom && o.reuseFrom.length > 0) keeper.reuse(level, state, (e) => configHash(configs.get(keyOf(e))), o.reuseFrom, o.log);
+      if (o.reuse && o.reuse.from.length > 0) {
+        const { from, backendOf } = o.reuse;
+        keeper.reuse(level, state, (e) => configs.get(keyOf(e))!, backendOf, from, o.log);
+      }
       await keeper.save();
     }
     if (persist) await writeStudy(o.dataDir, state);
@@ -286,12 +291,13 @@ export class LedgerKeeper {
   /**
    * The level's entries with no run yet whose run another study's ledger holds (findReusable) become that line,
    * copied and marked reusedFrom, instead of training; each is logged, and so is a line of the same config hash that
-   * was refused and why. How many were reused.
+   * was refused and why (`backendOf`: what the entry's config would train on here). How many were reused.
    */
   reuse(
     level: number,
     state: StudyState,
-    hashOf: (e: StudyEntry) => string,
+    configOf: (e: StudyEntry) => RunConfig,
+    backendOf: (config: RunConfig) => LedgerBackend,
     donors: readonly DonorLedger[],
     log: (line: string) => void,
     version: string = appVersion(),
@@ -305,7 +311,8 @@ export class LedgerKeeper {
         preset: e.preset,
         ...(e.arm !== undefined ? { arm: e.arm } : {}),
         seed: e.seed,
-        configHash: hashOf(e),
+        configHash: configHash(configOf(e)),
+        backend: backendOf(configOf(e)),
       };
       const label = `level ${level}: ${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}`;
       const found = findReusable(donors, want, this.plan, version);
@@ -456,7 +463,8 @@ const MISMATCH =
 
 export const REUSE_RULE =
   "A reused run's ledger line (marked reusedFrom) is the other study's line copied unchanged: it was the same run — " +
-  'the same config hash, seed and major version of the lab, held-out episodes and collapse rule — so it was not ' +
+  'the same config hash, seed and major version of the lab, held-out episodes and collapse rule, training backend, ' +
+  'rollout engine and gradient workers (K) — so it was not ' +
   'trained again (a ladder run with --no-reuse trains such runs itself). Its rollout s/step and wall seconds were measured when that ' +
   'study trained it, under that load.';
 

@@ -3,8 +3,9 @@
  * `arlarena ladder --study NAME` writes. The data dir holds the runs and each level's study.json, and does not move
  * with a clone; the ledger does: one line per finished run with what the summary needs (its collapse or censoring
  * step, held-out success, rollout seconds and engine gap) and what tells whether a rerun would be the same run (the
- * config hash, the app version and commit). So the summary can be computed from the ledger alone, and `--resume`
- * on a fresh clone takes the ledger's runs as done and trains only the rest.
+ * config hash, the app version and commit, the backend and worker count it trained on). So the summary can be
+ * computed from the ledger alone, and `--resume` on a fresh clone takes the ledger's runs as done and trains only
+ * the rest.
  *
  * Format (JSON Lines, UTF-8): line 1 is the header (kind, version, ladder name, the plan the runs were trained
  * under); every further line is one run, sorted by level, env, cell (the plan's order of presets or arms) and seed,
@@ -18,6 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LadderRunOutcome } from '../../../core/stats/index';
+import type { ComputeBackendInfo } from '../../../shared/api';
 import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
 import type { LadderPlan } from './ladder';
 import { Arm, type StudyEntry } from './studyFiles';
@@ -51,6 +53,24 @@ export type LedgerPlan = z.infer<typeof LedgerPlan>;
 
 const Header = z.object({ kind: z.literal(KIND), version: z.literal(1), name: z.string(), plan: LedgerPlan });
 export type LedgerHeader = z.infer<typeof Header>;
+
+/**
+ * The backend a run trained on, as its run record's backend names it (ComputeBackendInfo): the tfjs training backend
+ * (`tensorflow`, `wasm`, …), the rollout engine (`onnxruntime-cpu`, `onnxruntime-cpu-int8`, `tfjs-wasm`, …) and K,
+ * its gradient workers.
+ */
+export const LedgerBackend = z.object({ training: z.string(), rollout: z.string(), workers: z.number().int().positive() });
+export type LedgerBackend = z.infer<typeof LedgerBackend>;
+
+/**
+ * A run record's backend as a ledger line keeps it; null when the record does not say (`unknown`: a run whose
+ * trainer never reported it). A record without `workers` was made before runs recorded K, when every run trained on
+ * one thread (trainer.ts workersOf; reproduce.ts reads it the same way): K = 1.
+ */
+export function ledgerBackendOf(b: Pick<ComputeBackendInfo, 'training' | 'rollout' | 'workers'>): LedgerBackend | null {
+  if (!b.training || !b.rollout || b.training === 'unknown' || b.rollout === 'unknown') return null;
+  return { training: b.training, rollout: b.rollout, workers: b.workers ?? 1 };
+}
 
 /** One finished run (completed, or stopped at its collapse). */
 export const LedgerRecord = z.object({
@@ -86,6 +106,13 @@ export const LedgerRecord = z.object({
   /** The lab that created the run (its run record's appVersion and appCommit). */
   appVersion: z.string(),
   appCommit: z.string(),
+  /**
+   * What the run trained on (its run record's backend: compute.backend = auto and compute.workers = 0 resolve on the
+   * machine that trains); another study reuses the line only for a run that would train on the same (reuse.ts).
+   * Absent in lines written before ledgers recorded it — --export-ledger from the data dir that holds the run fills
+   * it — and for a run whose record has no backend.
+   */
+  backend: LedgerBackend.optional(),
   /** configHash of the run's resolved config (as stored in its run record). */
   configHash: z.string(),
 });
@@ -331,6 +358,7 @@ export function entryOfRecord(r: LedgerRecord): StudyEntry {
     },
     ...(r.status === 'stopped' ? { stopReason: r.collapseReason } : {}),
     ledger: { collapseStep: r.collapseStep, rolloutSeconds: r.rolloutSecondsPerStep, rolloutMismatch: r.rolloutMismatch },
+    ...(r.reusedFrom ? { reusedFrom: { ...r.reusedFrom } } : {}),
   };
 }
 
@@ -341,9 +369,10 @@ export function entryOfRecord(r: LedgerRecord): StudyEntry {
 export function recordOf(
   e: StudyEntry,
   outcome: LadderRunOutcome,
-  run: { appVersion: string; appCommit: string; config: unknown },
+  run: { appVersion: string; appCommit: string; config: unknown; backend: ComputeBackendInfo },
   fraction: number,
 ): LedgerRecord {
+  const backend = ledgerBackendOf(run.backend);
   const out = e.outcome!;
   const status = e.status === 'stopped' ? 'stopped' : 'completed';
   const c = outcome.collapseStep;
@@ -377,6 +406,7 @@ export function recordOf(
     wallSeconds: e.wallSeconds,
     appVersion: run.appVersion,
     appCommit: run.appCommit,
+    ...(backend ? { backend } : {}),
     configHash: configHash(run.config),
   };
 }

@@ -1,26 +1,33 @@
 /**
  * A ladder takes a run another study's ledger holds finished instead of training it (reuse.ts), through runLadder
- * on constructed ladders: a donor study's runs are in a run store and its ledger is written from them; a second
- * ladder of arms that train the same runs reuses them all — nothing goes to the trainer, the lines are the donor's
- * copied and marked, the summary's rows are those of the trained runs — and keeps them when resumed. A different
- * config hash, seed, major version, held-out episodes or collapse rule, or no donors (--no-reuse), trains instead.
- * The trainer is a stand-in that fails at once (mock): what matters is which runs the ladder hands it.
+ * on constructed ladders: a donor study's runs are in a run store and its ledger is written from them (each line
+ * with its run record's backend); a second ladder of arms that train the same runs on the same backend reuses them
+ * all — nothing goes to the trainer, the lines are the donor's copied and marked, the summary's rows are those of the
+ * trained runs — and keeps them when resumed. A different config hash, seed, major version, held-out episodes,
+ * collapse rule, training backend, rollout engine or K, a donor line that does not record its backend, or no donors
+ * (--no-reuse), trains instead. The trainer is a stand-in that fails at once (mock): what matters is which runs the
+ * ladder hands it.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../../core/config/index';
+import type { ComputeBackendInfo } from '../../../shared/api';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
 import { RunStore } from '../../store/index';
 import { appVersion } from '../../platform/appInfo';
 import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, runLadder, type LadderPlan } from './ladder';
-import { ledgerHeader, readLedger, writeLedger, type LedgerRecord } from './ledger';
-import { readDonorLedgers, type DonorLedger } from './reuse';
+import { ledgerHeader, readLedger, writeLedger, type LedgerBackend, type LedgerRecord } from './ledger';
+import { plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
 import type { StudyEntry, StudyPlan } from './studyFiles';
 
 const LEVEL = 2;
 const SEEDS = [1, 2, 3];
+
+/** What the donor's runs trained on (their run records' backend), and what the reusing ladders would train on. */
+const HERE: LedgerBackend = { training: 'wasm', rollout: 'tfjs-wasm', workers: 2 };
+const RECORDED: ComputeBackendInfo = { ...HERE, detail: 'tfjs-wasm (SIMD, 1 thread); rollouts on tfjs', available: ['wasm'] };
 
 const donorPlan: LadderPlan = {
   command: 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 3 --steps 12 --episodes 4 --study donor',
@@ -65,8 +72,11 @@ const configOf = (p: Pick<StudyPlan, 'sets' | 'arms'>, e: { preset: string; seed
   } as unknown as RunConfig;
 };
 
-/** The donor's runs in a store (cispo seeds 1 and 2 collapse at step 6, grpo seed 2 has a critical alert at 9). */
-async function trainedDonor(dataDir: string): Promise<StudyEntry[]> {
+/**
+ * The donor's runs in a store (cispo seeds 1 and 2 collapse at step 6, grpo seed 2 has a critical alert at 9), their
+ * records with `backend` (null: none, the store's 'unknown').
+ */
+async function trainedDonor(dataDir: string, backend: ComputeBackendInfo | null = RECORDED): Promise<StudyEntry[]> {
   const store = await RunStore.open(dataDir);
   const entries: StudyEntry[] = [];
   try {
@@ -85,6 +95,7 @@ async function trainedDonor(dataDir: string): Promise<StudyEntry[]> {
           totalSteps: 12,
           appVersion: appVersion(),
           appCommit: 'c0ffee',
+          ...(backend ? { backend } : {}),
         });
         const records = [{ step: 0, values: { 'val/success_rate': 0.5 } as Record<string, number> }];
         for (let step = 1; step <= last; step++) {
@@ -123,10 +134,13 @@ async function trainedDonor(dataDir: string): Promise<StudyEntry[]> {
   return entries;
 }
 
-/** runLadder of `plan` as `name` on `dataDir`, reporting into `studies/name`, with a stand-in trainer (mock). */
+/**
+ * runLadder of `plan` as `name` on `dataDir`, reporting into `studies/name`, with a stand-in trainer (mock); its runs
+ * would train on `here` (default HERE).
+ */
 async function ladder(
   plan: LadderPlan,
-  o: { dataDir: string; studies: string; name: string; resume?: boolean; reuseFrom: readonly DonorLedger[] },
+  o: { dataDir: string; studies: string; name: string; resume?: boolean; reuseFrom: readonly DonorLedger[]; here?: LedgerBackend },
 ) {
   const lines: string[] = [];
   const spawned: string[] = [];
@@ -148,7 +162,7 @@ async function ladder(
     log: (l) => lines.push(l),
     reportDir,
     ledger: await readLedger(reportDir),
-    reuseFrom: o.reuseFrom,
+    reuse: { from: o.reuseFrom, backendOf: () => o.here ?? HERE },
   });
   return { ...result, lines, spawned, reportDir };
 }
@@ -178,6 +192,8 @@ describe('reusing another study’s runs', () => {
   });
 
   it('a matching run is taken, not trained: its line copied and marked, the summary rows those of the trained runs', async () => {
+    // the donor's lines carry what its run records say the runs trained on
+    expect(donorLines.map((l) => l.backend)).toEqual(donorLines.map(() => HERE));
     const donors = await readDonorLedgers([studies], join(studies, 'mine'), () => undefined);
     expect(donors.map((d) => d.study)).toEqual(['donor']);
     // a study of this one's name elsewhere is a copy of it, not a donor (not even read); a ledger that does not
@@ -255,7 +271,7 @@ describe('reusing another study’s runs', () => {
     return readDonorLedgers([root], join(root, 'none'), () => undefined);
   };
   const onePlan: LadderPlan = { ...armsPlan, seeds: [1], arms: [armsPlan.arms![0]] };
-  const cases: Array<{ why: string; plan?: LadderPlan; donor: () => Promise<DonorLedger[]>; miss: RegExp | null }> = [
+  const cases: Array<{ why: string; plan?: LadderPlan; here?: LedgerBackend; donor: () => Promise<DonorLedger[]>; miss: RegExp | null }> = [
     {
       why: 'another config hash (an arm with an override)',
       plan: { ...onePlan, arms: [{ name: 'grpo-a', preset: 'grpo', sets: { 'optim.lr': 0.001 }, vs: null }] },
@@ -292,6 +308,38 @@ describe('reusing another study’s runs', () => {
       donor: () => donorWith('d-collapse', { ...donorPlan, fraction: 0.25, stopOnCollapse: false }, donorLines),
       miss: /: collapse fraction 0\.25 there, 0\.5 here; on collapse continue there, stop here$/,
     },
+    {
+      why: 'another training backend (auto resolves to native TensorFlow here)',
+      here: { ...HERE, training: 'tensorflow' },
+      donor: () => donorWith('d-training', donorPlan, donorLines),
+      miss: /: run \S+ of study donor has its config hash but is not reused: trained on wasm there, tensorflow here$/,
+    },
+    {
+      why: 'another rollout engine',
+      here: { ...HERE, rollout: 'onnxruntime-cpu-int8' },
+      donor: () => donorWith('d-rollout', donorPlan, donorLines),
+      miss: /: rollouts on tfjs-wasm there, onnxruntime-cpu-int8 here$/,
+    },
+    {
+      why: 'another worker count (K = 0 on a machine of 4 cores)',
+      here: { ...HERE, workers: 4 },
+      donor: () => donorWith('d-workers', donorPlan, donorLines),
+      miss: /: 2 gradient workers there, 4 here$/,
+    },
+    {
+      why: 'a donor line that does not record its backend (a ledger written before lines did)',
+      donor: () =>
+        donorWith(
+          'd-nobackend',
+          donorPlan,
+          donorLines.map(({ backend: _b, ...l }) => l),
+        ),
+      miss: new RegExp(
+        ': its line does not record the backend and worker count it trained on \\(a ledger written before lines did\\); ' +
+          're-export it, which fills them from the run records: arlarena --data-dir <the data dir that holds its runs> ladder ' +
+          '--study donor --export-ledger --out \\S+d-nobackend$',
+      ),
+    },
     { why: 'no donors (--no-reuse)', donor: async () => [], miss: null },
   ];
   for (const c of cases)
@@ -302,6 +350,7 @@ describe('reusing another study’s runs', () => {
         studies: join(dir, `studies-${tag}`),
         name: 'one',
         reuseFrom: await c.donor(),
+        ...(c.here ? { here: c.here } : {}),
       });
       expect(r.spawned).toHaveLength(1);
       expect(r.complete).toBe(false);
@@ -311,4 +360,61 @@ describe('reusing another study’s runs', () => {
       else expect(misses).toEqual([]);
       expect((await readLedger(r.reportDir))!.records).toEqual([]);
     });
+});
+
+describe('the backend on a ledger line', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-reuse-backend-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The ledger --export-ledger writes (LedgerKeeper.addFinished) from a data dir whose run records have `backend`. */
+  const exported = async (tag: string, backend: ComputeBackendInfo | null): Promise<LedgerRecord[]> => {
+    const entries = await trainedDonor(join(dir, `${tag}-data`), backend);
+    const keeper = new LedgerKeeper(join(dir, `${tag}-data`), join(dir, 'studies', tag), tag, donorPlan, null);
+    await keeper.addFinished(LEVEL, { version: 1, name: `${tag}-p2`, createdAt: '', plan: {} as StudyPlan, entries });
+    await keeper.save();
+    return [...(await readLedger(join(dir, 'studies', tag)))!.records];
+  };
+
+  it('export fills it from the run record: training backend, rollout engine and K', async () => {
+    const native: ComputeBackendInfo = { training: 'tensorflow', rollout: 'onnxruntime-cpu-int8', detail: 'x', available: [], workers: 1 };
+    const lines = await exported('native', native);
+    expect(lines).toHaveLength(6);
+    expect(lines.map((l) => l.backend)).toEqual(lines.map(() => ({ training: 'tensorflow', rollout: 'onnxruntime-cpu-int8', workers: 1 })));
+  });
+
+  it('a record made before runs recorded K trained on one worker; a record that does not name its backend gives none', async () => {
+    const old = await exported('old', { training: 'wasm', rollout: 'onnxruntime-cpu', detail: 'x', available: [] });
+    expect(old[0].backend).toEqual({ training: 'wasm', rollout: 'onnxruntime-cpu', workers: 1 });
+    const unknown = await exported('unknown', null);
+    expect(unknown).toHaveLength(6);
+    expect(unknown.map((l) => 'backend' in l)).toEqual(unknown.map(() => false));
+  });
+
+  it('plannedBackend names what the training job resolves: auto, the rollout engine and K', () => {
+    const here = { training: 'tensorflow', workers: 8 };
+    const run = (compute: Partial<RunConfig['compute']>, source?: string) =>
+      plannedBackend(
+        {
+          compute: { backend: 'auto', rolloutEngine: 'onnxruntime', workers: 0, ...compute } as RunConfig['compute'],
+          model: (source ? { source } : {}) as RunConfig['model'],
+        },
+        here,
+      );
+    // auto is the machine's choice; native TensorFlow takes K = 1 for K = 0 (its kernels use every core)
+    expect(run({})).toEqual({ training: 'tensorflow', rollout: 'onnxruntime-cpu', workers: 1 });
+    expect(run({ backend: 'wasm', rolloutPrecision: 'int8' })).toEqual({ training: 'wasm', rollout: 'onnxruntime-cpu-int8', workers: 8 });
+    expect(run({ backend: 'wasm', rolloutEngine: 'tfjs', workers: 3 })).toEqual({ training: 'wasm', rollout: 'tfjs-wasm', workers: 3 });
+    expect(run({ backend: 'tensorflow-gpu', rolloutEngine: 'tfjs' })).toEqual({
+      training: 'tensorflow-gpu',
+      rollout: 'tfjs-tensorflow',
+      workers: 1,
+    });
+    // a Hugging Face model trains on one thread whatever K asks
+    expect(run({ backend: 'wasm', workers: 4 }, 'hf:/models/qwen')).toEqual({ training: 'wasm', rollout: 'onnxruntime-cpu', workers: 1 });
+  });
 });

@@ -13,20 +13,27 @@
  * - what the study adds outside the config — the held-out episodes of the final evaluation, the collapse fraction and
  *   whether a run stops at its collapse (the stepsToThreshold threshold is 0.5 in every ladder, levelPlan): compared
  *   with the donor ledger's header plan. A field that differs there refuses the reuse, and the ladder says which.
- * - Not checked, because no ledger records it: which tfjs backend `compute.backend = auto` and how many gradient
- *   workers `compute.workers = 0` resolved to on the machine that trained. The config reference says another K
- *   changes only the float32 summation order; the same holds for a ledger run taken on --resume on another machine.
+ * - the backend and worker count — a run is a function of its config, seed, app version, backend and K, and
+ *   `compute.backend = auto` and `compute.workers = 0` resolve on the machine that trains: the donor line's `backend`
+ *   (its run record's training backend, rollout engine and K) must equal what this ladder would train the run on
+ *   (plannedBackend). A donor line without it (a ledger written before lines recorded it) is not reused; the log says
+ *   to re-export that study's ledger from the data dir that holds its runs (--export-ledger fills it from the run
+ *   records). A ledger run taken on --resume is not checked so: it is this ladder's own run.
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import type { RunConfig } from '../../../core/config/index';
+import { projectRoot } from '../../platform/appInfo';
 import type { LadderPlan } from './ladder';
-import { LEDGER_FILE, majorOf, readLedger, type LedgerPlan, type LedgerRecord } from './ledger';
+import { LEDGER_FILE, majorOf, readLedger, type LedgerBackend, type LedgerPlan, type LedgerRecord } from './ledger';
 
 /** Another study's ledger, as a source of finished runs. */
 export interface DonorLedger {
   /** The study's folder name (resources/studies/NAME): what `reusedFrom.study` names. */
   readonly study: string;
+  /** The folder of study folders it was found in (its ledger is root/study/ledger.jsonl). */
+  readonly root: string;
   readonly plan: LedgerPlan;
   readonly records: readonly LedgerRecord[];
 }
@@ -49,7 +56,7 @@ export async function readDonorLedgers(roots: readonly string[], own: string, lo
       seen.add(dir);
       try {
         const ledger = await readLedger(dir);
-        if (ledger) out.push({ study: entry.name, plan: ledger.header.plan, records: ledger.records });
+        if (ledger) out.push({ study: entry.name, root, plan: ledger.header.plan, records: ledger.records });
       } catch (e) {
         log(`reuse: ${(e as Error).message}; its runs are not reused`);
       }
@@ -79,6 +86,53 @@ export interface ReuseWanted {
   readonly arm?: string;
   readonly seed: number;
   readonly configHash: string;
+  /** What this ladder would train it on (plannedBackend). */
+  readonly backend: LedgerBackend;
+}
+
+/** What a study's runs resolve `auto` and K = 0 to where they would train: the machine's or the Ray job's choice. */
+export interface BackendHere {
+  /** The tfjs backend `compute.backend = auto` selects (`tensorflow-gpu`, `tensorflow`, `wasm`, `cpu`). */
+  readonly training: string;
+  /** K for `compute.workers = 0` on a tfjs backend other than native TensorFlow (one per core). */
+  readonly workers: number;
+}
+
+/**
+ * The backend a run of `config` trains on `here`, named as its run record will name it — the resolution the
+ * training job makes (compute/index.ts setupCompute: the rollout engine's name; trainer.ts workersOf: K = 1 on
+ * native TensorFlow, whose kernels already use every core, and for a Hugging Face model, whose trainer has no
+ * gradient workers).
+ */
+export function plannedBackend(config: Pick<RunConfig, 'compute' | 'model'>, here: BackendHere): LedgerBackend {
+  const c = config.compute;
+  const training = c.backend === 'auto' ? here.training : c.backend;
+  const precision = c.rolloutPrecision ?? 'fp32';
+  const rollout =
+    c.rolloutEngine === 'onnxruntime'
+      ? precision === 'fp32'
+        ? 'onnxruntime-cpu'
+        : `onnxruntime-cpu-${precision}`
+      : `tfjs-${training === 'tensorflow-gpu' ? 'tensorflow' : training}`;
+  const hf = (config.model.source ?? 'lab').startsWith('hf:');
+  const native = training === 'tensorflow' || training === 'tensorflow-gpu';
+  const workers = hf ? 1 : c.workers > 0 ? c.workers : native ? 1 : Math.max(1, here.workers);
+  return { training, rollout, workers };
+}
+
+/** What differs between the backend a donor line records and the one this ladder would train on (one phrase each). */
+function backendBlockers(there: LedgerBackend, here: LedgerBackend): string[] {
+  const out: string[] = [];
+  if (there.training !== here.training) out.push(`trained on ${there.training} there, ${here.training} here`);
+  if (there.rollout !== here.rollout) out.push(`rollouts on ${there.rollout} there, ${here.rollout} here`);
+  if (there.workers !== here.workers) out.push(`${there.workers} gradient workers there, ${here.workers} here`);
+  return out;
+}
+
+/** The command that re-exports donor `d`'s ledger from its runs (its lines then record their backend). */
+function reexport(d: Pick<DonorLedger, 'study' | 'root'>): string {
+  const committed = resolve(d.root) === resolve(projectRoot(), 'resources', 'studies');
+  return `arlarena --data-dir <the data dir that holds its runs> ladder --study ${d.study} --export-ledger${committed ? '' : ` --out ${d.root}`}`;
 }
 
 export type ReuseFound =
@@ -100,6 +154,12 @@ export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, 
       if (r.env !== want.env) why.push(`env ${r.env} there`);
       // NaN (a version without a major) equals nothing: not reused.
       if (!(majorOf(r.appVersion) === majorOf(version))) why.push(`trained by ARLArena Lab ${r.appVersion}, this is ${version}`);
+      if (r.backend) why.push(...backendBlockers(r.backend, want.backend));
+      else
+        why.push(
+          'its line does not record the backend and worker count it trained on (a ledger written before lines did); ' +
+            `re-export it, which fills them from the run records: ${reexport(d)}`,
+        );
       if (why.length === 0) return { record: r, study: d.study, misses };
       misses.push(`run ${r.runId} of study ${d.study} has its config hash but is not reused: ${why.join('; ')}`);
     }
@@ -139,7 +199,9 @@ const seedList = (s: readonly number[]) => {
 };
 
 /** The summary's account of reused runs (records in the ledger's order); empty when none was reused. */
-export function reusedSummary(records: readonly LedgerRecord[]): ReusedFrom[] {
+export function reusedSummary(
+  records: ReadonlyArray<Pick<LedgerRecord, 'level' | 'env' | 'preset' | 'arm' | 'seed' | 'reusedFrom'>>,
+): ReusedFrom[] {
   const by = new Map<string, Map<string, number[]>>();
   for (const r of records) {
     if (!r.reusedFrom) continue;

@@ -21,10 +21,21 @@ import {
   type LadderPlan,
 } from '../../app/studies/ladder';
 import { LADDER_CLI_DEFAULTS, ladderCommandPlan } from '../../app/studies/ladderInfo';
-import { configHash, ledgerPlanMismatches, ledgerPlanOf, majorOf, readLedger, type Ledger } from '../../app/studies/ledger';
-import { readDonorLedgers } from '../../app/studies/reuse';
+import {
+  configHash,
+  ledgerPlanMismatches,
+  ledgerPlanOf,
+  majorOf,
+  readLedger,
+  type Ledger,
+  type LedgerBackend,
+} from '../../app/studies/ledger';
+import { plannedBackend, readDonorLedgers, type BackendHere } from '../../app/studies/reuse';
 import { checkStudyName, readStudy, studyExists, type StudyPlan } from '../../app/studies/studyFiles';
-import { resolveTarget } from '../../remote/computeTarget';
+import { detectComputeBackend } from '../../compute/detect';
+import { machineWorkers } from '../../compute/gradPool';
+import { resolveTarget, type ComputeTarget } from '../../remote/computeTarget';
+import { submittedBackend } from '../../remote/rayTarget';
 
 /** The recalibrated separating range (ladderInfo.ts LADDER_CLI_DEFAULTS, which the Ladder view reads too). */
 const DEFAULT_LEVELS = LADDER_CLI_DEFAULTS.levels.join(',');
@@ -193,6 +204,22 @@ function checkLedger(
         `Fix: finish the ladder with the checkout that trained them (git checkout ${r.appCommit.replace(/-dirty$/, '')}), ${fixByName(name)}`,
     );
   }
+}
+
+/**
+ * What a run of a config would train on where this ladder trains it, as its run record will name it: on Ray what the
+ * job is submitted with (rayTarget.ts submittedBackend: auto is wasm there); here `auto` is the backend the machine's
+ * packages offer first and K = 0 its cores (the look train.ts takes before it trains; it does not load libtensorflow,
+ * whose thread pools the first load in this process would fix for every run it trains).
+ */
+function backendOnTarget(target: ComputeTarget): (config: RunConfig) => LedgerBackend {
+  if (target.kind === 'ray')
+    return (config) => {
+      const b = submittedBackend(config.compute, target.label);
+      return { training: b.training, rollout: b.rollout, workers: b.workers! };
+    };
+  let here: BackendHere | null = null;
+  return (config) => plannedBackend(config, (here ??= { training: detectComputeBackend().training, workers: machineWorkers() }));
 }
 
 /** `--export-ledger`: the data dir's finished runs of ladder `name` into its ledger, summary and README. */
@@ -399,13 +426,16 @@ const ladder: CliCommand = {
     const log = (line: string) => {
       if (!json) ctx.stderr.write(`${line}\n`);
     };
-    // Runs another study already trained: the committed studies' ledgers and those beside this one's (--out).
-    const reuseFrom =
-      reportDir && values['no-reuse'] !== true
-        ? await readDonorLedgers([join(projectRoot(), 'resources', 'studies'), dirname(reportDir)], reportDir, log)
-        : [];
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
+    // Runs another study already trained: the committed studies' ledgers and those beside this one's (--out).
+    const reuse =
+      reportDir && values['no-reuse'] !== true
+        ? {
+            from: await readDonorLedgers([join(projectRoot(), 'resources', 'studies'), dirname(reportDir)], reportDir, log),
+            backendOf: backendOnTarget(target),
+          }
+        : undefined;
     const { complete, outcomes } = await runLadder({
       dataDir: ctx.dataDir,
       name,
@@ -415,7 +445,7 @@ const ladder: CliCommand = {
       target,
       ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
       configOf,
-      ...(reportDir ? { reportDir, ledger, reuseFrom } : {}),
+      ...(reportDir ? { reportDir, ledger, ...(reuse ? { reuse } : {}) } : {}),
       log,
       onProgress: (id, p) => {
         if (ctx.isTTY && !json) ctx.stderr.write(`\r${progressLine(id, p)}\x1b[K`);

@@ -1,8 +1,10 @@
 /**
  * `arlarena ladder` reusing runs from other studies' ledgers (app/studies/reuse.ts; runLadder's side is
- * reuse.test.ts): a ledger beside this study's (--out DIR) holding its runs makes a ladder of arms train nothing;
- * --no-reuse trains them. And the committed rollout-mismatch study's fp32 arms resolve to the configs of the
- * pressure ladder's level-1 cells of their preset, so the one's runs are the other's.
+ * reuse.test.ts): a ledger beside this study's (--out DIR) holding its runs, trained on the backend and K a run
+ * gets on this machine, makes a ladder of arms train nothing; --no-reuse trains them; lines trained with another K
+ * or that do not record their backend are trained, and the log says why and how to fill them. And the committed
+ * rollout-mismatch study's fp32 arms resolve to the configs of the pressure ladder's level-1 cells of their preset,
+ * so the one's runs are the other's.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { levelPlan, type LadderPlan } from '../../app/studies/ladder';
 import { configHash, ledgerHeader, ledgerText, readLedger, type LedgerRecord } from '../../app/studies/ledger';
+import { plannedBackend } from '../../app/studies/reuse';
+import { detectComputeBackend } from '../../compute/detect';
+import { machineWorkers } from '../../compute/gradPool';
 import { appVersion, projectRoot } from '../../platform/appInfo';
 import { RunStore } from '../../store/index';
 import { testCliContext } from '../../testing/testContext';
@@ -33,10 +38,12 @@ describe('arlarena ladder: runs reused from another study', () => {
     arms: null,
   };
   const ARGS = ['--levels', '0', '--arms', 'g=grpo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'mine'];
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arl-ladder-reuse-'));
-    // The donor's lines, each with the config hash this checkout resolves for its run (as its run record would hold).
-    const lines: LedgerRecord[] = donorPlan.seeds.map((seed) => ({
+  const configOf = (seed: number) => ladderRunConfig(levelPlan(donorPlan, 0), { env: 'sokoban', preset: 'grpo', seed });
+  // What such a run trains on here (compute.backend auto, K = 0): the machine's first backend and its cores.
+  const here = () => plannedBackend(configOf(1), { training: detectComputeBackend().training, workers: machineWorkers() });
+  /** The donor's lines, each with the config hash this checkout resolves for its run (as its run record would hold). */
+  const donorLines = (): LedgerRecord[] =>
+    donorPlan.seeds.map((seed) => ({
       level: 0,
       env: 'sokoban',
       preset: 'grpo',
@@ -58,10 +65,16 @@ describe('arlarena ladder: runs reused from another study', () => {
       wallSeconds: 12,
       appVersion: appVersion(),
       appCommit: 'abc123',
-      configHash: configHash(ladderRunConfig(levelPlan(donorPlan, 0), { env: 'sokoban', preset: 'grpo', seed })),
+      backend: here(),
+      configHash: configHash(configOf(seed)),
     }));
-    await mkdir(join(dir, 'out', 'donor'), { recursive: true });
-    await writeFile(join(dir, 'out', 'donor', 'ledger.jsonl'), ledgerText(ledgerHeader('donor', donorPlan, null), lines));
+  const writeDonor = async (out: string, lines: LedgerRecord[]) => {
+    await mkdir(join(out, 'donor'), { recursive: true });
+    await writeFile(join(out, 'donor', 'ledger.jsonl'), ledgerText(ledgerHeader('donor', donorPlan, null), lines));
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-ladder-reuse-'));
+    await writeDonor(join(dir, 'out'), donorLines());
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -102,6 +115,33 @@ describe('arlarena ladder: runs reused from another study', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('a line trained with another K, or one that does not record its backend, is trained here; the log says why', async () => {
+    const spawned: string[] = [];
+    const jobs = {
+      spawn: (id: string) => {
+        spawned.push(id);
+        throw new Error('no trainer in this test');
+      },
+      validateConfig: () => [],
+    };
+    const [one, two] = donorLines();
+    const { backend: _b, ...bare } = one;
+    const K = here().workers;
+    await writeDonor(join(dir, 'out-old'), [bare, { ...two, backend: { ...two.backend!, workers: K + 1 } }]);
+    const c = testCliContext(join(dir, 'data-old'), { jobs });
+    expect(await ladder.run([...ARGS, '--out', join(dir, 'out-old')], c.ctx)).toBe(1);
+    expect(spawned).toHaveLength(2);
+    expect(c.err()).not.toMatch(/reused run/);
+    expect(c.err()).toContain(
+      'level 0: g · sokoban · seed 1: run donor-run-1 of study donor has its config hash but is not reused: its line does not ' +
+        'record the backend and worker count it trained on (a ledger written before lines did); re-export it, which fills them ' +
+        `from the run records: arlarena --data-dir <the data dir that holds its runs> ladder --study donor --export-ledger --out ${join(dir, 'out-old')}\n`,
+    );
+    expect(c.err()).toContain(
+      `level 0: g · sokoban · seed 2: run donor-run-2 of study donor has its config hash but is not reused: ${K + 1} gradient workers there, ${K} here\n`,
+    );
   });
 
   it('--no-reuse with --export-ledger is refused (it trains nothing)', async () => {
