@@ -268,6 +268,10 @@ export class SessionManager {
             .join('; ')}); it can be viewed but not trained`,
         );
     }
+    // A stop request still here was for the process that trained it before (`arlarena stop` asked; that process
+    // was killed before its next poll took it, e.g. at a session's end): this resume is asked after it, and would
+    // otherwise stop at its first poll.
+    await this.store.takeStopRequest(runId);
     return this.submit(runId, true);
   }
 

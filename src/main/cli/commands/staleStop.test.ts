@@ -1,0 +1,64 @@
+/**
+ * `arlarena stop RUN` leaves its request (runs/<id>/.stop-request) for the process training RUN, which takes it at
+ * its next poll; if a session's end SIGKILLs that process first (a step that outlasted `stop --wait`, or the stop
+ * and the trainer killed together), the request outlives both. The next session's resume of RUN — the user's, or a
+ * study's or ladder's own — then met it at its first poll and stopped the run it had just resumed (the ladder's
+ * entry "ended stopped", a resume that seemed to do nothing). A resume is asked after the stop: it wins.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { RunStore } from '../../store/runStore';
+import { syntheticJobs } from '../../testing/jobs/index';
+import { testCliContext } from '../../testing/testContext';
+import resume from './resume';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'arl-stale-stop-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The pid of a process killed with SIGKILL, and when it started (before the kill). */
+async function killedProcess(): Promise<{ pid: number; since: string }> {
+  const since = new Date().toISOString();
+  const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+  await new Promise((r) => c.once('spawn', r));
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGKILL');
+  await exited;
+  return { pid: c.pid!, since };
+}
+
+it('a stop request its killed trainer never took does not stop the run a later resume trains', async () => {
+  const store = await RunStore.open(dir);
+  const rec = await store.createRun({
+    preset: 'test',
+    env: 'sokoban',
+    seed: 1,
+    totalSteps: 6,
+    // 6 steps of 150 ms: the session's first poll for stop requests (250 ms in) comes while it trains
+    config: { steps: 6, stepMs: 150, checkpointEvery: 2 },
+    status: 'running',
+  });
+  await writeFile(join(store.runDir(rec.id), '.owner'), JSON.stringify(await killedProcess()));
+  await store.requestStop(rec.id);
+  await store.close();
+
+  const c = testCliContext(dir);
+  expect(await resume.run([rec.id], { ...c.ctx, jobs: syntheticJobs() }), c.err()).toBe(0);
+  const after = await RunStore.open(dir);
+  try {
+    const run = (await after.getRun(rec.id))!;
+    expect(run.status, c.out()).toBe('completed');
+    expect(run.step).toBe(6);
+    expect(existsSync(join(after.runDir(rec.id), '.stop-request'))).toBe(false);
+  } finally {
+    await after.close();
+  }
+});
