@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedger } from '../../app/studies/ledger';
+import { machineWorkers } from '../../compute/gradPool';
 import { RunStore } from '../../store/runStore';
 import { testCliContext as ctx } from '../../testing/testContext';
 import { TINY_LADDER, tinyCliSets } from '../../testing/tinyCli';
@@ -67,6 +68,12 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
     const ledger = await readFile(join(out, 'ledger.jsonl'), 'utf8');
     const lines = ledger.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
+    // each line records what its run trained on, from its run record: TINY's wasm and tfjs engine, K = 0 the cores —
+    // what a ladder of the same runs on this machine expects (the next test reuses them on that)
+    const trained = (await readLedger(out))!.records;
+    expect(trained.map((r) => r.backend)).toEqual(
+      trained.map(() => ({ training: 'wasm', rollout: 'tfjs-wasm', workers: machineWorkers() })),
+    );
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
     expect(summary.progress).toEqual([
       { level: 0, done: 2, planned: 2 },
