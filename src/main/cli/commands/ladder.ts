@@ -79,8 +79,9 @@ A run collapsed at its first critical alert or at the first validation whose hel
                 is refused with the fix
   --no-reuse    train every run: by default a named ladder takes a run that has no run yet from another study's
                 ledger (resources/studies/*/ledger.jsonl, and --out DIR's) when that ledger holds it finished with
-                the same config hash, seed and major version, held-out episodes and collapse rule ("reused … from
-                study X"; its line is marked reusedFrom, and the summary says how many were reused from where)
+                the same config hash, seed and major version, held-out episodes and collapse rule, trained on the
+                backend and K the run would get here ("reused … from study X"; its line is marked reusedFrom, and
+                the summary says how many were reused from where)
   --export-ledger  write the ledger, summary and README of ladder NAME from the data dir's finished runs (trains
                 nothing; for a ladder started before the ledger existed)
   --json        the summary as one JSON object`;
