@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { pidAlive } from './process';
@@ -31,6 +31,38 @@ describe('pidAlive', () => {
     }
     expect(probed).toBe(true);
     expect(pidAlive(tids[0]!)).toBe(false);
+  });
+
+  // A process that died but was not reaped yet stays in /proc as a zombie, and signal 0 succeeds on it. A killed
+  // orphan (the studies run as orphans: started in the background of a shell that ended) waits for pid 1 to reap it,
+  // which in a container without an init never happens — its runs read as owned for good.
+  it.runIf(linux)('answers false for a zombie: a process killed with SIGKILL that its parent never reaped', async () => {
+    // `sh` starts a sleep in the background and reads its stdin: it reaps the sleep only when the read ends (the
+    // `wait` after it), so the killed sleep stays a zombie until then — and is reaped at the end, leaving none.
+    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; read x; wait'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const pid = Number(String(line).trim());
+      const since = Date.now();
+      expect(pidAlive(pid, since)).toBe(true);
+      process.kill(pid, 'SIGKILL');
+      const t0 = Date.now();
+      while (!/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) && Date.now() - t0 < 5000)
+        await new Promise((r) => setTimeout(r, 10));
+      let probed = false;
+      try {
+        process.kill(pid, 0);
+        probed = true;
+      } catch {
+        probed = false;
+      }
+      expect(probed).toBe(true);
+      expect(pidAlive(pid, since)).toBe(false);
+      expect(pidAlive(pid)).toBe(false);
+    } finally {
+      parent.stdin!.end();
+      await once(parent, 'close');
+    }
   });
 
   it.runIf(linux)('answers false for a live process that started after the owner recorded itself', async () => {

@@ -21,7 +21,7 @@ function bootTimeMs(): number | null {
   return bootMs;
 }
 
-/** What /proc says of `pid`: absent, a thread of another process, or a process started at `startMs`. */
+/** What /proc says of `pid`: absent (or dead, not yet reaped), a thread of another process, or a process started at `startMs`. */
 function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null } | null {
   let status: string;
   try {
@@ -36,6 +36,11 @@ function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null }
   // process looked alive: a ladder refused to resume its own run for that (2026-12-05).
   const tgid = /^Tgid:\s+(\d+)$/m.exec(status);
   if (tgid && Number(tgid[1]) !== pid) return 'thread';
+  // A zombie (Z) or dying (X) process has ended: it only waits for its parent to reap it, and signal 0 still succeeds
+  // on it. An orphan's parent is pid 1, and where that is no init (a container whose pid 1 is a shell or the app) it
+  // never reaps: a killed study stayed a zombie and its runs read as owned for good. (The lab's machines' pid 1 reaps
+  // orphans about every 2 s.)
+  if (/^State:\s+[ZX]/m.test(status)) return 'absent';
   const boot = bootTimeMs();
   let startMs: number | null = null;
   try {
