@@ -38,6 +38,16 @@ export const LadderRunRef = z.object({
   heldOut: z.number().nullable(),
   /** Why the ladder stopped it early (`collapsed at step S (…)`, stop-on-collapse); null otherwise. */
   stopReason: z.string().nullable(),
+  /**
+   * The run store of this data dir holds the run, so its page and Compare open it. False for a run known only by its
+   * ledger line: a fresh clone has the committed ledger, not the runs, and a reused run was trained in another
+   * study's data dir.
+   */
+  stored: z.boolean(),
+  /** The run was trained by another study and its ledger line copied (reuse.ts): that study and its run id; null otherwise. */
+  reusedFrom: z.object({ study: z.string(), runId: z.string() }).nullable(),
+  /** Where a run this data dir lacks is known from and where its data is, in words; null for a stored or unstarted run. */
+  where: z.string().nullable(),
 });
 export type LadderRunRef = z.infer<typeof LadderRunRef>;
 
@@ -78,6 +88,8 @@ export const LadderCell = z.object({
   /** Mean rollout seconds per RL step over the seeds (perf/rollout_s; measured, so it varies between repeats). */
   rolloutSecondsPerStep: Summary,
   runs: z.array(LadderRunRef),
+  /** The cell's runs reused from other studies' ledgers, per study (empty: none, or a committed summary without its ledger). */
+  reused: z.array(z.object({ study: z.string(), runs: z.number().int() })),
 });
 export type LadderCell = z.infer<typeof LadderCell>;
 
@@ -162,5 +174,25 @@ export const LadderInfo = z.object({
   complete: z.boolean(),
   /** One per (env, level, cell), in the order env → level → cell of the plan. */
   cells: z.array(LadderCell),
+  /**
+   * Runs taken from other studies' ledgers instead of trained (summary.json's `reused`: per study, its runs and cells
+   * as `level L CELL · ENV seeds …`; `rule`: when a run counts as the same); null: none.
+   */
+  reused: z
+    .object({
+      runs: z.number().int(),
+      rule: z.string().nullable(),
+      from: z.array(z.object({ study: z.string(), runs: z.number().int(), cells: z.array(z.string()) })),
+    })
+    .nullable(),
+  /**
+   * The ladder's ledger (one line per finished run), as a path to show: beside a committed summary, or where the
+   * command wrote it (`--out DIR`, else resources/studies); null for a committed summary that has none.
+   */
+  ledgerFile: z.string().nullable(),
+  /** A committed ledger that cannot be read, or its torn last line: what is wrong (the runs are then listed without it); null: none. */
+  ledgerProblem: z.string().nullable(),
+  /** Runs with a result that this data dir's run store lacks (known by their ledger lines only). */
+  notStored: z.number().int(),
 });
 export type LadderInfo = z.infer<typeof LadderInfo>;

@@ -8,8 +8,10 @@ import {
   heldOutText,
   ladderKey,
   levelGroupPath,
+  outcomeText,
   pickLadder,
   pValueText,
+  reusedText,
   rolloutText,
   shareText,
   survivalAt,
@@ -32,6 +34,9 @@ const run = (seed: number, o: Partial<LadderRunRef>): LadderRunRef => ({
   collapseStep: null,
   heldOut: 0.5,
   stopReason: null,
+  stored: true,
+  reusedFrom: null,
+  where: null,
   ...o,
 });
 
@@ -56,6 +61,7 @@ const cell: LadderCell = {
   vsBaseline: null,
   heldOutSurvivors: { n: 2, mean: 0.45, ci95: [0.1, 0.8] },
   rolloutSecondsPerStep: { n: 4, mean: 1.1, ci95: [0.9, 1.3] },
+  reused: [],
   runs: [
     run(3, { collapseStep: 8 }),
     run(1, { collapseStep: 4 }),
@@ -84,6 +90,34 @@ describe('survival curve helpers', () => {
 
   it("a cell's runs in seed order, the not-started ones left out", () => {
     expect(cellRunIds({ runs: [...cell.runs, run(6, { runId: null, done: false, step: null })] })).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+  });
+
+  it('leaves out the runs this data dir lacks (known by their ledger lines): Compare could not open them', () => {
+    const reused = run(7, {
+      stored: false,
+      reusedFrom: { study: 'ladder-sokoban', runId: 'r7' },
+      where: 'reused from study ladder-sokoban',
+    });
+    expect(cellRunIds({ runs: [...cell.runs, reused, run(6, { stored: false, where: 'not in this data dir' })] })).toEqual([
+      'r1',
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+    ]);
+    expect(reusedText([])).toBe('');
+    expect(
+      reusedText([
+        { study: 'ladder-sokoban', runs: 8 },
+        { study: 'other', runs: 1 },
+      ]),
+    ).toBe('8 reused from study ladder-sokoban, 1 reused from study other');
+    expect([cell.runs[0], cell.runs[2], cell.runs[4], run(8, { done: false, step: null })].map(outcomeText)).toEqual([
+      'collapsed at step 8',
+      'no collapse in 6 steps',
+      'step 3 so far',
+      '',
+    ]);
   });
 
   it("names and colours curves by the cell's place in the ladder: its preset, or its arm in a ladder of arms", () => {

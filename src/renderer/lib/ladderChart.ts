@@ -7,7 +7,7 @@
  * drops there, so it is drawn as a step that goes across, then down (ECharts `step: 'end'`). A seed that ended
  * without collapsing is censored at its last step: the usual tick on the curve at that step.
  */
-import type { LadderCell, LadderListItem } from '../../shared/ladders';
+import type { LadderCell, LadderListItem, LadderRunRef } from '../../shared/ladders';
 import { PALETTE } from './chartOptions';
 
 /** S(t): the share not yet collapsed at step t on a curve of pairs [step, share] (1 before the first pair). */
@@ -34,12 +34,28 @@ export function censorMarks(cell: Pick<LadderCell, 'runs' | 'survival'>): Censor
     .map((r) => ({ step: r.step!, share: survivalAt(cell.survival, r.step!), seed: r.seed, runId: r.runId }));
 }
 
-/** The runs behind a cell (every seed that has a run, finished or not), in seed order: what its link opens. */
+/**
+ * The runs behind a cell that this data dir holds (every seed with a stored run, finished or not), in seed order: what
+ * its link opens. A run known only by its ledger line (a fresh clone's, or one reused from another study) is left
+ * out: Compare could not open it.
+ */
 export function cellRunIds(cell: Pick<LadderCell, 'runs'>): string[] {
   return [...cell.runs]
     .sort((a, b) => a.seed - b.seed)
+    .filter((r) => r.stored)
     .map((r) => r.runId)
     .filter((id): id is string => id !== null);
+}
+
+/** What a cell's runs from other studies' ledgers say in its row: `8 reused from study X`, per study; '' for none. */
+export function reusedText(reused: LadderCell['reused']): string {
+  return reused.map((r) => `${r.runs} reused from study ${r.study}`).join(', ');
+}
+
+/** A finished run's outcome in words: where it collapsed, or that it did not in its steps; '' before it finished. */
+export function outcomeText(run: Pick<LadderRunRef, 'done' | 'step' | 'collapseStep'>): string {
+  if (!run.done) return run.step !== null ? `step ${run.step} so far` : '';
+  return run.collapseStep === null ? `no collapse in ${run.step} steps` : `collapsed at step ${run.collapseStep}`;
 }
 
 export interface SurvivalCurve {

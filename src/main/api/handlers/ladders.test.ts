@@ -1,14 +1,18 @@
 /**
  * ladders.list / ladders.get through the real router (inputs and outputs checked against the contract), on level
  * studies and runs stored in a real data dir as `arlarena ladder --study` leaves them: one level finished, one half
- * way (a run still training, one not started).
+ * way (a run still training, one not started). And a ladder known by its ledger — committed beside its summary, and
+ * resumed into the data dir as `--resume` on a fresh clone does — whose lines name runs this data dir lacks, some of
+ * them reused from another study's ledger (one of which this data dir holds).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
-import { ladderSummary, type LadderPlan } from '../../app/studies/ladder';
+import { REUSE_RULE, ladderSummary, type LadderPlan } from '../../app/studies/ladder';
+import { entryOfRecord, ledgerHeader, ledgerText, outcomeOfRecord, type LedgerRecord } from '../../app/studies/ledger';
+import { reusedSummary } from '../../app/studies/reuse';
 import { writeStudy, type StudyEntry, type StudyState } from '../../app/studies/studyFiles';
 import type { RunStore } from '../../store/runStore';
 import { testLadderPlan } from '../../testing/ladderPlan';
@@ -135,6 +139,69 @@ async function writeCommitted(): Promise<void> {
 
 const ids: Record<string, string> = {};
 
+/**
+ * Ladder "clone" (level 2, grpo and cispo × seeds 1, 2), known by its ledger: GRPO's two seeds reused from study
+ * tiny — seed 1 is tiny's level-2 GRPO run, stored in this data dir; seed 2's run is not — CISPO seed 1 trained by
+ * clone in a data dir that is not this one (collapsed at step 3), CISPO seed 2 not trained yet.
+ */
+const CLONE_COMMAND = 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 2 --steps 6 --episodes 4 --study clone --out elsewhere';
+const GONE_DONOR = '20261205-010000-sokoban-grpo-0ff51e';
+const ELSEWHERE = '20261205-020000-sokoban-cispo-e15e00';
+const clonePlan = () =>
+  testLadderPlan({
+    command: CLONE_COMMAND,
+    levels: [2],
+    presets: ['grpo', 'cispo'],
+    seeds: [1, 2],
+    steps: 6,
+    episodes: 4,
+    stopOnCollapse: false,
+  });
+function cloneLine(preset: string, seed: number, runId: string, o: Partial<LedgerRecord> = {}): LedgerRecord {
+  return {
+    level: 2,
+    env: 'sokoban',
+    preset,
+    seed,
+    runId,
+    status: 'completed',
+    steps: 6,
+    collapseStep: null,
+    censoredAt: 6,
+    collapseReason: null,
+    heldOutGreedy: 0.25 * seed,
+    heldOutSampled: 0.2,
+    finalTrainSuccess: 0.3,
+    bestTrainSuccess: 0.3,
+    firstCriticalStep: null,
+    stepsToThreshold: null,
+    rolloutSecondsPerStep: 1.5,
+    rolloutMismatch: null,
+    wallSeconds: 30,
+    appVersion: '0.1.0',
+    appCommit: 'c0ffee',
+    configHash: `hash-${preset}-${seed}`,
+    ...o,
+  };
+}
+const cloneLines = (): LedgerRecord[] => [
+  cloneLine('grpo', 1, ids['2/grpo/1'], { reusedFrom: { study: 'tiny', runId: ids['2/grpo/1'] } }),
+  cloneLine('grpo', 2, GONE_DONOR, { reusedFrom: { study: 'tiny', runId: GONE_DONOR } }),
+  cloneLine('cispo', 1, ELSEWHERE, { collapseStep: 3, censoredAt: null, collapseReason: 'held-out 0 < 0.5 × 0.5 at step 3' }),
+];
+
+/** Clone's ledger, summary.json and README as the CLI commits them (resources/studies/clone), and a damaged ledger beside mm. */
+async function writeCloneCommitted(): Promise<void> {
+  const plan = clonePlan();
+  const lines = cloneLines();
+  const rows = ladderRows(lines.map(outcomeOfRecord), { baseline: 'grpo' });
+  await mkdir(join(committedDir, 'clone'), { recursive: true });
+  const summary = ladderSummary('clone', plan, rows, [{ level: 2, done: 3, planned: 4 }], reusedSummary(lines));
+  await writeFile(join(committedDir, 'clone', 'summary.json'), JSON.stringify(summary, null, 1));
+  await writeFile(join(committedDir, 'clone', 'ledger.jsonl'), ledgerText(ledgerHeader('clone', plan, null), lines));
+  await writeFile(join(committedDir, 'mm', 'ledger.jsonl'), '{"kind":"something else"}\n');
+}
+
 beforeAll(async () => {
   committedDir = await mkdtemp(join(tmpdir(), 'arl-ladders-committed-'));
   await writeCommitted();
@@ -164,6 +231,18 @@ beforeAll(async () => {
       { env: 'sokoban', preset: 'cispo', seed: 2, runId: null, status: null, wallSeconds: null, outcome: null },
     ]),
   );
+  // Clone resumed from its committed ledger into this data dir (ladder.ts LedgerKeeper.take: entryOfRecord of each line).
+  const lines = cloneLines();
+  const fromLedger = (preset: string, seed: number): StudyEntry => {
+    const line = lines.find((l) => l.preset === preset && l.seed === seed);
+    return line ? entryOfRecord(line) : { env: 'sokoban', preset, seed, runId: null, status: null, wallSeconds: null, outcome: null };
+  };
+  await writeStudy(lab.dir, {
+    ...state(2, [fromLedger('grpo', 1), fromLedger('grpo', 2), fromLedger('cispo', 1), fromLedger('cispo', 2)]),
+    name: 'clone-p2',
+    plan: { ...state(2, []).plan, command: CLONE_COMMAND },
+  });
+  await writeCloneCommitted();
 });
 afterAll(async () => {
   await lab?.close();
@@ -175,13 +254,16 @@ describe('ladders.* on a stored ladder', () => {
     const res = await call('ladders.list');
     expect(res.ok).toBe(true);
     expect(res.value.map((l: any) => [l.name, l.source])).toEqual([
+      ['clone', 'data'],
       ['tiny', 'data'],
       ['broken', 'committed'],
+      ['clone', 'committed'],
       ['mm', 'committed'],
       ['notjson', 'committed'],
       ['tiny', 'committed'],
     ]);
-    expect(res.value[0]).toMatchObject({
+    const item = (name: string, source: string) => res.value.find((l: any) => l.name === name && l.source === source);
+    expect(item('tiny', 'data')).toMatchObject({
       levels: [0, 2],
       envs: ['sokoban'],
       cells: ['grpo', 'cispo'],
@@ -192,7 +274,7 @@ describe('ladders.* on a stored ladder', () => {
       problem: null,
     });
     // The committed ones: what their summaries hold, each complete; the damaged ones say what is wrong, by file.
-    expect(res.value[2]).toMatchObject({
+    expect(item('mm', 'committed')).toMatchObject({
       levels: [2],
       cells: ['fp32', 'int8'],
       seeds: 1,
@@ -201,10 +283,10 @@ describe('ladders.* on a stored ladder', () => {
       complete: true,
       problem: null,
     });
-    expect(res.value[1].problem).toBe(
+    expect(item('broken', 'committed').problem).toBe(
       'resources/studies/broken/summary.json: not a ladder summary this lab can read (rows.1.survival: Invalid input: expected array, received undefined)',
     );
-    expect(res.value[3].problem).toMatch(/^resources\/studies\/notjson\/summary\.json: not JSON \(/);
+    expect(item('notjson', 'committed').problem).toMatch(/^resources\/studies\/notjson\/summary\.json: not JSON \(/);
   });
 
   it('gives the cells from the stored runs, the runs behind each curve, and the incomplete ones', async () => {
@@ -258,7 +340,11 @@ describe('ladders.* on a stored ladder', () => {
   it('answers NOT_FOUND naming the ladders there, and VALIDATION for a malformed name', async () => {
     const missing = await call('ladders.get', { name: 'nope' });
     expect(missing.ok).toBe(false);
-    expect(missing.error).toMatchObject({ code: 'NOT_FOUND', field: 'name', hint: 'ladders here: tiny, mm (committed), tiny (committed)' });
+    expect(missing.error).toMatchObject({
+      code: 'NOT_FOUND',
+      field: 'name',
+      hint: 'ladders here: clone, tiny, clone (committed), mm (committed), tiny (committed)',
+    });
     expect((await call('ladders.get', { name: 'mm', source: 'data' })).error.code).toBe('NOT_FOUND');
     const broken = await call('ladders.get', { name: 'broken' });
     expect(broken.error).toMatchObject({ code: 'INTERNAL' });
@@ -321,5 +407,102 @@ describe('ladders.get on a committed summary (a fresh clone: statistics, no runs
     ]);
     expect(int8.vsBaseline).toMatchObject({ against: 'fp32', chiSquare: null, rolloutSpeedup: 2 });
     expect(int8.rolloutSecondsPerStep.mean).toBe(1);
+  });
+});
+
+describe('a ladder known by its ledger: runs this data dir lacks, and runs reused from another study', () => {
+  const cellOf = (info: any, preset: string) => info.cells.find((c: any) => c.level === 2 && c.preset === preset);
+  const runsOf = (info: any, preset: string) =>
+    cellOf(info, preset).runs.map((r: any) => ({
+      seed: r.seed,
+      runId: r.runId,
+      stored: r.stored,
+      reusedFrom: r.reusedFrom?.study ?? null,
+    }));
+
+  it('resumed into the data dir: each run from its line, linked only where the store has it, and says where the rest is', async () => {
+    const res = await call('ladders.get', { name: 'clone' });
+    expect(res.ok).toBe(true);
+    const info = res.value;
+    expect(info).toMatchObject({ source: 'data', ledgerFile: 'elsewhere/clone/ledger.jsonl', ledgerProblem: null, notStored: 2, done: 3 });
+    expect(runsOf(info, 'grpo')).toEqual([
+      { seed: 1, runId: ids['2/grpo/1'], stored: true, reusedFrom: 'tiny' },
+      { seed: 2, runId: GONE_DONOR, stored: false, reusedFrom: 'tiny' },
+    ]);
+    expect(runsOf(info, 'cispo')).toEqual([
+      { seed: 1, runId: ELSEWHERE, stored: false, reusedFrom: null },
+      { seed: 2, runId: null, stored: false, reusedFrom: null },
+    ]);
+    const [s1, s2] = cellOf(info, 'grpo').runs;
+    expect(s1.where).toBeNull();
+    expect(s2).toMatchObject({ status: 'completed', done: true, step: 6, collapseStep: null, heldOut: 0.5 });
+    expect(s2.where).toBe(
+      `reused from study tiny (its run ${GONE_DONOR}): not in this data dir — its outcome is tiny's ledger line, copied into ` +
+        'elsewhere/clone/ledger.jsonl; its metrics and checkpoints are in the data dir that trained tiny',
+    );
+    const c1 = cellOf(info, 'cispo').runs[0];
+    expect(c1).toMatchObject({ done: true, collapseStep: 3, heldOut: 0.25 });
+    expect(c1.where).toBe(
+      'not in this data dir: its outcome is its line in elsewhere/clone/ledger.jsonl; its metrics and checkpoints are in the data dir that trained it',
+    );
+    expect(cellOf(info, 'cispo').runs[1].where).toBeNull();
+    // The cell and the ladder say how many were reused and from which study, as summary.json does.
+    expect(cellOf(info, 'grpo').reused).toEqual([{ study: 'tiny', runs: 2 }]);
+    expect(cellOf(info, 'cispo').reused).toEqual([]);
+    expect(info.reused).toEqual({
+      runs: 2,
+      rule: REUSE_RULE,
+      from: [{ study: 'tiny', runs: 2, cells: ['level 2 grpo · sokoban seeds 1,2'] }],
+    });
+    // The statistics count the lines' outcomes: GRPO censored at 6 twice, CISPO's one seed collapsed at 3.
+    expect(cellOf(info, 'grpo')).toMatchObject({ done: 2, complete: true, collapsedShare: { collapsed: 0, n: 2 } });
+    expect(cellOf(info, 'cispo')).toMatchObject({
+      done: 1,
+      complete: false,
+      collapsedShare: { collapsed: 1, n: 1 },
+      medianCollapseStep: 3,
+    });
+  });
+
+  it('committed: the same runs from the ledger beside the summary, its reused account, the same statistics', async () => {
+    const data = (await call('ladders.get', { name: 'clone' })).value;
+    const res = await call('ladders.get', { name: 'clone', source: 'committed' });
+    expect(res.ok).toBe(true);
+    const info = res.value;
+    expect(info).toMatchObject({
+      source: 'committed',
+      summaryFile: 'resources/studies/clone/summary.json',
+      ledgerFile: 'resources/studies/clone/ledger.jsonl',
+      ledgerProblem: null,
+      notStored: 2,
+      complete: false,
+    });
+    for (const preset of ['grpo', 'cispo']) expect(runsOf(info, preset)).toEqual(runsOf(data, preset));
+    const fields = (r: any) => [r.seed, r.status, r.done, r.step, r.collapseStep, r.heldOut];
+    for (const preset of ['grpo', 'cispo']) expect(cellOf(info, preset).runs.map(fields)).toEqual(cellOf(data, preset).runs.map(fields));
+    expect(cellOf(info, 'grpo').runs[1].where).toContain(
+      "its outcome is tiny's ledger line, copied into resources/studies/clone/ledger.jsonl",
+    );
+    expect(cellOf(info, 'cispo').runs[0].stopReason).toBeNull();
+    expect(cellOf(info, 'cispo').seeds).toEqual([1, 2]);
+    expect(cellOf(info, 'grpo').reused).toEqual([{ study: 'tiny', runs: 2 }]);
+    // summary.json's own account, rule included.
+    expect(info.reused).toEqual({
+      runs: 2,
+      rule: REUSE_RULE,
+      from: [{ study: 'tiny', runs: 2, cells: ['level 2 grpo · sokoban seeds 1,2'] }],
+    });
+    const stats = (c: any) => [c.preset, c.collapsedShare, c.medianCollapseStep, c.survival, c.heldOutSurvivors];
+    expect(info.cells.map(stats)).toEqual(data.cells.map(stats));
+  });
+
+  it("a committed ledger that cannot be read: the summary's statistics without runs, and what is wrong with the ledger", async () => {
+    const mm = (await call('ladders.get', { name: 'mm' })).value;
+    expect(mm.ledgerFile).toBeNull();
+    expect(mm.ledgerProblem).toMatch(
+      /mm\/ledger\.jsonl line 1: not a ladder ledger's header .*; its runs are not listed \(the statistics are the summary's\)$/,
+    );
+    expect(mm.cells.every((c: any) => c.runs.length === 0)).toBe(true);
+    expect(mm.cells.find((c: any) => c.arm === 'int8').medianCollapseStep).toBe(3);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * ladders.* — the pressure ladders the Ladder view shows: those in the data dir (`arlarena ladder --study`, their
  * level studies and runs: src/main/app/studies/ladderInfo.ts) and those committed in the checkout
- * (`resources/studies/NAME/summary.json`: committedLadders.ts), so a fresh clone shows the committed studies.
+ * (`resources/studies/NAME/summary.json` and the ledger beside it: committedLadders.ts), so a fresh clone shows the
+ * committed studies and their runs' ledger lines; a run links only where this data dir's run store has it.
  */
 import { join } from 'node:path';
 import type { LadderListItem } from '../../../shared/ladders';
 import { err, ok } from '../../../shared/result';
 import type { LabServices } from '../../app/lab';
-import { ladderListItem, readCommittedLadders } from '../../app/studies/committedLadders';
+import { ladderListItem, readCommittedLadders, withStored } from '../../app/studies/committedLadders';
 import { ladderInfo, ladderList } from '../../app/studies/ladderInfo';
 import { listStudies } from '../../app/studies/studyFiles';
 import { projectRoot } from '../../platform/appInfo';
@@ -51,7 +52,11 @@ export function createLaddersHandlers(services: LabServices, options: LaddersOpt
       }
       const { ladders, problems } = source === 'data' ? { ladders: [], problems: [] } : await committed();
       const found = ladders.find((l) => l.name === name);
-      if (found) return ok(found);
+      if (found) {
+        // The ledger's runs that this data dir holds (the machine that trained them) open; the others show their line.
+        const { store } = await services.lab();
+        return ok(await withStored(found, async (id) => (await store.getRun(id)) !== undefined));
+      }
       const problem = problems.find((p) => p.name === name);
       if (problem)
         return err('INTERNAL', problem.problem, {

@@ -1,7 +1,10 @@
 /**
  * Pressure ladders committed in the checkout, as the Ladder view shows them: `resources/studies/NAME/summary.json`
  * written by `arlarena ladder --study NAME` (ladderSummary in ladder.ts). A fresh clone has no runs, so these carry
- * the statistics only — the curves, the table, the levels' knobs as they were when the study ran — and no links.
+ * the statistics — the curves, the table, the levels' knobs as they were when the study ran — and, from the ledger
+ * committed beside the summary (ledger.jsonl, ledger.ts), each run's line: its seed, outcome, collapse step and
+ * held-out success, and whether it was reused from another study's ledger (`reusedFrom`). Those runs are not in this
+ * data dir as a rule (withStored marks the ones that are, so the view links only those).
  *
  * What the summary does not record is read from its command line (`--steps`, `--episodes`, `--fraction`), with
  * `arlarena ladder`'s defaults where it does not say; `seeds` is the union of the rows' seed lists. A summary of
@@ -12,8 +15,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { LadderCell, LadderInfo, LadderListItem } from '../../../shared/ladders';
-import { LADDER_CLI_DEFAULTS, flagValue, ladderCommandPlan } from './ladderInfo';
+import type { LadderCell, LadderInfo, LadderListItem, LadderRunRef } from '../../../shared/ladders';
+import { LADDER_CLI_DEFAULTS, flagValue, ladderCommandPlan, notStoredWhere, reusedOf } from './ladderInfo';
+import { LEDGER_FILE, readLedger, type Ledger } from './ledger';
+import { reusedSummary } from './reuse';
 
 const Ci = z.tuple([z.number(), z.number()]).nullable();
 const Summary = z.object({ n: z.number().int(), mean: z.number().nullable(), ci95: Ci });
@@ -57,6 +62,14 @@ const LadderSummaryFile = z.object({
   ),
   /** Per level, the runs finished of those planned (summaries written from a ledger; older ones: every row complete). */
   progress: z.array(z.object({ level: z.number().int(), done: z.number().int(), planned: z.number().int() })).optional(),
+  /** Runs copied from other studies' ledgers (ladder.ts ladderSummary; absent: none, or a summary written before reuse). */
+  reused: z
+    .object({
+      runs: z.number().int(),
+      rule: z.string(),
+      from: z.array(z.object({ study: z.string(), runs: z.number().int(), cells: z.array(z.string()) })),
+    })
+    .optional(),
 });
 type LadderSummaryFile = z.infer<typeof LadderSummaryFile>;
 
@@ -64,8 +77,65 @@ const noSummary = { n: 0, mean: null, ci95: null };
 const uniqueSorted = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b);
 const unique = <T>(xs: readonly T[]) => [...new Set(xs)];
 
-/** A committed summary as the view's LadderInfo (`file`: its path relative to the checkout, to show). */
-export function committedLadderInfo(summary: LadderSummaryFile, file: string): LadderInfo {
+/**
+ * The ledger committed beside a summary: its lines (null: none there), or why it cannot be read — the summary is shown
+ * without its runs then, and says so.
+ */
+export interface CommittedLedger {
+  /** Its path relative to the checkout, to show. */
+  readonly file: string;
+  readonly ledger: Ledger | null;
+  readonly problem: string | null;
+}
+
+/** A ledger line as the run of a cell: known by its line only until withStored finds it in the data dir. */
+function runOfLine(r: Ledger['records'][number], ledgerFile: string): LadderRunRef {
+  const reusedFrom = r.reusedFrom ? { ...r.reusedFrom } : null;
+  return {
+    env: r.env,
+    level: r.level,
+    preset: r.preset,
+    arm: r.arm ?? null,
+    seed: r.seed,
+    runId: r.runId,
+    status: r.status,
+    done: true,
+    step: r.steps,
+    collapseStep: r.collapseStep,
+    heldOut: r.heldOutGreedy,
+    stopReason: r.status === 'stopped' ? r.collapseReason : null,
+    stored: false,
+    reusedFrom,
+    where: notStoredWhere({ runId: r.runId, reusedFrom }, ledgerFile),
+  };
+}
+
+/** A planned seed the ledger has no line of yet. */
+function unstarted(cell: Pick<LadderCell, 'env' | 'level' | 'preset' | 'arm'>, seed: number): LadderRunRef {
+  return {
+    ...cell,
+    seed,
+    runId: null,
+    status: null,
+    done: false,
+    step: null,
+    collapseStep: null,
+    heldOut: null,
+    stopReason: null,
+    stored: false,
+    reusedFrom: null,
+    where: null,
+  };
+}
+
+/**
+ * A committed summary as the view's LadderInfo (`file`: its path relative to the checkout, to show), with the runs of
+ * the ledger beside it when there is one.
+ */
+export function committedLadderInfo(summary: LadderSummaryFile, file: string, committedLedger: CommittedLedger | null = null): LadderInfo {
+  const ledger = committedLedger?.ledger ?? null;
+  const ledgerFile = ledger ? committedLedger!.file : null;
+  const lines = ledger ? ledger.records.map((r) => runOfLine(r, ledgerFile!)) : [];
   const cmd = ladderCommandPlan(summary.command);
   const fraction = cmd.fraction ?? LADDER_CLI_DEFAULTS.fraction;
   const stepsFlag = flagValue(summary.command.trim().split(/\s+/), '--steps');
@@ -83,12 +153,14 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
   };
   const cells: LadderCell[] = summary.rows.map((r) => {
     const n = r.seedList.length;
+    const cell = { env: r.env, level: r.level, preset: r.preset, arm: r.arm ?? null };
+    // With the ledger: the planned seeds (its header's plan), each its line or not trained yet.
+    const seeds = ledger ? uniqueSorted([...ledger.header.plan.seeds, ...r.seedList]) : [...r.seedList];
+    const mine = lines.filter((x) => x.env === r.env && x.level === r.level && (x.arm ?? x.preset) === (r.arm ?? r.preset));
+    const runs = ledger ? seeds.map((seed) => mine.find((x) => x.seed === seed) ?? unstarted(cell, seed)) : [];
     return {
-      env: r.env,
-      level: r.level,
-      preset: r.preset,
-      arm: r.arm ?? null,
-      seeds: [...r.seedList],
+      ...cell,
+      seeds,
       done: n,
       complete: levelDone(r.level),
       // The share is collapsed / n over the listed seeds: the count is exact back from it.
@@ -113,7 +185,8 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
       rolloutSecondsPerStep: r.rolloutSecondsPerStep
         ? { n: r.rolloutSecondsPerStep.n, mean: r.rolloutSecondsPerStep.mean, ci95: r.rolloutSecondsPerStep.ci95 }
         : noSummary,
-      runs: [],
+      runs,
+      reused: reusedOf(runs),
     };
   });
   const levels = uniqueSorted([...summary.levels.map((l) => l.level), ...summary.rows.map((r) => r.level)]).map((level) => {
@@ -155,7 +228,46 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string): L
     planned,
     complete: total >= planned,
     cells,
+    reused: summary.reused
+      ? { runs: summary.reused.runs, rule: summary.reused.rule, from: summary.reused.from.map((f) => ({ ...f, cells: [...f.cells] })) }
+      : reusedFromLines(lines),
+    ledgerFile,
+    ledgerProblem: committedLedger?.problem ?? ledger?.torn ?? null,
+    notStored: lines.length,
   };
+}
+
+/** summary.json's account of reused runs, from the ledger's lines, for a summary that does not carry it; null: none. */
+function reusedFromLines(lines: readonly LadderRunRef[]): LadderInfo['reused'] {
+  const from = reusedSummary(
+    lines.flatMap((r) =>
+      r.reusedFrom
+        ? [
+            {
+              level: r.level,
+              env: r.env,
+              preset: r.preset,
+              seed: r.seed,
+              reusedFrom: r.reusedFrom,
+              ...(r.arm !== null ? { arm: r.arm } : {}),
+            },
+          ]
+        : [],
+    ),
+  );
+  if (from.length === 0) return null;
+  return { runs: from.reduce((n, f) => n + f.runs, 0), rule: null, from: from.map((f) => ({ ...f, cells: [...f.cells] })) };
+}
+
+/**
+ * The committed ladder with the runs this data dir holds marked stored (`has`: the run store has that id), so the
+ * view links them; the others keep their line and where it is from.
+ */
+export async function withStored(info: LadderInfo, has: (runId: string) => Promise<boolean>): Promise<LadderInfo> {
+  const mark = async (r: LadderRunRef): Promise<LadderRunRef> =>
+    r.runId !== null && (await has(r.runId)) ? { ...r, stored: true, where: null } : r;
+  const cells = await Promise.all(info.cells.map(async (c) => ({ ...c, runs: await Promise.all(c.runs.map(mark)) })));
+  return { ...info, cells, notStored: cells.reduce((n, c) => n + c.runs.filter((r) => r.done && !r.stored).length, 0) };
 }
 
 /** The list entry of a ladder (committed or not). */
@@ -174,6 +286,15 @@ export function ladderListItem(info: LadderInfo): LadderListItem {
     complete: info.complete,
     problem: null,
   };
+}
+
+/** The ledger in `dir` (a committed ladder's folder), or what keeps it from being read. */
+async function committedLedger(dir: string, file: string): Promise<CommittedLedger> {
+  try {
+    return { file, ledger: await readLedger(dir), problem: null };
+  } catch (e) {
+    return { file, ledger: null, problem: `${(e as Error).message}; its runs are not listed (the statistics are the summary's)` };
+  }
 }
 
 /** A committed summary.json that is a ladder's but cannot be read: its name, file and what is wrong. */
@@ -227,7 +348,7 @@ export async function readCommittedLadders(dir: string, relDir: string): Promise
       });
       continue;
     }
-    ladders.push(committedLadderInfo(parsed.data, file));
+    ladders.push(committedLadderInfo(parsed.data, file, await committedLedger(join(dir, name), `${relDir}/${name}/${LEDGER_FILE}`)));
   }
   return { ladders, problems };
 }

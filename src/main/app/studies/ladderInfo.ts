@@ -11,13 +11,42 @@
  * study has recorded. A ladder still training — or stopped half-way — is summarised over its finished runs, and
  * each cell and level says how many of its planned runs that is; the rows of a finished ladder equal its
  * summary.json.
+ *
+ * A run taken from a ledger (`--resume` on a fresh clone: the ledger is committed, the runs are not; or a run reused
+ * from another study's ledger, trained in that study's data dir) is counted from its line and shown with where it is
+ * known from; it links to its run only when this data dir's store has it.
  */
 import { PRESSURE_LEVELS } from '../../../core/config/index';
 import { collapseStep, ladderRows, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
 import type { LadderCell, LadderInfo, LadderLevel, LadderListItem, LadderRunRef } from '../../../shared/ladders';
 import type { MetricRecord } from '../../../shared/metrics';
-import { LADDER_COLLAPSE, ON_COLLAPSE, armBaselines, meanRolloutSeconds } from './ladder';
+import { LADDER_COLLAPSE, ON_COLLAPSE, REUSE_RULE, armBaselines, meanRolloutSeconds } from './ladder';
+import { reusedSummary } from './reuse';
 import type { StudyEntry, StudyPlan, StudyState } from './studyFiles';
+
+/** The ladder's ledger as a path to show: where `arlarena ladder` writes it (`--out DIR`, else resources/studies). */
+export function ledgerFileOf(command: string, name: string): string {
+  const out = flagValue(command.trim().split(/\s+/), '--out');
+  return `${out === null ? 'resources/studies' : out.replace(/\/+$/, '')}/${name}/ledger.jsonl`;
+}
+
+/**
+ * Where a finished run this data dir lacks is known from, in words: its ledger line (the ladder's own, or the study
+ * that trained it and whose line it copied), and where its metrics and checkpoints are instead.
+ */
+export function notStoredWhere(run: { runId: string; reusedFrom: { study: string; runId: string } | null }, ledger: string): string {
+  return run.reusedFrom
+    ? `reused from study ${run.reusedFrom.study} (its run ${run.reusedFrom.runId}): not in this data dir — its outcome is ` +
+        `${run.reusedFrom.study}'s ledger line, copied into ${ledger}; its metrics and checkpoints are in the data dir that trained ${run.reusedFrom.study}`
+    : `not in this data dir: its outcome is its line in ${ledger}; its metrics and checkpoints are in the data dir that trained it`;
+}
+
+/** A cell's runs reused from other studies, per study (in the order of their names). */
+export function reusedOf(runs: readonly Pick<LadderRunRef, 'reusedFrom'>[]): Array<{ study: string; runs: number }> {
+  const by = new Map<string, number>();
+  for (const r of runs) if (r.reusedFrom) by.set(r.reusedFrom.study, (by.get(r.reusedFrom.study) ?? 0) + 1);
+  return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([study, n]) => ({ study, runs: n }));
+}
 
 /**
  * `arlarena ladder`'s own defaults, for a command that did not name them; the CLI takes its default levels from here
@@ -137,6 +166,10 @@ function collapseOf(e: StudyEntry, metrics: readonly MetricRecord[], fraction: n
   return collapseStep(e.outcome!.firstCriticalStep, validations, fraction);
 }
 
+/** A finished run of this data dir's study that its run store no longer has (deleted): the study's record is all there is. */
+const GONE =
+  "not in this data dir's run store (deleted?): its outcome is the study's record of it; its collapse step counts only a critical alert";
+
 const cellKey = (env: string, level: number, name: string) => JSON.stringify([env, level, name]);
 
 const noSummary = { n: 0, mean: null, ci95: null };
@@ -164,6 +197,7 @@ function emptyCell(
     heldOutSurvivors: noSummary,
     rolloutSecondsPerStep: noSummary,
     runs,
+    reused: reusedOf(runs),
   };
 }
 
@@ -201,6 +235,7 @@ function cellOf(row: LadderRow, arm: string | null, seeds: readonly number[], ru
       ci95: pair(row.rolloutSecondsPerStep.ci95),
     },
     runs,
+    reused: reusedOf(runs),
   };
 }
 
@@ -213,6 +248,7 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
   const fraction = fractionOf(plan);
   const byLevel = new Map(levels.map((l) => [l.level, l.state]));
   const planned = plannedLevels(levels);
+  const ledgerFile = ledgerFileOf(plan.command, name);
 
   const refs: LadderRunRef[] = [];
   const outcomes: LadderRunOutcome[] = [];
@@ -232,12 +268,16 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
         collapseStep: null,
         heldOut: null,
         stopReason: e.stopReason ?? null,
+        stored: rec !== undefined,
+        reusedFrom: e.reusedFrom ? { ...e.reusedFrom } : null,
+        where: null,
       };
       if (e.outcome && e.runId) {
         // A run taken from the committed ledger is not in this data dir: its figures come with its entry.
         const metrics = e.ledger ? [] : await source.readMetrics(e.runId);
         const collapsed = e.ledger ? e.ledger.collapseStep : collapseOf(e, metrics, fraction);
         ref = { ...ref, done: true, step: e.outcome.steps, collapseStep: collapsed, heldOut: e.outcome.heldOutGreedy };
+        if (!rec) ref = { ...ref, where: e.ledger ? notStoredWhere({ runId: e.runId, reusedFrom: ref.reusedFrom }, ledgerFile) : GONE };
         outcomes.push({
           env: e.env,
           preset: e.preset,
@@ -310,5 +350,31 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
     planned: all,
     complete: done === all,
     cells,
+    reused: reusedInfo(refs),
+    ledgerFile,
+    ledgerProblem: null,
+    notStored: refs.filter((r) => r.done && !r.stored).length,
   };
+}
+
+/** The ladder's runs reused from other studies, counted as summary.json's `reused` counts them (reusedSummary); null: none. */
+function reusedInfo(refs: readonly LadderRunRef[]): LadderInfo['reused'] {
+  const from = reusedSummary(
+    refs.flatMap((r) =>
+      r.reusedFrom
+        ? [
+            {
+              level: r.level,
+              env: r.env,
+              preset: r.preset,
+              seed: r.seed,
+              reusedFrom: r.reusedFrom,
+              ...(r.arm !== null ? { arm: r.arm } : {}),
+            },
+          ]
+        : [],
+    ),
+  );
+  if (from.length === 0) return null;
+  return { runs: from.reduce((n, f) => n + f.runs, 0), rule: REUSE_RULE, from: from.map((f) => ({ ...f, cells: [...f.cells] })) };
 }

@@ -92,6 +92,8 @@ export const StudyEntry = z.object({
   ledger: z
     .object({ collapseStep: z.number().int().nullable(), rolloutSeconds: z.number().nullable(), rolloutMismatch: z.number().nullable() })
     .optional(),
+  /** A ledger run another study trained (its line's reusedFrom, reuse.ts): that study and its run id. */
+  reusedFrom: z.object({ study: z.string(), runId: z.string() }).optional(),
 });
 export type StudyEntry = z.infer<typeof StudyEntry>;
 
