@@ -317,7 +317,7 @@ export async function importBundle(
   let id = record.id;
   const existing = new Set((await store.listRuns()).map((r) => r.id));
   if (existing.has(id)) id = `${id.slice(0, 52)}-imp-${randomBytes(3).toString('hex')}`;
-  const stage = join(store.runsDir, `.import-${randomBytes(6).toString('hex')}`);
+  const stage = store.newStageDir();
   try {
     await mkdir(stage, { recursive: true });
     const active = record.status === 'running' || record.status === 'paused' || record.status === 'queued';

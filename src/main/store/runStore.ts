@@ -21,7 +21,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
   RunRecord as RunRecordSchema,
@@ -44,6 +44,7 @@ import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
 import { isDiskFull } from './storageErrors';
+import { storeFaults } from './faults';
 import { detectedThroughOf } from '../../shared/detection';
 import { importedSeed } from '../../shared/importedSeed';
 import { configValues, type ConfigValue } from '../../shared/configValues';
@@ -119,6 +120,34 @@ interface MetricCache {
   /** The keys of rows[0, keysUpTo): collected only when asked for (metricKeys), not on every read. */
   keys: Set<string>;
   keysUpTo: number;
+}
+
+/** A deleted run's folder while it is being removed (renamed out of the runs first). */
+const TRASH_PREFIX = '.deleted-';
+/** A run built beside the runs before it joins them (a bundle import): `.import-<pid>-<random>`. */
+const STAGE_PREFIX = '.import-';
+/** Before stage folders named their process: removed once this old (no import takes an hour). */
+const LEGACY_STAGE_MS = 3_600_000;
+
+/**
+ * What a killed process left beside the runs (an open's sweep): a deleted run's folder whose removal a kill cut
+ * short, and a bundle import's stage whose process is gone — a process holding its pid that started after the
+ * folder's last change is not its importer (pids are handed out again after a session's end). Both held a whole
+ * run's files, checkpoints included, and stayed for good.
+ */
+async function sweepAside(dir: string): Promise<void> {
+  const name = basename(dir);
+  let gone = name.startsWith(TRASH_PREFIX);
+  if (!gone && name.startsWith(STAGE_PREFIX)) {
+    const changed = await stat(dir).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
+    const pid = /^\.import-(\d+)-[0-9a-f]+$/.exec(name);
+    if (changed !== null)
+      gone = pid ? !pidAlive(Number(pid[1]), changed) : /^\.import-[0-9a-f]+$/.test(name) && Date.now() - changed > LEGACY_STAGE_MS;
+  }
+  if (gone) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
 
 function stamp(): string {
@@ -235,6 +264,11 @@ export class RunStore {
     return join(this.dataDir, 'runs');
   }
 
+  /** A new folder beside the runs to build one in before it joins them (a bundle import); see sweepAside. */
+  newStageDir(): string {
+    return join(this.runsDir, `${STAGE_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  }
+
   get catalogFile(): string {
     return join(this.dataDir, 'runs.json');
   }
@@ -254,6 +288,7 @@ export class RunStore {
     const store = new RunStore(dataDir, createCatalog(join(dataDir, 'runs.json')), opts.lock ?? {});
     await cleanStaleTemps(dataDir);
     for (const d of await readdir(join(dataDir, 'runs'), { withFileTypes: true }).catch(() => [])) {
+      if (d.isDirectory() && d.name.startsWith('.')) await sweepAside(join(dataDir, 'runs', d.name));
       if (!d.isDirectory() || d.name.startsWith('.')) continue;
       await cleanStaleTemps(join(dataDir, 'runs', d.name));
       await cleanStaleTemps(join(dataDir, 'runs', d.name, CHECKPOINTS_DIR));
@@ -508,7 +543,7 @@ export class RunStore {
     if (!cur && asides.length === 0) {
       if (!(await this.unbornRun(id, names))) return 'orphan';
       if (!repair) return 'needs-lock';
-      const trash = join(this.runsDir, `.deleted-${id}-${stamp()}`);
+      const trash = join(this.runsDir, `${TRASH_PREFIX}${id}-${stamp()}`);
       try {
         await rename(this.runDir(id), trash);
       } catch {
@@ -856,9 +891,11 @@ export class RunStore {
       this.trajIndex.delete(id);
       this.trajIndexing.delete(id);
       if (exists) {
-        // Rename first: a half-deleted folder must never be mistaken for a run.
-        const trash = join(this.runsDir, `.deleted-${id}-${stamp()}`);
+        // Rename first: a half-deleted folder must never be mistaken for a run (and a kill before the removal
+        // ends leaves it to the next open's sweep).
+        const trash = join(this.runsDir, `${TRASH_PREFIX}${id}-${stamp()}`);
         await rename(dir, trash);
+        storeFaults().at('delete-trash');
         await rm(trash, { recursive: true, force: true });
       }
       delete this.db.data.runs[id];
