@@ -10,13 +10,22 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { createReadStream } = require('node:fs');
+const { closeSync, openSync, readSync } = require('node:fs');
+// One buffer read into again and again: a stream's fresh 1 MB buffer per read cost ~0.09 CPU s more for the
+// 280 MB of a million MLflow metric rows (new pages to fault in and free), and held up to its GC's pace of them.
+const buf = Buffer.allocUnsafe(1 << 20);
 parentPort.on('message', ({ id, path }) => {
-  const hash = createHash('sha256');
-  createReadStream(path, { highWaterMark: 1 << 20 })
-    .on('data', (c) => hash.update(c))
-    .on('error', (e) => parentPort.postMessage({ id, error: String(e && e.message ? e.message : e), code: e && e.code }))
-    .on('end', () => parentPort.postMessage({ id, hex: hash.digest('hex') }));
+  let fd = -1;
+  try {
+    fd = openSync(path, 'r');
+    const hash = createHash('sha256');
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(n === buf.length ? buf : buf.subarray(0, n));
+    parentPort.postMessage({ id, hex: hash.digest('hex') });
+  } catch (e) {
+    parentPort.postMessage({ id, error: String(e && e.message ? e.message : e), code: e && e.code });
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
 });
 `;
 
