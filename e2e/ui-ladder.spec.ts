@@ -4,10 +4,12 @@
  * two presets × one seed of a tiny model into that data dir while the page is open. Half way the view says what is
  * incomplete; at the end it draws one panel per level with a survival curve per preset, its table matches the
  * summary.json the CLI wrote, and curves, rows and seeds open their runs. Screenshots in light and dark.
- * Trains 4 tiny runs (≈ 1 min on 2 cores).
+ * Trains 4 tiny runs (≈ 1 min on 2 cores). Then a ladder known by its ledger, as a fresh clone has it: `arlarena
+ * ladder --resume` takes every run from a ledger whose lines name runs this data dir lacks, two of them reused from
+ * the tiny ladder (one of which is here) — the view links only the runs it holds and shows the others' lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -15,8 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStudy } from '../src/main/app/studies/studyFiles';
 import { TINY_LADDER, tinyCliSets } from '../src/main/testing/tinyCli';
 import { SURVIVAL_GRID } from '../src/renderer/lib/ladderChart';
-import { openLabSession, screenshot, type LabSession } from './support/browser';
-import { ROOT } from './support/lab';
+import { openLabSession, screenshot, screenshotThemes, type LabSession } from './support/browser';
+import { ROOT, runCli } from './support/lab';
 
 const TINY = tinyCliSets();
 
@@ -89,7 +91,23 @@ describe('Ladder view', () => {
       expect(await page.locator('[data-testid="ladder-committed"]').innerText()).toContain(
         `resources/studies/${committed[0]}/summary.json`,
       );
-      await screenshot(page, 'ui-ladder-committed');
+      // A fresh clone: the ledger beside the summary lists every finished run, none of them in this (empty) data dir,
+      // so each shows its line and none is a link.
+      const ledger = join(ROOT, 'resources', 'studies', committed[0], 'ledger.jsonl');
+      if (existsSync(ledger)) {
+        const lines = readFileSync(ledger, 'utf8').trim().split('\n').length - 1;
+        expect(await page.locator('[data-testid="run-line"]').count()).toBe(lines);
+        expect(await page.locator('[data-testid="run-link"]').count()).toBe(0);
+        expect(await page.locator('[data-testid="ladder-not-stored"]').innerText()).toMatch(
+          new RegExp(`^${lines} of its finished runs are not in this data dir`),
+        );
+        await page.locator('[data-testid="run-line"]').first().click();
+        const where = await page.locator('[data-testid="run-detail"] [data-testid="run-where"]').innerText();
+        expect(where).toContain(`resources/studies/${committed[0]}/ledger.jsonl`);
+        expect(await page.locator('[data-testid="compare-cell"]:not([disabled])').count()).toBe(0);
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await screenshotThemes(page, 'ui-ladder-committed');
     }
   });
 
@@ -251,4 +269,72 @@ describe('Ladder view', () => {
     expect([await runsOf(3, 'grpo'), await runsOf(3, 'gspo')]).toContainEqual(picked);
     expect(app.problems).toEqual([]);
   });
+
+  it('a ladder resumed from its ledger: runs this data dir lacks show their line, reused runs say from which study', async () => {
+    // The tiny ladder's ledger as another ladder's ("clone"), as a fresh clone finds it committed: level 0's GRPO run
+    // reused from tiny (here), its GSPO run trained elsewhere; level 3's GRPO run reused from tiny but not here, its
+    // GSPO run here. --resume takes all four from the ledger and trains none.
+    const cloneOut = mkdtempSync(join(tmpdir(), 'arlarena-e2e-ladder-clone-'));
+    const [head, ...lines] = readFileSync(join(outDir, 'tiny', 'ledger.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    head.name = 'clone';
+    head.plan.command = head.plan.command.replace('--study tiny', '--study clone').replace(`--out ${outDir}`, `--out ${cloneOut}`);
+    const line = (level: number, preset: string) => lines.find((l) => l.level === level && l.preset === preset);
+    const here = line(0, 'grpo').runId as string;
+    line(0, 'grpo').reusedFrom = { study: 'tiny', runId: here };
+    line(0, 'gspo').runId = '20261205-000000-sokoban-gspo-e15e00';
+    line(3, 'grpo').runId = '20261204-230000-sokoban-grpo-0ff51e';
+    line(3, 'grpo').reusedFrom = { study: 'tiny', runId: line(3, 'grpo').runId };
+    mkdirSync(join(cloneOut, 'clone'));
+    writeFileSync(join(cloneOut, 'clone', 'ledger.jsonl'), `${[head, ...lines].map((l) => JSON.stringify(l)).join('\n')}\n`);
+    runCli(dataDir, ['ladder', ...TINY_LADDER, '--study', 'clone', '--out', cloneOut, ...TINY, '--resume']);
+    const summary = JSON.parse(readFileSync(join(cloneOut, 'clone', 'summary.json'), 'utf8')) as { reused: { runs: number } };
+    expect(summary.reused.runs).toBe(2);
+
+    // The last test left Compare open: back to the ladder view, then pick clone in its list.
+    await page.goto(`${app.lab.origin}/?view=ladder#token=${app.lab.token}`);
+    await page.waitForSelector('[data-testid="ladder"]');
+    await page.selectOption('select[aria-label="Ladder"]', 'data:clone');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-ladder="clone"][data-complete="true"]');
+    const reused = await page.locator('[data-testid="ladder-reused"]').innerText();
+    expect(reused).toContain(
+      'Reused, not trained by this ladder: 2 run(s) — 2 from study tiny (level 0 grpo · sokoban seeds 1; level 3 grpo · sokoban seeds 1)',
+    );
+    expect(await page.locator('[data-testid="ladder-not-stored"]').innerText()).toMatch(/^2 of its finished runs are not in this data dir/);
+    const row = (level: number, preset: string) =>
+      page.locator(`[data-testid="ladder-level"][data-level="${level}"] tr[data-cell="${preset}"]`);
+    // Stored runs are links (a reused one marked r); the others are their ledger lines, with no link.
+    expect(await row(0, 'grpo').locator('[data-testid="run-link"]').innerText()).toBe('s1r');
+    expect(await row(0, 'grpo').locator('[data-testid="cell-reused"]').innerText()).toBe('1 reused from study tiny');
+    expect(await row(3, 'grpo').locator('[data-testid="cell-reused"]').innerText()).toBe('1 reused from study tiny');
+    expect(await row(0, 'gspo').locator('[data-testid="run-link"]').count()).toBe(0);
+    expect(await row(3, 'grpo').locator('[data-testid="run-link"]').count()).toBe(0);
+    expect(await row(3, 'gspo').locator('[data-testid="run-link"]').count()).toBe(1);
+    expect(await row(3, 'grpo').locator('[data-testid="compare-cell"]').isDisabled()).toBe(true);
+    expect(await row(0, 'grpo').locator('[data-testid="compare-cell"]').isDisabled()).toBe(false);
+
+    // A line opens under its level's table: seed, outcome, held-out, and where its data is.
+    await row(3, 'grpo').locator('[data-testid="run-line"]').click();
+    const detail = page.locator('[data-testid="ladder-level"][data-level="3"] [data-testid="run-detail"]');
+    const l3 = line(3, 'grpo');
+    const outcome = l3.collapseStep === null ? `no collapse in ${l3.steps} steps` : `collapsed at step ${l3.collapseStep}`;
+    expect(await detail.innerText()).toContain(`grpo · seed 1 · ${l3.status} · ${outcome}`);
+    expect(await detail.locator('[data-testid="run-where"]').innerText()).toBe(
+      `reused from study tiny (its run ${l3.runId}): not in this data dir — its outcome is tiny's ledger line, copied into ` +
+        `${cloneOut}/clone/ledger.jsonl; its metrics and checkpoints are in the data dir that trained tiny`,
+    );
+    // Scrolled to the top first: a full-page shot of a scrolled page draws the sticky navigation bar mid-page.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshotThemes(page, 'ui-ladder-ledger');
+
+    // The stored reused run opens its page (tiny's run).
+    await row(0, 'grpo').locator('[data-testid="run-link"]').click();
+    await page.waitForSelector('main[data-view="run"]');
+    expect(new URL(page.url()).searchParams.get('id')).toBe(here);
+    await page.goBack();
+    await page.waitForSelector('[data-testid="ladder"][data-ladder="clone"]');
+    expect(app.problems).toEqual([]);
+  }, 120_000);
 });

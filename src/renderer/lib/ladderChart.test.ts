@@ -11,6 +11,7 @@ import {
   outcomeText,
   pickLadder,
   pValueText,
+  resumeCommand,
   reusedText,
   rolloutText,
   shareText,
@@ -90,6 +91,13 @@ describe('survival curve helpers', () => {
 
   it("a cell's runs in seed order, the not-started ones left out", () => {
     expect(cellRunIds({ runs: [...cell.runs, run(6, { runId: null, done: false, step: null })] })).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+  });
+
+  it('continues a ladder with its own command and --resume (the bare --study NAME --resume is refused once it has a ledger)', () => {
+    expect(resumeCommand('arlarena ladder --levels 1 --seeds 8 --study mm ')).toBe(
+      'arlarena ladder --levels 1 --seeds 8 --study mm --resume',
+    );
+    expect(resumeCommand('arlarena ladder --study mm --resume')).toBe('arlarena ladder --study mm --resume');
   });
 
   it('leaves out the runs this data dir lacks (known by their ledger lines): Compare could not open them', () => {

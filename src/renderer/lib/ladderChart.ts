@@ -47,6 +47,14 @@ export function cellRunIds(cell: Pick<LadderCell, 'runs'>): string[] {
     .filter((id): id is string => id !== null);
 }
 
+/**
+ * The command that continues a ladder: its own command with --resume. `arlarena ladder --study NAME --resume` alone
+ * is refused once the ladder has a ledger (its plan is checked against the command's, whose defaults differ).
+ */
+export function resumeCommand(command: string): string {
+  return command.trim().split(/\s+/).includes('--resume') ? command.trim() : `${command.trim()} --resume`;
+}
+
 /** What a cell's runs from other studies' ledgers say in its row: `8 reused from study X`, per study; '' for none. */
 export function reusedText(reused: LadderCell['reused']): string {
   return reused.map((r) => `${r.runs} reused from study ${r.study}`).join(', ');

@@ -162,7 +162,8 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string, co
       ...cell,
       seeds,
       done: n,
-      complete: levelDone(r.level),
+      // With the ledger each cell knows its own seeds; without it, only whether its level finished.
+      complete: ledger ? runs.every((x) => x.done) : levelDone(r.level),
       // The share is collapsed / n over the listed seeds: the count is exact back from it.
       collapsedShare: {
         collapsed: r.collapsedShare.mean === null ? 0 : Math.round(r.collapsedShare.mean * n),
