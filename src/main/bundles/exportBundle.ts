@@ -21,7 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Zip, ZipDeflate, zipSync } from 'fflate';
 import type { RunRecord } from '../../shared/api';
 import { appCommit, appVersion, projectRoot } from '../platform/appInfo';
-import { writeFileAtomic } from '../store/atomic';
+import { removeDeadTemps, writeFileAtomic } from '../store/atomic';
 import { readJsonl } from '../store/jsonl';
 import { CHECKPOINTS_DIR, METRICS_FILE, TRAJECTORIES_FILE, checkpointDirName } from '../store/runFiles';
 import type { RunStore } from '../store/runStore';
@@ -155,6 +155,8 @@ export async function exportRun(store: RunStore, runId: string, opts: ExportOpti
   };
   const out = resolve(opts.out ?? join(store.dataDir, 'bundles', `${runId}${BUNDLE_EXTENSION}`));
   await mkdir(dirname(out), { recursive: true });
+  // what exports of this file killed before their rename left beside it (a whole bundle each)
+  await removeDeadTemps(out);
   const nFiles = Object.keys(files).length + 1 + (streamed ? 1 : 0);
   if (streamed) {
     const w = await writeStreamedZip(

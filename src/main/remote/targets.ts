@@ -4,12 +4,11 @@
  * target under `remote-tokens/`, written owner-only (0600, the folder 0700). The token is read only to build an
  * Authorization header; it is never printed, logged, or written into a run record or bundle.
  */
-import { chmod, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { writeFileAtomic } from '../store/atomic';
+import { join } from 'node:path';
+import { removeDeadTemps, writeFileAtomic } from '../store/atomic';
 import { storeFaults } from '../store/faults';
-import { pidAlive } from '../platform/process';
 
 export interface RemoteEntry {
   readonly name: string;
@@ -54,24 +53,9 @@ export function normalizeUrl(raw: string): string {
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-/**
- * The temp copies of secret `file` (`FILE.<pid>.tmp`) whose writer is gone — a kill before the rename left them, the
- * secret in clear; a process holding the pid that started after the copy's last change is not its writer (pids are
- * handed out again after a session's end).
- */
-async function removeDeadCopies(file: string): Promise<void> {
-  const dir = dirname(file);
-  for (const n of await readdir(dir).catch(() => [] as string[])) {
-    const m = /^(.*)\.(\d+)\.tmp$/.exec(n);
-    if (!m || m[1] !== basename(file)) continue;
-    const st = await stat(join(dir, n)).catch(() => null);
-    if (st && !pidAlive(Number(m[2]), st.mtimeMs)) await rm(join(dir, n), { force: true });
-  }
-}
-
 /** Write a secret so that it is never readable by others, not even for a moment: created 0600, then renamed in. */
 async function writeSecret(file: string, data: string): Promise<void> {
-  await removeDeadCopies(file);
+  await removeDeadTemps(file);
   const tmp = `${file}.${process.pid}.tmp`;
   const fh = await open(tmp, 'w', 0o600);
   try {
@@ -167,7 +151,7 @@ export class RemoteTargets {
     if (!all.some((r) => r.name === name)) return false;
     await this.save(all.filter((r) => r.name !== name));
     await rm(this.tokenPath(name), { force: true });
-    await removeDeadCopies(this.tokenPath(name));
+    await removeDeadTemps(this.tokenPath(name)); // a copy a killed add left, the token in clear
     return true;
   }
 

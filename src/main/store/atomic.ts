@@ -10,6 +10,7 @@ import { open, rename, unlink, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { storeFaults } from './faults';
+import { pidAlive } from '../platform/process';
 
 let counter = 0;
 
@@ -45,6 +46,27 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
   storeFaults().at('atomic-after-rename');
   await fsyncDir(dir);
+}
+
+/**
+ * Remove the temp files that writes of `file` left when a kill stopped them before their rename — writeFileAtomic's
+ * `.NAME.<pid>-<thread>-<n>.tmp` and `NAME.<pid>.tmp` (a streamed bundle, a secret) — once their writer is gone: a
+ * process holding the pid that started after the temp's last change is not its writer (pids are handed out again
+ * after a session's end). Nothing else is touched: the folder may be the user's.
+ */
+export async function removeDeadTemps(file: string): Promise<void> {
+  const dir = dirname(file);
+  const base = basename(file);
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    const m = n.startsWith(`.${base}.`)
+      ? /^(\d+)-\d+-\d+\.tmp$/.exec(n.slice(base.length + 2))
+      : n.startsWith(`${base}.`)
+        ? /^(\d+)\.tmp$/.exec(n.slice(base.length + 1))
+        : null;
+    if (!m) continue;
+    const st = await stat(join(dir, n)).catch(() => null);
+    if (st?.isFile() && !pidAlive(Number(m[1]), st.mtimeMs)) await rm(join(dir, n), { force: true });
+  }
 }
 
 /** Remove temp files (and checkpoint temp folders) left by killed writers (older than `minAgeMs`, so a live writer's file is never touched). */
