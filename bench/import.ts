@@ -116,6 +116,11 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
             scalars += Object.keys(s.values).length;
           },
           afterChunk: async () => undefined,
+          // As the import's feed: a run whose rows are out of step order is read again from its start.
+          again: async () => {
+            steps = 0;
+            scalars = 0;
+          },
         });
       }
     } else if (format === 'wandb') {

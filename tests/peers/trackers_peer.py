@@ -15,6 +15,12 @@
       One MLflow run "exact" in the SQLite store DB whose values need every digit of a double (0.1 + 0.2, 1/3, the
       smallest subnormal, the double below DBL_MAX, a float32 widened), NaN and ±inf, and a value logged twice at
       one step with its later timestamp written first; prints the steps MLflow's latest-value rule gives, as JSON.
+  python trackers_peer.py mlflow-order DB
+      Runs in the SQLite store DB whose rows lie in the orders the reader's chunks must handle, logged by MLflow's
+      client: "inorder" (steps 0-59, 4 keys each, step 30 with 40 more, step 10 logged twice with its later
+      timestamp written first), "alternate-a" and "alternate-b" (logged step by step in turn, so their rows
+      interleave), "resumed" (steps 0-39, then 20-49 again with new values and later timestamps), "onestep" (200
+      values at step 0, later timestamps later) and "nometrics" (no metric); prints {name: run_id} as JSON.
   python trackers_peer.py slow-write mlflow|trackio TARGET STEPS DELAY
       A run still being written (one step every DELAY s) into an MLflow SQLite store TARGET or a Trackio dir TARGET.
   python trackers_peer.py wide-write mlflow|trackio TARGET STEPS NEW_KEYS
@@ -235,6 +241,52 @@ def mlflow_exact(path):
     steps["20"]["exact/relogged"] = 2.5
     client.set_terminated(rid)
     print(json.dumps({"run_id": rid, "steps": steps}, allow_nan=False))
+
+
+def mlflow_order(path):
+    """See the usage text. Rows are written in the order logged (log_batch inserts a batch's metrics in order)."""
+    import time
+
+    from mlflow.entities import Metric
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient("sqlite:///" + os.path.abspath(path))
+    exp = client.create_experiment("arl-order")
+    ids = {}
+
+    def run(name):
+        ids[name] = client.create_run(exp, run_name=name).info.run_id
+        return ids[name]
+
+    now = int(time.time() * 1000)
+
+    def step_metrics(step, keys, base, ts):
+        return [Metric(f"order/k{i}", base + step + i / 8, ts, step) for i in range(keys)]
+
+    rid = run("inorder")
+    for step in range(60):
+        ms = step_metrics(step, 4, 0.25, now + step)
+        if step == 30:
+            ms += [Metric(f"order/wide{i:02d}", i * 0.5, now + step, step) for i in range(40)]
+        client.log_batch(rid, metrics=ms)
+        if step == 10:
+            client.log_batch(rid, metrics=[Metric("order/relogged", 2.5, now + 60_000, 10)])
+            client.log_batch(rid, metrics=[Metric("order/relogged", 1.5, now + 30_000, 10)])
+    a, b = run("alternate-a"), run("alternate-b")
+    for step in range(30):
+        client.log_batch(a, metrics=step_metrics(step, 3, 100.0, now + step))
+        client.log_batch(b, metrics=step_metrics(step, 3, 200.0, now + step))
+    rid = run("resumed")
+    for step in range(40):
+        client.log_batch(rid, metrics=step_metrics(step, 3, 300.0, now + step))
+    for step in range(20, 50):
+        client.log_batch(rid, metrics=step_metrics(step, 3, 400.0, now + 1000 + step))
+    rid = run("onestep")
+    client.log_batch(rid, metrics=[Metric(f"order/k{i % 7}", float(i), now + i, 0) for i in range(200)])
+    run("nometrics")
+    for rid in ids.values():
+        client.set_terminated(rid)
+    print(json.dumps(ids))
 
 
 def mlflow_big(path, rows):
@@ -482,6 +534,8 @@ def main():
         mlflow_big(sys.argv[2], int(sys.argv[3]))
     elif cmd == "mlflow-exact":
         mlflow_exact(sys.argv[2])
+    elif cmd == "mlflow-order":
+        mlflow_order(sys.argv[2])
     elif cmd == "slow-write":
         slow_write(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "wide-write":
@@ -491,7 +545,7 @@ def main():
     elif cmd == "read-wandb":
         read_wandb(sys.argv[2])
     else:
-        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, mlflow-big, mlflow-exact, slow-write, wide-write, read-mlflow, read-wandb")
+        raise SystemExit(f"unknown command {cmd!r}; known: write, wandb-big, mlflow-big, mlflow-exact, mlflow-order, slow-write, wide-write, read-mlflow, read-wandb")
 
 
 if __name__ == "__main__":

@@ -98,19 +98,21 @@ export async function importTrackerRuns(
     const name = opts.name ? (runs.length > 1 ? `${opts.name} · ${run.label}` : opts.name) : run.label;
     const upload = opts.uploadedAs !== undefined && run.files.length === 1;
     const together = opts.uploadedFiles !== undefined && run.files.some((f) => opts.uploadedFiles![f] !== undefined);
-    const writer = new RunWriter(store, {
-      registry,
-      format: run.format,
-      name,
-      tags: tagsOf(run, opts.tags ?? []),
-      paths: upload ? [opts.uploadedAs!] : run.files.map((f) => opts.uploadedFiles?.[f] ?? f),
-      following: false,
-      notes: upload || together ? ['uploaded through the app'] : [],
-    });
+    const newWriter = (): RunWriter =>
+      new RunWriter(store, {
+        registry,
+        format: run.format,
+        name,
+        tags: tagsOf(run, opts.tags ?? []),
+        paths: upload ? [opts.uploadedAs!] : run.files.map((f) => opts.uploadedFiles?.[f] ?? f),
+        following: false,
+        notes: upload || together ? ['uploaded through the app'] : [],
+      });
+    let writer = newWriter();
     // The tracker readers hand steps over directly (not through the text parsers' StepAccumulator): the same bound
     // on a run's distinct keys, its counts added to the reader's.
-    const keyBound: Record<string, number> = {};
-    const keys = new RunKeyBound(keyBound);
+    let keyBound: Record<string, number> = {};
+    let keys = new RunKeyBound(keyBound);
     try {
       const read = await run.read({
         add: (s) => {
@@ -119,6 +121,17 @@ export async function importTrackerRuns(
         },
         afterChunk: async (m) => {
           await writer.flush(m);
+        },
+        // Made while the reader's first steps are read (its files written and synced take ~0.1-0.2 s here); the
+        // first flush waits for it. Its failure is the first flush's, which awaits the same promise.
+        ready: (m) => void writer.ensureRun(m).catch(() => undefined),
+        // The reader found the steps it gave out of order (trackers.ts mlflowStepChunks): the half-written run is
+        // removed, as a failed import's is, and the run is written afresh from what the reader gives next.
+        again: async () => {
+          await writer.abort();
+          writer = newWriter();
+          keyBound = {};
+          keys = new RunKeyBound(keyBound);
         },
       });
       const meta = read.meta;
@@ -130,13 +143,17 @@ export async function importTrackerRuns(
         sha.push(await (opts.sha256Of ?? sha256File)(f));
         bytes += (await stat(f)).size;
       }
-      const rec = await writer.finish({
-        meta: { ...meta, notes: [...meta.notes] },
-        sha256: sha,
-        bytes,
-        parserSkipped: skipped,
-        notes: endNotes(meta),
-      });
+      // A run made early (`ready`) that no step ever reached is removed: a tracker run without steps is no lab run.
+      const rec =
+        writer.firstStep === null
+          ? await writer.abort().then(() => null)
+          : await writer.finish({
+              meta: { ...meta, notes: [...meta.notes] },
+              sha256: sha,
+              bytes,
+              parserSkipped: skipped,
+              notes: endNotes(meta),
+            });
       add(out.skipped, skipped);
       add(out.skipped, writer.skipped);
       if (rec) {

@@ -14,6 +14,7 @@ export interface SqliteStatement {
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
   iterate(...params: unknown[]): IterableIterator<unknown>;
+  run(...params: unknown[]): unknown;
   raw(on?: boolean): SqliteStatement;
 }
 

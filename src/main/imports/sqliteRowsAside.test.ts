@@ -3,19 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteRowsAside } from './sqliteRowsAside';
+import { localRows, sqliteAside, sqliteRowsAside } from './sqliteRowsAside';
+import { openReadOnly } from './sqliteReadOnly';
 
 // A plain table (not a tracker's format): what is tested is the reading thread, its batches and its errors.
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => {
+  exec(sql: string): void;
+  prepare(sql: string): { run(...a: unknown[]): void };
+  close(): void;
+};
 let dir: string;
 let db: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'arl-rows-aside-'));
   db = join(dir, 't.db');
-  const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => {
-    exec(sql: string): void;
-    prepare(sql: string): { run(...a: unknown[]): void };
-    close(): void;
-  };
   const w = new Database(db);
   w.exec('CREATE TABLE t (id INTEGER, w INTEGER, s TEXT, x REAL)');
   const ins = w.prepare('INSERT INTO t VALUES (?, ?, ?, ?)');
@@ -59,5 +60,38 @@ describe('sqliteRowsAside', () => {
       if (seen >= 300) break;
     }
     expect(seen).toBe(300);
+  });
+
+  it('answers every query of one connection as the database was at the first, on the thread and on the caller’s', async () => {
+    // WAL: a writer commits while the reader's transaction is open (a rollback journal would make it wait).
+    const path = join(dir, 'wal.db');
+    const w = new Database(path);
+    w.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER); INSERT INTO t VALUES (1), (2), (3)');
+    const conn = openReadOnly(path);
+    try {
+      for (const src of [sqliteAside(path), localRows(conn)]) {
+        try {
+          const [[seen]] = await src.all('SELECT count(*) FROM t WHERE id > ?', [0]);
+          w.exec(`INSERT INTO t VALUES (${(seen as number) + 1})`);
+          expect(await src.all('SELECT count(*) FROM t', [])).toEqual([[seen]]);
+          const batches: unknown[][][] = [];
+          const queries = [
+            { sql: 'SELECT id FROM t WHERE id <= $n ORDER BY id', params: [{ n: 2 }] },
+            { sql: 'SELECT id FROM t WHERE id > $n AND id <= 3 ORDER BY id', params: [{ n: 2 }] },
+          ];
+          for await (const b of src.stream(queries, { weightColumn: -1, batchWeight: 2 })) batches.push(b);
+          expect(batches).toEqual([[[1], [2]], [[3]]]);
+        } finally {
+          await src.close();
+        }
+      }
+      // A connection opened after the insert sees it.
+      const later = sqliteAside(path);
+      expect(await later.all('SELECT count(*) FROM t', [])).toEqual([[5]]);
+      await later.close();
+    } finally {
+      conn.close();
+      w.close();
+    }
   });
 });

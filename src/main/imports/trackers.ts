@@ -34,7 +34,7 @@ import { MAX_RUN_KEYS, RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
-import { sqliteRowsAside } from './sqliteRowsAside';
+import { localRows, sqliteAside, type RowsSource } from './sqliteRowsAside';
 
 export type TrackerFormat = TrackerStoreFormat | 'wandb';
 
@@ -42,6 +42,16 @@ export type TrackerFormat = TrackerStoreFormat | 'wandb';
 export interface StepFeed {
   add(s: SourceStep): void;
   afterChunk(meta: SourceMeta): Promise<void>;
+  /**
+   * The run's meta as it will be at its first steps (its config read): the importer may make the run's record
+   * now, while the steps are still being read, instead of at the first `afterChunk`.
+   */
+  ready?(meta: SourceMeta): void;
+  /**
+   * Forget every step given so far: the run is read again from its start. A reader that streams steps before it
+   * knows they are in order (the MLflow SQLite reader) does so only when the feed has this.
+   */
+  again?(): Promise<void>;
 }
 
 export interface TrackerRun {
@@ -260,19 +270,107 @@ class StepGrouper {
 
 /**
  * A run's metric rows as one row per step, grouped by SQLite itself: the step, its latest timestamp (ms), its
- * values as a JSON object of key → value (null for MLflow's is_nan rows) and how many rows it had. Iterating a
- * million rows one by one through better-sqlite3 cost ~1 CPU s, most of it making a JS array per row; SQLite
- * builds a step's object in C and JSON.parse makes it in one call (mlflowSteps finishes the values).
+ * values as a JSON object of key → value (null for MLflow's is_nan rows), how many rows it had and its first
+ * rowid. Iterating a million rows one by one through better-sqlite3 cost ~1 CPU s, most of it making a JS array
+ * per row; SQLite builds a step's object in C and JSON.parse makes it in one call (MlflowSteps finishes the values).
  *
- * Rows reach json_group_object in the subquery's order, step then timestamp (the ORDER BY satisfies the outer
- * GROUP BY, so SQLite keeps it), and JSON.parse keeps the last of a key written twice: a value logged twice at
- * one step keeps its latest, MLflow's own "latest metric" rule (step, then timestamp). SQLite writes a REAL in
- * JSON with the digits that read back as the same double (17 significant at most), so values stay exact
- * (mlflowSqliteExact.integration.test.ts, on values MLflow's client logged).
+ * Rows reach json_group_object in the subquery's order, step then timestamp then rowid (the ORDER BY satisfies the
+ * outer GROUP BY, so SQLite keeps it), and JSON.parse keeps the last of a key written twice: a value logged twice
+ * at one step keeps its latest, MLflow's own "latest metric" rule (step, then timestamp), and of two at the same
+ * millisecond the one written later. SQLite writes a REAL in JSON with the digits that read back as the same
+ * double (17 significant at most), so values stay exact (mlflowSqliteExact.integration.test.ts, on values MLflow's
+ * client logged).
  */
-const MLFLOW_STEPS_SQL = `SELECT step, max(timestamp), json_group_object(key, CASE WHEN is_nan THEN NULL ELSE value END), count(*)
-FROM (SELECT step, timestamp, key, value, is_nan FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp)
+function mlflowStepsSql(where: string, extra = ''): string {
+  return `SELECT step, max(timestamp), json_group_object(key, CASE WHEN is_nan THEN NULL ELSE value END), count(*), min(rowid)${extra}
+FROM (SELECT rowid, step, timestamp, key, value, is_nan FROM metrics WHERE ${where} ORDER BY step, timestamp, rowid)
 GROUP BY step ORDER BY step`;
+}
+
+/** The whole run in one query: SQLite sorts all its rows before the first step comes out. */
+const MLFLOW_STEPS_SQL = mlflowStepsSql('run_uuid = $run');
+
+/**
+ * A run's first and last rowid: seeks in index_metrics_run_uuid, which holds run_uuid then rowid (a query of its own
+ * each: SQLite seeks for a lone min() or max(), and scans the run's index for min() and max() together).
+ */
+const MLFLOW_ROWIDS_SQL = `SELECT (SELECT min(rowid) FROM metrics WHERE run_uuid = $run), (SELECT max(rowid) FROM metrics WHERE run_uuid = $run)`;
+
+/**
+ * The next chunk of a run in rowid order: its rows after rowid `after`, up to the one `skip` rows on (or the run's
+ * `last`), with the rows after `lo` up to `after` of step `since` and above (a step the previous chunk held back).
+ * Each step row also carries the chunk's last rowid. The rowid range is a seek in index_metrics_run_uuid.
+ */
+const MLFLOW_CHUNK_SQL = `WITH b(hi) AS (SELECT coalesce((SELECT rowid FROM metrics WHERE run_uuid = $run AND rowid > $after ORDER BY rowid LIMIT 1 OFFSET $skip), $last))
+${mlflowStepsSql('run_uuid = $run AND rowid > $lo AND rowid <= (SELECT hi FROM b) AND (rowid > $after OR step >= $since)', ', (SELECT hi FROM b)')}`;
+
+/** Metric rows in each chunk of a run read in rowid order (the first chunks fewer: MLFLOW_FIRST_CHUNK_ROWS). */
+export const MLFLOW_CHUNK_ROWS = 16_384;
+const MLFLOW_FIRST_CHUNK_ROWS = 4_096;
+
+/** A step row: step, latest timestamp, values as JSON, metric rows, first rowid (and for a chunk, its last rowid). */
+type StepRow = [number, number | null, string, number, number, number?];
+
+/** Whether SQLite's value is an integer JS holds exactly (the rowids and steps compared here). */
+const exactInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * A run's step rows in order, handed to `take` a chunk at a time. MLflow appends rows as they are logged, so a
+ * run's rowid order is nearly its step order: it is read in chunks of `chunkRows` rows in rowid order, each
+ * sorted and grouped by SQLite, so the first steps come out after one chunk's sort instead of the whole run's
+ * (the caller maps and stores them while SQLite sorts the next chunk; the next query is asked before `take`). A
+ * chunk's last step may go on in the next chunk: it is held back and read again with it, from its first row
+ * (a step alone in its chunk doubles the next one's size, so a run logged all at one step is read ~twice, not
+ * once per chunk). Steps come out in the order and with the values of the single query only while every chunk's
+ * steps are above those already given: when a chunk holds a lower step (rows logged out of order, a resumed run
+ * logging steps again) the steps given so far are wrong. Then `again` is called, when there is one, and the run
+ * is read again by the single query (same transaction, same rows); without one, the single query is used from the
+ * start.
+ */
+export async function mlflowStepChunks(
+  src: RowsSource,
+  runId: string,
+  take: (rows: StepRow[]) => Promise<void>,
+  opts: { chunkRows?: number; again?: () => Promise<void> } = {},
+): Promise<{ chunked: boolean }> {
+  const whole = async (): Promise<{ chunked: boolean }> => {
+    for await (const batch of src.stream([{ sql: MLFLOW_STEPS_SQL, params: [{ run: runId }] }], { weightColumn: 3, batchWeight: 65_536 }))
+      await take(batch as StepRow[]);
+    return { chunked: false };
+  };
+  const [first, last] = (await src.all(MLFLOW_ROWIDS_SQL, [{ run: runId }]))[0] ?? [];
+  if (!opts.again || !exactInt(first) || !exactInt(last) || first <= Number.MIN_SAFE_INTEGER) return whole();
+  const ask = (lo: number, after: number, since: number | null, skip: number): Promise<unknown[][]> =>
+    src.all(MLFLOW_CHUNK_SQL, [{ run: runId, lo, after, since, skip, last }]);
+  // The first chunks are small, so the caller starts sooner; they double up to chunkRows.
+  const most = opts.chunkRows ?? MLFLOW_CHUNK_ROWS;
+  let rows = Math.min(most, MLFLOW_FIRST_CHUNK_ROWS);
+  let given = -Infinity;
+  let pending: Promise<unknown[][]> | null = ask(first - 1, first - 1, null, rows - 1);
+  while (pending) {
+    const got = (await pending) as StepRow[];
+    // The first step is the chunk's lowest (with the held step's rows): at or below one given, the order is broken.
+    if (got.length === 0 || !got.every((r) => exactInt(r[0])) || got[0][0] <= given) {
+      if (given === -Infinity) return whole();
+      await opts.again();
+      return whole();
+    }
+    const hi = got[0][5] as number;
+    let out = got;
+    pending = null;
+    if (hi < last) {
+      const held = got[got.length - 1];
+      out = got.slice(0, -1);
+      rows = out.length === 0 ? rows * 2 : Math.min(most, rows * 2);
+      pending = ask(held[4] - 1, hi, held[0], rows - 1);
+    }
+    if (out.length > 0) {
+      given = out[out.length - 1][0];
+      await take(out);
+    }
+  }
+  return { chunked: true };
+}
 
 /**
  * Finishes MLFLOW_STEPS_SQL's step objects in place: null (is_nan) and ±DBL_MAX back to NaN and ±inf
@@ -312,37 +410,53 @@ class MlflowSteps {
   }
 }
 
-/**
- * MLFLOW_STEPS_SQL's rows for one run in batches of ~65,536 metric rows' steps (memory holds a bounded number of
- * steps): SQLite's work on a thread of its own (sqliteRowsAside.ts), beside the mapping, detector and store
- * writes on this one; where that thread cannot start or fails before its first batch, read on this thread.
- */
-async function* mlflowStepRows(db: SqliteDb, path: string, runId: string): AsyncGenerator<unknown[][]> {
-  let got = false;
+/** A reading thread for the database, or null where none can start (mlflowStepRows then reads on this one). */
+function startAside(path: string): RowsSource | null {
   try {
-    for await (const batch of sqliteRowsAside(path, MLFLOW_STEPS_SQL, [runId], { weightColumn: 3, batchWeight: 65_536 })) {
-      got = true;
-      yield batch;
-    }
-    return;
-  } catch (e) {
-    if (got) throw e;
+    return sqliteAside(path);
+  } catch {
+    return null;
   }
-  let batch: unknown[][] = [];
-  let rows = 0;
-  for (const row of db.prepare(MLFLOW_STEPS_SQL).raw(true).iterate(runId) as IterableIterator<unknown[]>) {
-    batch.push(row);
-    rows += row[3] as number;
-    if (rows >= 65_536) {
-      yield batch;
-      batch = [];
-      rows = 0;
-    }
-  }
-  if (batch.length > 0) yield batch;
 }
 
-function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
+/**
+ * A run's step rows (mlflowStepChunks), SQLite's work on a thread of its own (`aside`, sqliteRowsAside.ts) beside
+ * the mapping, detector and store writes on this one; where that thread cannot start or fails before the first
+ * steps come, read on this thread's `db`. Closes `aside`.
+ */
+async function mlflowStepRows(
+  db: SqliteDb,
+  aside: RowsSource | null,
+  runId: string,
+  take: (rows: StepRow[]) => Promise<void>,
+  opts: { chunkRows?: number; again?: () => Promise<void> } = {},
+): Promise<{ chunked: boolean }> {
+  let got = false;
+  try {
+    if (aside === null) throw new Error('no reading thread');
+    return await mlflowStepChunks(
+      aside,
+      runId,
+      (rows) => {
+        got = true;
+        return take(rows);
+      },
+      opts,
+    );
+  } catch (e) {
+    if (got) throw e;
+  } finally {
+    await aside?.close();
+  }
+  const local = localRows(db);
+  try {
+    return await mlflowStepChunks(local, runId, take, opts);
+  } finally {
+    await local.close();
+  }
+}
+
+function mlflowSqliteRuns(path: string, db: SqliteDb, chunkRows: number): TrackerRun[] {
   const rows = db
     .prepare(
       `SELECT r.run_uuid AS id, r.name AS name, r.status AS status, r.start_time AS start, r.lifecycle_stage AS stage, e.name AS exp
@@ -367,6 +481,8 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
         files: [path],
         async read(feed: StepFeed) {
           const db2 = openReadOnly(path);
+          // The reading thread starts now: it is ready by the time the params and tags are read.
+          const aside = startAside(path);
           const skipped: Record<string, number> = {};
           const meta: SourceMeta = { framework: 'unknown', notes: [], run: info };
           try {
@@ -379,17 +495,36 @@ function mlflowSqliteRuns(path: string, db: SqliteDb): TrackerRun[] {
               value: string | null;
             }[];
             if (tags.length > 0) meta.notes.push(`MLflow tags: ${tags.map((t) => `${t.key}=${t.value ?? ''}`).join(', ')}`);
-            const steps = new MlflowSteps();
-            for await (const batch of mlflowStepRows(db2, path, r.id)) {
-              for (const [step, wallMs, json] of batch as [number, number | null, string, number][]) {
-                const values = steps.finish(JSON.parse(json) as Record<string, number | null>);
-                feed.add({ run: '', step, values, ...(wallMs !== null && wallMs > 0 ? { wallTime: wallMs / 1000 } : {}) });
-              }
-              await feed.afterChunk(meta);
-            }
+            if (db2.prepare('SELECT 1 FROM metrics WHERE run_uuid = ? LIMIT 1').get(r.id) !== undefined) feed.ready?.(meta);
+            let steps = new MlflowSteps();
+            const again = feed.again;
+            await mlflowStepRows(
+              db2,
+              aside,
+              r.id,
+              async (rows) => {
+                for (const [step, wallMs, json] of rows) {
+                  const values = steps.finish(JSON.parse(json) as Record<string, number | null>);
+                  feed.add({ run: '', step, values, ...(wallMs !== null && wallMs > 0 ? { wallTime: wallMs / 1000 } : {}) });
+                }
+                await feed.afterChunk(meta);
+              },
+              {
+                chunkRows,
+                ...(again
+                  ? {
+                      again: async () => {
+                        steps = new MlflowSteps();
+                        await again();
+                      },
+                    }
+                  : {}),
+              },
+            );
             await feed.afterChunk(meta);
             if (steps.renamed) meta.notes.push('metric keys written by verl with "_at_" for "@" were read back with "@"');
           } finally {
+            await aside?.close();
             db2.close();
           }
           return { meta, skipped };
@@ -709,12 +844,12 @@ export function sqliteKind(tables: Map<string, Set<string>>): 'mlflow-sqlite' | 
   return null;
 }
 
-function sqliteRuns(path: string): TrackerRun[] | null {
+function sqliteRuns(path: string, mlflowChunkRows: number): TrackerRun[] | null {
   const db = openReadOnly(path);
   try {
     const tables = tablesOf(db);
     const kind = sqliteKind(tables);
-    if (kind === 'mlflow-sqlite') return mlflowSqliteRuns(path, db);
+    if (kind === 'mlflow-sqlite') return mlflowSqliteRuns(path, db, mlflowChunkRows);
     if (kind === 'trackio') return trackioRuns(path, db, tables);
     return null;
   } finally {
@@ -732,7 +867,14 @@ export interface TrackerScan {
  * Every tracker run under `path` (a file or a folder), found by content. A W&B run id seen in several `.wandb`
  * files is one resumed run. Returns null runs when nothing tracker-shaped is there.
  */
-export async function scanTrackers(path: string, opts: { following?: boolean } = {}): Promise<TrackerScan> {
+export async function scanTrackers(
+  path: string,
+  opts: {
+    following?: boolean;
+    /** Metric rows per chunk of an MLflow SQLite run (mlflowStepChunks); tests make it small. */
+    mlflowChunkRows?: number;
+  } = {},
+): Promise<TrackerScan> {
   const st = await stat(path);
   const isDir = st.isDirectory();
   const files = isDir ? await listTree(path) : [path];
@@ -756,7 +898,7 @@ export async function scanTrackers(path: string, opts: { following?: boolean } =
       continue;
     }
     if (isSqlite(head)) {
-      const r = sqliteRuns(f);
+      const r = sqliteRuns(f, opts.mlflowChunkRows ?? MLFLOW_CHUNK_ROWS);
       if (r) runs.push(...r);
       else others.push(f);
       continue;
