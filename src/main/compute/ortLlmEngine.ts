@@ -21,8 +21,7 @@
  * The cache lives in JS buffers sized for the whole rollout (prompt + new tokens) and is read in place by the binding;
  * the graph returns only the appended columns' keys and values (see src/core/llm/onnx/attention.ts).
  */
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { GenerateResult, RolloutEngine, SamplingOptions } from '../../core/agent/engine';
@@ -38,6 +37,7 @@ import { ropeFrequencies } from '../../core/llm/rope';
 import type { Rng } from '../../core/util/rng';
 import { emptyKvFeeds, HostKvCache, type KvCacheShape } from './hostKvCache';
 import { ROLLOUT_PRECISIONS, withRolloutPrecision } from './ortPrecision';
+import { processTempDir } from '../platform/tempDirs';
 
 export interface OrtLlmOptions {
   /** Intra-op threads (default 2: the machine's cores; more only contend). */
@@ -254,7 +254,8 @@ export class OrtLlm {
 /**
  * A model past the 2 GiB protobuf limit: the graph and its external weight file are written to a fresh folder in the
  * OS temp dir, onnxruntime loads them from there, and the folder is removed once the session holds the weights (it
- * is written again on every re-export, so the temp disk needs the float32 weights' size free).
+ * is written again on every re-export, so the temp disk needs the float32 weights' size free). The folder names this
+ * process (processTempDir), so one a kill left is removed by the next process that makes one.
  */
 async function sessionWithExternalData(
   cfg: LlmConfig,
@@ -262,7 +263,7 @@ async function sessionWithExternalData(
   options: ort.InferenceSession.SessionOptions,
 ): Promise<ort.InferenceSession> {
   const { model, data } = exportLlmOnnxExternal(cfg, tensors, 'weights.bin');
-  const dir = await mkdtemp(join(tmpdir(), 'arlarena-onnx-'));
+  const dir = await processTempDir('arlarena-onnx-');
   try {
     await writeFile(join(dir, 'model.onnx'), model);
     const f = await open(join(dir, 'weights.bin'), 'w');

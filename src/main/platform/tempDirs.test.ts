@@ -1,0 +1,47 @@
+/**
+ * processTempDir (the onnxruntime LLM engine's folder for a model's external weights): a folder a process killed
+ * with SIGKILL left is removed when the next folder of its prefix is made; a live process's folder, and a folder of
+ * another prefix, stay. Before, each kill left its folder (gigabytes for a model past 2 GiB) in the temp dir for good.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { processTempDir } from './tempDirs';
+
+const HOLDER = fileURLToPath(new URL('../testing/tempDirHolder.mjs', import.meta.url));
+let root: string;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'arl-temp-dirs-'));
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A process holding a folder of `prefix`: its folder's path. */
+async function holder(prefix: string): Promise<{ child: ChildProcess; dir: string }> {
+  const child = spawn(process.execPath, [HOLDER, root, prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { child, dir: String(line).trim() };
+}
+
+it("a killed process's folder is removed when the next one of its prefix is made; a live one's stays", async () => {
+  const [killed, live] = await Promise.all([holder('arl-onnx-'), holder('arl-onnx-')]);
+  killed.child.kill('SIGKILL');
+  await once(killed.child, 'exit');
+  const other = join(root, 'someone-else-123-abc');
+  await mkdir(other);
+
+  const mine = await processTempDir('arl-onnx-', root);
+  expect(existsSync(killed.dir), 'the killed process’s folder').toBe(false);
+  expect(existsSync(live.dir)).toBe(true);
+  expect(existsSync(other)).toBe(true);
+  expect(mine.startsWith(join(root, `arl-onnx-${process.pid}-`))).toBe(true);
+}, 30_000);
