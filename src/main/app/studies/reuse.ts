@@ -19,6 +19,9 @@
  *   (plannedBackend). A donor line without it (a ledger written before lines recorded it) is not reused; the log says
  *   to re-export that study's ledger from the data dir that holds its runs (--export-ledger fills it from the run
  *   records). A ledger run taken on --resume is not checked so: it is this ladder's own run.
+ * - a line a donor itself copied (reusedFrom) stands only while the study that trained the run holds it: a copy of a
+ *   line that study took out is refused, and so is a copy of this ladder's own run (its ledger not holding it means
+ *   the ladder took it out).
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -56,7 +59,16 @@ export async function readDonorLedgers(roots: readonly string[], own: string, lo
       seen.add(dir);
       try {
         const ledger = await readLedger(dir);
-        if (ledger) out.push({ study: entry.name, root, plan: ledger.header.plan, records: ledger.records });
+        if (!ledger) continue;
+        // A line this study copied from the ladder being trained is that ladder's own run: its ledger no longer
+        // holding it means the ladder took it out (to train it again), and a copy must not bring it back.
+        const own = ledger.records.filter((r) => r.reusedFrom?.study === name);
+        for (const r of own)
+          log(
+            `reuse: study ${entry.name}'s line of run ${r.runId} is this ladder's own run (${name}), copied there: not taken back ` +
+              '(this ladder keeps only the runs its own ledger holds)',
+          );
+        out.push({ study: entry.name, root, plan: ledger.header.plan, records: ledger.records.filter((r) => !own.includes(r)) });
       } catch (e) {
         log(`reuse: ${(e as Error).message}; its runs are not reused`);
       }
@@ -154,6 +166,13 @@ export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, 
       if (r.env !== want.env) why.push(`env ${r.env} there`);
       // NaN (a version without a major) equals nothing: not reused.
       if (!(majorOf(r.appVersion) === majorOf(version))) why.push(`trained by ARLArena Lab ${r.appVersion}, this is ${version}`);
+      // A copied line stands for the run of the study that trained it only while that study's ledger holds it
+      // (where it is read): one taken out there (a bad run, trained again) must not come back through a copy.
+      const origin = r.reusedFrom ? donors.filter((o) => o.study === r.reusedFrom!.study) : [];
+      if (origin.length > 0 && !origin.some((o) => o.records.some((x) => x.runId === r.reusedFrom!.runId && !x.reusedFrom)))
+        why.push(
+          `study ${r.reusedFrom!.study}, which trained it, no longer holds its line (${origin[0].root}/${r.reusedFrom!.study}/${LEDGER_FILE})`,
+        );
       if (r.backend) why.push(...backendBlockers(r.backend, want.backend));
       else
         why.push(
