@@ -8,11 +8,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunConfig } from '../../../core/config/index';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
-import type { MetricRecord } from '../../../shared/metrics';
 import { RunStore } from '../../store/index';
-import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, levelPlan, runLadder, type LadderPlan } from './ladder';
+import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, type LadderPlan } from './ladder';
 import {
   LedgerError,
   configHash,
@@ -25,103 +23,19 @@ import {
   readLedger,
   type LedgerRecord,
 } from './ledger';
-import { readStudy, writeStudy, type StudyEntry, type StudyState } from './studyFiles';
-import { testLadderPlan } from '../../testing/ladderPlan';
+import { readStudy, type StudyState } from './studyFiles';
+import {
+  LADDER_LEVEL,
+  constructedLadderPlan,
+  constructedRunConfig,
+  finishedConstructedLadder,
+  runStandInLadder,
+} from '../../testing/ladderRuns';
 
-const LEVEL = 2;
-const SEEDS = [1, 2, 3];
-const PRESETS = ['grpo', 'cispo'];
-
-const plan = testLadderPlan({
-  command: 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 3 --steps 12 --episodes 4 --study lg',
-  levels: [LEVEL],
-  presets: PRESETS,
-  seeds: SEEDS,
-  steps: 12,
-  episodes: 4,
-});
-
-/** A stand-in run config with the fields trainInStore reads: the ledger hashes what the run record stores. */
-const configOf = (_p: unknown, e: { preset: string; seed: number }) =>
-  ({ preset: e.preset, env: { name: 'sokoban' }, seed: e.seed, training: { steps: 12, pressure: LEVEL } }) as unknown as RunConfig;
-
-/**
- * One run's metrics: validation 0.5 at step 0, rollout seconds and engine gap at every RL step, validations every 3
- * steps; cispo's validation falls below half its start at step 6 for seeds 1 and 2 (stopped there), grpo's does not.
- */
-function metricsOf(preset: string, seed: number): { records: MetricRecord[]; last: number } {
-  const falls = preset === 'cispo' && seed < 3;
-  const last = falls ? 6 : 12;
-  const records: MetricRecord[] = [{ step: 0, values: { 'val/success_rate': 0.5 } }];
-  for (let step = 1; step <= last; step++) {
-    const values: Record<string, number> = {
-      'perf/rollout_s': 0.5 + 0.1 * seed + (preset === 'cispo' ? 0.03 * step : 0.01 * step),
-      'mismatch/logprob_abs_mean': 1e-7 * (seed + step / 7),
-      'episode/success_rate': 0.25,
-    };
-    if (step % 3 === 0) values['val/success_rate'] = falls && step === 6 ? 0.125 : 0.5 - 0.01 * step;
-    records.push({ step, values });
-  }
-  return { records, last };
-}
-
-/** A data dir holding a finished level of the ladder (runs in the store, the level's study.json). */
-async function finishedLadder(dataDir: string): Promise<StudyState> {
-  const store = await RunStore.open(dataDir);
-  const entries: StudyEntry[] = [];
-  try {
-    for (const preset of PRESETS)
-      for (const seed of SEEDS) {
-        const { records, last } = metricsOf(preset, seed);
-        const rec = await store.createRun({
-          preset,
-          env: 'sokoban',
-          seed,
-          config: configOf(null, { preset, seed }) as unknown as Record<string, unknown>,
-          totalSteps: 12,
-          appVersion: '0.1.0',
-          appCommit: 'c0ffee',
-        });
-        await store.appendMetrics(rec.id, records);
-        const stopped = last < 12;
-        const reason = stopped ? 'collapsed at step 6 (held-out success 0.125 < 0.5 × 0.5, the step-0 validation)' : null;
-        await store.updateRun(rec.id, { status: stopped ? 'stopped' : 'completed', step: last, error: reason });
-        entries.push({
-          env: 'sokoban',
-          preset,
-          seed,
-          runId: rec.id,
-          status: stopped ? 'stopped' : 'completed',
-          wallSeconds: 10 + seed,
-          outcome: {
-            env: 'sokoban',
-            preset,
-            seed,
-            steps: last,
-            heldOutGreedy: stopped ? null : 0.25 * seed,
-            heldOutSampled: stopped ? null : 0.2,
-            finalTrainSuccess: 0.25,
-            bestTrainSuccess: 0.25,
-            // grpo seed 2 had a critical alert at step 9 (a collapse the validations did not show)
-            firstCriticalStep: preset === 'grpo' && seed === 2 ? 9 : null,
-            stepsToThreshold: null,
-          },
-          ...(reason ? { stopReason: reason } : {}),
-        });
-      }
-  } finally {
-    await store.close();
-  }
-  const state: StudyState = {
-    version: 1,
-    name: `lg-p${LEVEL}`,
-    createdAt: '2026-12-05T00:00:00.000Z',
-    plan: levelPlan(plan, LEVEL),
-    entries,
-  };
-  await writeStudy(dataDir, state);
-  return state;
-}
+const LEVEL = LADDER_LEVEL;
+const plan = constructedLadderPlan('lg');
+const configOf = constructedRunConfig;
+const finishedLadder = (dataDir: string): Promise<StudyState> => finishedConstructedLadder(dataDir, 'lg');
 
 /**
  * `--resume` of the ladder on `dataDir` (a data dir without it) from the ledger in `report`, with a stand-in trainer
@@ -129,27 +43,7 @@ async function finishedLadder(dataDir: string): Promise<StudyState> {
  * lines and the runs it handed the trainer.
  */
 async function resumeFromLedger(dataDir: string, report: string) {
-  const lines: string[] = [];
-  const spawned: string[] = [];
-  const result = await runLadder({
-    dataDir,
-    name: 'lg',
-    plan,
-    resume: true,
-    parallel: 1,
-    jobs: {
-      spawn: (id) => {
-        spawned.push(id);
-        throw new Error('no trainer in this test');
-      },
-      validateConfig: () => [],
-    },
-    configOf,
-    log: (l) => lines.push(l),
-    reportDir: report,
-    ledger: await readLedger(report),
-  });
-  return { ...result, lines, spawned };
+  return runStandInLadder({ dataDir, name: 'lg', plan, resume: true, reportDir: report, ledger: await readLedger(report) });
 }
 
 describe('a constructed ladder: the ledger gives the rows the stored runs give', () => {
@@ -186,7 +80,7 @@ describe('a constructed ladder: the ledger gives the rows the stored runs give',
     });
     const grpo3 = ledger.records.find((r) => r.preset === 'grpo' && r.seed === 3)!;
     expect(grpo3).toMatchObject({ collapseStep: null, censoredAt: 12, heldOutGreedy: 0.75, wallSeconds: 13, appVersion: '0.1.0' });
-    expect(grpo3.configHash).toBe(configHash(configOf(null, { preset: 'grpo', seed: 3 })));
+    expect(grpo3.configHash).toBe(configHash(configOf({ sets: { 'training.pressure': LEVEL } }, { preset: 'grpo', seed: 3 })));
     expect(grpo3.rolloutSecondsPerStep).toBeCloseTo(0.8 + 0.01 * 6.5, 12);
   });
 

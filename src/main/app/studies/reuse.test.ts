@@ -17,39 +17,24 @@ import type { ComputeBackendInfo } from '../../../shared/api';
 import { ladderRows, type LadderRunOutcome } from '../../../core/stats/index';
 import { RunStore } from '../../store/index';
 import { appVersion } from '../../platform/appInfo';
-import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, runLadder, type LadderPlan } from './ladder';
+import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, type LadderPlan } from './ladder';
 import { ledgerHeader, readLedger, writeLedger, type LedgerBackend, type LedgerRecord } from './ledger';
-import { findReusable, plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
+import { plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
 import type { StudyEntry, StudyPlan } from './studyFiles';
+import { LADDER_LEVEL, constructedLadderPlan, runStandInLadder, storeConstructedRuns } from '../../testing/ladderRuns';
 
-const LEVEL = 2;
-const SEEDS = [1, 2, 3];
+const LEVEL = LADDER_LEVEL;
 
 /** What the donor's runs trained on (their run records' backend), and what the reusing ladders would train on. */
 const HERE: LedgerBackend = { training: 'wasm', rollout: 'tfjs-wasm', workers: 2 };
 const RECORDED: ComputeBackendInfo = { ...HERE, detail: 'tfjs-wasm (SIMD, 1 thread); rollouts on tfjs', available: ['wasm'] };
 
-const donorPlan: LadderPlan = {
-  command: 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 3 --steps 12 --episodes 4 --study donor',
-  levels: [LEVEL],
-  envs: ['sokoban'],
-  presets: ['grpo', 'cispo'],
-  seeds: SEEDS,
-  steps: 12,
-  model: null,
-  sets: {},
-  baseline: 'grpo',
-  episodes: 4,
-  fraction: 0.5,
-  stopOnCollapse: true,
-  arms: null,
-};
+const donorPlan = constructedLadderPlan('donor');
 
 /** The reusing ladder: arms that are the donor's presets with no overrides (the same runs), under other names. */
 const armsPlan: LadderPlan = {
   ...donorPlan,
   command: 'arlarena ladder --levels 2 --seeds 3 --steps 12 --episodes 4 --arms grpo-a=grpo "cispo-a=cispo vs grpo-a" --study mine',
-  presets: ['grpo', 'cispo'],
   baseline: 'grpo-a',
   arms: [
     { name: 'grpo-a', preset: 'grpo', sets: {}, vs: null },
@@ -57,82 +42,9 @@ const armsPlan: LadderPlan = {
   ],
 };
 
-/**
- * A stand-in resolved config with what makes a run: preset, env, seed, steps, level and an arm's overrides (an arm
- * without overrides resolves as its bare preset does, as the CLI's ladderRunConfig).
- */
-const configOf = (p: Pick<StudyPlan, 'sets' | 'arms'>, e: { preset: string; seed: number; arm?: string }): RunConfig => {
-  const sets = p.arms?.find((a) => a.name === e.arm)?.sets ?? {};
-  return {
-    preset: e.preset,
-    env: { name: 'sokoban' },
-    seed: e.seed,
-    training: { steps: 12, pressure: p.sets['training.pressure'] },
-    ...(Object.keys(sets).length > 0 ? { overrides: sets } : {}),
-  } as unknown as RunConfig;
-};
-
-/**
- * The donor's runs in a store (cispo seeds 1 and 2 collapse at step 6, grpo seed 2 has a critical alert at 9), their
- * records with `backend` (null: none, the store's 'unknown').
- */
-async function trainedDonor(dataDir: string, backend: ComputeBackendInfo | null = RECORDED): Promise<StudyEntry[]> {
-  const store = await RunStore.open(dataDir);
-  const entries: StudyEntry[] = [];
-  try {
-    for (const preset of donorPlan.presets)
-      for (const seed of SEEDS) {
-        const falls = preset === 'cispo' && seed < 3;
-        const last = falls ? 6 : 12;
-        const rec = await store.createRun({
-          preset,
-          env: 'sokoban',
-          seed,
-          config: configOf({ sets: { 'training.pressure': LEVEL }, arms: undefined }, { preset, seed }) as unknown as Record<
-            string,
-            unknown
-          >,
-          totalSteps: 12,
-          appVersion: appVersion(),
-          appCommit: 'c0ffee',
-          ...(backend ? { backend } : {}),
-        });
-        const records = [{ step: 0, values: { 'val/success_rate': 0.5 } as Record<string, number> }];
-        for (let step = 1; step <= last; step++) {
-          const values: Record<string, number> = { 'perf/rollout_s': 0.5 + 0.1 * seed + 0.01 * step, 'episode/success_rate': 0.25 };
-          if (step % 3 === 0) values['val/success_rate'] = falls && step === 6 ? 0.125 : 0.5 - 0.01 * step;
-          records.push({ step, values });
-        }
-        await store.appendMetrics(rec.id, records);
-        const reason = falls ? 'collapsed at step 6 (held-out success 0.125 < 0.5 × 0.5, the step-0 validation)' : null;
-        await store.updateRun(rec.id, { status: falls ? 'stopped' : 'completed', step: last, error: reason });
-        entries.push({
-          env: 'sokoban',
-          preset,
-          seed,
-          runId: rec.id,
-          status: falls ? 'stopped' : 'completed',
-          wallSeconds: 10 + seed,
-          outcome: {
-            env: 'sokoban',
-            preset,
-            seed,
-            steps: last,
-            heldOutGreedy: falls ? null : 0.25 * seed,
-            heldOutSampled: falls ? null : 0.2,
-            finalTrainSuccess: 0.25,
-            bestTrainSuccess: 0.25,
-            firstCriticalStep: preset === 'grpo' && seed === 2 ? 9 : null,
-            stepsToThreshold: null,
-          },
-          ...(reason ? { stopReason: reason } : {}),
-        });
-      }
-  } finally {
-    await store.close();
-  }
-  return entries;
-}
+/** The donor's runs in a store, by this lab's version, their records with `backend` (null: none, the store's 'unknown'). */
+const trainedDonor = (dataDir: string, backend: ComputeBackendInfo | null = RECORDED): Promise<StudyEntry[]> =>
+  storeConstructedRuns(dataDir, { appVersion: appVersion(), ...(backend ? { backend } : {}) });
 
 /**
  * runLadder of `plan` as `name` on `dataDir`, reporting into `studies/name`, with a stand-in trainer (mock); its runs
@@ -142,29 +54,17 @@ async function ladder(
   plan: LadderPlan,
   o: { dataDir: string; studies: string; name: string; resume?: boolean; reuseFrom: readonly DonorLedger[]; here?: LedgerBackend },
 ) {
-  const lines: string[] = [];
-  const spawned: string[] = [];
   const reportDir = join(o.studies, o.name);
-  const result = await runLadder({
+  const result = await runStandInLadder({
     dataDir: o.dataDir,
     name: o.name,
     plan,
     resume: o.resume ?? false,
-    parallel: 1,
-    jobs: {
-      spawn: (id) => {
-        spawned.push(id);
-        throw new Error('no trainer in this test');
-      },
-      validateConfig: () => [],
-    },
-    configOf,
-    log: (l) => lines.push(l),
     reportDir,
     ledger: await readLedger(reportDir),
     reuse: { from: o.reuseFrom, backendOf: () => o.here ?? HERE },
   });
-  return { ...result, lines, spawned, reportDir };
+  return { ...result, reportDir };
 }
 
 describe('reusing another study’s runs', () => {
@@ -416,79 +316,5 @@ describe('the backend on a ledger line', () => {
     });
     // a Hugging Face model trains on one thread whatever K asks
     expect(run({ backend: 'wasm', workers: 4 }, 'hf:/models/qwen')).toEqual({ training: 'wasm', rollout: 'onnxruntime-cpu', workers: 1 });
-  });
-});
-
-describe('a reused line whose origin took its line out', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arl-reuse-withdrawn-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const plan: LadderPlan = { ...donorPlan, presets: ['grpo'], seeds: [1] };
-  const want = { level: LEVEL, env: 'sokoban', preset: 'grpo', seed: 1, configHash: 'sha256:00000000000000aa', backend: HERE };
-  /** A finished line of grpo seed 1 at LEVEL, run `runId`, optionally copied from study `from`. */
-  const line = (runId: string, from?: string): LedgerRecord => ({
-    level: LEVEL,
-    env: 'sokoban',
-    preset: 'grpo',
-    seed: 1,
-    runId,
-    ...(from ? { reusedFrom: { study: from, runId } } : {}),
-    status: 'completed',
-    steps: 12,
-    collapseStep: null,
-    censoredAt: 12,
-    collapseReason: null,
-    heldOutGreedy: 0.5,
-    heldOutSampled: 0.5,
-    finalTrainSuccess: 0.5,
-    bestTrainSuccess: 0.5,
-    firstCriticalStep: null,
-    stepsToThreshold: null,
-    rolloutSecondsPerStep: 1,
-    rolloutMismatch: null,
-    wallSeconds: 10,
-    appVersion: appVersion(),
-    appCommit: 'c0ffee',
-    backend: HERE,
-    configHash: want.configHash,
-  });
-  const study = async (root: string, name: string, lines: LedgerRecord[]) => {
-    await mkdir(join(root, name), { recursive: true });
-    await writeLedger(join(root, name), ledgerHeader(name, plan, null), lines);
-  };
-
-  it('is not taken from the study that copied it once the study that trained it no longer holds it', async () => {
-    const root = join(dir, 'origin');
-    // 'z' trained run-x, 'b' copied its line (b sorts first, so is asked first); then 'z' took its line out (the run
-    // was trained again as run-y)
-    await study(root, 'z', [line('run-y')]);
-    await study(root, 'b', [line('run-x', 'z')]);
-    const donors = await readDonorLedgers([root], join(root, 'mine'), () => undefined);
-    const found = findReusable(donors, want, plan, appVersion());
-    // z's run-y is the one taken, never b's stale copy of run-x
-    expect(found.record?.runId).toBe('run-y');
-    expect(found.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
-    // with z's line gone altogether, nothing is taken
-    await study(root, 'z', []);
-    const none = findReusable(await readDonorLedgers([root], join(root, 'mine'), () => undefined), want, plan, appVersion());
-    expect(none.record).toBeNull();
-    expect(none.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
-  });
-
-  it("a study's copy of this ladder's own run is not taken back when this ladder took its line out", async () => {
-    const root = join(dir, 'own');
-    // 'mine' trained run-x, 'b' copied its line, 'mine' took its line out (to train it again): b is no source for it
-    await study(root, 'b', [line('run-x', 'mine')]);
-    const lines: string[] = [];
-    const donors = await readDonorLedgers([root], join(root, 'mine'), (l) => lines.push(l));
-    expect(findReusable(donors, want, plan, appVersion()).record).toBeNull();
-    expect(lines).toEqual([
-      expect.stringMatching(/study b's line of run run-x is this ladder's own run \(mine\), copied there: not taken back/),
-    ]);
   });
 });
