@@ -121,6 +121,8 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
   const keeper = persist && o.reportDir !== undefined ? new LedgerKeeper(o.dataDir, o.reportDir, o.name, o.plan, o.ledger ?? null) : null;
   const states: StudyState[] = [];
   let complete = true;
+  // The levels stored but not in this run's plan (a resume with --levels) learn where the ledger is now too.
+  if (persist && o.reportDir !== undefined) await moveReportDir(o.dataDir, o.name, o.reportDir, o.plan.levels);
   for (const level of o.plan.levels) {
     const name = persist ? levelStudyName(o.name, level) : '';
     let state: StudyState;
@@ -156,6 +158,7 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       }
       await keeper.save();
     }
+    if (persist && o.reportDir !== undefined) state.reportDir = o.reportDir;
     if (persist) await writeStudy(o.dataDir, state);
     o.log(`pressure ${level}: ${state.entries.filter((e) => e.outcome).length}/${state.entries.length} runs done`);
     // Ledger writes of the runs finished in this level. Each is handled as it is made: a write that fails while
@@ -199,6 +202,16 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       }
     }
   return { complete, outcomes, states };
+}
+
+/** Record `reportDir` in the stored level studies of ladder `name` outside `skip` whose record says otherwise. */
+async function moveReportDir(dataDir: string, name: string, reportDir: string, skip: readonly number[]): Promise<void> {
+  for (const level of await storedLadderLevels(dataDir, name)) {
+    if (skip.includes(level)) continue;
+    const state = await readStudy(dataDir, levelStudyName(name, level));
+    if (state.reportDir === reportDir) continue;
+    await writeStudy(dataDir, { ...state, reportDir });
+  }
 }
 
 /**
@@ -692,7 +705,7 @@ export function ladderReadme(
       ? [
           `Runs finished: ${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned}`).join(', ')}. Each finished run is a line of ` +
             '`ledger.jsonl` beside this file (its collapse or censoring step, held-out success, config hash); the table is computed ' +
-            `from it alone, and \`arlarena ladder --study ${name} --resume\` (with the ladder's command) on a fresh clone takes those runs as done.`,
+            `from it alone, and \`arlarena ladder --study ${name} --resume\` on a fresh clone takes those runs as done and trains the rest under the plan in the ledger's first line.`,
           '',
         ]
       : []),

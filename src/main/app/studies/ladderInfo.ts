@@ -16,16 +16,27 @@
  * from another study's ledger, trained in that study's data dir) is counted from its line and shown with where it is
  * known from; it links to its run only when this data dir's store has it.
  */
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { PRESSURE_LEVELS } from '../../../core/config/index';
 import { collapseStep, ladderRows, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
 import type { LadderCell, LadderInfo, LadderLevel, LadderListItem, LadderRunRef } from '../../../shared/ladders';
 import type { MetricRecord } from '../../../shared/metrics';
 import { LADDER_COLLAPSE, ON_COLLAPSE, REUSE_RULE, armBaselines, meanRolloutSeconds } from './ladder';
+import { projectRoot } from '../../platform/appInfo';
+import { LEDGER_FILE } from './ledger';
 import { reusedSummary } from './reuse';
 import type { StudyEntry, StudyPlan, StudyState } from './studyFiles';
 
-/** The ladder's ledger as a path to show: where `arlarena ladder` writes it (`--out DIR`, else resources/studies). */
-export function ledgerFileOf(command: string, name: string): string {
+/**
+ * The ladder's ledger as a path to show: where its latest run wrote it (a level's `reportDir`, relative to the
+ * checkout when inside it), else where its command says (`--out DIR`, else resources/studies).
+ */
+export function ledgerFileOf(command: string, name: string, reportDir?: string): string {
+  if (reportDir !== undefined) {
+    const file = join(reportDir, LEDGER_FILE);
+    const rel = relative(projectRoot(), file);
+    return rel.startsWith('..') || isAbsolute(rel) ? file : rel.split(sep).join('/');
+  }
   const out = flagValue(command.trim().split(/\s+/), '--out');
   return `${out === null ? 'resources/studies' : out.replace(/\/+$/, '')}/${name}/ledger.jsonl`;
 }
@@ -248,7 +259,9 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
   const fraction = fractionOf(plan);
   const byLevel = new Map(levels.map((l) => [l.level, l.state]));
   const planned = plannedLevels(levels);
-  const ledgerFile = ledgerFileOf(plan.command, name);
+  // Every level learns where the ledger went at each run of the ladder (ladder.ts runLadder); the first that says.
+  const reportDir = levels.find((l) => l.state.reportDir !== undefined)?.state.reportDir;
+  const ledgerFile = ledgerFileOf(plan.command, name, reportDir);
 
   const refs: LadderRunRef[] = [];
   const outcomes: LadderRunOutcome[] = [];

@@ -103,6 +103,12 @@ export const StudyState = z.object({
   createdAt: z.string(),
   plan: StudyPlan,
   entries: z.array(StudyEntry),
+  /**
+   * A ladder level's (ladder.ts): the folder its ladder's ledger, summary.json and README.md are written to, absolute,
+   * as of the ladder's latest run — a resume with another --out moves them, and the command the plan keeps is the
+   * first one. Absent in other studies and in levels written before it was kept (their command's --out says).
+   */
+  reportDir: z.string().optional(),
 });
 export type StudyState = z.infer<typeof StudyState>;
 

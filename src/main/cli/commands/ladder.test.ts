@@ -150,8 +150,11 @@ describe('a ladder stored before stop-on-collapse and arms', () => {
   });
 
   const refused: Array<[string[], RegExp]> = [
-    [['--on-collapse', 'stop'], /--on-collapse stop: ladder "compat" was started with --on-collapse continue; drop the flag/],
-    [['--arms', 'a=grpo'], /--arms: ladder "compat" was started with presets, not arms; drop --arms/],
+    [
+      ['--on-collapse', 'stop'],
+      /ladder "compat" was started with another plan than this --resume gives: --on-collapse: stop here, continue when it was started\. Fix: drop --on-collapse \(arlarena ladder --study compat --resume continues it/,
+    ],
+    [['--arms', 'a=grpo'], /--arms: a=grpo here, none \(presets grpo\) when it was started\. Fix: drop --arms /],
   ];
   for (const [args, re] of refused) {
     it(`--resume ${args.join(' ')} is refused: it resumes as continue, with its presets`, async () => {

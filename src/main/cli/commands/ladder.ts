@@ -3,11 +3,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { UsageError, parseCommandArgs, type CliCommand, type CliContext } from '../types';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
+import { lockedStudyCommand } from '../studyLock';
 import { PRESET_NAMES, PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { ladderRows } from '../../../core/stats/index';
 import { appVersion, projectRoot } from '../../platform/appInfo';
-import { armSpecsOfFile, parseArms, type Arm } from '../../app/studies/arms';
+import { armSpec, armSpecsOfFile, parseArms, type Arm } from '../../app/studies/arms';
 import {
   LedgerKeeper,
   armBaselines,
@@ -61,8 +62,7 @@ A run collapsed at its first critical alert or at the first validation whose hel
   --fraction X  held-out fall that counts as collapse (default 0.5)
   --on-collapse stop (default): a run stops at its collapse step, recorded as stopped "collapsed at step S (…)",
                 and is not evaluated held-out (the statistics are the same: it counts as a collapse at S, and
-                only survivors' held-out success is reported); continue: train every run to its last step.
-                Stored with the ladder: --resume keeps what it was started with
+                only survivors' held-out success is reported); continue: train every run to its last step
   --arms SPEC…  named arms instead of --presets, one quoted argument each: NAME=PRESET[;KEY=VALUE…][ vs ARM]
                 (KEY=VALUE as --set, after the ladder's own --set); each arm is compared with its "vs" arm, by
                 default the first arm listed with its preset, e.g.
@@ -72,11 +72,13 @@ A run collapsed at its first critical alert or at the first validation whose hel
   --study NAME  keep the studies in the data dir and write resources/studies/NAME/{ledger.jsonl,summary.json,README.md}:
                 the ledger gets each run as it finishes (commit it with the summary), summary and README are
                 rewritten from it after every level
-  --resume      continue ladder NAME: repeat its command with --resume; each level's stored plan is used
-                (its arms, baseline and --on-collapse setting; different arms or settings are refused). Where the
-                data dir has no such ladder (a fresh clone), the committed ledger's runs count as done and only the
-                rest train; a ledger written under another plan, another major version or another config of a run
-                is refused with the fix
+  --resume      continue ladder NAME as it was started: arlarena ladder --study NAME --resume (with --out DIR where
+                its ledger is there) takes the plan stored with it — its level studies in the data dir, else its
+                ledger's header (a fresh clone) — presets or arms, baseline, seeds, steps, model, --set, episodes,
+                --fraction and --on-collapse; a plan flag given too must equal the stored value (one that differs is
+                refused, naming both values), so repeating the whole command works as well. Where the data dir has
+                no such ladder, the committed ledger's runs count as done and only the rest train; a ledger of
+                another major version or another config of a run is refused with the fix
   --no-reuse    train every run: by default a named ladder takes a run that has no run yet from another study's
                 ledger (resources/studies/*/ledger.jsonl, and --out DIR's) when that ledger holds it finished with
                 the same config hash, seed and major version, held-out episodes and collapse rule, trained on the
@@ -163,13 +165,18 @@ function ladderPlanOfStored(p: StudyPlan, levels: readonly number[]): LadderPlan
 const fixByName = (name: string) =>
   `or start a new ladder under another --study name (this one's ledger keeps its runs; move it aside to start ${name} over)`;
 
-/** The plan a ledger's runs were trained under against this command's, or a UsageError naming what differs and the fix. */
-function checkLedgerPlan(name: string, ledger: Ledger, plan: LadderPlan): void {
+/**
+ * The plan a ledger's runs were trained under against the plan of the ladder the data dir holds (a resume takes its
+ * plan from there, so the two differ only when --out names another ladder's ledger of the same name), or a UsageError
+ * naming what differs and the fix.
+ */
+function checkLedgerPlan(name: string, ledger: Ledger, plan: LadderPlan, dataDir: string): void {
   const diff = ledgerPlanMismatches(ledger.header.plan, ledgerPlanOf(plan));
   if (diff.length > 0)
     throw new UsageError(
-      `ladder "${name}": its ledger (${shown(ledger.file)}) holds runs trained under another plan: ${diff.join('; ')}. ` +
-        `Fix: repeat the ladder's command with --resume (${ledger.header.plan.command} --resume), ${fixByName(name)}`,
+      `ladder "${name}": its ledger (${shown(ledger.file)}) holds runs trained under another plan than ladder "${name}" in ${dataDir} ` +
+        `was started with: ${diff.join('; ')}. Fix: give --out the folder of this ladder's own ledger (another --out starts ` +
+        `one there), move that ledger aside, ${fixByName(name)}`,
     );
 }
 
@@ -181,9 +188,10 @@ function checkLedger(
   name: string,
   ledger: Ledger,
   plan: LadderPlan,
+  dataDir: string,
   configOf: (p: StudyPlan, e: { env: string; preset: string; seed: number; arm?: string }) => RunConfig,
 ): void {
-  checkLedgerPlan(name, ledger, plan);
+  checkLedgerPlan(name, ledger, plan, dataDir);
   const here = appVersion();
   const mine = ledger.records.filter((r) => plan.levels.includes(r.level));
   const label = (r: (typeof mine)[number]) => `level ${r.level} · ${r.arm ?? r.preset} · ${r.env} · seed ${r.seed}`;
@@ -233,7 +241,7 @@ async function exportLedger(ctx: CliContext, name: string, reportDir: string, le
     stored,
     [...new Set([...planned, ...levels])].sort((a, b) => a - b),
   );
-  if (ledger) checkLedgerPlan(name, ledger, plan);
+  if (ledger) checkLedgerPlan(name, ledger, plan, ctx.dataDir);
   const keeper = new LedgerKeeper(ctx.dataDir, reportDir, name, plan, ledger);
   const added: Record<number, number> = {};
   for (const level of levels) added[level] = await keeper.addFinished(level, await readStudy(ctx.dataDir, levelStudyName(name, level)));
@@ -248,6 +256,85 @@ async function exportLedger(ctx: CliContext, name: string, reportDir: string, le
         `ledger: ${file}\nsummary: ${join(reportDir, 'summary.json')}\n`,
     );
   return 0;
+}
+
+/** The plan a ladder was started with, as --resume reads it back (a level study's, or the ledger header's). */
+type StartedPlan = Omit<LadderPlan, 'levels'>;
+
+/** The plan flags a command gave (undefined: left out). */
+interface GivenPlan {
+  readonly envs: readonly string[] | undefined;
+  readonly presets: readonly string[] | undefined;
+  readonly arms: readonly Arm[] | undefined;
+  /** Which flag gave the arms (--arms or --arms-file), for the message. */
+  readonly armsFlag: string;
+  readonly baseline: string | undefined;
+  readonly seeds: readonly number[] | undefined;
+  readonly steps: number | undefined;
+  readonly model: string | undefined;
+  readonly sets: Readonly<Record<string, string | number | boolean>> | undefined;
+  readonly episodes: number | undefined;
+  readonly fraction: number | undefined;
+  readonly stopOnCollapse: boolean | undefined;
+}
+
+const seedList = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/** One plan flag of a resume that differs from the ladder's start: the flag, its value here and when started. */
+export interface ResumeConflict {
+  readonly flag: string;
+  readonly given: string;
+  readonly started: string;
+}
+
+const setsText = (s: Readonly<Record<string, string | number | boolean>>): string =>
+  Object.keys(s).length === 0
+    ? 'none'
+    : Object.keys(s)
+        .sort()
+        .map((k) => `${k}=${s[k]}`)
+        .join(' ');
+
+/**
+ * The flags of a resume that differ from the plan the ladder was started with (empty: it continues as started).
+ * Levels are not among them: a resume may add levels.
+ */
+export function resumeConflicts(started: StartedPlan, given: GivenPlan): ResumeConflict[] {
+  const out: ResumeConflict[] = [];
+  const check = <T>(flag: string, value: T | undefined, was: T, text: (v: T) => string) => {
+    if (value === undefined) return;
+    const a = text(value);
+    const b = text(was);
+    if (a !== b) out.push({ flag, given: a, started: b });
+  };
+  const armsText = (arms: readonly Arm[] | null) => (arms ? arms.map(armSpec).join(' ') : `none (presets ${started.presets.join(',')})`);
+  check('--envs', given.envs, started.envs, (v) => v.join(','));
+  if (given.arms !== undefined) check(given.armsFlag, given.arms, started.arms, armsText);
+  if (given.presets !== undefined)
+    check('--presets', given.presets, started.arms ? null : started.presets, (v) =>
+      v === null ? `none (arms ${started.arms!.map((a) => a.name).join(', ')})` : v.join(','),
+    );
+  check('--baseline', given.baseline, started.baseline, String);
+  const seeds = (v: readonly number[]) => (v.every((s, i) => s === i + 1) ? String(v.length) : `(seeds ${v.join(',')})`);
+  check('--seeds', given.seeds, started.seeds, seeds);
+  check('--steps', given.steps, started.steps, (v) => (v === null ? "none (each preset's)" : String(v)));
+  check('--model', given.model, started.model, (v) => v ?? "none (each preset's)");
+  check('--set', given.sets, started.sets, setsText);
+  check('--episodes', given.episodes, started.episodes, String);
+  check('--fraction', given.fraction, started.fraction, String);
+  check('--on-collapse', given.stopOnCollapse, started.stopOnCollapse, (v) => (v ? 'stop' : 'continue'));
+  return out;
+}
+
+/** The refusal of a resume whose flags differ from the ladder's start: each flag with both values, and the fix. */
+function resumeRefused(name: string, conflicts: readonly ResumeConflict[], out: string | undefined): UsageError {
+  const flags = conflicts.map((c) => c.flag);
+  return new UsageError(
+    `ladder "${name}" was started with another plan than this --resume gives: ` +
+      `${conflicts.map((c) => `${c.flag}: ${c.given} here, ${c.started} when it was started`).join('; ')}. ` +
+      `Fix: drop ${flags.join(', ')} (arlarena ladder --study ${name}${out !== undefined ? ` --out ${out}` : ''} --resume continues it ` +
+      `with the plan it was started with), ${fixByName(name)}`,
+  );
 }
 
 const ladder: CliCommand = {
@@ -293,18 +380,20 @@ const ladder: CliCommand = {
       if (name === '') throw new UsageError('--export-ledger writes the ledger of a ladder: add --study NAME');
       return exportLedger(ctx, name, reportDir!, ledger, json);
     }
-    // Resumed without --levels: the levels the ladder has stored in the data dir or planned in its ledger (a default
-    // that changed since it started must not start other levels); otherwise --levels or the default.
-    const storedLevels =
-      values.resume && values.levels === undefined
-        ? [...new Set([...(await storedLadderLevels(ctx.dataDir, name)), ...(ledger?.header.plan.levels ?? [])])].sort((a, b) => a - b)
-        : [];
+    // Resumed: the plan stored with the ladder — its level studies in the data dir, else its ledger's header — which
+    // continues it as it was started (W&B's resume="must", a CleanRL --resume): a flag left out takes the stored value,
+    // a flag given must equal it (resumeConflicts). Without --levels, the levels the ladder has stored or its ledger
+    // planned (a default that changed since it started must not start other levels).
+    const storedInData = values.resume ? await storedLadderLevels(ctx.dataDir, name) : [];
+    const storedLevels = values.resume ? [...new Set([...storedInData, ...(ledger?.header.plan.levels ?? [])])].sort((a, b) => a - b) : [];
     if (values.resume && values.levels === undefined && storedLevels.length === 0)
       throw new UsageError(
         `no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); start it without --resume (nor a ledger at ${reportDir} to continue from)`,
       );
+    const storedStudy = values.resume ? await storedLadderPlan(ctx.dataDir, name, storedInData) : null;
+    const stored: StartedPlan | null = storedStudy ? ladderPlanOfStored(storedStudy, storedInData) : (ledger?.header.plan ?? null);
     const levels =
-      storedLevels.length > 0
+      values.resume && values.levels === undefined
         ? storedLevels
         : listArg(
             'levels',
@@ -331,60 +420,61 @@ const ladder: CliCommand = {
       throw new UsageError('--presets with --arms: the arms name their presets; drop --presets');
     if (armSpecs && values.baseline !== undefined)
       throw new UsageError('--baseline with --arms: each arm names its baseline arm (" vs ARM" at the end of its spec); drop --baseline');
-    let arms: Arm[] | null = null;
+    let givenArms: Arm[] | null = null;
     if (armSpecs) {
       try {
-        arms = parseArms(armSpecs);
+        givenArms = parseArms(armSpecs);
       } catch (e) {
         throw new UsageError(`--arms: ${(e as Error).message}`);
       }
-      for (const a of arms)
+      for (const a of givenArms)
         if ('training.pressure' in a.sets)
           throw new UsageError(`--arms: arm ${a.name} sets training.pressure; the ladder sets the level itself (--levels)`);
     }
 
-    let fraction = Number(values.fraction ?? '0.5');
-    if (!(fraction > 0 && fraction < 1)) throw new UsageError(`--fraction ${JSON.stringify(values.fraction)}: expected a number in (0, 1)`);
+    const fractionArg = values.fraction === undefined ? undefined : Number(values.fraction);
+    if (fractionArg !== undefined && !(fractionArg > 0 && fractionArg < 1))
+      throw new UsageError(`--fraction ${JSON.stringify(values.fraction)}: expected a number in (0, 1)`);
     const onCollapse = values['on-collapse'];
     if (onCollapse !== undefined && onCollapse !== 'stop' && onCollapse !== 'continue')
       throw new UsageError(`--on-collapse ${JSON.stringify(onCollapse)}: expected stop or continue`);
-    let stopOnCollapse = onCollapse !== 'continue';
-    // A resumed ladder keeps what its levels were started with (their stored plans): a run must not be stopped under
-    // one collapse definition and summarised under another, nor an arm trained with other overrides than its seeds.
-    const stored = values.resume
-      ? ((await storedLadderPlan(ctx.dataDir, name, levels)) ?? (ledger ? levelPlan(ledger.header.plan, null) : null))
-      : null;
+    const setsArg = values.set === undefined ? undefined : parseSets(values.set);
+    if (setsArg && 'training.pressure' in setsArg)
+      throw new UsageError('--set training.pressure: the ladder sets the level itself; use --levels');
+    const given: GivenPlan = {
+      envs:
+        values.envs === undefined
+          ? undefined
+          : listArg(
+              'envs',
+              values.envs,
+              ENV_CATALOG.map((e) => e.name),
+            ),
+      presets: values.presets === undefined ? undefined : listArg('presets', values.presets, PRESET_NAMES),
+      arms: givenArms ?? undefined,
+      armsFlag: values['arms-file'] !== undefined ? '--arms-file' : '--arms',
+      baseline: values.baseline,
+      seeds: values.seeds === undefined ? undefined : seedList(intArg('seeds', values.seeds, 1)!),
+      steps: intArg('steps', values.steps, 1),
+      model: modelArg(values.model),
+      sets: setsArg,
+      episodes: intArg('episodes', values.episodes, 1),
+      fraction: fractionArg,
+      stopOnCollapse: onCollapse === undefined ? undefined : onCollapse === 'stop',
+    };
+    // A resumed ladder keeps what it was started with: a run must not be stopped under one collapse definition and
+    // summarised under another, nor a seed trained with other settings than the seeds before it.
     if (stored) {
-      const at = stored.stopOnCollapse ?? null;
-      if (onCollapse !== undefined && stopOnCollapse !== (at !== null))
-        throw new UsageError(
-          `--on-collapse ${onCollapse}: ladder "${name}" was started with --on-collapse ${at !== null ? 'stop' : 'continue'}; drop the flag to resume it`,
-        );
-      if (at !== null && values.fraction !== undefined && fraction !== at.fraction)
-        throw new UsageError(
-          `--fraction ${values.fraction}: ladder "${name}" stops runs at collapse with --fraction ${at.fraction}; drop the flag or give that value`,
-        );
-      stopOnCollapse = at !== null;
-      if (at !== null) fraction = at.fraction;
-      const storedArms = stored.arms ?? null;
-      if (arms !== null && JSON.stringify(arms) !== JSON.stringify(storedArms))
-        throw new UsageError(
-          storedArms
-            ? `--arms: ladder "${name}" was started with other arms (${storedArms.map((a) => a.name).join(', ')}); drop --arms to resume it with its own`
-            : `--arms: ladder "${name}" was started with presets, not arms; drop --arms to resume it`,
-        );
-      arms = storedArms;
+      const conflicts = resumeConflicts(stored, given);
+      if (conflicts.length > 0) throw resumeRefused(name, conflicts, values.out);
     }
-
+    const arms = stored ? stored.arms : givenArms;
     const presets = arms
       ? [...new Set(arms.map((a) => a.preset))]
-      : listArg('presets', values.presets ?? stored?.presets.join(',') ?? 'grpo,cispo,sapo,sampo', PRESET_NAMES);
-    // Resumed without --baseline: the one the ladder was started with.
-    const baseline = arms ? arms[0].name : (values.baseline ?? stored?.baseline ?? 'grpo');
+      : (given.presets ?? stored?.presets ?? ['grpo', 'cispo', 'sapo', 'sampo']);
+    const baseline = arms ? arms[0].name : (given.baseline ?? stored?.baseline ?? 'grpo');
     if (!arms && !presets.includes(baseline))
       throw new UsageError(`--baseline ${baseline}: not among --presets (${presets.join(',')}); add it to --presets or choose one of them`);
-    const sets = parseSets(values.set ?? []);
-    if ('training.pressure' in sets) throw new UsageError('--set training.pressure: the ladder sets the level itself; use --levels');
     if (ledger && !values.resume)
       throw new UsageError(
         `ladder "${name}" has a ledger (${shown(ledger.file)}, ${ledger.records.length} finished runs); continue it with --study ${name} --resume, or choose another name`,
@@ -394,25 +484,21 @@ const ladder: CliCommand = {
         `ladder "${name}" already exists in ${ctx.dataDir}; continue it with --study ${name} --resume, or choose another name`,
       );
     }
-    const seeds = intArg('seeds', values.seeds ?? '8', 1)!;
+    const sets = stored ? { ...stored.sets } : (setsArg ?? {});
     const plan: LadderPlan = {
-      // The command that started the ladder (a resume repeats it with --resume; the summary records the first).
+      // The command that started the ladder (a resume keeps it: the summary records the first).
       command: stored?.command ?? commandLine('ladder', args),
       levels,
-      envs: listArg(
-        'envs',
-        values.envs ?? 'sokoban',
-        ENV_CATALOG.map((e) => e.name),
-      ),
+      envs: stored ? [...stored.envs] : (given.envs ?? ['sokoban']),
       presets,
-      seeds: Array.from({ length: seeds }, (_, i) => i + 1),
-      steps: intArg('steps', values.steps, 1) ?? null,
-      model: modelArg(values.model) ?? null,
+      seeds: stored ? [...stored.seeds] : (given.seeds ?? seedList(8)),
+      steps: stored ? stored.steps : (given.steps ?? null),
+      model: stored ? stored.model : (given.model ?? null),
       sets,
       baseline,
-      episodes: intArg('episodes', values.episodes ?? '100', 1)!,
-      fraction,
-      stopOnCollapse,
+      episodes: stored ? stored.episodes : (given.episodes ?? LADDER_CLI_DEFAULTS.episodes),
+      fraction: stored ? stored.fraction : (given.fraction ?? LADDER_CLI_DEFAULTS.fraction),
+      stopOnCollapse: stored ? stored.stopOnCollapse : (given.stopOnCollapse ?? true),
       arms,
     };
     // Every arm at every level and env resolves (and so validates) before anything trains; its error names the arm.
@@ -423,7 +509,7 @@ const ladder: CliCommand = {
     // Every combination is resolved (and so validated) before its level trains; an arm's overrides come from the
     // level's stored plan.
     const configOf = ladderRunConfig;
-    if (ledger) checkLedger(name, ledger, plan, configOf);
+    if (ledger) checkLedger(name, ledger, plan, ctx.dataDir, configOf);
     const log = (line: string) => {
       if (!json) ctx.stderr.write(`${line}\n`);
     };
@@ -464,11 +550,12 @@ const ladder: CliCommand = {
       if (summaryDir) ctx.stdout.write(`summary: ${join(summaryDir, 'summary.json')}\n`);
       if (!complete)
         ctx.stdout.write(
-          `some runs did not complete; ${name !== '' ? `arlarena ladder --study ${name} --resume continues them` : 'see arlarena runs'}\n`,
+          `some runs did not complete; ${name !== '' ? `arlarena ladder --study ${name}${values.out !== undefined ? ` --out ${values.out}` : ''} --resume continues them` : 'see arlarena runs'}\n`,
         );
     }
     return complete ? 0 : 1;
   },
 };
 
-export default ladder;
+// One process at a time runs ladder NAME (--study, --resume, --export-ledger): the second is refused.
+export default lockedStudyCommand(ladder, () => 'ladder');

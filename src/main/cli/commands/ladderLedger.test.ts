@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../core/config/index';
 import { storedLadderLevels } from '../../app/studies/ladder';
-import { configHash, ledgerHeader, ledgerText, type LedgerRecord } from '../../app/studies/ledger';
+import { ladderInfo } from '../../app/studies/ladderInfo';
+import { configHash, ledgerHeader, ledgerPlanOf, ledgerText, readLedger, type LedgerRecord } from '../../app/studies/ledger';
+import { readStudy } from '../../app/studies/studyFiles';
 import { appVersion } from '../../platform/appInfo';
 import { RunStore } from '../../store/index';
 import { testLadderPlan } from '../../testing/ladderPlan';
+import { constructedLadderPlan, finishedConstructedLadder } from '../../testing/ladderRuns';
 import { testCliContext } from '../../testing/testContext';
 import ladder from './ladder';
 
@@ -97,6 +100,19 @@ describe('--resume from a committed ledger', () => {
     }
   });
 
+  it('--study NAME --resume alone continues it under the plan in the ledger (no flag repeated)', async () => {
+    const out = await writeOut('out-bare', records());
+    const r = await run(['--study', 'lg', '--out', out, '--resume'], join(dir, 'data-bare'));
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('level 0: 4 of 4 runs from the committed ledger');
+    // the level was made under the ledger's plan, not the bare command's defaults (8 seeds, 100 episodes, 4 presets)
+    const level = await readStudy(join(dir, 'data-bare'), 'lg-p0');
+    expect(level.plan).toMatchObject({ command: plan.command, presets: ['grpo', 'gspo'], seeds: [1, 2], steps: 3, episodes: 2 });
+    const summary = JSON.parse(await readFile(join(out, 'lg', 'summary.json'), 'utf8'));
+    expect(summary.command).toBe(plan.command);
+    expect(summary.progress).toEqual([{ level: 0, done: 4, planned: 4 }]);
+  });
+
   it('a torn last line is reported and left out', async () => {
     const out = await writeOut('out-torn', records(), '{"level":0,"env":"sokoban","preset":"gspo","se');
     const r = await run([...ARGS, '--resume', '--out', out], join(dir, 'data-torn'));
@@ -107,10 +123,14 @@ describe('--resume from a committed ledger', () => {
   it('another plan, another major version or another config of a run is refused, naming it and the fix', async () => {
     const out = await writeOut('out-plan', records());
     await expect(run([...ARGS, '--resume', '--out', out, '--seeds', '3'], join(dir, 'd1'))).rejects.toThrow(
-      /ladder "lg": its ledger \(.*ledger\.jsonl\) holds runs trained under another plan: seeds 1,2 in the ledger, 1\.\.3 here\. Fix: repeat the ladder's command with --resume \(arlarena ladder --levels 0 .* --resume\), or start a new ladder under another --study name/,
+      new RegExp(
+        '^ladder "lg" was started with another plan than this --resume gives: --seeds: 3 here, 2 when it was started\\. ' +
+          `Fix: drop --seeds \\(arlarena ladder --study lg --out ${out} --resume continues it with the plan it was started with\\), ` +
+          'or start a new ladder under another --study name',
+      ),
     );
     await expect(run([...ARGS, '--resume', '--out', out, '--presets', 'grpo,sampo', '--steps', '4'], join(dir, 'd1'))).rejects.toThrow(
-      /presets grpo,gspo in the ledger, grpo,sampo here; steps 3 in the ledger, 4 here\./,
+      /--presets: grpo,sampo here, grpo,gspo when it was started; --steps: 4 here, 3 when it was started\. Fix: drop --presets, --steps /,
     );
     await expect(run([...ARGS, '--out', out], join(dir, 'd1'))).rejects.toThrow(
       /ladder "lg" has a ledger \(.*, 4 finished runs\); continue it with --study lg --resume, or choose another name/,
@@ -142,6 +162,113 @@ describe('--resume from a committed ledger', () => {
     );
     await expect(run(['--study', 'lg', '--export-ledger', '--out', join(dir, 'out-x')], join(dir, 'd4'))).rejects.toThrow(
       /no ladder "lg" in .*d4 \(no study lg-p<level>\); nothing to export/,
+    );
+  });
+});
+
+// A ladder the data dir holds, continued by `--study NAME --resume` alone: its level study's plan, not the bare
+// command's defaults; a plan flag given must equal it; the ledger goes where --out says and the ladder remembers it.
+describe('--resume of a ladder in the data dir', () => {
+  let dir: string;
+  let data: string;
+  const started = constructedLadderPlan('cl');
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-ladder-resume-'));
+    data = join(dir, 'data');
+    await finishedConstructedLadder(data, 'cl');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const ledgerFileShown = async () => {
+    const states = [await readStudy(data, 'cl-p2')];
+    const info = await ladderInfo(states, 'cl', { getRun: async () => undefined, readMetrics: async () => [] });
+    return info!.ledgerFile;
+  };
+
+  it('takes the stored plan, writes the ledger at --out, and ladders.get names that file after each --out', async () => {
+    const r = await run(['--study', 'cl', '--resume', '--out', join(dir, 'out1')], data);
+    expect(r.code).toBe(0);
+    const ledger = (await readLedger(join(dir, 'out1', 'cl')))!;
+    expect(ledger.header.plan).toEqual(ledgerPlanOf(started));
+    expect(ledger.records).toHaveLength(6);
+    expect((await readStudy(data, 'cl-p2')).reportDir).toBe(join(dir, 'out1', 'cl'));
+    expect(await ledgerFileShown()).toBe(join(dir, 'out1', 'cl', 'ledger.jsonl'));
+    // resumed again with another --out (the whole command repeated this time: the same values are no conflict)
+    const again = await run(
+      [
+        '--study',
+        'cl',
+        '--resume',
+        '--out',
+        join(dir, 'out2'),
+        '--presets',
+        'grpo,cispo',
+        '--seeds',
+        '3',
+        '--steps',
+        '12',
+        '--episodes',
+        '4',
+      ],
+      data,
+    );
+    expect(again.code).toBe(0);
+    expect((await readLedger(join(dir, 'out2', 'cl')))!.records).toHaveLength(6);
+    // the command the plan keeps is the first one (its --out is not where the ledger is now)
+    expect((await readStudy(data, 'cl-p2')).plan.command).toBe(started.command);
+    expect(await ledgerFileShown()).toBe(join(dir, 'out2', 'cl', 'ledger.jsonl'));
+  });
+
+  it('a plan flag that differs is refused, each named with both values and the fix; nothing is written', async () => {
+    const before = await readFile(join(data, 'studies', 'cl-p2', 'study.json'), 'utf8');
+    const out = join(dir, 'out-refused');
+    await expect(
+      run(
+        [
+          '--study',
+          'cl',
+          '--resume',
+          '--out',
+          out,
+          '--episodes',
+          '5',
+          '--set',
+          'optim.lr=0.001',
+          '--on-collapse',
+          'continue',
+          '--model',
+          'small',
+        ],
+        data,
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        '^ladder "cl" was started with another plan than this --resume gives: --model: small here, none \\(each preset\'s\\) when it was started; ' +
+          '--set: optim.lr=0.001 here, none when it was started; --episodes: 5 here, 4 when it was started; ' +
+          '--on-collapse: continue here, stop when it was started\\. Fix: drop --model, --set, --episodes, --on-collapse ' +
+          `\\(arlarena ladder --study cl --out ${out} --resume continues it with the plan it was started with\\)`,
+      ),
+    );
+    await writeFile(join(dir, 'arms.txt'), '# the arms\ng=grpo\nc=cispo vs g\n');
+    await expect(run(['--study', 'cl', '--resume', '--out', out, '--arms-file', join(dir, 'arms.txt')], data)).rejects.toThrow(
+      /--arms-file: g=grpo c=cispo vs g here, none \(presets grpo,cispo\) when it was started\. Fix: drop --arms-file /,
+    );
+    await expect(
+      run(['--study', 'cl', '--resume', '--out', out, '--presets', 'grpo', '--baseline', 'cispo', '--fraction', '0.25'], data),
+    ).rejects.toThrow(
+      /--presets: grpo here, grpo,cispo when it was started; --baseline: cispo here, grpo when it was started; --fraction: 0\.25 here, 0\.5 when it was started\./,
+    );
+    expect(await readFile(join(data, 'studies', 'cl-p2', 'study.json'), 'utf8')).toBe(before);
+    expect(await readLedger(join(out, 'cl'))).toBeNull();
+  });
+
+  it("--out naming another ladder's ledger of the name is refused: the data dir's plan and the ledger's differ", async () => {
+    const other = join(dir, 'out-other', 'cl');
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 'ledger.jsonl'), ledgerText(ledgerHeader('cl', { ...started, episodes: 8 }, null), []));
+    await expect(run(['--study', 'cl', '--resume', '--out', join(dir, 'out-other')], data)).rejects.toThrow(
+      /^ladder "cl": its ledger \(.*out-other\/cl\/ledger\.jsonl\) holds runs trained under another plan than ladder "cl" in .*data was started with: episodes 8 in the ledger, 4 here\. Fix: give --out the folder of this ladder's own ledger/,
     );
   });
 });
