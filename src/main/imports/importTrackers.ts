@@ -125,7 +125,7 @@ export async function importTrackerRuns(
         // Made while the reader's first steps are read (its files written and synced take ~0.1-0.2 s here); the
         // first flush waits for it. Its failure is the first flush's, which awaits the same promise.
         ready: (m) => void writer.ensureRun(m).catch(() => undefined),
-        // The reader found the steps it gave out of order (trackers.ts mlflowStepChunks): the half-written run is
+        // The reader found the steps it gave out of order (trackers.ts MLFLOW_STEPS_PROGRAM): the half-written run is
         // removed, as a failed import's is, and the run is written afresh from what the reader gives next.
         again: async () => {
           await writer.abort();

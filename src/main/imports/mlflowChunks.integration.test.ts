@@ -1,11 +1,11 @@
 /**
- * The MLflow SQLite reader's chunks (trackers.ts mlflowStepChunks) against the single query, on runs MLflow's own
+ * The MLflow SQLite reader's chunks (trackers.ts MLFLOW_STEPS_PROGRAM) against the single query, on runs MLflow's own
  * client logged (tests/peers/trackers_peer.py mlflow-order, mlflow-skinny 3.18 in the `trackers` venv) with rows in
  * the orders the chunks must handle: a step split between chunks, a step with more rows than a chunk, a value
  * logged twice at one step (later timestamp written first), two runs whose rows interleave, a run logged all at
  * one step, and a resumed run that logs steps again (out of order: read again by the single query). Every chunk
- * size must give the single query's step rows exactly, on the reading thread and on the caller's, and an import
- * must store the same metrics and records whatever the chunk size.
+ * size must give the single query's step rows exactly, and an import must store the same metrics and records
+ * whatever the chunk size.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,8 +17,8 @@ import { RunStore } from '../store/runStore';
 import { METRICS_FILE } from '../store/runFiles';
 import { importTrackerRuns } from './importTrackers';
 import { openReadOnly } from './sqliteReadOnly';
-import { localRows, sqliteAside, type RowsSource } from './sqliteRowsAside';
-import { mlflowStepChunks, scanTrackers } from './trackers';
+import { sqliteAside } from './sqliteRowsAside';
+import { MLFLOW_STEPS_PROGRAM, mlflowStepRows, scanTrackers } from './trackers';
 
 const PEER = resolve(import.meta.dirname, '../../../tests/peers/trackers_peer.py');
 
@@ -41,13 +41,18 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The step rows (step, latest timestamp, values JSON, rows, first rowid) and how they came. */
-async function read(src: RowsSource, run: string, chunkRows?: number): Promise<{ rows: unknown[][]; chunked: boolean; again: number }> {
+/**
+ * The step rows (step, latest timestamp, values JSON, rows, first rowid) and how often they came again: with a
+ * chunk size, read in chunks on the reading thread; without, by the single query on this thread.
+ */
+async function read(run: string, chunkRows?: number): Promise<{ rows: unknown[][]; again: number }> {
+  const conn = openReadOnly(db);
   let rows: unknown[][] = [];
   let again = 0;
   try {
-    const r = await mlflowStepChunks(
-      src,
+    await mlflowStepRows(
+      conn,
+      chunkRows === undefined ? null : sqliteAside(db, { program: MLFLOW_STEPS_PROGRAM }),
       run,
       async (got) => {
         rows.push(...got.map((g) => g.slice(0, 5)));
@@ -62,37 +67,28 @@ async function read(src: RowsSource, run: string, chunkRows?: number): Promise<{
             },
           },
     );
-    return { rows, chunked: r.chunked, again };
+    return { rows, again };
   } finally {
-    await src.close();
+    conn.close();
   }
 }
 
 describe('MLflow SQLite store read in rowid chunks', () => {
-  it('gives the single query’s step rows at every chunk size, on the reading thread and on this one', async () => {
-    const conn = openReadOnly(db);
-    try {
-      for (const [name, run] of Object.entries(ids)) {
-        const whole = await read(localRows(conn), run);
-        expect(whole.chunked).toBe(false);
-        if (name === 'nometrics') expect(whole.rows).toEqual([]);
-        else expect(whole.rows.length).toBeGreaterThan(0);
-        for (const chunkRows of [1, 2, 3, 5, 8, 64, 16_384]) {
-          for (const aside of [false, true]) {
-            const got = await read(aside ? sqliteAside(db) : localRows(conn), run, chunkRows);
-            const what = `${name}, ${chunkRows} rows a chunk, ${aside ? 'reading thread' : 'this thread'}`;
-            expect(got.rows, what).toEqual(whole.rows);
-            // Out of order at this grain: the steps given were taken back once and the single query read.
-            if (name === 'resumed' && chunkRows <= 64) expect([got.again, got.chunked], what).toEqual([1, false]);
-            else if (name !== 'nometrics') expect([got.again, got.chunked], what).toEqual([0, true]);
-          }
-        }
+  it('gives the single query’s step rows at every chunk size', async () => {
+    for (const [name, run] of Object.entries(ids)) {
+      const whole = await read(run);
+      if (name === 'nometrics') expect(whole.rows).toEqual([]);
+      else expect(whole.rows.length).toBeGreaterThan(0);
+      for (const chunkRows of [1, 2, 3, 5, 8, 64, 16_384]) {
+        const got = await read(run, chunkRows);
+        const what = `${name}, ${chunkRows} rows a chunk`;
+        expect(got.rows, what).toEqual(whole.rows);
+        // Out of order at this grain: the steps given were taken back once and the single query read.
+        expect(got.again, what).toBe(name === 'resumed' && chunkRows <= 64 ? 1 : 0);
       }
-    } finally {
-      conn.close();
     }
     // The value logged twice at one step: the later timestamp's, though written first.
-    const inorder = await read(localRows(openReadOnly(db)), ids.inorder, 2);
+    const inorder = await read(ids.inorder, 2);
     const step10 = inorder.rows.find((r) => r[0] === 10)!;
     expect((JSON.parse(step10[2] as string) as Record<string, number>)['order/relogged']).toBe(2.5);
     expect(inorder.rows.find((r) => r[0] === 30)![3]).toBe(44);

@@ -94,4 +94,48 @@ describe('sqliteRowsAside', () => {
       w.close();
     }
   });
+
+  it('runs a program of its own on the thread: its rows in batches, its marks in their place', async () => {
+    const program = `
+      const q = db.prepare('SELECT id, w FROM t WHERE id >= ? AND id < ? ORDER BY id').raw(true);
+      return (function* () {
+        yield* q.iterate(0, 5);
+        yield 'half';
+        if (args.fail) db.prepare('SELECT nope FROM t');
+        yield* q.iterate(args.from, args.to);
+      })();`;
+    const src = sqliteAside(db, { program });
+    try {
+      const items = [];
+      for await (const item of src.run({ from: 5, to: 8 }, { weightColumn: -1, batchWeight: 2 })) items.push(item);
+      expect(items).toEqual([
+        {
+          rows: [
+            [0, 1],
+            [1, 2],
+          ],
+        },
+        {
+          rows: [
+            [2, 3],
+            [3, 1],
+          ],
+        },
+        { rows: [[4, 2]] },
+        { mark: 'half' },
+        {
+          rows: [
+            [5, 3],
+            [6, 1],
+          ],
+        },
+        { rows: [[7, 2]] },
+      ]);
+      await expect(async () => {
+        for await (const _ of src.run({ fail: true }, { weightColumn: -1, batchWeight: 2 })) void _;
+      }).rejects.toThrow(/t\.db: no such column: nope/);
+    } finally {
+      await src.close();
+    }
+  });
 });

@@ -22,7 +22,7 @@ import type { SqliteDb } from './sqliteReadOnly';
 /** The worker's body (CommonJS, evaluated: no file of its own to find in a bundled build). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { modulePath, path, busyMs, credits } = workerData;
+const { modulePath, path, busyMs, credits, program } = workerData;
 const free = new Int32Array(credits);
 const failure = (e) => ({ error: String(e && e.message ? e.message : e), code: e && e.code });
 function send(message) {
@@ -39,6 +39,7 @@ try {
 } catch (e) {
   parentPort.postMessage(failure(e));
 }
+const run = program ? new Function('db', 'args', program) : null;
 parentPort.on('message', (m) => {
   if (db === null) return;
   try {
@@ -48,15 +49,23 @@ parentPort.on('message', (m) => {
     }
     let batch = [];
     let weight = 0;
-    for (const q of m.queries) {
-      for (const row of db.prepare(q.sql).raw(true).iterate(...q.params)) {
+    const flush = () => {
+      if (batch.length > 0) send({ rows: batch, batch: true });
+      batch = [];
+      weight = 0;
+    };
+    const rows = m.args !== undefined ? [run(db, m.args)] : m.queries.map((q) => db.prepare(q.sql).raw(true).iterate(...q.params));
+    for (const it of rows) {
+      for (const row of it) {
+        // A program yields rows (arrays) and marks (anything else), which go to the caller in their place.
+        if (!Array.isArray(row)) {
+          flush();
+          send({ mark: row, batch: true });
+          continue;
+        }
         batch.push(row);
         weight += m.weightColumn >= 0 ? row[m.weightColumn] : 1;
-        if (weight >= m.batchWeight) {
-          send({ rows: batch, batch: true });
-          batch = [];
-          weight = 0;
-        }
+        if (weight >= m.batchWeight) flush();
       }
     }
     send({ rows: batch, batch: true, done: true });
@@ -89,10 +98,25 @@ export interface RowsSource {
   close(): Promise<void>;
 }
 
-type Message = { rows?: unknown[][]; batch?: boolean; done?: boolean; error?: string; code?: string; exit?: number };
+/** What a program's run gives: a batch of its rows, or a mark it yielded between them. */
+export type ProgramItem = { readonly rows: unknown[][] } | { readonly mark: unknown };
 
-/** A worker thread's read-only connection to the database at `path`. */
-export function sqliteAside(path: string, opts: { ahead?: number; busyMs?: number } = {}): RowsSource {
+/** A reading thread that also runs a program of its own (sqliteAside's `program`). */
+export interface ProgramSource extends RowsSource {
+  /** The program's rows in batches and its marks in their place, for `args`. */
+  run(args: unknown, opts: RowsAsideOptions): AsyncGenerator<ProgramItem, void, undefined>;
+}
+
+type Message = { rows?: unknown[][]; mark?: unknown; batch?: boolean; done?: boolean; error?: string; code?: string; exit?: number };
+
+/**
+ * A worker thread's read-only connection to the database at `path`. `program` is the body of a plain-JS function
+ * of (db, args) evaluated on that thread and returning an iterator of rows (arrays) and marks: a read whose next
+ * query depends on the last one's rows runs there without a round trip per query, `ahead` batches ahead.
+ */
+export function sqliteAside(path: string, opts: { ahead?: number; busyMs?: number; program: string }): ProgramSource;
+export function sqliteAside(path: string, opts?: { ahead?: number; busyMs?: number }): RowsSource;
+export function sqliteAside(path: string, opts: { ahead?: number; busyMs?: number; program?: string } = {}): ProgramSource {
   const credits = new SharedArrayBuffer(4);
   const free = new Int32Array(credits);
   const ahead = opts.ahead ?? 2;
@@ -107,6 +131,7 @@ export function sqliteAside(path: string, opts: { ahead?: number; busyMs?: numbe
       path,
       busyMs: opts.busyMs ?? 10_000,
       credits,
+      program: opts.program ?? null,
     },
   });
   const queue: Message[] = [];
@@ -137,31 +162,39 @@ export function sqliteAside(path: string, opts: { ahead?: number; busyMs?: numbe
     worker.removeAllListeners('exit');
     await worker.terminate();
   };
+  async function* items(request: object, o: RowsAsideOptions): AsyncGenerator<ProgramItem, void, undefined> {
+    Atomics.store(free, 0, o.ahead ?? ahead);
+    worker.postMessage({ ...request, weightColumn: o.weightColumn, batchWeight: o.batchWeight });
+    let ended = false;
+    try {
+      for (;;) {
+        const m = await next();
+        // The batch is ours now: the worker may read one more.
+        Atomics.add(free, 0, 1);
+        Atomics.notify(free, 0);
+        if (m.mark !== undefined) yield { mark: m.mark };
+        else if (m.rows && m.rows.length > 0) yield { rows: m.rows };
+        if (m.done) {
+          ended = true;
+          return;
+        }
+      }
+    } finally {
+      // A stream left before its end leaves the worker reading on: it is of no further use.
+      if (!ended) await close();
+    }
+  }
   return {
     async all(sql, params) {
       worker.postMessage({ all: true, sql, params });
       return (await next()).rows ?? [];
     },
     async *stream(queries, o) {
-      Atomics.store(free, 0, o.ahead ?? ahead);
-      worker.postMessage({ queries, weightColumn: o.weightColumn, batchWeight: o.batchWeight });
-      let ended = false;
-      try {
-        for (;;) {
-          const m = await next();
-          // The batch is ours now: the worker may read one more.
-          Atomics.add(free, 0, 1);
-          Atomics.notify(free, 0);
-          if (m.rows && m.rows.length > 0) yield m.rows;
-          if (m.done) {
-            ended = true;
-            return;
-          }
-        }
-      } finally {
-        // A stream left before its end leaves the worker reading on: it is of no further use.
-        if (!ended) await close();
-      }
+      for await (const item of items({ queries }, o)) if ('rows' in item) yield item.rows;
+    },
+    run(args, o) {
+      if (opts.program === undefined) throw new Error('this reading thread was started without a program');
+      return items({ args }, o);
     },
     close,
   };

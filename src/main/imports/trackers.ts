@@ -34,7 +34,7 @@ import { MAX_RUN_KEYS, RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
 import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
-import { localRows, sqliteAside, type RowsSource } from './sqliteRowsAside';
+import { localRows, sqliteAside, type ProgramSource } from './sqliteRowsAside';
 
 export type TrackerFormat = TrackerStoreFormat | 'wandb';
 
@@ -311,66 +311,58 @@ const MLFLOW_FIRST_CHUNK_ROWS = 4_096;
 /** A step row: step, latest timestamp, values as JSON, metric rows, first rowid (and for a chunk, its last rowid). */
 type StepRow = [number, number | null, string, number, number, number?];
 
-/** Whether SQLite's value is an integer JS holds exactly (the rowids and steps compared here). */
-const exactInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-
 /**
- * A run's step rows in order, handed to `take` a chunk at a time. MLflow appends rows as they are logged, so a
- * run's rowid order is nearly its step order: it is read in chunks of `chunkRows` rows in rowid order, each
- * sorted and grouped by SQLite, so the first steps come out after one chunk's sort instead of the whole run's
- * (the caller maps and stores them while SQLite sorts the next chunk; the next query is asked before `take`). A
- * chunk's last step may go on in the next chunk: it is held back and read again with it, from its first row
- * (a step alone in its chunk doubles the next one's size, so a run logged all at one step is read ~twice, not
- * once per chunk). Steps come out in the order and with the values of the single query only while every chunk's
- * steps are above those already given: when a chunk holds a lower step (rows logged out of order, a resumed run
- * logging steps again) the steps given so far are wrong. Then `again` is called, when there is one, and the run
- * is read again by the single query (same transaction, same rows); without one, the single query is used from the
- * start.
+ * A run's step rows in order, read on the reading thread (plain JS, evaluated there: `db` is its connection, `args`
+ * { run, chunkRows, firstRows, chunked }). MLflow appends rows as they are logged, so a run's rowid order is nearly
+ * its step order: it is read in chunks of rows in rowid order (firstRows, doubling up to chunkRows), each sorted
+ * and grouped by SQLite, so the first steps come out after one chunk's sort instead of the whole run's, and the
+ * thread runs on ahead of the caller's mapping and writes. A chunk's last step may go on in the next chunk: it is
+ * held back and read again with it, from its first row (a step alone in its chunk doubles the next one's size, so
+ * a run logged all at one step is read about twice, not once per chunk). The steps come out in the order and with
+ * the values of the single query only while every chunk's steps are above those already given: when a chunk holds
+ * one at or below (rows logged out of order, a resumed run logging steps again), the mark 'again' says the steps
+ * given so far are wrong, and the single query gives the run from its start (same transaction, same rows). Rowids
+ * and steps JS cannot hold exactly, or `chunked` false (a caller that cannot take steps back), read the single query.
  */
-export async function mlflowStepChunks(
-  src: RowsSource,
-  runId: string,
-  take: (rows: StepRow[]) => Promise<void>,
-  opts: { chunkRows?: number; again?: () => Promise<void> } = {},
-): Promise<{ chunked: boolean }> {
-  const whole = async (): Promise<{ chunked: boolean }> => {
-    for await (const batch of src.stream([{ sql: MLFLOW_STEPS_SQL, params: [{ run: runId }] }], { weightColumn: 3, batchWeight: 65_536 }))
-      await take(batch as StepRow[]);
-    return { chunked: false };
-  };
-  const [first, last] = (await src.all(MLFLOW_ROWIDS_SQL, [{ run: runId }]))[0] ?? [];
-  if (!opts.again || !exactInt(first) || !exactInt(last) || first <= Number.MIN_SAFE_INTEGER) return whole();
-  const ask = (lo: number, after: number, since: number | null, skip: number): Promise<unknown[][]> =>
-    src.all(MLFLOW_CHUNK_SQL, [{ run: runId, lo, after, since, skip, last }]);
-  // The first chunks are small, so the caller starts sooner; they double up to chunkRows.
-  const most = opts.chunkRows ?? MLFLOW_CHUNK_ROWS;
-  let rows = Math.min(most, MLFLOW_FIRST_CHUNK_ROWS);
-  let given = -Infinity;
-  let pending: Promise<unknown[][]> | null = ask(first - 1, first - 1, null, rows - 1);
-  while (pending) {
-    const got = (await pending) as StepRow[];
-    // The first step is the chunk's lowest (with the held step's rows): at or below one given, the order is broken.
-    if (got.length === 0 || !got.every((r) => exactInt(r[0])) || got[0][0] <= given) {
-      if (given === -Infinity) return whole();
-      await opts.again();
-      return whole();
-    }
-    const hi = got[0][5] as number;
-    let out = got;
-    pending = null;
-    if (hi < last) {
-      const held = got[got.length - 1];
-      out = got.slice(0, -1);
-      rows = out.length === 0 ? rows * 2 : Math.min(most, rows * 2);
-      pending = ask(held[4] - 1, hi, held[0], rows - 1);
-    }
-    if (out.length > 0) {
-      given = out[out.length - 1][0];
-      await take(out);
-    }
+export const MLFLOW_STEPS_PROGRAM = `
+const { run, chunkRows, firstRows, chunked } = args;
+const exact = (v) => typeof v === 'number' && Number.isSafeInteger(v);
+return (function* () {
+  const whole = db.prepare(${JSON.stringify(MLFLOW_STEPS_SQL)}).raw(true);
+  const [first, last] = db.prepare(${JSON.stringify(MLFLOW_ROWIDS_SQL)}).raw(true).get({ run });
+  if (!chunked || !exact(first) || !exact(last) || first <= Number.MIN_SAFE_INTEGER) {
+    yield* whole.iterate({ run });
+    return;
   }
-  return { chunked: true };
-}
+  const chunk = db.prepare(${JSON.stringify(MLFLOW_CHUNK_SQL)}).raw(true);
+  let rows = Math.min(chunkRows, firstRows);
+  let given = -Infinity;
+  let lo = first - 1;
+  let after = first - 1;
+  let since = null;
+  for (;;) {
+    const got = chunk.all({ run, lo, after, since, skip: rows - 1, last });
+    // The first step is the chunk's lowest (with the held step's rows): at or below one given, the order is broken.
+    if (got.length === 0 || !got.every((r) => exact(r[0])) || got[0][0] <= given) {
+      if (given !== -Infinity) yield 'again';
+      yield* whole.iterate({ run });
+      return;
+    }
+    const hi = got[0][5];
+    if (hi >= last) {
+      yield* got;
+      return;
+    }
+    const held = got[got.length - 1];
+    for (let i = 0; i < got.length - 1; i++) yield got[i];
+    if (got.length > 1) given = got[got.length - 2][0];
+    rows = got.length === 1 ? rows * 2 : Math.min(chunkRows, rows * 2);
+    lo = held[4] - 1;
+    after = hi;
+    since = held[0];
+  }
+})();
+`;
 
 /**
  * Finishes MLFLOW_STEPS_SQL's step objects in place: null (is_nan) and ±DBL_MAX back to NaN and ±inf
@@ -410,39 +402,42 @@ class MlflowSteps {
   }
 }
 
-/** A reading thread for the database, or null where none can start (mlflowStepRows then reads on this one). */
-function startAside(path: string): RowsSource | null {
+/** A reading thread running MLFLOW_STEPS_PROGRAM, or null where none can start (mlflowStepRows then reads here). */
+function startAside(path: string): ProgramSource | null {
   try {
-    return sqliteAside(path);
+    return sqliteAside(path, { program: MLFLOW_STEPS_PROGRAM, ahead: 4 });
   } catch {
     return null;
   }
 }
 
+/** Each batch of step rows the reading thread posts holds about one chunk's (a flush's worth of steps). */
+const MLFLOW_BATCH_ROWS = 16_384;
+
 /**
- * A run's step rows (mlflowStepChunks), SQLite's work on a thread of its own (`aside`, sqliteRowsAside.ts) beside
- * the mapping, detector and store writes on this one; where that thread cannot start or fails before the first
- * steps come, read on this thread's `db`. Closes `aside`.
+ * A run's step rows (MLFLOW_STEPS_PROGRAM) in batches to `take`, SQLite's work on a thread of its own (`aside`,
+ * sqliteRowsAside.ts) beside the mapping, detector and store writes on this one; `again` when the steps given were
+ * out of order and come again from the start. Where that thread cannot start or fails before the first steps
+ * come, the single query on this thread's `db`. Closes `aside`.
  */
-async function mlflowStepRows(
+export async function mlflowStepRows(
   db: SqliteDb,
-  aside: RowsSource | null,
+  aside: ProgramSource | null,
   runId: string,
   take: (rows: StepRow[]) => Promise<void>,
   opts: { chunkRows?: number; again?: () => Promise<void> } = {},
-): Promise<{ chunked: boolean }> {
+): Promise<void> {
+  const batches = { weightColumn: 3, batchWeight: MLFLOW_BATCH_ROWS };
   let got = false;
   try {
     if (aside === null) throw new Error('no reading thread');
-    return await mlflowStepChunks(
-      aside,
-      runId,
-      (rows) => {
-        got = true;
-        return take(rows);
-      },
-      opts,
-    );
+    const args = { run: runId, chunkRows: opts.chunkRows ?? MLFLOW_CHUNK_ROWS, firstRows: MLFLOW_FIRST_CHUNK_ROWS, chunked: !!opts.again };
+    for await (const item of aside.run(args, batches)) {
+      got = true;
+      if ('rows' in item) await take(item.rows as StepRow[]);
+      else if (item.mark === 'again') await opts.again?.();
+    }
+    return;
   } catch (e) {
     if (got) throw e;
   } finally {
@@ -450,7 +445,7 @@ async function mlflowStepRows(
   }
   const local = localRows(db);
   try {
-    return await mlflowStepChunks(local, runId, take, opts);
+    for await (const rows of local.stream([{ sql: MLFLOW_STEPS_SQL, params: [{ run: runId }] }], batches)) await take(rows as StepRow[]);
   } finally {
     await local.close();
   }
@@ -871,7 +866,7 @@ export async function scanTrackers(
   path: string,
   opts: {
     following?: boolean;
-    /** Metric rows per chunk of an MLflow SQLite run (mlflowStepChunks); tests make it small. */
+    /** Metric rows per chunk of an MLflow SQLite run (MLFLOW_STEPS_PROGRAM); tests make it small. */
     mlflowChunkRows?: number;
   } = {},
 ): Promise<TrackerScan> {
