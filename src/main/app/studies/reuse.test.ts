@@ -19,7 +19,7 @@ import { RunStore } from '../../store/index';
 import { appVersion } from '../../platform/appInfo';
 import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, type LadderPlan } from './ladder';
 import { ledgerHeader, readLedger, writeLedger, type LedgerBackend, type LedgerRecord } from './ledger';
-import { plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
+import { findReusable, plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
 import type { StudyEntry, StudyPlan } from './studyFiles';
 import { LADDER_LEVEL, constructedLadderPlan, runStandInLadder, storeConstructedRuns } from '../../testing/ladderRuns';
 
@@ -316,5 +316,97 @@ describe('the backend on a ledger line', () => {
     });
     // a Hugging Face model trains on one thread whatever K asks
     expect(run({ backend: 'wasm', workers: 4 }, 'hf:/models/qwen')).toEqual({ training: 'wasm', rollout: 'onnxruntime-cpu', workers: 1 });
+  });
+});
+
+describe('a reused line whose origin took its line out', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'arl-reuse-withdrawn-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const plan: LadderPlan = { ...donorPlan, presets: ['grpo'], seeds: [1] };
+  const want = { level: LEVEL, env: 'sokoban', preset: 'grpo', seed: 1, configHash: 'sha256:00000000000000aa', backend: HERE };
+  /** A finished line of grpo seed 1 at LEVEL, run `runId`, optionally copied from study `from`. */
+  const line = (runId: string, from?: string): LedgerRecord => ({
+    level: LEVEL,
+    env: 'sokoban',
+    preset: 'grpo',
+    seed: 1,
+    runId,
+    ...(from ? { reusedFrom: { study: from, runId } } : {}),
+    status: 'completed',
+    steps: 12,
+    collapseStep: null,
+    censoredAt: 12,
+    collapseReason: null,
+    heldOutGreedy: 0.5,
+    heldOutSampled: 0.5,
+    finalTrainSuccess: 0.5,
+    bestTrainSuccess: 0.5,
+    firstCriticalStep: null,
+    stepsToThreshold: null,
+    rolloutSecondsPerStep: 1,
+    rolloutMismatch: null,
+    wallSeconds: 10,
+    appVersion: appVersion(),
+    appCommit: 'c0ffee',
+    backend: HERE,
+    configHash: want.configHash,
+  });
+  const study = async (root: string, name: string, lines: LedgerRecord[]) => {
+    await mkdir(join(root, name), { recursive: true });
+    await writeLedger(join(root, name), ledgerHeader(name, plan, null), lines);
+  };
+
+  it('is not taken from the study that copied it once the study that trained it no longer holds it', async () => {
+    const root = join(dir, 'origin');
+    // 'z' trained run-x, 'b' copied its line (b sorts first, so is asked first); then 'z' took its line out (the run
+    // was trained again as run-y)
+    await study(root, 'z', [line('run-y')]);
+    await study(root, 'b', [line('run-x', 'z')]);
+    const donors = await readDonorLedgers([root], join(root, 'mine'), () => undefined);
+    const found = findReusable(donors, want, plan, appVersion());
+    // z's run-y is the one taken, never b's stale copy of run-x
+    expect(found.record?.runId).toBe('run-y');
+    expect(found.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
+    // with z's line gone altogether, nothing is taken
+    await study(root, 'z', []);
+    const none = findReusable(await readDonorLedgers([root], join(root, 'mine'), () => undefined), want, plan, appVersion());
+    expect(none.record).toBeNull();
+    expect(none.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
+  });
+
+  it("a study's copy of this ladder's own run is not taken back when this ladder took its line out", async () => {
+    const root = join(dir, 'own');
+    // 'mine' trained run-x, 'b' copied its line, 'mine' took its line out (to train it again): b is no source for it
+    await study(root, 'b', [line('run-x', 'mine')]);
+    const lines: string[] = [];
+    const donors = await readDonorLedgers([root], join(root, 'mine'), (l) => lines.push(l));
+    expect(findReusable(donors, want, plan, appVersion()).record).toBeNull();
+    expect(lines).toEqual([
+      expect.stringMatching(/study b's line of run run-x is this ladder's own run \(mine\), copied there: not taken back/),
+    ]);
+  });
+
+  it("a Hugging Face model's run is not reused: the same hf:PATH may hold other weights here", async () => {
+    const root = join(dir, 'hf');
+    // the donor trained the run on the folder /models/tiny (model.source in its --set or in the arm's overrides);
+    // its line does not record the folder's weight hashes (the run record does: resume and reproduce check them)
+    const hf = { ...plan, sets: { 'model.source': 'hf:/models/tiny' } };
+    await mkdir(join(root, 'd'), { recursive: true });
+    await writeLedger(join(root, 'd'), ledgerHeader('d', hf, null), [line('run-hf')]);
+    const arm: LadderPlan = { ...plan, arms: [{ name: 'grpo', preset: 'grpo', sets: { 'model.source': 'hf:/models/tiny' }, vs: null }] };
+    await mkdir(join(root, 'e'), { recursive: true });
+    await writeLedger(join(root, 'e'), ledgerHeader('e', arm, null), [{ ...line('run-hf-arm'), arm: 'grpo' }]);
+    for (const study of ['d', 'e']) {
+      const donors = (await readDonorLedgers([root], join(root, 'mine'), () => undefined)).filter((d) => d.study === study);
+      const found = findReusable(donors, want, hf, appVersion());
+      expect(found.record).toBeNull();
+      expect(found.misses).toEqual([expect.stringMatching(/trained a Hugging Face model \(hf:\/models\/tiny\)/)]);
+    }
   });
 });

@@ -19,6 +19,8 @@
  *   (plannedBackend). A donor line without it (a ledger written before lines recorded it) is not reused; the log says
  *   to re-export that study's ledger from the data dir that holds its runs (--export-ledger fills it from the run
  *   records). A ledger run taken on --resume is not checked so: it is this ladder's own run.
+ * - a run of a Hugging Face model (model.source = hf:PATH) is not reused: the config hash holds the folder's path, not
+ *   its files, and a ledger line does not record the weight hashes its run record keeps.
  * - a line a donor itself copied (reusedFrom) stands only while the study that trained the run holds it: a copy of a
  *   line that study took out is refused, and so is a copy of this ladder's own run (its ledger not holding it means
  *   the ladder took it out).
@@ -141,6 +143,17 @@ function backendBlockers(there: LedgerBackend, here: LedgerBackend): string[] {
   return out;
 }
 
+/**
+ * The hf:PATH a donor line's run trained, from its study's plan (the ladder's --set, or its arm's overrides); null
+ * for the lab's own models. A run of such a model is a function of the folder's files too, which the config hash
+ * does not cover (it holds the path only).
+ */
+function hfSourceOf(plan: Pick<LedgerPlan, 'sets' | 'arms'>, r: Pick<LedgerRecord, 'arm'>): string | null {
+  const arm = r.arm !== undefined ? plan.arms?.find((a) => a.name === r.arm) : undefined;
+  const source = arm?.sets['model.source'] ?? plan.sets['model.source'];
+  return typeof source === 'string' && source.startsWith('hf:') ? source : null;
+}
+
 /** The command that re-exports donor `d`'s ledger from its runs (its lines then record their backend). */
 function reexport(d: Pick<DonorLedger, 'study' | 'root'>): string {
   const committed = resolve(d.root) === resolve(projectRoot(), 'resources', 'studies');
@@ -172,6 +185,12 @@ export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, 
       if (origin.length > 0 && !origin.some((o) => o.records.some((x) => x.runId === r.reusedFrom!.runId && !x.reusedFrom)))
         why.push(
           `study ${r.reusedFrom!.study}, which trained it, no longer holds its line (${origin[0].root}/${r.reusedFrom!.study}/${LEDGER_FILE})`,
+        );
+      const hf = hfSourceOf(d.plan, r);
+      if (hf !== null)
+        why.push(
+          `it trained a Hugging Face model (${hf}): its line does not record that folder's weight and tokenizer hashes, and the ` +
+            'same path may hold other weights here (its run record has them; resume and reproduce check them)',
         );
       if (r.backend) why.push(...backendBlockers(r.backend, want.backend));
       else
