@@ -39,7 +39,7 @@ export const DEFAULT_STALE_MS = 30_000;
 /** A lock file without readable content (only the `wx` fallback can leave one) is stale after this long. */
 const UNREADABLE_GRACE_MS = 5_000;
 
-interface LockOwner {
+export interface LockOwner {
   pid: number;
   host: string;
   /** Epoch milliseconds when the lock was taken. */
@@ -54,6 +54,8 @@ export class LockTimeoutError extends Error {
     readonly lockFile: string,
     readonly holder: string,
     waitedMs: number,
+    /** The holder's record (pid, host, since when), or null when the lock file is unreadable. */
+    readonly owner: Readonly<LockOwner> | null = null,
   ) {
     super(
       `could not lock ${lockFile} after waiting ${(waitedMs / 1000).toFixed(1)} s: it is held by ${holder}. ` +
@@ -204,7 +206,7 @@ export async function acquire(lockFile: string, opts: LockOptions = {}): Promise
         continue;
       }
       if (now - start >= timeoutMs)
-        throw new LockTimeoutError(lockFile, describeHolder(parseOwner(held.text), held.mtimeMs, now), now - start);
+        throw new LockTimeoutError(lockFile, describeHolder(parseOwner(held.text), held.mtimeMs, now), now - start, parseOwner(held.text));
       // Jittered backoff: holders keep the lock for a few file writes (milliseconds).
       await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
       delay = Math.min(100, delay * 1.5);

@@ -4,6 +4,7 @@ import { UsageError, parseCommandArgs, type CliCommand } from '../types';
 import ladder from './ladder';
 import { intArg, modelArg, parseSets, resolveOrUsage, progressLine } from '../args';
 import { STUDY_OPTIONS, commandLine, listArg } from '../studyArgs';
+import { lockedStudyCommand } from '../studyLock';
 import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
@@ -230,4 +231,5 @@ const arena: CliCommand = {
   },
 };
 
-export default arena;
+// One process at a time runs study NAME (--study, --resume): the second is refused; --ladder is the ladder's.
+export default lockedStudyCommand(arena, (args) => (args.includes('--ladder') ? null : 'arena'));
