@@ -67,12 +67,16 @@ export function constructedMetrics(preset: string, seed: number): { records: Met
 
 /**
  * The level's runs in the run store of `dataDir`, their records made by lab `appVersion` (commit c0ffee) and, where
- * given, with `backend` (absent: the store's 'unknown'); the study entries of the finished level.
+ * given, with `backend` (absent: the store's 'unknown'); each record's config `config`'s (default the stand-in
+ * constructedRunConfig; the CLI's tests give the config the CLI resolves, whose hash it checks). The study entries of
+ * the finished level.
  */
 export async function storeConstructedRuns(
   dataDir: string,
-  o: { appVersion: string; backend?: ComputeBackendInfo },
+  o: { appVersion: string; backend?: ComputeBackendInfo; config?: (preset: string, seed: number) => RunConfig },
 ): Promise<StudyEntry[]> {
+  const configOf =
+    o.config ?? ((preset: string, seed: number) => constructedRunConfig({ sets: { 'training.pressure': LADDER_LEVEL } }, { preset, seed }));
   const store = await RunStore.open(dataDir);
   const entries: StudyEntry[] = [];
   try {
@@ -83,10 +87,7 @@ export async function storeConstructedRuns(
           preset,
           env: 'sokoban',
           seed,
-          config: constructedRunConfig({ sets: { 'training.pressure': LADDER_LEVEL } }, { preset, seed }) as unknown as Record<
-            string,
-            unknown
-          >,
+          config: configOf(preset, seed) as unknown as Record<string, unknown>,
           totalSteps: 12,
           appVersion: o.appVersion,
           appCommit: 'c0ffee',
@@ -126,13 +127,17 @@ export async function storeConstructedRuns(
 }
 
 /** A data dir holding the finished level of ladder `name` as `arlarena ladder` leaves it: the runs and its study.json. */
-export async function finishedConstructedLadder(dataDir: string, name: string, appVersion = '0.1.0'): Promise<StudyState> {
+export async function finishedConstructedLadder(
+  dataDir: string,
+  name: string,
+  o: { appVersion?: string; config?: (preset: string, seed: number) => RunConfig } = {},
+): Promise<StudyState> {
   const state: StudyState = {
     version: 1,
     name: `${name}-p${LADDER_LEVEL}`,
     createdAt: '2026-12-05T00:00:00.000Z',
     plan: levelPlan(constructedLadderPlan(name), LADDER_LEVEL),
-    entries: await storeConstructedRuns(dataDir, { appVersion }),
+    entries: await storeConstructedRuns(dataDir, { appVersion: o.appVersion ?? '0.1.0', ...(o.config ? { config: o.config } : {}) }),
   };
   await writeStudy(dataDir, state);
   return state;

@@ -517,6 +517,18 @@ export async function storedLadderPlan(dataDir: string, name: string, levels: re
   return null;
 }
 
+/**
+ * Where ladder `name` last wrote its ledger, summary and README (its stored levels' reportDir; the first level that
+ * records one): null when no level does (a ladder without --study's report, or stored before levels recorded it).
+ */
+export async function storedLadderReportDir(dataDir: string, name: string): Promise<string | null> {
+  for (const level of await storedLadderLevels(dataDir, name)) {
+    const dir = (await readStudy(dataDir, levelStudyName(name, level))).reportDir;
+    if (dir !== undefined) return dir;
+  }
+  return null;
+}
+
 export interface LadderSummary {
   readonly kind: 'ladder';
   readonly name: string;

@@ -19,6 +19,7 @@ import {
   runLadder,
   storedLadderLevels,
   storedLadderPlan,
+  storedLadderReportDir,
   type LadderPlan,
 } from '../../app/studies/ladder';
 import { LADDER_CLI_DEFAULTS, ladderCommandPlan } from '../../app/studies/ladderInfo';
@@ -76,9 +77,10 @@ A run collapsed at its first critical alert or at the first validation whose hel
                 its ledger is there) takes the plan stored with it — its level studies in the data dir, else its
                 ledger's header (a fresh clone) — presets or arms, baseline, seeds, steps, model, --set, episodes,
                 --fraction and --on-collapse; a plan flag given too must equal the stored value (one that differs is
-                refused, naming both values), so repeating the whole command works as well. Where the data dir has
-                no such ladder, the committed ledger's runs count as done and only the rest train; a ledger of
-                another major version or another config of a run is refused with the fix
+                refused, naming both values), so repeating the whole command works as well. With another --out the
+                ledger moves there (from where the ladder last wrote it), and the ladder records where it is. Where
+                the data dir has no such ladder, the committed ledger's runs count as done and only the rest train;
+                a ledger of another major version or another config of a run is refused with the fix
   --no-reuse    train every run: by default a named ladder takes a run that has no run yet from another study's
                 ledger (resources/studies/*/ledger.jsonl, and --out DIR's) when that ledger holds it finished with
                 the same config hash, seed and major version, held-out episodes and collapse rule, trained on the
@@ -367,7 +369,17 @@ const ladder: CliCommand = {
     // A named ladder's ledger, summary.json and README.md: resources/studies/NAME, or --out DIR/NAME.
     const reportDir =
       name === '' ? null : join(values.out !== undefined ? resolve(values.out) : join(projectRoot(), 'resources', 'studies'), name);
-    const ledger = reportDir ? await readLedger(reportDir) : null;
+    let ledger = reportDir ? await readLedger(reportDir) : null;
+    // A resume with another --out moves the ledger: the one where the ladder last wrote it is the new one's start
+    // (its lines of runs this data dir lacks, taken from a ledger on a fresh clone, cannot be made from the data dir).
+    if (!ledger && values.resume && reportDir && !values['export-ledger']) {
+      const before = await storedLadderReportDir(ctx.dataDir, name);
+      if (before !== null && before !== reportDir) {
+        ledger = await readLedger(before);
+        if (ledger && !json)
+          ctx.stderr.write(`ladder "${name}": its ledger moves from ${shown(ledger.file)} to ${shown(join(reportDir, 'ledger.jsonl'))}\n`);
+      }
+    }
     if (ledger?.torn) ctx.stderr.write(`${ledger.torn}\n`);
     if (values['export-ledger']) {
       const extra = Object.entries(values)

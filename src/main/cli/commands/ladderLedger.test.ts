@@ -9,16 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../core/config/index';
-import { storedLadderLevels } from '../../app/studies/ladder';
+import { levelPlan, storedLadderLevels } from '../../app/studies/ladder';
 import { ladderInfo } from '../../app/studies/ladderInfo';
 import { configHash, ledgerHeader, ledgerPlanOf, ledgerText, readLedger, type LedgerRecord } from '../../app/studies/ledger';
 import { readStudy } from '../../app/studies/studyFiles';
 import { appVersion } from '../../platform/appInfo';
 import { RunStore } from '../../store/index';
 import { testLadderPlan } from '../../testing/ladderPlan';
-import { constructedLadderPlan, finishedConstructedLadder } from '../../testing/ladderRuns';
+import { LADDER_LEVEL, constructedLadderPlan, finishedConstructedLadder } from '../../testing/ladderRuns';
 import { testCliContext } from '../../testing/testContext';
-import ladder from './ladder';
+import ladder, { ladderRunConfig } from './ladder';
 
 /** Runs `arlarena ladder ARGS` on `dataDir`: its exit code, stdout and stderr. */
 async function run(args: string[], dataDir: string): Promise<{ code: number; out: string; err: string }> {
@@ -113,6 +113,21 @@ describe('--resume from a committed ledger', () => {
     expect(summary.progress).toEqual([{ level: 0, done: 4, planned: 4 }]);
   });
 
+  it('resumed with another --out, the ledger moves there whole: its lines of runs the data dir lacks too', async () => {
+    // data-bare took all four runs from out-bare's ledger (the test before): none is in its run store
+    const moved = join(dir, 'out-moved');
+    const r = await run(['--study', 'lg', '--out', moved, '--resume'], join(dir, 'data-bare'));
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(
+      `ladder "lg": its ledger moves from ${join(dir, 'out-bare', 'lg', 'ledger.jsonl')} to ${join(moved, 'lg', 'ledger.jsonl')}`,
+    );
+    expect(await readFile(join(moved, 'lg', 'ledger.jsonl'), 'utf8')).toBe(
+      await readFile(join(dir, 'out-bare', 'lg', 'ledger.jsonl'), 'utf8'),
+    );
+    expect(JSON.parse(await readFile(join(moved, 'lg', 'summary.json'), 'utf8')).progress).toEqual([{ level: 0, done: 4, planned: 4 }]);
+    expect((await readStudy(join(dir, 'data-bare'), 'lg-p0')).reportDir).toBe(join(moved, 'lg'));
+  });
+
   it('a torn last line is reported and left out', async () => {
     const out = await writeOut('out-torn', records(), '{"level":0,"env":"sokoban","preset":"gspo","se');
     const r = await run([...ARGS, '--resume', '--out', out], join(dir, 'data-torn'));
@@ -175,7 +190,11 @@ describe('--resume of a ladder in the data dir', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'arl-ladder-resume-'));
     data = join(dir, 'data');
-    await finishedConstructedLadder(data, 'cl');
+    // its runs' records hold the configs this checkout resolves for them (the ledger's hash check reads them)
+    await finishedConstructedLadder(data, 'cl', {
+      appVersion: appVersion(),
+      config: (preset, seed) => ladderRunConfig(levelPlan(started, LADDER_LEVEL), { env: 'sokoban', preset, seed }),
+    });
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
