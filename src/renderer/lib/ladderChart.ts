@@ -48,8 +48,8 @@ export function cellRunIds(cell: Pick<LadderCell, 'runs'>): string[] {
 }
 
 /**
- * The command that continues a ladder: its own command with --resume. `arlarena ladder --study NAME --resume` alone
- * is refused once the ladder has a ledger (its plan is checked against the command's, whose defaults differ).
+ * The command that continues a ladder: its own command with --resume, which keeps its --out (where its ledger is);
+ * `arlarena ladder --study NAME --resume` alone continues it too, under the plan stored with it.
  */
 export function resumeCommand(command: string): string {
   return command.trim().split(/\s+/).includes('--resume') ? command.trim() : `${command.trim()} --resume`;
