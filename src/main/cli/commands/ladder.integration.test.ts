@@ -89,11 +89,16 @@ describe('arlarena ladder --study: a tiny ladder end to end', () => {
     expect(await ladder.run(args, ctx(join(dir, 'fresh')).ctx)).toBe(0);
     expect(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')).rows).toEqual(summary.rows);
     expect(await readFile(join(out, 'ledger.jsonl'), 'utf8')).toBe(ledger);
-    const store = await RunStore.open(join(dir, 'fresh'));
-    try {
-      expect(await store.listRuns()).toEqual([]);
-    } finally {
-      await store.close();
+    // --resume alone (and the ledger's --out) does the same: the plan is the ledger's, not the bare command's defaults
+    expect(await ladder.run(['--study', 'tiny', '--out', join(dir, 'out'), '--resume'], ctx(join(dir, 'fresh-bare')).ctx)).toBe(0);
+    expect(await readFile(join(out, 'ledger.jsonl'), 'utf8')).toBe(ledger);
+    for (const fresh of ['fresh', 'fresh-bare']) {
+      const store = await RunStore.open(join(dir, fresh));
+      try {
+        expect(await store.listRuns()).toEqual([]);
+      } finally {
+        await store.close();
+      }
     }
   }, 60_000);
 
