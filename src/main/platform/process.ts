@@ -21,8 +21,11 @@ function bootTimeMs(): number | null {
   return bootMs;
 }
 
-/** What /proc says of `pid`: absent (or dead, not yet reaped), a thread of another process, or a process started at `startMs`. */
-function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null } | null {
+/**
+ * What /proc says of `pid`: absent (or dead, not yet reaped), a thread of another process, or a process started at
+ * `ticks` (clock ticks since boot, /proc/<pid>/stat starttime), i.e. at `startMs` of the wall clock as it reads now.
+ */
+function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null; ticks: number | null } | null {
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -42,28 +45,47 @@ function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null }
   // orphans about every 2 s.)
   if (/^State:\s+[ZX]/m.test(status)) return 'absent';
   const boot = bootTimeMs();
-  let startMs: number | null = null;
+  const ticks = startTicksOf(pid);
+  return { startMs: boot !== null && ticks !== null ? boot + (ticks * 1000) / USER_HZ : null, ticks };
+}
+
+/** /proc/<pid>/stat's starttime: clock ticks from boot to the process's start; null where /proc cannot say. */
+function startTicksOf(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // fields after the command name (which may hold spaces and parentheses): state is field 3, starttime 22
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[22 - 3]);
-    if (boot !== null && Number.isFinite(ticks)) startMs = boot + (ticks * 1000) / USER_HZ;
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3]);
+    return Number.isInteger(ticks) ? ticks : null;
   } catch {
-    startMs = null;
+    return null;
   }
-  return { startMs };
+}
+
+/**
+ * When process `pid` (default: this one) started, in clock ticks since boot (Linux; null elsewhere): with its pid,
+ * the process's identity. A record of it (a run's owner file, the catalog lock) lets pidAlive tell its process from
+ * a later one handed the same pid whatever the wall clock did meanwhile — a start in wall-clock time moves with
+ * every step of the clock (an NTP correction; a VM's clock set forward after its host slept, as WSL2 does), the
+ * ticks do not.
+ */
+export function processStartTicks(pid: number = process.pid): number | null {
+  return startTicksOf(pid);
 }
 
 /**
  * Whether a process id on this machine is alive: signal 0 probes it; EPERM means alive but someone else's. On
- * Linux, /proc also rules out what a probe cannot: a thread id, and (given `since`, when the owner recorded
- * itself) a process that started after that moment, i.e. a new process that was handed the dead owner's pid.
+ * Linux, /proc also rules out what a probe cannot: a thread id, and a new process that was handed the dead owner's
+ * pid — one whose start is not `startTicks` (processStartTicks, recorded by the owner), or, where the owner recorded
+ * only `since` (the wall-clock time it recorded itself: a file's last change), one that started after that moment.
+ * The wall-clock test takes a live owner for dead after a forward step of the clock larger than its slack; the
+ * ticks are exact.
  */
-export function pidAlive(pid: number, since?: number | string | Date): boolean {
+export function pidAlive(pid: number, since?: number | string | Date, startTicks?: number | null): boolean {
   const info = procInfo(pid);
   if (info === 'absent' || info === 'thread') return false;
-  if (info && info.startMs !== null && since !== undefined) {
+  if (info && info.ticks !== null && typeof startTicks === 'number') {
+    if (info.ticks !== startTicks) return false;
+  } else if (info && info.startMs !== null && since !== undefined) {
     const sinceMs = since instanceof Date ? since.getTime() : typeof since === 'string' ? Date.parse(since) : since;
     if (Number.isFinite(sinceMs) && info.startMs > sinceMs + START_SLACK_MS) return false;
   }

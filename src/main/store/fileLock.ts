@@ -1,9 +1,10 @@
 /**
  * An exclusive lock file shared by every process that opens one data directory (the app, CLI commands).
  *
- * The lock is a file created exclusively: its content (holder pid, host, time, nonce) is written to a temp file
- * first and hard-linked into place, and link() fails with EEXIST when the lock exists, so the lock never exists
- * without its content. Where hard links are not supported it falls back to an O_EXCL create (`wx`) + write.
+ * The lock is a file created exclusively: its content (holder pid, host, time, nonce, the holder's start in ticks
+ * since boot) is written to a temp file first and hard-linked into place, and link() fails with EEXIST when the lock
+ * exists, so the lock never exists without its content. Where hard links are not supported it falls back to an
+ * O_EXCL create (`wx`) + write.
  *
  * A lock is stale, and taken over, when its holder is a process on this host that is gone (kill -9, crash: the
  * pid no longer exists) or when it is older than `staleMs` (a hung holder, a reused pid, another host). Taking
@@ -20,7 +21,7 @@
  * 10 s by default), so every kill -9 during a write blocks the next process for that long, and a holder whose
  * event loop stalls past it is declared compromised and throws; it has no "holder pid is gone" test.
  */
-import { pidAlive } from '../platform/process';
+import { pidAlive, processStartTicks } from '../platform/process';
 import { link, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -45,6 +46,8 @@ export interface LockOwner {
   /** Epoch milliseconds when the lock was taken. */
   at: number;
   nonce: string;
+  /** The holder's start in clock ticks since boot (processStartTicks; absent off Linux and in older locks). */
+  start?: number;
 }
 
 export class LockTimeoutError extends Error {
@@ -107,7 +110,7 @@ function staleReason(text: string, mtimeMs: number, now: number, staleMs: number
   // This process's own pid included: a lock taken before this process started is a dead predecessor's that was
   // handed the same pid (pids start low again after a session's end killed every process); this process's own
   // holders took theirs after it started, and pidAlive tells the two apart by the start time.
-  if (owner.host === hostname() && !pidAlive(owner.pid, owner.at)) return `process ${owner.pid} is gone`;
+  if (owner.host === hostname() && !pidAlive(owner.pid, owner.at, owner.start)) return `process ${owner.pid} is gone`;
   if (now - owner.at > staleMs) return `held for more than ${staleMs / 1000} s`;
   return null;
 }
@@ -182,7 +185,14 @@ async function readLock(lockFile: string): Promise<{ text: string; mtimeMs: numb
 export async function acquire(lockFile: string, opts: LockOptions = {}): Promise<string> {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const timeoutMs = opts.timeoutMs ?? staleMs + 10_000;
-  const owner: LockOwner = { pid: process.pid, host: hostname(), at: Date.now(), nonce: randomBytes(8).toString('hex') };
+  const ticks = processStartTicks();
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    at: Date.now(),
+    nonce: randomBytes(8).toString('hex'),
+    ...(ticks !== null ? { start: ticks } : {}),
+  };
   const start = Date.now();
   const tmp = tempName(lockFile);
   let delay = 2;

@@ -6,7 +6,7 @@
  * taken for this process's own and alive: `arlarena resume` refused the run ("is running in another process"),
  * `arlarena runs` never marked it interrupted, and the catalog's lock was waited on until it turned stale.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -83,5 +83,40 @@ it("the catalog lock a dead predecessor with this process's pid held is taken ov
   // A lock this process took (another of its callers holds it) is still waited for.
   const held = await acquire(lock);
   await expect(acquire(lock, { staleMs: 600_000, timeoutMs: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
+  await release(lock, held);
+});
+
+/**
+ * A claim's time is wall-clock time, and so is the start /proc gives a process (the boot time, /proc/stat btime, plus
+ * its start in ticks since boot): a step of the wall clock (an NTP correction, a VM's clock set forward after the
+ * host slept — WSL2 after every sleep) moves every process's start by the step, and a live owner's claim, written
+ * before the step, read as written before its owner started — a live run marked interrupted, resumable a second
+ * time; a live lock taken over. A claim now names its process's start in ticks since boot, which no clock step
+ * changes.
+ */
+it('a live owner is alive after a forward step of the wall clock (its claim then dates from before its start)', async () => {
+  const store = await RunStore.open(dir);
+  const live = await runningRun(store);
+  await store.claimRun(live);
+  // the claim as it reads after the clock was set 10 minutes forward: its `since` 10 minutes before this process started
+  const claim = JSON.parse(await readFile(join(store.runDir(live), '.owner'), 'utf8')) as Record<string, unknown>;
+  await writeFile(
+    join(store.runDir(live), '.owner'),
+    JSON.stringify({ ...claim, since: new Date(beforeThisProcess() - 540_000).toISOString() }),
+  );
+  expect(await store.ownerOf(live)).toEqual({ pid: process.pid, alive: true });
+  expect(await store.markDeadOwners()).toEqual([]);
+  expect((await store.getRun(live))!.status).toBe('running');
+  await store.close();
+});
+
+it('a live lock is not taken over after a forward step of the wall clock', async () => {
+  const lock = join(dir, 'runs.json.lock');
+  const held = await acquire(lock);
+  const content = JSON.parse(await readFile(lock, 'utf8')) as Record<string, unknown>;
+  // as it reads after the clock was set 10 minutes forward (its holder, this process, is alive and still holds it)
+  await writeFile(lock, JSON.stringify({ ...content, at: beforeThisProcess() - 540_000 }));
+  await expect(acquire(lock, { staleMs: 3_600_000, timeoutMs: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
+  await writeFile(lock, held);
   await release(lock, held);
 });

@@ -39,7 +39,7 @@ import {
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../platform/appInfo';
-import { pidAlive } from '../platform/process';
+import { pidAlive, processStartTicks } from '../platform/process';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
@@ -911,7 +911,12 @@ export class RunStore {
    * starting up (the app while a CLI `train` runs) does not mistake the run for an interrupted one.
    */
   async claimRun(id: string, pid = process.pid): Promise<void> {
-    await writeFileAtomic(join(this.runDir(id), OWNER_FILE), JSON.stringify({ pid, since: new Date().toISOString() }));
+    // `start`: the process's start in ticks since boot, its identity whatever the wall clock does (pidAlive)
+    const start = processStartTicks(pid);
+    await writeFileAtomic(
+      join(this.runDir(id), OWNER_FILE),
+      JSON.stringify({ pid, since: new Date().toISOString(), ...(start !== null ? { start } : {}) }),
+    );
   }
 
   async releaseRun(id: string): Promise<void> {
@@ -920,9 +925,9 @@ export class RunStore {
 
   /** The process that claimed the run (see claimRun), whether it is still alive, or null when none did. */
   async ownerOf(id: string): Promise<{ pid: number; alive: boolean } | null> {
-    let owner: { pid: number; since?: string };
+    let owner: { pid: number; since?: string; start?: number };
     try {
-      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string };
+      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string; start?: number };
     } catch {
       return null;
     }
@@ -931,7 +936,7 @@ export class RunStore {
     // This process's own pid is judged by its start time too: after a session's end killed every process, the
     // next session's pids start low again, so a claim naming this pid may be a dead predecessor's (the CLI then
     // refused to resume it as "running in another process" and never marked it interrupted).
-    return { pid, alive: pidAlive(pid, owner.since) };
+    return { pid, alive: pidAlive(pid, owner.since, owner.start) };
   }
 
   /**
@@ -993,13 +998,13 @@ export class RunStore {
 
   /** True when another live process owns the run (see claimRun). */
   async ownedElsewhere(id: string): Promise<boolean> {
-    let owner: { pid: number; since?: string };
+    let owner: { pid: number; since?: string; start?: number };
     try {
-      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string };
+      owner = JSON.parse(await readFile(join(this.runDir(id), OWNER_FILE), 'utf8')) as { pid: number; since?: string; start?: number };
     } catch {
       return false;
     }
-    return Number.isInteger(owner.pid) && owner.pid !== process.pid && pidAlive(owner.pid, owner.since);
+    return Number.isInteger(owner.pid) && owner.pid !== process.pid && pidAlive(owner.pid, owner.since, owner.start);
   }
 
   /**
