@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudyBusyError, lockStudy, studyLockFile } from '../app/studies/studyLock';
 import { testCliContext } from '../testing/testContext';
@@ -104,6 +104,9 @@ describe('taken over at once', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
     await leaveLock(data, 'ladder', 'gone', { pid: gone, host: hostname(), at: Date.now() - 1000 });
     await leaveLock(data, 'arena', 'mine', { pid: process.pid, host: hostname(), at: Date.now() - 86_400_000 });
+    // The temp a process killed while taking the lock left (its content, written first, then linked into place).
+    const killedTemp = join(data, 'studies', `.${basename(studyLockFile(data, 'ladder', 'gone'))}.${gone}-0-1.tmp`);
+    await writeFile(killedTemp, '{}');
     const t0 = Date.now();
     const took = await ladder.run(['--study', 'gone', '--export-ledger'], testCliContext(data).ctx).catch((e: unknown) => e);
     expect((took as Error).message).toContain('no ladder "gone"');
@@ -112,6 +115,7 @@ describe('taken over at once', () => {
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(existsSync(studyLockFile(data, 'ladder', 'gone'))).toBe(false);
     expect(existsSync(studyLockFile(data, 'arena', 'mine'))).toBe(false);
+    expect(existsSync(killedTemp)).toBe(false);
   });
 });
 

@@ -15,6 +15,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { removeDeadTemps } from '../../store/atomic';
 import { LockTimeoutError, acquire, release, type LockOwner } from '../../store/fileLock';
 import { studiesDir } from './studyFiles';
 
@@ -63,6 +64,9 @@ export class StudyBusyError extends Error {
 export async function lockStudy(dataDir: string, kind: StudyKind, name: string): Promise<() => Promise<void>> {
   const file = studyLockFile(dataDir, kind, name);
   await mkdir(studiesDir(dataDir), { recursive: true });
+  // The lock's content is written to `.NAME.<pid>-<thread>-<n>.tmp` and linked into place; a process killed between
+  // the two left that temp beside the lock (nothing else in studies/ cleans it).
+  await removeDeadTemps(file);
   let token: string;
   try {
     token = await acquire(file, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
