@@ -4,11 +4,22 @@
  * --fraction), the Kaplan–Meier curve and median, the exact interval, the log-rank χ² summed by hand, and what a
  * ladder still training says (a running seed, a level not started).
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pressureLevel } from '../../../core/config/index';
 import { LadderInfo, LadderListItem } from '../../../shared/ladders';
 import type { MetricRecord } from '../../../shared/metrics';
-import { LADDER_CLI_DEFAULTS, findLadders, ladderCommandPlan, ladderInfo, ladderList, type LadderRunSource } from './ladderInfo';
+import { projectRoot } from '../../platform/appInfo';
+import {
+  LADDER_CLI_DEFAULTS,
+  findLadders,
+  ladderCommandPlan,
+  ladderInfo,
+  ladderList,
+  ledgerFileOf,
+  type LadderRunSource,
+} from './ladderInfo';
 import type { StudyEntry, StudyState } from './studyFiles';
 
 const STEPS = 10;
@@ -121,6 +132,16 @@ describe('ladderCommandPlan: the levels and fraction a ladder was started with',
     expect(ladderCommandPlan('arlarena ladder --levels=4,0 --fraction=0.25 --study x')).toEqual({ levels: [0, 4], fraction: 0.25 });
     expect(ladderCommandPlan('arlarena ladder --study x')).toEqual({ levels: null, fraction: null });
     expect(ladderCommandPlan('arlarena ladder --levels a,b --fraction 2')).toEqual({ levels: null, fraction: null });
+  });
+});
+
+describe('ledgerFileOf: where the ladder says its ledger is', () => {
+  it("the folder its latest run wrote to (relative inside the checkout), else its command's --out, else resources/studies", () => {
+    const cmd = 'arlarena ladder --study x --out first';
+    expect(ledgerFileOf(cmd, 'x', join(projectRoot(), 'resources', 'studies', 'x'))).toBe('resources/studies/x/ledger.jsonl');
+    expect(ledgerFileOf(cmd, 'x', join(tmpdir(), 'moved', 'x'))).toBe(join(tmpdir(), 'moved', 'x', 'ledger.jsonl'));
+    expect(ledgerFileOf(cmd, 'x')).toBe('first/x/ledger.jsonl');
+    expect(ledgerFileOf('arlarena ladder --study x', 'x')).toBe('resources/studies/x/ledger.jsonl');
   });
 });
 
