@@ -255,6 +255,15 @@ export class SessionManager {
       }
       throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
     }
+    // Paused (or left in any state) by a process that still lives and owns it — the app paused it, its worker
+    // waits: that process resumes or stops it, and a stop request left for it is its own.
+    if (await this.store.ownedElsewhere(runId)) {
+      const owner = await this.store.ownerOf(runId);
+      throw new SessionError(
+        'CONFLICT',
+        `run ${runId} is ${rec.status} in another process (pid ${owner?.pid ?? '?'}): resume it there, or stop it (arlarena stop ${runId}) and resume it then`,
+      );
+    }
     // interrupted, stopped, failed, or paused by a process that died: continue from the latest checkpoint.
     // An imported run's config came from a file: it trains only if it validates like a new run's (9).
     if (rec.tags.includes('imported')) {

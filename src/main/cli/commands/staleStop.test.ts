@@ -62,3 +62,38 @@ it('a stop request its killed trainer never took does not stop the run a later r
     await after.close();
   }
 });
+
+// The same resume of a run paused in a live process (the app paused it, its worker waits): that process owns the
+// run, and a request 'arlarena stop' left for it is its to take. The resume trained the run here as well — two
+// processes writing one run — and took the request, so the live one never stopped.
+it('a run paused in another live process is refused, and the stop request left for that process stays', async () => {
+  const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+  await new Promise((r) => owner.once('spawn', r));
+  try {
+    const store = await RunStore.open(dir);
+    const rec = await store.createRun({
+      preset: 'test',
+      env: 'sokoban',
+      seed: 1,
+      totalSteps: 6,
+      config: { steps: 6, stepMs: 150, checkpointEvery: 2 },
+      status: 'paused',
+    });
+    await store.claimRun(rec.id, owner.pid!);
+    await store.requestStop(rec.id);
+    await store.close();
+
+    const c = testCliContext(dir);
+    expect(await resume.run([rec.id], { ...c.ctx, jobs: syntheticJobs() }), c.out()).toBe(1);
+    expect(c.err()).toContain(`paused in another process (pid ${owner.pid})`);
+    const after = await RunStore.open(dir);
+    try {
+      expect((await after.getRun(rec.id))!.status).toBe('paused');
+      expect(existsSync(join(after.runDir(rec.id), '.stop-request'))).toBe(true);
+    } finally {
+      await after.close();
+    }
+  } finally {
+    owner.kill('SIGKILL');
+  }
+});
