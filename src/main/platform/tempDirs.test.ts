@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,4 +44,16 @@ it("a killed process's folder is removed when the next one of its prefix is made
   expect(existsSync(live.dir)).toBe(true);
   expect(existsSync(other)).toBe(true);
   expect(mine.startsWith(join(root, `arl-onnx-${process.pid}-`))).toBe(true);
+}, 30_000);
+
+// A step of the wall clock (an NTP correction; a VM's clock set forward after its host slept) moves every process's
+// start as /proc gives it in wall-clock time, not a folder's last change: a live process's folder, last changed
+// soon after it started, then reads as changed before its process started — as a dead predecessor's with that pid —
+// and the next process of the prefix removed it, weights and all, under the live engine.
+it("a live process's folder stays after a forward step of the wall clock (its last change then dates from before its start)", async () => {
+  const live = await holder('arl-step-');
+  const before = new Date(Date.now() - 3_600_000); // as the folder reads after the clock was set an hour forward
+  await utimes(live.dir, before, before);
+  await processTempDir('arl-step-', root);
+  expect(existsSync(live.dir), 'the live process’s folder').toBe(true);
 }, 30_000);

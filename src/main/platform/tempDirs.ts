@@ -8,21 +8,28 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pidAlive } from './process';
+import { pidAlive, processStartTicks } from './process';
 
-/** A new folder `<root>/<prefix><pid>-XXXXXX` (root: the OS temp dir), after removing those of `prefix` whose process is gone. */
+/**
+ * A new folder `<root>/<prefix><pid>-<start>-XXXXXX` (root: the OS temp dir; start: the process's start in ticks since
+ * boot, on Linux), after removing those of `prefix` whose process is gone: a process holding the pid that did not
+ * start at the recorded start, or — for a name without one (off Linux; folders made before names carried it) — that
+ * started after the folder's last change. The start in the name is exact whatever the wall clock did meanwhile; the
+ * last change is not (a step of the clock moves every process's start as /proc gives it in wall-clock time).
+ */
 export async function processTempDir(prefix: string, root: string = tmpdir()): Promise<string> {
   for (const n of await readdir(root).catch(() => [] as string[])) {
     if (!n.startsWith(prefix)) continue;
-    const m = /^(\d+)-[A-Za-z0-9]+$/.exec(n.slice(prefix.length));
+    const m = /^(\d+)-(?:(\d+)-)?[A-Za-z0-9]+$/.exec(n.slice(prefix.length));
     if (!m) continue;
     // a process with its pid that started after the folder's last change is not its maker (pids are handed out again)
     const changed = await stat(join(root, n)).then(
       (st) => (st.isDirectory() ? st.mtimeMs : null),
       () => null,
     );
-    if (changed !== null && !pidAlive(Number(m[1]), changed))
+    if (changed !== null && !pidAlive(Number(m[1]), changed, m[2] !== undefined ? Number(m[2]) : null))
       await rm(join(root, n), { recursive: true, force: true }).catch(() => undefined);
   }
-  return mkdtemp(join(root, `${prefix}${process.pid}-`));
+  const start = processStartTicks();
+  return mkdtemp(join(root, `${prefix}${process.pid}-${start !== null ? `${start}-` : ''}`));
 }
