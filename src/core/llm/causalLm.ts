@@ -11,6 +11,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../util/rng';
+import { buildBias } from '../agent/engine';
 import { llmParamCount, llmWeightSpecs, type LlmConfig, type LlmWeightSpec } from './config';
 import type { KvEntry } from './attention';
 import { decoderLayer, type DecoderLayerParts } from './decoderLayer';
@@ -19,7 +20,6 @@ import { lmHead } from './lmHead';
 import { rmsNorm } from './rmsNorm';
 import { ropeFrequencies, ropeTables } from './rope';
 
-const NEG = -1e9;
 /** Upper bound on the transposed-weight cache (wasm's heap is 4 GiB in all). */
 const TRANSPOSE_CACHE_BYTES = 1 << 30;
 
@@ -397,16 +397,7 @@ export function positionsFromMask(mask: Uint8Array, N: number, T: number): Int32
 
 /**
  * Additive bias [N, 1, S, P+S] for queries at columns P..P+S−1 over keys 0..P+S−1: 0 where the key is at or
- * before the query and real (`valid[i·stride + k]`), −1e9 elsewhere.
+ * before the query and real (`valid[i·stride + k]`), −1e9 elsewhere. The decoding loop's bias (agent/engine.ts
+ * buildBias), one function for the sampler, the HF model's forward passes and the onnxruntime LLM engine.
  */
-export function causalBias(valid: Uint8Array, N: number, stride: number, P: number, S: number): Float32Array {
-  const K = P + S;
-  const out = new Float32Array(N * S * K);
-  for (let i = 0; i < N; i++) {
-    for (let s = 0; s < S; s++) {
-      const base = (i * S + s) * K;
-      for (let k = 0; k < K; k++) out[base + k] = k <= P + s && valid[i * stride + k] ? 0 : NEG;
-    }
-  }
-  return out;
-}
+export const causalBias: (valid: Uint8Array, N: number, stride: number, P: number, S: number) => Float32Array = buildBias;
