@@ -6,7 +6,8 @@
  * taken for this process's own and alive: `arlarena resume` refused the run ("is running in another process"),
  * `arlarena runs` never marked it interrupted, and the catalog's lock was waited on until it turned stale.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -119,4 +120,17 @@ it('a live lock is not taken over after a forward step of the wall clock', async
   await expect(acquire(lock, { staleMs: 3_600_000, timeoutMs: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
   await writeFile(lock, held);
   await release(lock, held);
+});
+
+it("a live bundle import's stage is not swept after a forward step of the wall clock", async () => {
+  const store = await RunStore.open(dir);
+  const stage = store.newStageDir();
+  await mkdir(stage, { recursive: true });
+  await store.close();
+  // as it reads after the clock was set an hour forward: last changed before this process (its importer) started
+  const before = new Date(beforeThisProcess() - 3_600_000);
+  await utimes(stage, before, before);
+  const again = await RunStore.open(dir);
+  await again.close();
+  expect(existsSync(stage), 'the live import’s stage').toBe(true);
 });

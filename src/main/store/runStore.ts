@@ -124,7 +124,10 @@ interface MetricCache {
 
 /** A deleted run's folder while it is being removed (renamed out of the runs first). */
 const TRASH_PREFIX = '.deleted-';
-/** A run built beside the runs before it joins them (a bundle import): `.import-<pid>-<random>`. */
+/**
+ * A run built beside the runs before it joins them (a bundle import): `.import-<pid>-<start>-<random>`, start being
+ * its process's start in ticks since boot (Linux; `.import-<pid>-<random>` elsewhere and before names carried it).
+ */
 const STAGE_PREFIX = '.import-';
 /** Before stage folders named their process: removed once this old (no import takes an hour). */
 const LEGACY_STAGE_MS = 3_600_000;
@@ -143,9 +146,12 @@ async function sweepAside(dir: string): Promise<void> {
       (st) => st.mtimeMs,
       () => null,
     );
-    const pid = /^\.import-(\d+)-[0-9a-f]+$/.exec(name);
+    // the start in the name is exact; the last change is not after a step of the wall clock (pidAlive)
+    const pid = /^\.import-(\d+)-(?:(\d+)-)?[0-9a-f]+$/.exec(name);
     if (changed !== null)
-      gone = pid ? !pidAlive(Number(pid[1]), changed) : /^\.import-[0-9a-f]+$/.test(name) && Date.now() - changed > LEGACY_STAGE_MS;
+      gone = pid
+        ? !pidAlive(Number(pid[1]), changed, pid[2] !== undefined ? Number(pid[2]) : null)
+        : /^\.import-[0-9a-f]+$/.test(name) && Date.now() - changed > LEGACY_STAGE_MS;
   }
   if (gone) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
@@ -266,7 +272,8 @@ export class RunStore {
 
   /** A new folder beside the runs to build one in before it joins them (a bundle import); see sweepAside. */
   newStageDir(): string {
-    return join(this.runsDir, `${STAGE_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+    const start = processStartTicks();
+    return join(this.runsDir, `${STAGE_PREFIX}${process.pid}-${start !== null ? `${start}-` : ''}${randomBytes(6).toString('hex')}`);
   }
 
   get catalogFile(): string {
