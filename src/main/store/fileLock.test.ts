@@ -4,6 +4,7 @@ import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promi
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockTimeoutError, acquire, release, withFileLock } from './fileLock';
+import { processStartTicks } from '../platform/process';
 
 let dir: string;
 let lock: string;
@@ -72,6 +73,27 @@ describe('fileLock', () => {
     await writeFile(lock, holder(liveChild(), 10_000));
     expect(await withFileLock(lock, async () => 'in', { staleMs: 5_000, timeoutMs: 1_000 })).toBe('in');
   });
+
+  // without /proc nothing proves a holder alive, and the age rule stays
+  it.skipIf(processStartTicks() === null)(
+    'does not take over by age a lock whose holder on this host is provably alive (its start)',
+    async () => {
+      // A slow holder (a createRun on a loaded disk) keeps the lock past staleMs; taking it over let another process's
+      // cleanup remove the holder's half-made run folder. Its pid and its start in ticks since boot say it is running.
+      const pid = liveChild();
+      const start = processStartTicks(pid)!;
+      await writeFile(lock, JSON.stringify({ pid, host: hostname(), at: Date.now() - 10_000, nonce: 'x', start }));
+      const err = await withFileLock(lock, async () => 'in', { staleMs: 5_000, timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LockTimeoutError);
+      expect(JSON.parse(await readFile(lock, 'utf8')).pid).toBe(pid);
+      // Another process that was handed its pid (another start) is not its holder: taken over at once.
+      await writeFile(lock, JSON.stringify({ pid, host: hostname(), at: Date.now(), nonce: 'x', start: start + 1 }));
+      expect(await withFileLock(lock, async () => 'in', { staleMs: 60_000, timeoutMs: 300 })).toBe('in');
+      // Another host's holder (its pid cannot be checked here) is still taken over by age.
+      await writeFile(lock, JSON.stringify({ pid, host: `not-${hostname()}`, at: Date.now() - 10_000, nonce: 'x', start }));
+      expect(await withFileLock(lock, async () => 'in', { staleMs: 5_000, timeoutMs: 1_000 })).toBe('in');
+    },
+  );
 
   it('waits for a live holder, then fails with who holds it and how to clear it', async () => {
     const pid = liveChild();

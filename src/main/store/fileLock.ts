@@ -7,7 +7,10 @@
  * O_EXCL create (`wx`) + write.
  *
  * A lock is stale, and taken over, when its holder is a process on this host that is gone (kill -9, crash: the
- * pid no longer exists) or when it is older than `staleMs` (a hung holder, a reused pid, another host). Taking
+ * pid no longer exists) or when it is older than `staleMs` (a hung holder, a reused pid, another host) — but not by
+ * age while its holder is on this host and provably alive (its pid's start in ticks since boot is the one the lock
+ * recorded): a slow holder (a createRun on a loaded disk) lost the lock and its half-made run folder to another
+ * process's cleanup. A live holder that hangs is waited for until `timeoutMs`, which names it. Taking
  * over renames the stale file aside and checks it was the one judged stale; if another process had replaced it
  * meanwhile, the fresh lock is linked back (only a third process creating the lock in that same instant could
  * then hold it alongside: two takeovers of one stale lock racing with a new holder). Waiting is bounded: after
@@ -30,7 +33,10 @@ import { threadId } from 'node:worker_threads';
 import { isDiskFull } from './storageErrors';
 
 export interface LockOptions {
-  /** A lock held longer than this is taken over even if its holder is alive (hung, or its pid was reused). */
+  /**
+   * A lock held longer than this is taken over even if its holder may be alive (hung, or its pid was reused) — unless
+   * the holder is on this host and provably alive (its recorded start in ticks since boot is its pid's).
+   */
   readonly staleMs?: number;
   /** Give up waiting after this long (default: staleMs + 10 s, so a stale lock is always taken over first). */
   readonly timeoutMs?: number;
@@ -110,7 +116,12 @@ function staleReason(text: string, mtimeMs: number, now: number, staleMs: number
   // This process's own pid included: a lock taken before this process started is a dead predecessor's that was
   // handed the same pid (pids start low again after a session's end killed every process); this process's own
   // holders took theirs after it started, and pidAlive tells the two apart by the start time.
-  if (owner.host === hostname() && !pidAlive(owner.pid, owner.at, owner.start)) return `process ${owner.pid} is gone`;
+  if (owner.host === hostname()) {
+    if (!pidAlive(owner.pid, owner.at, owner.start)) return `process ${owner.pid} is gone`;
+    // Provably its holder, still running: never taken over by age. Without recorded ticks (older locks, off Linux)
+    // a reused pid cannot be ruled out, so the age rule stays for those, as for other hosts and unreadable locks.
+    if (typeof owner.start === 'number' && processStartTicks(owner.pid) === owner.start) return null;
+  }
   if (now - owner.at > staleMs) return `held for more than ${staleMs / 1000} s`;
   return null;
 }
