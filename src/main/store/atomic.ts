@@ -69,6 +69,28 @@ export async function removeDeadTemps(file: string): Promise<void> {
   }
 }
 
+/**
+ * Remove the hidden temp files (`.….tmp`) in `dir` that killed writers left: one whose name carries its writer's pid
+ * — writeFileAtomic's `.NAME.<pid>-<thread>-<n>.tmp`, `.NAME.<pid>.tmp` — once that writer is gone, judged as
+ * removeDeadTemps judges (a process holding the pid that started after the temp's last change is not its writer),
+ * however old the temp; one without a pid once older than `minAgeMs`. By age alone (cleanStaleTemps) a stalled live
+ * write's temp, unchanged for a minute, was removed under it. For the report and study folders, whose temps are all
+ * writeFileAtomic's; a folder shared with another host is judged by this host's pids.
+ */
+export async function removeDeadTempsIn(dir: string, minAgeMs = 60_000): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
+    const p = join(dir, name);
+    const st = await stat(p).catch(() => null);
+    if (!st) continue;
+    const pid = /\.(\d+)(?:-\d+-\d+)?\.tmp$/.exec(name);
+    const dead = pid ? !pidAlive(Number(pid[1]), st.mtimeMs) : now - st.mtimeMs > minAgeMs;
+    if (dead) await rm(p, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /** Remove temp files (and checkpoint temp folders) left by killed writers (older than `minAgeMs`, so a live writer's file is never touched). */
 export async function cleanStaleTemps(dir: string, minAgeMs = 60_000): Promise<void> {
   let names: string[];

@@ -10,7 +10,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRESSURE_LEVELS, type RunConfig } from '../../../core/config/index';
 import { collapseStep, ladderRows, type LadderRow, type LadderRunOutcome } from '../../../core/stats/index';
-import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
+import { removeDeadTempsIn, writeFileAtomic } from '../../store/atomic';
 import { RunStore } from '../../store/index';
 import type { ComputeTarget } from '../../remote/computeTarget';
 import type { TrainingJobs } from '../../sessions/sessionManager';
@@ -427,7 +427,7 @@ export async function writeLadderReport(
   reused: readonly ReusedFrom[] = [],
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await cleanStaleTemps(dir);
+  await removeDeadTempsIn(dir);
   await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(ladderSummary(name, plan, rows, progress, reused), null, 1)}\n`);
   await writeFileAtomic(join(dir, 'README.md'), ladderReadme(name, plan, rows, progress, reused));
 }

@@ -87,8 +87,8 @@ async function temps(root: string): Promise<string[]> {
 }
 
 /**
- * The next session comes minutes later: the temps under `roots` are dated two minutes back. A temp younger than a
- * minute is left alone (cleanStaleTemps), as it may be a live writer's — here or on another machine sharing the folder.
+ * The next session comes minutes later: the temps under `roots` are dated two minutes back. Each names its writer's
+ * pid, and is removed once that writer is gone (removeDeadTempsIn), whatever its age; a live writer's is kept.
  */
 async function later(...roots: string[]): Promise<void> {
   const t = (Date.now() - 120_000) / 1000;

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { LadderRunOutcome } from '../../../core/stats/index';
 import type { ComputeBackendInfo } from '../../../shared/api';
-import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
+import { removeDeadTempsIn, writeFileAtomic } from '../../store/atomic';
 import type { LadderPlan } from './ladder';
 import { Arm, type StudyEntry } from './studyFiles';
 
@@ -206,7 +206,7 @@ export function ledgerText(header: LedgerHeader, records: readonly LedgerRecord[
  * beside it (in a committed folder, where `git add` of the folder would take it along) goes first.
  */
 export async function writeLedger(dir: string, header: LedgerHeader, records: readonly LedgerRecord[]): Promise<void> {
-  await cleanStaleTemps(dir);
+  await removeDeadTempsIn(dir);
   await writeFileAtomic(ledgerFile(dir), ledgerText(header, records));
 }
 

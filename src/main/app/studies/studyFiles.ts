@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
+import { removeDeadTempsIn, writeFileAtomic } from '../../store/atomic';
 
 // At most 40 characters, so the runs' tag `study:<name>` stays within the 50 characters a run tag may have.
 const STUDY_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
@@ -150,8 +150,8 @@ export async function readStudy(dataDir: string, name: string): Promise<StudySta
 export async function writeStudy(dataDir: string, state: StudyState): Promise<void> {
   const file = studyFile(dataDir, state.name);
   await mkdir(join(studiesDir(dataDir), state.name), { recursive: true });
-  // the temp files of writes a kill cut short (the run store cleans its own folders when it opens)
-  await cleanStaleTemps(dirname(file));
+  // the temp files of writes a kill cut short, once their writer is gone (a live, stalled write's stays)
+  await removeDeadTempsIn(dirname(file));
   await writeFileAtomic(file, `${JSON.stringify(state, null, 1)}\n`);
 }
 

@@ -9,7 +9,7 @@ import { PRESET_NAMES, type RunConfig } from '../../../core/config/index';
 import { ENV_CATALOG } from '../../../core/envs/index';
 import { arenaCells, type ArenaRunOutcome } from '../../../core/stats/index';
 import { projectRoot } from '../../platform/appInfo';
-import { cleanStaleTemps, writeFileAtomic } from '../../store/atomic';
+import { removeDeadTempsIn, writeFileAtomic } from '../../store/atomic';
 import { runStudy } from '../../app/studies/runStudy';
 import {
   checkStudyName,
@@ -208,7 +208,7 @@ const arena: CliCommand = {
     if (name !== undefined) {
       summaryDir = join(values.out !== undefined ? resolve(values.out) : join(projectRoot(), 'resources', 'studies'), name);
       await mkdir(summaryDir, { recursive: true });
-      await cleanStaleTemps(summaryDir);
+      await removeDeadTempsIn(summaryDir);
       await writeFileAtomic(join(summaryDir, 'summary.json'), `${JSON.stringify(summary, null, 1)}\n`);
       await writeFileAtomic(join(summaryDir, 'README.md'), studyReadme(state, cells));
     }
