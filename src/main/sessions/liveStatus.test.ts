@@ -44,29 +44,34 @@ afterEach(async () => {
 
 describe('live session status', () => {
   it('reports running seconds that grow while running and stand still while paused', async () => {
-    mgr = new SessionManager({ store, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50, throttleMs: 100 });
+    // The manager's clock is the test's: with the real one, "the resume call itself takes a few ms" was a timed
+    // bound (resumed < paused + 0.25 s) that a loaded machine overran (1.334 vs 1.32). Each check is now exact.
+    let clockMs = 1_000_000;
+    const now = () => clockMs;
+    mgr = new SessionManager({ store, emit, ...syntheticJobs(), concurrency: 1, flushMs: 50, throttleMs: 100, now });
     const { runId } = await mgr.startNew({ preset: 'test', env: 'sokoban', seed: 1, config: { steps: 400, stepMs: 20 }, totalSteps: 400 });
-    await until('running', () => mgr!.list().some((s) => s.runId === runId && s.status === 'running'));
-    await sleep(600);
-    const a = mgr.list()[0].elapsedSeconds;
-    expect(a).toBeGreaterThan(0.4);
-    await sleep(400);
-    const b = mgr.list()[0].elapsedSeconds;
-    expect(b - a).toBeGreaterThan(0.3);
+    const status = () => mgr!.list().find((s) => s.runId === runId)!;
+    await until('running', () => status()?.status === 'running');
+    expect(status().elapsedSeconds).toBe(0);
+    clockMs += 600;
+    expect(status().elapsedSeconds).toBeCloseTo(0.6, 9);
+    clockMs += 400;
+    expect(status().elapsedSeconds).toBeCloseTo(1, 9);
     // The status events carry it too.
-    await until('a status event with elapsed time', () => statuses().some((s) => s.elapsedSeconds > 0.4));
+    await until('a status event with elapsed time', () => statuses().some((s) => Math.abs(s.elapsedSeconds - 1) < 1e-9));
 
     const paused = await mgr.pause(runId);
     expect(paused.status).toBe('paused');
-    await sleep(500);
-    const p = mgr.list()[0].elapsedSeconds;
-    expect(p).toBeCloseTo(paused.elapsedSeconds, 6);
+    expect(paused.elapsedSeconds).toBeCloseTo(1, 9);
+    clockMs += 500;
+    expect(status().elapsedSeconds).toBeCloseTo(1, 9);
+    // Counting again from where it stood, not from the pause's start.
     const resumed = await mgr.resume(runId);
-    // Counting again from where it stood (the resume call itself takes a few ms of running).
-    expect(resumed.elapsedSeconds).toBeGreaterThanOrEqual(p);
-    expect(resumed.elapsedSeconds).toBeLessThan(p + 0.25);
-    await sleep(300);
-    expect(mgr.list()[0].elapsedSeconds).toBeGreaterThan(p + 0.2);
+    expect(resumed.elapsedSeconds).toBeCloseTo(1, 9);
+    await until('running again', () => status().status === 'running');
+    expect(status().elapsedSeconds).toBeCloseTo(1, 9);
+    clockMs += 300;
+    expect(status().elapsedSeconds).toBeCloseTo(1.3, 9);
   });
 
   it('says "stopping…" at once when Stop is asked for, then stops', async () => {

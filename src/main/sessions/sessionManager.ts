@@ -70,6 +70,11 @@ export interface SessionManagerOptions {
   readonly stopTimeoutMs?: number;
   /** Which compute backends this machine has, without loading them (tests inject one). */
   readonly detectBackends?: () => ComputeBackendInfo;
+  /**
+   * The clock of a run's running seconds (epoch ms; default Date.now). Tests inject one so that what they check of
+   * the elapsed time does not depend on how long a loaded machine takes between two lines.
+   */
+  readonly now?: () => number;
 }
 
 /** Where a manager's runs train and what their configs must pass: the trainer by default, a test kit's stand-in. */
@@ -109,16 +114,16 @@ const SESSION_PHASES = SessionPhase.unwrap().options;
 const STOPPING = 'stopping… (after the work in progress)';
 
 /** Opens or closes the running stretch when the status changes (the elapsed clock counts running time only). */
-function trackRunning(s: Session): void {
-  if (s.status === 'running' && s.runningSince === null) s.runningSince = Date.now();
+function trackRunning(s: Session, now: number): void {
+  if (s.status === 'running' && s.runningSince === null) s.runningSince = now;
   else if (s.status !== 'running' && s.runningSince !== null) {
-    s.elapsedBefore += (Date.now() - s.runningSince) / 1000;
+    s.elapsedBefore += (now - s.runningSince) / 1000;
     s.runningSince = null;
   }
 }
 
-function elapsedOf(s: Session): number {
-  return s.elapsedBefore + (s.runningSince === null ? 0 : (Date.now() - s.runningSince) / 1000);
+function elapsedOf(s: Session, now: number): number {
+  return s.elapsedBefore + (s.runningSince === null ? 0 : (now - s.runningSince) / 1000);
 }
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'stopped', 'interrupted'];
 const MAX_TRAJ_NOTICES_PER_TICK = 16;
@@ -137,12 +142,14 @@ export class SessionManager {
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly emit: EmitFn;
   private readonly spawn: SpawnWorker;
+  private readonly now: () => number;
   private disposed = false;
 
   constructor(private readonly opts: SessionManagerOptions) {
     this.concurrency = Math.max(1, opts.concurrency ?? defaultConcurrency());
     this.emit = opts.emit ?? (() => undefined);
     this.spawn = opts.spawn ?? threadWorkerSpawner();
+    this.now = opts.now ?? Date.now;
   }
 
   get store(): RunStore {
@@ -382,7 +389,7 @@ export class SessionManager {
       step: s.step,
       totalSteps: s.totalSteps,
       etaSeconds: rec?.etaSeconds ?? null,
-      elapsedSeconds: elapsedOf(s),
+      elapsedSeconds: elapsedOf(s, this.now()),
       queuePosition: qi >= 0 ? qi + 1 : null,
       phase: s.phase,
       detail: s.stopping && !s.finished ? STOPPING : s.detail,
@@ -567,7 +574,7 @@ export class SessionManager {
   private async setStatus(s: Session, status: RunStatus, extra: Record<string, unknown> = {}): Promise<void> {
     await this.flushEvents(s);
     s.status = status;
-    trackRunning(s);
+    trackRunning(s, this.now());
     await this.store.updateRun(s.runId, { status, ...extra });
     this.emitStatus(s, (extra.error as string | null | undefined) ?? null);
   }
@@ -607,7 +614,7 @@ export class SessionManager {
       // Events only; the record below matters.
     }
     s.status = status;
-    trackRunning(s);
+    trackRunning(s, this.now());
     try {
       await this.store.updateRun(s.runId, { status, step: s.step, finishedAt: new Date().toISOString(), etaSeconds: null, ...extra });
       await this.store.flush(s.runId);
