@@ -23,11 +23,11 @@
  * input's alone, twice: `import` runs the real path (importLogs from src/main/imports into a fresh run store:
  * detect, parse, map, write), `parse` only streams the file through the format's parser (the pure cost). The
  * child's start-up (tsx, module loading) is outside the timed region but inside the RSS. Rows also carry the CPU
- * seconds of the timed region and the load average, because on a shared machine the wall clock measures the
- * queue for a core as much as the importer.
+ * seconds of the timed region (all threads, and the main thread's alone) and the load average, because on a shared
+ * machine the wall clock measures the queue for a core as much as the importer.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -64,6 +64,11 @@ interface Row {
   /** CPU seconds (user + system) of the timed region: on a machine shared with other work, the wall time
    *  includes waiting for a core, the CPU time does not. */
   cpu_seconds: number;
+  /**
+   * CPU seconds of the main thread alone (Linux: /proc/self/task/<pid>/stat, 10 ms ticks; null elsewhere): the
+   * import's critical path when its helper threads (a SQLite reader, the file hash) have cores of their own.
+   */
+  main_cpu_seconds: number | null;
   mb_per_s: number;
   scalars_per_s: number;
   peak_rss_mb: number;
@@ -74,6 +79,18 @@ interface Row {
 
 // ---------------------------------------------------------------- child: one measurement in this process
 
+/** The main thread's user + system CPU seconds so far (its task's utime and stime, in clock ticks), or null off Linux. */
+function mainThreadCpu(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 async function child(mode: 'import' | 'parse', format: BenchFormat, path: string, scalarsHint: number): Promise<void> {
   const bytes = (await stat(path)).size;
   let steps = 0;
@@ -81,6 +98,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
   let skipped: Record<string, number> = {};
   let seconds: number;
   let cpu0 = process.cpuUsage();
+  let main0 = mainThreadCpu();
   if (mode === 'import') {
     const { RunStore } = await import('../src/main/store/runStore');
     const { importLogs } = await import('../src/main/imports/importLogs');
@@ -89,6 +107,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     const store = await RunStore.open(dataDir);
     try {
       cpu0 = process.cpuUsage();
+      main0 = mainThreadCpu();
       const t0 = performance.now();
       // Trackers' stores go through importSources (found by content, one lab run per tracker run).
       const r = format === 'wandb' || format === 'mlflow-sqlite' ? await importSources(store, [path]) : await importLogs(store, [path]);
@@ -106,6 +125,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
       steps++;
     };
     cpu0 = process.cpuUsage();
+    main0 = mainThreadCpu();
     const t0 = performance.now();
     if (format === 'mlflow-sqlite') {
       const { scanTrackers } = await import('../src/main/imports/trackers');
@@ -156,6 +176,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     seconds = (performance.now() - t0) / 1000;
   }
   const cpu = process.cpuUsage(cpu0);
+  const main1 = mainThreadCpu();
   const row: Row = {
     format,
     mode,
@@ -164,6 +185,7 @@ async function child(mode: 'import' | 'parse', format: BenchFormat, path: string
     scalars,
     seconds: round(seconds, 3),
     cpu_seconds: round((cpu.user + cpu.system) / 1e6, 3),
+    main_cpu_seconds: main0 !== null && main1 !== null ? round(main1 - main0, 2) : null,
     mb_per_s: round(bytes / 1e6 / seconds, 1),
     scalars_per_s: scalars > 0 ? Math.round(scalars / seconds) : 0,
     peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
@@ -423,7 +445,21 @@ async function main(): Promise<void> {
       process.stdout.write(
         `${cpus().length} cores; 1-minute load average at each measurement's end in the last column (above the core count, the wall-clock rates include waiting for a core)\n`,
       );
-      const head = ['format', 'mode', 'MB', 'steps', 'seconds', 'CPU s', 'MB/s', 'scalars|rows/s', 'peak RSS MB', 'goal', 'met', 'load'];
+      const head = [
+        'format',
+        'mode',
+        'MB',
+        'steps',
+        'seconds',
+        'CPU s',
+        'main CPU s',
+        'MB/s',
+        'scalars|rows/s',
+        'peak RSS MB',
+        'goal',
+        'met',
+        'load',
+      ];
       const body = rows.map((r) => {
         const g = goalOf(r);
         return [
@@ -433,6 +469,7 @@ async function main(): Promise<void> {
           String(r.steps),
           r.seconds.toFixed(2),
           r.cpu_seconds.toFixed(2),
+          r.main_cpu_seconds === null ? '–' : r.main_cpu_seconds.toFixed(2),
           r.mb_per_s.toFixed(1),
           r.scalars_per_s > 0 ? `${(r.scalars_per_s / 1e6).toFixed(2)}M` : '–',
           r.peak_rss_mb.toFixed(0),
