@@ -6,26 +6,86 @@ export interface Pt {
   readonly value: number;
 }
 
+/**
+ * Values kept in the order `median` sorts them (`(a, b) => a - b`, a stable sort: equal values in the order they
+ * came), updated by one binary search per value added or removed instead of a copy and a sort per median. No NaN
+ * (that comparator leaves it unordered): Window keeps none here.
+ */
+class SortedValues {
+  private readonly s: number[] = [];
+
+  add(v: number): void {
+    // After every value not above v: the stable sort keeps an equal value that came later after the earlier ones.
+    let lo = 0;
+    let hi = this.s.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (v < this.s[m]) hi = m;
+      else lo = m + 1;
+    }
+    this.s.splice(lo, 0, v);
+  }
+
+  /** Removes the oldest value held, `v`: of values equal to it, the oldest is the first in sorted order. */
+  removeOldest(v: number): void {
+    let lo = 0;
+    let hi = this.s.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (this.s[m] < v) lo = m + 1;
+      else hi = m;
+    }
+    this.s.splice(lo, 1);
+  }
+
+  median(): number {
+    const s = this.s;
+    if (s.length === 0) return NaN;
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  }
+}
+
 /** The last `n` values (with their steps, when given); mean and median over them. */
 export class Window {
   private buf: number[] = [];
   private at: number[] = [];
+  /**
+   * The values in median's order, kept from the first `median` on (most windows are only averaged): a rule that
+   * asks for a rolling median at every step (grad_norm_spike, success_collapse's noise, length_runaway) sorted a
+   * copy of 20-50 values each time, most of the detector's time on an imported verl run. Dropped while the window
+   * holds a NaN, which median sorts as before.
+   */
+  private sorted: SortedValues | null = null;
+  private nans = 0;
   constructor(public n: number) {}
   /** Change the length (a Cadence learnt the stream's logging interval); keeps the newest values. */
   resize(n: number): void {
     this.n = n;
     if (this.buf.length > n) {
-      this.buf.splice(0, this.buf.length - n);
+      const drop = this.buf.length - n;
+      for (let i = 0; i < drop; i++) this.forget(this.buf[i]);
+      this.buf.splice(0, drop);
       this.at.splice(0, this.at.length - n);
     }
   }
   push(v: number, step = NaN): void {
     this.buf.push(v);
     this.at.push(step);
+    if (Number.isNaN(v)) {
+      this.nans++;
+      this.sorted = null;
+    } else this.sorted?.add(v);
     if (this.buf.length > this.n) {
+      this.forget(this.buf[0]);
       this.buf.shift();
       this.at.shift();
     }
+  }
+  /** The oldest value leaves the window. */
+  private forget(v: number): void {
+    if (Number.isNaN(v)) this.nans--;
+    else this.sorted?.removeOldest(v);
   }
   /** The logged points in the window (oldest first): what a mean over it is a mean of. */
   points(): Pt[] {
@@ -50,7 +110,12 @@ export class Window {
     return this.buf.length ? s / this.buf.length : NaN;
   }
   median(): number {
-    return median(this.buf);
+    if (this.nans > 0) return median(this.buf);
+    if (this.sorted === null) {
+      this.sorted = new SortedValues();
+      for (const v of this.buf) this.sorted.add(v);
+    }
+    return this.sorted.median();
   }
 }
 
@@ -127,23 +192,23 @@ export function span(first: number, last: number): string {
  * σ ≈ 0.16 at p = 0.3), so "fell from its best" must be judged against this, not only in absolute terms.
  */
 export class NoiseEstimator {
-  private diffs: number[] = [];
+  /** The last `window` first differences (a Window: its median is kept sorted, not sorted per call). */
+  private readonly diffs: Window;
   private prev: number | null = null;
-  constructor(readonly window: number) {}
+  constructor(readonly window: number) {
+    this.diffs = new Window(window);
+  }
   push(v: number): void {
-    if (this.prev !== null) {
-      this.diffs.push(Math.abs(v - this.prev));
-      if (this.diffs.length > this.window) this.diffs.shift();
-    }
+    if (this.prev !== null) this.diffs.push(Math.abs(v - this.prev));
     this.prev = v;
   }
   get samples(): number {
-    return this.diffs.length;
+    return this.diffs.size;
   }
   /** σ of a single value (0 until two values were seen). */
   sigma(): number {
-    if (this.diffs.length === 0) return 0;
-    return (1.4826 * median(this.diffs)) / Math.SQRT2;
+    if (this.diffs.size === 0) return 0;
+    return (1.4826 * this.diffs.median()) / Math.SQRT2;
   }
 }
 

@@ -7,7 +7,7 @@
  * learn; a mean growing slowly over thousands of steps is a policy learning to reason longer (W&B Deep-GRPO:
  * 270 → 665 tokens over 2958 steps while its test reward rose), so growth against the run's start is not judged.
  */
-import { Cadence, Episode, Streak, Window, fmt, median, pct, span, type Pt } from '../stats';
+import { Cadence, Episode, Streak, Window, fmt, pct, span, type Pt } from '../stats';
 import { at, firstPoints, level, lazyText } from '../quote';
 import { finite, type Finding, type RuleDef } from '../types';
 
@@ -48,7 +48,7 @@ export const lengthRunawayRule: RuleDef = {
     const lenStreak = new Streak();
     const lenEp = new Episode('up');
     /** Recent calm lengths (jumps stay out, so a sustained jump keeps being judged against the calm level). */
-    const calm: number[] = [];
+    const calm = new Window(c.jumpWindow);
     const hint = hints.length;
     return {
       feed(rec) {
@@ -142,11 +142,10 @@ export const lengthRunawayRule: RuleDef = {
         if (len !== undefined) {
           lenCad.push(rec.step);
           lenEp.push(rec.step, len);
-          const recentMed = calm.length >= Math.min(c.jumpWindow, 5) ? median(calm) : NaN;
+          const recentMed = calm.size >= Math.min(c.jumpWindow, 5) ? calm.median() : NaN;
           const jumped = recentMed > 0 && len > c.jumpFactor * recentMed;
           if (!jumped) {
             calm.push(len);
-            if (calm.length > c.jumpWindow) calm.shift();
             lenEp.end();
           } else lenEp.hold(1);
           const n = lenStreak.update(jumped);
@@ -155,7 +154,7 @@ export const lengthRunawayRule: RuleDef = {
             const last = { step: rec.step, value: len };
             // The rise starts at the last calm point before the jump: the window opens there.
             const from = lenEp.before;
-            const calmN = calm.length;
+            const calmN = calm.size;
             const onset = lenEp.onset;
             const message = lazyText(
               () =>
