@@ -118,6 +118,32 @@ describe('ladder rows', () => {
     ).toThrow(/arm x has runs of two presets/);
   });
 
+  it('a cell whose baseline has no runs at its env and level names it: never a baseline itself', () => {
+    // issue 36: a resumed ladder lost its grpo lines, and gspo and gigpo each read "baseline"
+    const rows = ladderRows([...seeds.map((s) => run('gspo', 2, s, null)), ...seeds.map((s) => run('grpo', 4, s, null))], {
+      baseline: 'grpo',
+    });
+    expect(rows.map((r) => [r.level, r.preset, r.vsBaseline, r.baselineMissing ?? null])).toEqual([
+      [2, 'gspo', null, 'grpo'],
+      [4, 'grpo', null, null],
+    ]);
+    // an arm whose vs arm has no runs, likewise; a baseline arm (vs null) has none to miss
+    const arms = ladderRows(
+      [
+        { ...run('sampo', 2, 1, null), arm: 'int8' },
+        { ...run('sampo', 2, 1, null), arm: 'fp32-b' },
+      ],
+      {
+        baseline: 'fp32',
+        vs: { int8: 'fp32', 'fp32-b': null },
+      },
+    );
+    expect(arms.map((r) => [r.arm, r.baselineMissing ?? null])).toEqual([
+      ['int8', 'fp32'],
+      ['fp32-b', null],
+    ]);
+  });
+
   it('a seed twice in one cell is refused', () => {
     expect(() => ladderRows([run('grpo', 0, 1, null), run('grpo', 0, 1, 3)], { baseline: 'grpo' })).toThrow(/seed 1 twice/);
   });

@@ -54,6 +54,12 @@ export interface LadderRow {
     readonly against: string;
     readonly rolloutSpeedup: number | null;
   } | null;
+  /**
+   * The baseline this row is compared with when it has no runs at the row's env and level (vsBaseline is then null
+   * though the row is no baseline); absent otherwise. A ladder missing its baseline's cell must say so, not print its
+   * other rows as baselines (issue 36).
+   */
+  readonly baselineMissing?: string;
   /** Held-out success of the seeds that did not collapse. */
   readonly heldOutSurvivors: SampleSummary;
   /** Mean rollout seconds per RL step over the seeds (timing: measured, not a function of the seeds). */
@@ -127,6 +133,7 @@ export function ladderRows(
           medianCollapseStep: medianCollapseStep(runs),
           survival: kaplanMeier(runs),
           vsBaseline: vs,
+          ...(against !== null && !base ? { baselineMissing: against } : {}),
           heldOutSurvivors: summarize(
             g.filter((o) => o.collapseStep === null).map((o) => o.heldOut),
             [0, 1],
