@@ -148,7 +148,7 @@ export async function finishedConstructedLadder(
  * and the run ids it handed the trainer.
  */
 export async function runStandInLadder(
-  o: Pick<LadderOptions, 'dataDir' | 'name' | 'plan' | 'resume' | 'reportDir' | 'ledger' | 'reuse'>,
+  o: Pick<LadderOptions, 'dataDir' | 'name' | 'plan' | 'resume' | 'reportDir' | 'ledger' | 'reuse' | 'donors'>,
 ): Promise<Awaited<ReturnType<typeof runLadder>> & { lines: string[]; spawned: string[] }> {
   const lines: string[] = [];
   const spawned: string[] = [];

@@ -85,4 +85,22 @@ describe('table, summary and README', () => {
     expect(readme).toContain('`int8=sampo;compute.rolloutPrecision=int8 vs fp32`');
     expect(readme).toMatch(/Rollout \|Δ log p\| \(where shown\): rolloutMismatch/);
   });
+  it('a row whose baseline has no runs says so in the table, summary and README instead of reading "baseline"', () => {
+    const rows = ladderRows(
+      seeds.map((seed) => outcome({ seed })),
+      { baseline: 'sampo' },
+    );
+    const p = plan(null);
+    const other = ladderRows(
+      seeds.map((seed) => outcome({ seed, preset: 'gspo' })),
+      { baseline: 'sampo' },
+    );
+    expect(formatLadder(rows).split('\n')[2]).toMatch(/\s{2}baseline\s{2}/);
+    const line = formatLadder(other).split('\n')[2];
+    expect(line).not.toMatch(/\s{2}baseline\s{2}/);
+    expect(line).toContain('no runs of baseline sampo');
+    expect(ladderSummary('x', p, other).rows[0]).toMatchObject({ vsBaseline: null, baselineMissing: 'sampo' });
+    expect('baselineMissing' in ladderSummary('x', p, rows).rows[0]).toBe(false);
+    expect(ladderReadme('x', p, other)).toContain('no runs of baseline sampo');
+  });
 });

@@ -31,7 +31,7 @@ import {
   type LedgerHeader,
   type LedgerRecord,
 } from './ledger';
-import { findReusable, reusedRecord, reusedSummary, type DonorLedger, type ReusedFrom } from './reuse';
+import { donorLine, findReusable, reusedRecord, reusedSummary, type DonorLedger, type ReusedFrom } from './reuse';
 import { runStudy } from './runStudy';
 import { readStudy, studiesDir, studyExists, writeStudy, type StudyEntry, type StudyPlan, type StudyState } from './studyFiles';
 
@@ -84,6 +84,11 @@ export interface LadderOptions {
    * trains (`--no-reuse`). Only with a report dir (the ledger keeps the line).
    */
   readonly reuse?: { readonly from: readonly DonorLedger[]; readonly backendOf: (config: RunConfig) => LedgerBackend };
+  /**
+   * The ledgers that hold the lines of runs this data dir's level studies reused (their entries' reusedFrom), for a
+   * ledger that lacks them (LedgerKeeper.restoreReused) — read even with --no-reuse. Absent: reuse's donors.
+   */
+  readonly donors?: readonly DonorLedger[];
 }
 
 export function levelStudyName(name: string, level: number): string {
@@ -151,6 +156,15 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       // The committed ledger's runs are done here too; this data dir's finished runs the ledger lacks join it.
       const fromLedger = keeper.take(level, state);
       if (fromLedger > 0) o.log(`level ${level}: ${fromLedger} of ${state.entries.length} runs from the committed ledger`);
+      // Runs this data dir reused whose lines the ledger lacks (issue 36: an export that dropped them) get them back
+      // from their donors; one whose donor line is gone trains again, as a line its study took out is not reused.
+      const back = keeper.restoreReused(level, state, o.donors ?? o.reuse?.from ?? []);
+      if (back.restored > 0)
+        o.log(`level ${level}: ${back.restored} reused runs' lines the ledger lacked were copied again from their donors' ledgers`);
+      for (const m of back.missing) {
+        o.log(`${m.why}; it trains again`);
+        untrain(m.entry);
+      }
       await keeper.addFinished(level, state);
       if (o.reuse && o.reuse.from.length > 0) {
         const { from, backendOf } = o.reuse;
@@ -202,6 +216,14 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       }
     }
   return { complete, outcomes, states };
+}
+
+/** A study entry back to not trained (a reused run whose line is gone: its run is not in this data dir). */
+function untrain(e: StudyEntry): void {
+  Object.assign(e, { runId: null, status: null, wallSeconds: null, outcome: null });
+  delete e.stopReason;
+  delete e.ledger;
+  delete e.reusedFrom;
 }
 
 /** Record `reportDir` in the stored level studies of ladder `name` outside `skip` whose record says otherwise. */
@@ -291,14 +313,49 @@ export class LedgerKeeper {
     this.header = ledgerHeader(name, plan, ledger?.header ?? null);
   }
 
-  /** Fill the level's unfinished entries the ledger has finished; how many entries of the level are ledger runs. */
+  /**
+   * Fill the level's unfinished entries the ledger has finished; how many entries of the level are runs of the
+   * ledger's (not of this data dir; a reused entry the ledger lacks is not counted).
+   */
   take(level: number, state: StudyState): number {
     for (const e of state.entries) {
       if (e.outcome) continue;
       const r = this.records.get(ledgerKey({ ...e, level }));
       if (r) Object.assign(e, entryOfRecord(r));
     }
-    return state.entries.filter((e) => e.ledger).length;
+    return state.entries.filter((e) => e.ledger && this.records.get(ledgerKey({ ...e, level }))?.runId === e.runId).length;
+  }
+
+  /**
+   * The level's finished entries whose runs are not in this data dir (`ledger` figures: taken from another study,
+   * reusedFrom, or from a ledger — entries stored before they kept reusedFrom name only the run) and whose line the
+   * ledger lacks get it again from another study's ledger: the donor's line (donorLine), copied and marked as when it
+   * was reused. How many were restored, and the entries whose line none of `donors` holds, each with why in words
+   * (issue 36: --export-ledger dropped these lines, and a resume then summarised without them).
+   */
+  restoreReused(
+    level: number,
+    state: StudyState,
+    donors: readonly DonorLedger[],
+  ): { restored: number; missing: Array<{ entry: StudyEntry; why: string }> } {
+    let restored = 0;
+    const missing: Array<{ entry: StudyEntry; why: string }> = [];
+    for (const e of state.entries) {
+      if (!e.outcome || !e.ledger || !e.runId || this.records.has(ledgerKey({ ...e, level }))) continue;
+      const found = donorLine(donors, e.reusedFrom ?? { runId: e.runId }, e.seed);
+      const place = { level, env: e.env, preset: e.preset, ...(e.arm !== undefined ? { arm: e.arm } : {}), seed: e.seed };
+      if (!found.record) {
+        missing.push({
+          entry: e,
+          why: `level ${level}: ${e.arm ?? e.preset} · ${e.env} · seed ${e.seed}: ${e.reusedFrom ? `reused run ${e.runId} from study ${e.reusedFrom.study}` : `run ${e.runId}, not in this data dir (reused or taken from a ledger)`}, but ${found.why}, so its ledger line cannot be written`,
+        });
+        continue;
+      }
+      const record = reusedRecord(found.record, found.study, place);
+      this.records.set(ledgerKey(record), record);
+      restored++;
+    }
+    return { restored, missing };
   }
 
   /**
@@ -607,6 +664,7 @@ export function ladderSummary(
             rolloutSpeedup: r.vsBaseline.rolloutSpeedup,
           }
         : null,
+      ...(r.baselineMissing !== undefined ? { baselineMissing: r.baselineMissing } : {}),
       heldOutSurvivors: r.heldOutSurvivors,
       rolloutSecondsPerStep: r.rolloutSecondsPerStep,
       rolloutMismatch: r.rolloutMismatch,
@@ -644,7 +702,9 @@ export function formatLadder(rows: readonly LadderRow[]): string {
     r.medianCollapseStep === null ? 'not reached' : String(r.medianCollapseStep),
     r.vsBaseline
       ? `${arms ? `vs ${r.vsBaseline.against}: ` : ''}${r.vsBaseline.verdict} (p ${r.vsBaseline.logRankP.toPrecision(2)})`
-      : 'baseline',
+      : r.baselineMissing !== undefined
+        ? `no runs of baseline ${r.baselineMissing}`
+        : 'baseline',
     r.heldOutSurvivors.mean === null ? '–' : `${pc(r.heldOutSurvivors.mean)} (n ${r.heldOutSurvivors.n})`,
     r.rolloutSecondsPerStep.mean === null
       ? '–'

@@ -8,7 +8,7 @@
  * (--no-reuse), trains instead. The trainer is a stand-in that fails at once (mock): what matters is which runs the
  * ladder hands it.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ import { appVersion } from '../../platform/appInfo';
 import { LedgerKeeper, armBaselines, ladderRun, ladderSummary, type LadderPlan } from './ladder';
 import { ledgerHeader, readLedger, writeLedger, type LedgerBackend, type LedgerRecord } from './ledger';
 import { findReusable, plannedBackend, readDonorLedgers, type DonorLedger } from './reuse';
-import type { StudyEntry, StudyPlan } from './studyFiles';
+import { readStudy, writeStudy, type StudyEntry, type StudyPlan } from './studyFiles';
 import { LADDER_LEVEL, constructedLadderPlan, runStandInLadder, storeConstructedRuns } from '../../testing/ladderRuns';
 
 const LEVEL = LADDER_LEVEL;
@@ -52,7 +52,15 @@ const trainedDonor = (dataDir: string, backend: ComputeBackendInfo | null = RECO
  */
 async function ladder(
   plan: LadderPlan,
-  o: { dataDir: string; studies: string; name: string; resume?: boolean; reuseFrom: readonly DonorLedger[]; here?: LedgerBackend },
+  o: {
+    dataDir: string;
+    studies: string;
+    name: string;
+    resume?: boolean;
+    reuseFrom: readonly DonorLedger[];
+    donors?: readonly DonorLedger[];
+    here?: LedgerBackend;
+  },
 ) {
   const reportDir = join(o.studies, o.name);
   const result = await runStandInLadder({
@@ -63,6 +71,7 @@ async function ladder(
     reportDir,
     ledger: await readLedger(reportDir),
     reuse: { from: o.reuseFrom, backendOf: () => o.here ?? HERE },
+    ...(o.donors ? { donors: o.donors } : {}),
   });
   return { ...result, reportDir };
 }
@@ -161,6 +170,56 @@ describe('reusing another study’s runs', () => {
       expect(await readFile(join(studies, 'mine', 'ledger.jsonl'), 'utf8')).toBe(before);
       expect(await readFile(join(studies, 'mine', 'summary.json'), 'utf8')).toBe(summaryBefore);
     }
+  });
+
+  // issue 36: --export-ledger wrote only the runs of the data dir, so a ledger lost its reused lines, and a resume
+  // then summarised without them (no baseline row; the other rows read "baseline").
+  it('a reused run whose line the ledger lacks gets it again from its donor, on export and on resume', async () => {
+    const mine = (await readLedger(join(studies, 'mine')))!.records;
+    const data = join(dir, 'lost-data');
+    await cp(join(dir, 'mine-data'), data, { recursive: true });
+    const donors = await readDonorLedgers([studies], join(dir, 'lost', 'mine'), () => undefined);
+    // export: the data dir's finished runs (none here: all six reused) and the reused entries' donor lines
+    const state = await readStudy(data, 'mine-p2');
+    const keeper = new LedgerKeeper(data, join(dir, 'lost', 'mine'), 'mine', armsPlan, null);
+    expect(await keeper.addFinished(LEVEL, state)).toBe(0);
+    expect(keeper.restoreReused(LEVEL, state, donors)).toEqual({ restored: 6, missing: [] });
+    await keeper.save();
+    expect((await readLedger(join(dir, 'lost', 'mine')))!.records).toEqual(mine);
+    // resume into a folder without a ledger (the repro: the ledger deleted, or exported without these lines), the
+    // entries as a study stored before entries kept reusedFrom (only their run ids and figures)
+    await writeStudy(data, { ...state, entries: state.entries.map(({ reusedFrom: _r, ...e }) => e) });
+    const r = await ladder(armsPlan, { dataDir: data, studies: join(dir, 'lost2'), name: 'mine', resume: true, reuseFrom: [], donors });
+    expect(r.spawned).toEqual([]);
+    expect(r.lines).toContain("level 2: 6 reused runs' lines the ledger lacked were copied again from their donors' ledgers");
+    expect((await readLedger(r.reportDir))!.records).toEqual(mine);
+    const opts = { baseline: armsPlan.baseline, vs: armBaselines(armsPlan) };
+    expect(ladderRows(r.outcomes, opts).map((x) => [x.arm, x.vsBaseline?.against ?? null])).toEqual([
+      ['grpo-a', null],
+      ['cispo-a', 'grpo-a'],
+    ]);
+  });
+
+  it('a reused run whose donor no longer holds its line is not summarised silently: said, and it trains again', async () => {
+    const data = join(dir, 'gone-data');
+    await cp(join(dir, 'mine-data'), data, { recursive: true });
+    const grpo1 = donorLines.find((x) => x.preset === 'grpo' && x.seed === 1)!;
+    const donors = await donorWith(
+      'd-gone',
+      donorPlan,
+      donorLines.filter((l) => l !== grpo1),
+    );
+    const r = await ladder(armsPlan, { dataDir: data, studies: join(dir, 'gone'), name: 'mine', resume: true, reuseFrom: [], donors });
+    expect(r.lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^level 2: grpo-a · sokoban · seed 1: reused run ${grpo1.runId} from study donor, but study donor's ledger \\(.*d-gone.donor.ledger\\.jsonl\\) no longer holds the line of run ${grpo1.runId} \\(seed 1\\), so its ledger line cannot be written; it trains again$`,
+        ),
+      ),
+    );
+    expect(r.spawned).toHaveLength(1);
+    expect(r.complete).toBe(false);
+    expect((await readLedger(r.reportDir))!.records).toHaveLength(5);
   });
 
   /** A donor study `donor` in a folder of its own, with these lines under this plan. */

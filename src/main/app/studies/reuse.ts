@@ -210,7 +210,11 @@ export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, 
  * at this ladder's level, env and cell (a donor's preset may be an arm here, or an arm a preset), and marked with
  * the study that trained it (a donor line that was itself reused keeps naming the study that trained it).
  */
-export function reusedRecord(donor: LedgerRecord, study: string, want: ReuseWanted): LedgerRecord {
+export function reusedRecord(
+  donor: LedgerRecord,
+  study: string,
+  want: Pick<ReuseWanted, 'level' | 'env' | 'preset' | 'arm' | 'seed'>,
+): LedgerRecord {
   const { arm: _arm, reusedFrom, ...rest } = donor;
   return {
     ...rest,
@@ -220,6 +224,45 @@ export function reusedRecord(donor: LedgerRecord, study: string, want: ReuseWant
     ...(want.arm !== undefined ? { arm: want.arm } : {}),
     seed: want.seed,
     reusedFrom: reusedFrom ?? { study, runId: donor.runId },
+  };
+}
+
+/**
+ * The donor line of a run this ladder reused (its study entry's reusedFrom; an entry stored before entries kept it
+ * names only the run): the line of run `from.runId` in the ledger of the study that trained it (`from.study`, or
+ * whichever holds it as its own run); where that ledger is not among `donors`, a line another study copied from it
+ * (marked so). Null, with why in words, when none is: the study took the line out, or its ledger is not where donors
+ * are read. A copy does not stand for a line its study took out (as findReusable). A run id is unique (a time and a
+ * random suffix), and the seed is checked too.
+ */
+export function donorLine(
+  donors: readonly DonorLedger[],
+  from: { readonly study?: string; readonly runId: string },
+  seed: number,
+): { readonly record: LedgerRecord; readonly study: string } | { readonly record: null; readonly why: string } {
+  const same = (r: LedgerRecord) => r.runId === from.runId && r.seed === seed;
+  const origin = from.study === undefined ? donors : donors.filter((d) => d.study === from.study);
+  for (const d of origin) {
+    const r = d.records.find((x) => same(x) && !x.reusedFrom);
+    if (r) return { record: r, study: d.study };
+  }
+  if (from.study !== undefined && origin.length > 0)
+    return {
+      record: null,
+      why: `study ${from.study}'s ledger (${origin.map((d) => join(d.root, d.study, LEDGER_FILE)).join(', ')}) no longer holds the line of run ${from.runId} (seed ${seed})`,
+    };
+  for (const d of donors) {
+    const r = d.records.find(
+      (x) => same(x) && x.reusedFrom?.runId === from.runId && (from.study === undefined || x.reusedFrom.study === from.study),
+    );
+    if (r && !donors.some((o) => o.study === r.reusedFrom!.study)) return { record: r, study: d.study };
+  }
+  return {
+    record: null,
+    why:
+      from.study !== undefined
+        ? `no ledger of study ${from.study} (nor a copy of run ${from.runId}'s line) is where donors are read: resources/studies, or beside this ladder's folder`
+        : `no other study's ledger where donors are read (resources/studies, or beside this ladder's folder) holds the line of run ${from.runId} (seed ${seed})`,
   };
 }
 

@@ -233,7 +233,14 @@ function backendOnTarget(target: ComputeTarget): (config: RunConfig) => LedgerBa
   return (config) => plannedBackend(config, (here ??= { training: detectComputeBackend().training, workers: machineWorkers() }));
 }
 
-/** `--export-ledger`: the data dir's finished runs of ladder `name` into its ledger, summary and README. */
+/** Where a ladder reading `reportDir` finds other studies' ledgers: the committed studies and those beside it (--out). */
+const donorRoots = (reportDir: string): string[] => [join(projectRoot(), 'resources', 'studies'), dirname(reportDir)];
+
+/**
+ * `--export-ledger`: the data dir's finished runs of ladder `name` into its ledger, summary and README, with the
+ * lines of the runs it reused from other studies (those runs are not in the data dir: their lines come from the
+ * donors' ledgers, LedgerKeeper.restoreReused). A reused run whose donor line is gone is named, and the export exits 1.
+ */
 async function exportLedger(ctx: CliContext, name: string, reportDir: string, ledger: Ledger | null, json: boolean): Promise<number> {
   const levels = await storedLadderLevels(ctx.dataDir, name);
   if (levels.length === 0) throw new UsageError(`no ladder "${name}" in ${ctx.dataDir} (no study ${name}-p<level>); nothing to export`);
@@ -245,19 +252,39 @@ async function exportLedger(ctx: CliContext, name: string, reportDir: string, le
   );
   if (ledger) checkLedgerPlan(name, ledger, plan, ctx.dataDir);
   const keeper = new LedgerKeeper(ctx.dataDir, reportDir, name, plan, ledger);
+  const donors = await readDonorLedgers(donorRoots(reportDir), reportDir, (line) => ctx.stderr.write(`${line}\n`));
   const added: Record<number, number> = {};
-  for (const level of levels) added[level] = await keeper.addFinished(level, await readStudy(ctx.dataDir, levelStudyName(name, level)));
+  const reused: Record<number, number> = {};
+  const missing: string[] = [];
+  for (const level of levels) {
+    const state = await readStudy(ctx.dataDir, levelStudyName(name, level));
+    added[level] = await keeper.addFinished(level, state);
+    const back = keeper.restoreReused(level, state, donors);
+    reused[level] = back.restored;
+    missing.push(...back.missing.map((m) => m.why));
+  }
   await keeper.save();
   await keeper.writeReport();
   const progress = keeper.progress();
   const file = join(reportDir, 'ledger.jsonl');
-  if (json) ctx.stdout.write(`${JSON.stringify({ ledger: file, summaryDir: reportDir, progress, added })}\n`);
+  const from = (level: number) =>
+    [
+      ...(added[level] ? [`${added[level]} added from ${ctx.dataDir}`] : []),
+      ...(reused[level] ? [`${reused[level]} reused, copied from their donors' ledgers`] : []),
+    ].join(', ');
+  for (const m of missing) ctx.stderr.write(`${m}\n`);
+  if (missing.length > 0)
+    ctx.stderr.write(
+      `${missing.length} reused runs' lines are not in the ledger: restore their donor study's ledger (git) and export again, ` +
+        `or arlarena ladder --study ${name} --resume, which trains them again\n`,
+    );
+  if (json) ctx.stdout.write(`${JSON.stringify({ ledger: file, summaryDir: reportDir, progress, added, reused, missing })}\n`);
   else
     ctx.stdout.write(
-      `${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned} runs in the ledger${added[p.level] ? ` (${added[p.level]} added from ${ctx.dataDir})` : ''}`).join('\n')}\n` +
+      `${progress.map((p) => `level ${p.level}: ${p.done} of ${p.planned} runs in the ledger${from(p.level) ? ` (${from(p.level)})` : ''}`).join('\n')}\n` +
         `ledger: ${file}\nsummary: ${join(reportDir, 'summary.json')}\n`,
     );
-  return 0;
+  return missing.length > 0 ? 1 : 0;
 }
 
 /** The plan a ladder was started with, as --resume reads it back (a level study's, or the ledger header's). */
@@ -527,14 +554,10 @@ const ladder: CliCommand = {
     };
     const target = await resolveTarget(ctx.dataDir, values.on);
     await target.preflight();
-    // Runs another study already trained: the committed studies' ledgers and those beside this one's (--out).
-    const reuse =
-      reportDir && values['no-reuse'] !== true
-        ? {
-            from: await readDonorLedgers([join(projectRoot(), 'resources', 'studies'), dirname(reportDir)], reportDir, log),
-            backendOf: backendOnTarget(target),
-          }
-        : undefined;
+    // Runs another study already trained: the committed studies' ledgers and those beside this one's (--out). Read
+    // with --no-reuse too: runs the ladder reused before keep their lines from there (LadderOptions.donors).
+    const donors = reportDir ? await readDonorLedgers(donorRoots(reportDir), reportDir, log) : [];
+    const reuse = reportDir && values['no-reuse'] !== true ? { from: donors, backendOf: backendOnTarget(target) } : undefined;
     const { complete, outcomes } = await runLadder({
       dataDir: ctx.dataDir,
       name,
@@ -544,7 +567,7 @@ const ladder: CliCommand = {
       target,
       ...(ctx.jobs ? { jobs: ctx.jobs } : {}),
       configOf,
-      ...(reportDir ? { reportDir, ledger, ...(reuse ? { reuse } : {}) } : {}),
+      ...(reportDir ? { reportDir, ledger, donors, ...(reuse ? { reuse } : {}) } : {}),
       log,
       onProgress: (id, p) => {
         if (ctx.isTTY && !json) ctx.stderr.write(`\r${progressLine(id, p)}\x1b[K`);
