@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readStudy } from '../src/main/app/studies/studyFiles';
+import { readStudy, writeStudy } from '../src/main/app/studies/studyFiles';
 import { TINY_LADDER, tinyCliSets } from '../src/main/testing/tinyCli';
 import { SURVIVAL_GRID } from '../src/renderer/lib/ladderChart';
 import { openLabSession, screenshot, screenshotThemes, type LabSession } from './support/browser';
@@ -337,4 +337,30 @@ describe('Ladder view', () => {
     await page.waitForSelector('[data-testid="ladder"][data-ladder="clone"]');
     expect(app.problems).toEqual([]);
   }, 120_000);
+
+  it('a row whose baseline has no runs at its level says so instead of "–"', async () => {
+    // The tiny ladder's level studies as another ladder's ("orphan"), level 3's GRPO runs gone (a resume whose ledger
+    // lost them): level 3's GSPO row has no baseline to be compared with.
+    for (const level of [0, 3]) {
+      const s = await readStudy(dataDir, `tiny-p${level}`);
+      await writeStudy(dataDir, {
+        ...s,
+        name: `orphan-p${level}`,
+        plan: { ...s.plan, command: s.plan.command.replace('--study tiny', '--study orphan') },
+        entries: s.entries.map((e) =>
+          level === 3 && e.preset === 'grpo' ? { ...e, runId: null, status: null, wallSeconds: null, outcome: null } : e,
+        ),
+      });
+    }
+    await page.goto(`${app.lab.origin}/?view=ladder#token=${app.lab.token}`);
+    await page.waitForSelector('[data-testid="ladder"]');
+    await page.selectOption('select[aria-label="Ladder"]', 'data:orphan');
+    await page.waitForSelector('[data-testid="ladder"][data-source="data"][data-ladder="orphan"]');
+    const verdict = (level: number, preset: string) =>
+      page.locator(`[data-testid="ladder-level"][data-level="${level}"] tr[data-cell="${preset}"] [data-testid="verdict"]`).innerText();
+    expect(await verdict(3, 'gspo')).toBe('no runs of baseline grpo');
+    expect(await verdict(3, 'grpo')).toBe('(baseline)');
+    expect((await verdict(0, 'gspo')).split('\n')[0].trim()).not.toContain('no runs');
+    expect(app.problems).toEqual([]);
+  });
 });

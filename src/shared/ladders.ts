@@ -83,6 +83,12 @@ export const LadderCell = z.object({
       rolloutSpeedup: z.number().nullable(),
     })
     .nullable(),
+  /**
+   * The baseline this cell is compared with (`against`) when it has no runs at the cell's env and level (a resume whose
+   * ledger lost its lines, say): vsBaseline is then null for that reason, not because the cell is the baseline.
+   * Absent otherwise (core/stats ladderRows' baselineMissing, summary.json's).
+   */
+  baselineMissing: z.string().optional(),
   /** Held-out greedy success of the seeds that did not collapse: mean and 95 % t interval. */
   heldOutSurvivors: Summary,
   /** Mean rollout seconds per RL step over the seeds (perf/rollout_s; measured, so it varies between repeats). */

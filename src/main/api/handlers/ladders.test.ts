@@ -24,6 +24,7 @@ let lab: HandlerTestLab;
 let committedDir: string;
 const call = async (m: string, input?: unknown): Promise<any> => lab.call(m, input);
 const COMMAND = 'arlarena ladder --levels 0,2 --presets grpo,cispo --seeds 2 --steps 6 --episodes 4 --study tiny';
+const ORPHAN_COMMAND = 'arlarena ladder --levels 2 --presets grpo,cispo --seeds 2 --steps 6 --episodes 4 --study orphan';
 
 /** A stored run with validations every 2 steps (held-out success `val` until `fallAt`, then 0). */
 async function storedRun(store: RunStore, preset: string, seed: number, fallAt: number | null, step = 6): Promise<string> {
@@ -130,6 +131,9 @@ async function writeCommitted(): Promise<void> {
       ),
     ),
   );
+  // "orphan": level 2's CISPO finished, its baseline GRPO with no runs (a resume whose ledger lost the GRPO lines).
+  const orphanRows = ladderRows([o(2, 'cispo', 1, 2), o(2, 'cispo', 2, 4)], { baseline: 'grpo' });
+  await write('orphan', JSON.stringify(ladderSummary('orphan', { ...plan, command: ORPHAN_COMMAND, levels: [2] }, orphanRows)));
   await write('sokoban-arena', JSON.stringify({ command: 'arlarena arena --study sokoban-arena', study: 'sokoban-arena', rows: [] }));
   const damaged = ladderSummary('broken', plan, rows) as unknown as { rows: Array<Record<string, unknown>> };
   delete damaged.rows[1].survival;
@@ -231,6 +235,17 @@ beforeAll(async () => {
       { env: 'sokoban', preset: 'cispo', seed: 2, runId: null, status: null, wallSeconds: null, outcome: null },
     ]),
   );
+  // Orphan's level 2: CISPO's seeds finished (collapsed at 2 and 4), its baseline GRPO has no runs.
+  await writeStudy(lab.dir, {
+    ...state(2, [
+      { env: 'sokoban', preset: 'grpo', seed: 1, runId: null, status: null, wallSeconds: null, outcome: null },
+      { env: 'sokoban', preset: 'grpo', seed: 2, runId: null, status: null, wallSeconds: null, outcome: null },
+      await done(2, 'cispo', 1, 2),
+      await done(2, 'cispo', 2, 4),
+    ]),
+    name: 'orphan-p2',
+    plan: { ...state(2, []).plan, command: ORPHAN_COMMAND },
+  });
   // Clone resumed from its committed ledger into this data dir (ladder.ts LedgerKeeper.take: entryOfRecord of each line).
   const lines = cloneLines();
   const fromLedger = (preset: string, seed: number): StudyEntry => {
@@ -255,11 +270,13 @@ describe('ladders.* on a stored ladder', () => {
     expect(res.ok).toBe(true);
     expect(res.value.map((l: any) => [l.name, l.source])).toEqual([
       ['clone', 'data'],
+      ['orphan', 'data'],
       ['tiny', 'data'],
       ['broken', 'committed'],
       ['clone', 'committed'],
       ['mm', 'committed'],
       ['notjson', 'committed'],
+      ['orphan', 'committed'],
       ['tiny', 'committed'],
     ]);
     const item = (name: string, source: string) => res.value.find((l: any) => l.name === name && l.source === source);
@@ -343,7 +360,7 @@ describe('ladders.* on a stored ladder', () => {
     expect(missing.error).toMatchObject({
       code: 'NOT_FOUND',
       field: 'name',
-      hint: 'ladders here: clone, tiny, clone (committed), mm (committed), tiny (committed)',
+      hint: 'ladders here: clone, orphan, tiny, clone (committed), mm (committed), orphan (committed), tiny (committed)',
     });
     expect((await call('ladders.get', { name: 'mm', source: 'data' })).error.code).toBe('NOT_FOUND');
     const broken = await call('ladders.get', { name: 'broken' });
@@ -352,6 +369,26 @@ describe('ladders.* on a stored ladder', () => {
     const bad = await call('ladders.get', { name: '../etc' });
     expect(bad.error.code).toBe('VALIDATION');
     expect(bad.error.field).toBe('name');
+  });
+});
+
+describe('ladders.get on a ladder whose baseline has no runs at a level', () => {
+  it('names the missing baseline on the cells compared with it (data dir and committed summary), not on the baseline', async () => {
+    for (const source of ['data', 'committed']) {
+      const res = await call('ladders.get', { name: 'orphan', source });
+      expect(res.ok).toBe(true);
+      const cells = res.value.cells.map((c: any) => [
+        c.preset,
+        c.done > 0 ? c.collapsedShare.collapsed : null,
+        c.vsBaseline,
+        c.baselineMissing,
+      ]);
+      // A committed summary holds only the rows with results; the data dir's ladder has GRPO's empty cell too.
+      expect(cells).toEqual([...(source === 'data' ? [['grpo', null, null, undefined]] : []), ['cispo', 2, null, 'grpo']]);
+    }
+    // A ladder whose baseline has runs carries no such field.
+    const tiny = (await call('ladders.get', { name: 'tiny' })).value;
+    expect(tiny.cells.some((c: any) => 'baselineMissing' in c)).toBe(false);
   });
 });
 

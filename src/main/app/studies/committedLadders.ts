@@ -56,6 +56,8 @@ const LadderSummaryFile = z.object({
           rolloutSpeedup: z.number().nullable().optional(),
         })
         .nullable(),
+      /** The row's baseline had no runs at its env and level (10b86a0; absent in older summaries). */
+      baselineMissing: z.string().optional(),
       heldOutSurvivors: Summary,
       rolloutSecondsPerStep: Summary.optional(),
     }),
@@ -182,6 +184,7 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string, co
             rolloutSpeedup: r.vsBaseline.rolloutSpeedup ?? null,
           }
         : null,
+      ...(r.baselineMissing !== undefined ? { baselineMissing: r.baselineMissing } : {}),
       heldOutSurvivors: { n: r.heldOutSurvivors.n, mean: r.heldOutSurvivors.mean, ci95: r.heldOutSurvivors.ci95 },
       rolloutSecondsPerStep: r.rolloutSecondsPerStep
         ? { n: r.rolloutSecondsPerStep.n, mean: r.rolloutSecondsPerStep.mean, ci95: r.rolloutSecondsPerStep.ci95 }

@@ -239,6 +239,7 @@ function cellOf(row: LadderRow, arm: string | null, seeds: readonly number[], ru
           rolloutSpeedup: row.vsBaseline.rolloutSpeedup,
         }
       : null,
+    ...(row.baselineMissing !== undefined ? { baselineMissing: row.baselineMissing } : {}),
     heldOutSurvivors: { n: row.heldOutSurvivors.n, mean: row.heldOutSurvivors.mean, ci95: pair(row.heldOutSurvivors.ci95) },
     rolloutSecondsPerStep: {
       n: row.rolloutSecondsPerStep.n,
