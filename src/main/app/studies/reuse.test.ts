@@ -429,14 +429,36 @@ describe('a reused line whose origin took its line out', () => {
     await study(root, 'b', [line('run-x', 'z')]);
     const donors = await readDonorLedgers([root], join(root, 'mine'), () => undefined);
     const found = findReusable(donors, want, plan, appVersion());
-    // z's run-y is the one taken, never b's stale copy of run-x
+    // z's run-y is the one taken, never b's stale copy of run-x (whose refusal is not logged beside a line taken)
     expect(found.record?.runId).toBe('run-y');
-    expect(found.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
+    expect(found.misses).toEqual([]);
     // with z's line gone altogether, nothing is taken
     await study(root, 'z', []);
     const none = findReusable(await readDonorLedgers([root], join(root, 'mine'), () => undefined), want, plan, appVersion());
     expect(none.record).toBeNull();
     expect(none.misses).toEqual([expect.stringMatching(/run run-x of study b .*study z, which trained it, no longer holds its line/)]);
+  });
+
+  it('is taken from the study that trained it before a copy, and a copy refused beside it is not logged', async () => {
+    const root = join(dir, 'both');
+    // 'z' trained run-x; 'b' (asked first by name) holds a copy of its line, once without the backend (a ledger
+    // written before lines recorded it, as ladder-parts-sokoban's copies of ladder-sokoban's runs were) and once with
+    const { backend: _backend, ...bare } = line('run-x', 'z');
+    await study(root, 'z', [line('run-x')]);
+    for (const copy of [bare, line('run-x', 'z')]) {
+      await study(root, 'b', [copy]);
+      const found = findReusable(await readDonorLedgers([root], join(root, 'mine'), () => undefined), want, plan, appVersion());
+      expect(found).toMatchObject({ study: 'z', misses: [] });
+      expect(found.record?.reusedFrom).toBeUndefined();
+    }
+    // without the origin's line the copy's refusal is said: nothing is taken
+    await study(root, 'z', []);
+    await study(root, 'b', [bare]);
+    const none = findReusable(await readDonorLedgers([root], join(root, 'mine'), () => undefined), want, plan, appVersion());
+    expect(none.record).toBeNull();
+    expect(none.misses).toEqual([
+      expect.stringMatching(/^run run-x of study b has its config hash but is not reused: .*its line does not record the backend/),
+    ]);
   });
 
   it("a study's copy of this ladder's own run is not taken back when this ladder took its line out", async () => {

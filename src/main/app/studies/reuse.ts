@@ -165,42 +165,45 @@ export type ReuseFound =
   | { readonly record: null; readonly misses: readonly string[] };
 
 /**
- * The first donor line (donors in study order, lines in ledger order) of the same run as `want`, for a lab of
- * version `version`; with the lines that had the same config hash and seed but were refused, each said with why.
+ * The first donor line of the same run as `want` for a lab of version `version`: the lines of the study that trained
+ * their run (no reusedFrom) before the copies other studies made (each group in study order, then ledger order), so a
+ * run found both where it was trained and in a study that reused it is taken from its origin. With no line taken,
+ * the lines that had the same config hash and seed, each said with why it was refused; with one taken, none (a copy's
+ * refusal beside its origin's line taken was noise in the ladder's log).
  */
 export function findReusable(donors: readonly DonorLedger[], want: ReuseWanted, plan: LadderPlan, version: string): ReuseFound {
   const misses: string[] = [];
-  for (const d of donors) {
-    const blockers = reuseBlockers(d.plan, plan);
-    for (const r of d.records) {
-      if (r.configHash !== want.configHash || r.seed !== want.seed) continue;
-      const why = [...blockers];
-      if (r.level !== want.level) why.push(`level ${r.level} there`);
-      if (r.env !== want.env) why.push(`env ${r.env} there`);
-      // NaN (a version without a major) equals nothing: not reused.
-      if (!(majorOf(r.appVersion) === majorOf(version))) why.push(`trained by ARLArena Lab ${r.appVersion}, this is ${version}`);
-      // A copied line stands for the run of the study that trained it only while that study's ledger holds it
-      // (where it is read): one taken out there (a bad run, trained again) must not come back through a copy.
-      const origin = r.reusedFrom ? donors.filter((o) => o.study === r.reusedFrom!.study) : [];
-      if (origin.length > 0 && !origin.some((o) => o.records.some((x) => x.runId === r.reusedFrom!.runId && !x.reusedFrom)))
-        why.push(
-          `study ${r.reusedFrom!.study}, which trained it, no longer holds its line (${origin[0].root}/${r.reusedFrom!.study}/${LEDGER_FILE})`,
-        );
-      const hf = hfSourceOf(d.plan, r);
-      if (hf !== null)
-        why.push(
-          `it trained a Hugging Face model (${hf}): its line does not record that folder's weight and tokenizer hashes, and the ` +
-            'same path may hold other weights here (its run record has them; resume and reproduce check them)',
-        );
-      if (r.backend) why.push(...backendBlockers(r.backend, want.backend));
-      else
-        why.push(
-          'its line does not record the backend and worker count it trained on (a ledger written before lines did); ' +
-            `re-export it, which fills them from the run records: ${reexport(d)}`,
-        );
-      if (why.length === 0) return { record: r, study: d.study, misses };
-      misses.push(`run ${r.runId} of study ${d.study} has its config hash but is not reused: ${why.join('; ')}`);
-    }
+  const same = donors.flatMap((d) =>
+    d.records.filter((r) => r.configHash === want.configHash && r.seed === want.seed).map((r) => ({ d, r })),
+  );
+  const candidates = [...same.filter((c) => !c.r.reusedFrom), ...same.filter((c) => c.r.reusedFrom)];
+  for (const { d, r } of candidates) {
+    const why = [...reuseBlockers(d.plan, plan)];
+    if (r.level !== want.level) why.push(`level ${r.level} there`);
+    if (r.env !== want.env) why.push(`env ${r.env} there`);
+    // NaN (a version without a major) equals nothing: not reused.
+    if (!(majorOf(r.appVersion) === majorOf(version))) why.push(`trained by ARLArena Lab ${r.appVersion}, this is ${version}`);
+    // A copied line stands for the run of the study that trained it only while that study's ledger holds it
+    // (where it is read): one taken out there (a bad run, trained again) must not come back through a copy.
+    const origin = r.reusedFrom ? donors.filter((o) => o.study === r.reusedFrom!.study) : [];
+    if (origin.length > 0 && !origin.some((o) => o.records.some((x) => x.runId === r.reusedFrom!.runId && !x.reusedFrom)))
+      why.push(
+        `study ${r.reusedFrom!.study}, which trained it, no longer holds its line (${origin[0].root}/${r.reusedFrom!.study}/${LEDGER_FILE})`,
+      );
+    const hf = hfSourceOf(d.plan, r);
+    if (hf !== null)
+      why.push(
+        `it trained a Hugging Face model (${hf}): its line does not record that folder's weight and tokenizer hashes, and the ` +
+          'same path may hold other weights here (its run record has them; resume and reproduce check them)',
+      );
+    if (r.backend) why.push(...backendBlockers(r.backend, want.backend));
+    else
+      why.push(
+        'its line does not record the backend and worker count it trained on (a ledger written before lines did); ' +
+          `re-export it, which fills them from the run records: ${reexport(d)}`,
+      );
+    if (why.length === 0) return { record: r, study: d.study, misses: [] };
+    misses.push(`run ${r.runId} of study ${d.study} has its config hash but is not reused: ${why.join('; ')}`);
   }
   return { record: null, misses };
 }
