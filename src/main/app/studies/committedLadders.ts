@@ -16,9 +16,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LadderCell, LadderInfo, LadderListItem, LadderRunRef } from '../../../shared/ladders';
-import { LADDER_CLI_DEFAULTS, flagValue, ladderCommandPlan, notStoredWhere, reusedOf } from './ladderInfo';
+import { LADDER_CLI_DEFAULTS, flagValue, ladderCommandPlan, notStoredWhere, reusedOf, reusedOfRefs } from './ladderInfo';
 import { LEDGER_FILE, readLedger, type Ledger } from './ledger';
-import { reusedSummary } from './reuse';
 
 const Ci = z.tuple([z.number(), z.number()]).nullable();
 const Summary = z.object({ n: z.number().int(), mean: z.number().nullable(), ci95: Ci });
@@ -234,33 +233,11 @@ export function committedLadderInfo(summary: LadderSummaryFile, file: string, co
     cells,
     reused: summary.reused
       ? { runs: summary.reused.runs, rule: summary.reused.rule, from: summary.reused.from.map((f) => ({ ...f, cells: [...f.cells] })) }
-      : reusedFromLines(lines),
+      : reusedOfRefs(lines, null),
     ledgerFile,
     ledgerProblem: committedLedger?.problem ?? ledger?.torn ?? null,
     notStored: lines.length,
   };
-}
-
-/** summary.json's account of reused runs, from the ledger's lines, for a summary that does not carry it; null: none. */
-function reusedFromLines(lines: readonly LadderRunRef[]): LadderInfo['reused'] {
-  const from = reusedSummary(
-    lines.flatMap((r) =>
-      r.reusedFrom
-        ? [
-            {
-              level: r.level,
-              env: r.env,
-              preset: r.preset,
-              seed: r.seed,
-              reusedFrom: r.reusedFrom,
-              ...(r.arm !== null ? { arm: r.arm } : {}),
-            },
-          ]
-        : [],
-    ),
-  );
-  if (from.length === 0) return null;
-  return { runs: from.reduce((n, f) => n + f.runs, 0), rule: null, from: from.map((f) => ({ ...f, cells: [...f.cells] })) };
 }
 
 /**

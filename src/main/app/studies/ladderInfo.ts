@@ -364,15 +364,18 @@ export async function ladderInfo(states: readonly StudyState[], name: string, so
     planned: all,
     complete: done === all,
     cells,
-    reused: reusedInfo(refs),
+    reused: reusedOfRefs(refs, REUSE_RULE),
     ledgerFile,
     ledgerProblem: null,
     notStored: refs.filter((r) => r.done && !r.stored).length,
   };
 }
 
-/** The ladder's runs reused from other studies, counted as summary.json's `reused` counts them (reusedSummary); null: none. */
-function reusedInfo(refs: readonly LadderRunRef[]): LadderInfo['reused'] {
+/**
+ * A ladder's runs reused from other studies, counted as summary.json's `reused` counts them (reusedSummary), with
+ * `rule` as the rule text (null where the summary it stands in for did not carry one); null: none reused.
+ */
+export function reusedOfRefs(refs: readonly LadderRunRef[], rule: string | null): LadderInfo['reused'] {
   const from = reusedSummary(
     refs.flatMap((r) =>
       r.reusedFrom
@@ -390,5 +393,5 @@ function reusedInfo(refs: readonly LadderRunRef[]): LadderInfo['reused'] {
     ),
   );
   if (from.length === 0) return null;
-  return { runs: from.reduce((n, f) => n + f.runs, 0), rule: REUSE_RULE, from: from.map((f) => ({ ...f, cells: [...f.cells] })) };
+  return { runs: from.reduce((n, f) => n + f.runs, 0), rule, from: from.map((f) => ({ ...f, cells: [...f.cells] })) };
 }
