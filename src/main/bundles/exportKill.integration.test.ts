@@ -5,41 +5,21 @@
  * those: other files in the folder (it may be the user's) are not touched. The kill is real: the CLI with a kill
  * point in its own process (testing/cliKillPoint.mjs).
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { CLI, KILL_POINT_CLI, runNode as cli, tempDirForFile } from '../testing/cliKill';
 import { RunStore } from '../store/runStore';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-export-kill-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-function cli(argv: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr.on('data', (d) => (err += String(d)));
-    c.on('close', (code, signal) => resolve({ code, signal, err }));
-  });
-}
+const tmp = tempDirForFile('arl-export-kill-');
 
 it("an export killed before its rename leaves no temp once the bundle is exported again, and others' files stay", async () => {
-  const data = join(dir, 'data');
+  const data = join(tmp.path, 'data');
   expect((await cli([CLI, '--data-dir', data, 'runs', 'synth', '--steps', '3'])).code).toBe(0);
   const store = await RunStore.open(data);
   const [run] = await store.listRuns();
   await store.close();
-  const outDir = join(dir, 'out');
+  const outDir = join(tmp.path, 'out');
   await mkdir(outDir);
   // Someone else's temp file in the same folder, named as a writer's would be.
   await writeFile(join(outDir, '.notes.txt.1-0-1.tmp'), 'keep');

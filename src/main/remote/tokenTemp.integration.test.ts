@@ -4,33 +4,13 @@
  * token in clear — for good: `arlarena remote remove NAME` removed the token file and not it, and every later
  * add left another. The kill here is real: the CLI with a kill point in its own process (testing/cliKillPoint.mjs).
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { CLI, KILL_POINT_CLI, runNode as cli, tempDirForFile } from '../testing/cliKill';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
 const TOKEN = 'arl-test-token-5f2c9e';
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-token-temp-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-function cli(argv: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr.on('data', (d) => (err += String(d)));
-    c.on('close', (code, signal) => resolve({ code, signal, err }));
-  });
-}
+const tmp = tempDirForFile('arl-token-temp-');
 
 /** The files under remote-tokens/ that hold the token. */
 async function holding(data: string): Promise<string[]> {
@@ -41,8 +21,8 @@ async function holding(data: string): Promise<string[]> {
 }
 
 it('a remote add killed before its token is renamed in leaves no copy of the token once the remote is added again and removed', async () => {
-  const data = join(dir, 'data');
-  const tokenFile = join(dir, 'token');
+  const data = join(tmp.path, 'data');
+  const tokenFile = join(tmp.path, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`);
   const add = ['--data-dir', data, 'remote', 'add', 'c1', 'http://127.0.0.1:9', '--token-file', tokenFile];
   const killed = await cli([KILL_POINT_CLI, '1', 'secret-before-rename', ...add]);

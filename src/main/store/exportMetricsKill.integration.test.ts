@@ -5,42 +5,22 @@
  * folder removes the partials whose writer is gone, and only those: a live export's and the user's own files stay.
  * The kill is real: the CLI with a kill point in its own process (testing/cliKillPoint.mjs).
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { CLI, KILL_POINT_CLI, runNode as cli, tempDirForFile } from '../testing/cliKill';
 import { RunStore } from './runStore';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-metrics-kill-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-function cli(argv: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr.on('data', (d) => (err += String(d)));
-    c.on('close', (code, signal) => resolve({ code, signal, err }));
-  });
-}
+const tmp = tempDirForFile('arl-metrics-kill-');
 
 it('a metrics export killed mid-way leaves no partial once the next export to that folder runs; live and foreign files stay', async () => {
-  const data = join(dir, 'data');
+  const data = join(tmp.path, 'data');
   for (const seed of ['1', '2'])
     expect((await cli([CLI, '--data-dir', data, 'runs', 'synth', '--steps', '3', '--seed', seed])).code).toBe(0);
   const store = await RunStore.open(data);
   const [a, b] = (await store.listRuns()).map((r) => r.id);
   await store.close();
-  const outDir = join(dir, 'out');
+  const outDir = join(tmp.path, 'out');
   await mkdir(outDir);
   // The user's own file, a partial a live export in this process is writing now (named by its writer, this pid,
   // changed now), and one an older version's export killed a day ago (named by the run alone).

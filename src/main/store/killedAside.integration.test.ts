@@ -5,33 +5,13 @@
  * folder — a whole run's files, its checkpoints included — on disk for good: nothing ever removed them. The kills
  * here are real: the CLI with a kill point in its own process (testing/cliKillPoint.mjs).
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { CLI, KILL_POINT_CLI, runNode as cli, tempDirForFile } from '../testing/cliKill';
 import { RunStore } from './runStore';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-killed-aside-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-function cli(argv: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr.on('data', (d) => (err += String(d)));
-    c.on('close', (code, signal) => resolve({ code, signal, err }));
-  });
-}
+const tmp = tempDirForFile('arl-killed-aside-');
 
 const aside = async (data: string) => (await readdir(join(data, 'runs'))).filter((n) => n.startsWith('.')).sort();
 
@@ -45,8 +25,8 @@ async function runIds(data: string): Promise<string[]> {
 }
 
 it('a run deletion and a bundle import killed half-way leave nothing beside the runs once any command opens the store', async () => {
-  const data = join(dir, 'data');
-  const bundle = join(dir, 'run.arlarena.zip');
+  const data = join(tmp.path, 'data');
+  const bundle = join(tmp.path, 'run.arlarena.zip');
   expect((await cli([CLI, '--data-dir', data, 'runs', 'synth', '--steps', '4'])).code).toBe(0);
   const [id] = await runIds(data);
   const exported = await cli([CLI, '--data-dir', data, 'export', id, '--out', bundle]);

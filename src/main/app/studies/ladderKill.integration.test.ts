@@ -8,19 +8,15 @@
  * along), and in the data dir's study folders: nothing but the run store's own folders was ever cleaned. After the
  * rerun (in a later session, minutes on): no temp file, and the report equals one never killed.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { CLI, KILL_POINT_CLI, runNode, tempDirForFile, type NodeExit } from '../../testing/cliKill';
 import { resolveConfig } from '../../../core/config/index';
 import { appVersion } from '../../platform/appInfo';
 import { testLadderPlan } from '../../testing/ladderPlan';
 import { configHash, ledgerHeader, ledgerText, type LedgerRecord } from './ledger';
 
-const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
 const ARGS = ['--levels', '0', '--presets', 'grpo,gspo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'lk'];
 const plan = testLadderPlan({
   command: `arlarena ladder ${ARGS.join(' ')}`,
@@ -58,23 +54,10 @@ const records = (): LedgerRecord[] =>
     })),
   );
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-ladder-kill-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForFile('arl-ladder-kill-');
 
-function cli(killAt: number | null, args: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-  const argv =
-    killAt === null ? [join(ROOT, 'bin', 'arlarena.mjs'), ...args] : [KILL_POINT_CLI, String(killAt), 'atomic-before-rename', ...args];
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr.on('data', (d) => (err += String(d)));
-    c.on('close', (code, signal) => resolve({ code, signal, err }));
-  });
+function cli(killAt: number | null, args: readonly string[]): Promise<NodeExit> {
+  return runNode(killAt === null ? [CLI, ...args] : [KILL_POINT_CLI, String(killAt), 'atomic-before-rename', ...args]);
 }
 
 /** Every temp file under `root` (the writers' `.NAME.<pid>-<thread>-<n>.tmp`), as paths relative to it. */
@@ -102,20 +85,20 @@ async function report(out: string): Promise<string[]> {
 it('a ladder killed at each write of its report leaves no temp file once run again, and the same report', async () => {
   const committed = ledgerText(ledgerHeader('lk', plan, null), records());
   const fresh = async (name: string) => {
-    await mkdir(join(dir, name, 'lk'), { recursive: true });
-    await writeFile(join(dir, name, 'lk', 'ledger.jsonl'), committed);
-    return join(dir, name);
+    await mkdir(join(tmp.path, name, 'lk'), { recursive: true });
+    await writeFile(join(tmp.path, name, 'lk', 'ledger.jsonl'), committed);
+    return join(tmp.path, name);
   };
   // The report of a run never killed, to compare with.
   const cleanOut = await fresh('clean');
-  const clean = await cli(null, ['--data-dir', join(dir, 'clean-data'), 'ladder', ...ARGS, '--resume', '--out', cleanOut]);
+  const clean = await cli(null, ['--data-dir', join(tmp.path, 'clean-data'), 'ladder', ...ARGS, '--resume', '--out', cleanOut]);
   expect(clean.code, clean.err).toBe(0);
   const want = await report(cleanOut);
 
   let kills = 0;
   for (let at = 1; at <= 30; at++) {
     const out = await fresh(`out-${at}`);
-    const data = join(dir, `data-${at}`);
+    const data = join(tmp.path, `data-${at}`);
     const killed = await cli(at, ['--data-dir', data, 'ladder', ...ARGS, '--resume', '--out', out]);
     if (killed.signal !== 'SIGKILL') {
       expect(killed.code, killed.err).toBe(0);
