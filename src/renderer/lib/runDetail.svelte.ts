@@ -22,6 +22,8 @@ export class RunDetail {
    */
   availableKeys = $state.raw<string[]>([]);
   chartKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
+  /** How many times the charts were chosen through setChartKeys (the user's picker, a toggle, an alert's focus). */
+  private chartChoices = 0;
   /** What the picker's "Defaults" restores: the dashboard, or an imported run's panels chosen from what it logged. */
   defaultKeys = $state.raw<string[]>([...DEFAULT_CHART_KEYS]);
   /** The charts' first series arrived: slower, optional work (the detector's dry check) may start. */
@@ -87,7 +89,13 @@ export class RunDetail {
       METRIC_CATALOG.map((d) => d.key),
       DEFAULT_CHART_KEYS,
     );
+    const choice = this.chartChoices;
     const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: candidates, xAxis: 'step', maxPoints: 2000 });
+    // A chart the user toggled while the panels were being chosen stands: choosing them over it undid the toggle.
+    if (this.chartChoices !== choice) {
+      await this.loadSeries();
+      return;
+    }
     if (!res.ok) {
       this.chartKeys = this.importedCharts(this.availableKeys);
       await this.loadSeries();
@@ -153,6 +161,7 @@ export class RunDetail {
   }
 
   async setChartKeys(keys: string[]): Promise<void> {
+    this.chartChoices++;
     this.chartKeys = keys;
     await this.loadSeries();
   }
