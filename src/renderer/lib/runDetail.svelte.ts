@@ -89,10 +89,10 @@ export class RunDetail {
       METRIC_CATALOG.map((d) => d.key),
       DEFAULT_CHART_KEYS,
     );
-    const choice = this.chartChoices;
     const res = await this.lab.call('runs.metrics', { runIds: [this.runId], keys: candidates, xAxis: 'step', maxPoints: 2000 });
-    // A chart the user toggled while the panels were being chosen stands: choosing them over it undid the toggle.
-    if (this.chartChoices !== choice) {
+    // Once charts were chosen on this page (a toggle, the picker, an alert's focus), that choice stands: choosing the
+    // panels over it, when a load came back after it, undid the toggle.
+    if (this.chartChoices > 0) {
       await this.loadSeries();
       return;
     }
