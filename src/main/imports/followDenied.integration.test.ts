@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTestProcess } from '../testing/testProcess';
 import { until as untilWithin } from '../testing/until';
+import { verlSteps } from '../testing/verlRuns';
 
 const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => untilWithin(what, cond, ms, 25);
 
@@ -38,12 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-const verl = (from: number, to: number) => {
-  let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
-  return s;
-};
 
 function start(
   name: string,
@@ -83,11 +78,11 @@ function start(
 describe.skipIf(!canDrop)('a followed log the follower may not read', () => {
   it('a brief chmod 000 is retried: following resumes and the run completes with every step', async () => {
     const log = join(dir, 'brief.log');
-    await writeFile(log, verl(1, 5), { mode: 0o644 });
+    await writeFile(log, verlSteps(1, 5), { mode: 0o644 });
     const h = start('brief', 5000);
     await until('5 steps', () => h.steps() === 5);
     await chmod(log, 0o000);
-    await appendFile(log, verl(6, 8));
+    await appendFile(log, verlSteps(6, 8));
     await new Promise((r) => setTimeout(r, 600));
     await chmod(log, 0o644);
     await until('8 steps after the file was readable again', () => h.steps() === 8);
@@ -97,12 +92,12 @@ describe.skipIf(!canDrop)('a followed log the follower may not read', () => {
 
   it('unreadable past goneMs: stopped with the reason, steps kept', async () => {
     const log = join(dir, 'long.log');
-    await writeFile(log, verl(1, 4), { mode: 0o644 });
+    await writeFile(log, verlSteps(1, 4), { mode: 0o644 });
     const h = start('long', 500);
     await until('4 steps', () => h.steps() === 4);
     await chmod(log, 0o000);
     // It grows while unreadable: the follower tries to read it and is denied.
-    await appendFile(log, verl(5, 6));
+    await appendFile(log, verlSteps(5, 6));
     const done = await h.done;
     expect(done.status).toBe('stopped');
     expect(done.error).toMatch(

@@ -11,14 +11,9 @@ import { expect, it } from 'vitest';
 import { LogFollower } from './follow';
 import { until } from '../testing/until';
 import { followTestSetup } from '../testing/followSetup';
+import { verlSteps } from '../testing/verlRuns';
 
 const fx = followTestSetup('arl-follow-faults-');
-
-const verl = (from: number, to: number) => {
-  let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
-  return s;
-};
 
 async function follow(path: string, goneMs: number): Promise<LogFollower> {
   const f = await LogFollower.start(fx.store, path, { pollMs: 40, goneMs });
@@ -30,7 +25,7 @@ const stored = async (id: string) => (await fx.store.readMetrics(id)).map((r) =>
 
 it('a deleted log: the run keeps its steps and ends stopped with the reason, by itself', async () => {
   const p = join(fx.dir, 'train.log');
-  await writeFile(p, verl(1, 5));
+  await writeFile(p, verlSteps(1, 5));
   const f = await follow(p, 300);
   await until('5 steps', async () => (await stored(f.runId)).length === 5);
   await rm(p);
@@ -45,20 +40,20 @@ it('a deleted log: the run keeps its steps and ends stopped with the reason, by 
 
 it('a rotation shorter than goneMs goes on in the same run', async () => {
   const p = join(fx.dir, 'train.log');
-  await writeFile(p, verl(1, 3));
+  await writeFile(p, verlSteps(1, 3));
   const f = await follow(p, 3000);
   await until('3 steps', async () => (await stored(f.runId)).length === 3);
   await rename(p, `${p}.1`);
   await new Promise((r) => setTimeout(r, 200));
-  await writeFile(p, verl(4, 5));
-  await appendFile(p, verl(6, 6));
+  await writeFile(p, verlSteps(4, 5));
+  await appendFile(p, verlSteps(6, 6));
   await until('6 steps', async () => (await stored(f.runId)).length === 6);
   expect((await f.stop()).status).toBe('completed');
 });
 
 it('a log replaced by one in another format: following stops saying so; the first steps are kept', async () => {
   const p = join(fx.dir, 'train.log');
-  await writeFile(p, verl(1, 5));
+  await writeFile(p, verlSteps(1, 5));
   const f = await follow(p, 3000);
   await until('5 steps', async () => (await stored(f.runId)).length === 5);
   await rm(p);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RunStore } from '../store/runStore';
 import { LogFollower, SKIP_REPLAYED } from './follow';
+import { verlSteps } from '../testing/verlRuns';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 let dir: string;
@@ -22,16 +23,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const verl = (from: number, to: number) => {
-  let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
-  return s;
-};
-
 it('follow killed with -9 and started again continues the same run', async () => {
   const log = join(dir, 'train.log');
   const data = join(dir, 'data');
-  await writeFile(log, verl(1, 5));
+  await writeFile(log, verlSteps(1, 5));
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'arlarena.mjs'), '--data-dir', data, 'follow', log, '--json'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +48,7 @@ it('follow killed with -9 and started again continues the same run', async () =>
   }
   child.kill('SIGKILL');
   await exited;
-  await appendFile(log, verl(6, 8));
+  await appendFile(log, verlSteps(6, 8));
 
   const store = await RunStore.open(data);
   try {

@@ -9,17 +9,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RunStore } from './runStore';
+import { expect, it } from 'vitest';
 import { until } from '../testing/until';
+import { CLI, KILL_POINT_CLI, REPO_ROOT, tempDirForFile } from '../testing/cliKill';
+import { storedRuns, verlSteps } from '../testing/verlRuns';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-const KILL_POINT_CLI = join(ROOT, 'src', 'main', 'testing', 'cliKillPoint.mjs');
 /** A session: a new user + pid namespace with its own /proc; when unshare dies its child (the pid 1) gets SIGKILL. */
 const UNSHARE = ['-Urpf', '--mount-proc', '--kill-child=SIGKILL', 'sh', '-c', '"$@"; exit $?', 'sh'];
 
@@ -37,62 +33,37 @@ const sessionPid = ((): number | null => {
 const NEXT_SESSION_AFTER_MS = 4000;
 const nextSession = () => new Promise((r) => setTimeout(r, NEXT_SESSION_AFTER_MS));
 
-let dir: string;
-const sessions: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-session-end-'));
-});
-afterAll(async () => {
-  for (const s of sessions) s.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirForFile('arl-session-end-');
 
 /** Start a session running `node ARGS…`; `ended` resolves with its exit code and output. */
 function session(args: readonly string[]): { proc: ChildProcess; ended: Promise<{ code: number | null; out: string }> } {
-  const proc = spawn('unshare', [...UNSHARE, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  sessions.push(proc);
+  const proc = spawn('unshare', [...UNSHARE, process.execPath, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  tmp.started.push(proc);
   let out = '';
   proc.stdout!.on('data', (d) => (out += String(d)));
   proc.stderr!.on('data', (d) => (out += String(d)));
   return { proc, ended: new Promise((r) => proc.on('close', (code) => r({ code, out }))) };
 }
 
-const verl = (from: number, to: number) => {
-  let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
-  return s;
-};
-
-async function storedSteps(data: string): Promise<Array<{ id: string; status: string; steps: number }>> {
-  const store = await RunStore.open(data);
-  try {
-    const out = [];
-    for (const r of await store.listRuns()) out.push({ id: r.id, status: r.status, steps: (await store.readMetrics(r.id)).length });
-    return out;
-  } finally {
-    await store.close();
-  }
-}
-
 it.runIf(sessionPid !== null)(
   'a follow killed with its session and started again in the next (the same pid) continues its one run',
   async () => {
-    const data = join(dir, 'follow');
-    const log = join(dir, 'train.log');
-    await writeFile(log, verl(1, 5));
+    const data = join(tmp.path, 'follow');
+    const log = join(tmp.path, 'train.log');
+    await writeFile(log, verlSteps(1, 5));
     const first = session([CLI, '--data-dir', data, 'follow', log, '--json']);
-    await until('the follower stored 5 steps', async () => (await storedSteps(data).catch(() => []))[0]?.steps === 5, 60_000, 100);
-    const [{ id }] = await storedSteps(data);
+    await until('the follower stored 5 steps', async () => (await storedRuns(data).catch(() => []))[0]?.steps === 5, 60_000, 100);
+    const [{ id }] = await storedRuns(data);
     const owner = JSON.parse(await readFile(join(data, 'runs', id, '.owner'), 'utf8')) as { pid: number };
     expect(owner.pid).toBe(sessionPid);
     first.proc.kill('SIGKILL');
     await first.ended;
-    await appendFile(log, verl(6, 8));
+    await appendFile(log, verlSteps(6, 8));
     await nextSession();
 
     const next = await session([CLI, '--data-dir', data, 'follow', log, '--until-idle', '1', '--json']).ended;
     expect(next.code, next.out).toBe(0);
-    expect(await storedSteps(data)).toEqual([{ id, status: 'completed', steps: 8 }]);
+    expect(await storedRuns(data)).toEqual([{ id, status: 'completed', steps: 8 }]);
   },
   120_000,
 );
@@ -100,7 +71,7 @@ it.runIf(sessionPid !== null)(
 it.runIf(sessionPid !== null)(
   'the catalog lock of a command killed mid-write is taken at once by the next session’s command with its pid',
   async () => {
-    const data = join(dir, 'lock');
+    const data = join(tmp.path, 'lock');
     const killed = await session([KILL_POINT_CLI, '1', 'atomic-before-rename', '--data-dir', data, 'runs', 'synth', '--steps', '3']).ended;
     expect(killed.code, killed.out).toBe(137);
     const lock = JSON.parse(await readFile(join(data, 'runs.json.lock'), 'utf8')) as { pid: number };
@@ -113,7 +84,7 @@ it.runIf(sessionPid !== null)(
     expect(next.code, next.out).toBe(0);
     // The lock turns stale 30 s after it was taken (26 s after this session started); the CLI starts in a few.
     expect(took, next.out).toBeLessThan(15_000);
-    expect((await storedSteps(data)).map((r) => r.status)).toContain('completed');
+    expect((await storedRuns(data)).map((r) => r.status)).toContain('completed');
   },
   120_000,
 );
@@ -121,9 +92,9 @@ it.runIf(sessionPid !== null)(
 it.runIf(sessionPid !== null)(
   "an import killed with its session leaves a staging folder the next session's import (the same pid) removes",
   async () => {
-    const data = join(dir, 'import');
-    const log = join(dir, 'import.log');
-    await writeFile(log, verl(1, 40));
+    const data = join(tmp.path, 'import');
+    const log = join(tmp.path, 'import.log');
+    await writeFile(log, verlSteps(1, 40));
     const killed = await session([KILL_POINT_CLI, '2', 'jsonl-append', '--data-dir', data, 'import', log]).ended;
     expect(killed.code, killed.out).toBe(137);
     const left = await readdir(join(data, '.imports'));
@@ -133,7 +104,7 @@ it.runIf(sessionPid !== null)(
     const next = await session([CLI, '--data-dir', data, 'import', log, '--json']).ended;
     expect(next.code, next.out).toBe(0);
     expect(existsSync(join(data, '.imports', left[0])), 'the killed import’s staging folder').toBe(false);
-    expect(await storedSteps(data)).toEqual([expect.objectContaining({ status: 'completed', steps: 40 })]);
+    expect(await storedRuns(data)).toEqual([expect.objectContaining({ status: 'completed', steps: 40 })]);
   },
   120_000,
 );

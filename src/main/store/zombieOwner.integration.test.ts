@@ -7,80 +7,52 @@
  * every 2 s.) Here the parent that does not reap is `sh` reading its stdin after starting the follow in the
  * background (dash reaps it at the `wait` after the read, at the test's end); the follow is killed with SIGKILL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RunStore } from './runStore';
+import { expect, it } from 'vitest';
 import { until } from '../testing/until';
+import { CLI, REPO_ROOT, tempDirForFile } from '../testing/cliKill';
+import { storedRuns, verlSteps } from '../testing/verlRuns';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'arlarena.mjs');
-let dir: string;
-const started: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'arl-zombie-owner-'));
-});
-afterAll(async () => {
-  for (const c of started) c.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
-});
-
-const verl = (from: number, to: number) => {
-  let s = '';
-  for (let i = from; i <= to; i++) s += `step:${i} - actor/entropy:0.5 - critic/score/mean:0.${i}\n`;
-  return s;
-};
-
-async function runs(data: string): Promise<Array<{ id: string; status: string; steps: number }>> {
-  const store = await RunStore.open(data);
-  try {
-    const out = [];
-    for (const r of await store.listRuns()) out.push({ id: r.id, status: r.status, steps: (await store.readMetrics(r.id)).length });
-    return out;
-  } finally {
-    await store.close();
-  }
-}
+const tmp = tempDirForFile('arl-zombie-owner-');
 
 it.runIf(existsSync('/proc/self/status'))(
   'a follow killed while its parent never reaps it (a zombie) is continued by the next follow of the log',
   async () => {
-    const data = join(dir, 'data');
-    const log = join(dir, 'train.log');
-    await writeFile(log, verl(1, 5));
+    const data = join(tmp.path, 'data');
+    const log = join(tmp.path, 'train.log');
+    await writeFile(log, verlSteps(1, 5));
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     const parent = spawn(
       'sh',
       ['-c', `${[process.execPath, CLI, '--data-dir', data, 'follow', log].map(q).join(' ')} >/dev/null 2>&1 & echo $!; read x; wait`],
       {
-        cwd: ROOT,
+        cwd: REPO_ROOT,
         stdio: ['pipe', 'pipe', 'ignore'],
       },
     );
-    started.push(parent);
+    tmp.started.push(parent);
     const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
     const pid = Number(String(line).trim());
-    await until('the follower stored 5 steps', async () => (await runs(data).catch(() => []))[0]?.steps === 5, 60_000, 100);
+    await until('the follower stored 5 steps', async () => (await storedRuns(data).catch(() => []))[0]?.steps === 5, 60_000, 100);
     process.kill(pid, 'SIGKILL');
     await until('the killed follower to be a zombie', () => /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')), 5000);
-    const [{ id }] = await runs(data);
-    await appendFile(log, verl(6, 8));
+    const [{ id }] = await storedRuns(data);
+    await appendFile(log, verlSteps(6, 8));
 
     const next = spawn(process.execPath, [CLI, '--data-dir', data, 'follow', log, '--until-idle', '1', '--json'], {
-      cwd: ROOT,
+      cwd: REPO_ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    started.push(next);
+    tmp.started.push(next);
     let err = '';
     next.stderr!.on('data', (d) => (err += String(d)));
     const [code] = (await once(next, 'close')) as [number | null];
     expect(code, err).toBe(0);
-    expect(await runs(data)).toEqual([{ id, status: 'completed', steps: 8 }]);
+    expect(await storedRuns(data)).toEqual([{ id, status: 'completed', steps: 8 }]);
     parent.stdin!.end();
     await once(parent, 'close');
   },

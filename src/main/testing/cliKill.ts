@@ -2,7 +2,7 @@
  * Test kit for the kill tests: the CLI and its kill-point wrapper (cliKillPoint.mjs: the CLI killed with SIGKILL at
  * a named write boundary in its own process), a runner that keeps stderr, and one temp folder per test file.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,13 +31,17 @@ export function runNode(argv: readonly string[]): Promise<NodeExit> {
   });
 }
 
-/** A temp folder made before the file's tests and removed after them; call at the top level, read `.path` in tests. */
-export function tempDirForFile(prefix: string): { readonly path: string } {
-  const holder = { path: '' };
+/**
+ * A temp folder made before the file's tests and removed after them; call at the top level, read `.path` in tests.
+ * The processes a test pushes to `.started` are SIGKILLed first, so none is left writing into the folder.
+ */
+export function tempDirForFile(prefix: string): { readonly path: string; readonly started: ChildProcess[] } {
+  const holder = { path: '', started: [] as ChildProcess[] };
   beforeAll(async () => {
     holder.path = await mkdtemp(join(tmpdir(), prefix));
   });
   afterAll(async () => {
+    for (const c of holder.started) c.kill('SIGKILL');
     await rm(holder.path, { recursive: true, force: true });
   });
   return holder;
