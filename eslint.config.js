@@ -38,6 +38,13 @@ const nodePatterns = nodeBuiltins.map((name) => ({
   message: 'Node built-ins are not allowed in this layer.',
 }));
 const electronPattern = { group: ['electron', 'electron/*'], message: 'Electron is only for src/main and src/preload.' };
+// The renderer never touches Node or Electron; a config block that sets no-restricted-imports replaces the rule's
+// patterns for its files, so every renderer block spreads these.
+const rendererPatterns = [
+  ...nodePatterns,
+  electronPattern,
+  { group: ['**/main/**', '**/core/**', '**/preload/**'], message: 'The renderer talks to main only through src/shared and the API.' },
+];
 
 // src/main in layers, bottom to top: each folder imports only from the folders before it (and src/core,
 // src/shared); test kits (src/main/testing) only from tests. docs/architecture.md draws it; tests/layers.test.ts
@@ -135,16 +142,17 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            ...nodePatterns,
-            electronPattern,
-            {
-              group: ['**/main/**', '**/core/**', '**/preload/**'],
-              message: 'The renderer talks to main only through src/shared and the API.',
-            },
+            ...rendererPatterns,
+            { regex: '^(\\.\\.?/)+testing(/|$)', message: 'The product never imports test kits (src/renderer/testing).' },
           ],
         },
       ],
     },
+  },
+  {
+    // The renderer's tests and its test kits (src/renderer/testing) keep the renderer's bounds; they may use the kits.
+    files: ['src/renderer/**/*.test.ts', 'src/renderer/testing/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: rendererPatterns }] },
   },
   {
     files: ['src/preload/**/*.ts'],

@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../shared/api';
+import { summaryRun as run } from '../testing/runSummary';
 import { isQuery, matchesQuery, parseQuery, queryFields } from './runQuery';
 
-function run(p: Partial<RunSummary> & { id: string }): RunSummary {
-  return {
-    name: p.id,
-    tags: [],
-    env: 'sokoban',
-    preset: 'sampo',
-    seed: 0,
-    status: 'completed',
-    step: 10,
-    totalSteps: 10,
-    createdAt: '',
-    updatedAt: '',
-    summary: {},
-    alertCount: 0,
-    worstSeverity: null,
-    ...p,
-  };
-}
 const runs = [
   run({ id: 'a', preset: 'sampo', summary: { 'val/success_rate': 0.55 }, tags: ['base'] }),
   run({ id: 'b', preset: 'sampo', summary: { 'val/success_rate': 0.3 } }),

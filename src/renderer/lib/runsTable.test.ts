@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../shared/api';
+import { summaryRun as run } from '../testing/runSummary';
 import {
   COLUMNS_STORAGE_KEY,
   SUMMARY_COLUMNS,
@@ -20,25 +20,6 @@ import {
   summaryValue,
   valMode,
 } from './runsTable';
-
-function run(p: Partial<RunSummary> & { id: string }): RunSummary {
-  return {
-    name: p.id,
-    tags: [],
-    env: 'sokoban',
-    preset: 'sampo',
-    seed: 0,
-    status: 'completed',
-    step: 0,
-    totalSteps: 10,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-    summary: {},
-    alertCount: 0,
-    worstSeverity: null,
-    ...p,
-  };
-}
 
 const runs = [
   run({ id: 'a', name: 'Alpha', preset: 'grpo', status: 'running', summary: { 'episode/success_rate': 0.4 }, tags: ['base'] }),

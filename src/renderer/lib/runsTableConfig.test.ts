@@ -3,29 +3,10 @@
  * field reading for all three (runQuery.ts fieldValue), and the config values the store hands the table.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../shared/api';
+import { summaryRun as run } from '../testing/runSummary';
 import { configValues, MAX_CONFIG_STRING, MAX_CONFIG_VALUES } from '../../shared/configValues';
 import { columnOf, columnSortKey, columnValue, configColumn, filterRuns, searchError, sortRuns, summaryColumnChoices } from './runsTable';
 import { configKeys, fieldValue, matchesQuery, parseQuery, queryFields } from './runQuery';
-
-function run(p: Partial<RunSummary> & { id: string }): RunSummary {
-  return {
-    name: p.id,
-    tags: [],
-    env: 'sokoban',
-    preset: 'sampo',
-    seed: 0,
-    status: 'completed',
-    step: 10,
-    totalSteps: 10,
-    createdAt: '',
-    updatedAt: '',
-    summary: {},
-    alertCount: 0,
-    worstSeverity: null,
-    ...p,
-  };
-}
 
 const cfg = (lr: number, loss: string, extra: Record<string, unknown> = {}) =>
   configValues({
