@@ -1,8 +1,9 @@
 /**
  * Rollout correction vs an independent float64 PyTorch implementation of verl's definitions (torch_reference.py:
- * rollout_correction, policy_loss_bypass_mode, icepop_function), number for number: weights, masks, every
- * rollout_corr/* metric, the bypass loss and its gradient. Random cases with padded tokens, fully padded rows and
- * log-ratios beyond the ±20 clamp. Needs Debian's /usr/bin/python3 with python3-torch (DEVELOPERS.md "PyTorch
+ * rollout_correction, policy_loss_bypass_mode, icepop_function, and the pipeline with IcePop as its IS level, alone
+ * and chained with rejection), number for number: weights, masks, every rollout_corr/* metric (IcePop's too), the
+ * bypass loss and its gradient. Random cases with padded tokens, fully padded rows and log-ratios beyond the ±20
+ * clamp. Needs Debian's /usr/bin/python3 with python3-torch (DEVELOPERS.md "PyTorch
  * peer"); without it the test fails and says how to install it.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLLOUT_RS_OPTIONS } from '../../../shared/metrics';
 import { Rng } from '../../util/rng';
+import { rolloutCorrection } from '../correction/index';
 import { runProbe } from '../probe';
 import { setupTf } from '../test-helpers';
 
@@ -19,6 +21,28 @@ const PY = '/usr/bin/python3';
 beforeAll(setupTf);
 
 type Case = { fn: string; params: Record<string, unknown>; inputs: Record<string, unknown> };
+
+/** torch_reference.py's name for verl's pipeline with IcePop's weights (no probe function: verl has no IcePop). */
+const ICEPOP_PIPELINE = 'icepop_correction';
+
+function icepopPipeline(c: Case): { outputs: Record<string, unknown> } {
+  const x = c.inputs as Record<string, number[][]>;
+  const p = c.params as {
+    rollout_is_threshold: number;
+    rollout_is_threshold_lower: number;
+    rollout_rs: string | null;
+    rollout_rs_threshold: string | null;
+  };
+  const r = rolloutCorrection(x.old_log_prob, x.rollout_log_prob, x.response_mask, {
+    rolloutIs: 'icepop',
+    rolloutIsThreshold: p.rollout_is_threshold,
+    rolloutIsThresholdLower: p.rollout_is_threshold_lower,
+    rolloutIsBatchNormalize: false,
+    rolloutRs: p.rollout_rs,
+    rolloutRsThreshold: p.rollout_rs_threshold,
+  });
+  return { outputs: { rollout_is_weights: r.weights, modified_response_mask: r.mask, metrics: r.metrics } };
+}
 
 function cases(): Case[] {
   const rng = new Rng(20251204);
@@ -96,6 +120,20 @@ function cases(): Case[] {
       params: { tis_clip_low: 0.7, tis_clip: 1.4 },
       inputs: { train_log_probs: old, rollout_log_probs: roll, loss_masks: mask },
     });
+    // IcePop as the pipeline's IS level (rollout_is=icepop, the lab's fifth-dimension catalog), alone and chained with
+    // rejection options: weights, mask and every metric. verl has no IcePop, so the probe refuses it; the test calls
+    // the pipeline itself (ICEPOP_PIPELINE).
+    for (const rs of [null, 'token_k1,seq_mean_k3'])
+      out.push({
+        fn: ICEPOP_PIPELINE,
+        params: {
+          rollout_is_threshold: 1.4,
+          rollout_is_threshold_lower: 0.7,
+          rollout_rs: rs,
+          rollout_rs_threshold: rs ? '0.5_2.0,0.04' : null,
+        },
+        inputs,
+      });
   }
   return out;
 }
@@ -159,7 +197,7 @@ describe("rollout correction vs an independent float64 PyTorch implementation of
       // rollout_correction and icepop are float64 on both sides; the bypass loss runs in float32 tfjs, and its
       // metrics come from float32 log-probs (the same tolerance as the policy-loss cross-check, algo-torch.test.ts).
       const tol = c.fn === 'policy_loss_bypass_mode' ? { rel: 1e-5, abs: 1e-6 } : { rel: 1e-10, abs: 1e-12 };
-      compare(runProbe(c).outputs, want[i].outputs, `case ${i} ${c.fn}`, tol, d);
+      compare((c.fn === ICEPOP_PIPELINE ? icepopPipeline(c) : runProbe(c)).outputs, want[i].outputs, `case ${i} ${c.fn}`, tol, d);
       byFn.set(c.fn, d);
     });
     for (const [fn, d] of byFn)

@@ -31,6 +31,9 @@ def masked_mean(x, m):
 
 
 def agg(L, m, mode):
+    # seq-mean-token-sum divides by every row, a fully masked one included: the paper's reference (older verl), which
+    # the lab's aggregation follows. verl since #3915 (Oct 2025) divides by the rows with a token, which differs where
+    # a row is fully masked (docs/guides/rollout-correction.md, "Where the lab differs from verl's own code").
     if mode == "token-mean":
         return masked_mean(L, m)
     if mode == "seq-mean-token-sum":
@@ -218,11 +221,11 @@ def clamped_std(x, m, lo, hi):
     return torch.sqrt(torch.clamp(mmean(c * c, m) - mmean(c, m) ** 2, min=0.0)).item()
 
 
-def is_weights(r, m, level, thr, normalize):
+def is_weights(r, m, level, thr, normalize, clamp=True):
     out = {}
     lo = 1.0 / thr
     if level == "token":
-        w = torch.exp(torch.clamp(r, -BOUND, BOUND)) * m
+        w = torch.exp(torch.clamp(r, -BOUND, BOUND) if clamp else r) * m
         out["rollout_is_mean"] = mmean(w, m).item()
         out["rollout_is_ratio_fraction_high"] = mmean((w > thr).double(), m).item()
         out["rollout_is_ratio_fraction_low"] = mmean((w < lo).double(), m).item()
@@ -406,14 +409,42 @@ def bypass(p, x):
     return {"pg_loss": loss.item(), "metrics": metrics, "grad_log_prob": grad_of(loss, lp)}
 
 
+def icepop_weights(r, m, lo, hi):
+    """IcePop's weights and metrics: verl's token-level rollout_is_* statistics taken on the unclamped ratio
+    (IcePop has no +-20 clamp), with rollout_is_threshold = hi, plus slime's tis_clipfrac and tis_abs as masked
+    means (rollout_corr/icepop_masked_fraction, icepop_ratio_abs_dev)."""
+    rho = torch.exp(r)
+    w = torch.where((rho >= lo) & (rho <= hi), rho, torch.zeros_like(rho)) * m
+    _, out = is_weights(r, m, "token", hi, False, clamp=False)
+    out["icepop_masked_fraction"] = mmean(((rho < lo) | (rho > hi)).double(), m).item()
+    out["icepop_ratio_abs_dev"] = mmean((rho - 1).abs(), m).item()
+    return w, out
+
+
 def icepop(p, x):
     """slime icepop_function / OpenRLHF icepop: weight = ratio inside [tis_clip_low, tis_clip], else 0."""
     m = T(x["loss_masks"])
-    rho = torch.exp(T(x["train_log_probs"]) - T(x["rollout_log_probs"]))
+    r = T(x["train_log_probs"]) - T(x["rollout_log_probs"])
+    rho = torch.exp(r)
     lo, hi = p.get("tis_clip_low", 0.0), p.get("tis_clip", 2.0)
-    w = torch.where((rho >= lo) & (rho <= hi), rho, torch.zeros_like(rho))
-    return {"ice_weight": (w * m).tolist(), "tis": (rho * m).tolist(), "tis_clipfrac": ((w != rho).double() * m).tolist(),
-            "tis_abs": ((rho - 1).abs() * m).tolist()}
+    w, metrics = icepop_weights(r, m, lo, hi)
+    return {"ice_weight": w.tolist(), "tis": (rho * m).tolist(), "tis_clipfrac": ((w != rho * m).double() * m).tolist(),
+            "tis_abs": ((rho - 1).abs() * m).tolist(), "metrics": {"rollout_corr/" + k: v for k, v in metrics.items()}}
+
+
+def icepop_correction(p, x):
+    """The pipeline with IcePop as its IS level (the lab's rollout_is=icepop), chained with rejection options:
+    verl's compute_rollout_correction_and_rejection_mask with IcePop's weights in place of verl's."""
+    train, roll, m = T(x["old_log_prob"]), T(x["rollout_log_prob"]), T(x["response_mask"])
+    r = train - roll
+    w, metrics = icepop_weights(r, m, p["rollout_is_threshold_lower"], p["rollout_is_threshold"])
+    mask = m.clone()
+    if p.get("rollout_rs") is not None:
+        mask, mr = rs_mask(r, m, p["rollout_rs"], p["rollout_rs_threshold"])
+        metrics.update(mr)
+    metrics.update(offpolicy(train, roll, m))
+    return {"rollout_is_weights": w.tolist(), "modified_response_mask": mask.tolist(),
+            "metrics": {"rollout_corr/" + k: v for k, v in metrics.items()}}
 
 
 def run(case):
@@ -426,7 +457,7 @@ def run(case):
         return {"loss": loss.item(), "grad_loss_mat": grad_of(loss, L)}
     return {"kl_penalty": kl_penalty, "entropy": entropy, "compute_grpo_outcome_advantage": grpo,
             "compute_gigpo_outcome_advantage": gigpo, "rollout_correction": rollout_correction,
-            "policy_loss_bypass_mode": bypass, "icepop_function": icepop}[fn](p, x)
+            "policy_loss_bypass_mode": bypass, "icepop_function": icepop, "icepop_correction": icepop_correction}[fn](p, x)
 
 
 if __name__ == "__main__":
