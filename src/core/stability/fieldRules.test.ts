@@ -142,6 +142,32 @@ describe('format_hacking: KL rising with a format-only reward gain (open-r1 #587
   });
 });
 
+describe("each rule from the field carries its own hint (a lab run's wording: the lab's settings)", () => {
+  it('engine_gap: rollout correction; response_collapse: dynamic filtering; format_hacking: the format bonus', () => {
+    const gap = fired(
+      steps(90, (s) => ({ 'mismatch/logprob_abs_mean': s <= 40 ? 0.01 + wobble(s, 0.002) : 0.01 + (s - 40) * 0.004 })),
+      'engine_gap',
+    );
+    const collapse = fired(
+      steps(80, (s) => ({ ...responseDiversity(rows(s, s >= 63)) })),
+      'response_collapse',
+    );
+    const hacking = fired(
+      steps(60, (s) => ({
+        'episode/valid_format_ratio': Math.min(0.9, 0.1 + Math.max(0, s - 10) * 0.03),
+        'episode/success_rate': 0.02 + wobble(s, 0.005),
+        'actor/kl_loss': 0.001 + Math.max(0, s - 10) * 0.008,
+      })),
+      'format_hacking',
+    );
+    expect(gap.length * collapse.length * hacking.length).toBeGreaterThan(0);
+    for (const a of gap) expect(a.hint).toMatch(/rollout correction, algorithm\.rolloutCorrection/);
+    for (const a of collapse) expect(a.hint).toMatch(/^responses are collapsing onto one answer or template: .*algorithm\.filter\.enabled/);
+    for (const a of hacking)
+      expect(a.hint).toMatch(/^the reward rises on format alone .*give the format bonus less weight than the task reward/);
+  });
+});
+
 describe('verl #1066: grad-norm and entropy spikes with a response-length jump — the existing rules catch it together', () => {
   it('grad_norm_spike, entropy_shift and length_runaway all fire at the event', () => {
     const recs = steps(80, (s) => {
