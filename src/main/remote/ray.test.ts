@@ -7,9 +7,7 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../cli/types';
+import { beforeAll, describe, expect, it } from 'vitest';
 import train from '../cli/commands/train';
 import remote from '../cli/commands/remote';
 import arena from '../cli/commands/arena';
@@ -20,20 +18,13 @@ import { CHECKPOINTS_DIR, checkpointDirName, RunFiles } from '../store/runFiles'
 import { decodeLine } from './lineProtocol';
 import type { CheckpointLine, TrajectoryLine } from './transit';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
-import { freePort, startRayHead, treeRssMb, type RayHead } from '../../../tests/support/ray';
-import { RayClient } from './rayClient';
+import { freePort, treeRssMb } from '../../../tests/support/ray';
+import { cliCapture, rayHeadForFile } from '../testing/rayHead';
 import { machineWorkers } from '../compute/gradPool';
 import { followRayJobIntoRun } from './verlFollow';
 import { realRun } from '../../../tests/support/realRuns';
 import { venvPython } from '../../../tests/support/peers';
 import type { Alert } from '../../shared/api';
-
-function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const w = (add: (s: string) => void) => new Writable({ write: (c, _e, cb) => (add(String(c)), cb()) });
-  return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
-}
 
 const TINY_ARGS = Object.entries({ ...TINY, 'compute.workers': 1, 'training.steps': 3, 'training.checkpointEvery': 3 }).flatMap(
   ([k, v]) => ['--set', `${k}=${v}`],
@@ -45,61 +36,53 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out;
 }
 
-let head: RayHead;
-let dataDir: string;
+// The remote every run below goes to, "head" (its own checks are in the first test).
+const ray = rayHeadForFile('arl-ray-');
 
 beforeAll(async () => {
-  head = await startRayHead();
   // Measured, not asserted (benchmarks are not timed tests): printed so the test log carries the numbers.
-  console.log(`[ray] head up in ${head.startMs} ms, RSS ${(await treeRssMb(head.pid)).toFixed(0)} MB (pid ${head.pid})`);
-  dataDir = await mkdtemp(join(tmpdir(), 'arl-ray-'));
-  // The remote every run below goes to (its own checks are in the first test).
-  await remote.run(['add', 'head', head.url, '--token-file', head.tokenFile], ctx(dataDir).ctx);
-}, 120_000);
-
-afterAll(async () => {
-  await head?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-}, 60_000);
+  const { startMs, pid } = ray.head;
+  console.log(`[ray] head up in ${startMs} ms, RSS ${(await treeRssMb(pid)).toFixed(0)} MB (pid ${pid})`);
+});
 
 describe('compute targets on a real Ray head with token auth', () => {
   it('remote add stores the token 0600 and never prints it; test reports version, nodes, CPUs; remove forgets it', async () => {
-    const a = ctx(dataDir);
-    expect(await remote.run(['add', 'local', head.url], a.ctx)).toBe(1);
+    const a = cliCapture(ray.dataDir);
+    expect(await remote.run(['add', 'local', ray.head.url], a.ctx)).toBe(1);
     expect(a.err()).toContain('"local" means this machine');
-    expect(await remote.run(['add', 'mine', head.url, '--token-file', head.tokenFile], a.ctx)).toBe(0);
+    expect(await remote.run(['add', 'mine', ray.head.url, '--token-file', ray.head.tokenFile], a.ctx)).toBe(0);
     expect(a.out()).toContain('token stored');
-    const tok = join(dataDir, 'remote-tokens', 'mine.token');
+    const tok = join(ray.dataDir, 'remote-tokens', 'mine.token');
     expect((await stat(tok)).mode & 0o777).toBe(0o600);
-    expect((await stat(join(dataDir, 'remote-tokens'))).mode & 0o777).toBe(0o700);
-    expect(await readFile(join(dataDir, 'remotes.json'), 'utf8')).not.toContain(head.token);
+    expect((await stat(join(ray.dataDir, 'remote-tokens'))).mode & 0o777).toBe(0o700);
+    expect(await readFile(join(ray.dataDir, 'remotes.json'), 'utf8')).not.toContain(ray.head.token);
 
-    const t = ctx(dataDir);
+    const t = cliCapture(ray.dataDir);
     expect(await remote.run(['test', 'mine', '--json'], t.ctx)).toBe(0);
     const s = JSON.parse(t.out());
     expect(s).toMatchObject({ rayVersion: '2.60.0', nodes: 1, cpus: { total: 2 }, gpus: { total: 0 } });
     expect(s.cpus.free).toBeGreaterThan(0);
 
-    const l = ctx(dataDir);
+    const l = cliCapture(ray.dataDir);
     await remote.run(['list'], l.ctx);
-    expect(l.out()).toContain(head.url);
-    for (const c of [a, t, l]) expect(c.out() + c.err()).not.toContain(head.token);
+    expect(l.out()).toContain(ray.head.url);
+    for (const c of [a, t, l]) expect(c.out() + c.err()).not.toContain(ray.head.token);
 
-    const b = ctx(dataDir);
-    await remote.run(['add', 'spare', head.url], b.ctx);
+    const b = cliCapture(ray.dataDir);
+    await remote.run(['add', 'spare', ray.head.url], b.ctx);
     expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(0);
     expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(1);
     expect(b.err()).toContain('no remote named "spare"');
   });
 
   it('a missing token, a wrong token and an unreachable address each get their own message', async () => {
-    const badTok = join(dataDir, 'bad.token');
+    const badTok = join(ray.dataDir, 'bad.token');
     await writeFile(badTok, 'not-the-token\n');
-    const c = ctx(dataDir);
-    await remote.run(['add', 'wrongtok', head.url, '--token-file', badTok], c.ctx);
+    const c = cliCapture(ray.dataDir);
+    await remote.run(['add', 'wrongtok', ray.head.url, '--token-file', badTok], c.ctx);
     expect(await remote.run(['test', 'wrongtok'], c.ctx)).toBe(1);
     expect(c.err()).toMatch(/refused the token: it is not this cluster's token/);
-    expect(await remote.run(['test', head.url], c.ctx)).toBe(1);
+    expect(await remote.run(['test', ray.head.url], c.ctx)).toBe(1);
     expect(c.err()).toMatch(/asks for a token \(Ray token auth is on\)/);
     const closed = await freePort();
     expect(await remote.run(['test', `http://127.0.0.1:${closed}`], c.ctx)).toBe(1);
@@ -111,8 +94,8 @@ describe('compute targets on a real Ray head with token auth', () => {
     try {
       const badTok = join(dir, 't');
       await writeFile(badTok, 'nope');
-      await remote.run(['add', 'bad', head.url, '--token-file', badTok], ctx(dir).ctx);
-      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], ctx(dir).ctx)).rejects.toThrow(
+      await remote.run(['add', 'bad', ray.head.url, '--token-file', badTok], cliCapture(dir).ctx);
+      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], cliCapture(dir).ctx)).rejects.toThrow(
         /refused the token/,
       );
       const store = await RunStore.open(dir);
@@ -146,12 +129,12 @@ describe('lab runs as Ray jobs', () => {
       'training.checkpointEvery=2',
       '--json',
     ];
-    const onRay = ctx(dataDir);
+    const onRay = cliCapture(ray.dataDir);
     const t0 = Date.now();
     expect(await train.run([...args, '--on', 'head'], onRay.ctx)).toBe(0);
     const rayRun = JSON.parse(onRay.out());
     console.log(`[ray] 2-step nano run on Ray: ${Date.now() - t0} ms (package build/upload included)`);
-    const here = ctx(dataDir);
+    const here = cliCapture(ray.dataDir);
     const t1 = Date.now();
     expect(await train.run(args, here.ctx)).toBe(0);
     console.log(`[ray] the same run here: ${Date.now() - t1} ms`);
@@ -159,7 +142,7 @@ describe('lab runs as Ray jobs', () => {
     expect(rayRun.status).toBe('completed');
     expect(rayRun.step).toBe(2);
 
-    const store = await RunStore.open(dataDir);
+    const store = await RunStore.open(ray.dataDir);
     const a = await new RunFiles(store.runDir(rayRun.runId)).readMetrics();
     const b = await new RunFiles(store.runDir(localRun.runId)).readMetrics();
     expect(b.map((m) => m.step)).toEqual([0, 1, 2]);
@@ -174,7 +157,7 @@ describe('lab runs as Ray jobs', () => {
     expect(localRec?.backend).toMatchObject({ training: 'wasm', rollout: 'onnxruntime-cpu', workers: machineWorkers() });
 
     // The job ran under the run's id: Ray knows it, and it succeeded.
-    const client = new RayClient({ name: null, url: head.url, token: head.token });
+    const client = ray.client;
     expect((await client.jobInfo(rayRun.runId))?.status).toBe('SUCCEEDED');
 
     // Its files came back verified (transit.ts): the job's log reports a SHA-256 for each checkpoint file and each
@@ -195,14 +178,14 @@ describe('lab runs as Ray jobs', () => {
     await store.close();
 
     // The token is in its own file and nowhere else in the data directory (run records, streams, checkpoints).
-    for (const f of await filesUnder(dataDir)) {
-      if (f.includes(join(dataDir, 'remote-tokens'))) continue;
-      expect((await readFile(f)).includes(Buffer.from(head.token)), f).toBe(false);
+    for (const f of await filesUnder(ray.dataDir)) {
+      if (f.includes(join(ray.dataDir, 'remote-tokens'))) continue;
+      expect((await readFile(f)).includes(Buffer.from(ray.head.token)), f).toBe(false);
     }
   }, 180_000);
 
   it('a job that fails on the cluster marks the run failed with the reason', async () => {
-    const c = ctx(dataDir);
+    const c = cliCapture(ray.dataDir);
     // Native TensorFlow does not travel in the lab's package (libtensorflow): a run that names it passes here, where
     // setup:tensorflow built tfjs-node, and fails on the node, which has no build of its own (ARLARENA_NATIVE_TF_ROOT).
     const code = await train.run(
@@ -218,11 +201,11 @@ describe('lab runs as Ray jobs', () => {
 
 describe('Stop on a Ray run', () => {
   it("Stop maps to Ray's job stop: the run ends stopped with the steps it streamed, the job STOPPED", async () => {
-    const store = await RunStore.open(dataDir);
+    const store = await RunStore.open(ray.dataDir);
     const { resolveTarget } = await import('./computeTarget');
     const { SessionManager } = await import('../sessions/sessionManager');
     const { tinyConfig } = await import('../../../tests/tinyTrainer');
-    const target = await resolveTarget(dataDir, 'head');
+    const target = await resolveTarget(ray.dataDir, 'head');
     const config = tinyConfig('grpo', { 'training.steps': 200 });
     let firstMetricAt = 0;
     const submittedAt = Date.now();
@@ -245,7 +228,7 @@ describe('Stop on a Ray run', () => {
         appCommit: 'test',
       });
       while (firstMetricAt === 0) {
-        if (head.status().exited) throw new Error(`the Ray head died: ${head.status().log.slice(-1500)}`);
+        if (ray.head.status().exited) throw new Error(`the Ray head died: ${ray.head.status().log.slice(-1500)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       console.log(`[ray] submit → first metric in the local store: ${firstMetricAt - submittedAt} ms`);
@@ -260,7 +243,7 @@ describe('Stop on a Ray run', () => {
       expect(rec!.step).toBeLessThan(200);
       const stored = await new RunFiles(store.runDir(info.runId)).readMetrics();
       expect(stored.map((m) => m.step)).toEqual(Array.from({ length: stored.length }, (_, i) => i + 1));
-      const job = await new RayClient({ name: null, url: head.url, token: head.token }).jobInfo(info.runId);
+      const job = await ray.client.jobInfo(info.runId);
       expect(job?.status).toBe('STOPPED');
     } finally {
       await sessions.dispose();
@@ -274,12 +257,12 @@ describe('verl hand-off, live follow', () => {
   (PLAYBACK ? it : it.skip)(
     `a Ray job that PLAYS BACK a real verl console log line by line (play-verl qwen2_7b_min, 140 steps) is followed live into a lab run through the verl console parser, the length-runaway warning raised while the job still runs${PLAYBACK ? '' : ' — NOT RUN: ../shared/data/real-runs is absent'}`,
     async () => {
-      const client = new RayClient({ name: null, url: head.url, token: head.token });
+      const client = ray.client;
       // Not verl: a stand-in that prints a real verl log at a few hundred lines a second, as a verl job's driver would.
       const id = 'verl-playback-qwen2-7b-min';
       const play = `import sys, time\nfor i, l in enumerate(open(sys.argv[1], encoding='utf-8', errors='replace')):\n    sys.stdout.write(l); sys.stdout.flush()\n    if i % 40 == 0: time.sleep(0.02)\n`;
       await client.submitJob({ submissionId: id, entrypoint: `python3 -c "$PLAY" ${PLAYBACK}`, runtimeEnv: { env_vars: { PLAY: play } } });
-      const store = await RunStore.open(dataDir);
+      const store = await RunStore.open(ray.dataDir);
       const raised: Array<{ alert: Alert; jobStatus: string | undefined }> = [];
       try {
         const r = await followRayJobIntoRun(client, store, id, {
@@ -330,15 +313,15 @@ describe('arena --on a Ray cluster', () => {
       // Wall-clock fields differ between any two runs; everything else is a function of config and seed.
       return JSON.parse(JSON.stringify(last, (k, v) => (/wall|seconds|time|At$|runId|dataDir|command/i.test(k) ? undefined : v)));
     };
-    const onRay = ctx(dataDir);
+    const onRay = cliCapture(ray.dataDir);
     expect(await arena.run([...plan, '--on', 'head'], onRay.ctx)).toBe(0);
-    const here = ctx(dataDir);
+    const here = cliCapture(ray.dataDir);
     expect(await arena.run(plan, here.ctx)).toBe(0);
     const a = summaryOf(onRay.out());
     // The table carries the evaluated cells, not only the (identical) plan.
     expect(JSON.stringify(a).length).toBeGreaterThan(JSON.stringify(a.plan).length + 200);
     expect(a).toEqual(summaryOf(here.out()));
-    const store = await RunStore.open(dataDir);
+    const store = await RunStore.open(ray.dataDir);
     const rayRuns = (await store.listRuns()).filter((r) => r.tags.includes('arena') && r.tags.includes('on:ray'));
     await store.close();
     expect(rayRuns).toHaveLength(2);
@@ -353,14 +336,14 @@ describe('re-attach after a lab restart', () => {
     const bin = join(import.meta.dirname, '..', '..', '..', 'bin', 'arlarena.mjs');
     const child = spawn(
       process.execPath,
-      [bin, '--data-dir', dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps],
+      [bin, '--data-dir', ray.dataDir, 'train', '--preset', 'grpo', '--seed', '3', '--on', 'head', ...steps],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const gone = new Promise((r) => child.once('exit', r));
     let runId: string | null = null;
-    const store0 = await RunStore.open(dataDir);
+    const store0 = await RunStore.open(ray.dataDir);
     try {
       for (let i = 0; ; i++) {
         runId ??= /run (\S+): grpo/.exec(err)?.[1] ?? null;
@@ -373,20 +356,20 @@ describe('re-attach after a lab restart', () => {
     }
     child.kill('SIGKILL');
     await gone;
-    const r = ctx(dataDir);
+    const r = cliCapture(ray.dataDir);
     expect(await resume.run([runId!, '--json'], r.ctx)).toBe(0);
     expect(JSON.parse(r.out())).toMatchObject({ runId, status: 'completed', step: 16 });
     expect(r.err()).toContain('trained on ray:head');
-    const here = ctx(dataDir);
+    const here = cliCapture(ray.dataDir);
     expect(await train.run(['--preset', 'grpo', '--seed', '3', '--json', ...steps], here.ctx)).toBe(0);
-    const store = await RunStore.open(dataDir);
+    const store = await RunStore.open(ray.dataDir);
     try {
       const a = await new RunFiles(store.runDir(runId!)).readMetrics();
       const b = await new RunFiles(store.runDir(JSON.parse(here.out()).runId)).readMetrics();
       expect(a.map((m) => m.step)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
       expect(deterministicPart(a)).toEqual(deterministicPart(b));
       // The target is recorded by name and by address (never the token).
-      expect((await store.getRun(runId!))?.tags).toEqual(expect.arrayContaining(['on:ray', 'ray:head', `ray-url:${head.url}`]));
+      expect((await store.getRun(runId!))?.tags).toEqual(expect.arrayContaining(['on:ray', 'ray:head', `ray-url:${ray.head.url}`]));
     } finally {
       await store.close();
     }
@@ -395,7 +378,7 @@ describe('re-attach after a lab restart', () => {
 
 describe('remote verl --on', () => {
   it('submits the printed launch as a Ray job as is; here, with no verl on the head, the job fails and the command says so', async () => {
-    const c = ctx(dataDir);
+    const c = cliCapture(ray.dataDir);
     // The check runs first, on the cluster (a Ray job in --workdir with --python: the tests' ARLArena-layout config
     // tree and the Hydra peer); it passes, so the launch is submitted and run from that folder on the head (which
     // has no verl, so the job fails).
@@ -424,7 +407,7 @@ describe('remote verl --on', () => {
     expect(code).toBe(1);
     const id = /submitted Ray job (\S+)/.exec(c.err())?.[1];
     expect(id).toBeDefined();
-    const job = await new RayClient({ name: null, url: head.url, token: head.token }).jobInfo(id!);
+    const job = await ray.client.jobInfo(id!);
     expect(job?.status).toBe('FAILED');
     const printed = c
       .out()
@@ -436,9 +419,9 @@ describe('remote verl --on', () => {
   }, 120_000);
 
   it("a launch the cluster's config refuses is not submitted: the check job reports the unknown keys and the command exits 1", async () => {
-    const c = ctx(dataDir);
+    const c = cliCapture(ray.dataDir);
     const fixture = resolve('tests/fixtures/verl/arlarena-layout');
-    const before = (await new RayClient({ name: null, url: head.url, token: head.token }).listJobs()).length;
+    const before = (await ray.client.listJobs()).length;
     const code = await remote.run(
       [
         'verl',
@@ -466,7 +449,7 @@ describe('remote verl --on', () => {
     expect(code).toBe(1);
     expect(c.out()).toContain('# check: unknown key: actor_rollout_ref.actor.use_invalid_action_penalty=True');
     expect(c.err()).toContain('nothing was submitted');
-    const jobs = await new RayClient({ name: null, url: head.url, token: head.token }).listJobs();
+    const jobs = await ray.client.listJobs();
     // Only the check job was added (its id says so); no launch job.
     expect(jobs.length).toBe(before + 1);
     expect(jobs.filter((j) => j.submission_id.startsWith('verl-check-')).length).toBeGreaterThan(0);

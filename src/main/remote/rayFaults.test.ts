@@ -9,59 +9,22 @@
  *    cut line must not be used as data.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../cli/types';
+import { describe, expect, it } from 'vitest';
 import train from '../cli/commands/train';
-import remote from '../cli/commands/remote';
 import { RunStore } from '../store/runStore';
 import { CHECKPOINTS_DIR, RunFiles } from '../store/runFiles';
 import { TINY } from '../../../tests/tinyTrainer';
-import { startRayHead, type RayHead } from '../../../tests/support/ray';
 import { startTcpProxy } from '../../../tests/support/tcpProxy';
 import { RayClient, type JobSubmission } from './rayClient';
 import { followJobLog, newFollowStats } from './logFollow';
 import { rayTrainingJob } from './rayTarget';
 import type { TrainerHooks } from '../../core/training/types';
+import { cliCapture, pidsWith, rayHeadForFile, sleep, waitOnHead } from '../testing/rayHead';
 
-function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const w = (add: (s: string) => void) => new Writable({ write: (c, _e, cb) => (add(String(c)), cb()) });
-  return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits for a real condition (never a fixed sleep standing in for one); the message says what did not happen. */
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (head.status().exited) throw new Error(`the Ray head died while waiting for ${what}: ${head.status().log.slice(-1500)}`);
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
-
-/** The pids of processes whose command line has `argv` and whose environment has `env` (read from /proc). */
-function pidsWith(argv: string, env: string): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      if (!cmd.includes(argv)) continue;
-      if (readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(env)) out.push(Number(d));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return out;
-}
+const ray = rayHeadForFile('arl-rayfaults-');
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 120_000) => waitOnHead(ray.head, what, cond, timeoutMs);
 
 /**
  * Submits a job. A head that has just started may not have its job agent yet and answers "No available agent to
@@ -70,7 +33,7 @@ function pidsWith(argv: string, env: string): number[] {
 async function submit(j: JobSubmission): Promise<void> {
   for (let i = 0; ; i++) {
     try {
-      await client.submitJob(j);
+      await ray.client.submitJob(j);
       return;
     } catch (e) {
       if (i > 60 || !/No available agent/.test((e as Error).message)) throw e;
@@ -79,25 +42,9 @@ async function submit(j: JobSubmission): Promise<void> {
   }
 }
 
-let head: RayHead;
-let dataDir: string;
-let client: RayClient;
-
-beforeAll(async () => {
-  head = await startRayHead();
-  dataDir = await mkdtemp(join(tmpdir(), 'arl-rayfaults-'));
-  client = new RayClient({ name: null, url: head.url, token: head.token });
-  await remote.run(['add', 'head', head.url, '--token-file', head.tokenFile], ctx(dataDir).ctx);
-}, 120_000);
-
-afterAll(async () => {
-  await head?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-}, 60_000);
-
 describe('a dropped connection to the dashboard', () => {
   it('the follow resumes where it stopped: the relay to the head is cut twice while the job writes, and every line of its log arrives once and in order', async () => {
-    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(head.url).port) });
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(ray.head.url).port) });
     try {
       const id = `faults-drop-${Date.now()}`;
       const n = 400;
@@ -106,7 +53,7 @@ describe('a dropped connection to the dashboard', () => {
         entrypoint: `sh -c 'i=0; while [ $i -lt ${n} ]; do i=$((i+1)); echo "line $i of ${n} ${'x'.repeat(60)}"; sleep 0.02; done'`,
         runtimeEnv: {},
       });
-      const viaProxy = new RayClient({ name: null, url: proxy.url, token: head.token });
+      const viaProxy = new RayClient({ name: null, url: proxy.url, token: ray.head.token });
       const got: string[] = [];
       const stats = newFollowStats();
       const follow = followJobLog(
@@ -134,7 +81,7 @@ describe('a dropped connection to the dashboard', () => {
       expect(cutAt).toBeLessThan(n);
       expect(numbered().map((l) => Number(l.split(' ')[1]))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
       // Every line of the job's whole log (read directly from the head), once each, nothing else.
-      const whole = (await client.jobLogs(id)).split('\n');
+      const whole = (await ray.client.jobLogs(id)).split('\n');
       if (whole[whole.length - 1] === '') whole.pop();
       expect(got).toEqual(whole);
       expect(stats.reconnects).toBeGreaterThanOrEqual(1);
@@ -150,7 +97,7 @@ describe('a dropped connection to the dashboard', () => {
 
 describe('a job killed on the cluster', () => {
   it("the trainer process killed (-9) on the node mid-run: the run is marked failed with the job's last log lines; the store holds a readable run with steps 1..k and only whole, verified checkpoints", async () => {
-    const c = ctx(dataDir);
+    const c = cliCapture(ray.dataDir);
     // compute.workers=1: the lab's Ray package has no gradient-worker entry (sessions/workerBoot.mjs), so the
     // default (one worker per core of the node) fails on the node before a step; that is not the fault tested here.
     const args = Object.entries({ ...TINY, 'training.steps': 60, 'training.checkpointEvery': 2, 'compute.workers': 1 }).flatMap(
@@ -164,7 +111,7 @@ describe('a job killed on the cluster', () => {
     );
     const notEnded = async () => {
       if (!settled) return;
-      const st = await RunStore.open(dataDir);
+      const st = await RunStore.open(ray.dataDir);
       const why = runId ? (await st.getRun(runId))?.error : null;
       await st.close();
       throw new Error(`the run ended before it was killed (${settled}): ${why ?? c.err()}`);
@@ -177,7 +124,7 @@ describe('a job killed on the cluster', () => {
       async () => {
         await notEnded();
         await sleep(400);
-        return (await client.jobInfo(runId)) !== null && (await client.jobLogs(runId)).includes('@arlarena:checkpoint');
+        return (await ray.client.jobInfo(runId)) !== null && (await ray.client.jobLogs(runId)).includes('@arlarena:checkpoint');
       },
       240_000,
     );
@@ -185,7 +132,7 @@ describe('a job killed on the cluster', () => {
     expect(pids).toHaveLength(1);
     process.kill(pids[0]!, 'SIGKILL');
     expect(await running).toBe(1);
-    const job = await client.jobInfo(runId);
+    const job = await ray.client.jobInfo(runId);
     expect(job?.status).toBe('FAILED');
     const why = /ended failed: ([\s\S]*)$/.exec(c.err())?.[1] ?? '';
     expect(why).toMatch(new RegExp(`Ray job ${runId} ended FAILED`));
@@ -194,7 +141,7 @@ describe('a job killed on the cluster', () => {
 
     // The store, opened afresh: the run reads back, failed, with every step from 1 to its last once, and each
     // checkpoint whole (every file its meta names is there with the SHA-256 the node sent).
-    const store = await RunStore.open(dataDir);
+    const store = await RunStore.open(ray.dataDir);
     try {
       const rec = await store.getRun(runId);
       expect(rec?.status).toBe('failed');
@@ -242,13 +189,13 @@ describe('a job killed on the cluster', () => {
       onStatus: () => undefined,
       checkControl: async () => 'continue',
     };
-    const err = await rayTrainingJob(client)
-      .run({ runId: id, config: {}, seed: 0, dataDir }, hooks)
+    const err = await rayTrainingJob(ray.client)
+      .run({ runId: id, config: {}, seed: 0, dataDir: ray.dataDir }, hooks)
       .then(
         () => null,
         (e: Error) => e,
       );
-    expect((await client.jobInfo(id))?.status).toBe('FAILED');
+    expect((await ray.client.jobInfo(id))?.status).toBe('FAILED');
     expect(err?.message).toMatch(
       new RegExp(`Ray job ${id} ended FAILED while writing a metric line \\(cut off after \\d+ characters, not used\\)`),
     );
