@@ -27,6 +27,7 @@ import { CHECKPOINTS_DIR, METRICS_FILE, TRAJECTORIES_FILE, checkpointDirName } f
 import type { RunStore } from '../store/runStore';
 import { BUNDLE_EXTENSION, BUNDLE_FORMAT, BUNDLE_SCHEMA_VERSION, type BundleManifest, sha256Hex } from './manifest';
 import { scrub } from './scrub';
+import { writerTag } from '../platform/process';
 
 const DEFAULT_CHECKPOINT_LIMIT_BYTES = 64 * 1024 * 1024;
 /** A metric stream past this is streamed into the zip instead of being read whole. */
@@ -225,7 +226,7 @@ async function writeStreamedZip(
   bigPath: string,
   bigEnd: number,
 ): Promise<{ bytes: number; sha256: string }> {
-  const tmp = `${out}.${process.pid}.tmp`;
+  const tmp = `${out}.${writerTag()}.tmp`; // its writer named, for removeDeadTemps
   const fd = openSync(tmp, 'w');
   const hash = createHash('sha256');
   let bytes = 0;

@@ -28,7 +28,7 @@ it("an export killed before its rename leaves no temp once the bundle is exporte
   const killed = await cli([KILL_POINT_CLI, '1', 'atomic-before-rename', '--data-dir', data, 'export', run.id, '--out', out]);
   expect(killed.signal, killed.err).toBe('SIGKILL');
   expect((await readdir(outDir)).sort()).toEqual(
-    ['.notes.txt.1-0-1.tmp', expect.stringMatching(/^\.run\.arlarena\.zip\.\d+-0-1\.tmp$/)].sort(),
+    ['.notes.txt.1-0-1.tmp', expect.stringMatching(/^\.run\.arlarena\.zip\.p\d+(?:s\d+)?h[0-9a-f]{8}-0-1\.tmp$/)].sort(),
   );
 
   const again = await cli([CLI, '--data-dir', data, 'export', run.id, '--out', out]);

@@ -24,7 +24,7 @@ import type { ImportResult, RunRecord } from '../../shared/api';
 import type { LogFormat, ParserBase, SourceMeta, SourceStep } from '../../core/formats/types';
 import { bundleHolders, importBundle, verifyBundle } from '../bundles/importBundle';
 import { BundleError, sha256Hex } from '../bundles/manifest';
-import { pidAlive } from '../platform/process';
+import { pidAlive, WRITER_TAG, writerState, writerTag } from '../platform/process';
 import { RunStore } from '../store/runStore';
 import {
   folderLabel,
@@ -278,8 +278,11 @@ interface UnitOutcome {
 /** Where imports are built before they join the catalog (inside the data directory: one file system). */
 export const STAGING_DIR = '.imports';
 
+/** A staging folder's name: `p<pid>s<start>h<host>-<random>` (writerTag: its importer's pid, start in ticks since boot, host). */
+const STAGE_NAME = new RegExp(`^${WRITER_TAG}-[0-9a-f]+$`);
+
 /**
- * A run store of its own for one import, in <dataDir>/.imports/<pid>-<random>: the runs are built there and move
+ * A run store of its own for one import, in <dataDir>/.imports/<writer>-<random>: the runs are built there and move
  * into the catalog only when complete (RunStore.adoptRuns), so a killed import leaves no half run behind. What a
  * killed import left (its process is gone) is removed here.
  */
@@ -287,18 +290,23 @@ async function openStaging(store: RunStore): Promise<{ store: RunStore; dir: str
   const root = join(store.dataDir, STAGING_DIR);
   await mkdir(root, { recursive: true });
   for (const n of await readdir(root).catch(() => [] as string[])) {
-    const pid = Number(n.split('-')[0]);
+    const tagged = STAGE_NAME.exec(n);
+    const pid = tagged ? Number(tagged[1]) : Number(n.split('-')[0]);
     if (!Number.isInteger(pid) || pid <= 0) continue;
-    // Its importer made and changed the folder while it lived, so a process with its pid that started after the
-    // folder's last change is not its importer: after a session's end killed every process, pids are handed out
-    // from low numbers again, and a dead import's folder named this very process's pid, or a later one's, stayed.
     const changed = await stat(join(root, n)).then(
       (st) => st.mtimeMs,
       () => null,
     );
-    if (changed !== null && !pidAlive(pid, changed)) await rm(join(root, n), { recursive: true, force: true });
+    if (changed === null) continue;
+    // A name with its importer's start is judged by it exactly, however long the import has run and whatever the wall
+    // clock did; another host's importer cannot be judged here, and its folder is left. A name of older versions (`<pid>-<random>`) by the folder's last change: its importer made and changed
+    // it while it lived, so a process with its pid that started after that is not its importer (after a session's end
+    // killed every process, pids are handed out from low numbers again, and a dead import's folder named this very
+    // process's pid, or a later one's, stayed) — which a forward step of the clock gets wrong for a live import.
+    const gone = tagged ? writerState(tagged[1]!, tagged[2], tagged[3]!, changed) === 'gone' : !pidAlive(pid, changed);
+    if (gone) await rm(join(root, n), { recursive: true, force: true });
   }
-  const dir = join(root, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  const dir = join(root, `${writerTag()}-${randomBytes(6).toString('hex')}`);
   return { store: await RunStore.open(dir), dir };
 }
 

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 /**
  * Linux's USER_HZ, the unit of /proc/<pid>/stat's start time: fixed at 100 by the kernel ABI on every
@@ -95,4 +97,41 @@ export function pidAlive(pid: number, since?: number | string | Date, startTicks
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+let ownTag: string | undefined;
+/**
+ * This process as a temp file or folder's name carries it: `p<pid>s<start>h<host>`, start being processStartTicks
+ * (absent off Linux, where /proc cannot say) and host the first 8 hex digits of the SHA-256 of this machine's host
+ * name — the identity a run's owner file and a lock record, in a name. The cleanups (store/atomic.ts, the log import's
+ * staging, a metrics export's partials) judge a name with it by writerState, exactly, whatever its age and whatever
+ * the wall clock did: by age, a live write slower than the limit (a large checkpoint on a loaded disk) lost its temp
+ * under it and a dead one younger than it stayed until later. The host keeps this machine's pids from judging another
+ * machine's writer (a data dir shared over the network, or bind-mounted into two containers, each with its own pids).
+ */
+export function writerTag(): string {
+  if (ownTag === undefined) {
+    const start = processStartTicks();
+    ownTag = `p${process.pid}${start !== null ? `s${start}` : ''}h${hostTag()}`;
+  }
+  return ownTag;
+}
+
+let ownHost: string | undefined;
+function hostTag(): string {
+  ownHost ??= createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+  return ownHost;
+}
+
+/** writerTag's form inside a name, as a RegExp source: groups 1 the pid, 2 the start (absent off Linux), 3 the host. */
+export const WRITER_TAG = 'p(\\d+)(?:s(\\d+))?h([0-9a-f]{8})';
+
+/**
+ * What can be said here of the writer a writerTag names (its groups as WRITER_TAG matched them; `changedMs`: the
+ * name's last change, used only where no start is recorded): alive, gone (no process of that pid started at that
+ * start: killed, or the pid handed out again), or of another host, which this host's pids cannot judge.
+ */
+export function writerState(pid: string, start: string | undefined, host: string, changedMs: number): 'alive' | 'gone' | 'elsewhere' {
+  if (host !== hostTag()) return 'elsewhere';
+  return pidAlive(Number(pid), changedMs, start !== undefined ? Number(start) : null) ? 'alive' : 'gone';
 }

@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeDeadTemps, writeFileAtomic } from '../store/atomic';
 import { storeFaults } from '../store/faults';
+import { writerTag } from '../platform/process';
 
 export interface RemoteEntry {
   readonly name: string;
@@ -56,7 +57,7 @@ export function normalizeUrl(raw: string): string {
 /** Write a secret so that it is never readable by others, not even for a moment: created 0600, then renamed in. */
 async function writeSecret(file: string, data: string): Promise<void> {
   await removeDeadTemps(file);
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${writerTag()}.tmp`; // its writer named, for removeDeadTemps
   const fh = await open(tmp, 'w', 0o600);
   try {
     await fh.chmod(0o600);

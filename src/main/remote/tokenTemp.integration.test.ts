@@ -27,7 +27,7 @@ it('a remote add killed before its token is renamed in leaves no copy of the tok
   const add = ['--data-dir', data, 'remote', 'add', 'c1', 'http://127.0.0.1:9', '--token-file', tokenFile];
   const killed = await cli([KILL_POINT_CLI, '1', 'secret-before-rename', ...add]);
   expect(killed.signal, killed.err).toBe('SIGKILL');
-  expect(await holding(data)).toEqual([expect.stringMatching(/^c1\.token\.\d+\.tmp$/)]);
+  expect(await holding(data)).toEqual([expect.stringMatching(/^c1\.token\.p\d+(?:s\d+)?h[0-9a-f]{8}\.tmp$/)]);
 
   const again = await cli([CLI, ...add]);
   expect(again.code, again.err).toBe(0);

@@ -3,8 +3,8 @@
  * read. The byte layouts are the pure exporters in src/core/formats/export; this module picks
  * the keys, names the output and writes it.
  *
- * The file is streamed chunk by chunk to a hidden `.arlarena-export-<run id>.<pid>-<n>.partial` beside the output and
- * renamed into place only when complete, so a failed or interrupted export never leaves a truncated file under the
+ * The file is streamed chunk by chunk to a hidden `.arlarena-export-<run id>.<writer>-<n>.partial` beside the output
+ * and renamed into place only when complete, so a failed or interrupted export never leaves a truncated file under the
  * final name. The temporary name has no "tfevents" in it: TensorBoard reads every file of a log directory whose name
  * contains that word, a half-written one included. It names its writer: an export killed mid-way (a session's end)
  * left its partial for good, one per run and folder, and the next export to that folder removes those whose writer
@@ -18,12 +18,14 @@ import { csvChunks } from '../../core/formats/export/csv';
 import { exportableKeys } from '../../core/formats/export/keys';
 import { tensorboardChunks } from '../../core/formats/export/tensorboard';
 import { verlJsonlChunks } from '../../core/formats/export/verlJsonl';
-import { pidAlive } from '../platform/process';
+import { pidAlive, WRITER_TAG, writerState, writerTag } from '../platform/process';
 import { storeFaults } from './faults';
 import type { RunStore } from './runStore';
 
-/** A partial named by its writer: `.arlarena-export-<run id>.<pid>-<n>.partial`. */
-const PARTIAL_RE = /^\.arlarena-export-.+\.(\d+)-\d+\.partial$/;
+/** A partial named by its writer: `.arlarena-export-<run id>.p<pid>s<start>h<host>-<n>.partial` (writerTag). */
+const PARTIAL_RE = new RegExp(`^\\.arlarena-export-.+\\.${WRITER_TAG}-\\d+\\.partial$`);
+/** A partial of the versions that named its writer by pid alone: `.arlarena-export-<run id>.<pid>-<n>.partial`. */
+const PID_PARTIAL_RE = /^\.arlarena-export-.+\.(\d+)-\d+\.partial$/;
 /** A partial of the versions before it named its writer (the run id alone; run ids hold no dots). */
 const OLD_PARTIAL_RE = /^\.arlarena-export-[^.]+\.partial$/;
 /** An old partial changed this long ago is a killed export's: a live one writes it chunk after chunk. */
@@ -32,18 +34,26 @@ const OLD_PARTIAL_AGE_MS = 60_000;
 let partials = 0;
 
 /**
- * Remove the partials that metrics exports killed mid-way left in `dir`: those named by a writer that is gone (a
- * process holding the pid that started after the partial's last change is not its writer: pids are handed out again
- * after a session's end), and the old unnamed ones unchanged for a minute. Other files stay: the folder may be the
- * user's. (store/atomic.ts's removeDeadTemps does the same for writeFileAtomic's temps.)
+ * Remove the partials that metrics exports killed mid-way left in `dir`: those named by a writer that is gone — its
+ * pid's process did not start at the start in ticks the name records, whatever the partial's age; for the pid-only
+ * names of older versions, a process holding the pid started after the partial's last change (pids are handed out
+ * again after a session's end) — and the old unnamed ones, and another host's, unchanged for a minute. Other files
+ * stay: the folder may be the user's. (store/atomic.ts's removeDeadTemps does the same for writeFileAtomic's temps.)
  */
 async function removeDeadPartials(dir: string): Promise<void> {
   for (const n of await readdir(dir).catch(() => [] as string[])) {
     const m = PARTIAL_RE.exec(n);
-    if (!m && !OLD_PARTIAL_RE.test(n)) continue;
+    const old = m ? null : PID_PARTIAL_RE.exec(n);
+    if (!m && !old && !OLD_PARTIAL_RE.test(n)) continue;
     const st = await stat(join(dir, n)).catch(() => null);
     if (!st?.isFile()) continue;
-    const dead = m ? !pidAlive(Number(m[1]), st.mtimeMs) : Date.now() - st.mtimeMs > OLD_PARTIAL_AGE_MS;
+    const state = m ? writerState(m[1]!, m[2], m[3]!, st.mtimeMs) : null;
+    const dead =
+      state === 'alive' || state === 'gone'
+        ? state === 'gone'
+        : old
+          ? !pidAlive(Number(old[1]), st.mtimeMs)
+          : Date.now() - st.mtimeMs > OLD_PARTIAL_AGE_MS;
     if (dead) await rm(join(dir, n), { force: true });
   }
 }
@@ -99,7 +109,7 @@ export async function exportMetrics(
 
   await mkdir(dirname(path), { recursive: true });
   await removeDeadPartials(dirname(path));
-  const partial = join(dirname(path), `.arlarena-export-${runId}.${process.pid}-${++partials}.partial`);
+  const partial = join(dirname(path), `.arlarena-export-${runId}.${writerTag()}-${++partials}.partial`);
   const ws = createWriteStream(partial);
   try {
     await once(ws, 'ready');

@@ -51,7 +51,8 @@ it('a metrics export killed mid-way leaves no partial once the next export to th
     expect(killed.signal, killed.err).toBe('SIGKILL');
     return (await readdir(outDir)).filter((n) => n.endsWith('.partial') && n !== live && n !== 'notes.partial');
   };
-  const partialOf = (id: string) => new RegExp(`^\\.arlarena-export-${id}\\.\\d+-1\\.partial$`);
+  // named by its writer (writerTag: p<pid>s<start>h<host>)
+  const partialOf = (id: string) => new RegExp(`^\\.arlarena-export-${id}\\.p\\d+(?:s\\d+)?h[0-9a-f]{8}-1\\.partial$`);
   expect(await killedExport(a, 'csv')).toEqual([expect.stringMatching(partialOf(a))]);
   expect(await killedExport(b, 'jsonl')).toEqual([expect.stringMatching(partialOf(b))]);
 

@@ -24,7 +24,7 @@
  * 10 s by default), so every kill -9 during a write blocks the next process for that long, and a holder whose
  * event loop stalls past it is declared compromised and throws; it has no "holder pid is gone" test.
  */
-import { pidAlive, processStartTicks } from '../platform/process';
+import { pidAlive, processStartTicks, writerTag } from '../platform/process';
 import { link, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -90,7 +90,8 @@ export class LockPathError extends Error {
 let counter = 0;
 
 function tempName(lockFile: string): string {
-  return join(dirname(lockFile), `.${basename(lockFile)}.${process.pid}-${threadId}-${++counter}.tmp`);
+  // named by its writer (writerTag), as writeFileAtomic's: the run store's open and removeDeadTemps judge it by that
+  return join(dirname(lockFile), `.${basename(lockFile)}.${writerTag()}-${threadId}-${++counter}.tmp`);
 }
 
 function parseOwner(text: string): LockOwner | null {

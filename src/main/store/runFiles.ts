@@ -13,6 +13,7 @@ import type { Trajectory } from '../../shared/api';
 import { fsyncDir, writeFileAtomic } from './atomic';
 import { storeFaults } from './faults';
 import { JsonlAppender, decodeMetricRecord, encodeMetricRecord, readJsonl } from './jsonl';
+import { writerTag } from '../platform/process';
 
 /** Structurally the trainer's `TrainerCheckpoint` (src/core/training/types.ts). */
 export interface StoredCheckpoint {
@@ -114,7 +115,7 @@ export class RunFiles {
     const root = join(this.dir, CHECKPOINTS_DIR);
     await mkdir(root, { recursive: true });
     const name = checkpointDirName(c.step);
-    const tmp = join(root, `.${name}.${process.pid}.tmp`);
+    const tmp = join(root, `.${name}.${writerTag()}.tmp`); // named by its writer: see cleanStaleTemps
     await rm(tmp, { recursive: true, force: true });
     await mkdir(tmp);
     const fileNames: string[] = [];
@@ -200,8 +201,8 @@ export class RunFiles {
 
   /**
    * Keep the newest KEEP_CHECKPOINTS complete checkpoints. Each folder to drop is first renamed to a hidden temp
-   * name (one atomic step), then removed: a kill mid-removal leaves a `.…tmp` folder that cleanStaleTemps
-   * deletes at the next open, never a step folder without its meta.json.
+   * name (one atomic step), then removed: a kill mid-removal leaves a `.…tmp` folder, named by its writer, that
+   * cleanStaleTemps deletes at the next open once that writer is gone, never a step folder without its meta.json.
    */
   private async pruneCheckpoints(): Promise<void> {
     const folders = await this.stepFolders();
@@ -210,7 +211,7 @@ export class RunFiles {
     const root = join(this.dir, CHECKPOINTS_DIR);
     for (const f of drop) {
       const name = checkpointDirName(f.step);
-      const trash = join(root, `.prune-${name}.${process.pid}.tmp`);
+      const trash = join(root, `.prune-${name}.${writerTag()}.tmp`);
       try {
         await rename(join(root, name), trash);
       } catch {

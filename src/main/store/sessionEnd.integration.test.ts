@@ -98,7 +98,8 @@ it.runIf(sessionPid !== null)(
     const killed = await session([KILL_POINT_CLI, '2', 'jsonl-append', '--data-dir', data, 'import', log]).ended;
     expect(killed.code, killed.out).toBe(137);
     const left = await readdir(join(data, '.imports'));
-    expect(left.map((n) => Number(n.split('-')[0]))).toEqual([sessionPid]);
+    // named p<pid>s<start>h<host>-<random> (writerTag): the session's pid, its start in ticks since boot, the host
+    expect(left.map((n) => Number(/^p(\d+)(?:s\d+)?h[0-9a-f]{8}-/.exec(n)?.[1]))).toEqual([sessionPid]);
     await nextSession();
 
     const next = await session([CLI, '--data-dir', data, 'import', log, '--json']).ended;
