@@ -19,7 +19,8 @@ import { decodeLine } from './lineProtocol';
 import type { CheckpointLine, TrajectoryLine } from './transit';
 import { TINY, deterministicPart } from '../../../tests/tinyTrainer';
 import { freePort, treeRssMb } from '../../../tests/support/ray';
-import { cliCapture, rayHeadForFile } from '../testing/rayHead';
+import { rayHeadForFile } from '../testing/rayHead';
+import { testCliContext } from '../testing/testContext';
 import { machineWorkers } from '../compute/gradPool';
 import { followRayJobIntoRun } from './verlFollow';
 import { realRun } from '../../../tests/support/realRuns';
@@ -47,7 +48,7 @@ beforeAll(async () => {
 
 describe('compute targets on a real Ray head with token auth', () => {
   it('remote add stores the token 0600 and never prints it; test reports version, nodes, CPUs; remove forgets it', async () => {
-    const a = cliCapture(ray.dataDir);
+    const a = testCliContext(ray.dataDir);
     expect(await remote.run(['add', 'local', ray.head.url], a.ctx)).toBe(1);
     expect(a.err()).toContain('"local" means this machine');
     expect(await remote.run(['add', 'mine', ray.head.url, '--token-file', ray.head.tokenFile], a.ctx)).toBe(0);
@@ -57,18 +58,18 @@ describe('compute targets on a real Ray head with token auth', () => {
     expect((await stat(join(ray.dataDir, 'remote-tokens'))).mode & 0o777).toBe(0o700);
     expect(await readFile(join(ray.dataDir, 'remotes.json'), 'utf8')).not.toContain(ray.head.token);
 
-    const t = cliCapture(ray.dataDir);
+    const t = testCliContext(ray.dataDir);
     expect(await remote.run(['test', 'mine', '--json'], t.ctx)).toBe(0);
     const s = JSON.parse(t.out());
     expect(s).toMatchObject({ rayVersion: '2.60.0', nodes: 1, cpus: { total: 2 }, gpus: { total: 0 } });
     expect(s.cpus.free).toBeGreaterThan(0);
 
-    const l = cliCapture(ray.dataDir);
+    const l = testCliContext(ray.dataDir);
     await remote.run(['list'], l.ctx);
     expect(l.out()).toContain(ray.head.url);
     for (const c of [a, t, l]) expect(c.out() + c.err()).not.toContain(ray.head.token);
 
-    const b = cliCapture(ray.dataDir);
+    const b = testCliContext(ray.dataDir);
     await remote.run(['add', 'spare', ray.head.url], b.ctx);
     expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(0);
     expect(await remote.run(['remove', 'spare'], b.ctx)).toBe(1);
@@ -78,7 +79,7 @@ describe('compute targets on a real Ray head with token auth', () => {
   it('a missing token, a wrong token and an unreachable address each get their own message', async () => {
     const badTok = join(ray.dataDir, 'bad.token');
     await writeFile(badTok, 'not-the-token\n');
-    const c = cliCapture(ray.dataDir);
+    const c = testCliContext(ray.dataDir);
     await remote.run(['add', 'wrongtok', ray.head.url, '--token-file', badTok], c.ctx);
     expect(await remote.run(['test', 'wrongtok'], c.ctx)).toBe(1);
     expect(c.err()).toMatch(/refused the token: it is not this cluster's token/);
@@ -94,8 +95,8 @@ describe('compute targets on a real Ray head with token auth', () => {
     try {
       const badTok = join(dir, 't');
       await writeFile(badTok, 'nope');
-      await remote.run(['add', 'bad', ray.head.url, '--token-file', badTok], cliCapture(dir).ctx);
-      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], cliCapture(dir).ctx)).rejects.toThrow(
+      await remote.run(['add', 'bad', ray.head.url, '--token-file', badTok], testCliContext(dir).ctx);
+      await expect(train.run(['--preset', 'grpo', '--on', 'bad', '--json', ...TINY_ARGS], testCliContext(dir).ctx)).rejects.toThrow(
         /refused the token/,
       );
       const store = await RunStore.open(dir);
@@ -129,12 +130,12 @@ describe('lab runs as Ray jobs', () => {
       'training.checkpointEvery=2',
       '--json',
     ];
-    const onRay = cliCapture(ray.dataDir);
+    const onRay = testCliContext(ray.dataDir);
     const t0 = Date.now();
     expect(await train.run([...args, '--on', 'head'], onRay.ctx)).toBe(0);
     const rayRun = JSON.parse(onRay.out());
     console.log(`[ray] 2-step nano run on Ray: ${Date.now() - t0} ms (package build/upload included)`);
-    const here = cliCapture(ray.dataDir);
+    const here = testCliContext(ray.dataDir);
     const t1 = Date.now();
     expect(await train.run(args, here.ctx)).toBe(0);
     console.log(`[ray] the same run here: ${Date.now() - t1} ms`);
@@ -185,7 +186,7 @@ describe('lab runs as Ray jobs', () => {
   }, 180_000);
 
   it('a job that fails on the cluster marks the run failed with the reason', async () => {
-    const c = cliCapture(ray.dataDir);
+    const c = testCliContext(ray.dataDir);
     // Native TensorFlow does not travel in the lab's package (libtensorflow): a run that names it passes here, where
     // setup:tensorflow built tfjs-node, and fails on the node, which has no build of its own (ARLARENA_NATIVE_TF_ROOT).
     const code = await train.run(
@@ -313,9 +314,9 @@ describe('arena --on a Ray cluster', () => {
       // Wall-clock fields differ between any two runs; everything else is a function of config and seed.
       return JSON.parse(JSON.stringify(last, (k, v) => (/wall|seconds|time|At$|runId|dataDir|command/i.test(k) ? undefined : v)));
     };
-    const onRay = cliCapture(ray.dataDir);
+    const onRay = testCliContext(ray.dataDir);
     expect(await arena.run([...plan, '--on', 'head'], onRay.ctx)).toBe(0);
-    const here = cliCapture(ray.dataDir);
+    const here = testCliContext(ray.dataDir);
     expect(await arena.run(plan, here.ctx)).toBe(0);
     const a = summaryOf(onRay.out());
     // The table carries the evaluated cells, not only the (identical) plan.
@@ -356,11 +357,11 @@ describe('re-attach after a lab restart', () => {
     }
     child.kill('SIGKILL');
     await gone;
-    const r = cliCapture(ray.dataDir);
+    const r = testCliContext(ray.dataDir);
     expect(await resume.run([runId!, '--json'], r.ctx)).toBe(0);
     expect(JSON.parse(r.out())).toMatchObject({ runId, status: 'completed', step: 16 });
     expect(r.err()).toContain('trained on ray:head');
-    const here = cliCapture(ray.dataDir);
+    const here = testCliContext(ray.dataDir);
     expect(await train.run(['--preset', 'grpo', '--seed', '3', '--json', ...steps], here.ctx)).toBe(0);
     const store = await RunStore.open(ray.dataDir);
     try {
@@ -378,7 +379,7 @@ describe('re-attach after a lab restart', () => {
 
 describe('remote verl --on', () => {
   it('submits the printed launch as a Ray job as is; here, with no verl on the head, the job fails and the command says so', async () => {
-    const c = cliCapture(ray.dataDir);
+    const c = testCliContext(ray.dataDir);
     // The check runs first, on the cluster (a Ray job in --workdir with --python: the tests' ARLArena-layout config
     // tree and the Hydra peer); it passes, so the launch is submitted and run from that folder on the head (which
     // has no verl, so the job fails).
@@ -419,7 +420,7 @@ describe('remote verl --on', () => {
   }, 120_000);
 
   it("a launch the cluster's config refuses is not submitted: the check job reports the unknown keys and the command exits 1", async () => {
-    const c = cliCapture(ray.dataDir);
+    const c = testCliContext(ray.dataDir);
     const fixture = resolve('tests/fixtures/verl/arlarena-layout');
     const before = (await ray.client.listJobs()).length;
     const code = await remote.run(

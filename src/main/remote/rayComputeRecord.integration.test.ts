@@ -10,7 +10,8 @@ import train from '../cli/commands/train';
 import { RunStore } from '../store/runStore';
 import { RunFiles } from '../store/runFiles';
 import { TINY } from '../../../tests/tinyTrainer';
-import { cliCapture, pidsWith, rayHeadForFile, waitOnHead } from '../testing/rayHead';
+import { pidsWith, rayHeadForFile, waitOnHead } from '../testing/rayHead';
+import { testCliContext } from '../testing/testContext';
 
 const ray = rayHeadForFile('arl-raycompute-');
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 240_000) => waitOnHead(ray.head, what, cond, timeoutMs);
@@ -23,7 +24,7 @@ const trainerPids = (runId: string) => pidsWith('arlarena.mjs', `ARLARENA_RUN_ID
  * the node once `killWhen` holds, and answers the stored record and metric rows of the run.
  */
 async function killedRun(killWhen: (runId: string) => Promise<boolean>) {
-  const c = cliCapture(ray.dataDir);
+  const c = testCliContext(ray.dataDir);
   // Rollouts on onnxruntime, as a run here uses by default (the tiny trainer's settings pick tfjs for speed).
   const args = Object.entries({ ...TINY, 'training.steps': 60, 'compute.workers': 1, 'compute.rolloutEngine': 'onnxruntime' }).flatMap(
     ([k, v]) => ['--set', `${k}=${v}`],

@@ -21,7 +21,8 @@ import { RayClient, type JobSubmission } from './rayClient';
 import { followJobLog, newFollowStats } from './logFollow';
 import { rayTrainingJob } from './rayTarget';
 import type { TrainerHooks } from '../../core/training/types';
-import { cliCapture, pidsWith, rayHeadForFile, sleep, waitOnHead } from '../testing/rayHead';
+import { pidsWith, rayHeadForFile, sleep, waitOnHead } from '../testing/rayHead';
+import { testCliContext } from '../testing/testContext';
 
 const ray = rayHeadForFile('arl-rayfaults-');
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 120_000) => waitOnHead(ray.head, what, cond, timeoutMs);
@@ -97,7 +98,7 @@ describe('a dropped connection to the dashboard', () => {
 
 describe('a job killed on the cluster', () => {
   it("the trainer process killed (-9) on the node mid-run: the run is marked failed with the job's last log lines; the store holds a readable run with steps 1..k and only whole, verified checkpoints", async () => {
-    const c = cliCapture(ray.dataDir);
+    const c = testCliContext(ray.dataDir);
     // compute.workers=1: the lab's Ray package has no gradient-worker entry (sessions/workerBoot.mjs), so the
     // default (one worker per core of the node) fails on the node before a step; that is not the fault tested here.
     const args = Object.entries({ ...TINY, 'training.steps': 60, 'training.checkpointEvery': 2, 'compute.workers': 1 }).flatMap(

@@ -2,27 +2,18 @@
  * Test kit for the lab's tests on a real Ray head (remote/ray, rayFaults, rayComputeRecord.integration): one head for
  * the test file (tests/support/ray.ts's startRayHead: token auth, 127.0.0.1, its own ports and temp dir) and a data
  * dir in which `arlarena remote add` made it the remote "head" with its token file, as a user adds one; a Jobs API
- * client for it; a CLI context that keeps what a command printed; a wait that says so when the head died; and the
- * pids of a run's processes on the node, read from /proc.
+ * client for it; a wait that says so when the head died; and the pids of a run's processes on the node, read from
+ * /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
-import type { CliContext } from '../cli/types';
 import remote from '../cli/commands/remote';
 import { RayClient } from '../remote/rayClient';
 import { startRayHead, type RayHead } from '../../../tests/support/ray';
-
-/** A CLI context for `dataDir` whose stdout and stderr are kept (not a TTY). */
-export function cliCapture(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const w = (add: (s: string) => void) => new Writable({ write: (c, _e, cb) => (add(String(c)), cb()) });
-  return { ctx: { dataDir, stdout: w((s) => (out += s)), stderr: w((s) => (err += s)), isTTY: false }, out: () => out, err: () => err };
-}
+import { testCliContext } from './testContext';
 
 export interface RayHeadForFile {
   readonly head: RayHead;
@@ -45,7 +36,7 @@ export function rayHeadForFile(dataDirPrefix: string): RayHeadForFile {
     head = await startRayHead();
     dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
     client = new RayClient({ name: null, url: head.url, token: head.token });
-    const add = cliCapture(dataDir);
+    const add = testCliContext(dataDir);
     const code = await remote.run(['add', 'head', head.url, '--token-file', head.tokenFile], add.ctx);
     if (code !== 0) throw new Error(`remote add head ${head.url} exited ${code}: ${add.err()}`);
   }, 120_000);
