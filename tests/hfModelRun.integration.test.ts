@@ -18,9 +18,7 @@ import { cp, mkdtemp, readFile, readdir, rm, truncate, writeFile, stat } from 'n
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../src/main/cli/types';
 import train from '../src/main/cli/commands/train';
 import runs from '../src/main/cli/commands/runs';
 import show from '../src/main/cli/commands/show';
@@ -57,23 +55,7 @@ import { createLab } from '../src/main/app/lab';
 import { createRunsHandlers } from '../src/main/api/handlers/runs';
 import { syntheticJobs } from '../src/main/testing/jobs/index';
 import { writeSyntheticRun } from '../src/main/store/synthetic';
-
-function ctx(dataDir: string): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const sink = (f: (s: string) => void) =>
-    new Writable({
-      write(c, _e, cb) {
-        f(String(c));
-        cb();
-      },
-    });
-  return {
-    ctx: { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false },
-    out: () => out,
-    err: () => err,
-  };
-}
+import { testCliContext } from '../src/main/testing/testContext';
 
 /** A small SAMPO run: 2 tasks × 2 rollouts, 2 turns, 24 response tokens, validation and checkpoints every 5 steps. */
 const SETS = [
@@ -102,7 +84,7 @@ afterAll(async () => {
 });
 
 async function trainRun(dataDir: string, extra: string[] = []): Promise<string> {
-  const c = ctx(dataDir);
+  const c = testCliContext(dataDir);
   const code = await train.run(
     ['--model', `hf:${qwen3}`, '--lora', LORA, '--steps', '10', '--seed', '7', '--json', ...SETS, ...extra],
     c.ctx,
@@ -244,15 +226,15 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     }
     expect(ckFiles).not.toContain('tokenizer.json');
 
-    const r = ctx(dataA);
+    const r = testCliContext(dataA);
     expect(await runs.run(['--json'], r.ctx)).toBe(0);
     expect(r.out()).toContain(runA);
-    const s = ctx(dataA);
+    const s = testCliContext(dataA);
     expect(await show.run([runA], s.ctx)).toBe(0);
     expect(s.out()).toMatch(/model\s+Qwen3ForCausalLM from .*LoRA r=4 alpha=8/);
     expect(s.out()).toContain(`model.safetensors  sha256 ${(await sha256Of(join(qwen3, 'model.safetensors'))).slice(0, 16)}`);
     expect(s.out()).toContain('tokenizer.json  sha256');
-    const c = ctx(dataA);
+    const c = testCliContext(dataA);
     // 0: no critical alert, 3: one at least — either way the detector read the run.
     expect([0, 3]).toContain(await check.run([runA, '--json'], c.ctx));
     const report = JSON.parse(c.out()) as { runId: string; steps: number; coverage: Array<{ rule: string; applicable: boolean }> };
@@ -306,7 +288,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
 
   it('exports the trained model as a Hugging Face folder (merged, and the PEFT adapters) and evaluates its checkpoint', async () => {
     const out = join(work, 'hf-export');
-    const e = ctx(dataA);
+    const e = testCliContext(dataA);
     expect(await exportCmd.run([runA, '--format', 'hf', '--out', out, '--json'], e.ctx), e.err()).toBe(0);
     const rep = JSON.parse(e.out()) as { step: number; model: string; adapter: string; base: string };
     expect(rep).toMatchObject({ step: 10, model: join(out, 'model'), adapter: join(out, 'adapter'), base: qwen3 });
@@ -340,11 +322,11 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     }
     expect(targets).toBe(6);
     // eval rebuilds the same policy (base + the checkpoint's adapters) and samples held-out tasks through the template.
-    const ev = ctx(dataA);
+    const ev = testCliContext(dataA);
     expect(await evalCmd.run([runA, '--episodes', '3', '--json'], ev.ctx), ev.err()).toBe(0);
     expect(JSON.parse(ev.out())).toMatchObject({ runId: runA, step: 10, episodes: 3, policy: { episodes: 3, success: { n: 3 } } });
     // A lab run has nothing to export this way, and says so.
-    const lab = ctx(dataA);
+    const lab = testCliContext(dataA);
     const store = await RunStore.open(dataA);
     let labId: string;
     try {
@@ -359,7 +341,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
 
   it('bundles the hashes and the adapters, reproduces bit for bit from a copy of the base folder, and refuses a folder whose tokenizer differs', async () => {
     const bundle = join(work, 'run.arlarena.zip');
-    const e = ctx(dataA);
+    const e = testCliContext(dataA);
     expect(await exportCmd.run([runA, '--out', bundle, '--json'], e.ctx)).toBe(0);
     const { record, files } = verifyBundle(new Uint8Array(await readFile(bundle)));
     expect(record.model?.weights['model.safetensors']).toBe(await sha256Of(join(qwen3, 'model.safetensors')));
@@ -372,7 +354,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     const copy = join(work, 'qwen3-copy');
     await cp(qwen3, copy, { recursive: true });
     const dataR = join(work, 'r');
-    const r = ctx(dataR);
+    const r = testCliContext(dataR);
     const code = await reproduce.run([bundle, '--model-folder', copy, '--json'], r.ctx);
     const rep = JSON.parse(r.out()) as { verdict: string; stepsCompared: number; error: string | null };
     expect(rep.error, r.err()).toBeNull();
@@ -383,7 +365,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     await cp(qwen3, changed, { recursive: true });
     const tc = join(changed, 'tokenizer_config.json');
     await writeFile(tc, `${await readFile(tc, 'utf8')}\n`);
-    const x = ctx(join(work, 'x'));
+    const x = testCliContext(join(work, 'x'));
     expect(await reproduce.run([bundle, '--model-folder', changed], x.ctx)).toBe(1);
     expect(x.err()).toMatch(/tokenizer_config\.json: recorded sha256 [0-9a-f]{64}, found [0-9a-f]{64}/);
   }, 600_000);
@@ -471,7 +453,7 @@ describe('a Hugging Face checkpoint trained as a lab run (tiny Qwen3, LoRA, SAMP
     expect(seen.adapters.size).toBe(12);
     expect(seen.maxB).toBeGreaterThan(0);
 
-    const r = ctx(dataS);
+    const r = testCliContext(dataS);
     expect(await resume.run([id, '--json'], r.ctx)).toBe(0);
     const resumed = await metricsOf(dataS, id);
     expect(resumed.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -558,7 +540,7 @@ describe('bad model folders are refused before a run exists', () => {
 
   async function refused(dir: string, reason: RegExp): Promise<void> {
     const dataDir = join(work, `data-${dir.split('/').pop()}`);
-    const c = ctx(dataDir);
+    const c = testCliContext(dataDir);
     await expect(train.run(['--model', `hf:${dir}`, '--lora', 'r=4', '--steps', '2', ...SETS], c.ctx)).rejects.toThrow(reason);
     // Nothing in the store: not even its folder was made.
     await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
@@ -594,7 +576,7 @@ describe('bad model folders are refused before a run exists', () => {
 
   it('a run that does not fit in memory, through train: the estimate and the fix, nothing in the store', async () => {
     const dataDir = join(work, 'data-too-big');
-    const c = ctx(dataDir);
+    const c = testCliContext(dataDir);
     // Every weight trained and 65,536 rows a chunk (1024 tasks × 64 rollouts × 1 turn, one mini-batch, the activation
     // budget raised to let a chunk hold them all): over tfjs-wasm's 4 GiB heap and any machine's memory.
     const big = [

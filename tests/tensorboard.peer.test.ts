@@ -12,19 +12,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLineParser } from '../src/core/formats/index';
 import { createTensorboardParser } from '../src/core/formats/tensorboard';
 import type { LogFormat, SourceStep } from '../src/core/formats/types';
 import exportCommand from '../src/main/cli/commands/export';
-import type { CliContext } from '../src/main/cli/types';
 import { importLogs } from '../src/main/imports/importLogs';
 import { RunStore } from '../src/main/store/runStore';
 import { writeSyntheticRun } from '../src/main/store/synthetic';
 import type { MetricRecord } from '../src/shared/metrics';
 import { peerPython } from './support/peers';
 import { describeRealRuns } from './support/realRuns';
+import { testCliContext } from '../src/main/testing/testContext';
 
 const PEER = resolve(import.meta.dirname, 'peers', 'tensorboard_peer.py');
 
@@ -289,20 +288,6 @@ describeRealRuns('real TensorBoard event files', (dir) => {
 });
 
 describe("round trip: lab run → arlarena export → TensorBoard's EventAccumulator / the lab's importers", () => {
-  function cliContext(dataDir: string) {
-    let out = '';
-    let err = '';
-    const sink = (f: (s: string) => void) =>
-      new Writable({
-        write(c, _e, cb) {
-          f(String(c));
-          cb();
-        },
-      });
-    const ctx: CliContext = { dataDir, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false };
-    return { ctx, out: () => out, err: () => err };
-  }
-
   it('every exported value reads back exactly (float32 for TensorBoard, doubles for csv and jsonl)', async () => {
     const dataDir = join(tmp, 'store-roundtrip');
     const store = await RunStore.open(dataDir);
@@ -333,7 +318,7 @@ describe("round trip: lab run → arlarena export → TensorBoard's EventAccumul
     const outs: Record<string, string> = {};
     for (const format of ['tensorboard', 'csv', 'jsonl']) {
       const out = join(tmp, `export-${format}`, format === 'tensorboard' ? 'logdir' : `run.${format}`);
-      const c = cliContext(dataDir);
+      const c = testCliContext(dataDir);
       const code = await exportCommand.run([runId, '--format', format, '--out', out, '--json'], c.ctx);
       expect(code, c.err()).toBe(0);
       const res = JSON.parse(c.out()) as { path: string; steps: number; keys: number; format: string };
@@ -378,7 +363,7 @@ describe("round trip: lab run → arlarena export → TensorBoard's EventAccumul
   });
 
   it('refuses an unknown --format with the formats it knows, and writes nothing', async () => {
-    const c = cliContext(join(tmp, 'store-none'));
+    const c = testCliContext(join(tmp, 'store-none'));
     await expect(exportCommand.run(['some-run', '--format', 'parquet'], c.ctx)).rejects.toThrow(
       /unknown --format "parquet"; known: bundle, tensorboard, csv, jsonl/,
     );

@@ -8,31 +8,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
 import { loadHfFolder, loadPeftAdapter } from '../../compute/models/hfFolder';
-import type { CliContext } from '../types';
 import warmstart from './warmstart';
-
-function cli(): { ctx: CliContext; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, cb) {
-        append(String(chunk));
-        cb();
-      },
-    });
-  return {
-    ctx: { dataDir: work, stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), isTTY: false },
-    out: () => out,
-    err: () => err,
-  };
-}
+import { testCliContext } from '../../testing/testContext';
 
 let work = '';
+const cli = () => testCliContext(work);
 let model = '';
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'arlarena-llm-warmstart-'));

@@ -6,25 +6,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../types';
 import warmstart from './warmstart';
+import { testCliContext } from '../../testing/testContext';
 
 const work = mkdtempSync(join(tmpdir(), 'arlarena-warmstart-flags-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function cli(): { ctx: CliContext; err: () => string } {
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, cb) {
-        append(String(chunk));
-        cb();
-      },
-    });
-  return { ctx: { dataDir: work, stdout: sink(() => {}), stderr: sink((s) => (err += s)), isTTY: false }, err: () => err };
-}
+const cli = () => testCliContext(work);
 
 describe('arlarena warmstart: the lab model and --model hf:PATH take their own flags', () => {
   it('refuses the LLM flags for the lab model', async () => {
