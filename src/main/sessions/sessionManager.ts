@@ -184,6 +184,11 @@ export class SessionManager {
     }
     const existing = this.sessions.get(runId);
     if (existing && !existing.finished && existing.handle) throw new SessionError('CONFLICT', `run ${runId} is already ${existing.status}`);
+    // Claimed as it enters the queue, not only when its worker launches: a run waiting here (or paused here before it
+    // started) had no owner file, so another process on this data dir — a second app or `arlarena serve` starting
+    // (recover), a study's resume, any CLI command for a paused one — took it for a dead process's and marked it
+    // interrupted, and a resume there trained it beside this process, which still launched it in its turn.
+    await this.store.claimRun(runId);
     const s: Session = {
       runId,
       status: 'queued',
@@ -637,7 +642,8 @@ export class SessionManager {
     }
     for (const w of s.waiters.splice(0)) w();
     if (TERMINAL.includes(status)) this.pump();
-    if (this.active === 0 && this.queue.length === 0) this.stopTimer();
+    // Kept while a run paused before its worker started is held here: `arlarena stop` of it is taken by the timer.
+    if (this.active === 0 && this.queue.length === 0 && [...this.sessions.values()].every((x) => x.finished)) this.stopTimer();
   }
 
   private startTimer(): void {
