@@ -12,47 +12,11 @@ import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { CLI, KILL_POINT_CLI, runNode, tempDirForFile, type NodeExit } from '../../testing/cliKill';
-import { resolveConfig } from '../../../core/config/index';
-import { appVersion } from '../../platform/appInfo';
-import { testLadderPlan } from '../../testing/ladderPlan';
-import { configHash, ledgerHeader, ledgerText, type LedgerRecord } from './ledger';
+import { smallLadder, smallLadderRecords } from '../../testing/ladderPlan';
+import { ledgerHeader, ledgerText } from './ledger';
 
-const ARGS = ['--levels', '0', '--presets', 'grpo,gspo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'lk'];
-const plan = testLadderPlan({
-  command: `arlarena ladder ${ARGS.join(' ')}`,
-  levels: [0],
-  presets: ['grpo', 'gspo'],
-  seeds: [1, 2],
-  steps: 3,
-  episodes: 2,
-});
-const records = (): LedgerRecord[] =>
-  plan.presets.flatMap((preset) =>
-    plan.seeds.map((seed) => ({
-      level: 0,
-      env: 'sokoban',
-      preset,
-      seed,
-      runId: `run-${preset}-${seed}`,
-      status: 'completed' as const,
-      steps: 3,
-      collapseStep: seed === 2 ? 2 : null,
-      censoredAt: seed === 2 ? null : 3,
-      collapseReason: seed === 2 ? 'first critical alert at step 2' : null,
-      heldOutGreedy: 0.5,
-      heldOutSampled: 0.5,
-      finalTrainSuccess: 0.5,
-      bestTrainSuccess: 0.5,
-      firstCriticalStep: seed === 2 ? 2 : null,
-      stepsToThreshold: 1,
-      rolloutSecondsPerStep: 0.25 * seed,
-      rolloutMismatch: null,
-      wallSeconds: 12,
-      appVersion: appVersion(),
-      appCommit: 'abc123',
-      configHash: configHash(resolveConfig(preset, 'sokoban', { 'training.pressure': 0, seed, 'training.steps': 3 }).config),
-    })),
-  );
+const { args: ARGS, plan } = smallLadder('lk');
+const records = () => smallLadderRecords(plan, (_preset, seed) => seed === 2);
 
 const tmp = tempDirForFile('arl-ladder-kill-');
 

@@ -8,14 +8,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../../core/config/index';
 import { levelPlan, storedLadderLevels } from '../../app/studies/ladder';
 import { ladderInfo } from '../../app/studies/ladderInfo';
-import { configHash, ledgerHeader, ledgerPlanOf, ledgerText, readLedger, type LedgerRecord } from '../../app/studies/ledger';
+import { ledgerHeader, ledgerPlanOf, ledgerText, readLedger, type LedgerRecord } from '../../app/studies/ledger';
 import { readStudy } from '../../app/studies/studyFiles';
 import { appVersion } from '../../platform/appInfo';
 import { RunStore } from '../../store/index';
-import { testLadderPlan } from '../../testing/ladderPlan';
+import { smallLadder, smallLadderRecords } from '../../testing/ladderPlan';
 import { LADDER_LEVEL, constructedLadderPlan, finishedConstructedLadder } from '../../testing/ladderRuns';
 import { testCliContext } from '../../testing/testContext';
 import ladder, { ladderRunConfig } from './ladder';
@@ -31,43 +30,9 @@ async function run(args: string[], dataDir: string): Promise<{ code: number; out
 // nothing trains when it holds them all; a plan, version or config that differs is refused with the fix.
 describe('--resume from a committed ledger', () => {
   let dir: string;
-  const ARGS = ['--levels', '0', '--presets', 'grpo,gspo', '--seeds', '2', '--steps', '3', '--episodes', '2', '--study', 'lg'];
-  const plan = testLadderPlan({
-    command: `arlarena ladder ${ARGS.join(' ')}`,
-    levels: [0],
-    presets: ['grpo', 'gspo'],
-    seeds: [1, 2],
-    steps: 3,
-    episodes: 2,
-  });
-  /** The ledger's runs, with the config hash this checkout resolves for each (as `arlarena ladder` does). */
-  const records = (): LedgerRecord[] =>
-    plan.presets.flatMap((preset) =>
-      plan.seeds.map((seed) => ({
-        level: 0,
-        env: 'sokoban',
-        preset,
-        seed,
-        runId: `run-${preset}-${seed}`,
-        status: 'completed' as const,
-        steps: 3,
-        collapseStep: preset === 'gspo' && seed === 2 ? 2 : null,
-        censoredAt: preset === 'gspo' && seed === 2 ? null : 3,
-        collapseReason: preset === 'gspo' && seed === 2 ? 'first critical alert at step 2' : null,
-        heldOutGreedy: 0.5,
-        heldOutSampled: 0.5,
-        finalTrainSuccess: 0.5,
-        bestTrainSuccess: 0.5,
-        firstCriticalStep: preset === 'gspo' && seed === 2 ? 2 : null,
-        stepsToThreshold: 1,
-        rolloutSecondsPerStep: 0.25 * seed,
-        rolloutMismatch: null,
-        wallSeconds: 12,
-        appVersion: appVersion(),
-        appCommit: 'abc123',
-        configHash: configHash(resolveConfig(preset, 'sokoban', { 'training.pressure': 0, seed, 'training.steps': 3 }).config),
-      })),
-    );
+  const { args: ARGS, plan } = smallLadder('lg');
+  /** The ledger's runs (smallLadderRecords: each with this checkout's config hash); gspo seed 2 fell at step 2. */
+  const records = () => smallLadderRecords(plan, (preset, seed) => preset === 'gspo' && seed === 2);
   const writeOut = async (name: string, recs: LedgerRecord[], extra = '') => {
     await mkdir(join(dir, name, 'lg'), { recursive: true });
     await writeFile(join(dir, name, 'lg', 'ledger.jsonl'), ledgerText(ledgerHeader('lg', plan, null), recs) + extra);
