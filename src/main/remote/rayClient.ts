@@ -94,6 +94,25 @@ export class RayClient {
     return this.access.name ? `remote "${this.access.name}" (${this.access.url})` : this.access.url;
   }
 
+  /** A request that got no answer (refused, reset, timed out): said with the address and what to check. */
+  private unreachable(err: NodeJS.ErrnoException): RemoteError {
+    return new RemoteError(
+      `cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`,
+    );
+  }
+
+  /** An answer of 401 or 403 (Ray's token auth) is thrown with what to do about the token; other statuses pass. */
+  private checkAuth(status: number): void {
+    if (status === 401)
+      throw new RemoteError(
+        `${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`,
+      );
+    if (status === 403)
+      throw new RemoteError(
+        `${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`,
+      );
+  }
+
   /**
    * One request; network failures and auth refusals become one clear RemoteError. node:http rather than fetch:
    * Node's fetch always sends `Sec-Fetch-Mode`, and Ray's dashboard refuses every non-GET request carrying a
@@ -207,18 +226,9 @@ export class RayClient {
         throw new RemoteError(
           `${method} ${url.pathname} on ${this.where()}: ${err.message} (the dashboard answers too slowly or not at all)`,
         );
-      throw new RemoteError(
-        `cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`,
-      );
+      throw this.unreachable(err);
     }
-    if (r.status === 401)
-      throw new RemoteError(
-        `${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`,
-      );
-    if (r.status === 403)
-      throw new RemoteError(
-        `${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`,
-      );
+    this.checkAuth(r.status);
     return r;
   }
 
@@ -265,18 +275,9 @@ export class RayClient {
       });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      throw new RemoteError(
-        `cannot reach the Ray dashboard at ${this.where()}: ${err.code ?? err.message}. Is the cluster up and the address (dashboard port, usually 8265) right?`,
-      );
+      throw this.unreachable(err);
     }
-    if (r.status === 401)
-      throw new RemoteError(
-        `${this.where()} asks for a token (Ray token auth is on): add the remote with --token-file FILE holding the cluster's token`,
-      );
-    if (r.status === 403)
-      throw new RemoteError(
-        `${this.where()} refused the token: it is not this cluster's token (ray get-auth-token on the head prints the right one); re-add the remote with the right --token-file`,
-      );
+    this.checkAuth(r.status);
     return r;
   }
 
