@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createApi } from './api/index';
 import { resolveDataDir } from './platform/dataDir';
 import { installIpc } from './electron/ipc';
+import { alreadyOpenMessage, launchRequest, secondLaunchNote } from './electron/instance';
 import type { PickRequest } from './api/types';
 import { hardenApp, hardenSession } from './electron/security';
 import { rendererCsp } from './server/csp';
@@ -124,14 +125,22 @@ function createWindow(): BrowserWindow {
 }
 
 async function boot(): Promise<void> {
-  if (!app.requestSingleInstanceLock()) {
+  // One app per user (electron/instance.ts): a second launch hands over the data dir it asked for and quits.
+  const dataDir = resolveDataDir();
+  if (!app.requestSingleInstanceLock(launchRequest(dataDir))) {
+    console.error(alreadyOpenMessage(dataDir));
     app.quit();
     return;
   }
-  app.on('second-instance', () => {
+  app.on('second-instance', (_event, _argv, _cwd, request) => {
     if (mainWindow) {
       if (mainWindow.isMinimized()) mainWindow.restore();
       mainWindow.focus();
+    }
+    const note = secondLaunchNote(dataDir, request);
+    if (note) {
+      const options = { type: 'info' as const, title: 'ARLArena Lab is already open', message: note };
+      void (mainWindow ? dialog.showMessageBox(mainWindow, options) : dialog.showMessageBox(options));
     }
   });
   await app.whenReady();
@@ -140,7 +149,7 @@ async function boot(): Promise<void> {
   // Training runs in utility processes (out/main/trainingWorker.js); runs a dead app left running are marked
   // interrupted before the window opens.
   services = createLab({
-    dataDir: resolveDataDir(),
+    dataDir,
     insideElectron: true,
     watchStoreMs: WATCH_STORE_MS,
     sessions: { spawn: utilityProcessSpawner(utilityProcess, join(here, 'trainingWorker.js')) },
