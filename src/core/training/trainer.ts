@@ -951,8 +951,8 @@ export function firstMiniBatchFromUpdate(config: RunConfig, nRows: number): numb
   return Math.min(nRows, Math.max(1, config.optim.miniBatchRows));
 }
 
-/** The actor-loss parameters of a config (spec §2.1). */
-function actorParamsOf(config: RunConfig): ActorLossParams {
+/** The actor-loss parameters of a config (spec §2.1); exported for the tests that call actorLoss as the trainer does. */
+export function actorParamsOf(config: RunConfig): ActorLossParams {
   const a = config.algorithm;
   const rc = rolloutCorrectionOf(config);
   return {

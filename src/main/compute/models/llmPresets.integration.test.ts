@@ -9,31 +9,18 @@
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actorLoss, stopGradient, type ActorLossParams } from '../../../core/algorithms/index';
-import { PRESET_NAMES, resolveConfig, rolloutCorrectionOf, type RunConfig } from '../../../core/config/index';
+import { actorLoss, stopGradient } from '../../../core/algorithms/index';
+import { PRESET_NAMES, resolveConfig } from '../../../core/config/index';
 import { buildPrompt, createEnv, parseResponse } from '../../../core/envs/index';
 import { HfCausalLM } from '../../../core/llm/causalLm';
 import { LoraAdapters, parseLoraSpec } from '../../../core/llm/lora';
 import { LlmPolicy } from '../../../core/llm/policy';
 import { AdamW } from '../../../core/training/adamw';
+import { actorParamsOf } from '../../../core/training/trainer';
 import { Rng } from '../../../core/util/rng';
 import { hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
 import { initBackend } from '../backends';
 import { loadHfFolder, type HfLoaded } from './hfFolder';
-
-/** The trainer's actorParamsOf (src/core/training/trainer.ts), which is not exported. */
-function actorParams(config: RunConfig): ActorLossParams {
-  const a = config.algorithm;
-  const rc = rolloutCorrectionOf(config);
-  return {
-    ...a.policyLoss,
-    aggregation: a.aggregation,
-    mode: a.policyLoss.mode,
-    entropyCoeff: a.entropyCoeff,
-    kl: { enabled: a.kl.enabled, type: a.kl.type, coef: a.kl.coef },
-    ...(rc.bypass ? { bypass: { lossType: rc.lossType, correction: rc.params } } : {}),
-  };
-}
 
 let folder: HfLoaded;
 beforeAll(async () => {
@@ -76,7 +63,7 @@ async function presetStep(preset: string, seed: number): Promise<{ loss: number;
     const adv = [1, -1, 1, -1];
     const R = Math.max(...rows.map((r) => r.responseIds.length));
     const before = await policy.engine().logProbs(rows, config!.rollout.temperature);
-    const params = actorParams(config!);
+    const params = actorParamsOf(config!);
     const opt = new AdamW(policy.trainableVariables(), { beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1 });
     policy.setTraining(new Rng(seed + 1));
     const advT = tf.tensor2d(rows.map((r, i) => Array.from({ length: R }, (_, j) => (j < r.responseIds.length ? adv[i] : 0))));
