@@ -3,9 +3,24 @@
  * (tests/support/hfCheckpoints.ts): batches packed as the peers pack them, logits compared over each row's real
  * columns, and the Qwen3 peer script (tests/peers/qwen3_transformers.py).
  */
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { venvPython } from './peers';
 
 export const QWEN3_PEER = resolve(import.meta.dirname, '..', 'peers', 'qwen3_transformers.py');
+
+/**
+ * What the Qwen3 peer (QWEN3_PEER in the llm-qwen3 venv: Transformers' own Qwen3ForCausalLM) prints for the
+ * checkpoint folder `dir`, parsed; `T` names the fields the test reads. Its stderr (Transformers' warnings) is dropped.
+ */
+export function qwen3PeerAnswer<T extends { transformers: string }>(dir: string): T {
+  const out = execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return JSON.parse(out) as T;
+}
 
 /** Pack rows into [N, T] ids and a 0/1 mask, right- or left-aligned; `at(i, k)` is row i's k-th token's index. */
 export function pack(

@@ -5,7 +5,6 @@
  * 32 greedy tokens with the KV cache (identical), on tfjs-wasm and tfjs-cpu, or on tfjs-node with
  * ARLARENA_TEST_BACKEND=tensorflow (built by `npm run setup:tensorflow`). Needs the `llm` peer venv (bash scripts/setup.sh).
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -15,8 +14,7 @@ import { generateLlm } from '../../../core/llm/generate';
 import { Rng } from '../../../core/util/rng';
 import { initBackend } from '../backends';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
-import { maxLogitDiff, pack, QWEN3_PEER } from '../../../../tests/support/hfReference';
-import { venvPython } from '../../../../tests/support/peers';
+import { maxLogitDiff, pack, qwen3PeerAnswer } from '../../../../tests/support/hfReference';
 import { LoraAdapters } from '../../../core/llm/lora';
 import { loadHfFolder, loadPeftAdapter } from './hfFolder';
 
@@ -180,20 +178,14 @@ describe(`qwen3-fp16 vs Transformers 4.51.3's own Qwen3ForCausalLM (tfjs-${BACKE
     await initBackend(BACKENDS[0]);
     const dir = join(root, 'qwen3-fp16');
     const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
-    const peer = JSON.parse(
-      execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 28,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }),
-    ) as {
+    const peer = qwen3PeerAnswer<{
       transformers: string;
       logits: number[][][];
       loss: number;
       grads: Record<string, number[]>;
       greedy: number[][];
       lora: { tokenLogProbs: number[][]; loss: number; grads: Record<string, number[]> };
-    };
+    }>(dir);
     expect(peer.transformers).toBe('4.51.3');
     const folder = await loadHfFolder(dir);
     const model = HfCausalLM.fromTensors(folder.config, folder.tensors);

@@ -12,7 +12,6 @@
  *   - the Qwen3 checkpoint against Transformers 4.51.3's own Qwen3ForCausalLM (the llm-qwen3 peer, as hfCrossCheck).
  * Needs the `llm` and `llm-qwen3` peer venvs (bash scripts/setup.sh).
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -26,8 +25,7 @@ import { llmOnnxTensors } from '../../../core/llm/onnx';
 import { LlmPolicy } from '../../../core/llm/policy';
 import { Rng } from '../../../core/util/rng';
 import { HF_TEST_MODELS, hfTestCheckpoints } from '../../../../tests/support/hfCheckpoints';
-import { maxLogitDiff, pack, QWEN3_PEER } from '../../../../tests/support/hfReference';
-import { venvPython } from '../../../../tests/support/peers';
+import { maxLogitDiff, pack, qwen3PeerAnswer } from '../../../../tests/support/hfReference';
 import { initBackend } from '../backends';
 import { createOrtLlmEngine, OrtLlm } from '../ortLlmEngine';
 import { loadHfFolder, loadPeftAdapter, type HfLoaded } from './hfFolder';
@@ -167,13 +165,7 @@ describe("qwen3-fp16's ONNX export vs Transformers 4.51.3's own Qwen3ForCausalLM
   it('logits of the padded reference rows match (max |Δ| ≤ 1e-4)', async () => {
     const dir = join(root, 'qwen3-fp16');
     const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
-    const peer = JSON.parse(
-      execFileSync(venvPython('llm-qwen3'), [QWEN3_PEER, dir], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 28,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }),
-    ) as { transformers: string; logits: number[][][] };
+    const peer = qwen3PeerAnswer<{ transformers: string; logits: number[][][] }>(dir);
     expect(peer.transformers).toBe('4.51.3');
     const folder = await loadHfFolder(dir);
     const ort = await OrtLlm.create(folder.config, folder.tensors);
