@@ -1,5 +1,5 @@
 /**
- * Issue 17: values that vanish or overflow in float32 (optim.eps = 1e-300 is 0 to the trainer) and
+ * Values that vanish or overflow in float32 (optim.eps = 1e-300 is 0 to the trainer) and
  * setting names every JavaScript object has (constructor, toString, hasOwnProperty, valueOf,
  * __proto__) are refused with a message that names the field and the fix, at every door (--set, overrides,
  * a stored or imported config).

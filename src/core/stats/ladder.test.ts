@@ -119,7 +119,7 @@ describe('ladder rows', () => {
   });
 
   it('a cell whose baseline has no runs at its env and level names it: never a baseline itself', () => {
-    // issue 36: a resumed ladder lost its grpo lines, and gspo and gigpo each read "baseline"
+    // A resumed ladder that had lost its grpo lines once printed gspo and gigpo each as "baseline".
     const rows = ladderRows([...seeds.map((s) => run('gspo', 2, s, null)), ...seeds.map((s) => run('grpo', 4, s, null))], {
       baseline: 'grpo',
     });

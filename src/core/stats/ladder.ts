@@ -57,7 +57,7 @@ export interface LadderRow {
   /**
    * The baseline this row is compared with when it has no runs at the row's env and level (vsBaseline is then null
    * though the row is no baseline); absent otherwise. A ladder missing its baseline's cell must say so, not print its
-   * other rows as baselines (issue 36).
+   * other rows as baselines.
    */
   readonly baselineMissing?: string;
   /** Held-out success of the seeds that did not collapse. */

@@ -1,5 +1,5 @@
 /**
- * Issue 17, defects 11 and 12: an update whose result is non-finite is skipped even when the gradient norm is
+ * An update whose result is non-finite is skipped even when the gradient norm is
  * finite (optim.eps that rounds to 0 in float32 gives 0/0 where a weight's gradient is 0), and non-finite weights
  * are caught by name.
  */
