@@ -2,9 +2,9 @@
  * The bundle mutation suite: one good bundle, then every kind of damage and forgery the fault
  * campaign tried — bit flips, truncation, extra and duplicate entries, traversal paths, zip bombs, forged
  * manifests (re-hashed, so only deeper checks can catch them) — each refused with its own message, and nothing
- * written to the store. Defects 7 (bomb refused before inflating, memory bounded), 8 (checkpoint files carry
- * their own SHA-256) and 9 (an imported or reproduced config is validated like a new run's; a reproduction runs
- * the live detector) have their own cases.
+ * written to the store. A bomb refused before inflating (memory bounded), checkpoint files that carry their own
+ * SHA-256, and an imported or reproduced config validated like a new run's (a reproduction runs the live detector)
+ * have their own cases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -240,7 +240,7 @@ describe('bundle mutation suite', () => {
     refusals['bomb RSS growth MB'] = Math.round(r.rssGrowthMB);
   }, 60_000);
 
-  it('defects 8 and 9: forged manifests (re-hashed) are refused by the checkpoint hashes and config validation', async () => {
+  it('forged manifests (re-hashed) are refused by the checkpoint hashes and config validation', async () => {
     const flipped = entries(good);
     flipped[ckPath(flipped, 'policy.bin')][100] ^= 0x01;
     await expectRefused(

@@ -1,4 +1,4 @@
-/** Issue 17 (smaller): `--steps -1` says what is wrong instead of Node's "argument is ambiguous". */
+/** `--steps -1` says what is wrong instead of Node's "argument is ambiguous". */
 import { describe, expect, it } from 'vitest';
 import { parseCommandArgs, UsageError } from './types';
 

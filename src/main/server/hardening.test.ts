@@ -1,5 +1,5 @@
 /**
- * Issue 17: the browser-mode API refuses a foreign Origin with 403 as the README promises (only the
+ * The browser-mode API refuses a foreign Origin with 403 as the README promises (only the
  * WebSocket checked it), keeps same-origin and no-Origin (CLI, curl) calls working, and refuses a 200k-deep JSON
  * argument at the door as VALIDATION (not INTERNAL "Maximum call stack size exceeded"), as does the router every
  * transport (IPC too) goes through; keys every object has (`__proto__`, `constructor`) are refused there as well.

@@ -1,5 +1,5 @@
 /**
- * Issue 17 (smaller): a forced compute backend this machine does not have is refused before the run is created,
+ * A forced compute backend this machine does not have is refused before the run is created,
  * so no failed run is left behind.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 /**
- * Issue 17, store defects 3–6: damaged state a kill or a hand edit leaves behind is repaired or reported, never
- * a TypeError. Each case reproduces the issue's recipe on a small run.
+ * Damaged state a kill or a hand edit leaves behind is repaired or reported, never a TypeError: a checkpoint
+ * without meta.json, a flipped byte in a checkpoint, a catalog entry that is no record, a corrupt run.json and a
+ * folder where the lock file belongs. Each case makes that damage by hand on a small run.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';

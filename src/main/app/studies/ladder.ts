@@ -156,7 +156,7 @@ export async function runLadder(o: LadderOptions): Promise<{ complete: boolean; 
       // The committed ledger's runs are done here too; this data dir's finished runs the ledger lacks join it.
       const fromLedger = keeper.take(level, state);
       if (fromLedger > 0) o.log(`level ${level}: ${fromLedger} of ${state.entries.length} runs from the committed ledger`);
-      // Runs this data dir reused whose lines the ledger lacks (issue 36: an export that dropped them) get them back
+      // Runs this data dir reused whose lines the ledger lacks (an export that dropped them) get them back
       // from their donors; one whose donor line is gone trains again, as a line its study took out is not reused.
       const back = keeper.restoreReused(level, state, o.donors ?? o.reuse?.from ?? []);
       if (back.restored > 0)
@@ -331,7 +331,7 @@ export class LedgerKeeper {
    * reusedFrom, or from a ledger — entries stored before they kept reusedFrom name only the run) and whose line the
    * ledger lacks get it again from another study's ledger: the donor's line (donorLine), copied and marked as when it
    * was reused. How many were restored, and the entries whose line none of `donors` holds, each with why in words
-   * (issue 36: --export-ledger dropped these lines, and a resume then summarised without them).
+   * (an --export-ledger that dropped these lines left a resume summarising without them).
    */
   restoreReused(
     level: number,

@@ -172,7 +172,7 @@ describe('reusing another study’s runs', () => {
     }
   });
 
-  // issue 36: --export-ledger wrote only the runs of the data dir, so a ledger lost its reused lines, and a resume
+  // --export-ledger once wrote only the runs of the data dir, so a ledger lost its reused lines, and a resume
   // then summarised without them (no baseline row; the other rows read "baseline").
   it('a reused run whose line the ledger lacks gets it again from its donor, on export and on resume', async () => {
     const mine = (await readLedger(join(studies, 'mine')))!.records;

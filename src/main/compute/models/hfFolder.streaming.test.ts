@@ -1,5 +1,5 @@
 /**
- * loadHfFolder reads weights tensor by tensor (issue 35: "bounded memory while reading: stream tensor by tensor"): no
+ * loadHfFolder reads weights tensor by tensor, so reading a model takes bounded memory: no
  * weight file is ever read whole, and no single read asks for more bytes than the largest tensor (or the 16 MiB
  * hashing window), so peak memory is the float32 model plus one tensor, not the file on top of it. The file system
  * calls are counted through a wrapped node:fs/promises.
