@@ -55,7 +55,7 @@ export default defineConfig({
         input: {
           index: resolve(import.meta.dirname, 'src/main/index.ts'),
           trainingWorker: resolve(import.meta.dirname, 'src/main/sessions/trainingWorker.ts'),
-          // Data-parallel gradient workers (issue 19): src/main/compute/gradPool.ts starts out/main/gradWorker.js.
+          // Data-parallel gradient workers: src/main/compute/gradPool.ts starts out/main/gradWorker.js.
           gradWorker: resolve(import.meta.dirname, 'src/main/compute/gradWorker.ts'),
         },
       },

@@ -1,5 +1,5 @@
 /**
- * Issue 18's "Broken" items as a new user meets them, against the real backend:
+ * What a new user once met broken on a first run, against the real backend:
  *  - Compare with runs that share a name (the default names of `runs synth` did): no page error, and the
  *    "No baselines" note names all three runs on one line; new runs get unique default names;
  *  - a live run: the elapsed time ticks, the ETA is hidden while paused, the step-0 validation leaves no NaN

@@ -1,7 +1,7 @@
 /**
- * Issue 17, defects 11 and 12 through the real trainer on the tiny config. 11: optim.eps = 0 in float32 (what
+ * Non-finite updates and weights through the real trainer on the tiny config. optim.eps = 0 in float32 (what
  * 1e-300 rounds to; the validator now refuses it, so the test passes it in directly) used to write NaN into the
- * position embeddings; now those updates are skipped and counted and the weights stay finite. 12: a checkpoint
+ * position embeddings; now those updates are skipped and counted and the weights stay finite. A checkpoint
  * whose policy holds NaN (as the old build saved them) stops the resumed run with the reason.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

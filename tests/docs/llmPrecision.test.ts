@@ -1,5 +1,5 @@
 /**
- * docs/guides/llm.md's "Precision: what runs in which" table (issue 35: document what runs in which precision) against
+ * docs/guides/llm.md's "Precision: what runs in which" table against
  * the code it names: every row cites a source file of this repository, the rollout precisions it lists are the
  * config's, the loader widens bf16 / fp16 exactly as the table says, and tfjs has no half-precision dtype (why the
  * guide offers no training-precision knob).

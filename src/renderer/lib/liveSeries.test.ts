@@ -26,7 +26,7 @@ describe('live series', () => {
     expect(next.get('b')?.steps).toEqual([3]);
   });
   it('adds no point and no NaN marker for "not applicable" NaNs: the step-0 validation, validation keys between validations', () => {
-    // Issue 18: after the step-0 validation every training chart kept a red NaN marker at step 0 until a reload.
+    // Once, after the step-0 validation every training chart kept a red NaN marker at step 0 until a reload.
     const keys = ['episode/success_rate', 'val/success_rate'];
     const step0 = {
       step: 0,

@@ -39,7 +39,7 @@ describe('verdict', () => {
     expect(verdict({ success: steady, alerts: [], nonFiniteSteps: [7, 4] }).reason).toBe('step 4: non-finite gradient norm or loss');
   });
   it('does not call a 6-step fall of training success 5/16 → 1/16 a collapse: it is within sampling noise', () => {
-    // Issue 18: "Collapsed" beside an empty Alerts column for a 6-step run (16 episodes a step).
+    // The compare view once said "Collapsed" beside an empty Alerts column for such a 6-step run (16 episodes a step).
     const success = { steps: [1, 2, 3, 4, 5, 6], y: [2 / 16, 5 / 16, 4 / 16, 2 / 16, 1 / 16, 1 / 16] };
     const v = verdict({ success, alerts: [], nonFiniteSteps: [], episodesPerPoint: 16 });
     expect(v.level).toBe('stable');
