@@ -185,6 +185,18 @@ describe('the pipeline and its off-policy metrics', () => {
   });
 });
 
+/** The policy losses' parameters in both modes' tests: token-mean, symmetric clip 0.2 (dual-clip c 3), no sequence mask. */
+const LOSS_PARAMS = {
+  aggregation: 'token-mean' as const,
+  clipRatioLow: 0.2,
+  clipRatioHigh: 0.2,
+  clipRatioC: 3,
+  tauPos: 1,
+  tauNeg: 1.05,
+  sapoPerTokenTau: false,
+  seqMask: { enabled: false, delta: 0 },
+};
+
 describe('decoupled mode: the policy losses multiply each token by its IS weight', () => {
   it('vanilla token-mean: −A·w·ratio with the weight as a constant', () => {
     const out = tf.tidy(() => {
@@ -198,16 +210,7 @@ describe('decoupled mode: the policy losses multiply each token by its IS weight
               mask: m2([[1, 1]]),
               rolloutIsWeights: m2([[2, 0.5]]),
             },
-            {
-              aggregation: 'token-mean',
-              clipRatioLow: 0.2,
-              clipRatioHigh: 0.2,
-              clipRatioC: 3,
-              tauPos: 1,
-              tauNeg: 1.05,
-              sapoPerTokenTau: false,
-              seqMask: { enabled: false, delta: 0 },
-            },
+            LOSS_PARAMS,
           ).value,
       )(m2([[-1, -1]]));
       return { v: num(value), g: arr(grad) };
@@ -219,16 +222,6 @@ describe('decoupled mode: the policy losses multiply each token by its IS weight
 });
 
 describe('bypass mode (π_old := π_rollout)', () => {
-  const base = {
-    aggregation: 'token-mean' as const,
-    clipRatioLow: 0.2,
-    clipRatioHigh: 0.2,
-    clipRatioC: 3,
-    tauPos: 1,
-    tauNeg: 1.05,
-    sapoPerTokenTau: false,
-    seqMask: { enabled: false, delta: 0 },
-  };
   const corr = (over: Partial<RolloutCorrectionParams>): RolloutCorrectionParams => ({
     rolloutIs: null,
     rolloutIsThreshold: 2,
@@ -244,7 +237,7 @@ describe('bypass mode (π_old := π_rollout)', () => {
       const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => {
         const r = BYPASS_LOSSES.get(lossType).fn(
           { logProb: x as tf.Tensor2D, oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) },
-          { ...base, lossType, correction: c },
+          { ...LOSS_PARAMS, lossType, correction: c },
         );
         metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, num(v)]));
         return r.value;
@@ -278,7 +271,7 @@ describe('bypass mode (π_old := π_rollout)', () => {
         actorLoss(
           { logProb: m2([[-1, -2]]), oldLogProb: m2([[-1.5, -2]]), advantages: m2([[2, 2]]), mask: m2([[1, 1]]) },
           {
-            ...base,
+            ...LOSS_PARAMS,
             mode: 'gspo',
             entropyCoeff: 0,
             kl: { enabled: false, type: 'low_var_kl', coef: 0 },
