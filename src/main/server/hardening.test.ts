@@ -4,7 +4,6 @@
  * argument at the door as VALIDATION (not INTERNAL "Maximum call stack size exceeded"), as does the router every
  * transport (IPC too) goes through; keys every object has (`__proto__`, `constructor`) are refused there as well.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers } from '../api/handlers/index';
 import { createRouter } from '../api/router';
@@ -12,6 +11,7 @@ import { createLab, type LabServices } from '../app/lab';
 import type { ApiMethodName } from '../../shared/api';
 import type { Handlers } from '../api/types';
 import { startServer, type RunningServer } from './server';
+import { postApiCall } from '../testing/apiPost';
 
 const TOKEN = 'test-token-hardening-0123';
 let server: RunningServer;
@@ -39,26 +39,7 @@ afterAll(async () => {
   await server.close();
 });
 
-function call(body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        path: '/api/call',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN, ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (body: string, headers: Record<string, string> = {}) => postApiCall(server.port, TOKEN, body, headers);
 
 const deep = (n: number) => `{"method":"runs.list","input":{"search":${'['.repeat(n)}${']'.repeat(n)}}}`;
 

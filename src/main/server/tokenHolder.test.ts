@@ -5,7 +5,6 @@
  * page is never read, and the WebSocket refuses a token in its URL even when it is right.
  */
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
@@ -18,6 +17,7 @@ import type { ApiMethodName } from '../../shared/api';
 import type { Handlers } from '../api/types';
 import { exportRun } from '../bundles/exportBundle';
 import { startServer, type RunningServer } from './server';
+import { postApiCall } from '../testing/apiPost';
 
 const TOKEN = 'test-token-holder-0123456789';
 let dir: string;
@@ -49,26 +49,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function call(method: string, input: unknown): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        path: '/api/call',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-arlarena-token': TOKEN },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve(JSON.parse(text)));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ method, input }));
-  });
-}
+const call = async (method: string, input: unknown): Promise<any> =>
+  (await postApiCall(server.port, TOKEN, JSON.stringify({ method, input }))).json;
 
 const SECRET_LOG = 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nstep:1 - a:1\n';
 
