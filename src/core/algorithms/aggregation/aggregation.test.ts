@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arr, m2, num, setupTf } from '../test-helpers';
-import { AGGREGATIONS, aggregate } from './index';
+import { AGGREGATIONS, aggregate, wholeDenominator } from './index';
 
 beforeAll(setupTf);
 
@@ -47,10 +47,57 @@ describe('loss aggregation', () => {
     expect(r.grad[2]).toEqual([0, 0, 0]);
   });
 
-  it('seq-mean-token-sum averages over ALL rows, a masked row counting as 0', () => {
+  it('seq-mean-token-sum drops the fully masked row from the mean, as verl since #3915', () => {
     const r = run('seq-mean-token-sum');
-    expect(r.value).toBeCloseTo((3 + 4 + 0) / 3, 6);
-    expect(r.grad[0][0]).toBeCloseTo(1 / 3, 6);
+    // rows: 1+2 = 3 and 4 → mean over 2 valid rows = 3.5 (every row: 7/3, the paper's code and verl before #3915)
+    expect(r.value).toBeCloseTo(3.5, 6);
+    expect(r.grad).toEqual([
+      [0.5, 0.5, 0],
+      [0.5, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  // Three rows, the last one rejected (its mask zeroed by a rejection option, as the bypass and decoupled
+  // rejection masks do): verl's agg_loss (core_algos.py at b178a3c) divides by what each mode below says.
+  describe('three rows, one rejected, against hand-computed values and gradients', () => {
+    const L3 = [
+      [2, -1, 4],
+      [1, 3, 0.5],
+      [5, 6, 7],
+    ];
+    const M3 = [
+      [1, 1, 1],
+      [1, 1, 0],
+      [0, 0, 0],
+    ];
+    const f = (v: number) => Math.fround(v);
+    it('seq-mean-token-sum: (5 + 4) / 2 kept rows, not / 3; gradient 1/2 on kept tokens', () => {
+      const r = run('seq-mean-token-sum', L3, M3);
+      expect(r.value).toBe(f(4.5));
+      expect(r.grad).toEqual([
+        [0.5, 0.5, 0.5],
+        [0.5, 0.5, 0],
+        [0, 0, 0],
+      ]);
+    });
+    it('seq-mean-token-mean: (5/3 + 4/2) / 2 kept rows; gradient 1/(T_r · 2)', () => {
+      const r = run('seq-mean-token-mean', L3, M3);
+      expect(r.value).toBeCloseTo(11 / 6, 6);
+      for (const g of r.grad[0]) expect(g).toBeCloseTo(1 / 6, 7);
+      expect(r.grad[1]).toEqual([0.25, 0.25, 0]);
+      expect(r.grad[2]).toEqual([0, 0, 0]);
+    });
+    it('token-mean: 9 / 5 kept tokens; gradient 1/5', () => {
+      const r = run('token-mean', L3, M3);
+      expect(r.value).toBeCloseTo(9 / 5, 6);
+      expect(r.grad.flat()).toEqual([1, 1, 1, 1, 1, 0, 0, 0, 0].map((m) => f(m / 5)));
+    });
+    it('seq-mean-token-sum-norm: 9 / the width 3, the rejected row counted by nothing; gradient 1/3', () => {
+      const r = run('seq-mean-token-sum-norm', L3, M3);
+      expect(r.value).toBe(f(3));
+      expect(r.grad.flat()).toEqual([1, 1, 1, 1, 1, 0, 0, 0, 0].map((m) => f(m / 3)));
+    });
   });
 
   it('seq-mean-token-sum-norm divides the token sum by the padded width', () => {
@@ -73,20 +120,52 @@ describe('loss aggregation', () => {
     }
   });
 
-  it('seq-mean-token-mean drops a fully masked row even when it holds NaN', () => {
+  it('seq-mean-token-mean and seq-mean-token-sum drop a fully masked row even when it holds NaN', () => {
+    for (const [mode, want] of [
+      ['seq-mean-token-mean', 1.5],
+      ['seq-mean-token-sum', 3],
+    ] as const) {
+      const r = run(
+        mode,
+        [
+          [1, 2, 3],
+          [Number.NaN, Number.NaN, Number.NaN],
+        ],
+        [
+          [1, 1, 0],
+          [0, 0, 0],
+        ],
+      );
+      expect(r.value, mode).toBeCloseTo(want, 6);
+      expect(
+        r.grad[1].every((g) => g === 0),
+        mode,
+      ).toBe(true);
+    }
+  });
+
+  it("token-mean drops a masked-out token's NaN (verl's masked_sum)", () => {
     const r = run(
-      'seq-mean-token-mean',
+      'token-mean',
       [
-        [1, 2, 3],
-        [Number.NaN, Number.NaN, Number.NaN],
+        [1, Number.NaN],
+        [3, 5],
       ],
       [
-        [1, 1, 0],
-        [0, 0, 0],
+        [1, 0],
+        [1, 1],
       ],
     );
-    expect(r.value).toBeCloseTo(1.5, 6);
-    expect(r.grad[1].every((g) => g === 0)).toBe(true);
+    expect(r.value).toBeCloseTo(3, 6);
+    expect(r.grad[0][1]).toBe(0);
+  });
+
+  it('the whole-batch denominator of seq-mean-token-sum counts the rows with a token', () => {
+    expect(wholeDenominator('seq-mean-token-sum', [3, 2, 0], 3)).toBe(2);
+    expect(wholeDenominator('seq-mean-token-sum', [0, 0], 3)).toBe(0);
+    // a chunk holding only the rejected row, divided by the whole mini-batch's 2 kept rows: 0, gradient 0
+    const chunk = tf.tidy(() => num(AGGREGATIONS.get('seq-mean-token-sum').fn(m2([[5, 6, 7]]), m2([[0, 0, 0]]), 2).value));
+    expect(chunk).toBe(0);
   });
 
   it('every mode backpropagates even when the mask itself is computed on the tape', () => {

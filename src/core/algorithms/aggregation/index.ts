@@ -15,7 +15,11 @@ export const AGGREGATIONS = makeCatalog<AggregationName, AggregationFn>('loss ag
     summary: "Mean over turn rows of each row's token mean (GRPO_ST, GSPO, SAMPO).",
     fn: seqMeanTokenMean,
   },
-  'seq-mean-token-sum': { name: 'seq-mean-token-sum', summary: "Mean over rows of each row's token sum (Dr.GRPO).", fn: seqMeanTokenSum },
+  'seq-mean-token-sum': {
+    name: 'seq-mean-token-sum',
+    summary: "Mean over rows with a token of each row's token sum (Dr.GRPO; verl since #3915).",
+    fn: seqMeanTokenSum,
+  },
   'seq-mean-token-sum-norm': {
     name: 'seq-mean-token-sum-norm',
     summary: 'Token sum of the batch divided by the padded response width.',

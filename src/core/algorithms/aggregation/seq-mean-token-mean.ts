@@ -4,8 +4,10 @@ import type { AggregationFn, DenominatorFn } from './types';
 /**
  * `seq-mean-token-mean` (spec §1.1; GRPO_ST, GSPO, SAMPO): the mean over rows that have at least one
  * response token of that row's token mean. Rows with no token are dropped (they neither add 0 nor count in
- * the denominator); with no such row the result is 0. Written without boolean indexing so the gradient is
- * m / (T_r · #valid rows) on valid rows and 0 elsewhere, as in the reference.
+ * the denominator), as in the paper's code and verl's `agg_loss` (core_algos.py at b178a3c); with no such row
+ * the result is 0 where verl's is 0 / 0 = NaN (both with a zero gradient; see token-mean.ts). verl divides a
+ * row's sum by its count + 1e-8, which float32 rounds to the count. Written without boolean indexing so the
+ * gradient is m / (T_r · #valid rows) on valid rows and 0 elsewhere, as in the reference.
  */
 export const seqMeanTokenMean: AggregationFn = (lossMat, mask, wholeDenominator) => {
   const tokens = tf.sum(mask, 1);

@@ -221,6 +221,57 @@ describe('decoupled mode: the policy losses multiply each token by its IS weight
   });
 });
 
+describe('decoupled mode with rejection: the rejection mask replaces the response mask', () => {
+  it("vanilla seq-mean-token-sum, row 2 rejected: the kept rows' IS-weighted sums / 2; gradient −A·w/2", () => {
+    const out = tf.tidy(() => {
+      const { value, grad } = tf.valueAndGrad(
+        (x: tf.Tensor) =>
+          POLICY_LOSSES.get('vanilla').fn(
+            {
+              logProb: x as tf.Tensor2D,
+              oldLogProb: m2([
+                [-1, -1, -1],
+                [-2, -2, -2],
+                [-1, -1, -1],
+              ]),
+              advantages: m2([
+                [1, 1, 1],
+                [-0.5, -0.5, -0.5],
+                [2, 2, 2],
+              ]),
+              // the pipeline's modified_response_mask: row 2 rejected, row 1's third token padding
+              mask: m2([
+                [1, 1, 1],
+                [1, 1, 0],
+                [0, 0, 0],
+              ]),
+              rolloutIsWeights: m2([
+                [2, 0.5, 1],
+                [1, 1.5, 0],
+                [1.2, 1.2, 1.2],
+              ]),
+            },
+            { ...LOSS_PARAMS, aggregation: 'seq-mean-token-sum' },
+          ).value,
+      )(
+        m2([
+          [-1, -1, -1],
+          [-2, -2, -2],
+          [-1, -1, -1],
+        ]),
+      );
+      return { v: num(value), g: arr(grad) };
+    });
+    // ratio 1: row 0 −(2 + 0.5 + 1) = −3.5, row 1 0.5·(1 + 1.5) = 1.25 → −2.25 / 2 kept rows (every row: / 3 = −0.75)
+    close(out.v, -1.125, 6);
+    expect(out.g.map((row) => row.map((g) => g + 0))).toEqual([
+      [-1, -0.25, -0.5],
+      [0.25, 0.375, 0],
+      [0, 0, 0],
+    ]);
+  });
+});
+
 describe('bypass mode (π_old := π_rollout)', () => {
   const corr = (over: Partial<RolloutCorrectionParams>): RolloutCorrectionParams => ({
     rolloutIs: null,
@@ -263,6 +314,90 @@ describe('bypass mode (π_old := π_rollout)', () => {
     close(r.g[0][1], -2, 5);
     close(r.metrics['rollout_corr/rollout_rs_masked_fraction'], 0.5, 5);
     expect(r.metrics['actor/pg_clipfrac']).toBe(0);
+  });
+
+  // Three rows, the last one rejected: seq_mean_k1 "0.5_2.0" keeps a row whose mean −log-ratio lies in
+  // [ln 0.5, ln 2]; rows 0 and 1 have 0 and 0.1, row 2 has 2 (π_θ far below π_rollout). The `arlarena algo`
+  // example in docs/guides/rollout-correction.md is this case.
+  describe('three rows, one rejected (seq_mean_k1): verl divides seq-mean-token-sum by the 2 kept rows', () => {
+    const roll3 = [
+      [-1, -2, -1.5],
+      [-0.5, -1, -2],
+      [-1, -1, -1],
+    ];
+    const lp3 = [
+      [-1.1, -1.9, -1.5],
+      [-0.5, -1.2, -2],
+      [-3, -2.5, -3.5],
+    ];
+    const adv3 = [1, -0.5, 2];
+    const mask3 = [
+      [1, 1, 1],
+      [1, 1, 0],
+      [1, 1, 1],
+    ];
+    function run3(lossType: 'ppo_clip' | 'reinforce', aggregation: string, lp = lp3) {
+      return tf.tidy(() => {
+        let metrics: Record<string, number> = {};
+        const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => {
+          const r = BYPASS_LOSSES.get(lossType).fn(
+            { logProb: x as tf.Tensor2D, oldLogProb: m2(roll3), advantages: m2(adv3.map((a) => [a, a, a])), mask: m2(mask3) },
+            {
+              ...LOSS_PARAMS,
+              aggregation: aggregation as typeof LOSS_PARAMS.aggregation,
+              lossType,
+              correction: corr({ rolloutRs: 'seq_mean_k1', rolloutRsThreshold: '0.5_2.0' }),
+            },
+          );
+          metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, num(v)]));
+          return r.value;
+        })(m2(lp));
+        return { v: num(value), g: arr(grad), metrics };
+      });
+    }
+
+    it('reinforce: (4.5 − 0.85) / 2 = 1.825 (every row: / 3 = 1.2167); gradient −A/2 on kept tokens', () => {
+      const r = run3('reinforce', 'seq-mean-token-sum');
+      close(r.metrics['rollout_corr/rollout_rs_seq_masked_fraction'], 1 / 3, 6);
+      // row 0: −1·(−1.1 − 1.9 − 1.5) = 4.5; row 1: 0.5·(−0.5 − 1.2) = −0.85; row 2 rejected
+      close(r.v, (4.5 - 0.85) / 2, 5);
+      expect(r.g.map((row) => row.map((g) => +g.toFixed(6)))).toEqual([
+        [-0.5, -0.5, -0.5],
+        [0.25, 0.25, 0],
+        [0, 0, 0],
+      ]);
+    });
+
+    it('ppo_clip: Σ −A·ratio over the kept rows / 2; gradient −A·ratio/2', () => {
+      const r = run3('ppo_clip', 'seq-mean-token-sum');
+      const ratio = lp3.map((row, i) => row.map((v, t) => Math.exp(v - roll3[i][t])));
+      // no ratio leaves [0.8, 1.2] on the kept tokens, so the loss is −A·ratio there
+      const row0 = -(ratio[0][0] + ratio[0][1] + ratio[0][2]);
+      const row1 = 0.5 * (ratio[1][0] + ratio[1][1]);
+      close(r.v, (row0 + row1) / 2, 5);
+      const want = [ratio[0].map((q) => -q / 2), [0.25 * ratio[1][0], 0.25 * ratio[1][1], 0], [0, 0, 0]];
+      r.g.forEach((row, i) => row.forEach((g, t) => close(g, want[i][t], 6)));
+    });
+
+    it('the other aggregations over the same kept tokens (reinforce): token-mean / 5, seq-mean-token-mean / 2 rows', () => {
+      close(run3('reinforce', 'token-mean').v, (4.5 - 0.85) / 5, 5);
+      close(run3('reinforce', 'seq-mean-token-mean').v, (4.5 / 3 - 0.85 / 2) / 2, 5);
+      close(run3('reinforce', 'seq-mean-token-sum-norm').v, (4.5 - 0.85) / 3, 5);
+    });
+
+    it('every row rejected: loss 0 (verl: 0 / 0 = NaN) and a zero gradient, both loss types, every aggregation', () => {
+      const far = roll3.map((row) => row.map((v) => v - 1)); // mean −log-ratio 1 > ln 2 in every row
+      for (const lossType of ['reinforce', 'ppo_clip'] as const)
+        for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm']) {
+          const r = run3(lossType, agg, far);
+          close(r.metrics['rollout_corr/rollout_rs_seq_masked_fraction'], 1, 6);
+          expect(r.v, `${lossType} ${agg}`).toBe(0);
+          expect(
+            r.g.flat().every((g) => g === 0),
+            `${lossType} ${agg}`,
+          ).toBe(true);
+        }
+    });
   });
 
   it('through actorLoss: the bypass loss replaces the configured one', () => {

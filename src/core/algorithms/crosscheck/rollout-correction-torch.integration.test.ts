@@ -1,17 +1,23 @@
 /**
  * Rollout correction vs an independent float64 PyTorch implementation of verl's definitions (torch_reference.py:
- * rollout_correction, policy_loss_bypass_mode, icepop_function, and the pipeline with IcePop as its IS level, alone
- * and chained with rejection), number for number: weights, masks, every rollout_corr/* metric (IcePop's too), the
- * bypass loss and its gradient. Random cases with padded tokens, fully padded rows and log-ratios beyond the ±20
- * clamp. Needs Debian's /usr/bin/python3 with python3-torch (DEVELOPERS.md "PyTorch
- * peer"); without it the test fails and says how to install it.
+ * rollout_correction, policy_loss_bypass_mode, icepop_function, the pipeline with IcePop as its IS level, alone
+ * and chained with rejection, and decoupled mode's vanilla loss over the rejection mask), number for number:
+ * weights, masks, every rollout_corr/* metric (IcePop's too), the bypass and decoupled losses and their gradients,
+ * aggregated as verl's current agg_loss (b178a3c) aggregates: the seq-mean modes over the rows with a kept token.
+ * Random cases with padded tokens, fully padded rows, rows and whole batches rejected, and log-ratios beyond the
+ * ±20 clamp. Where every token is rejected verl's loss is 0 / 0 = NaN and the lab's 0, a documented difference the
+ * test checks as such. Needs Debian's /usr/bin/python3 with python3-torch (DEVELOPERS.md "PyTorch peer"); without
+ * it the test fails and says how to install it.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLLOUT_RS_OPTIONS } from '../../../shared/metrics';
 import { Rng } from '../../util/rng';
 import { rolloutCorrection } from '../correction/index';
+import { POLICY_LOSSES } from '../losses/index';
+import type { AggregationName } from '../aggregation/index';
 import { runProbe } from '../probe';
 import { setupTf } from '../test-helpers';
 
@@ -42,6 +48,55 @@ function icepopPipeline(c: Case): { outputs: Record<string, unknown> } {
     rolloutRsThreshold: p.rollout_rs_threshold,
   });
   return { outputs: { rollout_is_weights: r.weights, modified_response_mask: r.mask, metrics: r.metrics } };
+}
+
+/** torch_reference.py's decoupled mode: verl's pipeline on π_old vs π_rollout, then its vanilla loss (no probe function). */
+const DECOUPLED = 'decoupled_policy_loss';
+
+function decoupledLoss(c: Case): { outputs: Record<string, unknown> } {
+  const x = c.inputs as Record<string, number[][]>;
+  const p = c.params as {
+    loss_agg_mode: AggregationName;
+    clip_ratio_low: number;
+    clip_ratio_high: number;
+    rollout_is: 'token' | 'sequence' | null;
+    rollout_rs: string | null;
+    rollout_rs_threshold: string | number | null;
+  };
+  const r = rolloutCorrection(x.old_log_prob, x.rollout_log_prob, x.response_mask, {
+    rolloutIs: p.rollout_is,
+    rolloutIsThreshold: 2,
+    rolloutIsThresholdLower: 0,
+    rolloutIsBatchNormalize: false,
+    rolloutRs: p.rollout_rs,
+    rolloutRsThreshold: p.rollout_rs_threshold,
+  });
+  const params = {
+    aggregation: p.loss_agg_mode,
+    clipRatioLow: p.clip_ratio_low,
+    clipRatioHigh: p.clip_ratio_high,
+    clipRatioC: 3,
+    tauPos: 1,
+    tauNeg: 1.05,
+    sapoPerTokenTau: false,
+    seqMask: { enabled: false, delta: 0 },
+  };
+  return tf.tidy(() => {
+    const { value, grad } = tf.valueAndGrad(
+      (lp: tf.Tensor) =>
+        POLICY_LOSSES.get('vanilla').fn(
+          {
+            logProb: lp as tf.Tensor2D,
+            oldLogProb: tf.tensor2d(x.old_log_prob),
+            advantages: tf.tensor2d(x.advantages),
+            mask: tf.tensor2d(r.mask),
+            rolloutIsWeights: r.weights ? tf.tensor2d(r.weights) : undefined,
+          },
+          params,
+        ).value,
+    )(tf.tensor2d(x.log_prob));
+    return { outputs: { pg_loss: value.dataSync()[0], modified_response_mask: r.mask, grad_log_prob: grad.arraySync() } };
+  });
 }
 
 function cases(): Case[] {
@@ -86,7 +141,7 @@ function cases(): Case[] {
       inputs,
     });
     const lossInputs = { old_log_prob: roll, log_prob: lp, advantages: adv, response_mask: mask };
-    for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum']) {
+    for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm']) {
       out.push({
         fn: 'policy_loss_bypass_mode',
         params: {
@@ -114,6 +169,50 @@ function cases(): Case[] {
         inputs: lossInputs,
       });
       out.push({ fn: 'policy_loss_bypass_mode', params: { loss_type: 'reinforce', loss_agg_mode: agg }, inputs: lossInputs });
+      // Whole rows rejected (sequence-level options): the seq-mean modes divide by the rows with a kept token.
+      for (const loss_type of ['ppo_clip', 'reinforce'])
+        out.push({
+          fn: 'policy_loss_bypass_mode',
+          params: {
+            loss_type,
+            loss_agg_mode: agg,
+            rollout_is: 'sequence',
+            rollout_rs: k % 2 ? 'seq_mean_k1' : 'seq_max_k2',
+            rollout_rs_threshold: k % 2 ? '0.9_1.1' : 0.02,
+          },
+          inputs: lossInputs,
+        });
+      // Every token rejected: verl's loss 0 / 0 = NaN (token-mean, seq-mean-*), the lab's 0; the gradient 0 in both.
+      out.push({
+        fn: 'policy_loss_bypass_mode',
+        params: {
+          loss_type: k % 2 ? 'ppo_clip' : 'reinforce',
+          loss_agg_mode: agg,
+          rollout_rs: 'token_k1',
+          rollout_rs_threshold: '0.999_1.001',
+        },
+        inputs: lossInputs,
+      });
+      // Decoupled mode: the rejection mask (π_old vs π_rollout) replaces the response mask, IS weights on the tokens.
+      const advMat = adv.map((a) => new Array<number>(T).fill(a));
+      const decoupledInputs = { old_log_prob: old, rollout_log_prob: roll, log_prob: lp, advantages: advMat, response_mask: mask };
+      for (const [rs, thr] of [
+        ['seq_mean_k1', '0.7_1.4'],
+        ['token_k1,seq_max_k2', '0.6_1.8,0.3'],
+        ['token_k1', '0.999_1.001'],
+      ] as const)
+        out.push({
+          fn: DECOUPLED,
+          params: {
+            loss_agg_mode: agg,
+            clip_ratio_low: 0.2,
+            clip_ratio_high: 0.28,
+            rollout_is: k % 2 ? 'token' : 'sequence',
+            rollout_rs: rs,
+            rollout_rs_threshold: thr,
+          },
+          inputs: decoupledInputs,
+        });
     }
     out.push({
       fn: 'icepop_function',
@@ -142,6 +241,8 @@ interface Diff {
   worstAbs: number;
   worstRel: number;
   bad: string[];
+  /** Where torch (verl) gives NaN and the probe 0: a loss with no token left, the lab's documented 0. */
+  nanVsZero: string[];
 }
 
 function compare(got: unknown, want: unknown, where: string, tol: { rel: number; abs: number }, d: Diff): void {
@@ -165,6 +266,11 @@ function compare(got: unknown, want: unknown, where: string, tol: { rel: number;
     return;
   }
   const g = got as number;
+  if (want === 'NaN') {
+    if (g === 0) d.nanVsZero.push(where);
+    else d.bad.push(`${where}: probe ${g}, torch NaN (verl's 0 / 0; the lab's should be 0)`);
+    return;
+  }
   const w = want as number;
   const delta = Math.abs(g - w);
   const scale = Math.max(Math.abs(g), Math.abs(w));
@@ -193,18 +299,26 @@ describe("rollout correction vs an independent float64 PyTorch implementation of
     const want = JSON.parse(py.stdout) as Array<{ outputs: Record<string, unknown> }>;
     const byFn = new Map<string, Diff>();
     all.forEach((c, i) => {
-      const d = byFn.get(c.fn) ?? { worstAbs: 0, worstRel: 0, bad: [] };
-      // rollout_correction and icepop are float64 on both sides; the bypass loss runs in float32 tfjs, and its
-      // metrics come from float32 log-probs (the same tolerance as the policy-loss cross-check, algo-torch.test.ts).
-      const tol = c.fn === 'policy_loss_bypass_mode' ? { rel: 1e-5, abs: 1e-6 } : { rel: 1e-10, abs: 1e-12 };
-      compare((c.fn === ICEPOP_PIPELINE ? icepopPipeline(c) : runProbe(c)).outputs, want[i].outputs, `case ${i} ${c.fn}`, tol, d);
+      const d = byFn.get(c.fn) ?? { worstAbs: 0, worstRel: 0, bad: [], nanVsZero: [] };
+      // rollout_correction and icepop are float64 on both sides; the bypass and decoupled losses run in float32
+      // tfjs, and their metrics come from float32 log-probs (the same tolerance as the policy-loss cross-check,
+      // algo-torch.test.ts).
+      const float32 = c.fn === 'policy_loss_bypass_mode' || c.fn === DECOUPLED;
+      const tol = float32 ? { rel: 1e-5, abs: 1e-6 } : { rel: 1e-10, abs: 1e-12 };
+      const got = c.fn === ICEPOP_PIPELINE ? icepopPipeline(c) : c.fn === DECOUPLED ? decoupledLoss(c) : runProbe(c);
+      compare(got.outputs, want[i].outputs, `case ${i} ${c.fn}`, tol, d);
       byFn.set(c.fn, d);
     });
     for (const [fn, d] of byFn)
       console.log(
-        `[crosscheck] ${fn}: max |Δ| = ${d.worstAbs.toExponential(2)}, max relative Δ = ${d.worstRel.toExponential(2)} (std metrics aside)`,
+        `[crosscheck] ${fn}: max |Δ| = ${d.worstAbs.toExponential(2)}, max relative Δ = ${d.worstRel.toExponential(2)} (std metrics aside)` +
+          (d.nanVsZero.length > 0 ? `; ${d.nanVsZero.length} losses NaN in verl, 0 in the lab (every token rejected)` : ''),
       );
     expect([...byFn.values()].flatMap((d) => d.bad).slice(0, 10)).toEqual([]);
+    // NaN against 0 only for a loss, and only where every token was rejected (the cases made for it are there).
+    const nanVsZero = [...byFn.values()].flatMap((d) => d.nanVsZero);
+    expect(nanVsZero.filter((w) => !w.endsWith('.pg_loss'))).toEqual([]);
+    for (const fn of ['policy_loss_bypass_mode', DECOUPLED]) expect(byFn.get(fn)?.nanVsZero.length, fn).toBeGreaterThan(0);
     expect(all.length).toBeGreaterThan(200);
   });
 });

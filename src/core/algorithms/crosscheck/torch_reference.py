@@ -30,22 +30,31 @@ def masked_mean(x, m):
     return (x * m).sum() / (m.sum() + 1e-8)
 
 
+def masked_sum(x, m):
+    """verl_F.masked_sum: a value outside the mask (NaN included) is replaced by 0 before the product."""
+    return (torch.where(m.bool(), x, torch.zeros_like(x)) * m).sum()
+
+
 def agg(L, m, mode):
-    # seq-mean-token-sum divides by every row, a fully masked one included: the paper's reference (older verl), which
-    # the lab's aggregation follows. verl since #3915 (Oct 2025) divides by the rows with a token, which differs where
-    # a row is fully masked (docs/guides/rollout-correction.md, "Where the lab differs from verl's own code").
+    """verl's agg_loss (verl/trainer/ppo/core_algos.py at b178a3c) as a direct call leaves it, with no
+    global_batch_info (dp_size 1; batch_num_tokens, global_batch_size, loss_scale_factor None) — what
+    compute_policy_loss_bypass_mode and the legacy FSDP actor pass. The seq-mean modes divide by the rows with at
+    least one token in the mask (since verl #3915), whatever emptied a row: padding, a rejection option, sequence
+    masking. With no token at all, token-mean and the seq-mean modes are 0 / 0 = NaN here; the lab gives 0
+    (docs/guides/rollout-correction.md, "Where the lab differs from verl's own code"), which the tests check."""
     if mode == "token-mean":
-        return masked_mean(L, m)
+        return masked_sum(L, m) / m.sum()
     if mode == "seq-mean-token-sum":
-        return (L * m).sum(-1).mean() if L.shape[0] > 0 else torch.tensor(0.0)
+        seq_losses = torch.sum(L * m, dim=-1)
+        seq_mask = (torch.sum(m, dim=-1) > 0).double()
+        return masked_sum(seq_losses, seq_mask) / seq_mask.sum()
     if mode == "seq-mean-token-mean":
-        valid = m.sum(-1) > 0
-        if not valid.any():
-            return torch.tensor(0.0)
-        Lv, mv = L[valid], m[valid]
-        return ((Lv * mv).sum(-1) / mv.sum(-1)).mean()
+        count = torch.sum(m, dim=-1)
+        seq_losses = torch.sum(L * m, dim=-1) / (count + 1e-8)
+        seq_mask = (count > 0).double()
+        return masked_sum(seq_losses, seq_mask) / seq_mask.sum()
     if mode == "seq-mean-token-sum-norm":
-        return (L * m).sum() / m.shape[-1]
+        return torch.sum(torch.sum(L * m, dim=-1)) / m.shape[-1]
     raise ValueError(mode)
 
 
@@ -100,6 +109,9 @@ def policy(mode, p, x):
             # ARLArena's diagnostics: the band by each token's own advantage sign, over the effective mask;
             # no dual clip, so the lower fraction stays 0.
             frac = masked_mean((((w > 1 + hi) & (A > 0)) | ((w < 1 - lo) & (A < 0))).double(), m)
+        if x.get("rollout_is_weights") is not None:
+            # decoupled rollout correction: verl's pg_losses * rollout_is_weights before agg_loss
+            L = L * T(x["rollout_is_weights"])
         loss = agg(L, m, aggm)
     g = grad_of(loss, lp)
     return {"pg_loss": loss.item(), "pg_clipfrac": frac.item(), "ppo_kl": kl.item(), "pg_clipfrac_lower": lower.item(),
@@ -409,6 +421,17 @@ def bypass(p, x):
     return {"pg_loss": loss.item(), "metrics": metrics, "grad_log_prob": grad_of(loss, lp)}
 
 
+def decoupled(p, x):
+    """Decoupled mode (verl's three policies): compute_rollout_correction_and_rejection_mask on pi_old vs
+    pi_rollout, the rejection mask replacing response_mask, then compute_policy_loss_vanilla with the IS weights
+    on the tokens and agg_loss over that mask."""
+    w, mask, _ = correction(T(x["old_log_prob"]), T(x["rollout_log_prob"]), T(x["response_mask"]), p)
+    y = {"old_log_prob": x["old_log_prob"], "log_prob": x["log_prob"], "advantages": x["advantages"],
+         "response_mask": mask.tolist(), "rollout_is_weights": None if w is None else w.tolist()}
+    out = policy("vanilla", p, y)
+    return {"pg_loss": out["pg_loss"], "modified_response_mask": mask.tolist(), "grad_log_prob": out["grad_log_prob"]}
+
+
 def icepop_weights(r, m, lo, hi):
     """IcePop's weights and metrics: verl's token-level rollout_is_* statistics taken on the unclamped ratio
     (IcePop has no +-20 clamp), with rollout_is_threshold = hi, plus slime's tis_clipfrac and tis_abs as masked
@@ -457,8 +480,20 @@ def run(case):
         return {"loss": loss.item(), "grad_loss_mat": grad_of(loss, L)}
     return {"kl_penalty": kl_penalty, "entropy": entropy, "compute_grpo_outcome_advantage": grpo,
             "compute_gigpo_outcome_advantage": gigpo, "rollout_correction": rollout_correction,
-            "policy_loss_bypass_mode": bypass, "icepop_function": icepop, "icepop_correction": icepop_correction}[fn](p, x)
+            "policy_loss_bypass_mode": bypass, "icepop_function": icepop, "icepop_correction": icepop_correction,
+            "decoupled_policy_loss": decoupled}[fn](p, x)
+
+
+def json_safe(v):
+    """JSON has no NaN: verl's 0 / 0 losses travel as the string "NaN"."""
+    if isinstance(v, float) and math.isnan(v):
+        return "NaN"
+    if isinstance(v, list):
+        return [json_safe(e) for e in v]
+    if isinstance(v, dict):
+        return {k: json_safe(e) for k, e in v.items()}
+    return v
 
 
 if __name__ == "__main__":
-    print(json.dumps([{"outputs": run(c)} for c in json.load(sys.stdin)]))
+    print(json.dumps([{"outputs": json_safe(run(c))} for c in json.load(sys.stdin)], allow_nan=False))
