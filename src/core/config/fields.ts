@@ -337,7 +337,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     default: 'token-mean',
     choices: ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'],
     section: 'aggregation',
-    doc: "Loss aggregation (dimension 1, spec §1.1), also used for the entropy and KL terms. token-mean weighs every token equally (long turns dominate); seq-mean-token-mean weighs every turn equally (GRPO_ST, GSPO, SAMPO); seq-mean-token-sum is Dr.GRPO's.",
+    doc: "Loss aggregation (dimension 1, spec §1.1), also used for the entropy and KL terms. token-mean weighs every token equally (long turns dominate); seq-mean-token-mean weighs every turn equally (GRPO_ST, GSPO, SAMPO); seq-mean-token-sum is Dr.GRPO's; the seq-mean modes average over the rows with a kept token, as verl's agg_loss does (rollout-correction guide: what each mode divides by).",
   },
   // ---- dimension 2: clipping
   {
