@@ -129,8 +129,21 @@ export function withRecordedThreads(
   return { ...config, compute: { ...(compute as Record<string, unknown>), intraOpThreads, interOpThreads } };
 }
 
+/** The bundle file's bytes; a path that is no readable file here is a BundleError that says which, not Node's ENOENT. */
+async function readBundleFile(file: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BundleError('no such file');
+    if (code === 'EISDIR') throw new BundleError('a folder, not a bundle file (.arlarena.zip)');
+    if (code === 'EACCES' || code === 'EPERM') throw new BundleError(`cannot be read (${(e as Error).message})`);
+    throw e;
+  }
+}
+
 export async function reproduceBundle(store: RunStore, file: string, opts: ReproduceOptions = {}): Promise<ReproduceResult> {
-  const { record, files } = verifyBundle(new Uint8Array(await readFile(file)));
+  const { record, files } = verifyBundle(await readBundleFile(file));
   const original: MetricRecord[] = [];
   for (const line of new TextDecoder().decode(files['metrics.jsonl']).split('\n')) {
     if (!line.trim()) continue;
