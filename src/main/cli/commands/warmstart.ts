@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { intArg, modelArg, parseSets, resolveOrUsage } from '../args';
@@ -87,6 +88,15 @@ const warmstart: CliCommand = {
     if (seed !== undefined) overrides.seed = seed;
     if (model !== undefined) overrides['model.size'] = model;
     const config = resolveOrUsage({ preset: 'sampo', env: values.env!, overrides });
+    // The folder is made before BC, not after it: an --out that cannot be one (under a file, no permission) is
+    // known now, not after minutes of updates and the held-out evaluation.
+    const out = values.out ?? join(ctx.dataDir, 'warmstart', `${config.env.name}-${config.model.size}-k${config.env.historyWindow}`);
+    try {
+      await mkdir(out, { recursive: true });
+    } catch (e) {
+      ctx.stderr.write(`arlarena warmstart: --out ${out}: cannot make this folder (${(e as Error).message}); nothing was trained\n`);
+      return 1;
+    }
     const json = values.json === true;
     const say = (s: string): void => {
       if (!json) ctx.stderr.write(s);
@@ -192,7 +202,6 @@ const warmstart: CliCommand = {
       'recipe.json': enc(recipe),
       'heldout.json': enc(heldout),
     };
-    const out = values.out ?? join(ctx.dataDir, 'warmstart', `${config.env.name}-${config.model.size}-k${config.env.historyWindow}`);
     const manifest = await writeWarmStartDir(out, files);
     policy.dispose();
     const total = (clock.now() - t0) / 1000;
