@@ -14,6 +14,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../util/rng';
+import { registerReductionGrads } from './reductionGrads';
 
 export type ModelSize = 'nano' | 'small' | 'base' | 'custom';
 
@@ -191,6 +192,8 @@ export class PolicyModel {
   readonly name: string;
 
   private constructor(cfg: ModelConfig, weights: ModelWeights, name: string) {
+    // LayerNorm's mean gradients without input-sized ones tensors, the same bits (reductionGrads.ts).
+    registerReductionGrads();
     this.config = { ...cfg };
     this.name = freeName(name);
     this.vars = {};
