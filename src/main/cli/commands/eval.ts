@@ -19,7 +19,8 @@ const usage = `Usage: arlarena eval RUN [--episodes N] [--temperature T] [--step
 
 Held-out success of a run's latest checkpoint (or the one saved at step S) on N fixed held-out tasks (group size 1), with a 95 % Wilson
 interval, next to the random and expert baselines on the same tasks.
-  RUN              run id (or a unique prefix; see arlarena runs)
+  RUN              a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a
+                   unique run name (see arlarena runs)
   --episodes N     held-out tasks (default 200)
   --temperature T  sampling temperature (default: the run's training.valTemperature, 0.6; 0 = greedy)
   --step S         evaluate the checkpoint saved at step S (the last two are kept; arlarena show lists them), e.g.
@@ -60,7 +61,9 @@ const evalCmd: CliCommand = {
       try {
         record = await store.findRun(positionals[0]);
       } catch (e) {
-        throw new UsageError((e as Error).message);
+        // A run that is not there is a failure (exit 1), as in show, check, export and resume, not bad usage.
+        ctx.stderr.write(`arlarena eval: ${(e as Error).message}\n`);
+        return 1;
       }
       if (atStep !== undefined) {
         ck = await store.loadCheckpointAt(record.id, atStep);
@@ -75,7 +78,7 @@ const evalCmd: CliCommand = {
       await store.close();
     }
     if (!ck) {
-      ctx.stderr.write(`run ${record.id} has no checkpoint yet (status ${record.status}); nothing to evaluate\n`);
+      ctx.stderr.write(`arlarena eval: run ${record.id} has no checkpoint yet (status ${record.status}); nothing to evaluate\n`);
       return 1;
     }
     const config = record.config as unknown as RunConfig;
