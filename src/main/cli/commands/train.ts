@@ -9,7 +9,8 @@ import { detectComputeBackend } from '../../compute/detect';
 import { HfFolderError, inspectHfFolder } from '../../compute/models/hfFolder';
 import { expandHome, preflightHfRun } from '../../compute/models/hfRunModel';
 
-const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE|hf:PATH] [--lora SPEC] [--set key=value …] [--name TEXT] [--json]
+const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE|hf:PATH] [--lora SPEC]
+                      [--set key=value …] [--name TEXT] [--max-minutes M] [--on NAME|URL] [--json]
 
 Train one run (behaviour-cloning warm start, then RL) in the run store the app uses, and print its run id.
   --preset NAME   method preset (default sampo; see arlarena algo presets)
