@@ -83,6 +83,13 @@ describe('compareStreams: float tolerance across backends', () => {
     expect(compareStreams(s, shifted(s, 1e-7).slice(0, 20)).verdict).not.toBe('within-tolerance');
   });
 
+  it('names the first and last step compared: a trainer logs step 0 (validation before any update), so 2 RL steps are 3 steps', () => {
+    const s = [{ step: 0, values: { 'val/success_rate': 0.1 } }, ...stream().slice(0, 2)];
+    expect(compareStreams(s, s)).toMatchObject({ stepsCompared: 3, firstStep: 0, lastStep: 2 });
+    expect(compareStreams(s, s.slice(0, 2))).toMatchObject({ stepsCompared: 2, firstStep: 0, lastStep: 1 });
+    expect(compareStreams(s, [])).toMatchObject({ stepsCompared: 0, firstStep: null, lastStep: null });
+  });
+
   it('withinTolerance is atol + rtol·|original|', () => {
     expect(withinTolerance(0, 1e-5)).toBe(true);
     expect(withinTolerance(0, 1.1e-5)).toBe(false);

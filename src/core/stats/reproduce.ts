@@ -46,6 +46,12 @@ export interface KeyComparison {
 export interface ComparisonReport {
   readonly verdict: ReproduceVerdict;
   readonly stepsCompared: number;
+  /**
+   * The first and last step compared (null when none was): a trainer's stream starts at step 0, its validation before
+   * any update, so a run of N RL steps compares N + 1 steps, 0–N.
+   */
+  readonly firstStep: number | null;
+  readonly lastStep: number | null;
   /** The float tolerance the within-tolerance verdict was judged with. */
   readonly tolerance: Tolerance;
   /** Largest |rerun − original| over every compared finite value. */
@@ -130,6 +136,8 @@ export function compareStreams(
   return {
     verdict,
     stepsCompared: common.length,
+    firstStep: common.length ? Math.min(...common.map((r) => r.step)) : null,
+    lastStep: common.length ? Math.max(...common.map((r) => r.step)) : null,
     tolerance: { atol: tol.atol, rtol: tol.rtol },
     maxAbsDiff: out.reduce((m, k) => Math.max(m, k.maxAbsDiff), 0),
     keys: out,

@@ -45,7 +45,8 @@ const command: CliCommand = {
         ctx.stdout.write(`${JSON.stringify(r)}\n`);
       } else {
         const out = (s: string) => ctx.stdout.write(`${s}\n`);
-        out(`verdict: ${verdictLabel(r)} over ${r.stepsCompared} steps (rerun ${r.rerunId}, ${r.rerunStatus})`);
+        const span = r.firstStep === null ? '' : ` ${r.firstStep}–${r.lastStep}`;
+        out(`verdict: ${verdictLabel(r)} over ${r.stepsCompared} logged steps${span} (rerun ${r.rerunId}, ${r.rerunStatus})`);
         const expect = r.backendMatches
           ? `same backend: bit-identity expected${r.verdict === 'bit-identical' ? '' : ', and not met'}`
           : 'different or unknown backend (or worker count): the same numbers within float tolerance are the expectation';
