@@ -15,6 +15,7 @@ import type { RunStore } from '../store/runStore';
 import { HashAside } from './hashAside';
 import { ImportError, importLogs, type ImportLogsOptions } from './importLogs';
 import { importTrackerRuns, trackerRunNote } from './importTrackers';
+import { UnreadableDbError } from './sqliteReadOnly';
 import { scanTrackers, type TrackerRun } from './trackers';
 
 function add(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
@@ -48,6 +49,21 @@ function isDenied(e: unknown): boolean {
   return code === 'EACCES' || code === 'EPERM';
 }
 
+/**
+ * A tracker's database SQLite could not read, in one line: the file (the user's name for an uploaded copy), SQLite's
+ * reason, what to do, and what the import kept.
+ */
+function unreadableDb(e: UnreadableDbError, opts: ImportSourcesOptions): ImportError {
+  const shown = opts.uploadedFiles?.[e.path] ?? (opts.uploadedAs !== undefined ? opts.uploadedAs : e.path);
+  const kept = e.importedBefore.length
+    ? `nothing of it was imported; the ${e.importedBefore.length === 1 ? 'run' : `${e.importedBefore.length} runs`} read before it ${e.importedBefore.length === 1 ? 'was' : 'were'} imported (${e.importedBefore.join(', ')})`
+    : 'nothing was imported';
+  return new ImportError(
+    'UNREADABLE',
+    `${shown} could not be read as a SQLite database (${e.reason}): a truncated, damaged or partly copied file? Copy it again from the machine that wrote it, with its -wal or -journal file beside it if it has one; ${kept}`,
+  );
+}
+
 export async function importSources(store: RunStore, paths: readonly string[], opts: ImportSourcesOptions = {}): Promise<ImportResult> {
   if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
   const trackerRuns: TrackerRun[] = [];
@@ -67,6 +83,7 @@ export async function importSources(store: RunStore, paths: readonly string[], o
     try {
       scan = await scanTrackers(p);
     } catch (e) {
+      if (e instanceof UnreadableDbError) throw unreadableDb(e, opts);
       // A path the lab may not read (or enter): the log importer refuses it in one line saying so.
       if (!isDenied(e)) throw e;
       logPaths.push(p);
@@ -106,6 +123,8 @@ export async function importSources(store: RunStore, paths: readonly string[], o
         sha256Of,
         ...(opts.uploadedAs !== undefined ? { uploadedAs: opts.uploadedAs } : {}),
         ...(opts.uploadedFiles !== undefined ? { uploadedFiles: opts.uploadedFiles } : {}),
+      }).catch((e: unknown) => {
+        throw e instanceof UnreadableDbError ? unreadableDb(e, {}) : e;
       });
       result.runIds.push(...out.runIds);
       result.steps += out.steps;

@@ -14,6 +14,7 @@ import type { RunStore } from '../store/runStore';
 import { sha256File } from './files';
 import { defaultRegistry, type FormatRegistry } from './registry';
 import { RunWriter } from './runWriter';
+import { isSqliteError, UnreadableDbError } from './sqliteReadOnly';
 import type { TrackerRun } from './trackers';
 
 export interface ImportTrackersOptions {
@@ -166,6 +167,12 @@ export async function importTrackerRuns(
       } else out.empty.push(run.label);
     } catch (e) {
       await writer.abort();
+      // A database damaged past the pages the scan read fails here, part way through its steps: the run is gone
+      // (aborted above), the runs stored before it stay and are named.
+      if (isSqliteError(e) || e instanceof UnreadableDbError) {
+        const f = run.files[0];
+        throw UnreadableDbError.of(upload ? opts.uploadedAs! : (opts.uploadedFiles?.[f] ?? f), e, out.runIds);
+      }
       throw e;
     }
   }

@@ -54,6 +54,35 @@ export function openReadOnly(path: string, busyMs = 10_000): SqliteDb {
   return new ctor(path, { readonly: true, fileMustExist: true, timeout: busyMs });
 }
 
+/** SQLite's own errors: better-sqlite3's SqliteError (and the reading thread's copy of one) carry SQLite's result code. */
+export function isSqliteError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/**
+ * A tracker's database that SQLite could not read (SQLITE_CORRUPT on a truncated or partly copied file,
+ * SQLITE_NOTADB, …), naming the file: SQLite's own error names neither it nor what to do. `importedBefore`: the runs
+ * an import stored before it met the file (they stay).
+ */
+export class UnreadableDbError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    readonly importedBefore: readonly string[] = [],
+  ) {
+    super(`${path} could not be read as a SQLite database (${reason})`);
+    this.name = 'UnreadableDbError';
+  }
+
+  /** `e` (a SQLite error met reading `path`) as an UnreadableDbError; SQLite's message without the path the reading thread puts first. */
+  static of(path: string, e: unknown, importedBefore: readonly string[] = []): UnreadableDbError {
+    if (e instanceof UnreadableDbError) return new UnreadableDbError(e.path, e.reason, importedBefore);
+    const first = String((e as Error).message ?? e).split('\n')[0];
+    return new UnreadableDbError(path, first.startsWith(`${path}: `) ? first.slice(path.length + 2) : first, importedBefore);
+  }
+}
+
 /** Table name → its column names. */
 export function tablesOf(db: SqliteDb): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();

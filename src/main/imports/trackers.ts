@@ -33,7 +33,7 @@ import { RecordShapes } from '../../core/formats/recordShape';
 import { MAX_RUN_KEYS, RecordLimitError } from '../../core/formats/steps';
 import type { SourceMeta, SourceRunInfo, SourceStep, TrackerStoreFormat } from '../../core/formats/types';
 import { CHUNK_BYTES, LineSplitter, listTree, readHead } from './files';
-import { isSqlite, openReadOnly, tablesOf, type SqliteDb } from './sqliteReadOnly';
+import { isSqlite, isSqliteError, openReadOnly, tablesOf, UnreadableDbError, type SqliteDb } from './sqliteReadOnly';
 import { localRows, sqliteAside, type ProgramSource } from './sqliteRowsAside';
 
 export type TrackerFormat = TrackerStoreFormat | 'wandb';
@@ -840,15 +840,21 @@ export function sqliteKind(tables: Map<string, Set<string>>): 'mlflow-sqlite' | 
 }
 
 function sqliteRuns(path: string, mlflowChunkRows: number): TrackerRun[] | null {
-  const db = openReadOnly(path);
   try {
-    const tables = tablesOf(db);
-    const kind = sqliteKind(tables);
-    if (kind === 'mlflow-sqlite') return mlflowSqliteRuns(path, db, mlflowChunkRows);
-    if (kind === 'trackio') return trackioRuns(path, db, tables);
-    return null;
-  } finally {
-    db.close();
+    const db = openReadOnly(path);
+    try {
+      const tables = tablesOf(db);
+      const kind = sqliteKind(tables);
+      if (kind === 'mlflow-sqlite') return mlflowSqliteRuns(path, db, mlflowChunkRows);
+      if (kind === 'trackio') return trackioRuns(path, db, tables);
+      return null;
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    // A truncated or damaged copy fails here, at its first page read ("database disk image is malformed").
+    if (isSqliteError(e)) throw UnreadableDbError.of(path, e);
+    throw e;
   }
 }
 
