@@ -18,6 +18,11 @@ const USAGE = `Usage: arlarena reproduce FILE [--steps N] [--model-folder PATH] 
               whose config, weight or tokenizer file hashes differently is refused, naming the file
   Exit code: 0 bit-identical, within tolerance or within band, 3 diverged, 1 error.`;
 
+/** ' ×2 workers', ' ×1 worker', or nothing where the record has no K. */
+function workers(k: number | null | undefined): string {
+  return k ? ` ×${k} worker${k === 1 ? '' : 's'}` : '';
+}
+
 const command: CliCommand = {
   summary: 'rerun a bundle and say whether the metrics reproduce',
   usage: USAGE,
@@ -51,7 +56,7 @@ const command: CliCommand = {
           ? `same backend: bit-identity expected${r.verdict === 'bit-identical' ? '' : ', and not met'}`
           : 'different or unknown backend (or worker count): the same numbers within float tolerance are the expectation';
         out(
-          `backend: original ${r.originalBackend}${r.originalWorkers ? ` ×${r.originalWorkers} workers` : ''}, rerun ${r.rerunBackend}${r.rerunWorkers ? ` ×${r.rerunWorkers} workers` : ''} — ${expect}`,
+          `backend: original ${r.originalBackend}${workers(r.originalWorkers)}, rerun ${r.rerunBackend}${workers(r.rerunWorkers)} — ${expect}`,
         );
         if (r.error) out(`rerun failed: ${r.error}`);
         const worst = [...r.keys]
