@@ -183,7 +183,9 @@ async function planStat(
     if (byDir.size === 0) {
       throw new ImportError(
         'UNKNOWN_FORMAT',
-        `${path} is a folder without TensorBoard event files (${others} other file(s) looked at${unreadable.count ? `, ${unreadable.count} that could not be read` : ''}); to import a log file, pass the file itself`,
+        // Unforced, importSources has looked for trackers' runs in the folder already (scanTrackers): say so, not
+        // only TensorBoard, or a wrong folder reads as a W&B or MLflow folder the lab cannot read.
+        `${path} is a folder without TensorBoard event files${forced === undefined ? " or trackers' runs (W&B run folders, MLflow stores, MLflow or Trackio databases)" : ''} (${others} other file(s) looked at${unreadable.count ? `, ${unreadable.count} that could not be read` : ''}); to import a log file (verl, TRL, JSONL, CSV, …), pass the file itself`,
       );
     }
     const rootName = basename(resolve(path));

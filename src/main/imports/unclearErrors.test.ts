@@ -3,7 +3,7 @@
  * than 20,000 files, and "/" forced to TensorBoard (which walked into /proc), answer VALIDATION naming the folder
  * and the fix, over the API too (/usr stands for a big tree: a Debian /usr holds far more than 20,000 files).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { RunStore } from '../store/runStore';
 import { openHandlerTestLab, type HandlerTestLab } from '../testing/testLab';
 import { createImportsHandlers } from '../api/handlers/imports';
 import { ImportError, importLogs } from './importLogs';
+import { importSources } from './importSources';
 
 let dir: string;
 let store: RunStore;
@@ -24,6 +25,26 @@ afterAll(async () => {
 });
 
 describe('import errors in one line', () => {
+  it("a folder of none of the formats names what was looked for: TensorBoard files and trackers' runs, not TensorBoard alone", async () => {
+    const folder = join(dir, 'not-a-run');
+    await mkdir(folder);
+    await writeFile(join(folder, 'notes.txt'), 'hello\n');
+    const e = await importSources(store, [folder]).then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(ImportError);
+    expect((e as ImportError).message).toBe(
+      `${folder} is a folder without TensorBoard event files or trackers' runs (W&B run folders, MLflow stores, MLflow or Trackio databases) (1 other file(s) looked at); to import a log file (verl, TRL, JSONL, CSV, …), pass the file itself`,
+    );
+    // Forced to TensorBoard, nothing else was looked for.
+    const forced = await importLogs(store, [folder], { format: 'tensorboard' }).then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect((forced as ImportError).message).toMatch(/^\S+ is a folder without TensorBoard event files \(1 other/);
+  });
+
   it('a folder of more than 20,000 files is TOO_LARGE, naming it and the fix', async () => {
     const e = await importLogs(store, ['/usr'], { format: 'tensorboard' }).then(
       () => null,
