@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
+# Usage: bash scripts/setup.sh   (no options; --help prints this)
 # Everything the tests need on a fresh machine, then `npm ci`. Idempotent: each step runs only when its result is
 # missing. The README's second command is `bash scripts/setup.sh && npm test`; .ci/run calls exactly that.
 #   Debian packages: Chromium (browser tests), Xvfb (the Electron spec where a binary exists), PyTorch + OpenBLAS
-#     (side-by-side benchmarks and the float64 cross-check), python3-venv (the peer venv below).
+#     (side-by-side benchmarks and the float64 cross-check), python3-venv (the peer venv below); apt-get as root or
+#     with sudo -n.
 #   .peers-venv: the Python peers the tests run against (TensorBoard's own writer and reader, a Ray head from
-#     ray[default]), every version pinned in tests/peers/requirements.txt.
+#     ray[default]), every version pinned in tests/peers/requirements.txt; .venvs/<name>: one more per
+#     tests/peers/venvs/<name>.txt (Transformers, the trackers, Hydra, ...).
+#   npm ci (node_modules made anew), then native TensorFlow for training (scripts/setup-tensorflow.sh).
 set -euo pipefail
+# Before any step: the script ignored its arguments, so `--help` ran apt-get, the venvs and npm ci.
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown option '$arg' (setup.sh takes none; --help says what it installs)" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
