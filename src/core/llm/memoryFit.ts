@@ -39,7 +39,11 @@ export interface MemoryFit {
 
 export const gib = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 /** GiB from 1 GiB up, MiB below (a small checkpoint's parts would all read "0.00 GiB"). */
-const size = (bytes: number): string => (bytes >= 2 ** 30 ? gib(bytes) : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+export const memSize = (bytes: number): string => (bytes >= 2 ** 30 ? gib(bytes) : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+const size = memSize;
+
+/** "494.0 M" from a million up, the exact count below (a test checkpoint's 28,640 would read "0.0 M"). */
+export const paramCount = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : String(n));
 
 /** The estimate's parts in words: "weights 1.84 GiB + adapters 132.0 MiB + activations 5.40 GiB = 7.50 GiB". */
 export function describeEstimate(est: LlmMemoryEstimate, lora: boolean): string {

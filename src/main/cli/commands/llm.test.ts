@@ -65,4 +65,27 @@ describe('arlarena llm', () => {
       rmSync(model, { recursive: true, force: true });
     }
   });
+
+  it('inspect gives a small checkpoint its exact parameter count and its memory in MiB, not "0.0 M" and "0.00 GiB"', async () => {
+    const model = mkdtempSync(join(tmpdir(), 'arlarena-llm-small-'));
+    try {
+      writeHfFolder(model, {
+        config: { ...TINY_QWEN2_CONFIG, vocab_size: 4 },
+        tokenizer: byteLevelTokenizerJson({ vocab: { '<eos>': 0, a: 1, b: 2, ab: 3 } }),
+        chatTemplate: "{% for m in messages %}{{ m['content'] }}<eos>{% endfor %}",
+      });
+      const j = ctx();
+      await llm.run(['inspect', model, '--rows', '1', '--seq-len', '64', '--lora', 'r=2,alpha=4', '--json'], j.ctx);
+      const rec = JSON.parse(j.out()) as { memory: { params: number; trainableParams: number } };
+      expect(rec.memory.params).toBeLessThan(1e6);
+      const c = ctx();
+      await llm.run(['inspect', model, '--rows', '1', '--seq-len', '64', '--lora', 'r=2,alpha=4'], c.ctx);
+      expect(c.out()).toContain(`Qwen2ForCausalLM, ${rec.memory.params} parameters (`);
+      expect(c.out()).toContain(`(${rec.memory.trainableParams} trainable)`);
+      expect(c.out()).toMatch(/: weights \d+\.\d MiB \+ adapters \d+\.\d MiB \+ activations \d+\.\d MiB = \d+\.\d MiB\n/);
+      expect(c.out()).not.toMatch(/0\.0 M parameters|0\.00 M trainable|0\.00 GiB/);
+    } finally {
+      rmSync(model, { recursive: true, force: true });
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { buildPrompt, createEnv, ENV_CATALOG, parseResponse } from '../../../cor
 import { HfCausalLM } from '../../../core/llm/causalLm';
 import { LoraAdapters, parseLoraSpec, type LoraSettings } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
+import { gib, memSize, paramCount } from '../../../core/llm/memoryFit';
 import { LlmPolicy } from '../../../core/llm/policy';
 import { Rng } from '../../../core/util/rng';
 import { initBackend } from '../../compute/backends';
@@ -32,8 +33,6 @@ function num(name: string, raw: string | undefined, dflt: number, min: number, i
     throw new UsageError(`--${name} ${raw}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
   return n;
 }
-
-const gib = (b: number): string => `${(b / 2 ** 30).toFixed(2)} GiB`;
 
 const command: CliCommand = {
   summary: 'check a local Hugging Face model folder (Qwen2/Qwen3/Llama), estimate its memory, sample from it',
@@ -106,7 +105,7 @@ const command: CliCommand = {
         else {
           const c = info.config;
           out(
-            `${info.dir}: ${c.architecture}, ${(est.params / 1e6).toFixed(1)} M parameters (${dtypes.join('/')} in ${info.weightFiles.length} file(s), computed in float32)`,
+            `${info.dir}: ${c.architecture}, ${paramCount(est.params)} parameters (${dtypes.join('/')} in ${info.weightFiles.length} file(s), computed in float32)`,
           );
           out(
             `  layers ${c.numLayers}, hidden ${c.hiddenSize}, heads ${c.numHeads} (KV ${c.numKvHeads}, head_dim ${c.headDim}), MLP ${c.intermediateSize}, vocab ${c.vocabSize}, rope ${c.rope.type} θ=${c.ropeTheta}${c.qkNorm ? ', q/k norm' : ''}${c.tieWordEmbeddings ? ', tied embeddings' : ''}`,
@@ -115,7 +114,7 @@ const command: CliCommand = {
             `  tokenizer: ids up to ${info.tokenizer.maxTokenId}, chat template ${info.tokenizer.hasChatTemplate ? 'present' : 'MISSING (needed for agent prompts)'}`,
           );
           out(
-            `  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${(est.trainableParams / 1e6).toFixed(2)} M trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens${contextNote} (${work.responseTokens} response${work.responseTokens < askedResponse ? `, ${askedResponse} asked` : ''}): weights ${gib(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${gib(est.trainingStateBytes)} + activations ${gib(est.activationBytes)} = ${gib(est.totalBytes)}`,
+            `  training ${lora ? `LoRA r=${lora.rank} α=${lora.alpha} on ${lora.targetModules.join(',')} (${paramCount(est.trainableParams)} trainable)` : 'full fine-tuning'}, ${work.rows} rows × ${work.seqLen} tokens${contextNote} (${work.responseTokens} response${work.responseTokens < askedResponse ? `, ${askedResponse} asked` : ''}): weights ${memSize(est.weightsBytes)} + ${lora ? 'adapters' : 'gradients and AdamW'} ${memSize(est.trainingStateBytes)} + activations ${memSize(est.activationBytes)} = ${memSize(est.totalBytes)}`,
           );
           out(
             `  this machine: ${gib(machine.totalBytes)} (${gib(machine.freeBytes)} free) — ${fits ? 'fits' : 'does NOT fit (over 80 % of memory): use --lora, fewer rows or a shorter context'}`,

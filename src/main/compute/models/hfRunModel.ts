@@ -20,7 +20,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { llmParamCount } from '../../../core/llm/config';
 import { loraParamCount } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
-import { gib, memoryFit, type MachineMemory } from '../../../core/llm/memoryFit';
+import { memoryFit, memSize, type MachineMemory } from '../../../core/llm/memoryFit';
 import { hashMismatch, hfSourceOf, loraOf, type HfIdentity, type HfModelLoader } from '../../../core/training/hfRun';
 import { activationBudgetOf, rowActivationBytes } from '../../../core/training/chunking';
 import type { HfModelRecord } from '../../../shared/api';
@@ -152,12 +152,12 @@ export async function preflightHfRun(
   );
   if (!all.fits)
     throw new HfFolderError(
-      `${info.config.architecture} from ${info.dir} with onnxruntime rollouts (their export holds ${gib(ort)} beside the trainer: twice the float32 weights, counted in the weights) ${all.message}; or sample on tfjs: --set compute.rolloutEngine=tfjs`,
+      `${info.config.architecture} from ${info.dir} with onnxruntime rollouts (their export holds ${memSize(ort)} beside the trainer: twice the float32 weights, counted in the weights) ${all.message}; or sample on tfjs: --set compute.rolloutEngine=tfjs`,
     );
   return {
     info,
     identity,
     record: hfModelRecord(info, identity, config),
-    memory: `${fit.message}; with onnxruntime's export of the weights (${gib(ort)}) ${all.message}`,
+    memory: `${fit.message}; with onnxruntime's export of the weights (${memSize(ort)}) ${all.message}`,
   };
 }
