@@ -21,7 +21,8 @@ const USAGE = `Usage:
       reading the weights; parameter count and the memory a training run needs (full or LoRA) vs this machine,
       for --seq-len tokens a row (default 1024; at most the model's max_position_embeddings)
   arlarena llm sample <folder> [--env ENV] [--seed N] [--adapter DIR] [--temperature T] [--max-new-tokens N] [--json]
-      load the weights and answer the env's first prompt (chat template, KV cache); --adapter loads a PEFT LoRA folder
+      load the weights and answer the env's first prompt (chat template, KV cache); --adapter loads a PEFT LoRA folder;
+      --temperature 0 (the default) is greedy, --max-new-tokens defaults to 128, --seed to 0
 
 Supported: Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM; float32, bfloat16 and float16 safetensors (one file
 or sharded); tokenizer.json + tokenizer_config.json with a chat template. Environments: ${ENV_CATALOG.map((e) => e.name).join(', ')}`;

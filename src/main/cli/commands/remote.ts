@@ -7,7 +7,8 @@ const usage = `Usage: arlarena remote add NAME URL [--token-file F]
        arlarena remote test NAME|URL [--json]
        arlarena remote remove NAME
        arlarena remote verl [--preset NAME] --env alfworld|webshop|sokoban --model HF_ID [--stack arlarena|verl-agent]
-                            [--laptop] [--gpus N] [--set k=v …] [--print] [--check --workdir DIR [--python PY]]
+                            [--laptop] [--gpus N] [--set k=v …] [--experiment NAME] [--print]
+                            [--check --workdir DIR [--python PY] [--config-dir DIR --config-name NAME]]
                             [--on NAME|URL --workdir DIR [--check-dir DIR | --no-check]] [--json]
 
 Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
@@ -19,11 +20,13 @@ Compute targets: Ray clusters the lab can run on (arlarena train --on NAME|URL).
   remove  forget a cluster and its token
   verl    the preset as a launch of the paper's own code (--stack arlarena, the default: ARLArena's
           recipe.{world,shop,game}_agent entry points) or of verl-agent's main_ppo, every knob at the key that stack
-          has, at the paper's scale for a Hugging Face model (--laptop keeps the preset's values); --print shows it;
+          has, at the paper's scale for a Hugging Face model (--laptop keeps the preset's values) on --gpus GPUs a
+          node (default 8), as trainer.experiment_name --experiment (default PRESET_ENV_MODEL); --print shows it;
           --check composes it against the Hydra config of the checkout at --workdir (hydra-core, run by --python;
-          nothing of verl imported) and reports unknown keys, type errors and unset required fields; --on runs that
-          check, then submits it as a Ray job (run from --workdir on the cluster) and follows its console log live
-          into a lab run with alerts. docs/guides/verl.md has the key table per stack.`;
+          nothing of verl imported; --config-dir/--config-name: another config than the stack's for the env, e.g.
+          PyPI verl's verl/trainer/config ppo_trainer) and reports unknown keys, type errors and unset required
+          fields; --on runs that check, then submits it as a Ray job (run from --workdir on the cluster) and
+          follows its console log live into a lab run with alerts. docs/guides/verl.md has the key table per stack.`;
 
 const remote: CliCommand = {
   summary: 'Ray clusters to run on: add, list, test, remove; the verl launch of a preset',
