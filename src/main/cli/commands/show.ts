@@ -1,15 +1,20 @@
-/** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints. */
+/** `arlarena show RUN` — one run: record, key config, latest metrics, alerts, checkpoints; several side by side (showCompare). */
 import { join } from 'node:path';
 import { metricDef } from '../../../shared/metrics';
 import { metricTail } from '../../store/metricTail';
 import { METRICS_FILE } from '../../store/runFiles';
 import { UsageError, type CliCommand, parseCommandArgs } from '../types';
 import { openRun } from './runs';
+import { MAX_SHOWN_RUNS, showSideBySide } from './showCompare';
 
 const USAGE = `Usage: arlarena show RUN [--json] [--metrics KEY[,KEY…]]
+       arlarena show RUN RUN… [--json] [--metrics KEY[,KEY…]]
   RUN: a run id, a unique id prefix, the short id the app shows (the id's last 6 characters), or a unique run name.
+  Several RUNs (up to ${MAX_SHOWN_RUNS}): side by side, one column each — status, env, preset, seed, steps, backend,
+  alerts, the config values that differ between them, and each metric's latest value.
   --metrics   print these keys' last values (default: a headline set)
-  --json      the full run record as JSON`;
+  --json      the full run record as JSON; for several runs {"runs": [records], "configDiff": {path: [value per run]},
+              "latest": {key: [{step, value} or null per run]}}`;
 
 const HEADLINE = [
   'episode/success_rate',
@@ -26,7 +31,7 @@ const HEADLINE = [
 ];
 
 const command: CliCommand = {
-  summary: 'show one run: record, config, latest metrics, alerts, checkpoints',
+  summary: 'show one run: record, config, latest metrics, alerts, checkpoints; several side by side',
   usage: USAGE,
   async run(args, ctx) {
     const parsed = parseCommandArgs({
@@ -36,7 +41,11 @@ const command: CliCommand = {
       options: { json: { type: 'boolean' }, metrics: { type: 'string' } },
     });
     const { values: v, positionals: pos } = parsed;
-    if (pos.length !== 1) throw new UsageError('expected exactly one RUN');
+    if (pos.length === 0) throw new UsageError('expected a RUN (or several, to see them side by side)');
+    if (pos.length > MAX_SHOWN_RUNS)
+      throw new UsageError(`${pos.length} runs: at most ${MAX_SHOWN_RUNS} side by side (Compare in the app takes up to 64)`);
+    const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
+    if (pos.length > 1) return showSideBySide(ctx, pos, keys, v.json === true);
     const found = await openRun(ctx, 'show', pos[0]);
     if (!found) return 1;
     const { store, run } = found;
@@ -47,7 +56,6 @@ const command: CliCommand = {
     }
     // Flush what this process holds, then read the stream's end only: a 10M-row run costs no more than a small one.
     await store.flush(run.id);
-    const keys = v.metrics ? v.metrics.split(',').map((k) => k.trim()) : HEADLINE;
     const tail = await metricTail(join(store.runDir(run.id), METRICS_FILE), keys);
     const last = tail.last;
     const ckpts = await store.filesOf(run.id).checkpointSteps();
