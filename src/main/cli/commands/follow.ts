@@ -157,10 +157,13 @@ const command: CliCommand = {
     process.once('SIGTERM', stop);
     try {
       const info = await follower.done;
-      const summary = { event: 'stopped', ...info, runIds: follower.runIds };
+      // Why a follow ended stopped (nothing was ever read, the file was replaced, …) is in the run's record: say it
+      // here too, or "stopped at step 0 (0 steps stored)" is all the user sees.
+      const error = info.status === 'completed' ? null : ((await store.getRun(info.runId))?.error ?? null);
+      const summary = { event: 'stopped', ...info, runIds: follower.runIds, ...(error ? { error } : {}) };
       out(
         summary,
-        `stopped: run ${info.runId} ${info.status} at step ${info.step} (${info.steps} steps stored${follower.runIds.length > 1 ? `; runs ${follower.runIds.join(', ')}` : ''})`,
+        `stopped: run ${info.runId} ${info.status} at step ${info.step} (${info.steps} steps stored${follower.runIds.length > 1 ? `; runs ${follower.runIds.join(', ')}` : ''})${error ? ` — ${error}` : ''}`,
       );
       return info.status === 'completed' ? 0 : 1;
     } finally {
