@@ -265,7 +265,11 @@ export class SessionManager {
           `run ${runId} still reads running, but the process that trained it is gone: the disk holding the data folder ${this.store.dataDir} is full, so it could not be marked or trained. Free space there, then resume it (${checkpoints.length > 0 ? `from its checkpoint at step ${checkpoints[checkpoints.length - 1]}` : 'it has no checkpoint: there is nothing to resume from, so it trains again from the start'})`,
         );
       }
-      throw new SessionError('CONFLICT', `run ${runId} is ${rec.status} in another process`);
+      const owner = await this.store.ownerOf(runId);
+      throw new SessionError(
+        'CONFLICT',
+        `run ${runId} is ${rec.status} in another process (pid ${owner?.pid ?? '?'}): stop it there, or with arlarena stop ${runId}, then resume it`,
+      );
     }
     // Paused (or left in any state) by a process that still lives and owns it — the app paused it, its worker
     // waits: that process resumes or stops it, and a stop request left for it is its own.

@@ -97,3 +97,25 @@ it('a run paused in another live process is refused, and the stop request left f
     owner.kill('SIGKILL');
   }
 });
+
+// A run another live process trains (or holds queued) is refused as the paused one is: naming that process's pid and
+// how to go on (new-user walkthrough: resume of a run training in `serve` said only "is running in another process").
+it('a run running or queued in another live process is refused naming its pid and arlarena stop', async () => {
+  const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+  await new Promise((r) => owner.once('spawn', r));
+  try {
+    for (const status of ['running', 'queued'] as const) {
+      const store = await RunStore.open(dir);
+      const rec = await store.createRun({ preset: 'test', env: 'sokoban', seed: 1, totalSteps: 6, config: { steps: 6 }, status });
+      await store.claimRun(rec.id, owner.pid!);
+      await store.close();
+      const c = testCliContext(dir);
+      expect(await resume.run([rec.id], { ...c.ctx, jobs: syntheticJobs() }), c.out()).toBe(1);
+      expect(c.err()).toBe(
+        `arlarena resume: run ${rec.id} is ${status} in another process (pid ${owner.pid}): stop it there, or with arlarena stop ${rec.id}, then resume it\n`,
+      );
+    }
+  } finally {
+    owner.kill('SIGKILL');
+  }
+});
