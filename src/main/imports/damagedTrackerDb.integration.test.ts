@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -36,7 +37,7 @@ let trackioDb: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'arl-damaged-db-'));
-  execFileSync(venvPython('trackers'), [TRACKERS_PEER, 'write', dir, '--only', 'mlflow-sqlite,trackio'], {
+  execFileSync(venvPython('trackers'), [TRACKERS_PEER, 'write', dir, '--only', 'mlflow-sqlite,trackio,mlflow-file'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 170_000,
   });
@@ -138,6 +139,66 @@ describe('a damaged tracker database', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("an MLflow file store's metric file cut mid-line: the torn line is skipped and counted, not read as step 0", async () => {
+    // MLflow's FileStore appends "timestamp value step\n" per value; a line without its newline is a write cut short
+    // (a copy of a store still being written, a full disk). Its two fields ("1733… 0.") read as MLflow's legacy
+    // step-less line made a value 0 at step 0 — for the entropy, a new baseline and a changed verdict.
+    const copy = join(dir, 'mlruns-torn');
+    cpSync(join(dir, 'mlruns'), copy, { recursive: true });
+    const metric = readdirSync(copy, { recursive: true, encoding: 'utf8' })
+      .map((f) => join(copy, f))
+      .find((f) => /[\\/]metrics[\\/]/.test(f) && statSync(f).isFile() && readFileSync(f, 'utf8').trim().split('\n').length >= 3)!;
+    const lines = readFileSync(metric, 'utf8').trim().split('\n');
+    const [, , lastStep] = lines.at(-1)!.split(' ');
+    // Cut inside the last line's value: "timestamp 0." stays, the step is gone.
+    const cutAt = readFileSync(metric, 'utf8').lastIndexOf(' ') - 3;
+    truncateSync(metric, cutAt);
+    expect(readFileSync(metric, 'utf8').split('\n').at(-1)!.split(' ')).toHaveLength(2);
+
+    const whole = testCliContext(join(dir, 'data-whole'));
+    expect(await importCommand.run([join(dir, 'mlruns'), '--json'], whole.ctx)).toBe(0);
+    const torn = testCliContext(join(dir, 'data-torn'));
+    expect(await importCommand.run([copy, '--json'], torn.ctx)).toBe(0);
+    const r = JSON.parse(torn.out()) as { runIds: string[]; skipped: Record<string, number> };
+    expect(r.skipped).toEqual({ 'torn MLflow metric line at the end of a file (no newline: a write cut short)': 1 });
+
+    // Every run's steps as the intact store's, but the torn value gone: no value at a step the line never had.
+    const metricsOf = async (data: string): Promise<Map<string, Record<number, Record<string, number>>>> => {
+      const store = await RunStore.open(data);
+      try {
+        const out = new Map<string, Record<number, Record<string, number>>>();
+        for (const run of await store.listRuns()) {
+          const steps: Record<number, Record<string, number>> = {};
+          for (const m of await store.readMetrics(run.id)) steps[m.step] = { ...m.values };
+          out.set(run.name, steps);
+        }
+        return out;
+      } finally {
+        await store.close();
+      }
+    };
+    const want = await metricsOf(join(dir, 'data-whole'));
+    const got = await metricsOf(join(dir, 'data-torn'));
+    // mlruns/<experiment>/<run>/metrics/<key path>: the run's name is its meta.yaml's run_name.
+    const [expId, runId, , ...keyPath] = metric.slice(copy.length + 1).split(/[\\/]/);
+    const tornRun = /^run_name: (.*)$/m.exec(readFileSync(join(copy, expId, runId, 'meta.yaml'), 'utf8'))![1].trim();
+    const key = keyPath.join('/');
+    let changed = 0;
+    for (const [name, steps] of want) {
+      const g = got.get(name)!;
+      expect(Object.keys(g).sort(), name).toEqual(Object.keys(steps).sort());
+      for (const [step, values] of Object.entries(steps)) {
+        const expected = { ...values };
+        if (name === tornRun && step === lastStep && key in expected) {
+          delete expected[key];
+          changed++;
+        }
+        expect(g[Number(step)], `${name} step ${step}`).toEqual(expected);
+      }
+    }
+    expect(changed).toBe(1);
   });
 
   it('over the API: VALIDATION naming the file, not INTERNAL', async () => {

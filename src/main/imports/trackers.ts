@@ -603,7 +603,13 @@ async function mlflowFileRun(metaPath: string): Promise<TrackerRun | null> {
         const raw = relative(mdir, f).split(sep).join('/');
         const key = unMlflowKey(raw);
         if (key !== raw) fixed = true;
-        for (const line of (await readFile(f, 'utf8')).split('\n')) {
+        const lines = (await readFile(f, 'utf8')).split('\n');
+        // MLflow's FileStore appends "timestamp value step\n" per value: a last line without its newline is a write
+        // cut short (a copy of a store being written, a full disk). Its first fields ("1733… 0.") would read as
+        // MLflow's legacy step-less line, a made-up value at step 0.
+        const torn = lines.pop()!;
+        if (torn.trim() !== '') bump(skipped, 'torn MLflow metric line at the end of a file (no newline: a write cut short)');
+        for (const line of lines) {
           if (line.trim() === '') continue;
           const [ts, v, st] = line.trim().split(/\s+/);
           const step = st === undefined ? 0 : Number(st);
