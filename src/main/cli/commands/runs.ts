@@ -16,10 +16,10 @@ const SHAPES: SyntheticShape[] = ['calm', 'cispo_collapse', 'entropy_collapse', 
 const USAGE = `Usage:
   arlarena runs [--status S[,S…]] [--env E] [--preset P] [--tag T] [--search TEXT]
                 [--sort ${SORTS.join('|')}] [--asc] [--json]          list runs (newest first)
-  arlarena runs rename RUN NAME                                      rename a run
-  arlarena runs tag RUN TAG[,TAG…]                                   set a run's tags
-  arlarena runs delete RUN                                           delete a run and its files
-  arlarena runs synth [--steps N] [--shape ${SHAPES.join('|')}] [--seed N] [--name NAME] [--check]
+  arlarena runs rename RUN NAME [--json]                             rename a run
+  arlarena runs tag RUN TAG[,TAG…] [--json]                          set a run's tags
+  arlarena runs delete RUN [--json]                                  delete a run and its files
+  arlarena runs synth [--steps N] [--shape ${SHAPES.join('|')}] [--seed N] [--name NAME] [--check] [--json]
                                                                      write a synthetic run (demo / UI data);
                                                                      --check: run the collapse detector over it
                                                                      and store its alerts (else it is "not checked")
@@ -113,10 +113,10 @@ const command: CliCommand = {
           return 1;
         }
         await store.deleteRun(run.id);
-        out(`deleted ${run.id}`);
+        out(v.json ? JSON.stringify({ runId: run.id, deleted: true }) : `deleted ${run.id}`);
       } else if (sub === 'rename') {
         await store.updateRun(run.id, { name: pos[2] });
-        out(`renamed ${run.id} → ${pos[2]}`);
+        out(v.json ? JSON.stringify({ runId: run.id, name: pos[2] }) : `renamed ${run.id} → ${pos[2]}`);
       } else {
         const tags = [
           ...new Set(
@@ -127,7 +127,7 @@ const command: CliCommand = {
           ),
         ];
         await store.updateRun(run.id, { tags });
-        out(`${run.id}: tags ${tags.join(', ') || '(none)'}`);
+        out(v.json ? JSON.stringify({ runId: run.id, tags }) : `${run.id}: tags ${tags.join(', ') || '(none)'}`);
       }
       await store.close();
       return 0;
