@@ -77,6 +77,18 @@ describe('table, summary and README', () => {
     expect(lines[0]).toMatch(/^env\s+level\s+arm\s+preset\s+seeds .*rollout s\/step\s+rollout \|Δ log p\|$/);
     expect(lines[2]).toMatch(/^sokoban\s+2\s+fp32\s+sampo\s+3\s+0 % .*baseline .*2\.00\s+2\.0e-7$/);
     expect(lines[3]).toMatch(/^sokoban\s+2\s+int8\s+sampo\s+3\s+33 % .*vs fp32: not separable \(p .*1\.00 \(×2\.00\)\s+0\.00040$/);
+    // The speed-up beside a time read as "2× slower" without saying which way it divides (new-user walkthrough).
+    expect(lines.at(-1)).toBe(
+      "(×N) beside rollout s/step: the baseline's seconds per step ÷ this row's (above 1: this row's rollouts are faster)",
+    );
+    expect(
+      formatLadder(
+        ladderRows(
+          seeds.map((seed) => outcome({ seed })),
+          { baseline: 'sampo' },
+        ),
+      ),
+    ).not.toContain('(×N)');
     const summary = ladderSummary('mm', plan(arms), rows);
     expect(summary.rows[1]).toMatchObject({ arm: 'int8', vsBaseline: { against: 'fp32', rolloutSpeedup: 2 }, rolloutMismatch: { n: 3 } });
     expect(summary.mismatch).toMatch(/^rolloutMismatch: each run's mean mismatch\/logprob_abs_mean/);

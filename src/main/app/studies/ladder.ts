@@ -717,7 +717,12 @@ export function formatLadder(rows: readonly LadderRow[]): string {
       .map((c, i) => c.padEnd(w[i]))
       .join('  ')
       .trimEnd();
-  return `${[line(head), line(w.map((n) => '-'.repeat(n))), ...body.map(line)].join('\n')}\n`;
+  // "1.00 (×2.00)" beside a time reads either way; say which way it divides once, under the table.
+  const speedups = rows.some((r) => r.vsBaseline?.rolloutSpeedup);
+  const legend = speedups
+    ? ["(×N) beside rollout s/step: the baseline's seconds per step ÷ this row's (above 1: this row's rollouts are faster)"]
+    : [];
+  return `${[line(head), line(w.map((n) => '-'.repeat(n))), ...body.map(line), ...legend].join('\n')}\n`;
 }
 
 export function ladderReadme(
