@@ -12,9 +12,11 @@
 import { stat } from 'node:fs/promises';
 import type { ImportResult, RunRecord } from '../../shared/api';
 import type { RunStore } from '../store/runStore';
+import { readHead } from './files';
 import { HashAside } from './hashAside';
 import { ImportError, importLogs, type ImportLogsOptions } from './importLogs';
 import { importTrackerRuns, trackerRunNote } from './importTrackers';
+import { defaultRegistry } from './registry';
 import { UnreadableDbError } from './sqliteReadOnly';
 import { scanTrackers, type TrackerRun } from './trackers';
 
@@ -50,6 +52,23 @@ function isDenied(e: unknown): boolean {
 }
 
 /**
+ * What a folder's TensorBoard event files are counted as when the folder holds trackers' runs: those runs are what is
+ * imported (the event files are often the same run logged twice: verl's `trainer.logger=[…, mlflow, tensorboard]`,
+ * W&B's `sync_tensorboard`), and the event files' folder is imported on its own.
+ */
+export const TB_BESIDE_TRACKERS = "TensorBoard event file in a folder with trackers' runs, not read (import its folder on its own)";
+
+/** How many of `files` are TensorBoard event files, by content as the log importer tells them. */
+async function tensorboardFiles(files: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const f of files) {
+    const head = await readHead(f).catch(() => null);
+    if (head && head.length > 0 && defaultRegistry.detect(head)?.format === 'tensorboard') n++;
+  }
+  return n;
+}
+
+/**
  * A tracker's database SQLite could not read, in one line: the file (the user's name for an uploaded copy), SQLite's
  * reason, what to do, and what the import kept.
  */
@@ -68,6 +87,7 @@ export async function importSources(store: RunStore, paths: readonly string[], o
   if (paths.length === 0) throw new ImportError('BAD_OPTION', 'no PATH given: pass one or more log files or folders');
   const trackerRuns: TrackerRun[] = [];
   const logPaths: string[] = [];
+  let tbBeside = 0;
   // A forced format is a log format (or bundle): trackers are only found by content.
   for (const p of paths) {
     if (opts.format !== undefined) {
@@ -89,10 +109,13 @@ export async function importSources(store: RunStore, paths: readonly string[], o
       logPaths.push(p);
       continue;
     }
-    if (scan.runs.length > 0) trackerRuns.push(...scan.runs);
-    else logPaths.push(p);
+    if (scan.runs.length > 0) {
+      trackerRuns.push(...scan.runs);
+      tbBeside += await tensorboardFiles(scan.others);
+    } else logPaths.push(p);
   }
   const result: ImportResult = { runIds: [], format: '', steps: 0, skipped: {} };
+  if (tbBeside > 0) result.skipped[TB_BESIDE_TRACKERS] = tbBeside;
   const formats = new Set<string>();
   const duplicateOf: string[] = [];
   if (trackerRuns.length > 0) {
