@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tensorboardChunks } from '../../core/formats/export/tensorboard';
 import { RunStore } from '../store/runStore';
+import importCommand from '../cli/commands/import';
+import { testCliContext } from '../testing/testContext';
 import { importSources, TB_BESIDE_TRACKERS } from './importSources';
 
 let dir: string;
@@ -57,5 +59,20 @@ describe('a folder of trackers’ runs and TensorBoard event files', () => {
     expect(r.runIds).toHaveLength(1);
     expect(r.skipped).toEqual({ [TB_BESIDE_TRACKERS]: 2 });
     expect(TB_BESIDE_TRACKERS).toMatch(/import .* on its own/);
+  });
+});
+
+describe('the same trackers’ folder imported twice', () => {
+  it('the second import names the run that holds it and prints no empty "found" line', async () => {
+    const out = join(dir, 'again');
+    await mlflowRun(out);
+    const data = join(dir, 'data-again');
+    const first = testCliContext(data);
+    expect(await importCommand.run([out], first.ctx)).toBe(0);
+    expect(first.out()).toMatch(/\nfound 1 MLflow run\n$/);
+    const second = testCliContext(data);
+    expect(await importCommand.run([out], second.ctx)).toBe(1);
+    expect(second.out()).toBe('');
+    expect(second.err()).toMatch(/already imported as run \S+ \(same SHA-256\); pass --again/);
   });
 });

@@ -99,7 +99,9 @@ const command: CliCommand = {
             `imported "${rec.name}" as run ${id}: ${range(rec, first)} (${what}); ${rec.alerts.length} alert${rec.alerts.length === 1 ? '' : 's'}${crit ? ` (${crit} critical)` : ''}\n`,
           );
         }
-        if (r.trackers) ctx.stdout.write(`found ${describeTrackers(r.trackers)}\n`);
+        // Every tracker run already imported (the duplicate line below says where): no runs found to describe.
+        const found = describeTrackers(r.trackers);
+        if (found) ctx.stdout.write(`found ${found}\n`);
         const skipped = Object.entries(r.skipped);
         if (skipped.length > 0) ctx.stdout.write(`skipped: ${skipped.map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
       }
