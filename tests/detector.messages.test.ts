@@ -76,6 +76,20 @@ describe('alert messages quote the logged values at the steps they name', () => 
     expect(nf.message).toMatch(/became NaN at step 2; it was 0\.12 at step 1, and is still NaN at step 4/);
   });
 
+  it('a key non-finite over several steps in changing kinds is reported from the step it broke, not the last change', () => {
+    // The MLflow peer's grad norm: NaN at step 3, Infinity at 4, -Infinity at 5. The alert spans steps 3-5; its text
+    // said "became -Infinity at step 5", leaving steps 3 and 4 unexplained.
+    const gn: Record<number, number> = { 3: NaN, 4: Infinity, 5: -Infinity };
+    const recs: MetricRecord[] = [1, 2, 3, 4, 5, 6].map((step) => ({
+      step,
+      values: { 'actor/grad_norm': gn[step] ?? 1 + step / 10, 'actor/pg_loss': 0.1 },
+    }));
+    const nf = checked(recs).filter((a) => a.rule === 'non_finite');
+    expect(nf).toHaveLength(1);
+    expect(nf[0].firstStep).toBe(3);
+    expect(nf[0].message).toBe('Gradient norm became NaN at step 3; it was 1.2 at step 2, and is -Infinity at step 5.');
+  });
+
   it('every rule that can fire on a constructed stream writes a checkable message', () => {
     const spikes = Array.from({ length: 40 }, (_, i) => (i === 29 || i === 30 ? 50 + i : 1 + (i % 3) * 0.01));
     checked(series('actor/grad_norm', spikes));

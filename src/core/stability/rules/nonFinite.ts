@@ -16,6 +16,8 @@ import { finite, type Finding, type RuleDef, type Severity } from '../types';
 const CRITICAL_PREFIXES = ['actor/', 'critic/'];
 interface Broken {
   kind: NonFiniteKind;
+  /** The kind it broke as, where it changed since without a finite value between (NaN, then ±Infinity). */
+  firstKind?: NonFiniteKind;
   /** The step it became non-finite (this stretch). */
   since: number;
   /** Its last finite value before that. */
@@ -75,12 +77,16 @@ export const nonFiniteRule: RuleDef = {
           const kind = reportableNonFinite(key, v, lastFinite.has(key));
           if (kind === null) continue;
           let b = broken.get(key);
-          if (!b || b.kind !== kind) {
+          if (!b) {
             const lf = lastFinite.get(key);
             broken.set(key, (b = { kind, since: rec.step, lastFinite: lf ? { step: lf.step, value: lf.value } : null }));
+          } else if (b.kind !== kind) {
+            // Another kind with no finite value between (NaN, then Infinity): the same stretch, still dated from
+            // the step it broke, where the alert's window starts (its text once named only the latest change).
+            broken.set(key, (b = { kind, firstKind: b.firstKind ?? b.kind, since: b.since, lastFinite: b.lastFinite }));
           }
           const severity: Severity = CRITICAL_PREFIXES.some((p) => key.startsWith(p)) ? 'critical' : 'warning';
-          const id = `${namespace(key)}|${kind}|${b.since}|${severity}`;
+          const id = `${namespace(key)}|${b.firstKind ?? ''}|${kind}|${b.since}|${severity}`;
           groups ??= new Map();
           const g = groups.get(id);
           if (g) g.keys.push(key);
@@ -91,12 +97,14 @@ export const nonFiniteRule: RuleDef = {
           const step = rec.step;
           // `b` is replaced, never changed, when a key breaks anew: the text can be built from it later.
           const message = lazyText((): string => {
-            const still = b.since < step ? `, and ${keys.length === 1 ? 'is' : 'are'} still ${b.kind} at step ${step}` : '';
+            const broke = b.firstKind ?? b.kind;
+            const still =
+              b.since < step ? `, and ${keys.length === 1 ? 'is' : 'are'} ${b.firstKind ? '' : 'still '}${b.kind} at step ${step}` : '';
             if (keys.length === 1) {
               const was = b.lastFinite ? `; it was ${at(first, b.lastFinite)}` : '';
-              return `${metricDef(first)?.label ?? first} became ${b.kind} at step ${b.since}${was}${still}.`;
+              return `${metricDef(first)?.label ?? first} became ${broke} at step ${b.since}${was}${still}.`;
             }
-            return `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${b.kind} at step ${b.since}${still}: ${keys.join(', ')}.`;
+            return `${keys.length} metrics under ${namespace(first) || 'no namespace'} became ${broke} at step ${b.since}${still}: ${keys.join(', ')}.`;
           });
           out.push({
             metric: first,
