@@ -189,6 +189,11 @@ export class SessionManager {
     // (recover), a study's resume, any CLI command for a paused one — took it for a dead process's and marked it
     // interrupted, and a resume there trained it beside this process, which still launched it in its turn.
     await this.store.claimRun(runId);
+    // Checked again after that wait: a second submit of the run (two resumes at once) passed the check above too,
+    // and once the first was launched meanwhile it queued the run again, a second worker writing the same run.
+    const current = this.sessions.get(runId);
+    if (current && current !== existing && !current.finished)
+      throw new SessionError('CONFLICT', `run ${runId} is already ${current.status}`);
     const s: Session = {
       runId,
       status: 'queued',
