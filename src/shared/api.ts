@@ -638,8 +638,13 @@ export const apiMethods = {
       downloadUrl: z.string().nullable(),
     }),
   },
+  /**
+   * Import a bundle sent as base64. One already in the lab (the same file imported before, or the run it was exported
+   * from, same metrics) is refused with CONFLICT naming that run, as `arlarena import` refuses it; `again: true`
+   * imports a copy under a new id, as its --again does.
+   */
   'bundles.import': {
-    input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1) }).strict(),
+    input: z.object({ fileName: z.string().min(1).max(255), dataBase64: z.string().min(1), again: z.boolean().optional() }).strict(),
     output: z.object({ runId: RunId, name: z.string() }),
   },
   /**

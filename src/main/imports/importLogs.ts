@@ -563,17 +563,19 @@ export async function importLogs(store: RunStore, paths: readonly string[], opts
 
 /**
  * The sentence a CLI or UI shows for sources that were already there (a bundle: `bundle` true; `exportedFrom`:
- * holders that are the bundled run itself, ImportResult.exportedFrom).
+ * holders that are the bundled run itself, ImportResult.exportedFrom). `again`: how the caller's option to import
+ * anyway is written (the CLI's flag; the API's bundles.import says `again: true`).
  */
 export function duplicateMessage(
   paths: readonly string[],
   holders: readonly string[],
   bundle = false,
   exportedFrom: readonly string[] = [],
+  again = '--again',
 ): string {
   if (bundle && exportedFrom.length > 0)
-    return `${paths.join(', ')}: already in the lab as run ${holders.join(', ')} (the run this bundle holds: same metrics, by SHA-256); nothing was changed; --again to import a copy under a new id`;
+    return `${paths.join(', ')}: already in the lab as run ${holders.join(', ')} (the run this bundle holds: same metrics, by SHA-256); nothing was changed; ${again} to import a copy under a new id`;
   if (bundle)
-    return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); --again to import a copy`;
-  return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass --again to import it again`;
+    return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same bundle file, by SHA-256); ${again} to import a copy`;
+  return `${paths.join(', ')}: already imported as run ${holders.join(', ')} (same SHA-256); pass ${again} to import it again`;
 }

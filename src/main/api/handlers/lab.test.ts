@@ -64,9 +64,21 @@ describe('lab API handlers', () => {
     const refused = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.subarray(0, 500).toString('base64') });
     expect(refused.error.code).toBe('BUNDLE_INVALID');
     expect(refused.error.message).toMatch(/^x\.zip: /);
-    const imported = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.toString('base64') });
+    // The bundle of a run still here is refused as `arlarena import` refuses it, naming the run; again: true copies it.
+    const held = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.toString('base64') });
+    expect(held.error.code).toBe('CONFLICT');
+    expect(held.error.message).toBe(
+      `x.zip: already in the lab as run ${run.id} (the run this bundle holds: same metrics, by SHA-256); nothing was changed; again: true to import a copy under a new id`,
+    );
+    expect((await call('runs.list')).value.map((r: any) => r.id)).toEqual([run.id]);
+    const imported = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.toString('base64'), again: true });
     expect(imported.ok).toBe(true);
     expect(imported.value.runId).not.toBe(run.id);
+    const twice = await call('bundles.import', { fileName: 'x.zip', dataBase64: data.toString('base64') });
+    expect(twice.error.code).toBe('CONFLICT');
+    expect(twice.error.message).toMatch(/^x\.zip: already in the lab as run /);
+    expect(twice.error.message).toContain(run.id);
+    expect(twice.error.message).toContain(imported.value.runId);
     expect((await call('runs.delete', { runId: imported.value.runId })).value.deleted).toBe(true);
     expect((await call('runs.delete', { runId: imported.value.runId })).value.deleted).toBe(false);
   });
