@@ -88,4 +88,34 @@ describe('arlarena llm', () => {
       rmSync(model, { recursive: true, force: true });
     }
   });
+
+  it("sample cuts --max-new-tokens to the room the prompt leaves in the model's context, and refuses a prompt that fills it, in one line", async () => {
+    const model = mkdtempSync(join(tmpdir(), 'arlarena-llm-room-'));
+    try {
+      // The prompt's length first, on a context with room to spare.
+      writeHfFolder(model, { config: { ...TINY_QWEN2_CONFIG, max_position_embeddings: 8192 } });
+      const wide = ctx();
+      expect(await llm.run(['sample', model, '--max-new-tokens', '2', '--json'], wide.ctx)).toBe(0);
+      const prompt = (JSON.parse(wide.out().trim().split('\n').at(-1)!) as { promptTokens: number }).promptTokens;
+
+      writeHfFolder(model, { config: { ...TINY_QWEN2_CONFIG, max_position_embeddings: prompt + 3 } });
+      const cut = testCliContext('/nonexistent');
+      expect(await llm.run(['sample', model, '--max-new-tokens', '10', '--json'], cut.ctx)).toBe(0);
+      expect((JSON.parse(cut.out().trim()) as { responseTokens: number }).responseTokens).toBeLessThanOrEqual(3);
+      expect(cut.err()).toContain(
+        `llm sample: --max-new-tokens 10 cut to 3: the prompt's ${prompt} tokens leave 3 of the model's context (config.json max_position_embeddings ${prompt + 3})`,
+      );
+
+      writeHfFolder(model, { config: { ...TINY_QWEN2_CONFIG, max_position_embeddings: prompt } });
+      const full = testCliContext('/nonexistent');
+      expect(await llm.run(['sample', model], full.ctx)).toBe(1);
+      expect(full.err()).toMatch(
+        new RegExp(
+          `^llm sample: the sokoban prompt is ${prompt} tokens \\(chat template\\), which fills the model's context \\(config.json max_position_embeddings ${prompt}\\)[^\\n]*\\n$`,
+        ),
+      );
+    } finally {
+      rmSync(model, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

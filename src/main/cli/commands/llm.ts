@@ -142,7 +142,27 @@ const command: CliCommand = {
       const obs = env.reset(seed);
       const userText = buildPrompt(env, obs, [], ENV_CATALOG.find((e) => e.name === envName)!.historyWindow);
       const prompt = policy.promptIds(userText);
-      const g = await policy.engine().generate([prompt], { maxNewTokens, temperature, topP: 1, topK: 0, stopIds: [] }, new Rng(seed));
+      // The prompt and the answer share the model's context: a checkpoint with a short one (a test model's 512
+      // positions hold Sokoban's ~500-token prompt and little more) answers in the room left, or not at all.
+      const context = folder.config.maxPositionEmbeddings;
+      const room = context - prompt.length;
+      const contextNote = `config.json max_position_embeddings ${context}`;
+      if (room < 1) {
+        lora?.dispose();
+        model.dispose();
+        ctx.stderr.write(
+          `llm sample: the ${envName} prompt is ${prompt.length} tokens (chat template), which fills the model's context (${contextNote}); nothing is left to answer in: sample a model with a longer context\n`,
+        );
+        return 1;
+      }
+      const newTokens = Math.min(maxNewTokens, room);
+      if (newTokens < maxNewTokens)
+        ctx.stderr.write(
+          `llm sample: --max-new-tokens ${maxNewTokens} cut to ${newTokens}: the prompt's ${prompt.length} tokens leave ${room} of the model's context (${contextNote})\n`,
+        );
+      const g = await policy
+        .engine()
+        .generate([prompt], { maxNewTokens: newTokens, temperature, topP: 1, topK: 0, stopIds: [] }, new Rng(seed));
       const response = policy.decode(g.tokens[0]);
       const parsedAction = parseResponse(envName, response);
       lora?.dispose();
