@@ -102,12 +102,14 @@ export function pidAlive(pid: number, since?: number | string | Date, startTicks
 let ownTag: string | undefined;
 /**
  * This process as a temp file or folder's name carries it: `p<pid>s<start>h<host>`, start being processStartTicks
- * (absent off Linux, where /proc cannot say) and host the first 8 hex digits of the SHA-256 of this machine's host
- * name — the identity a run's owner file and a lock record, in a name. The cleanups (store/atomic.ts, the log import's
- * staging, a metrics export's partials) judge a name with it by writerState, exactly, whatever its age and whatever
- * the wall clock did: by age, a live write slower than the limit (a large checkpoint on a loaded disk) lost its temp
- * under it and a dead one younger than it stayed until later. The host keeps this machine's pids from judging another
- * machine's writer (a data dir shared over the network, or bind-mounted into two containers, each with its own pids).
+ * (absent off Linux, where /proc cannot say) and host hostTagOf this machine's host name and boot — the identity a
+ * run's owner file and a lock record, in a name. The cleanups (store/atomic.ts, the log import's staging, a metrics
+ * export's partials) judge a name with it by writerState, exactly, whatever its age and whatever the wall clock did:
+ * by age, a live write slower than the limit (a large checkpoint on a loaded disk) lost its temp under it and a dead
+ * one younger than it stayed until later. The host keeps this machine's pids from judging another machine's writer
+ * (a data dir shared over the network, or bind-mounted into containers with their own host names). Two containers
+ * running at once on one kernel with one host name (`docker run --network host` gives each the machine's), each with
+ * its own pids, are not told apart: from one the other's processes cannot be seen, as a dead session's cannot.
  */
 export function writerTag(): string {
   if (ownTag === undefined) {
@@ -117,9 +119,33 @@ export function writerTag(): string {
   return ownTag;
 }
 
+/** This boot of this machine's kernel (/proc/sys/kernel/random/boot_id, a random UUID made at boot), or null off Linux. */
+function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * writerTag's host part: the first 8 hex digits of the SHA-256 of the host name and, on Linux, the kernel's boot id.
+ * The host name alone is not the machine: two machines named alike (`localhost`, an image's default, a cloned VM)
+ * writing one data dir over the network judged each other's temps by their own pids, and removed a live writer's
+ * temp under it as 'gone'. The boot id tells them apart, and a temp left before a reboot from a later process that
+ * happens to have the same pid and start in ticks (those count from boot); both are then judged by age. The
+ * sessions of a container on one kernel, each a fresh pid namespace, share the boot and stay judged exactly.
+ */
+export function hostTagOf(name: string, boot: string | null): string {
+  return createHash('sha256')
+    .update(boot !== null ? `${name}\n${boot}` : name)
+    .digest('hex')
+    .slice(0, 8);
+}
+
 let ownHost: string | undefined;
 function hostTag(): string {
-  ownHost ??= createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+  ownHost ??= hostTagOf(hostname(), bootId());
   return ownHost;
 }
 

@@ -7,10 +7,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { processStartTicks, WRITER_TAG, writerState, writerTag } from './process';
+import { hostTagOf, processStartTicks, WRITER_TAG, writerState, writerTag } from './process';
 import { RunStore } from '../store/runStore';
 
 let dir: string;
@@ -56,4 +56,14 @@ it("another host's temp is judged by its age at the store's open, as before name
   await again.close();
   expect(existsSync(young), 'another host’s temp changed now').toBe(true);
   expect(existsSync(old), 'another host’s temp unchanged for two minutes').toBe(false);
+});
+
+it("a writer on another machine with this machine's host name is not judged by this machine's pids", () => {
+  // Two machines named alike (localhost, an image's default, a cloned VM) writing one data dir over the network: the
+  // other's writer, pid 999999999 there, is no process here, and its temp was removed under it as 'gone'.
+  const there = hostTagOf(hostname(), '6b7f3c1e-0000-4000-8000-000000000000');
+  expect(writerState('999999999', '1', there, Date.now())).toBe('elsewhere');
+  // This machine's own tag still judges its own writers exactly.
+  const here = new RegExp(`^${WRITER_TAG}$`).exec(writerTag())!;
+  expect(writerState('999999999', '1', here[3]!, Date.now())).toBe('gone');
 });
