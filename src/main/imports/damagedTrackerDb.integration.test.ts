@@ -3,7 +3,8 @@
  * API's imports.path refuse it in one line naming the file, and the run store keeps exactly what it held. The
  * databases are MLflow's and Trackio's own (tests/peers/trackers_peer.py in the `trackers` venv), damaged here.
  * Before, SQLite's own error went out with its stack ("SqliteError: database disk image is malformed at
- * Database.prepare …"), naming no file.
+ * Database.prepare …"), naming no file. And an MLflow file store (MLflow's own, too) whose metric file was cut
+ * mid-line: the torn line is counted, not read as a made-up value at step 0.
  */
 import { execFileSync } from 'node:child_process';
 import {
