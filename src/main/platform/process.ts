@@ -31,10 +31,11 @@ function procInfo(pid: number): 'absent' | 'thread' | { startMs: number | null; 
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    // no /proc at all (macOS, Windows): say nothing and let the signal probe decide
-    if (code === 'ENOENT') return bootTimeMs() === null ? null : 'absent';
+  } catch {
+    // No /proc at all (macOS, Windows), or this pid's entry hidden: say nothing and let the signal probe decide. A /proc
+    // mounted with hidepid=invisible (a shared server's hardening) hides other users' processes, ENOENT like a gone
+    // one's, while signal 0 still answers EPERM for them: read as absent, another user's live lab on a shared data
+    // dir lost its temps, and its runs and lock read as a dead process's. A pid that is truly gone fails the probe.
     return null;
   }
   // Linux answers signal 0 sent to a thread id too, so a dead owner's pid reused by a thread of some other
