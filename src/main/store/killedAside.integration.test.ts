@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { CLI, KILL_POINT_CLI, runNode as cli, tempDirForFile } from '../testing/cliKill';
 import { RunStore } from './runStore';
+import { WRITER_TAG } from '../platform/process';
 
 const tmp = tempDirForFile('arl-killed-aside-');
 
@@ -37,7 +38,8 @@ it('a run deletion and a bundle import killed half-way leave nothing beside the 
   expect(await aside(data)).toEqual([expect.stringMatching(new RegExp(`^\\.deleted-${id}-`))]);
   const imported = await cli([KILL_POINT_CLI, '2', 'atomic-before-rename', '--data-dir', data, 'import', bundle]);
   expect(imported.signal, imported.err).toBe('SIGKILL');
-  expect(await aside(data)).toContainEqual(expect.stringMatching(/^\.import-/));
+  // the stage names its writer (writerTag: pid, start, host), judged by it at the next open
+  expect(await aside(data)).toContainEqual(expect.stringMatching(new RegExp(`^\\.import-${WRITER_TAG}-[0-9a-f]+$`)));
 
   const look = await cli([CLI, '--data-dir', data, 'runs']);
   expect(look.code, look.err).toBe(0);

@@ -39,7 +39,7 @@ import {
 import type { MetricRecord } from '../../shared/metrics';
 import { reportableNonFinite } from '../../core/stability/nonFinite';
 import { appCommit, appVersion } from '../platform/appInfo';
-import { pidAlive, processStartTicks } from '../platform/process';
+import { pidAlive, processStartTicks, WRITER_TAG, writerState, writerTag } from '../platform/process';
 import { cleanStaleTemps, writeFileAtomic } from './atomic';
 import { CATALOG_SCHEMA_VERSION, CatalogCorruptError, createCatalog, type CatalogData } from './catalog';
 import { withFileLock, type LockOptions } from './fileLock';
@@ -125,18 +125,26 @@ interface MetricCache {
 /** A deleted run's folder while it is being removed (renamed out of the runs first). */
 const TRASH_PREFIX = '.deleted-';
 /**
- * A run built beside the runs before it joins them (a bundle import): `.import-<pid>-<start>-<random>`, start being
- * its process's start in ticks since boot (Linux; `.import-<pid>-<random>` elsewhere and before names carried it).
+ * A run built beside the runs before it joins them (a bundle import): `.import-<writer>-<random>`, writer being
+ * writerTag (its process's pid, start in ticks since boot and host), as every temp is named since 2026-12-05.
  */
 const STAGE_PREFIX = '.import-';
-/** Before stage folders named their process: removed once this old (no import takes an hour). */
-const LEGACY_STAGE_MS = 3_600_000;
+const STAGE_NAME = new RegExp(`^\\.import-${WRITER_TAG}-[0-9a-f]+$`);
+/**
+ * A stage whose writer cannot be judged here — another host's (a data dir shared over the network or bind-mounted
+ * into two containers, each with its own pids), or one named before stages named their process — is removed once
+ * unchanged this long: no import takes an hour, and its folder changes with every file it writes.
+ */
+const STAGE_BY_AGE_MS = 3_600_000;
 
 /**
  * What a killed process left beside the runs (an open's sweep): a deleted run's folder whose removal a kill cut
- * short, and a bundle import's stage whose process is gone — a process holding its pid that started after the
- * folder's last change is not its importer (pids are handed out again after a session's end). Both held a whole
- * run's files, checkpoints included, and stayed for good.
+ * short, and a bundle import's stage whose process is gone. Both held a whole run's files, checkpoints included,
+ * and stayed for good. A stage named by its writer (STAGE_NAME) is judged by it exactly, whatever its age and the
+ * wall clock (writerState), another host's by its age. Names older versions wrote keep their rule:
+ * `.import-<pid>-<start>-<random>` and `.import-<pid>-<random>` by this host's pids — a process holding the pid that
+ * did not start at the start, or started after the folder's last change, is not its importer (pids are handed out
+ * again after a session's end) — and `.import-<random>` by its age.
  */
 async function sweepAside(dir: string): Promise<void> {
   const name = basename(dir);
@@ -146,12 +154,17 @@ async function sweepAside(dir: string): Promise<void> {
       (st) => st.mtimeMs,
       () => null,
     );
-    // the start in the name is exact; the last change is not after a step of the wall clock (pidAlive)
+    const tagged = STAGE_NAME.exec(name);
+    // older versions' names: the start in the name is exact; the last change is not after a step of the wall clock (pidAlive)
     const pid = /^\.import-(\d+)-(?:(\d+)-)?[0-9a-f]+$/.exec(name);
+    const state = tagged && changed !== null ? writerState(tagged[1]!, tagged[2], tagged[3]!, changed) : null;
     if (changed !== null)
-      gone = pid
-        ? !pidAlive(Number(pid[1]), changed, pid[2] !== undefined ? Number(pid[2]) : null)
-        : /^\.import-[0-9a-f]+$/.test(name) && Date.now() - changed > LEGACY_STAGE_MS;
+      gone =
+        state !== null
+          ? state === 'gone' || (state === 'elsewhere' && Date.now() - changed > STAGE_BY_AGE_MS)
+          : pid
+            ? !pidAlive(Number(pid[1]), changed, pid[2] !== undefined ? Number(pid[2]) : null)
+            : /^\.import-[0-9a-f]+$/.test(name) && Date.now() - changed > STAGE_BY_AGE_MS;
   }
   if (gone) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
@@ -272,8 +285,7 @@ export class RunStore {
 
   /** A new folder beside the runs to build one in before it joins them (a bundle import); see sweepAside. */
   newStageDir(): string {
-    const start = processStartTicks();
-    return join(this.runsDir, `${STAGE_PREFIX}${process.pid}-${start !== null ? `${start}-` : ''}${randomBytes(6).toString('hex')}`);
+    return join(this.runsDir, `${STAGE_PREFIX}${writerTag()}-${randomBytes(6).toString('hex')}`);
   }
 
   get catalogFile(): string {
