@@ -14,14 +14,17 @@ export const MAX_CONFIG_STRING = 200;
 
 /**
  * Nested objects become dotted paths; arrays become their JSON text (cut at MAX_CONFIG_STRING); null stays null.
- * Paths are visited in the config's own order and stop at MAX_CONFIG_VALUES.
+ * Paths are visited in the config's own order and stop at MAX_CONFIG_VALUES. `whole`: every path and every string
+ * whole, for telling configs apart (`arlarena show RUN RUN…`): cut, two verl configs that differ past their 400th
+ * path, or two prompt templates past their 200th character, read as equal.
  */
-export function configValues(config: unknown): Record<string, ConfigValue> {
+export function configValues(config: unknown, opts: { whole?: boolean } = {}): Record<string, ConfigValue> {
   const out: Record<string, ConfigValue> = {};
   let n = 0;
-  const cut = (s: string): string => (s.length > MAX_CONFIG_STRING ? `${s.slice(0, MAX_CONFIG_STRING - 1)}…` : s);
+  const limit = opts.whole ? Infinity : MAX_CONFIG_VALUES;
+  const cut = (s: string): string => (s.length > MAX_CONFIG_STRING && !opts.whole ? `${s.slice(0, MAX_CONFIG_STRING - 1)}…` : s);
   const walk = (v: unknown, path: string): void => {
-    if (n >= MAX_CONFIG_VALUES) return;
+    if (n >= limit) return;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       for (const [k, child] of Object.entries(v as Record<string, unknown>)) walk(child, path ? `${path}.${k}` : k);
       return;

@@ -58,7 +58,8 @@ export async function showSideBySide(ctx: CliContext, refs: readonly string[], k
 }
 
 export function sideBySide(runs: readonly RunRecord[], tails: readonly MetricTail[], keys: readonly string[]): ShownSideBySide {
-  const values = runs.map((r) => configValues(r.config));
+  // Whole: the runs table's cut values (400 paths, strings of 200) read configs that differ past the cut as equal.
+  const values = runs.map((r) => configValues(r.config, { whole: true }));
   const paths = [...new Set(values.flatMap((v) => Object.keys(v)))];
   const configDiff: Record<string, ConfigValue[]> = {};
   for (const p of paths) {
