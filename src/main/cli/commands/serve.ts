@@ -60,6 +60,7 @@ export async function serveUntilStopped(
     return 1;
   }
   const { server } = mode;
+  let stopped = false;
   if (opts.json) {
     ctx.stdout.write(
       `${JSON.stringify({ url: server.url, origin: server.origin, port: server.port, token: server.token, pid: process.pid, dataDir: ctx.dataDir })}\n`,
@@ -70,17 +71,25 @@ export async function serveUntilStopped(
       `ARLArena Lab in browser mode\n  open:    ${server.url}\n  data:    ${ctx.dataDir}\n  paths:   ${allowed}\nPress Ctrl+C to stop.\n`,
     );
     // Backend detection loads tfjs (a few seconds); the URL is usable before it finishes.
-    void mode.services
-      .computeInfo()
-      .then((compute) =>
-        ctx.stdout.write(
-          `  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run with compute.workers = 0 (one per core on tfjs-wasm, one on native TensorFlow)\n`,
-        ),
+    void mode.services.computeInfo().then((compute) => {
+      if (stopped) return;
+      ctx.stdout.write(
+        `  compute: ${compute.detail}\n  workers: ${compute.workers ?? 1} gradient worker(s) per run with compute.workers = 0 (one per core on tfjs-wasm, one on native TensorFlow)\n`,
       );
+    });
   }
+  // Ctrl-C, SIGTERM (a service manager, `kill`) and a closed terminal are how browser mode is meant to end: a calm
+  // line on stdout and exit 0, not the signal on stderr as if it had failed. A stop that fails says so, exit 1.
   const signal = await untilSignal();
-  if (!opts.json) ctx.stderr.write(`arlarena serve: ${signal}, stopping…\n`);
-  await mode.stop();
+  stopped = true;
+  try {
+    await mode.stop();
+  } catch (e) {
+    ctx.stderr.write(`arlarena serve: stopping after ${signal} failed: ${(e as Error).message}\n`);
+    return 1;
+  }
+  // after SIGHUP the terminal is gone: nothing to say there
+  if (!opts.json && signal !== 'SIGHUP') ctx.stdout.write('stopped\n');
   return 0;
 }
 
