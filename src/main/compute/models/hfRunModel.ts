@@ -2,10 +2,11 @@
  * Hugging Face model folders as training runs see them (config model.source = hf:PATH):
  *
  *   preflightHfRun   before a run exists: the folder is a model the lab can train (config.json, architecture,
- *                    tokenizer vs vocabulary, every weight file whole — inspectHfFolder's checks), the run's context
- *                    fits the checkpoint, and the memory estimate (core/llm/memory.ts) fits what the training backend
- *                    can hold (core/llm/memoryFit.ts); every weight file hashed (streamed, nothing kept). Any refusal
- *                    is an HfFolderError with the reason and the fix, thrown before the store is touched.
+ *                    tokenizer vs vocabulary, every weight file whole — inspectHfFolder's checks; a chat template),
+ *                    the context fits the checkpoint, and the memory estimate (core/llm/memory.ts) fits what the
+ *                    training backend can hold (core/llm/memoryFit.ts); every weight file hashed (streamed, nothing
+ *                    kept). Any refusal is an HfFolderError with the reason and the fix, thrown before the store
+ *                    is touched.
  *   hfModelRecord    RunRecord.model: the folder, config.json, the SHA-256 of each weight and tokenizer file, the
  *                    parameter counts and the LoRA settings — what a bundle carries instead of the base weights.
  *   checkHfFolder    a folder against a recorded identity (reproduce, resume on another machine): refused naming the
@@ -133,6 +134,12 @@ export async function preflightHfRun(
   const path = hfSourceOf(config);
   if (path === null) throw new HfFolderError('model.source is not hf:PATH');
   const { info, identity } = await identifyHfFolder(resolve(expandHome(path)));
+  // Every agent prompt goes through the chat template: without one the run would fail at its first step, a failed
+  // run left in the store (the words are the tokenizer's own refusal, src/core/llm/tokenizer.ts).
+  if (!info.tokenizer.hasChatTemplate)
+    throw new HfFolderError(
+      `${info.dir}: tokenizer_config.json has no chat_template (and there is no chat_template.jinja); the agent's prompts go through it: use a chat (instruct) checkpoint or add a template`,
+    );
   const max = info.config.maxPositionEmbeddings;
   if (config.model.maxSeqLen > max)
     throw new HfFolderError(
