@@ -17,7 +17,7 @@ import { HashAside } from './hashAside';
 import { ImportError, importLogs, type ImportLogsOptions } from './importLogs';
 import { importTrackerRuns, trackerRunNote } from './importTrackers';
 import { defaultRegistry } from './registry';
-import { UnreadableDbError } from './sqliteReadOnly';
+import { BUSY_TIMEOUT_MS, UnreadableDbError } from './sqliteReadOnly';
 import { scanTrackers, type TrackerRun } from './trackers';
 
 function add(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
@@ -77,6 +77,12 @@ function unreadableDb(e: UnreadableDbError, opts: ImportSourcesOptions): ImportE
   const kept = e.importedBefore.length
     ? `nothing of it was imported; the ${e.importedBefore.length === 1 ? 'run' : `${e.importedBefore.length} runs`} read before it ${e.importedBefore.length === 1 ? 'was' : 'were'} imported (${e.importedBefore.join(', ')})`
     : 'nothing was imported';
+  // Locked by its writer (a long MLflow commit, a tool holding BEGIN EXCLUSIVE): the file is whole; later, it reads.
+  if (e.locked)
+    return new ImportError(
+      'UNREADABLE',
+      `${shown} is locked by the process writing it (SQLite: ${e.reason}, still after waiting ${BUSY_TIMEOUT_MS / 1000} s): import it again once that process has finished writing, or import a copy made while it is idle; ${kept}`,
+    );
   return new ImportError(
     'UNREADABLE',
     `${shown} could not be read as a SQLite database (${e.reason}): a truncated, damaged or partly copied file? Copy it again from the machine that wrote it, with its -wal or -journal file beside it if it has one; ${kept}`,

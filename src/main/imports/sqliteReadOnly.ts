@@ -37,7 +37,10 @@ export function isSqlite(head: Uint8Array): boolean {
   return true;
 }
 
-export function openReadOnly(path: string, busyMs = 10_000): SqliteDb {
+/** How long a read waits for a writer's lock before SQLite answers SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export function openReadOnly(path: string, busyMs = BUSY_TIMEOUT_MS): SqliteDb {
   if (ctor === null) {
     const require = createRequire(import.meta.url);
     try {
@@ -70,16 +73,32 @@ export class UnreadableDbError extends Error {
     readonly path: string,
     readonly reason: string,
     readonly importedBefore: readonly string[] = [],
+    /** SQLite's result code (SQLITE_CORRUPT, SQLITE_BUSY, …), when it gave one. */
+    readonly code: string | null = null,
   ) {
     super(`${path} could not be read as a SQLite database (${reason})`);
     this.name = 'UnreadableDbError';
   }
 
+  /**
+   * The file is whole but its writer holds it locked past the busy timeout (SQLITE_BUSY, SQLITE_LOCKED and their
+   * extended codes): reading it again later works, so it is not to be reported as damaged.
+   */
+  get locked(): boolean {
+    return this.code !== null && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(this.code);
+  }
+
   /** `e` (a SQLite error met reading `path`) as an UnreadableDbError; SQLite's message without the path the reading thread puts first. */
   static of(path: string, e: unknown, importedBefore: readonly string[] = []): UnreadableDbError {
-    if (e instanceof UnreadableDbError) return new UnreadableDbError(e.path, e.reason, importedBefore);
+    if (e instanceof UnreadableDbError) return new UnreadableDbError(e.path, e.reason, importedBefore, e.code);
     const first = String((e as Error).message ?? e).split('\n')[0];
-    return new UnreadableDbError(path, first.startsWith(`${path}: `) ? first.slice(path.length + 2) : first, importedBefore);
+    const code = (e as { code?: unknown } | null)?.code;
+    return new UnreadableDbError(
+      path,
+      first.startsWith(`${path}: `) ? first.slice(path.length + 2) : first,
+      importedBefore,
+      typeof code === 'string' ? code : null,
+    );
   }
 }
 
