@@ -4,6 +4,7 @@
  * tests' own small tree in ARLArena's layout (tests/fixtures/verl/arlarena-layout). No verl code runs.
  */
 import { execFileSync } from 'node:child_process';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { venvPython } from '../../../../tests/support/peers';
 import { checkHydraOverrides, describeHydraReport, hydraReportClean, type HydraCheckReport } from './hydraCheck';
@@ -41,6 +42,22 @@ describe("remote verl --check: the launch composed against a checkout's Hydra co
       expect(describeHydraReport(r), env).toEqual([]);
       expect(hydraReportClean(r)).toBe(true);
     }
+  }, 60_000);
+
+  it('--python given relative to where the command runs (as a user types it) is found, though the check runs in --workdir', async () => {
+    // `--python .venvs/hydra/bin/python --workdir ~/ARLArena` was spawned with cwd = the workdir, where that path
+    // does not exist: "--python .venvs/hydra/bin/python: not found".
+    const rel = relative(process.cwd(), PY);
+    expect(rel.startsWith('/')).toBe(false);
+    const l = sampo('arlarena', 'sokoban');
+    const r = await checkHydraOverrides({
+      python: rel,
+      workdir: FIXTURE,
+      configDir: l.entry.configDir,
+      configName: l.entry.configName,
+      overrides: l.overrides,
+    });
+    expect(describeHydraReport(r)).toEqual([]);
   }, 60_000);
 
   it('ARLArena layout: a verl-agent launch is refused at exactly its actor-level penalty keys; game_ refuses a plain kl_loss_update', async () => {

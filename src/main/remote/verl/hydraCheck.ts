@@ -80,8 +80,12 @@ export function checkHydraOverrides(input: HydraCheckInput): Promise<HydraCheckR
     return Promise.reject(
       new Error(`--workdir ${input.workdir}: no such directory on this machine; pass the root of a local checkout of the stack`),
     );
+  // A path (not a bare name found on PATH) is the user's, relative to where they ran the command: the check runs
+  // with the checkout as its working directory, where a relative path would point elsewhere. Not realpath'd: a
+  // venv's python is a link whose own path makes it the venv's.
+  const python = input.python.includes('/') ? resolvePath(input.python) : input.python;
   return new Promise((resolve, reject) => {
-    const child = spawn(input.python, ['-c', CHECK_SCRIPT, workdir, configDir, input.configName, JSON.stringify(input.overrides)], {
+    const child = spawn(python, ['-c', CHECK_SCRIPT, workdir, configDir, input.configName, JSON.stringify(input.overrides)], {
       cwd: workdir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
