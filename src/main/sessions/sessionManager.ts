@@ -188,7 +188,13 @@ export class SessionManager {
     // started) had no owner file, so another process on this data dir — a second app or `arlarena serve` starting
     // (recover), a study's resume, any CLI command for a paused one — took it for a dead process's and marked it
     // interrupted, and a resume there trained it beside this process, which still launched it in its turn.
-    await this.store.claimRun(runId);
+    // Under the data dir's lock, refused when another live process claimed it since resume looked (two resuming it).
+    const holder = await this.store.claimRunIfFree(runId);
+    if (holder !== null)
+      throw new SessionError(
+        'CONFLICT',
+        `run ${runId} was just taken by another process (pid ${holder}): it trains there; stop it there, or with arlarena stop ${runId}, to resume it here`,
+      );
     // Checked again after that wait: a second submit of the run (two resumes at once) passed the check above too,
     // and once the first was launched meanwhile it queued the run again, a second worker writing the same run.
     const current = this.sessions.get(runId);

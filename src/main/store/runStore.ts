@@ -938,6 +938,19 @@ export class RunStore {
     );
   }
 
+  /**
+   * Claim the run (claimRun) unless another live process holds it, judged and written under the data dir's lock:
+   * checked first and claimed after, two processes resuming one run at once both passed the check and both claimed
+   * it (the later claim overwrote the earlier), so both trained it. Returns null once claimed, or the holder's pid.
+   */
+  async claimRunIfFree(id: string): Promise<number | null> {
+    return this.mutate(async () => {
+      if (await this.ownedElsewhere(id)) return (await this.ownerOf(id))?.pid ?? null;
+      await this.claimRun(id);
+      return null;
+    });
+  }
+
   async releaseRun(id: string): Promise<void> {
     await rm(join(this.runDir(id), OWNER_FILE), { force: true });
   }
