@@ -121,7 +121,7 @@ export function writerTag(): string {
 }
 
 /** This boot of this machine's kernel (/proc/sys/kernel/random/boot_id, a random UUID made at boot), or null off Linux. */
-function bootId(): string | null {
+export function bootId(): string | null {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
   } catch {

@@ -24,7 +24,7 @@
  * 10 s by default), so every kill -9 during a write blocks the next process for that long, and a holder whose
  * event loop stalls past it is declared compromised and throws; it has no "holder pid is gone" test.
  */
-import { pidAlive, processStartTicks, writerTag } from '../platform/process';
+import { bootId, pidAlive, processStartTicks, writerTag } from '../platform/process';
 import { link, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -54,6 +54,18 @@ export interface LockOwner {
   nonce: string;
   /** The holder's start in clock ticks since boot (processStartTicks; absent off Linux and in older locks). */
   start?: number;
+  /** The holder's machine's boot (bootId; absent off Linux and in older locks): tells machines named alike apart. */
+  boot?: string;
+}
+
+/**
+ * Whether the holder runs on this machine, so this machine's pids can judge it: its host name, and its boot where the
+ * lock records one. By the name alone, a holder on another machine named alike (localhost, an image's default, a
+ * cloned VM) sharing the data dir over the network read as a gone process here, and its lock was taken over while
+ * it wrote the catalog: two writers of runs.json.
+ */
+export function heldOnThisMachine(owner: Readonly<LockOwner>): boolean {
+  return owner.host === hostname() && (owner.boot === undefined || owner.boot === bootId());
 }
 
 export class LockTimeoutError extends Error {
@@ -117,7 +129,7 @@ function staleReason(text: string, mtimeMs: number, now: number, staleMs: number
   // This process's own pid included: a lock taken before this process started is a dead predecessor's that was
   // handed the same pid (pids start low again after a session's end killed every process); this process's own
   // holders took theirs after it started, and pidAlive tells the two apart by the start time.
-  if (owner.host === hostname()) {
+  if (heldOnThisMachine(owner)) {
     if (!pidAlive(owner.pid, owner.at, owner.start)) return `process ${owner.pid} is gone`;
     // Provably its holder, still running: never taken over by age. Without recorded ticks (older locks, off Linux)
     // a reused pid cannot be ruled out, so the age rule stays for those, as for other hosts and unreadable locks.
@@ -198,12 +210,14 @@ export async function acquire(lockFile: string, opts: LockOptions = {}): Promise
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const timeoutMs = opts.timeoutMs ?? staleMs + 10_000;
   const ticks = processStartTicks();
+  const boot = bootId();
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
     at: Date.now(),
     nonce: randomBytes(8).toString('hex'),
     ...(ticks !== null ? { start: ticks } : {}),
+    ...(boot !== null ? { boot } : {}),
   };
   const start = Date.now();
   const tmp = tempName(lockFile);

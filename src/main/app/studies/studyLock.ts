@@ -13,10 +13,9 @@
  * host (a data dir shared over the network) cannot be judged from here: the message says which file to delete.
  */
 import { mkdir } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { removeDeadTemps } from '../../store/atomic';
-import { LockTimeoutError, acquire, release, type LockOwner } from '../../store/fileLock';
+import { LockTimeoutError, acquire, heldOnThisMachine, release, type LockOwner } from '../../store/fileLock';
 import { studiesDir } from './studyFiles';
 
 /** Which command's study: a ladder's levels are studies NAME-p<level>, an arena study is NAME itself. */
@@ -47,7 +46,7 @@ export class StudyBusyError extends Error {
       holder === null
         ? `${what} is locked by ${lockFile}, which is unreadable (a process killed while taking it, or written by hand); ` +
             `run this again in a few seconds, or delete it if no arlarena command runs ${what}`
-        : holder.host !== hostname()
+        : !heldOnThisMachine(holder)
           ? `${what} is running in process ${holder.pid} on host ${holder.host} ${since(holder)} (this data dir is shared): ${harm}. ` +
             `Fix: wait for it to end, or if no process on ${holder.host} runs it any more, delete ${lockFile} and run this again`
           : `${what} is running in process ${holder.pid} ${since(holder)}: ${harm}. Fix: wait for it to end, or stop it ` +
