@@ -26,6 +26,7 @@ import { bundleHolders, importBundle, verifyBundle } from '../bundles/importBund
 import { BundleError, sha256Hex } from '../bundles/manifest';
 import { pidAlive, WRITER_TAG, writerState, writerTag } from '../platform/process';
 import { RunStore } from '../store/runStore';
+import { OTHER_MACHINE_MS } from '../store/atomic';
 import {
   folderLabel,
   isZip,
@@ -301,11 +302,14 @@ async function openStaging(store: RunStore): Promise<{ store: RunStore; dir: str
     );
     if (changed === null) continue;
     // A name with its importer's start is judged by it exactly, however long the import has run and whatever the wall
-    // clock did; another host's importer cannot be judged here, and its folder is left. A name of older versions (`<pid>-<random>`) by the folder's last change: its importer made and changed
+    // clock did; another machine's importer (or this one's before a reboot) cannot be judged here, and its folder is left until unchanged for a day. A name of older versions (`<pid>-<random>`) by the folder's last change: its importer made and changed
     // it while it lived, so a process with its pid that started after that is not its importer (after a session's end
     // killed every process, pids are handed out from low numbers again, and a dead import's folder named this very
     // process's pid, or a later one's, stayed) — which a forward step of the clock gets wrong for a live import.
-    const gone = tagged ? writerState(tagged[1]!, tagged[2], tagged[3]!, changed) === 'gone' : !pidAlive(pid, changed);
+    // Another machine's (or this one's before a reboot) once unchanged for a day: a live import rewrites its catalog.
+    const state = tagged ? writerState(tagged[1]!, tagged[2], tagged[3]!, changed) : null;
+    const gone =
+      state === null ? !pidAlive(pid, changed) : state === 'gone' || (state === 'elsewhere' && Date.now() - changed > OTHER_MACHINE_MS);
     if (gone) await rm(join(root, n), { recursive: true, force: true });
   }
   const dir = join(root, `${writerTag()}-${randomBytes(6).toString('hex')}`);

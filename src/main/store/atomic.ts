@@ -74,18 +74,29 @@ function writerPart(name: string): string | null {
 }
 
 /**
+ * How long a temp whose writer this machine cannot judge (writerState 'elsewhere': another machine, or this one
+ * before a reboot, whose writers are all gone) stays unchanged before it is removed where no shorter age rule
+ * applies. Left for good, a token copy a `remote add` killed before a reboot kept the token in clear.
+ */
+export const OTHER_MACHINE_MS = 86_400_000;
+
+/**
  * Remove the temp files that writes of `file` left when a kill stopped them before their rename — writeFileAtomic's
  * `.NAME.<writer>-<thread>-<n>.tmp` and `NAME.<writer>.tmp` (a streamed bundle, a secret) — once their writer is
- * gone (writerGone; another host's are left). Nothing else is touched: the folder may be the user's.
+ * gone (writerGone); another machine's once unchanged for OTHER_MACHINE_MS. Nothing else is touched: the folder may
+ * be the user's.
  */
 export async function removeDeadTemps(file: string): Promise<void> {
   const dir = dirname(file);
   const base = basename(file);
+  const tagged = new RegExp(`^${WRITER_TAG}(?:-\\d+-\\d+)?\\.tmp$`);
   for (const n of await readdir(dir).catch(() => [] as string[])) {
     const rest = n.startsWith(`.${base}.`) ? n.slice(base.length + 2) : n.startsWith(`${base}.`) ? n.slice(base.length + 1) : null;
     if (rest === null) continue;
     const st = await stat(join(dir, n)).catch(() => null);
-    if (st?.isFile() && writerGone(rest, st.mtimeMs) === true) await rm(join(dir, n), { force: true });
+    if (!st?.isFile()) continue;
+    const gone = writerGone(rest, st.mtimeMs) ?? (tagged.test(rest) && Date.now() - st.mtimeMs > OTHER_MACHINE_MS);
+    if (gone) await rm(join(dir, n), { force: true });
   }
 }
 
