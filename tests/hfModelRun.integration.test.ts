@@ -11,8 +11,9 @@
  *     copy whose tokenizer file differs is refused naming that file;
  *   - stopped after step 5 and resumed (`arlarena resume`), it ends with the stream of the straight 10-step run;
  *   - bad folders are refused before any run exists, with the reason: no config.json, an unsupported architecture,
- *     a truncated safetensors file, a tokenizer that does not fit the vocabulary; and a run that cannot fit in
- *     memory is refused by the same preflight the CLI runs.
+ *     a truncated safetensors file, a tokenizer that does not fit the vocabulary or has no chat template — by train
+ *     and by the app's sessions.start alike, in the same sentence; and a run that cannot fit in memory is refused by
+ *     the same preflight the CLI runs.
  */
 import { cp, mkdtemp, readFile, readdir, rm, truncate, writeFile, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
@@ -56,6 +57,8 @@ import { createRunsHandlers } from '../src/main/api/handlers/runs';
 import { syntheticJobs } from '../src/main/testing/jobs/index';
 import { writeSyntheticRun } from '../src/main/store/synthetic';
 import { testCliContext } from '../src/main/testing/testContext';
+import { openHandlerTestLab } from '../src/main/testing/testLab';
+import { createSessionsHandlers } from '../src/main/api/handlers/sessions';
 
 /** A small SAMPO run: 2 tasks × 2 rollouts, 2 turns, 24 response tokens, validation and checkpoints every 5 steps. */
 const SETS = [
@@ -538,12 +541,44 @@ describe('bad model folders are refused before a run exists', () => {
     return dir;
   }
 
+  /** Refused by `train --model hf:` and by the app's sessions.start (browser mode) in the same sentence; no run. */
   async function refused(dir: string, reason: RegExp): Promise<void> {
     const dataDir = join(work, `data-${dir.split('/').pop()}`);
     const c = testCliContext(dataDir);
-    await expect(train.run(['--model', `hf:${dir}`, '--lora', 'r=4', '--steps', '2', ...SETS], c.ctx)).rejects.toThrow(reason);
+    const e = await train.run(['--model', `hf:${dir}`, '--lora', 'r=4', '--steps', '2', ...SETS], c.ctx).then(
+      () => null,
+      (x: unknown) => x as Error,
+    );
+    expect(e?.message).toMatch(reason);
     // Nothing in the store: not even its folder was made.
     await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+
+    const lab = await openHandlerTestLab('arl-hfrun-api-', (s) => ({ ...createSessionsHandlers(s), ...createRunsHandlers(s) }), {
+      transport: 'browser',
+      publishDownload: null,
+      importRoots: [work],
+    });
+    try {
+      const r = await lab.call('sessions.start', {
+        preset: 'sampo',
+        env: 'sokoban',
+        overrides: {
+          ...Object.fromEntries(SETS.filter((_, i) => i % 2 === 1).map((s) => s.split('='))),
+          'training.steps': 2,
+          'model.source': `hf:${dir}`,
+          'model.lora.rank': 4,
+          'model.maxSeqLen': 512,
+          'compute.logProbEngine': 'trainer',
+          'compute.refLogProbEngine': 'trainer',
+          'compute.workers': 1,
+          'warmStart.source': 'none',
+        },
+      });
+      expect(r.error).toEqual({ code: 'VALIDATION', field: 'overrides.model.source', message: e?.message });
+      expect((await lab.call('runs.list', {})).value).toEqual([]);
+    } finally {
+      await lab.close();
+    }
   }
 
   it('a folder without config.json', async () => {
@@ -572,6 +607,16 @@ describe('bad model folders are refused before a run exists', () => {
       await writeFile(join(d, 'config.json'), JSON.stringify({ ...cfg, vocab_size: 64 }));
     });
     await refused(dir, /vocab/i);
+  });
+
+  it('a tokenizer without a chat template (a base checkpoint saved without one)', async () => {
+    const dir = await broken('no-template', async (d) => {
+      const tc = JSON.parse(await readFile(join(d, 'tokenizer_config.json'), 'utf8'));
+      delete tc.chat_template;
+      await writeFile(join(d, 'tokenizer_config.json'), JSON.stringify(tc));
+      await rm(join(d, 'chat_template.jinja'), { force: true });
+    });
+    await refused(dir, /tokenizer_config\.json has no chat_template .*use a chat \(instruct\) checkpoint or add a template/);
   });
 
   it('a run that does not fit in memory, through train: the estimate and the fix, nothing in the store', async () => {

@@ -119,6 +119,18 @@ export function createSessionsHandlers(services: LabServices): Handlers<AreaMeth
           field: 'on',
           hint: 'choose "This machine" under Run on',
         });
+      // The checks `train --model hf:` makes before a run exists (the folder whole and trainable, a chat template, the
+      // context, the memory on this machine's backend): the same function, so the same refusal in the same sentence.
+      if (config.model.source?.startsWith('hf:')) {
+        const { preflightHfRunHere } = await import('../../compute/models/hfRunModel');
+        const { HfFolderError } = await import('../../compute/models/hfFolder');
+        try {
+          await preflightHfRunHere(config, async () => (await services.computeInfo()).training);
+        } catch (e) {
+          if (e instanceof HfFolderError) return err('VALIDATION', e.message, { field: 'overrides.model.source' });
+          throw e;
+        }
+      }
       // Run on a Ray cluster: the target `train --on` resolves; an unknown name, an unreachable cluster or a refused
       // token is reported before any run exists. The run's tags say where it trains (and find it again on resume).
       let targetTags: string[] = [];

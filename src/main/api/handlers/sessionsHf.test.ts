@@ -3,10 +3,14 @@
  * as for models.inspect and imports.path only inside the `serve --allow-dir` folders (pathAccess.ts) — a path
  * outside them or a relative one is refused on `overrides.model.source` before any run exists.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import train from '../../cli/commands/train';
+import { UsageError } from '../../cli/types';
+import { TINY_QWEN2_CONFIG, writeHfFolder } from '../../testing/hfFolder';
+import { testCliContext } from '../../testing/testContext';
 import { openHandlerTestLab, type HandlerTestLab } from '../../testing/testLab';
 import { createRunsHandlers } from './runs';
 import { createSessionsHandlers } from './sessions';
@@ -116,11 +120,103 @@ describe('sessions.start on a Hugging Face folder in the desktop app', () => {
       field: 'modelGrant',
     });
     expect((await lab.call('runs.list', {})).value).toEqual([]);
-    // The picked folder itself passes this check (whatever the run then makes of it, the refusal is not about the grant).
-    const ok = await start(`hf:${picked}`, grant);
-    if (!ok.ok) expect(ok.error.field).not.toMatch(/^(modelGrant|overrides\.model\.source)$/);
-    // Past the grant the run may start (and then fail on the empty folder): wait for its end, so closing the lab does
-    // not remove the data folder while the run is still writing into it.
-    else await (await lab.services.lab()).sessions.waitFor(ok.value.runId);
+    // The picked folder itself passes the grant, and goes on to the folder's own check (train --model hf:'s
+    // preflight): this one was never made, so that refuses it, naming the folder — still no run.
+    const past = await start(`hf:${picked}`, grant);
+    expect(past.error).toMatchObject({
+      code: 'VALIDATION',
+      field: 'overrides.model.source',
+      message: `model folder ${picked} does not exist (give the folder that holds config.json)`,
+    });
+    expect((await lab.call('runs.list', {})).value).toEqual([]);
+  });
+});
+
+/**
+ * sessions.start runs the preflight `train --model hf:` runs (compute/models/hfRunModel.ts, preflightHfRunHere) before
+ * a run exists: a folder the CLI refuses is refused here in the same sentence, on overrides.model.source, and
+ * nothing is written to the store. Without it the start made a run that failed at its first step (the tokenizer's
+ * own refusal), a failed run left in the store.
+ */
+describe('sessions.start checks the Hugging Face folder as train --model hf: does, before a run exists', () => {
+  /** Every file under `dir`, with its size: what the store holds on disk. */
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => `${join(e.parentPath, e.name)} ${statSync(join(e.parentPath, e.name)).size}`)
+      .sort();
+
+  /** The sentence `arlarena train --model hf:FOLDER` refuses the folder with (it made no data folder). */
+  async function cliRefusal(folder: string, sets: string[] = []): Promise<string> {
+    const dataDir = join(outside, `cli-data-${folder.split('/').pop()}`);
+    const e = await train
+      .run(['--model', `hf:${folder}`, '--steps', '2', ...sets.flatMap((s) => ['--set', s])], testCliContext(dataDir).ctx)
+      .then(
+        () => null,
+        (x: unknown) => x,
+      );
+    expect(e).toBeInstanceOf(UsageError);
+    expect(existsSync(dataDir)).toBe(false);
+    return (e as Error).message;
+  }
+
+  function tinyFolder(name: string, opts: Parameters<typeof writeHfFolder>[1] = {}): string {
+    const folder = join(root, name);
+    mkdirSync(folder);
+    writeHfFolder(folder, { config: { ...TINY_QWEN2_CONFIG, max_position_embeddings: 1024 }, ...opts });
+    return folder;
+  }
+
+  it('refuses a tokenizer without a chat template, a missing shard and a context past the checkpoint; starts a whole folder', async () => {
+    lab = await openHandlerTestLab('arl-hf-start-', (s) => ({ ...createSessionsHandlers(s), ...createRunsHandlers(s) }), {
+      transport: 'browser',
+      publishDownload: null,
+      importRoots: [root],
+    });
+    const start = (folder: string, more: Record<string, unknown> = {}) =>
+      lab.call('sessions.start', {
+        preset: 'sampo',
+        env: 'sokoban',
+        overrides: { ...hfRun, 'model.source': `hf:${folder}`, 'model.maxSeqLen': 512, ...more },
+      });
+    const before = files(lab.dir);
+
+    const noTemplate = tinyFolder('no-template');
+    const tc = join(noTemplate, 'tokenizer_config.json');
+    const { chat_template: _dropped, ...rest } = JSON.parse(readFileSync(tc, 'utf8')) as Record<string, unknown>;
+    writeFileSync(tc, JSON.stringify(rest));
+    const r1 = await start(noTemplate);
+    expect(r1).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
+    expect(r1.error.message).toBe(
+      `${noTemplate}: tokenizer_config.json has no chat_template (and there is no chat_template.jinja); the agent's prompts go through it: use a chat (instruct) checkpoint or add a template`,
+    );
+    expect(r1.error.message).toBe(await cliRefusal(noTemplate));
+
+    const noShard = tinyFolder('no-shard', { shards: true });
+    rmSync(join(noShard, 'model-00002-of-00002.safetensors'));
+    const r2 = await start(noShard);
+    expect(r2).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
+    expect(r2.error.message).toBe(
+      `${noShard}: model.safetensors.index.json names model-00002-of-00002.safetensors, which is not in the folder (copy every shard)`,
+    );
+    expect(r2.error.message).toBe(await cliRefusal(noShard));
+
+    const whole = tinyFolder('whole');
+    const r3 = await start(whole, { 'model.maxSeqLen': 2048 });
+    expect(r3).toMatchObject({ ok: false, error: { code: 'VALIDATION', field: 'overrides.model.source' } });
+    expect(r3.error.message).toBe(
+      `model.maxSeqLen 2048 is longer than ${whole}'s context (config.json max_position_embeddings 1024); set model.maxSeqLen ≤ 1024`,
+    );
+    expect(r3.error.message).toBe(await cliRefusal(whole, ['model.maxSeqLen=2048']));
+
+    // Nothing written: no run listed, not a byte more in the data folder.
+    expect((await lab.call('runs.list', {})).value).toEqual([]);
+    expect(files(lab.dir)).toEqual(before);
+
+    // The whole folder passes and its run starts (the test lab's synthetic job trains it).
+    const ok = await start(whole);
+    expect(ok.ok).toBe(true);
+    await (await lab.services.lab()).sessions.waitFor(ok.value.runId);
+    expect((await lab.call('runs.list', {})).value.map((r: { id: string }) => r.id)).toEqual([ok.value.runId]);
   });
 });

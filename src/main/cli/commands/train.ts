@@ -1,4 +1,3 @@
-import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseCommandArgs, UsageError, type CliCommand } from '../types';
 import { intArg, modelArg, parseSets, progressLine, resolveOrUsage } from '../args';
@@ -7,7 +6,7 @@ import { resolveTarget } from '../../remote/computeTarget';
 import { parseLoraSpec } from '../../../core/llm/lora';
 import { detectComputeBackend } from '../../compute/detect';
 import { HfFolderError, inspectHfFolder } from '../../compute/models/hfFolder';
-import { expandHome, preflightHfRun } from '../../compute/models/hfRunModel';
+import { expandHome, preflightHfRunHere } from '../../compute/models/hfRunModel';
 
 const usage = `Usage: arlarena train [--preset NAME] [--env NAME] [--steps N] [--seed N] [--model SIZE|hf:PATH] [--lora SPEC]
                       [--set key=value …] [--name TEXT] [--max-minutes M] [--on NAME|URL] [--json]
@@ -81,9 +80,8 @@ const train: CliCommand = {
     const config = resolveOrUsage({ preset: values.preset!, env: values.env!, overrides });
     const json = values.json === true;
     if (hfPath !== undefined) {
-      // Everything that can refuse the folder or the run's size, before a run record exists.
-      const backend = config.compute.backend === 'auto' ? detectComputeBackend().training : config.compute.backend;
-      const pre = await preflightHfRun(config, { totalBytes: totalmem(), backend }).catch((e: unknown) => {
+      // Everything that can refuse the folder or the run's size, before a run record exists (sessions.start runs it too).
+      const pre = await preflightHfRunHere(config, () => detectComputeBackend().training).catch((e: unknown) => {
         throw e instanceof HfFolderError ? new UsageError(e.message) : e;
       });
       if (!json)

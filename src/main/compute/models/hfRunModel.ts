@@ -7,6 +7,8 @@
  *                    training backend can hold (core/llm/memoryFit.ts); every weight file hashed (streamed, nothing
  *                    kept). Any refusal is an HfFolderError with the reason and the fix, thrown before the store
  *                    is touched.
+ *   preflightHfRunHere  preflightHfRun against this machine: what `train --model hf:` and sessions.start both run,
+ *                    so the CLI and the app refuse the same folders in the same sentence.
  *   hfModelRecord    RunRecord.model: the folder, config.json, the SHA-256 of each weight and tokenizer file, the
  *                    parameter counts and the LoRA settings — what a bundle carries instead of the base weights.
  *   checkHfFolder    a folder against a recorded identity (reproduce, resume on another machine): refused naming the
@@ -15,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../../../core/config/types';
 import { llmParamCount } from '../../../core/llm/config';
@@ -167,4 +169,21 @@ export async function preflightHfRun(
     record: hfModelRecord(info, identity, config),
     memory: `${fit.message}; with onnxruntime's export of the weights (${memSize(ort)}) ${all.message}`,
   };
+}
+
+/**
+ * preflightHfRun against this machine, before a run of `config` is created: `train --model hf:`
+ * (cli/commands/train.ts) and sessions.start (the app and browser mode, api/handlers/sessions.ts) both run it, so a
+ * folder one refuses the other refuses too, in the same sentence (sessions.start made a run that failed at its
+ * first step instead, left in the store). The machine: its memory (os.totalmem) and the training backend the config
+ * forces, or on compute.backend=auto the one `found` says this machine trains on. A refusal is an HfFolderError of
+ * one line (the first of a tokenizer library's longer message, as the CLI has always printed it).
+ */
+export async function preflightHfRunHere(config: RunConfig, found: () => string | Promise<string>): ReturnType<typeof preflightHfRun> {
+  const backend = config.compute.backend === 'auto' ? await found() : config.compute.backend;
+  try {
+    return await preflightHfRun(config, { totalBytes: totalmem(), backend });
+  } catch (e) {
+    throw e instanceof HfFolderError ? new HfFolderError(e.message.split('\n')[0]) : e;
+  }
 }
