@@ -3,6 +3,8 @@
  * the electron module NOT loaded: the binary cannot run here, so app.requestSingleInstanceLock itself, the
  * 'second-instance' event and the dialog are not exercised — what the lock hands over and what each side says are.
  */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, vi } from 'vitest';
 
@@ -36,4 +38,17 @@ it('the launch that quits says why on stderr, naming the folder it asked for', (
   expect(m).toMatch(/^ARLArena Lab is already open for this user/);
   expect(m).toContain('/data/lab-b');
   expect(m).toContain('arlarena serve --data-dir DIR');
+});
+
+it('a launch that asked for the open folder by another name (a symlink to it) is only brought to the front', () => {
+  const root = mkdtempSync(join(tmpdir(), 'arl-instance-'));
+  try {
+    const real = join(root, 'data');
+    mkdirSync(real);
+    symlinkSync(real, join(root, 'lab'));
+    expect(secondLaunchNote(real, structuredClone(launchRequest(join(root, 'lab'))))).toBeNull();
+    expect(secondLaunchNote(real, structuredClone(launchRequest(join(root, 'other'))))).toContain(join(root, 'other'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

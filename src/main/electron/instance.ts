@@ -8,6 +8,7 @@
  * folder it has open when that differs, and the second says on stderr why it quit. Electron-free, so it is tested
  * without the binary (instance.noElectron.test.ts).
  */
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** What a launch hands the running app with the lock (Electron passes it structured-cloned to 'second-instance'). */
@@ -33,6 +34,19 @@ export function secondLaunchNote(ownDataDir: string, request: unknown): string |
   const asked = (request as Partial<LaunchRequest> | null)?.dataDir;
   if (typeof asked !== 'string' || asked.length === 0) return null;
   const own = resolve(ownDataDir);
-  if (resolve(asked) === own) return null;
+  if (sameFolder(resolve(asked), own)) return null;
   return `Another launch asked for the data folder ${resolve(asked)}, but ARLArena Lab is already open on ${own} and runs once per user. This window shows ${own}. To work on the other folder beside it, run: arlarena serve --data-dir "${resolve(asked)}"`;
+}
+
+/**
+ * One folder by two names (a symlink, a bind mount's other path: ~/lab -> /data/lab) is the same data dir: the note
+ * would tell the user the window shows another folder than the one they asked for when it does not.
+ */
+function sameFolder(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false; // one of them does not exist (yet): not the open one
+  }
 }
