@@ -1,11 +1,15 @@
 /**
  * New run with "A Hugging Face model folder", in browser mode: the page reads model folders only inside the
- * `arlarena serve --allow-dir` folder, here the tiny test checkpoints Transformers made (tests/support/hfCheckpoints.ts,
- * needs the `llm` peer venv). Picking the Qwen3-shaped checkpoint shows its architecture, parameter count, the LoRA
+ * `arlarena serve --allow-dir` folder, here copies of the tiny test checkpoints Transformers made
+ * (tests/support/hfCheckpoints.ts, needs the `llm` peer venv). Picking the Qwen3-shaped checkpoint shows its architecture, parameter count, the LoRA
  * trainable count and the memory estimate against this machine; a configuration far too large for any machine (every
  * weight trained, 65,536 rows per chunk) is refused by Start with the estimate in the message, and no run is made.
- * A folder outside the allowed one is refused in one line. Screenshots (light and dark) land in test-results/.
+ * A folder outside the allowed one is refused in one line. A folder whose tokenizer has no chat template is refused by
+ * Start with the API's sentence (sessions.start runs train --model hf:'s preflight) in the error toast, and no run is
+ * made. Screenshots (light and dark) land in test-results/.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +22,23 @@ let page: Page;
 let root = '';
 
 beforeAll(async () => {
-  root = hfTestCheckpoints();
+  // Copies of the built checkpoints (their cache stays as built), and one whose tokenizer lost its chat template.
+  const built = hfTestCheckpoints();
+  root = mkdtempSync(join(tmpdir(), 'arl-e2e-hf-'));
+  for (const m of ['qwen3-fp16', 'qwen2-fp32', 'llama-bf16-sharded']) cpSync(join(built, m), join(root, m), { recursive: true });
+  const bare = join(root, 'qwen3-no-template');
+  cpSync(join(built, 'qwen3-fp16'), bare, { recursive: true });
+  const tc = join(bare, 'tokenizer_config.json');
+  const { chat_template: _dropped, ...rest } = JSON.parse(readFileSync(tc, 'utf8')) as Record<string, unknown>;
+  writeFileSync(tc, JSON.stringify(rest));
+  rmSync(join(bare, 'chat_template.jinja'), { force: true });
   app = await openLabSession({ serveArgs: ['--allow-dir', root] });
   page = app.page;
 }, 400_000);
 
 afterAll(async () => {
   await app?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 async function themes(name: string): Promise<void> {
@@ -142,6 +156,33 @@ describe('New run: a Hugging Face model folder', () => {
     });
     expect(compute).toMatchObject({ logProbEngine: 'trainer', refLogProbEngine: 'trainer', workers: 1 });
     await app.lab.call('sessions.stop', { runId });
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+
+  it("shows the API's refusal of a folder without a chat template (train --model hf:'s sentence), and makes no run", async () => {
+    const bare = join(root, 'qwen3-no-template');
+    // The start above opened its run: back to New run.
+    await gotoView(page, 'new');
+    await page.click('[data-testid="policy-hf"]');
+    await page.locator('[data-testid="hf-found"]').waitFor({ timeout: 30_000 });
+    await page.selectOption('[data-testid="hf-found"]', bare);
+    await waitUntil(
+      'the estimate',
+      async () => (await card().count()) === 1 && (await card().getAttribute('data-fits')) === 'true',
+      30_000,
+    );
+    expect(await card().innerText()).toMatch(/No chat template: agent prompts need one/);
+    const before = await app.lab.call('runs.list', {});
+    await page.click('[data-testid="start-sampo"]');
+    const toast = page.locator('[data-testid="api-error"]').last();
+    await toast.waitFor({ timeout: 30_000 });
+    expect(await toast.locator('[data-testid="api-error-headline"]').innerText()).toBe('Could not start the run');
+    expect(await toast.locator('[data-testid="api-error-message"]').innerText()).toBe(
+      `${bare}: tokenizer_config.json has no chat_template (and there is no chat_template.jinja); the agent's prompts go through it: use a chat (instruct) checkpoint or add a template (about the field overrides.model.source)`,
+    );
+    const after = await app.lab.call('runs.list', {});
+    expect(after.ok && after.value.length).toBe(before.ok && before.value.length);
+    await themes('ui-hf-newrun-no-template');
     expect(app.problems).toEqual([]);
   }, 120_000);
 });
