@@ -39,6 +39,11 @@ export interface ActorShard {
   readonly isWeights?: readonly (readonly number[])[];
   /** Decoupled rollout correction: 1 keep / 0 rejected per token (absent: no rejection); masks every loss term. */
   readonly keep?: readonly (readonly number[])[];
+  /**
+   * Bypass-mode rejection: the current log-probs per token of each row that the main thread's whole-batch
+   * denominator was counted from (trainer.ts wholeDenominators); the loss corrects with these, not its own pass.
+   */
+  readonly bypassLogProbs?: readonly (readonly number[])[];
   /** With `pgDenominator` and `auxDenominator` of the whole mini-batch. */
   readonly params: ActorLossParams;
   /**
@@ -147,6 +152,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     const advT = broadcastRows(s.adv.slice(lo, hi), R);
     const isT = s.isWeights ? padded(s.isWeights.slice(lo, hi), R) : undefined;
     const keepT = s.keep ? padded(s.keep.slice(lo, hi), R) : undefined;
+    const bypassT = s.bypassLogProbs ? padded(s.bypassLogProbs.slice(lo, hi), R) : undefined;
     let lossMetrics: Record<string, tf.Scalar> = {};
     let current = null as tf.Tensor2D | null;
     const r = tf.variableGrads(() => {
@@ -161,6 +167,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
           entropy: cur.entropy,
           ...(refT ? { refLogProb: refT } : {}),
           ...(isT ? { rolloutIsWeights: isT } : {}),
+          ...(bypassT ? { bypassLogProb: bypassT } : {}),
         },
         s.params,
       );
@@ -177,7 +184,14 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     r.value.dispose();
     accumulateGrads(grads, r.grads);
     if (current) logProbs.push(...responseRows(current, rows));
-    tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : []), ...(isT ? [isT] : []), ...(keepT ? [keepT] : [])]);
+    tf.dispose([
+      ...(oldT ? [oldT] : []),
+      advT,
+      ...(refT ? [refT] : []),
+      ...(isT ? [isT] : []),
+      ...(keepT ? [keepT] : []),
+      ...(bypassT ? [bypassT] : []),
+    ]);
   }
   return { ...flattenGrads(model, grads), metrics, ...(s.returnLogProbs ? { logProbs } : {}) };
 }

@@ -656,6 +656,11 @@ interface UpdateReport {
  * The whole mini-batch's aggregation denominators, for a mini-batch differentiated in chunks: `aux` (entropy, KL)
  * from the response-token counts; `pg` likewise unless sequence masking drops rows, which depends on the current
  * policy — then a forward pass without gradient finds the rows it keeps (the same test the loss will run).
+ * Bypass-mode rejection also depends on the current policy: its forward pass's log-probs are returned as
+ * `bypassLogProbs` (per row, its response length) and the chunks' or shards' losses correct with exactly these
+ * values, so the rejection is the same computation on the same numbers in both places: bit for bit the tokens the
+ * denominator counts. (Each loss running its own forward pass could keep a token at a threshold that this pass
+ * rejects — on K workers the shards' batches are not these chunks, and LoRA dropout runs in the loss's pass only.)
  */
 function wholeDenominators(
   model: TrainerPolicy,
@@ -667,20 +672,32 @@ function wholeDenominators(
   onPolicy: boolean,
   temperature: number,
   keep: readonly (readonly number[])[] | null,
-): { pg: number; aux: number } {
+): { pg: number; aux: number; bypassLogProbs?: number[][] } {
   // Decoupled rejection removes tokens from every term (verl replaces response_mask); bypass rejection only from pg.
   const rowTok = keep ? keep.map((k) => Math.round(k.reduce((a, b) => a + b, 0))) : rows.map((r) => r.responseIds.length);
   const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
   let pgTok = rowTok;
+  let bypassLogProbs: number[][] | undefined;
   const bypassRs = params.bypass?.correction.rolloutRs ?? null;
   if (params.bypass && bypassRs !== null) {
     // Bypass rejection tests the CURRENT log-probs against the rollout's, token by token or row by row (never
     // across rows), so a no-gradient forward pass per chunk finds the tokens the loss will keep.
     pgTok = [];
+    bypassLogProbs = [];
     for (const [lo, hi] of chunks) {
       const part = rows.slice(lo, hi);
-      const cur = tf.tidy(() => model.tokenLogProbs(part, { temperature }).logProbs.arraySync());
-      const b = paddedBatch(part, old.slice(lo, hi), cur);
+      const cur = responseRows(
+        tf.tidy(() => model.tokenLogProbs(part, { temperature }).logProbs),
+        part,
+      );
+      bypassLogProbs.push(...cur);
+      // π_rollout as the loss reads it, from its float32 oldLogProb tensor: the behaviour log-probs are float64
+      // (sampling.ts), and a float64 value beside a bound can fall on the other side of it once rounded.
+      const b = paddedBatch(
+        part,
+        old.slice(lo, hi).map((r) => r.map(Math.fround)),
+        cur,
+      );
       const kept = b.hasTokens ? rejectionMask(b.logRatio, b.mask, bypassRs, params.bypass.correction.rolloutRsThreshold).value : b.mask;
       pgTok.push(...kept.map((k) => Math.round(k.reduce((a, c) => a + c, 0))));
     }
@@ -706,14 +723,26 @@ function wholeDenominators(
   return {
     pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width),
     aux: wholeDenominator(params.aggregation, rowTok, width),
+    ...(bypassLogProbs ? { bypassLogProbs } : {}),
   };
 }
 
 /**
- * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
- * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4).
+ * π_old := sg(π_θ) in the loss, the IS ratio exactly 1 (spec §6.1-4): a single mini-batch and a single epoch run at
+ * θ = θ_old. Not in bypass mode: there π_old is the rollout engine's log-probs (verl apply_bypass_mode), and the
+ * loss's IS weights, rejection and ratio compare π_θ with them — with the shortcut they compared π_θ with itself,
+ * so a step of one mini-batch (optim.miniBatchRows = the step's rows, one epoch) corrected and rejected nothing.
  */
-async function updatePolicy(
+function onPolicyShortcutOf(nMb: number, epochs: number, params: ActorLossParams): boolean {
+  return nMb === 1 && epochs === 1 && !params.bypass;
+}
+
+/**
+ * One PPO epoch (or `optim.epochs`) over sequential mini-batches of `optim.miniBatchRows` rows, one AdamW step
+ * each. With a single mini-batch and a single epoch, π_old := sg(π_θ) so the IS ratio is exactly 1 (spec §6.1-4),
+ * except in bypass mode (onPolicyShortcutOf). Exported for the tests that compare it, chunked or not, with updatePolicyParallel on one batch.
+ */
+export async function updatePolicy(
   model: TrainerPolicy,
   opt: AdamW,
   rows: readonly TurnRow[],
@@ -730,8 +759,8 @@ async function updatePolicy(
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
-  const onPolicyShortcut = nMb === 1 && epochs === 1;
   const params = actorParamsOf(config);
+  const onPolicyShortcut = onPolicyShortcutOf(nMb, epochs, params);
   const vars = model.trainableVariables();
   const sums: Record<string, number[]> = {};
   const push = (k: string, v: number): void => {
@@ -780,6 +809,7 @@ async function updatePolicy(
         const advT = broadcastRows(adv.slice(lo + cLo, lo + cHi), R);
         const isT = corr?.weights ? padded(corr.weights.slice(lo + cLo, lo + cHi), R) : undefined;
         const keepT = corr?.keep ? padded(corr.keep.slice(lo + cLo, lo + cHi), R) : undefined;
+        const bypassT = whole?.bypassLogProbs ? padded(whole.bypassLogProbs.slice(cLo, cHi), R) : undefined;
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
         let current = null as tf.Tensor2D | null;
@@ -796,6 +826,7 @@ async function updatePolicy(
               entropy: cur.entropy,
               ...(refT ? { refLogProb: refT } : {}),
               ...(isT ? { rolloutIsWeights: isT } : {}),
+              ...(bypassT ? { bypassLogProb: bypassT } : {}),
             },
             chunkParams,
           );
@@ -816,7 +847,14 @@ async function updatePolicy(
         if (chunks.length === 1) grads = r.grads;
         else accumulateGrads(grads, r.grads);
         if (current) responseRows(current, cRows).forEach((lp, i) => (old[lo + cLo + i] = lp));
-        tf.dispose([...(oldT ? [oldT] : []), advT, ...(refT ? [refT] : []), ...(isT ? [isT] : []), ...(keepT ? [keepT] : [])]);
+        tf.dispose([
+          ...(oldT ? [oldT] : []),
+          advT,
+          ...(refT ? [refT] : []),
+          ...(isT ? [isT] : []),
+          ...(keepT ? [keepT] : []),
+          ...(bypassT ? [bypassT] : []),
+        ]);
       }
       for (const [k, v] of Object.entries(chunkSums)) push(k, v);
       const rep = opt.step(grads, config.optim.lr);
@@ -856,7 +894,7 @@ function summariseUpdate(sums: Record<string, number[]>, skipped: number, update
  * then the new θ goes to every worker. Metric parts are summed the same way (never means of shard means). A worker
  * failure rejects before opt.step, so no update is half-applied.
  */
-async function updatePolicyParallel(
+export async function updatePolicyParallel(
   pool: GradientPool,
   model: PolicyModel,
   opt: AdamW,
@@ -872,8 +910,8 @@ async function updatePolicyParallel(
   const mb = Math.max(1, config.optim.miniBatchRows);
   const nMb = Math.ceil(rows.length / mb);
   const epochs = config.optim.epochs;
-  const onPolicyShortcut = nMb === 1 && epochs === 1;
   const params = actorParamsOf(config);
+  const onPolicyShortcut = onPolicyShortcutOf(nMb, epochs, params);
   const vars = model.trainableVariables();
   const sums: Record<string, number[]> = {};
   let skipped = 0;
@@ -913,6 +951,7 @@ async function updatePolicyParallel(
           adv: adv.slice(lo + a, lo + z),
           ...(corr?.weights ? { isWeights: corr.weights.slice(lo + a, lo + z) } : {}),
           ...(corr?.keep ? { keep: corr.keep.slice(lo + a, lo + z) } : {}),
+          ...(whole.bypassLogProbs ? { bypassLogProbs: whole.bypassLogProbs.slice(a, z) } : {}),
           params: shardParams,
           onPolicy,
           returnLogProbs: capture,

@@ -32,7 +32,7 @@ function constant(m: number[][], like: tf.Tensor2D): tf.Tensor2D {
 
 /**
  * The correction part shared by both loss types: the current log-probs' VALUES (a read, off the tape: verl's
- * torch.no_grad) against the rollout's. Returns constant tensors and the metrics as scalars; with no response
+ * torch.no_grad; `bypassLogProb` when the trainer read them already) against the rollout's. Returns constant tensors and the metrics as scalars; with no response
  * token in the batch there is nothing to correct (verl would raise) and the input mask is used as is.
  */
 function correct(
@@ -41,7 +41,7 @@ function correct(
 ): { mask: tf.Tensor2D; weights: tf.Tensor2D | null; metrics: Record<string, tf.Scalar> } {
   const mask = input.mask.arraySync();
   if (!mask.some((row) => row.some((v) => v !== 0))) return { mask: input.mask, weights: null, metrics: {} };
-  const r = rolloutCorrection(input.logProb.arraySync(), input.oldLogProb.arraySync(), mask, p.correction);
+  const r = rolloutCorrection((input.bypassLogProb ?? input.logProb).arraySync(), input.oldLogProb.arraySync(), mask, p.correction);
   const metrics = Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, tf.scalar(v)]));
   return { mask: constant(r.mask, input.mask), weights: r.weights ? constant(r.weights, input.mask) : null, metrics };
 }

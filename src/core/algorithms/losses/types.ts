@@ -22,6 +22,12 @@ export interface PolicyLossInput {
    * policy loss is multiplied by its weight before aggregation. Absent = no correction.
    */
   readonly rolloutIsWeights?: tf.Tensor2D;
+  /**
+   * Bypass mode: the current log-probs' values [N,T] (constant) the correction — IS weights, rejection — is computed
+   * from, when the trainer read them before the loss: a mini-batch in chunks or on K workers, whose whole-batch
+   * denominator counts the tokens that rejection keeps. Absent = `logProb`'s own values.
+   */
+  readonly bypassLogProb?: tf.Tensor2D;
 }
 
 /** The per-token policy losses times the rollout IS weights when the batch has them (verl: pg_losses * rollout_is_weights). */
