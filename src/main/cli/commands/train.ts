@@ -86,7 +86,7 @@ const train: CliCommand = {
       });
       if (!json)
         ctx.stderr.write(
-          `model: ${pre.record.architecture}, ${pre.record.params} parameters (${pre.record.trainableParams} trained); memory ${pre.memory}\n`,
+          `model: ${pre.model.architecture}, ${pre.model.params} parameters (${pre.model.trainableParams} trained); memory ${pre.memory}\n`,
         );
     }
     const tty = ctx.isTTY && !json;

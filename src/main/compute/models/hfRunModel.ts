@@ -4,13 +4,15 @@
  *   preflightHfRun   before a run exists: the folder is a model the lab can train (config.json, architecture,
  *                    tokenizer vs vocabulary, every weight file whole — inspectHfFolder's checks; a chat template),
  *                    the context fits the checkpoint, and the memory estimate (core/llm/memory.ts) fits what the
- *                    training backend can hold (core/llm/memoryFit.ts); every weight file hashed (streamed, nothing
- *                    kept). Any refusal is an HfFolderError with the reason and the fix, thrown before the store
- *                    is touched.
+ *                    training backend can hold (core/llm/memoryFit.ts). The weights' bytes are not read: the
+ *                    training job hashes every file as it loads it (loadHfFolder) for the run record, and no caller
+ *                    of the preflight uses hashes. Any refusal is an HfFolderError with the reason and the fix,
+ *                    thrown before the store is touched.
  *   preflightHfRunHere  preflightHfRun against this machine: what `train --model hf:` and sessions.start both run,
  *                    so the CLI and the app refuse the same folders in the same sentence.
  *   hfModelRecord    RunRecord.model: the folder, config.json, the SHA-256 of each weight and tokenizer file, the
  *                    parameter counts and the LoRA settings — what a bundle carries instead of the base weights.
+ *   hfModelSummary   that entry but the hashes: what the preflight reports (train's 'model:' line).
  *   checkHfFolder    a folder against a recorded identity (reproduce, resume on another machine): refused naming the
  *                    first file whose hash differs.
  *   hfModelLoader    the trainer's HfModelLoader (core/training/hfRun.ts): loadHfFolder, tensors and hashes.
@@ -50,23 +52,38 @@ export async function identifyHfFolder(dir: string): Promise<{ info: HfFolderInf
   return { info, identity: { architecture: info.config.architecture, weights, tokenizer: { ...info.tokenizerHashes } } };
 }
 
+export type HfModelSummary = Omit<HfModelRecord, 'weights' | 'tokenizer'>;
+
+/** The run record's model entry but the files' hashes: what config.json and the run's config say. */
+export function hfModelSummary(info: Pick<HfFolderInfo, 'dir' | 'config' | 'rawConfig'>, config: RunConfig): HfModelSummary {
+  const lora = loraOf(config);
+  const params = llmParamCount(info.config);
+  return {
+    path: info.dir,
+    architecture: info.config.architecture,
+    config: { ...info.rawConfig },
+    params,
+    trainableParams: lora ? loraParamCount(info.config, lora) : params,
+    lora: lora ? { rank: lora.rank, alpha: lora.alpha, dropout: lora.dropout, targets: [...lora.targetModules] } : null,
+  };
+}
+
 /** The run record's model entry. */
 export function hfModelRecord(
   info: Pick<HfFolderInfo, 'dir' | 'config' | 'rawConfig'>,
   identity: HfIdentity,
   config: RunConfig,
 ): HfModelRecord {
-  const lora = loraOf(config);
-  const params = llmParamCount(info.config);
+  const m = hfModelSummary(info, config);
   return {
-    path: info.dir,
+    path: m.path,
     architecture: identity.architecture,
-    config: { ...info.rawConfig },
+    config: m.config,
     weights: { ...identity.weights },
     tokenizer: { ...identity.tokenizer },
-    params,
-    trainableParams: lora ? loraParamCount(info.config, lora) : params,
-    lora: lora ? { rank: lora.rank, alpha: lora.alpha, dropout: lora.dropout, targets: [...lora.targetModules] } : null,
+    params: m.params,
+    trainableParams: m.trainableParams,
+    lora: m.lora,
   };
 }
 
@@ -126,16 +143,19 @@ export function onnxRolloutBytes(info: Pick<HfFolderInfo, 'config'>, config: Run
 }
 
 /**
- * Everything checked before a hf run is created: the folder, the context, the memory. Returns the record the run
- * will carry and the memory verdict's line.
+ * Everything checked before a hf run is created: the folder (inspectHfFolder: config.json, the tokenizer, every
+ * shard the index names present and as long as its header's tensors need, the tensor names and shapes), a chat
+ * template, the context, the memory. Returns what the run's model entry will say but the hashes, and the memory
+ * verdict's line. It reads no weight bytes: hashing them here (as it did) made Start wait a full read of a multi-GB
+ * checkpoint for hashes nothing used, the training job reading and hashing the files again as it loads them.
  */
 export async function preflightHfRun(
   config: RunConfig,
   machine: MachineMemory,
-): Promise<{ info: HfFolderInfo; identity: HfIdentity; record: HfModelRecord; memory: string }> {
+): Promise<{ info: HfFolderInfo; model: HfModelSummary; memory: string }> {
   const path = hfSourceOf(config);
   if (path === null) throw new HfFolderError('model.source is not hf:PATH');
-  const { info, identity } = await identifyHfFolder(resolve(expandHome(path)));
+  const info = await inspectHfFolder(resolve(expandHome(path)));
   // Every agent prompt goes through the chat template: without one the run would fail at its first step, a failed
   // run left in the store (the words are the tokenizer's own refusal, src/core/llm/tokenizer.ts).
   if (!info.tokenizer.hasChatTemplate)
@@ -153,7 +173,7 @@ export async function preflightHfRun(
   if (!fit.fits) throw new HfFolderError(`${info.config.architecture} from ${info.dir} ${fit.message}`);
   // The trainer's tensors (in the wasm heap on tfjs-wasm) plus the onnxruntime export, against the machine's memory.
   const ort = onnxRolloutBytes(info, config, machine.backend);
-  if (ort === 0) return { info, identity, record: hfModelRecord(info, identity, config), memory: fit.message };
+  if (ort === 0) return { info, model: hfModelSummary(info, config), memory: fit.message };
   const all = memoryFit(
     { ...est, weightsBytes: est.weightsBytes + ort, totalBytes: est.totalBytes + ort },
     { totalBytes: machine.totalBytes, backend: 'onnxruntime' },
@@ -165,8 +185,7 @@ export async function preflightHfRun(
     );
   return {
     info,
-    identity,
-    record: hfModelRecord(info, identity, config),
+    model: hfModelSummary(info, config),
     memory: `${fit.message}; with onnxruntime's export of the weights (${memSize(ort)}) ${all.message}`,
   };
 }
