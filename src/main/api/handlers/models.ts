@@ -11,13 +11,12 @@ import { join } from 'node:path';
 import { err, ok } from '../../../shared/result';
 import type { ModelFolders } from '../../../shared/models';
 import { DEFAULT_LORA, LORA_TARGETS, validateLora, type LoraSettings, type LoraTarget } from '../../../core/llm/lora';
-import { estimateLlmMemory } from '../../../core/llm/memory';
 import { resolveConfig } from '../../../core/config/index';
 import type { RunConfig } from '../../../core/config/types';
-import { activationBudgetOf, rowActivationBytes } from '../../../core/training/chunking';
 import { memoryFit } from '../../../core/llm/memoryFit';
 import type { LabServices } from '../../app/lab';
 import { HfFolderError, inspectHfFolder } from '../../compute/models/hfFolder';
+import { hfRunWork, hfWorkMemory } from '../../compute/models/hfRunModel';
 import type { AreaMethods, Handlers } from '../types';
 import { namedPath } from './namedFile';
 import { mainSidePath, pathRefusal } from './pathAccess';
@@ -101,7 +100,10 @@ export function createModelsHandlers(services: LabServices, options: ModelsHandl
           `seqLen ${seqLen} is longer than the model's context (config.json max_position_embeddings ${c.maxPositionEmbeddings}); use at most ${c.maxPositionEmbeddings}`,
           { field: 'seqLen' },
         );
-      const responseTokens = input.responseTokens ?? (run ? run.rollout.maxResponseTokens : Math.min(256, seqLen - 1));
+      // The chunk the run's trainer would differentiate (hfRunModel.ts, the preflight's own estimate): its rows per
+      // chunk from the mini-batch and activation budget, its response length, π_ref's copy for a KL term.
+      const fromRun = run ? hfRunWork(c, run, seqLen) : null;
+      const responseTokens = input.responseTokens ?? fromRun?.responseTokens ?? Math.min(256, seqLen - 1);
       if (responseTokens >= seqLen)
         return err(
           'VALIDATION',
@@ -110,21 +112,9 @@ export function createModelsHandlers(services: LabServices, options: ModelsHandl
             field: 'responseTokens',
           },
         );
-      // Rows per chunk as the trainer chunks a mini-batch: as many full-length rows as its activation budget holds.
-      const shape = { nLayers: c.numLayers, nHeads: c.numHeads, dModel: c.hiddenSize, dFF: c.intermediateSize, vocabSize: c.vocabSize };
-      const rows =
-        input.rows ??
-        (run
-          ? Math.max(
-              1,
-              Math.min(run.optim.miniBatchRows, Math.floor((activationBudgetOf(run) * 2 ** 20) / rowActivationBytes(shape, seqLen))),
-            )
-          : 1);
-      // Full fine-tuning with a KL term keeps a frozen copy of the weights as π_ref (LoRA bypasses its adapters instead).
-      const refCopy = lora === null && run !== null && (run.algorithm.kl.enabled || run.algorithm.kl.inReward);
-      const work = { rows, seqLen, responseTokens, refCopy };
-      const base = estimateLlmMemory(c, { rows, seqLen, responseTokens }, lora);
-      const est = refCopy ? { ...base, weightsBytes: 2 * base.weightsBytes, totalBytes: base.totalBytes + base.weightsBytes } : base;
+      // The form's LoRA is the run's (its overrides leave the model fields out): with it, π_ref is no copy.
+      const work = { rows: input.rows ?? fromRun?.rows ?? 1, seqLen, responseTokens, refCopy: lora === null && fromRun?.refCopy === true };
+      const est = hfWorkMemory(c, work, lora);
       const backend = (await services.computeInfo()).training;
       const mem = memory();
       const fit = memoryFit(est, { totalBytes: mem.totalBytes, backend }, { lora: lora !== null });

@@ -22,8 +22,8 @@ import { createReadStream } from 'node:fs';
 import { homedir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../../../core/config/types';
-import { llmParamCount } from '../../../core/llm/config';
-import { loraParamCount } from '../../../core/llm/lora';
+import { llmParamCount, type LlmConfig } from '../../../core/llm/config';
+import { loraParamCount, type LoraSettings } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
 import { memoryFit, memSize, type MachineMemory } from '../../../core/llm/memoryFit';
 import { hashMismatch, hfSourceOf, loraOf, type HfIdentity, type HfModelLoader } from '../../../core/training/hfRun';
@@ -113,22 +113,41 @@ function configMismatch(recorded: Record<string, unknown>, found: Record<string,
   return null;
 }
 
+/** What the memory estimate is for: one differentiated chunk's rows of seqLen tokens, and whether π_ref is a copy. */
+export interface HfRunWork {
+  rows: number;
+  seqLen: number;
+  responseTokens: number;
+  refCopy: boolean;
+}
+
 /**
- * The memory a run of `config` needs on this model: one differentiated chunk of full-length rows (as many as the
- * trainer's activation budget lets a chunk hold, at most a mini-batch), plus a frozen copy of the weights when a
- * full fine-tuning run needs π_ref.
+ * The chunk a run of `config` differentiates on this model: as many rows of `seqLen` tokens (model.maxSeqLen unless
+ * given) as the trainer's activation budget lets a chunk hold, at most a mini-batch, and a frozen copy of the
+ * weights when a full fine-tuning run has a KL term (π_ref; LoRA bypasses its adapters instead).
  */
-export function hfRunMemory(info: Pick<HfFolderInfo, 'config'>, config: RunConfig): ReturnType<typeof estimateLlmMemory> {
-  const c = info.config;
-  const seqLen = config.model.maxSeqLen;
+export function hfRunWork(c: LlmConfig, config: RunConfig, seqLen = config.model.maxSeqLen): HfRunWork {
   const shape = { nLayers: c.numLayers, nHeads: c.numHeads, dModel: c.hiddenSize, dFF: c.intermediateSize, vocabSize: c.vocabSize };
   const perRow = rowActivationBytes(shape, seqLen);
   const rows = Math.max(1, Math.min(config.optim.miniBatchRows, Math.floor((activationBudgetOf(config) * 1024 * 1024) / perRow)));
-  const lora = loraOf(config);
-  const est = estimateLlmMemory(c, { rows, seqLen, responseTokens: config.rollout.maxResponseTokens }, lora);
-  const needRef = config.algorithm.kl.enabled || config.algorithm.kl.inReward;
-  if (lora || !needRef) return est;
+  const refCopy = loraOf(config) === null && (config.algorithm.kl.enabled || config.algorithm.kl.inReward);
+  return { rows, seqLen, responseTokens: config.rollout.maxResponseTokens, refCopy };
+}
+
+/** The memory of `work` on this model (core/llm/memory.ts), π_ref's copy counted in the weights. */
+export function hfWorkMemory(c: LlmConfig, work: HfRunWork, lora: LoraSettings | null): ReturnType<typeof estimateLlmMemory> {
+  const est = estimateLlmMemory(c, { rows: work.rows, seqLen: work.seqLen, responseTokens: work.responseTokens }, lora);
+  if (!work.refCopy) return est;
   return { ...est, weightsBytes: 2 * est.weightsBytes, totalBytes: est.totalBytes + est.weightsBytes };
+}
+
+/**
+ * The memory a run of `config` needs on this model (hfRunWork's chunk, hfWorkMemory's estimate), which the preflight
+ * weighs. models.inspect (New run's form, src/main/api/handlers/models.ts) calls the same two with the form's context
+ * and LoRA, and `llm inspect` the estimate alone (no run, so no copy): one estimate in all three.
+ */
+export function hfRunMemory(info: Pick<HfFolderInfo, 'config'>, config: RunConfig): ReturnType<typeof estimateLlmMemory> {
+  return hfWorkMemory(info.config, hfRunWork(info.config, config), loraOf(config));
 }
 
 /**
