@@ -44,6 +44,11 @@ export interface ActorShard {
    * denominator was counted from (trainer.ts wholeDenominators); the loss corrects with these, not its own pass.
    */
   readonly bypassLogProbs?: readonly (readonly number[])[];
+  /**
+   * Sequence masking: 1 keep / 0 masked per row, as the main thread's whole-batch denominator counted them
+   * (trainer.ts wholeDenominators); the loss masks these rows, not the ones its own pass would.
+   */
+  readonly seqKeep?: readonly number[];
   /** With `pgDenominator` and `auxDenominator` of the whole mini-batch. */
   readonly params: ActorLossParams;
   /**
@@ -153,6 +158,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
     const isT = s.isWeights ? padded(s.isWeights.slice(lo, hi), R) : undefined;
     const keepT = s.keep ? padded(s.keep.slice(lo, hi), R) : undefined;
     const bypassT = s.bypassLogProbs ? padded(s.bypassLogProbs.slice(lo, hi), R) : undefined;
+    const seqKeepT = s.seqKeep ? tf.tensor1d(s.seqKeep.slice(lo, hi), 'float32') : undefined;
     let lossMetrics: Record<string, tf.Scalar> = {};
     let current = null as tf.Tensor2D | null;
     const r = tf.variableGrads(() => {
@@ -168,6 +174,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
           ...(refT ? { refLogProb: refT } : {}),
           ...(isT ? { rolloutIsWeights: isT } : {}),
           ...(bypassT ? { bypassLogProb: bypassT } : {}),
+          ...(seqKeepT ? { seqKeep: seqKeepT } : {}),
         },
         s.params,
       );
@@ -191,6 +198,7 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
       ...(isT ? [isT] : []),
       ...(keepT ? [keepT] : []),
       ...(bypassT ? [bypassT] : []),
+      ...(seqKeepT ? [seqKeepT] : []),
     ]);
   }
   return { ...flattenGrads(model, grads), metrics, ...(s.returnLogProbs ? { logProbs } : {}) };

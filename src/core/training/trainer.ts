@@ -661,6 +661,8 @@ interface UpdateReport {
  * values, so the rejection is the same computation on the same numbers in both places: bit for bit the tokens the
  * denominator counts. (Each loss running its own forward pass could keep a token at a threshold that this pass
  * rejects — on K workers the shards' batches are not these chunks, and LoRA dropout runs in the loss's pass only.)
+ * Sequence masking likewise: the rows this pass keeps are returned as `seqKeep` (1 keep / 0 masked per row) and the
+ * chunks' or shards' losses mask exactly these rows instead of testing their own pass's drift against δ.
  */
 function wholeDenominators(
   model: TrainerPolicy,
@@ -672,12 +674,13 @@ function wholeDenominators(
   onPolicy: boolean,
   temperature: number,
   keep: readonly (readonly number[])[] | null,
-): { pg: number; aux: number; bypassLogProbs?: number[][] } {
+): { pg: number; aux: number; bypassLogProbs?: number[][]; seqKeep?: number[] } {
   // Decoupled rejection removes tokens from every term (verl replaces response_mask); bypass rejection only from pg.
   const rowTok = keep ? keep.map((k) => Math.round(k.reduce((a, b) => a + b, 0))) : rows.map((r) => r.responseIds.length);
   const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
   let pgTok = rowTok;
   let bypassLogProbs: number[][] | undefined;
+  let seqKeep: number[] | undefined;
   const bypassRs = params.bypass?.correction.rolloutRs ?? null;
   if (params.bypass && bypassRs !== null) {
     // Bypass rejection tests the CURRENT log-probs against the rollout's, token by token or row by row (never
@@ -703,6 +706,7 @@ function wholeDenominators(
     }
   } else if (params.seqMask.enabled && params.mode !== 'gspo') {
     pgTok = [];
+    seqKeep = [];
     for (const [lo, hi] of chunks) {
       const part = rows.slice(lo, hi);
       const R = Math.max(1, ...part.map((r) => r.responseIds.length));
@@ -716,14 +720,18 @@ function wholeDenominators(
         };
         return tf.sum(sequenceMask(input, params.seqMask.delta).mask, 1);
       });
-      pgTok.push(...Array.from(kept.dataSync(), (x) => Math.round(x)));
+      const counts = Array.from(kept.dataSync(), (x) => Math.round(x));
       kept.dispose();
+      pgTok.push(...counts);
+      // A row with tokens kept was kept; a row with none left has no token for the loss's mask to drop either way.
+      seqKeep.push(...counts.map((n) => (n > 0 ? 1 : 0)));
     }
   }
   return {
     pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width),
     aux: wholeDenominator(params.aggregation, rowTok, width),
     ...(bypassLogProbs ? { bypassLogProbs } : {}),
+    ...(seqKeep ? { seqKeep } : {}),
   };
 }
 
@@ -810,6 +818,7 @@ export async function updatePolicy(
         const isT = corr?.weights ? padded(corr.weights.slice(lo + cLo, lo + cHi), R) : undefined;
         const keepT = corr?.keep ? padded(corr.keep.slice(lo + cLo, lo + cHi), R) : undefined;
         const bypassT = whole?.bypassLogProbs ? padded(whole.bypassLogProbs.slice(cLo, cHi), R) : undefined;
+        const seqKeepT = whole?.seqKeep ? tf.tensor1d(whole.seqKeep.slice(cLo, cHi), 'float32') : undefined;
         const chunkParams: ActorLossParams = whole ? { ...params, pgDenominator: whole.pg, auxDenominator: whole.aux } : params;
         let lossMetrics: Record<string, tf.Scalar> = {};
         let current = null as tf.Tensor2D | null;
@@ -827,6 +836,7 @@ export async function updatePolicy(
               ...(refT ? { refLogProb: refT } : {}),
               ...(isT ? { rolloutIsWeights: isT } : {}),
               ...(bypassT ? { bypassLogProb: bypassT } : {}),
+              ...(seqKeepT ? { seqKeep: seqKeepT } : {}),
             },
             chunkParams,
           );
@@ -854,6 +864,7 @@ export async function updatePolicy(
           ...(isT ? [isT] : []),
           ...(keepT ? [keepT] : []),
           ...(bypassT ? [bypassT] : []),
+          ...(seqKeepT ? [seqKeepT] : []),
         ]);
       }
       for (const [k, v] of Object.entries(chunkSums)) push(k, v);
@@ -952,6 +963,7 @@ export async function updatePolicyParallel(
           ...(corr?.weights ? { isWeights: corr.weights.slice(lo + a, lo + z) } : {}),
           ...(corr?.keep ? { keep: corr.keep.slice(lo + a, lo + z) } : {}),
           ...(whole.bypassLogProbs ? { bypassLogProbs: whole.bypassLogProbs.slice(a, z) } : {}),
+          ...(whole.seqKeep ? { seqKeep: whole.seqKeep.slice(a, z) } : {}),
           params: shardParams,
           onPolicy,
           returnLogProbs: capture,

@@ -11,6 +11,15 @@ import type { PolicyLossInput } from './types';
 export function sequenceMask(input: PolicyLossInput, delta: number): { mask: tf.Tensor2D; numMasked: tf.Scalar } {
   const { mask } = input;
   const tokens = rowTokens(mask);
+  // Rows decided already (the trainer's whole-batch denominator pass, chunked or K > 1): the same rows here.
+  const keepF = input.seqKeep ?? keptRows(input, mask, tokens, delta);
+  const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
+  const numMasked = tf.sum(tf.mul(tf.sub(1, keepF), hasTokens)) as tf.Scalar;
+  return { mask: tf.mul(mask, tf.expandDims(keepF, 1)) as tf.Tensor2D, numMasked };
+}
+
+/** The test itself: 1 for a row kept, 0 for one masked, as a constant [N]. */
+function keptRows(input: PolicyLossInput, mask: tf.Tensor2D, tokens: tf.Tensor1D, delta: number): tf.Tensor1D {
   const len = tf.maximum(tokens, 1);
   const advMean = tf.div(tf.sum(tf.mul(input.advantages, mask), 1), len);
   const drift = tf.div(tf.sum(tf.mul(tf.sub(input.oldLogProb, stopGradient(input.logProb)), mask), 1), len);
@@ -20,9 +29,7 @@ export function sequenceMask(input: PolicyLossInput, delta: number): { mask: tf.
   // path, and tfjs cannot backpropagate through comparison ops. N numbers per mini-batch: a negligible sync.
   const keepF = tf.tensor1d(keep.dataSync() as Float32Array, 'float32');
   keep.dispose();
-  const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
-  const numMasked = tf.sum(tf.mul(tf.sub(1, keepF), hasTokens)) as tf.Scalar;
-  return { mask: tf.mul(mask, tf.expandDims(keepF, 1)) as tf.Tensor2D, numMasked };
+  return keepF;
 }
 
 /** The mask a loss uses: the sequence-masked one when enabled, else the input mask and 0 masked rows. */

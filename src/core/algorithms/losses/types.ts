@@ -28,6 +28,12 @@ export interface PolicyLossInput {
    * denominator counts the tokens that rejection keeps. Absent = `logProb`'s own values.
    */
   readonly bypassLogProb?: tf.Tensor2D;
+  /**
+   * Sequence masking: the rows to keep [N] (constant, 1 keep / 0 masked) when the trainer decided them before the
+   * loss: a mini-batch in chunks or on K workers, whose whole-batch pg denominator counts the rows kept. Absent = the
+   * loss's own test on its `logProb` (which, with LoRA dropout, is not the pass the denominator was counted from).
+   */
+  readonly seqKeep?: tf.Tensor1D;
 }
 
 /** The per-token policy losses times the rollout IS weights when the batch has them (verl: pg_losses * rollout_is_weights). */
