@@ -97,7 +97,7 @@ function consistentPgLoss(c: RunConfig): number {
 const noStop = async (): Promise<void> => {};
 
 describe('sequence masking at δ: the whole-batch denominator counts the rows the loss keeps', () => {
-  it('lab model: whole, 1-row chunks and K = 2 keep the same rows and give the same pg_loss', async () => {
+  it('lab model: whole, 1-row chunks and K = 2 keep the same rows and give the same pg_loss and token means', async () => {
     const model0 = PolicyModel.create(
       resolveModelConfig({ size: 'custom', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, maxSeqLen: 64 }, 40),
       new Rng(3),
@@ -123,12 +123,18 @@ describe('sequence masking at δ: the whole-batch denominator counts the rows th
       return rep.metrics;
     };
     const expected = consistentPgLoss(smConfig('whole'));
+    const whole = await update('whole');
     for (const how of ['whole', 'chunked', 'K=2'] as const) {
-      const m = await update(how);
+      const m = how === 'whole' ? whole : await update(how);
       // Half of each mini-batch's rows drift past δ with a negative advantage: 2 per mini-batch, 4 in all.
       expect(m['actor/num_masked_seqs'], how).toBe(N / 2);
       expect(Math.abs(m['actor/pg_loss'] - expected), how).toBeLessThan(1e-5 * expected);
+      // Token means over the kept tokens: a chunk of masked rows weighs nothing (1-row chunks read 0.25 for 0.5 before).
+      for (const k of ['actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl']) {
+        expect(Math.abs(m[k] - whole[k]), `${how} ${k}`).toBeLessThan(1e-6);
+      }
     }
+    expect(whole['actor/pg_clipfrac']).toBeCloseTo(0.5, 6);
   });
 
   it('LoRA dropout, 1-row chunks: pg_loss is the kept rows’ mean, the rows the denominator counted', async () => {

@@ -61,6 +61,12 @@ export interface ActorShard {
   readonly temperature: number;
   /** Response tokens of the whole mini-batch: token-mean metrics are weighted by the shard's share of them. */
   readonly mbTokens: number;
+  /**
+   * Tokens of each row the policy loss keeps and of the whole mini-batch (wholeDenominators' pg counts): the
+   * policy-loss token means (PG_MASK_MEANS) are means over these, so they are weighted by the shard's share of them.
+   * Absent: by the share of response tokens, as the other token means.
+   */
+  readonly pgTokens?: { readonly rows: readonly number[]; readonly total: number };
   readonly budgetMB: number;
 }
 
@@ -138,10 +144,22 @@ export function shardRow(r: LogProbRow): ShardRow {
 export const SUMMED_METRICS: ReadonlySet<string> = new Set(['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/num_masked_seqs']);
 
 /**
+ * Token means over the policy loss's mask — the tokens sequence masking and rejection keep, not every response
+ * token: a chunk's value weighs by its share of the mini-batch's kept tokens (a chunk whose rows are all masked
+ * adds nothing), so they equal the unsplit mini-batch's means.
+ */
+export const PG_MASK_MEANS: ReadonlySet<string> = new Set(['actor/pg_clipfrac', 'actor/pg_clipfrac_lower', 'actor/ppo_kl']);
+
+/** A chunk's weight for a policy-loss token mean: its kept tokens over the mini-batch's (0 when none is kept). */
+export function pgShare(rowTokens: readonly number[], total: number): number {
+  return total > 0 ? rowTokens.reduce((a, b) => a + b, 0) / total : 0;
+}
+
+/**
  * One shard's actor-loss gradient (worker side). The shard is itself cut into memory chunks (chunking.ts), each
  * dividing by the mini-batch's denominators; metric parts follow the trainer's chunk rule: pg_loss, entropy,
- * kl_loss and masked-row counts add up, token means (clip fractions, ppo_kl) are weighted by the chunk's share of
- * the mini-batch's response tokens. actor/kl_coef is not a part of anything and is left to the caller.
+ * kl_loss and masked-row counts add up, token means are weighted by the chunk's share of the mini-batch's tokens
+ * they average (clip fractions and ppo_kl: the kept tokens, PG_MASK_MEANS; the others: response tokens). actor/kl_coef is not a part of anything and is left to the caller.
  */
 export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad {
   const vars = model.trainableVariables();
@@ -182,11 +200,12 @@ export function actorShardGradient(model: PolicyModel, s: ActorShard): ShardGrad
       return res.value;
     }, vars);
     const share = rows.reduce((n, x) => n + x.responseIds.length, 0) / s.mbTokens;
+    const pgW = s.pgTokens ? pgShare(s.pgTokens.rows.slice(lo, hi), s.pgTokens.total) : share;
     for (const [k, t] of Object.entries(lossMetrics)) {
       const v = t.dataSync()[0];
       t.dispose();
       if (k === 'actor/kl_coef') continue;
-      metrics[k] = (metrics[k] ?? 0) + (SUMMED_METRICS.has(k) ? 1 : share) * v;
+      metrics[k] = (metrics[k] ?? 0) + (SUMMED_METRICS.has(k) ? 1 : PG_MASK_MEANS.has(k) ? pgW : share) * v;
     }
     r.value.dispose();
     accumulateGrads(grads, r.grads);

@@ -41,10 +41,12 @@ import { AdamW, assertFiniteWeights } from './adamw';
 import { accumulateGrads, activationBudgetOf, chunkRows } from './chunking';
 import {
   LOGPROB_CHUNK,
+  PG_MASK_MEANS,
   SUMMED_METRICS,
   broadcastRows,
   combineShards,
   padded,
+  pgShare,
   responseRows,
   shardRanges,
   shardRow,
@@ -674,7 +676,7 @@ function wholeDenominators(
   onPolicy: boolean,
   temperature: number,
   keep: readonly (readonly number[])[] | null,
-): { pg: number; aux: number; bypassLogProbs?: number[][]; seqKeep?: number[] } {
+): { pg: number; aux: number; pgTokens: number[]; bypassLogProbs?: number[][]; seqKeep?: number[] } {
   // Decoupled rejection removes tokens from every term (verl replaces response_mask); bypass rejection only from pg.
   const rowTok = keep ? keep.map((k) => Math.round(k.reduce((a, b) => a + b, 0))) : rows.map((r) => r.responseIds.length);
   const width = Math.max(1, ...rows.map((r) => r.responseIds.length));
@@ -730,6 +732,7 @@ function wholeDenominators(
   return {
     pg: wholeDenominator(pgAggregation(params.mode, params.aggregation), pgTok, width),
     aux: wholeDenominator(params.aggregation, rowTok, width),
+    pgTokens: pgTok,
     ...(bypassLogProbs ? { bypassLogProbs } : {}),
     ...(seqKeep ? { seqKeep } : {}),
   };
@@ -845,12 +848,20 @@ export async function updatePolicy(
         }, vars);
         if (dropout) model.setTraining?.(null);
         // Chunk values of pg_loss / entropy / kl_loss are parts of the mini-batch's value (they sum); token means
-        // (clip fractions, ppo_kl) are weighted by the chunk's share of response tokens; counts sum.
+        // are weighted by the chunk's share of the tokens they average: clip fractions and ppo_kl by its share of
+        // the kept tokens (PG_MASK_MEANS: sequence masking and rejection drop tokens), the rest by its share of
+        // response tokens; counts sum.
         const share = whole ? cRows.reduce((s, x) => s + x.responseIds.length, 0) / mbTokens : 1;
+        const pgW = whole
+          ? pgShare(
+              whole.pgTokens.slice(cLo, cHi),
+              whole.pgTokens.reduce((a, b) => a + b, 0),
+            )
+          : 1;
         for (const [k, t] of Object.entries(lossMetrics)) {
           const v = t.dataSync()[0];
           t.dispose();
-          const w = !whole || SUMMED_METRICS.has(k) ? 1 : k === 'actor/kl_coef' ? 1 / chunks.length : share;
+          const w = !whole || SUMMED_METRICS.has(k) ? 1 : k === 'actor/kl_coef' ? 1 / chunks.length : PG_MASK_MEANS.has(k) ? pgW : share;
           chunkSums[k] = (chunkSums[k] ?? 0) + w * v;
         }
         r.value.dispose();
@@ -969,6 +980,7 @@ export async function updatePolicyParallel(
           returnLogProbs: capture,
           temperature: temp,
           mbTokens,
+          pgTokens: { rows: whole.pgTokens.slice(a, z), total: whole.pgTokens.reduce((a, b) => a + b, 0) },
           budgetMB,
         })),
       );
