@@ -241,7 +241,7 @@ export const FIELD_TABLE: readonly FieldDef[] = [
     default: true,
     section: 'compute',
     absentMeans: 'false (the separate old-log-prob pass)',
-    doc: "Skip recomputing old log-probs for the first mini-batch of a step: its update runs before any AdamW step, at θ = θ_old, so its own forward pass gives π_old (under stop-gradient) and returns those log-probs for later epochs and mismatch/*. Saves that mini-batch's share of the old-log-prob pass (all of it with one mini-batch). The reference recomputes every row and uses the stored π_old on the first mini-batch too, where w ≈ 1 differs from 1 only by float rounding (spec §6.1-4); here w = 1 exactly there. Off by itself for EMPG and an in-reward KL, which need every row's π_old before the advantages; false restores the reference's separate pass.",
+    doc: "Skip recomputing old log-probs for the first mini-batch of a step: its update runs before any AdamW step, at θ = θ_old, so its own forward pass gives π_old (under stop-gradient) and returns those log-probs for later epochs and mismatch/*. Saves that mini-batch's share of the old-log-prob pass (all of it with one mini-batch). The reference recomputes every row and uses the stored π_old on the first mini-batch too, where w ≈ 1 differs from 1 only by float rounding (spec §6.1-4); here w = 1 exactly there. Off by itself for EMPG and an in-reward KL, which need every row's π_old before the advantages, and with rollout correction (decoupled mode needs every row's π_old first; bypass mode takes π_old from the rollout engine, so nothing is recomputed); false restores the reference's separate pass.",
   },
   {
     path: 'compute.intraOpThreads',
