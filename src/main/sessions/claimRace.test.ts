@@ -62,3 +62,33 @@ it('a run another live process claimed after resume checked is refused at the cl
     other.kill('SIGKILL');
   }
 });
+
+it('claimRunIfFree returns null only once the run is claimed here: a holder that releases between its reads does not leave the run unclaimed', async () => {
+  const rec = await store.createRun({
+    preset: 'test',
+    env: 'sokoban',
+    seed: 1,
+    config: { steps: 5 },
+    totalSteps: 5,
+    status: 'interrupted',
+  });
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+  try {
+    await new Promise((r) => other.once('spawn', r));
+    await store.claimRun(rec.id, other.pid!);
+    // The other process ends its run (releaseRun: an rm outside the lock) just after this one judged it alive.
+    const judge = store.ownedElsewhere.bind(store);
+    store.ownedElsewhere = async (id: string) => {
+      const r = await judge(id);
+      await store.releaseRun(id);
+      return r;
+    };
+    const holder = await store.claimRunIfFree(rec.id);
+    const owner = await store.ownerOf(rec.id);
+    // Either refused, naming the other pid, or claimed by this process: never "claimed" with no owner file.
+    if (holder === null) expect(owner).toEqual({ pid: process.pid, alive: true });
+    else expect(holder).toBe(other.pid);
+  } finally {
+    other.kill('SIGKILL');
+  }
+});

@@ -942,10 +942,13 @@ export class RunStore {
    * Claim the run (claimRun) unless another live process holds it, judged and written under the data dir's lock:
    * checked first and claimed after, two processes resuming one run at once both passed the check and both claimed
    * it (the later claim overwrote the earlier), so both trained it. Returns null once claimed, or the holder's pid.
+   * The owner file is read once: the holder's releaseRun removes it without the lock, and a second read that found
+   * it gone returned null — "claimed" — with no claim written, so the run trained here with no owner file.
    */
   async claimRunIfFree(id: string): Promise<number | null> {
     return this.mutate(async () => {
-      if (await this.ownedElsewhere(id)) return (await this.ownerOf(id))?.pid ?? null;
+      const owner = await this.ownerOf(id);
+      if (owner && owner.alive && owner.pid !== process.pid) return owner.pid;
       await this.claimRun(id);
       return null;
     });
