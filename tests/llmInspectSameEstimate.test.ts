@@ -12,7 +12,8 @@ import { resolveConfig } from '../src/core/config/index';
 import { createModelsHandlers } from '../src/main/api/handlers/models';
 import llm from '../src/main/cli/commands/llm';
 import { inspectHfFolder } from '../src/main/compute/models/hfFolder';
-import { hfRunMemory } from '../src/main/compute/models/hfRunModel';
+import { MEMORY_HEADROOM } from '../src/core/llm/memoryFit';
+import { hfRunMemory, onnxRolloutBytes, preflightHfRun } from '../src/main/compute/models/hfRunModel';
 import { TINY_QWEN2_CONFIG, writeHfFolder } from '../src/main/testing/hfFolder';
 import { testCliContext } from '../src/main/testing/testContext';
 import { openHandlerTestLab, type HandlerTestLab } from '../src/main/testing/testLab';
@@ -98,5 +99,48 @@ describe('the memory estimate of a Hugging Face folder', () => {
       seqLen: 48,
     });
     expect(copy.memory.weightsBytes).toBe(2 * noCopy.memory.weightsBytes);
+  });
+
+  it("for a run, models.inspect's verdict is the preflight's: onnxruntime rollouts' export counted beside the trainer", async () => {
+    // A machine whose memory holds the trainer but not the trainer and the onnxruntime export (CPU rollouts, the
+    // default engine): Start's preflight refuses the run, so New run's card must not say it fits.
+    const info = await inspectHfFolder(model);
+    const overrides = { 'rollout.maxResponseTokens': 8, 'optim.miniBatchRows': 4, 'compute.backend': 'wasm' };
+    const { config, issues } = resolveConfig('grpo', 'sokoban', {
+      ...overrides,
+      'model.maxSeqLen': 48,
+      'model.source': `hf:${model}`,
+      'compute.refLogProbEngine': 'trainer',
+      'warmStart.source': 'none',
+    });
+    expect(issues).toEqual([]);
+    const est = hfRunMemory(info, config!);
+    const ort = onnxRolloutBytes(info, config!, 'wasm');
+    expect(ort).toBeGreaterThan(0);
+    const totalBytes = Math.round((est.totalBytes + ort / 2) / MEMORY_HEADROOM);
+    await expect(preflightHfRun(config!, { totalBytes, backend: 'wasm' })).rejects.toThrow(/with onnxruntime rollouts/);
+    const small = await openHandlerTestLab(
+      'arl-inspect-fit-lab-',
+      (s) => createModelsHandlers(s, { memory: () => ({ totalBytes, freeBytes: totalBytes }) }),
+      {
+        transport: 'electron',
+        publishDownload: null,
+      },
+    );
+    try {
+      const onnx = await small.call('models.inspect', { path: model, seqLen: 48, run: { preset: 'grpo', env: 'sokoban', overrides } });
+      expect(onnx.error).toBeUndefined();
+      expect(onnx.value.fits).toBe(false);
+      expect(onnx.value.verdict).toMatch(/with onnxruntime's export of the weights .* does not fit/);
+      // Rollouts on tfjs hold no export: the trainer alone, which fits.
+      const tfjs = await small.call('models.inspect', {
+        path: model,
+        seqLen: 48,
+        run: { preset: 'grpo', env: 'sokoban', overrides: { ...overrides, 'compute.rolloutEngine': 'tfjs' } },
+      });
+      expect(tfjs.value.fits).toBe(true);
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -16,7 +16,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { memoryFit } from '../../../core/llm/memoryFit';
 import type { LabServices } from '../../app/lab';
 import { HfFolderError, inspectHfFolder } from '../../compute/models/hfFolder';
-import { hfRunWork, hfWorkMemory } from '../../compute/models/hfRunModel';
+import { hfRunFit, hfRunWork, hfWorkMemory } from '../../compute/models/hfRunModel';
 import type { AreaMethods, Handlers } from '../types';
 import { namedPath } from './namedFile';
 import { mainSidePath, pathRefusal } from './pathAccess';
@@ -115,9 +115,12 @@ export function createModelsHandlers(services: LabServices, options: ModelsHandl
       // The form's LoRA is the run's (its overrides leave the model fields out): with it, π_ref is no copy.
       const work = { rows: input.rows ?? fromRun?.rows ?? 1, seqLen, responseTokens, refCopy: lora === null && fromRun?.refCopy === true };
       const est = hfWorkMemory(c, work, lora);
-      const backend = (await services.computeInfo()).training;
+      // The training backend as preflightHfRunHere takes it: the run's forced one, else the one this machine trains on.
+      const backend = run && run.compute.backend !== 'auto' ? run.compute.backend : (await services.computeInfo()).training;
       const mem = memory();
       const fit = memoryFit(est, { totalBytes: mem.totalBytes, backend }, { lora: lora !== null });
+      // For a run, the verdict Start's preflight gives (hfRunFit): onnxruntime rollouts' export counted beside the trainer.
+      const verdict = run ? hfRunFit(info, run, est, { totalBytes: mem.totalBytes, backend }, lora !== null) : fit;
       return ok({
         dir: info.dir,
         architecture: c.architecture,
@@ -143,8 +146,8 @@ export function createModelsHandlers(services: LabServices, options: ModelsHandl
           totalBytes: est.totalBytes,
         },
         machine: { totalBytes: mem.totalBytes, freeBytes: mem.freeBytes, backend, budgetBytes: fit.budgetBytes, limitedBy: fit.limitedBy },
-        fits: fit.fits,
-        verdict: fit.message,
+        fits: verdict.fits,
+        verdict: verdict.message,
       });
     },
     'models.folders': async (_input, ctx) => {

@@ -25,7 +25,7 @@ import type { RunConfig } from '../../../core/config/types';
 import { llmParamCount, type LlmConfig } from '../../../core/llm/config';
 import { loraParamCount, type LoraSettings } from '../../../core/llm/lora';
 import { estimateLlmMemory } from '../../../core/llm/memory';
-import { memoryFit, memSize, type MachineMemory } from '../../../core/llm/memoryFit';
+import { memoryFit, memSize, type MachineMemory, type MemoryFit } from '../../../core/llm/memoryFit';
 import { hashMismatch, hfSourceOf, loraOf, type HfIdentity, type HfModelLoader } from '../../../core/training/hfRun';
 import { activationBudgetOf, rowActivationBytes } from '../../../core/training/chunking';
 import type { HfModelRecord } from '../../../shared/api';
@@ -186,26 +186,42 @@ export async function preflightHfRun(
     throw new HfFolderError(
       `model.maxSeqLen ${config.model.maxSeqLen} is longer than ${info.dir}'s context (config.json max_position_embeddings ${max}); set model.maxSeqLen ≤ ${max}`,
     );
-  const lora = loraOf(config) !== null;
-  const est = hfRunMemory(info, config);
-  const fit = memoryFit(est, machine, { lora });
-  if (!fit.fits) throw new HfFolderError(`${info.config.architecture} from ${info.dir} ${fit.message}`);
-  // The trainer's tensors (in the wasm heap on tfjs-wasm) plus the onnxruntime export, against the machine's memory.
-  const ort = onnxRolloutBytes(info, config, machine.backend);
-  if (ort === 0) return { info, model: hfModelSummary(info, config), memory: fit.message };
-  const all = memoryFit(
-    { ...est, weightsBytes: est.weightsBytes + ort, totalBytes: est.totalBytes + ort },
+  const v = hfRunFit(info, config, hfRunMemory(info, config), machine, loraOf(config) !== null);
+  if (!v.trainer.fits) throw new HfFolderError(`${info.config.architecture} from ${info.dir} ${v.trainer.message}`);
+  if (v.withRollouts && !v.withRollouts.fits)
+    throw new HfFolderError(
+      `${info.config.architecture} from ${info.dir} with onnxruntime rollouts (their export holds ${memSize(v.ortBytes)} beside the trainer: twice the float32 weights, counted in the weights) ${v.withRollouts.message}; or sample on tfjs: --set compute.rolloutEngine=tfjs`,
+    );
+  return { info, model: hfModelSummary(info, config), memory: v.message };
+}
+
+/**
+ * The memory verdict of a run of `config` whose trainer needs `est`: the trainer's tensors against the training
+ * backend (the wasm heap on tfjs-wasm), then, with onnxruntime rollouts on the CPU, the trainer plus the export against
+ * the machine's memory. The preflight refuses what either says does not fit; models.inspect shows the same verdict
+ * for a run (New run's card), which weighed the trainer alone and so said 'fits' for a run Start then refused.
+ */
+export function hfRunFit(
+  info: Pick<HfFolderInfo, 'config'>,
+  config: RunConfig,
+  est: ReturnType<typeof estimateLlmMemory>,
+  machine: MachineMemory,
+  lora: boolean,
+): { fits: boolean; message: string; trainer: MemoryFit; withRollouts: MemoryFit | null; ortBytes: number } {
+  const trainer = memoryFit(est, machine, { lora });
+  const ortBytes = onnxRolloutBytes(info, config, machine.backend);
+  if (!trainer.fits || ortBytes === 0) return { fits: trainer.fits, message: trainer.message, trainer, withRollouts: null, ortBytes };
+  const withRollouts = memoryFit(
+    { ...est, weightsBytes: est.weightsBytes + ortBytes, totalBytes: est.totalBytes + ortBytes },
     { totalBytes: machine.totalBytes, backend: 'onnxruntime' },
     { lora },
   );
-  if (!all.fits)
-    throw new HfFolderError(
-      `${info.config.architecture} from ${info.dir} with onnxruntime rollouts (their export holds ${memSize(ort)} beside the trainer: twice the float32 weights, counted in the weights) ${all.message}; or sample on tfjs: --set compute.rolloutEngine=tfjs`,
-    );
   return {
-    info,
-    model: hfModelSummary(info, config),
-    memory: `${fit.message}; with onnxruntime's export of the weights (${memSize(ort)}) ${all.message}`,
+    fits: withRollouts.fits,
+    message: `${trainer.message}; with onnxruntime's export of the weights (${memSize(ortBytes)}) ${withRollouts.message}`,
+    trainer,
+    withRollouts,
+    ortBytes,
   };
 }
 
