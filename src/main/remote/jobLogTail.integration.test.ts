@@ -2,8 +2,8 @@
  * The tail of a long Ray job log (remotes.jobLog, the Cluster view's log tail): Ray answers `{"logs": "<the whole
  * log>"}`, and the lab used to read that answer whole, refusing it past 32 MiB, so a long training job's log showed no
  * tail at all. It is now read as it arrives (logTail.ts), keeping only the last lines. A local HTTP server plays the
- * dashboard and streams a 140 MB log; the test checks the tail line by line, the count, and that memory grows with
- * the tail, not the log. Slow (it pushes 140 MB through JSON decoding twice): integration tier.
+ * dashboard and streams a 140 MB log; the test checks the tail line by line, the count, and that the reader's buffer
+ * holds the tail, not the log (peakHeldChars). Slow (it pushes 140 MB through JSON decoding twice): integration tier.
  */
 import { type ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -89,11 +89,9 @@ describe('the tail of a long job log', () => {
     console.log(
       `[job log tail] 140 MB job log → tail of 2000 lines in ${ms} ms; peak RSS grew ${grownMb.toFixed(0)} MB; tail held at most ${got.peakHeldChars} characters`,
     );
-    // Reading the log whole would hold its 140 MB at least twice (the bytes and the string), so a growth under the
-    // log's own size still tells streaming from reading whole. RSS also holds the streamed chunks the GC has not
-    // taken yet (44 MB on one run, 112 MB in a fresh-clone CI run with other test files in parallel): the exact
-    // bound on what the tail keeps is peakHeldChars above.
-    expect(grownMb).toBeLessThan(140);
+    // The RSS growth is printed, not asserted: the stand-in dashboard runs in this process and builds the 140 MB it
+    // sends here too, so RSS (and the V8 heap: 138-160 MB in two runs) counts the server's garbage with the reader's
+    // and grew 44-177 MB between runs of the same code. What the reader keeps is peakHeldChars, bounded above.
   });
 
   it('remotes.jobLog answers the tail of that log, protocol lines and long lines shortened', async () => {
