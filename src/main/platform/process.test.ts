@@ -37,9 +37,16 @@ describe('pidAlive', () => {
   // orphan (the studies run as orphans: started in the background of a shell that ended) waits for pid 1 to reap it,
   // which in a container without an init never happens — its runs read as owned for good.
   it.runIf(linux)('answers false for a zombie: a process killed with SIGKILL that its parent never reaped', async () => {
-    // `sh` starts a sleep in the background and reads its stdin: it reaps the sleep only when the read ends (the
-    // `wait` after it), so the killed sleep stays a zombie until then — and is reaped at the end, leaving none.
-    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; read x; wait'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // A Python parent starts a sleep and reads its stdin: it reaps the sleep only when the read ends (the wait after
+    // it), so the killed sleep stays a zombie until then, and is reaped at the end, leaving none. Not `sh -c 'sleep &
+    // …; read; wait'`: a fresh-clone CI run found that zombie already gone (/proc/PID missing) once in five runs. The
+    // parent gets its own process group (detached), so no signal another test file sends to the runner's group
+    // reaches it and orphans the zombie to init.
+    const parent = spawn(
+      'python3',
+      ['-c', 'import subprocess, sys\np = subprocess.Popen(["sleep", "30"])\nprint(p.pid, flush=True)\nsys.stdin.read()\np.wait()'],
+      { stdio: ['pipe', 'pipe', 'ignore'], detached: true },
+    );
     try {
       const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
       const pid = Number(String(line).trim());
